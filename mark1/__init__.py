@@ -1,0 +1,8 @@
+"""mark1: Rosenblatt's Mark I Perceptron as a machine, with the textbook classifiers beside it."""
+
+from . import specs
+from .specs import MARK_I, SMALL, MachineSpec, SpecError
+
+__version__ = "0.1.0"
+
+__all__ = ["specs", "MARK_I", "SMALL", "MachineSpec", "SpecError", "__version__"]

@@ -1,0 +1,462 @@
+"""Machine descriptions: frozen dataclasses of plain SI floats, with presets.
+
+Every hardware parameter carries its unit, its default and how sure we are of that
+default (the status words of ``MARK1_FACTS.md``)::
+
+    documented      several independent sources agree
+    single-source   one secondary source
+    contradictory   sources disagree; the alternatives are offered as options
+    datasheet       taken from modern datasheets of the same kind of part
+    assumed         nobody recorded it; our own reasoned choice
+
+The metadata is read by :func:`describe` (and ``mark1 specs``), so the table a user
+sees is the code, not a copy of it.
+
+Presets
+-------
+``MARK_I``  the machine as documented, with every non-ideality on.
+``SMALL``   a small, fast machine for tests and quick demonstrations.
+
+``spec.ideal()`` switches every non-ideality off at once (the textbook digital
+perceptron on the same wiring); ``spec.without("backlash")`` switches off one, and
+:data:`NON_IDEALITIES` lists them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+__all__ = [
+    "SpecError",
+    "RetinaSpec",
+    "PatchboardSpec",
+    "RackSpec",
+    "ResponseSpec",
+    "TimingSpec",
+    "TrainerSpec",
+    "MachineSpec",
+    "NON_IDEALITIES",
+    "MARK_I",
+    "SMALL",
+    "describe",
+]
+
+STATUSES = ("documented", "single-source", "contradictory", "datasheet", "assumed")
+
+
+class SpecError(ValueError):
+    """A parameter is unknown or has a value outside its allowed range.
+
+    Attributes
+    ----------
+    key : str
+        Dotted key path of the offending parameter, e.g. ``"rack.motor_speed"``.
+    """
+
+    def __init__(self, key: str, message: str):
+        super().__init__(f"{key}: {message}")
+        self.key = key
+        self.reason = message
+
+
+def param(default, unit: str, status: str, doc: str, *, low=None, high=None,
+          choices=None, low_open=False):
+    """A dataclass field with unit, provenance status and allowed range."""
+    if status not in STATUSES:  # pragma: no cover - programming error
+        raise AssertionError(status)
+    meta = dict(unit=unit, status=status, doc=doc, low=low, high=high,
+                choices=choices, low_open=low_open)
+    if isinstance(default, tuple):
+        return field(default=default, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+class _Spec:
+    """Validation and replacement shared by all spec groups."""
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            _check_value(f"{self._group}.{f.name}", getattr(self, f.name), f)
+
+    def replace(self, **changes):
+        return dataclasses.replace(self, **changes)
+
+
+def _check_value(key: str, value: Any, f: dataclasses.Field) -> None:
+    meta = f.metadata
+    default = f.default
+    if meta.get("choices") is not None:
+        if value not in meta["choices"]:
+            raise SpecError(key, f"expected one of {', '.join(map(repr, meta['choices']))}, got {value!r}")
+        return
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise SpecError(key, f"expected true or false, got {value!r}")
+        return
+    if isinstance(default, tuple):
+        if (not isinstance(value, tuple) or len(value) != len(default)
+                or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)):
+            raise SpecError(key, f"expected {len(default)} positive integers, got {value!r}")
+        return
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SpecError(key, f"expected an integer, got {value!r}")
+    elif isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise SpecError(key, f"expected a number, got {value!r}")
+        if math.isnan(value):
+            raise SpecError(key, "expected a number, got NaN")
+    low, high = meta.get("low"), meta.get("high")
+    if low is not None and (value < low or (meta.get("low_open") and value == low)):
+        op = ">" if meta.get("low_open") else ">="
+        raise SpecError(key, f"expected a value {op} {low} ({meta['unit']}), got {value!r}")
+    if high is not None and value > high:
+        raise SpecError(key, f"expected a value <= {high} ({meta['unit']}), got {value!r}")
+
+
+@dataclass(frozen=True)
+class RetinaSpec(_Spec):
+    """Camera, lamps and the 20×20 grid of cadmium-sulphide photocells."""
+
+    _group = "retina"
+    shape: tuple = param((20, 20), "cells", "documented",
+                         "rows and columns of photocells (400 S-units)")
+    lamp_level: float = param(1.0, "fraction of nominal", "assumed",
+                              "lamp brightness; 1 puts paper white at the nominal illuminance",
+                              low=0.0, low_open=True)
+    blur: float = param(0.3, "cells (Gaussian sigma)", "assumed",
+                        "lens blur of the camera, in photocell pitches; 0 is a perfect lens", low=0.0)
+    uneven_lighting: float = param(0.1, "fraction", "assumed",
+                                   "illuminance lost in the retina's corners relative to its centre "
+                                   "(quadratic fall-off); 0 is perfectly even light", low=0.0, high=0.95)
+    gamma: float = param(0.7, "1", "datasheet",
+                         "photocell exponent: conductance grows as illuminance**gamma (0.6-0.8)",
+                         low=0.0, low_open=True, high=2.0)
+    dynamics: bool = param(True, "switch", "datasheet",
+                           "photocells take time to respond (rise, fast fall, slow tail); "
+                           "false makes them respond instantly")
+    rise_time: float = param(0.055, "s", "datasheet", "rise time constant after lamps on (55-60 ms)",
+                             low=0.0, low_open=True)
+    fall_time: float = param(0.020, "s", "datasheet", "fast fall time constant in the dark (20-25 ms)",
+                             low=0.0, low_open=True)
+    slow_fall_time: float = param(0.5, "s", "datasheet",
+                                  "time constant of the slow tail of the fall (0.2-2 s)",
+                                  low=0.0, low_open=True)
+    slow_fraction: float = param(0.2, "fraction", "assumed",
+                                 "share of the response carried by the slow (trapped-carrier) component",
+                                 low=0.0, high=1.0)
+    history_ratio: float = param(1.5, "1", "datasheet",
+                                 "resistance of a fully light-adapted cell relative to a dark-adapted one "
+                                 "at equal light (1.1-5.5); 1 switches the light-history effect off",
+                                 low=1.0)
+    history_time: float = param(5.0, "s", "assumed", "time constant of the light-history (adaptation) state",
+                                low=0.0, low_open=True)
+    cell_spread: float = param(0.15, "relative (log-normal sigma)", "assumed",
+                               "cell-to-cell spread of photocell sensitivity; 0 makes all cells equal",
+                               low=0.0, high=2.0)
+    threshold: float = param(0.5, "fraction of paper-white light", "assumed",
+                             "S-unit threshold: the light level at which an S-unit switches",
+                             low=0.0, low_open=True, high=1.0)
+    polarity: str = param("figure", "choice", "assumed",
+                          "'figure': S-units fire on dark (ink) cells; 'ground': on bright cells",
+                          choices=("figure", "ground"))
+
+
+@dataclass(frozen=True)
+class PatchboardSpec(_Spec):
+    """Random S→A wiring and the association units."""
+
+    _group = "patchboard"
+    n_associators: int = param(512, "A-units", "documented", "number of association units", low=1)
+    excitatory: int = param(10, "connections per A-unit", "assumed",
+                            "excitatory (+1) inputs per A-unit, chosen at random", low=0)
+    inhibitory: int = param(5, "connections per A-unit", "assumed",
+                            "inhibitory (-1) inputs per A-unit, chosen at random", low=0)
+    a_threshold: int = param(2, "net active inputs", "assumed",
+                             "an A-unit fires when (active excitatory - active inhibitory) >= this",
+                             low=1)
+    fan_out: int = param(40, "A-units per S-unit", "single-source",
+                         "largest number of A-units one S-unit may feed", low=1)
+
+
+@dataclass(frozen=True)
+class RackSpec(_Spec):
+    """The potentiometer rack: wipers, end stops and the motors that turn them."""
+
+    _group = "rack"
+    topology: str = param("all", "choice", "contradictory",
+                          "'all': every A-unit to every R-unit (512x8 pots); "
+                          "'split': 512 pots, each R-unit fed by its own 64 A-units",
+                          choices=("all", "split"))
+    end_stops: bool = param(True, "switch", "single-source",
+                            "wipers stop at +-1 full scale (+-11 V); false removes the stops")
+    drive: str = param("continuous", "choice", "contradictory",
+                       "'continuous': DC motors at a speed; 'ratchet': relay coils turning fixed steps",
+                       choices=("continuous", "ratchet"))
+    motor_speed: float = param(0.25, "full scale per s", "assumed",
+                               "wiper speed of a continuous motor; inf makes moves instantaneous",
+                               low=0.0, low_open=True)
+    step: float = param(0.01, "full scale", "assumed", "wiper travel of one ratchet step",
+                        low=0.0, low_open=True)
+    step_time: float = param(0.04, "s", "assumed", "duration of one ratchet step", low=0.0)
+    motor_spread: float = param(0.1, "relative (sigma)", "assumed",
+                                "motor-to-motor spread of speed (so of travel per pulse)",
+                                low=0.0, high=0.5)
+    backlash: float = param(0.003, "full scale", "assumed",
+                            "lost motion when a motor reverses direction", low=0.0)
+    wiper_noise: float = param(0.002, "full scale (sigma)", "assumed",
+                               "read noise of one wiper, fresh at every read", low=0.0)
+    decay_time: float = param(3600.0, "s", "assumed",
+                              "time constant of the slight deliberate decay of every wiper towards 0 "
+                              "(the decay itself is single-source, its size is assumed); inf switches it off",
+                              low=0.0, low_open=True)
+    drivers: int = param(0, "motors at once", "assumed",
+                         "how many motors may run at the same time; 0 means no limit", low=0)
+
+
+@dataclass(frozen=True)
+class ResponseSpec(_Spec):
+    """Response units and how classes are coded on them."""
+
+    _group = "response"
+    n_responses: int = param(8, "R-units", "documented", "number of response units", low=1)
+    code: str = param("auto", "choice", "assumed",
+                      "'auto': one unit for 2 classes, one unit per class up to n_responses, "
+                      "a binary code beyond; or force 'single', 'one-per-class', 'binary'",
+                      choices=("auto", "single", "one-per-class", "binary"))
+
+
+@dataclass(frozen=True)
+class TimingSpec(_Spec):
+    """The presentation cycle."""
+
+    _group = "timing"
+    period: float = param(3.0, "s", "contradictory",
+                          "time from one card to the next (may describe the IBM 704 simulation)",
+                          low=0.0, low_open=True)
+    card_change: float = param(0.2, "s", "assumed", "lamps off while the card is changed", low=0.0)
+    settle: float = param(0.3, "s", "assumed",
+                          "time from lamps on until the S-units are sampled", low=0.0, low_open=True)
+    a_delay: float = param(0.005, "s", "assumed", "propagation delay S -> A (relays)", low=0.0)
+    r_delay: float = param(0.005, "s", "assumed", "propagation delay A -> R", low=0.0)
+    overlap: bool = param(False, "switch", "assumed",
+                          "true: the next card comes on time while motors still turn "
+                          "(reads see wipers mid-move); false: it waits for all motors")
+
+    def __post_init__(self):
+        super().__post_init__()
+        busy = self.card_change + self.settle + self.a_delay + self.r_delay
+        if busy > self.period:
+            raise SpecError("timing.period",
+                            f"expected at least card_change + settle + a_delay + r_delay = {busy:g} s, "
+                            f"got {self.period:g} s")
+
+
+@dataclass(frozen=True)
+class TrainerSpec(_Spec):
+    """The trainer and its reinforcement rule."""
+
+    _group = "trainer"
+    rule: str = param("alpha", "choice", "documented",
+                      "'alpha': error correction, fixed increment; 'gamma': active pots gain at the "
+                      "expense of inactive ones; 'forced': reinforce every card; 'lms': Widrow-Hoff",
+                      choices=("alpha", "gamma", "forced", "lms"))
+    increment: float = param(0.02, "full scale", "assumed",
+                             "wiper travel commanded by one reinforcement (alpha, gamma, forced)",
+                             low=0.0, low_open=True)
+    lms_rate: float = param(0.002, "full scale per unit error", "assumed",
+                            "LMS step: travel = lms_rate * (target - sum) for every active pot",
+                            low=0.0, low_open=True)
+
+
+#: Each non-ideality, with the parameters that switch it off (dotted key -> ideal value).
+NON_IDEALITIES: dict[str, dict[str, Any]] = {
+    "speed_limit": {"rack.motor_speed": math.inf},
+    "end_stops": {"rack.end_stops": False},
+    "ratchet": {"rack.drive": "continuous"},
+    "motor_spread": {"rack.motor_spread": 0.0},
+    "backlash": {"rack.backlash": 0.0},
+    "wiper_noise": {"rack.wiper_noise": 0.0},
+    "decay": {"rack.decay_time": math.inf},
+    "photocell_dynamics": {"retina.dynamics": False},
+    "light_history": {"retina.history_ratio": 1.0},
+    "cell_spread": {"retina.cell_spread": 0.0},
+    "lens": {"retina.blur": 0.0, "retina.uneven_lighting": 0.0},
+}
+
+_GROUPS = ("retina", "patchboard", "rack", "response", "timing", "trainer")
+
+
+@dataclass(frozen=True)
+class MachineSpec:
+    """A whole machine: one spec per group of parts.
+
+    Build variants with :meth:`with_overrides`, :meth:`ideal` and :meth:`without`;
+    a spec never changes in place.
+    """
+
+    name: str = "custom"
+    retina: RetinaSpec = field(default_factory=RetinaSpec)
+    patchboard: PatchboardSpec = field(default_factory=PatchboardSpec)
+    rack: RackSpec = field(default_factory=RackSpec)
+    response: ResponseSpec = field(default_factory=ResponseSpec)
+    timing: TimingSpec = field(default_factory=TimingSpec)
+    trainer: TrainerSpec = field(default_factory=TrainerSpec)
+
+    def __post_init__(self):
+        pb = self.patchboard
+        n_s = self.retina.shape[0] * self.retina.shape[1]
+        fan_in = pb.excitatory + pb.inhibitory
+        if fan_in == 0:
+            raise SpecError("patchboard.excitatory", "expected at least one input per A-unit")
+        if fan_in > n_s:
+            raise SpecError("patchboard.excitatory",
+                            f"expected excitatory + inhibitory <= {n_s} S-units, got {fan_in}")
+        if fan_in * pb.n_associators > pb.fan_out * n_s:
+            raise SpecError("patchboard.fan_out",
+                            f"{pb.n_associators} A-units x {fan_in} inputs need a fan-out of at least "
+                            f"{math.ceil(fan_in * pb.n_associators / n_s)}, got {pb.fan_out}")
+        if self.rack.topology == "split" and pb.n_associators % self.response.n_responses:
+            raise SpecError("rack.topology",
+                            f"'split' needs n_associators ({pb.n_associators}) divisible by "
+                            f"n_responses ({self.response.n_responses})")
+
+    # -- variants ---------------------------------------------------------------------
+    def with_overrides(self, overrides: Mapping[str, Any]) -> "MachineSpec":
+        """A copy with parameters replaced.
+
+        Parameters
+        ----------
+        overrides : mapping
+            Either dotted keys (``{"rack.motor_speed": 0.5}``) or nested mappings
+            (``{"rack": {"motor_speed": 0.5}}``), or a mix.
+
+        Raises
+        ------
+        SpecError
+            For an unknown group or parameter (with the nearest known name) or a
+            value of the wrong type or range. ``err.key`` is the dotted key path.
+        """
+        flat = _flatten(overrides)
+        groups: dict[str, dict[str, Any]] = {}
+        name = self.name
+        for key, value in flat.items():
+            if key == "name":
+                if not isinstance(value, str):
+                    raise SpecError("name", f"expected a string, got {value!r}")
+                name = value
+                continue
+            group, _, pname = key.partition(".")
+            if group not in _GROUPS or not pname or "." in pname:
+                raise SpecError(key, "unknown parameter" + _suggest(key, parameter_keys()))
+            known = {f.name: f for f in dataclasses.fields(getattr(self, group))}
+            if pname not in known:
+                raise SpecError(key, "unknown parameter" + _suggest(key, parameter_keys()))
+            f = known[pname]
+            if isinstance(f.default, tuple) and isinstance(value, list):
+                value = tuple(value)
+            if isinstance(f.default, float) and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+            if isinstance(f.default, float) and value == "inf":
+                value = math.inf
+            groups.setdefault(group, {})[pname] = value
+        new = {}
+        for group, changes in groups.items():
+            new[group] = dataclasses.replace(getattr(self, group), **changes)
+        return dataclasses.replace(self, name=name, **new)
+
+    def ideal(self) -> "MachineSpec":
+        """The textbook digital perceptron on the same wiring: every non-ideality off."""
+        merged = {}
+        for keys in NON_IDEALITIES.values():
+            merged.update(keys)
+        return self.with_overrides(merged).with_overrides({"name": f"{self.name} (ideal)"})
+
+    def without(self, *names: str) -> "MachineSpec":
+        """A copy with the named non-idealities switched off (see :data:`NON_IDEALITIES`)."""
+        merged = {}
+        for n in names:
+            if n not in NON_IDEALITIES:
+                raise SpecError(n, "unknown non-ideality" + _suggest(n, list(NON_IDEALITIES)))
+            merged.update(NON_IDEALITIES[n])
+        return self.with_overrides(merged)
+
+    def only(self, name: str) -> "MachineSpec":
+        """The ideal machine with one non-ideality switched back on (as in this spec)."""
+        if name not in NON_IDEALITIES:
+            raise SpecError(name, "unknown non-ideality" + _suggest(name, list(NON_IDEALITIES)))
+        others = [n for n in NON_IDEALITIES if n != name]
+        return self.without(*others)
+
+    def is_on(self, name: str) -> bool:
+        """Whether the named non-ideality is on in this spec."""
+        return any(self.get(k) != v for k, v in NON_IDEALITIES[name].items())
+
+    @property
+    def is_ideal(self) -> bool:
+        """True when every non-ideality is off."""
+        return not any(self.is_on(n) for n in NON_IDEALITIES)
+
+    def get(self, key: str) -> Any:
+        """Value of a dotted parameter key, e.g. ``spec.get("rack.motor_speed")``."""
+        group, _, pname = key.partition(".")
+        return getattr(getattr(self, group), pname)
+
+    def to_dict(self) -> dict:
+        """Nested plain dict (JSON-friendly; inf stays a float)."""
+        out: dict[str, Any] = {"name": self.name}
+        for g in _GROUPS:
+            out[g] = {f.name: (list(v) if isinstance(v := getattr(getattr(self, g), f.name), tuple) else v)
+                      for f in dataclasses.fields(getattr(self, g))}
+        return out
+
+
+def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    if not isinstance(mapping, Mapping):
+        raise SpecError(prefix.rstrip(".") or "overrides", f"expected a table of parameters, got {mapping!r}")
+    flat: dict[str, Any] = {}
+    for k, v in mapping.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            flat.update(_flatten(v, key + "."))
+        else:
+            flat[key] = v
+    return flat
+
+
+def _suggest(key: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def parameter_keys() -> list[str]:
+    """All dotted parameter keys, e.g. ``"rack.motor_speed"``."""
+    spec = MachineSpec()
+    return [f"{g}.{f.name}" for g in _GROUPS for f in dataclasses.fields(getattr(spec, g))]
+
+
+def describe(spec: "MachineSpec") -> list[dict[str, Any]]:
+    """One row per parameter: key, value, default, unit, status, doc."""
+    base = MachineSpec()
+    rows = []
+    for g in _GROUPS:
+        for f in dataclasses.fields(getattr(spec, g)):
+            rows.append(dict(key=f"{g}.{f.name}", value=getattr(getattr(spec, g), f.name),
+                             default=getattr(getattr(base, g), f.name), unit=f.metadata["unit"],
+                             status=f.metadata["status"], doc=f.metadata["doc"]))
+    return rows
+
+
+#: The machine as documented, every non-ideality on.
+MARK_I = MachineSpec(name="Mark I")
+
+#: A small machine for tests and quick demonstrations (fewer A-units, short cycle).
+SMALL = MachineSpec(
+    name="small",
+    patchboard=PatchboardSpec(n_associators=64),
+    timing=TimingSpec(period=1.0),
+)
