@@ -1,0 +1,349 @@
+"""The Mark I assembled: retina, patch board, potentiometer rack, R-units and trainer.
+
+>>> from mark1 import MarkI, specs
+>>> m = MarkI(spec=specs.SMALL, seed=0)
+>>> m.fit(cards, labels, epochs=5)                # doctest: +SKIP
+>>> m.score(cards, labels)                        # doctest: +SKIP
+
+The machine follows scikit-learn's estimator conventions: the keyword-only
+constructor only stores its arguments, the parts are built on first use, ``fit``
+returns the machine, learned state ends in ``_``.
+
+Randomness: one seed, split with ``SeedSequence`` into independent streams for the
+wiring, the device spread (photocell sensitivities, motor speeds), the presentation
+order, and the read noise. ``noise_seed`` replaces the last one alone, so changing
+it never rewires the patch board.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .patchboard import Patchboard
+from .potentiometers import PotentiometerRack
+from .response import OutputCode
+from .retina import Retina, RetinaState
+from .simulator import HISTORY_DTYPE, RunResult, Trace, finish, simulate
+from .specs import MARK_I, MachineSpec
+
+__all__ = ["MarkI"]
+
+_STREAMS = ("wiring", "photocells", "motors", "order", "noise")
+
+
+class MarkI:
+    """Rosenblatt's Mark I Perceptron, simulated as a machine.
+
+    Parameters
+    ----------
+    spec : MachineSpec
+        The machine (``specs.MARK_I``, ``specs.SMALL``, ``spec.ideal()``, ...).
+    seed : int or None
+        Seed of the run; None draws fresh entropy (kept in ``seed_``).
+    noise_seed : int or None
+        Seed of the read-noise stream alone (defaults to a stream of ``seed``).
+    trace : {"off", "summary", "full"}
+        How much of the event log to keep.
+    fast : bool
+        Use the exact vectorized path for a fully ideal machine (same updates as the
+        event simulation, much faster). Set False to force the event simulation.
+
+    Attributes
+    ----------
+    retina : Retina
+    patchboard : Patchboard
+    rack_ : PotentiometerRack
+        After ``fit``: the pots, with their final wiper positions.
+    classes_ : array (k,)
+    code_ : OutputCode
+    history_ : structured array, one row per presentation
+        Fields: presentation, epoch, card, label, response (class indices into
+        ``classes_``), correct, units_erred, pots_moved, start (s), s_active, a_active.
+    machine_time_ : float
+        Seconds of machine time the training took.
+    trace_ : Trace
+    mistakes_per_epoch_ : array (epochs,)
+        Presentations answered wrongly in each epoch.
+    """
+
+    def __init__(self, *, spec: MachineSpec = MARK_I, seed: int | None = None,
+                 noise_seed: int | None = None, trace: str = "summary", fast: bool = True):
+        self.spec = spec
+        self.seed = seed
+        self.noise_seed = noise_seed
+        self.trace = trace
+        self.fast = fast
+
+    # -- building the parts (on first use) ----------------------------------------------
+    def _streams(self) -> dict[str, np.random.SeedSequence]:
+        if not hasattr(self, "_seedseq"):
+            if not isinstance(self.spec, MachineSpec):
+                raise ValueError(f"spec: expected a mark1.specs.MachineSpec, got {type(self.spec).__name__}")
+            if self.seed is not None and (not isinstance(self.seed, (int, np.integer)) or self.seed < 0):
+                raise ValueError(f"seed: expected a non-negative integer or None, got {self.seed!r}")
+            self._seedseq = np.random.SeedSequence(self.seed)
+            self.seed_ = self._seedseq.entropy
+            children = dict(zip(_STREAMS, self._seedseq.spawn(len(_STREAMS))))
+            if self.noise_seed is not None:
+                children["noise"] = np.random.SeedSequence(self.noise_seed)
+            self._children = children
+        return self._children
+
+    def _rng(self, stream: str) -> np.random.Generator:
+        return np.random.default_rng(self._streams()[stream])
+
+    @property
+    def retina(self) -> Retina:
+        if not hasattr(self, "_retina"):
+            sens = Retina.sensitivity_spread(self.spec.retina, self._rng("photocells"))
+            self._retina = Retina(self.spec.retina, sens)
+        return self._retina
+
+    @property
+    def patchboard(self) -> Patchboard:
+        if not hasattr(self, "_patchboard"):
+            self._patchboard = Patchboard.random(self.spec.patchboard, self.spec.retina.shape, self._rng("wiring"))
+        return self._patchboard
+
+    @patchboard.setter
+    def patchboard(self, board: Patchboard) -> None:
+        """Plug a given wiring chart (e.g. ``Patchboard.load(...)``) into this machine."""
+        if not isinstance(board, Patchboard):
+            raise ValueError(f"patchboard: expected a Patchboard, got {type(board).__name__}")
+        if board.retina_shape != tuple(self.spec.retina.shape):
+            raise ValueError(f"patchboard: wired for a {board.retina_shape} retina, the spec has "
+                             f"{self.spec.retina.shape}")
+        self._patchboard = board
+
+    # -- the sensory side ------------------------------------------------------------------
+    def _check_cards(self, cards, name="cards") -> np.ndarray:
+        cards = np.asarray(cards)
+        rows, cols = self.spec.retina.shape
+        if cards.ndim != 3 or cards.shape[1] < rows or cards.shape[2] < cols:
+            raise ValueError(f"{name}: expected an array of shape (n, H, W) with H >= {rows}, W >= {cols}, "
+                             f"got shape {cards.shape}")
+        if not np.issubdtype(cards.dtype, np.number) or np.issubdtype(cards.dtype, np.complexfloating):
+            raise ValueError(f"{name}: expected real reflectance values, got dtype {cards.dtype}")
+        cards = cards.astype(float, copy=False)
+        if not np.all(np.isfinite(cards)):
+            raise ValueError(f"{name}: expected finite reflectance values, found NaN or infinity")
+        if cards.size and (cards.min() < 0 or cards.max() > 1):
+            raise ValueError(f"{name}: expected reflectance in [0, 1], got values in "
+                             f"[{cards.min():g}, {cards.max():g}]")
+        if len(cards) == 0:
+            raise ValueError(f"{name}: expected at least one card, got none")
+        return cards
+
+    def sense(self, cards) -> np.ndarray:
+        """S-unit states when the cards are shown one after another on the nominal cycle.
+
+        Starts from a dark-adapted retina; with photocell dynamics and light history on,
+        each card's reading depends on the cards before it, as on the machine.
+
+        Parameters
+        ----------
+        cards : array of shape (n, H, W), reflectance in [0, 1]
+
+        Returns
+        -------
+        array of shape (n, n_s) bool
+        """
+        cards = self._check_cards(cards)
+        return self._sense_light(self.retina.light(cards))
+
+    def _sense_light(self, light: np.ndarray) -> np.ndarray:
+        t = self.spec.timing
+        lit = np.full(len(light), t.period - t.card_change)
+        signal, _ = self.retina.expose(light, lit, RetinaState.dark(self.retina.n_cells),
+                                       card_change=t.card_change, settle=t.settle)
+        return self.retina.fire(signal)
+
+    def associate(self, s_states) -> np.ndarray:
+        """A-unit outputs φ: array (n, n_a) bool, from S-unit states (n, n_s) bool."""
+        s = np.asarray(s_states)
+        if s.ndim != 2 or s.shape[1] != self.patchboard.n_sensors or s.dtype != bool:
+            raise ValueError(f"s_states: expected a bool array of shape (n, {self.patchboard.n_sensors}), "
+                             f"got {s.dtype} {s.shape}")
+        return self.patchboard.associate(s)
+
+    # -- training --------------------------------------------------------------------------
+    def fit(self, cards, labels, *, epochs: int = 1, order: str = "cyclic", progress: bool = False,
+            env=None) -> "MarkI":
+        """Train the machine: present the cards, epoch after epoch, with the trainer on.
+
+        Parameters
+        ----------
+        cards : array of shape (n, H, W)
+            Reflectance in [0, 1], H, W >= the retina's size.
+        labels : array of shape (n,)
+            Any labels (ints, strings); at least two classes.
+        epochs : int
+            Passes over the cards.
+        order : {"cyclic", "shuffled"}
+            Cards in the given order every epoch, or a fresh permutation per epoch drawn
+            from the run's order stream.
+        progress : bool
+            Show a progress bar (tqdm, when installed and on a terminal).
+        env : simpy.Environment, optional
+            E.g. ``simpy.rt.RealtimeEnvironment(factor=0.01, strict=False)`` to replay the
+            training in (scaled) real time.
+
+        Returns
+        -------
+        self
+        """
+        cards = self._check_cards(cards)
+        labels = np.asarray(labels)
+        if labels.ndim != 1 or len(labels) != len(cards):
+            raise ValueError(f"labels: expected one label per card ({len(cards)}), got shape {labels.shape}")
+        if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
+            raise ValueError("labels: expected finite labels, found NaN or infinity")
+        if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
+            raise ValueError(f"epochs: expected a positive integer, got {epochs!r}")
+        if order not in ("cyclic", "shuffled"):
+            raise ValueError(f"order: expected 'cyclic' or 'shuffled', got {order!r}")
+        if self.trace not in Trace.LEVELS:
+            raise ValueError(f"trace: expected one of {', '.join(Trace.LEVELS)}, got {self.trace!r}")
+        classes, label_index = np.unique(labels, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(f"labels: expected at least 2 classes, got only {classes.tolist()}")
+        code = OutputCode(classes, self.spec.response)
+        self.classes_, self.code_ = classes, code
+
+        n = len(cards)
+        order_rng = self._rng("order")
+        if order == "cyclic":
+            schedule = np.tile(np.arange(n), epochs)
+        else:
+            schedule = np.concatenate([order_rng.permutation(n) for _ in range(epochs)])
+        epoch_of = np.repeat(np.arange(epochs), n)
+
+        retina, board = self.retina, self.patchboard
+        n_inputs = board.n_associators + 1
+        gains = PotentiometerRack.motor_gains(self.spec.rack, (code.n_units, n_inputs), self._rng("motors"))
+        rack = PotentiometerRack(self.spec.rack, code.n_units, n_inputs, self.spec.response.n_responses, gains)
+        light = retina.light(cards)
+        trace = Trace(self.trace)
+        self._noise_rng = self._rng("noise")
+
+        bar = _progress_bar(len(schedule)) if progress else None
+        if self.fast and self.spec.is_ideal and self.spec.trainer.rule == "alpha" and not trace.full and env is None:
+            result = self._fit_ideal(light, schedule, epoch_of, label_index, code, rack, trace)
+            if bar is not None:
+                bar.update(len(schedule))
+        else:
+            result = simulate(spec=self.spec, retina=retina, patchboard=board, rack=rack, light=light,
+                              order=schedule, epoch_of=epoch_of, label_index=label_index,
+                              code=code, noise_rng=self._noise_rng,
+                              trace=trace, env=env, progress=(lambda p: bar.update(1)) if bar else None)
+        if bar is not None:
+            bar.close()
+        self.rack_ = rack
+        self.history_ = result.history
+        self.machine_time_ = result.machine_time
+        self.trace_ = result.trace
+        self.mistakes_per_epoch_ = result.mistakes_per_epoch
+        self.waited_ = result.waited
+        return self
+
+    def _fit_ideal(self, light, schedule, epoch_of, label_index, code, rack, trace) -> RunResult:
+        """The textbook digital perceptron on the same φ, vectorized and exact.
+
+        With every non-ideality off, the photocells are instant and adaptation-free,
+        so φ of a card is the same at every presentation; wipers start at 0, move
+        instantly and without bounds. Starting from zero, error correction with
+        increment δ makes exactly the decisions of η = 1 with all sums scaled by δ, so
+        the integer-valued η = 1 run is computed and scaled.
+        """
+        from .perceptron import train_error_correction
+
+        tm = self.spec.timing
+        s_states = self.retina.fire(self.retina.steady_signal(light))
+        phi = self.patchboard.associate(s_states)
+        x = np.ones((len(phi), phi.shape[1] + 1))
+        x[:, :-1] = phi
+        targets = code.targets[label_index].astype(float)
+        n, n_pres = len(phi), len(schedule)
+        epochs = n_pres // n
+        if rack.spec.topology == "split":
+            # each unit sees only its own pots: train unit by unit on its own inputs
+            weights = np.zeros(rack.mask.shape)
+            sums = np.zeros((n_pres, code.n_units))
+            for k in range(code.n_units):
+                cols = rack.mask[k]
+                r = train_error_correction(x[:, cols], targets[:, k:k + 1], epochs=epochs,
+                                           order=schedule.reshape(epochs, n))
+                weights[k, cols] = r.weights[0]
+                sums[:, k] = r.sums[:, 0]
+        else:
+            r = train_error_correction(x, targets, epochs=epochs, order=schedule.reshape(epochs, n))
+            weights, sums = r.weights, r.sums
+        inc = self.spec.trainer.increment
+        rack.p_from[:] = rack.p_to[:] = weights * inc
+        err = targets[schedule] * sums <= 0
+        hist = np.zeros(n_pres, dtype=HISTORY_DTYPE)
+        hist["presentation"] = np.arange(n_pres)
+        hist["epoch"] = epoch_of
+        hist["card"] = schedule
+        hist["label"] = label_index[schedule]
+        hist["response"] = code.decode(sums)
+        hist["correct"] = hist["response"] == hist["label"]
+        hist["units_erred"] = err.sum(axis=1)
+        active_pots = x.astype(np.int64) @ rack.mask.T.astype(np.int64)    # (n_cards, n_units)
+        hist["pots_moved"] = (err * active_pots[schedule]).sum(axis=1)
+        hist["start"] = np.arange(n_pres) * tm.period
+        hist["s_active"] = s_states.sum(axis=1)[schedule]
+        hist["a_active"] = phi.sum(axis=1)[schedule]
+        return finish(hist, n_pres * tm.period, trace, 0.0)
+
+    # -- answering ---------------------------------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "rack_"):
+            raise ValueError("this MarkI has not been trained yet: call fit(cards, labels) first")
+
+    def decision_function(self, cards) -> np.ndarray:
+        """R-unit sums for each card (wipers at rest, with read noise): array (n, n_units)."""
+        self._check_fitted()
+        cards = self._check_cards(cards)
+        phi = self.associate(self.sense(cards))
+        x = np.ones((len(phi), phi.shape[1] + 1))
+        x[:, :-1] = phi
+        sums = x @ self.weights_.T
+        if self.spec.rack.wiper_noise > 0:
+            counts = x @ self.rack_.mask.T
+            sums = sums + self.spec.rack.wiper_noise * np.sqrt(counts) * self._noise_rng.standard_normal(sums.shape)
+        return sums
+
+    def predict(self, cards) -> np.ndarray:
+        """Labels (from ``classes_``) the machine answers for each card: array (n,)."""
+        return self.classes_[self.code_.decode(self.decision_function(cards))]
+
+    def score(self, cards, labels) -> float:
+        """Fraction of cards answered correctly."""
+        labels = np.asarray(labels)
+        pred = self.predict(cards)
+        if labels.shape != pred.shape:
+            raise ValueError(f"labels: expected one label per card ({len(pred)}), got shape {labels.shape}")
+        return float(np.mean(pred == labels))
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """Wiper positions at rest after training: array (n_units, n_a + 1), bias last."""
+        self._check_fitted()
+        return self.rack_.positions(self.machine_time_)
+
+    def __repr__(self) -> str:
+        return f"MarkI(spec={self.spec.name!r}, seed={self.seed!r})"
+
+
+def _progress_bar(total: int):
+    """A tqdm bar on a terminal; None in logs and CI or without tqdm."""
+    import os
+    import sys
+    if os.environ.get("CI") or not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, unit="card", leave=False)

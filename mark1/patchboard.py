@@ -1,0 +1,199 @@
+"""The patch board (random S→A wiring) and the association units φ.
+
+On the Mark I the connections from the sensory units to the association units were
+plugged by hand "according to a table of random numbers". Here the table is drawn
+from the wiring stream of the run's seed; each A-unit gets ``excitatory`` inputs of
+weight +1 and ``inhibitory`` inputs of weight -1 from distinct S-units, no S-unit
+feeding more than ``fan_out`` A-units. An A-unit fires when its net input
+(active excitatory minus active inhibitory) reaches ``a_threshold``.
+
+The wiring chart is a plain CSV file, one connection per line, that can be saved,
+edited by hand and loaded back.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .atomic import write_text
+from .specs import PatchboardSpec
+
+__all__ = ["Patchboard"]
+
+_HEADER = "a_unit,s_row,s_col,sign"
+
+
+class Patchboard:
+    """Fixed S→A wiring and the A-unit thresholds.
+
+    Parameters
+    ----------
+    connections : array of shape (n_s, n_a) int8
+        +1 excitatory, -1 inhibitory, 0 unplugged.
+    retina_shape : (rows, cols)
+    a_threshold : int
+        Net active inputs an A-unit needs to fire.
+    """
+
+    def __init__(self, connections: np.ndarray, retina_shape: tuple[int, int], a_threshold: int):
+        self.connections = np.asarray(connections, dtype=np.int8)
+        self.retina_shape = tuple(retina_shape)
+        self.a_threshold = int(a_threshold)
+        if self.connections.shape[0] != self.retina_shape[0] * self.retina_shape[1]:
+            raise ValueError(f"connections: expected {self.retina_shape[0] * self.retina_shape[1]} rows "
+                             f"(one per S-unit), got {self.connections.shape[0]}")
+        self._matrix = self.connections.astype(np.float32)
+
+    @property
+    def n_sensors(self) -> int:
+        return self.connections.shape[0]
+
+    @property
+    def n_associators(self) -> int:
+        return self.connections.shape[1]
+
+    # -- wiring -----------------------------------------------------------------------
+    @classmethod
+    def random(cls, spec: PatchboardSpec, retina_shape: tuple[int, int],
+               rng: np.random.Generator) -> "Patchboard":
+        """Plug the board at random, respecting the fan-out limit.
+
+        Each A-unit draws its ``excitatory + inhibitory`` S-units without replacement
+        among those that still have a free socket, with probability proportional to
+        the free sockets (which keeps the load on S-units even).
+        """
+        n_s = retina_shape[0] * retina_shape[1]
+        fan_in = spec.excitatory + spec.inhibitory
+        free = np.full(n_s, spec.fan_out, dtype=np.int64)
+        conn = np.zeros((n_s, spec.n_associators), dtype=np.int8)
+        signs = np.r_[np.ones(spec.excitatory, np.int8), -np.ones(spec.inhibitory, np.int8)]
+        for a in range(spec.n_associators):
+            avail = np.flatnonzero(free)
+            p = free[avail] / free[avail].sum()
+            chosen = rng.choice(avail, size=fan_in, replace=False, p=p)
+            conn[chosen, a] = signs
+            free[chosen] -= 1
+        return cls(conn, retina_shape, spec.a_threshold)
+
+    # -- A-units ----------------------------------------------------------------------
+    def net_input(self, s_states: np.ndarray) -> np.ndarray:
+        """Active excitatory minus active inhibitory inputs: array (n, n_a) float32."""
+        s = np.asarray(s_states)
+        if s.ndim != 2 or s.shape[1] != self.n_sensors:
+            raise ValueError(f"S: expected S-unit states of shape (n, {self.n_sensors}), got {s.shape}")
+        return s.astype(np.float32) @ self._matrix
+
+    def associate(self, s_states: np.ndarray) -> np.ndarray:
+        """A-unit outputs φ for S-unit states.
+
+        Parameters
+        ----------
+        s_states : array of shape (n, n_s) bool
+
+        Returns
+        -------
+        array of shape (n, n_a) bool
+        """
+        return self.net_input(s_states) >= self.a_threshold
+
+    # -- the wiring chart -------------------------------------------------------------
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the wiring chart as CSV (atomically)."""
+        path = Path(path)
+        rows, cols = self.retina_shape
+        s_idx, a_idx = np.nonzero(self.connections)
+        order = np.lexsort((s_idx, a_idx))
+        s_idx, a_idx = s_idx[order], a_idx[order]
+        lines = [
+            "# mark1 patch board wiring chart: one plugged connection per line.",
+            "# sign +1 is excitatory, -1 inhibitory. Edit by hand if you like; mark1 checks it on load.",
+            f"# retina_rows={rows} retina_cols={cols} associators={self.n_associators} "
+            f"a_threshold={self.a_threshold}",
+            _HEADER,
+        ]
+        signs = self.connections[s_idx, a_idx]
+        lines += [f"{a},{s // cols},{s % cols},{'+1' if g > 0 else '-1'}"
+                  for a, s, g in zip(a_idx.tolist(), s_idx.tolist(), signs.tolist())]
+        write_text(path, "\n".join(lines) + "\n")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, *, fan_out: int | None = None) -> "Patchboard":
+        """Read a wiring chart written by :meth:`save` (or by hand).
+
+        Raises
+        ------
+        ValueError
+            Naming the file and line for anything malformed: a missing header, a
+            value out of range, a connection plugged twice, or (when ``fan_out`` is
+            given) an S-unit feeding more A-units than that.
+        """
+        path = Path(path)
+        try:
+            text = path.read_text()
+        except OSError as e:
+            raise ValueError(f"{path}: cannot read the wiring chart ({e.strerror})") from None
+        meta: dict[str, int] = {}
+        body: list[tuple[int, str]] = []
+        header_seen = False
+        for lineno, line in enumerate(text.splitlines(), 1):
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith("#"):
+                for tok in line[1:].split():
+                    k, eq, v = tok.partition("=")
+                    if eq and k in ("retina_rows", "retina_cols", "associators", "a_threshold"):
+                        try:
+                            meta[k] = int(v)
+                        except ValueError:
+                            raise ValueError(f"{path}:{lineno}: {k}: expected an integer, got {v!r}") from None
+                continue
+            if not header_seen:
+                if line.replace(" ", "") != _HEADER:
+                    raise ValueError(f"{path}:{lineno}: expected the header line {_HEADER!r}, got {line!r}")
+                header_seen = True
+                continue
+            body.append((lineno, line))
+        missing = [k for k in ("retina_rows", "retina_cols", "associators", "a_threshold") if k not in meta]
+        if missing or not header_seen:
+            raise ValueError(f"{path}: expected a '# retina_rows=.. retina_cols=.. associators=.. a_threshold=..' "
+                             f"comment and the header {_HEADER!r}; missing {', '.join(missing) or 'header'}")
+        rows, cols, n_a = meta["retina_rows"], meta["retina_cols"], meta["associators"]
+        if min(rows, cols, n_a, meta["a_threshold"]) < 1:
+            raise ValueError(f"{path}: retina size, associators and a_threshold must be positive")
+        conn = np.zeros((rows * cols, n_a), dtype=np.int8)
+        for lineno, line in body:
+            parts = [p.strip() for p in line.split(",")]
+            if len(parts) != 4:
+                raise ValueError(f"{path}:{lineno}: expected 4 fields a_unit,s_row,s_col,sign, got {line!r}")
+            try:
+                a, r, c, g = (int(p) for p in parts)
+            except ValueError:
+                raise ValueError(f"{path}:{lineno}: expected integers, got {line!r}") from None
+            if not (0 <= a < n_a and 0 <= r < rows and 0 <= c < cols and g in (1, -1)):
+                raise ValueError(f"{path}:{lineno}: expected a_unit < {n_a}, s_row < {rows}, s_col < {cols}, "
+                                 f"sign +1 or -1, got {line!r}")
+            if conn[r * cols + c, a]:
+                raise ValueError(f"{path}:{lineno}: S-unit ({r}, {c}) is plugged into A-unit {a} twice")
+            conn[r * cols + c, a] = g
+        if fan_out is not None:
+            load = (conn != 0).sum(axis=1)
+            worst = int(load.argmax())
+            if load[worst] > fan_out:
+                raise ValueError(f"{path}: S-unit ({worst // cols}, {worst % cols}) feeds {load[worst]} A-units; "
+                                 f"the fan-out limit is {fan_out}")
+        return cls(conn, (rows, cols), meta["a_threshold"])
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, Patchboard) and self.retina_shape == other.retina_shape
+                and self.a_threshold == other.a_threshold
+                and np.array_equal(self.connections, other.connections))
+
+    __hash__ = None  # mutable arrays inside
+
+    def __repr__(self) -> str:
+        return (f"Patchboard({self.n_sensors} S-units -> {self.n_associators} A-units, "
+                f"{int((self.connections != 0).sum())} connections, threshold {self.a_threshold})")

@@ -1,0 +1,249 @@
+"""The potentiometer rack: wipers, end stops, and the motors that turn them.
+
+Each weight is the wiper position of a potentiometer, in full-scale fractions
+(±1 full scale is about ±11 V at the wiper). A reinforcement is a *pulse* to a motor:
+
+* continuous drive: the trainer powers the motor for ``|command| / motor_speed``
+  seconds; a motor with speed spread runs at ``motor_speed * gain`` and so travels
+  ``gain * |command|``;
+* ratchet drive: the relay gives ``round(|command| / step)`` steps of ``step`` full
+  scale, one every ``step_time`` seconds;
+* backlash: when a motor reverses, the first ``backlash`` of its travel only takes up
+  the slack in the gears; the wiper stays put meanwhile;
+* end stops: the wiper stops at ±1; a limit switch cuts the motor there (assumed),
+  so the move ends early and its duration shows it;
+* wiper noise: every read of a wiper adds fresh Gaussian noise;
+* decay: between presentations every wiper relaxes towards 0 with ``decay_time``.
+
+Time: one SimPy timeout per drive command (all pots of a command move at once, each
+at its own speed); a wiper's position between events is computed in closed form
+(linear in time) when it is read. With a driver limit, each move waits for a free
+driver (a SimPy resource) and the moves queue.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+import simpy
+
+from .specs import RackSpec
+
+__all__ = ["PotentiometerRack"]
+
+
+class PotentiometerRack:
+    """The pots between the A-units (plus bias) and the R-units in use.
+
+    Parameters
+    ----------
+    spec : RackSpec
+    n_units : int
+        R-units in use.
+    n_inputs : int
+        A-units plus the bias unit (n_a + 1); the bias unit is last.
+    n_responses : int
+        R-units on the machine (for the split topology: A-unit groups).
+    gain : array of shape (n_units, n_inputs), optional
+        Each motor's speed relative to nominal (motor spread); ones when omitted.
+
+    Attributes
+    ----------
+    mask : array of shape (n_units, n_inputs) bool
+        Which pots exist.
+    p_from, p_to : arrays of shape (n_units, n_inputs)
+        Wiper position at the start and end of its current (or last) move, in units
+        that decay scales: the true position at time t is ``decay_factor(t) * p``.
+    t_start, t_end : arrays of shape (n_units, n_inputs)
+        When that move's wiper motion starts and ends (s of machine time).
+    """
+
+    def __init__(self, spec: RackSpec, n_units: int, n_inputs: int, n_responses: int,
+                 gain: np.ndarray | None = None):
+        self.spec = spec
+        shape = (n_units, n_inputs)
+        self.mask = np.ones(shape, dtype=bool)
+        if spec.topology == "split":
+            n_a = n_inputs - 1
+            per = n_a // n_responses
+            self.mask[:] = False
+            for k in range(n_units):
+                self.mask[k, k * per:(k + 1) * per] = True
+            self.mask[:, -1] = True                       # each R-unit keeps its bias pot
+        self.gain = np.ones(shape) if gain is None else np.asarray(gain, float)
+        self.p_from = np.zeros(shape)
+        self.p_to = np.zeros(shape)
+        self.t_start = np.zeros(shape)
+        self.t_end = np.zeros(shape)
+        self.last_dir = np.zeros(shape, dtype=np.int8)
+        self.busy_until = 0.0
+        # decay: every wiper's true position is decay_factor(t) * its stored position
+        self._rate = 0.0 if math.isinf(spec.decay_time) else 1.0 / spec.decay_time
+        self._t_ref = 0.0
+        self.drivers: simpy.Resource | None = None
+        self._drivers_env = None
+        self.on_move: Callable | None = None              # trace hook: f(time, event, detail)
+
+    @staticmethod
+    def motor_gains(spec: RackSpec, shape, rng: np.random.Generator) -> np.ndarray:
+        """Draw each motor's speed relative to nominal: 1 + motor_spread * N(0, 1), kept above 0.1."""
+        if spec.motor_spread == 0:
+            return np.ones(shape)
+        return np.maximum(1.0 + spec.motor_spread * rng.standard_normal(shape), 0.1)
+
+    # -- reading ----------------------------------------------------------------------
+    @property
+    def n_pots(self) -> int:
+        return int(self.mask.sum())
+
+    def decay_factor(self, t: float) -> float:
+        """How much every wiper has shrunk by decay since the stored positions were set."""
+        return math.exp(-(t - self._t_ref) * self._rate) if self._rate else 1.0
+
+    def _stored(self, t: float) -> np.ndarray:
+        if t >= self.busy_until:
+            return self.p_to
+        span = self.t_end - self.t_start
+        frac = np.clip(np.divide(t - self.t_start, span, out=np.ones_like(span), where=span > 0), 0.0, 1.0)
+        return self.p_from + (self.p_to - self.p_from) * frac
+
+    def positions(self, t: float) -> np.ndarray:
+        """True wiper positions at machine time ``t``: array (n_units, n_inputs)."""
+        if self._rate:
+            return self.decay_factor(t) * self._stored(t)
+        return self._stored(t)
+
+    def sums(self, x: np.ndarray, t: float) -> np.ndarray:
+        """Each R-unit's sum of wiper positions times the inputs, at time ``t``, without noise.
+
+        Parameters
+        ----------
+        x : array of shape (n_inputs,) float
+            A-unit outputs (0 or 1), bias last.
+        t : float
+
+        Read noise is added by the caller: for independent Gaussian noise of sigma
+        ``wiper_noise`` on every wiper the sum's noise is ``wiper_noise * sqrt(active
+        pots)`` times a standard normal draw, exactly.
+        """
+        s = self._stored(t) @ x
+        if self._rate:
+            s *= self.decay_factor(t)
+        return s
+
+    def _renormalize(self, t: float) -> None:
+        """Fold the decay into the stored positions (keeps the factor far from underflow)."""
+        f = self.decay_factor(t)
+        if f != 1.0:
+            self.p_from *= f
+            self.p_to *= f
+            self._t_ref = t
+
+    # -- moving -----------------------------------------------------------------------
+    def plan(self, command: np.ndarray, now: float):
+        """Work out what the hardware does with a command, without moving anything yet.
+
+        Parameters
+        ----------
+        command : array of shape (n_units, n_inputs)
+            Commanded travel (full scale, signed); zero for pots that stay.
+        now : float
+            Machine time of the command.
+
+        Returns
+        -------
+        idx : tuple of index arrays of the pots that move
+        start, target : arrays (m,) wiper positions before and after
+        slack_time, duration : arrays (m,) seconds of slack take-up and of the whole move
+        direction : array (m,) int8
+        """
+        s = self.spec
+        if self._rate and now - self._t_ref > 100.0 * s.decay_time:
+            self._renormalize(now)
+        idx = np.nonzero((command != 0) & self.mask)
+        cmd = command[idx]
+        direction = np.sign(cmd).astype(np.int8)
+        start = self.positions(now)[idx]
+        speed = s.motor_speed * self.gain[idx]
+        if s.drive == "continuous":
+            travel = self.gain[idx] * np.abs(cmd)         # the pulse lasts |cmd| / motor_speed
+            rate = speed
+        else:
+            steps = np.rint(np.abs(cmd) / s.step)
+            travel = steps * s.step
+            rate = np.full(len(cmd), s.step / s.step_time if s.step_time > 0 else math.inf)
+        slack = np.where((self.last_dir[idx] != 0) & (self.last_dir[idx] != direction), s.backlash, 0.0)
+        slack = np.minimum(slack, travel)
+        target = start + direction * (travel - slack)
+        if s.end_stops:
+            target = np.clip(target, -1.0, 1.0)
+        # a pot already against its stop in the driven direction does not move at all
+        moved = np.abs(target - start)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slack_time = np.where(np.isinf(rate), 0.0, slack / rate)
+            duration = np.where(np.isinf(rate), 0.0, (slack + moved) / rate)
+        if s.drive == "ratchet" and s.step_time > 0:
+            duration = np.ceil(np.round((slack + moved) / s.step, 9)) * s.step_time
+            slack_time = np.minimum(np.ceil(np.round(slack / s.step, 9)) * s.step_time, duration)
+        return idx, start, target, slack_time, duration, direction
+
+    def apply(self, idx, start, target, slack_time, duration, direction, t0) -> None:
+        """Set the planned moves going at machine time ``t0``.
+
+        ``start`` and ``target`` are true positions at ``t0``; decay acts on the whole
+        trajectory from then on.
+        """
+        f = self.decay_factor(t0)
+        self.p_from[idx] = start / f
+        self.p_to[idx] = target / f
+        self.t_start[idx] = t0 + slack_time
+        self.t_end[idx] = t0 + duration
+        self.last_dir[idx] = direction
+        if len(duration):
+            self.busy_until = max(self.busy_until, float(np.max(t0 + duration)))
+
+    def drive(self, env: simpy.Environment, command: np.ndarray):
+        """SimPy process: carry out a command; ends when every wiper has stopped.
+
+        Without a driver limit all motors start at once and the process is one
+        timeout of the longest move. With ``drivers = N`` each move holds one of N
+        drivers for its duration, in command order.
+        """
+        now = env.now
+        plan = self.plan(command, now)
+        idx, start, target, slack_time, duration, direction = plan
+        if self.spec.drivers == 0 or len(duration) == 0:
+            self.apply(*plan, now)
+            if self.on_move is not None:
+                self.on_move(now, "motors start", f"{len(duration)} pots, longest {float(duration.max(initial=0)):.4g} s")
+            longest = float(duration.max(initial=0.0))
+            if longest > 0:
+                yield env.timeout(longest)
+            if self.on_move is not None:
+                self.on_move(env.now, "motors stop", f"{len(duration)} pots")
+            return
+        if self.drivers is None or self._drivers_env is not env:
+            self.drivers = simpy.Resource(env, capacity=self.spec.drivers)
+            self._drivers_env = env
+        # Positions of queued pots must not change until their motor runs: plan them
+        # again from their own start time (a queued pot keeps its old position).
+        procs = [env.process(self._one(env, (idx[0][m:m + 1], idx[1][m:m + 1]), command))
+                 for m in range(len(duration))]
+        if self.on_move is not None:
+            self.on_move(now, "motors queued", f"{len(duration)} pots on {self.spec.drivers} drivers")
+        yield env.all_of(procs)
+        if self.on_move is not None:
+            self.on_move(env.now, "motors stop", f"{len(duration)} pots")
+
+    def _one(self, env, pot, command):
+        with self.drivers.request() as req:
+            yield req
+            single = np.zeros_like(command)
+            single[pot] = command[pot]
+            plan = self.plan(single, env.now)
+            self.apply(*plan, env.now)
+            d = float(plan[4].max(initial=0.0))
+            if d > 0:
+                yield env.timeout(d)

@@ -1,0 +1,116 @@
+"""Response units (R-units) and how classes are coded on them.
+
+Each R-unit is a binary threshold unit on the sum of its potentiometers times the
+A-unit outputs (plus a bias pot fed by an always-on unit); its lamp lights when the
+sum is positive. Classes are coded on the R-units in one of three ways:
+
+``single``         two classes on one R-unit: lamp on means ``classes[1]``.
+``one-per-class``  up to ``n_responses`` classes, one R-unit each; the largest sum wins
+                   (the linear machine of PRML §4.1.2).
+``binary``         more classes: a code word of ±1 over the R-units per class, chosen to
+                   keep code words far apart; decoded to the nearest code word.
+
+Each R-unit has its own target (+1 or -1) for every class; the trainer corrects each
+unit that errs on its own target.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .specs import ResponseSpec
+
+__all__ = ["OutputCode"]
+
+
+def _far_apart_codes(n_classes: int, n_bits: int) -> np.ndarray:
+    """Greedy max-min-distance code words (deterministic), shape (n_classes, n_bits) in ±1."""
+    words = np.array(list(itertools.product((0, 1), repeat=n_bits)), dtype=np.int8)
+    chosen = [0]
+    dist = (words != words[0]).sum(axis=1)
+    for _ in range(n_classes - 1):
+        nxt = int(np.argmax(dist))          # lowest index among the farthest
+        chosen.append(nxt)
+        dist = np.minimum(dist, (words != words[nxt]).sum(axis=1))
+    return np.where(words[chosen] == 1, 1, -1).astype(np.int8)
+
+
+class OutputCode:
+    """Mapping between class labels and R-unit targets.
+
+    Parameters
+    ----------
+    classes : array of shape (k,)
+        Sorted distinct labels.
+    spec : ResponseSpec
+
+    Attributes
+    ----------
+    kind : str
+        ``"single"``, ``"one-per-class"`` or ``"binary"``.
+    targets : array of shape (k, n_units) int8
+        Target of each used R-unit for each class, ±1.
+    n_units : int
+        R-units in use (1 for single, k for one-per-class, bits for binary).
+    """
+
+    def __init__(self, classes: np.ndarray, spec: ResponseSpec):
+        self.classes = np.asarray(classes)
+        k = len(self.classes)
+        n_r = spec.n_responses
+        kind = spec.code
+        if kind == "auto":
+            kind = "single" if k == 2 else ("one-per-class" if k <= n_r else "binary")
+        if k < 2:
+            raise ValueError(f"labels: expected at least 2 classes, got {k}")
+        if kind == "single" and k != 2:
+            raise ValueError(f"labels: a single R-unit codes exactly 2 classes, got {k}")
+        if kind == "one-per-class" and k > n_r:
+            raise ValueError(f"labels: {k} classes do not fit one per R-unit on {n_r} R-units; "
+                             f"use response.code = 'binary'")
+        if kind == "binary" and k > 2 ** n_r:
+            raise ValueError(f"labels: {k} classes do not fit a binary code on {n_r} R-units "
+                             f"(at most {2 ** n_r})")
+        self.kind = kind
+        if kind == "single":
+            self.targets = np.array([[-1], [1]], dtype=np.int8)
+        elif kind == "one-per-class":
+            self.targets = (2 * np.eye(k, dtype=np.int8) - 1)
+        else:
+            self.targets = _far_apart_codes(k, n_r)
+        self.n_units = self.targets.shape[1]
+
+    def encode(self, labels: np.ndarray) -> np.ndarray:
+        """Class indices (n,) → R-unit targets (n, n_units) in ±1."""
+        return self.targets[labels]
+
+    def index(self, labels: np.ndarray) -> np.ndarray:
+        """Labels → class indices; ValueError for a label the code does not know."""
+        labels = np.asarray(labels)
+        idx = np.searchsorted(self.classes, labels)
+        idx = np.clip(idx, 0, len(self.classes) - 1)
+        bad = self.classes[idx] != labels
+        if np.any(bad):
+            raise ValueError(f"labels: {labels[bad][0]!r} is not one of the trained classes "
+                             f"{self.classes.tolist()}")
+        return idx
+
+    def decode(self, sums: np.ndarray) -> np.ndarray:
+        """R-unit sums (n, n_units) → class indices (n,).
+
+        single: lamp on (sum > 0) means class 1. one-per-class: the largest sum.
+        binary: the code word nearest (Hamming) to the lamps; ties go to the word that
+        agrees best with the sums themselves.
+        """
+        sums = np.atleast_2d(sums)
+        if self.kind == "single":
+            return (sums[:, 0] > 0).astype(np.intp)
+        if self.kind == "one-per-class":
+            return np.argmax(sums, axis=1)
+        lamps = np.where(sums > 0, 1.0, -1.0)
+        agree = lamps @ self.targets.T                     # n_units - 2 * Hamming distance
+        soft = sums @ self.targets.T
+        scale = np.abs(soft).max(axis=1, keepdims=True) + 1.0
+        return np.argmax(agree + 0.5 * soft / scale, axis=1)
