@@ -102,6 +102,12 @@ class PotentiometerRack:
         """How much every wiper has shrunk by decay since the stored positions were set."""
         return math.exp(-(t - self._t_ref) * self._rate) if self._rate else 1.0
 
+    def decay_factors(self, times: np.ndarray) -> np.ndarray:
+        """:meth:`decay_factor` at each of ``times`` (array (m,))."""
+        if not self._rate:
+            return np.ones(len(times))
+        return np.exp(-(times - self._t_ref) * self._rate)
+
     def _stored(self, t: float) -> np.ndarray:
         if t >= self.busy_until:
             return self.p_to

@@ -307,16 +307,12 @@ def _shape_polygon(shape: str, size: float, inset: float):
     if shape == "diamond":  # the square turned by 45 degrees (same side)
         h = (s / 2 - inset) * math.sqrt(2)
         return [(0, -h), (h, 0), (0, h), (-h, 0)]
-    if shape == "triangle":  # equilateral, side s, pointing up, centred on its bounding box
+    if shape == "triangle":  # equilateral, side s, pointing up; insets share the incentre
         r_in = s / (2 * math.sqrt(3)) - inset
         if r_in <= 0:
             return []
-        side = 2 * math.sqrt(3) * r_in
-        height = side * math.sqrt(3) / 2
-        # incentre sits 1/3 of the height above the base; centre the bounding box instead
-        base = r_in + (s * math.sqrt(3) / 2) / 2 - (s / (2 * math.sqrt(3)))
-        top = base - height
-        return [(0, top), (side / 2, base), (-side / 2, base)]
+        half_side = math.sqrt(3) * r_in
+        return [(0, -2 * r_in), (half_side, r_in), (-half_side, r_in)]
     if shape in ("hbar", "vbar"):
         hl, hw = s / 2 - inset, s / 8 - inset
         if shape == "vbar":
@@ -405,7 +401,7 @@ def _linear_maps(n, rotation, scale, slant):
 
 
 def warp(stack: np.ndarray, centers: np.ndarray, which: np.ndarray, forward: np.ndarray,
-         offset: np.ndarray, card_size: int, oversample: int, *, chunk: int = 48) -> np.ndarray:
+         offset: np.ndarray, card_size: int, oversample: int, *, chunk: int = 32) -> np.ndarray:
     """Draw masks onto cards through per-card affine maps (bilinear inverse mapping).
 
     Parameters

@@ -92,8 +92,8 @@ def affine_scan(x0: np.ndarray, c: np.ndarray, b: np.ndarray) -> np.ndarray:
     When every step forgets nearly all of its past (the usual case for the photocell
     components, whose time constants are far shorter than a presentation), the state
     is a short window sum ``b[i] + c[i] b[i-1] + c[i] c[i-1] b[i-2] + ...``, truncated
-    where the products of ``c`` fall below 1e-30 (a relative change far below anything
-    a threshold can see). Otherwise, within a chunk,
+    where the products of ``c`` fall below 2**-53, the resolution of float64 relative
+    to the largest input. Otherwise, within a chunk,
     ``x[k+1] = Q_k (x_i + sum_{l<=k} b_l / Q_l)`` with ``Q`` the running product of
     ``c``; chunks end before ``Q`` falls below ``exp(-600)`` so nothing overflows. All
     terms are non-negative, so the sums carry no cancellation.
@@ -105,7 +105,8 @@ def affine_scan(x0: np.ndarray, c: np.ndarray, b: np.ndarray) -> np.ndarray:
         return x
     cmax = float(np.max(c))
     if cmax < 1e-10:
-        lags = 0 if cmax == 0 else int(np.ceil(np.log(1e-30) / np.log(cmax)))
+        # keep the lags whose weight can reach float64 resolution of the largest input
+        lags = 0 if cmax == 0 else int(np.floor(np.log(2.0 ** -53) / np.log(cmax)))
         inputs = np.concatenate([np.asarray(x0, float)[None], b])    # x0, b[0], ..., b[n-1]
         x[1:] = b
         reach = np.ones(n)              # product of c over the lag, per output
@@ -290,17 +291,18 @@ class Retina:
             return signal, RetinaState(still, still, h_end)
         a_settle = np.exp(-settle / s.rise_time)
         a_lit = np.exp(-lit / s.rise_time)                            # (n,)
-        comps = []
-        for fall, x_end0 in ((s.fall_time, state.fast), (s.slow_fall_time, state.slow)):
+        rise_input = (1.0 - a_lit)[:, None] * target
+        ends, at_lamps_on = [], 0.0
+        for fall, x_end0, weight in ((s.fall_time, state.fast, 1.0 - s.slow_fraction),
+                                     (s.slow_fall_time, state.slow, s.slow_fraction)):
             d = np.exp(-card_change / fall)
             # x_end[i+1] = a_lit[i] * d * x_end[i] + (1 - a_lit[i]) * target[i]
-            x_end = affine_scan(x_end0, a_lit * d, (1.0 - a_lit)[:, None] * target)
-            x_on = d * x_end[:-1]
-            x_sample = target + (x_on - target) * a_settle
-            comps.append((x_end, x_sample))
-        (fast_end, fast_s), (slow_end, slow_s) = comps
-        signal = (1.0 - s.slow_fraction) * fast_s + s.slow_fraction * slow_s
-        return signal, RetinaState(fast_end, slow_end, h_end)
+            x_end = affine_scan(x_end0, a_lit * d, rise_input)
+            ends.append(x_end)
+            at_lamps_on = at_lamps_on + (weight * d) * x_end[:-1]
+        # both components rise towards the same target with the same time constant
+        signal = target + (at_lamps_on - target) * a_settle
+        return signal, RetinaState(ends[0], ends[1], h_end)
 
     def _history(self, light, lit, h0, card_change):
         """Adaptation at the end of each lit interval and at each lamps-on."""

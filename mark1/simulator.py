@@ -213,46 +213,56 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     units_erred = np.zeros(n, np.int16)
     pots_moved = np.zeros(n, np.int32)
     start = np.zeros(n)
-    noisy = spec.rack.wiper_noise > 0
-    noise_block = 1024
-    n_units = targets.shape[1]
+    noise = _NoiseStream(noise_rng, targets.shape[1]) if spec.rack.wiper_noise > 0 else None
     mask = rack.mask
     phi_bool = np.ones(mask.shape[1], dtype=bool)
     inc, lms_rate = tr.increment, tr.lms_rate
     read_at = tm.card_change + tm.settle + tm.a_delay + tm.r_delay
-    single = code.kind == "single"
-    decode = code.decode
     waited = [0.0]
+    seg = _Segment()
+
+    def read(p, now):
+        """Sums, errors and responses of presentation p, read at ``now``.
+
+        While no wiper moves, the sums of the upcoming presentations of the block are
+        computed together (the wipers only shrink by decay, a known factor, and the
+        noise is drawn per presentation); a move invalidates them.
+        """
+        if now < rack.busy_until:                      # overlap: wipers mid-move
+            row = pipeline.ensure(p)
+            seg.fill(p, p + 1, pipeline.x[row:row + 1], rack.sums(pipeline.x[row], now)[None, :],
+                     noise, pipeline.noise_scale, row, targets, labels, code)
+        elif not (seg.start <= p < seg.stop):
+            row = pipeline.ensure(p)
+            x = pipeline.x[row:]
+            times = now + tm.period * np.arange(len(x))
+            base = (x @ rack.p_to.T) * rack.decay_factors(times)[:, None]
+            seg.fill(p, p + len(x), x, base, noise, pipeline.noise_scale, row, targets, labels, code)
+        return p - seg.start
 
     def trainer(env):
-        noise = None
         yield env.timeout(read_at)
         for p in range(n):
             current[0] = p
             t0 = env.now - read_at
             start[p] = t0
-            row = pipeline.ensure(p)
-            x = pipeline.x[row]
-            sums = rack.sums(x, env.now)
-            if noisy:
-                if p % noise_block == 0:
-                    noise = noise_rng.standard_normal((noise_block, n_units))
-                sums += pipeline.noise_scale[row] * noise[p % noise_block]
-            t = targets[labels[p]]
-            err = t * sums <= 0
-            response[p] = (sums[0] > 0) if single else decode(sums[None, :])[0]
+            k = read(p, env.now)
+            response[p] = seg.response[k]
             if full:
-                _log_presentation(trace, p, t0, tm, order[p], pipeline, x, sums, response[p], labels[p])
-            n_err = int(err.sum())
-            units_erred[p] = n_err
-            if n_err or not error_driven:
-                phi_bool[:] = x > 0
+                _log_presentation(trace, p, t0, tm, order[p], pipeline, seg.sums[k], response[p], labels[p])
+            if seg.any_err[k] or not error_driven:
+                t = targets[labels[p]]
+                sums = seg.sums[k]
+                units_erred[p] = int((t * sums <= 0).sum())
+                phi_bool[:] = seg.x[k] > 0
                 command = rule(phi_bool, t, sums, mask, inc, lms_rate)
                 moving = int(np.count_nonzero(command))
                 pots_moved[p] = moving
                 if moving:
+                    seg.stop = 0                        # the sums ahead are stale now
                     if full:
-                        trace.log(env.now, "reinforce", p, f"{n_err} R-units erred, {moving} pots commanded")
+                        trace.log(env.now, "reinforce", p,
+                                  f"{units_erred[p]} R-units erred, {moving} pots commanded")
                     motors = env.process(rack.drive(env, command))
                     if not tm.overlap:
                         yield motors
@@ -291,6 +301,40 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     return finish(hist, env.now, trace, waited[0])
 
 
+class _NoiseStream:
+    """Standard normal draws for the read noise, one row per presentation, drawn in
+    fixed chunks so the numbers depend only on the seed and the presentation."""
+
+    CHUNK = 4096
+
+    def __init__(self, rng: np.random.Generator, n_units: int):
+        self.rng, self.n_units = rng, n_units
+        self.first = 0
+        self.rows = np.empty((0, n_units))
+
+    def get(self, p0: int, p1: int) -> np.ndarray:
+        while self.first + len(self.rows) < p1:
+            drop = max(0, p0 - self.first)
+            new = self.rng.standard_normal((self.CHUNK, self.n_units))
+            self.rows = np.concatenate([self.rows[drop:], new])
+            self.first += drop
+        return self.rows[p0 - self.first:p1 - self.first]
+
+
+class _Segment:
+    """Sums, errors and responses of a run of upcoming presentations."""
+
+    start = stop = 0
+
+    def fill(self, p0, p1, x, base, noise, noise_scale, row, targets, labels, code):
+        sums = base
+        if noise is not None:
+            sums = base + noise_scale[row:row + (p1 - p0)] * noise.get(p0, p1)
+        self.start, self.stop, self.x, self.sums = p0, p1, x, sums
+        self.any_err = (targets[labels[p0:p1]] * sums <= 0).any(axis=1)
+        self.response = code.decode(sums)
+
+
 def finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float) -> RunResult:
     """Per-epoch mistakes and the trace summary of a finished run."""
     wrong = ~hist["correct"]
@@ -309,9 +353,8 @@ def finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float) -
                      mistakes_per_epoch=mistakes, waited=waited)
 
 
-def _log_presentation(trace, p, t0, tm, card, pipeline, x, sums, response, label):
+def _log_presentation(trace, p, t0, tm, card, pipeline, sums, response, label):
     """The instants of one presentation that need no event of their own."""
-    row = p - pipeline.start
     trace.log(t0, "card change", p, f"card {card}, lamps off")
     trace.log(t0 + tm.card_change, "lamps on", p, "")
     t_s = t0 + tm.card_change + tm.settle

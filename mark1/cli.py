@@ -1,0 +1,234 @@
+"""The ``mark1`` command line.
+
+    mark1 run SCENE [--seed N] [--out DIR] [--json]    train and test as the scene says
+    mark1 specs [--preset NAME] [--json]               every parameter: unit, default, status
+    mark1 render SCENE [--out sheet.png] [--seed N]    contact sheet: cards and what the retina sees
+
+Bad input gives one line on stderr and exit status 2; no traceback, nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["main"]
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for: reported in one line, exit status 2."""
+
+
+def _experiment_seeds(seed: int) -> tuple[int, int, int]:
+    """Independent integer seeds for the training cards, the test cards and the machine."""
+    children = np.random.SeedSequence(seed).spawn(3)
+    return tuple(int(c.generate_state(1, np.uint32)[0]) for c in children)
+
+
+def _load_scene(path: str):
+    from .scenes import SceneError, load_scene
+    try:
+        return load_scene(path)
+    except SceneError as e:
+        raise UsageError(str(e)) from None
+
+
+def _format_table(rows: list[tuple[str, str]]) -> str:
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"  {k:<{width}}  {v}" for k, v in rows)
+
+
+def cmd_run(args) -> int:
+    from .atomic import atomic_path, write_text
+    from .machine import MarkI
+
+    scene = _load_scene(args.scene)
+    seed_train, seed_test, seed_machine = _experiment_seeds(args.seed)
+    out = Path(args.out) if args.out else Path("runs") / Path(args.scene).stem
+    try:
+        train = scene.stimuli("train", seed=seed_train)
+        test = scene.stimuli("test", seed=seed_test)
+        spec = scene.machine_spec()
+    except Exception as e:                        # SceneError and SpecError are ValueErrors
+        if isinstance(e, ValueError):
+            raise UsageError(str(e)) from None
+        raise
+    schedule = scene.schedule
+    machine = MarkI(spec=spec, seed=seed_machine, trace="full" if args.trace == "full" else "summary")
+    t0 = time.perf_counter()
+    try:
+        machine.fit(train.cards, train.labels, epochs=schedule.epochs, order=schedule.order,
+                    progress=not args.json)
+        wall = time.perf_counter() - t0
+        train_acc = machine.score(train.cards, train.labels)
+        test_acc = machine.score(test.cards, test.labels)
+    except ValueError as e:                       # e.g. classes that do not fit the R-units
+        raise UsageError(f"{args.scene}: {e}") from None
+    rep = scene.reported
+    summary = {
+        "scene": scene.name,
+        "scene_file": str(args.scene),
+        "seed": args.seed,
+        "machine": spec.name,
+        "classes": [c.item() if hasattr(c, "item") else c for c in machine.classes_],
+        "code": machine.code_.kind,
+        "train_cards": int(len(train.cards)),
+        "test_cards": int(len(test.cards)),
+        "epochs": schedule.epochs,
+        "order": schedule.order,
+        "rule": spec.trainer.rule,
+        "presentations": int(len(machine.history_)),
+        "errors_per_epoch": machine.mistakes_per_epoch_.tolist(),
+        "train_accuracy": train_acc,
+        "test_accuracy": test_acc,
+        "machine_time_s": machine.machine_time_,
+        "seconds_waited_for_motors": machine.waited_,
+        "wall_time_s": wall,
+        "reported": {"source": rep.source, "conditions": rep.conditions, "value": rep.value, "note": rep.note},
+        "spec": _jsonable(spec.to_dict()),
+    }
+    from .plotting import learning_curve
+    fig = learning_curve(machine.history_, title=scene.name, test_accuracy=test_acc, reported=rep.value)
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out / "learning_curve.png") as tmp:
+        fig.savefig(tmp, format="png", dpi=120)
+    machine.trace_.to_csv(out / "trace.csv") if machine.trace_.full else \
+        write_text(out / "trace.csv", _history_csv(machine.history_))
+    write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    rows = [
+        ("scene", scene.name),
+        ("machine", f"{spec.name}, {machine.code_.kind} code on {machine.code_.n_units} R-unit(s), "
+                    f"rule {spec.trainer.rule}"),
+        ("cards", f"{len(train.cards)} training, {len(test.cards)} test"),
+        ("presentations", f"{len(machine.history_)} ({schedule.epochs} epochs, {schedule.order})"),
+        ("errors per epoch", " ".join(map(str, machine.mistakes_per_epoch_.tolist()))),
+        ("train accuracy", f"{train_acc:.1%}"),
+        ("test accuracy", f"{test_acc:.1%}"),
+        ("reported", f"{rep.value:.1%} ({rep.source})" if rep.value is not None else f"- ({rep.source})"),
+        ("machine time", _hms(machine.machine_time_)),
+        ("wall time", f"{wall:.2f} s"),
+        ("written", f"{out}/summary.json, learning_curve.png, trace.csv"),
+    ]
+    print(_format_table(rows))
+    return 0
+
+
+def _history_csv(history: np.ndarray) -> str:
+    """The per-presentation record (the summary-level trace) as CSV text."""
+    names = history.dtype.names
+    lines = [",".join(names)]
+    for row in history.tolist():
+        lines.append(",".join(repr(v) if isinstance(v, float) else str(int(v)) if isinstance(v, bool) else str(v)
+                              for v in row))
+    return "\n".join(lines) + "\n"
+
+
+def _hms(seconds: float) -> str:
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{seconds:.1f} s ({int(h)} h {int(m):02d} min {s:04.1f} s)"
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, float) and math.isinf(obj):
+        return "inf"
+    return obj
+
+
+def cmd_specs(args) -> int:
+    from . import specs
+
+    presets = {"MARK_I": specs.MARK_I, "SMALL": specs.SMALL}
+    if args.preset not in presets:
+        raise UsageError(f"--preset: expected one of {', '.join(presets)}, got {args.preset!r}")
+    rows = specs.describe(presets[args.preset])
+    if args.json:
+        print(json.dumps([_jsonable(r) for r in rows], indent=2))
+        return 0
+    print(f"{presets[args.preset].name}: every parameter, its value, unit and how sure we are of it\n")
+    kw = max(len(r["key"]) for r in rows)
+    vw = max(len(_fmt(r["value"])) for r in rows)
+    uw = max(len(r["unit"]) for r in rows)
+    for r in rows:
+        print(f"{r['key']:<{kw}}  {_fmt(r['value']):>{vw}}  {r['unit']:<{uw}}  {r['status']:<13}  {r['doc']}")
+    print("\nstatus: documented (several sources agree), single-source, contradictory (alternatives "
+          "offered), datasheet (modern parts), assumed (our choice).")
+    return 0
+
+
+def _fmt(v) -> str:
+    if isinstance(v, tuple):
+        return "x".join(map(str, v))
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def cmd_render(args) -> int:
+    from .plotting import contact_sheet
+
+    scene = _load_scene(args.scene)
+    out = Path(args.out) if args.out else Path("runs") / Path(args.scene).stem / "contact_sheet.png"
+    try:
+        contact_sheet(scene, seed=args.seed, out=out)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    print(f"wrote {out}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mark1", description="Rosenblatt's Mark I Perceptron, simulated.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="train and test the machine as a scene says")
+    run.add_argument("scene", help="a scene file, e.g. scenes/demo.toml")
+    run.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    run.add_argument("--out", help="output folder (default runs/<scene>/)")
+    run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.add_argument("--trace", choices=("summary", "full"), default="summary",
+                     help="trace.csv: one row per presentation (summary) or every event (full)")
+    run.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("specs", help="list every machine parameter with unit, default and status")
+    sp.add_argument("--preset", default="MARK_I", help="MARK_I (default) or SMALL")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_specs)
+
+    rd = sub.add_parser("render", help="contact sheet of a scene's cards and what the retina makes of them")
+    rd.add_argument("scene")
+    rd.add_argument("--out", help="PNG path (default runs/<scene>/contact_sheet.png)")
+    rd.add_argument("--seed", type=int, default=0)
+    rd.set_defaults(func=cmd_render)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)          # argparse itself exits 2 on bad usage
+    if getattr(args, "seed", 0) is not None and getattr(args, "seed", 0) < 0:
+        print("mark1: error: --seed: expected a non-negative integer", file=sys.stderr)
+        return 2
+    try:
+        return args.func(args)
+    except UsageError as e:
+        print(f"mark1: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mark1: interrupted; nothing was written for the unfinished step", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
