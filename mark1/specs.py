@@ -158,8 +158,9 @@ class RetinaSpec(_Spec):
     cell_spread: float = param(0.15, "relative (log-normal sigma)", "assumed",
                                "cell-to-cell spread of photocell sensitivity; 0 makes all cells equal",
                                low=0.0, high=2.0)
-    threshold: float = param(0.5, "fraction of paper-white light", "assumed",
-                             "S-unit threshold: the light level at which an S-unit switches",
+    threshold: float = param(0.35, "fraction of paper-white light", "assumed",
+                             "S-unit threshold: the light level at which an S-unit switches "
+                             "(below half white so that light-adapted paper stays quiet)",
                              low=0.0, low_open=True, high=1.0)
     polarity: str = param("figure", "choice", "assumed",
                           "'figure': S-units fire on dark (ink) cells; 'ground': on bright cells",
