@@ -51,10 +51,10 @@ __all__ = ["ErrorCorrectionResult", "train_error_correction", "averaged_weights"
 #: Elements (rows * features) of a gathered window of upcoming cards.
 _WINDOW_ELEMENTS = 1 << 20
 #: Smallest and largest block (cards) evaluated at once.
-_BLOCK_MIN = 8
+_BLOCK_MIN = 4
 _BLOCK_MAX_ELEMENTS = 1 << 17
 #: After a mistake at offset j, the next block holds about this many gaps.
-_GAP_FACTOR = 3
+_GAP_FACTOR = 2
 
 
 @dataclass
@@ -298,6 +298,11 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
             if inverse:
                 counts[0] += 1
                 w += ((eta / counts[0]) * t) * x
+            elif eta == 1.0:                             # (1.0 * t) * x is exactly +-x
+                if t > 0:
+                    w += x
+                else:
+                    w -= x
             else:
                 w += (eta * t) * x
         else:
