@@ -1,0 +1,94 @@
+"""Shared fixtures and helpers for the mark1 tests.
+
+Cards are synthetic and numpy-only: a 40×40 card of white paper (reflectance 1) with a
+figure drawn in ink (reflectance 0.05), shifted by a few pixels at random. Every test
+that takes a seed draws it from hypothesis or loops over several seeds; none relies on
+a particular seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+from mark1 import specs
+
+# No example database in the shared working tree; no wall-clock deadlines (2 cores, CI).
+settings.register_profile("mark1", deadline=None, database=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("mark1")
+
+PAPER = 1.0
+INK = 0.05
+CARD_SIZE = 40
+SHAPES = ("x", "box", "bar", "plus")
+
+
+def _draw(shape: str, size: int, dy: int, dx: int, width: int = 3) -> np.ndarray:
+    """One card: ink figure on paper, figure centred and then shifted by (dy, dx) pixels."""
+    card = np.full((size, size), PAPER)
+    lo, hi = size // 4, size - size // 4            # figure spans the middle half
+    yy, xx = np.mgrid[0:size, 0:size]
+    yy = yy - dy
+    xx = xx - dx
+    inside = (yy >= lo) & (yy < hi) & (xx >= lo) & (xx < hi)
+    if shape == "x":
+        ink = inside & ((np.abs(yy - xx) < width / 2 + 0.5) | (np.abs(yy + xx - (size - 1)) < width / 2 + 0.5))
+    elif shape == "box":
+        edge = (yy < lo + width) | (yy >= hi - width) | (xx < lo + width) | (xx >= hi - width)
+        ink = inside & edge
+    elif shape == "bar":                              # a horizontal bar
+        ink = inside & (np.abs(yy - (size - 1) / 2) < width)
+    elif shape == "plus":
+        ink = inside & ((np.abs(yy - (size - 1) / 2) < width / 2 + 0.5)
+                        | (np.abs(xx - (size - 1) / 2) < width / 2 + 0.5))
+    else:  # pragma: no cover - test programming error
+        raise AssertionError(shape)
+    card[ink] = INK
+    return card
+
+
+def make_cards(n: int, rng: np.random.Generator, shapes=("x", "box"), *, size: int = CARD_SIZE,
+               max_shift: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` cards cycling through ``shapes``, each shifted by up to ``max_shift`` pixels.
+
+    Returns
+    -------
+    cards : array (n, size, size), reflectance in [INK, PAPER]
+    labels : array (n,) int, the index of each card's shape in ``shapes``
+    """
+    labels = np.arange(n) % len(shapes)
+    shifts = rng.integers(-max_shift, max_shift + 1, size=(n, 2))
+    cards = np.stack([_draw(shapes[k], size, int(dy), int(dx)) for k, (dy, dx) in zip(labels, shifts)])
+    return cards, labels
+
+
+def white_cards(n: int, size: int = CARD_SIZE) -> np.ndarray:
+    """Blank paper."""
+    return np.full((n, size, size), PAPER)
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    """A seeded generator (tests using it must pass for any seed; this one is arbitrary)."""
+    return np.random.default_rng(20240601)
+
+
+@pytest.fixture
+def card_maker():
+    """``card_maker(n, rng, shapes=("x", "box"), max_shift=3) -> (cards, labels)``."""
+    return make_cards
+
+
+@pytest.fixture
+def small_spec() -> specs.MachineSpec:
+    """The small test machine (64 A-units, 1 s period), every non-ideality on."""
+    return specs.SMALL
+
+
+@pytest.fixture
+def ideal_spec() -> specs.MachineSpec:
+    """The small machine with every non-ideality off and a power-of-two increment, so
+    that wiper positions are exact binary fractions."""
+    return specs.SMALL.ideal().with_overrides({"trainer.increment": 0.03125})

@@ -1,0 +1,215 @@
+"""Machine specs: units and provenance, validation, variants (ideal / without / only)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from mark1 import specs
+from mark1.specs import MARK_I, NON_IDEALITIES, SMALL, MachineSpec, SpecError
+
+STATUS_WORDS = {"documented", "single-source", "contradictory", "datasheet", "assumed"}
+
+#: MARK_I with the one non-ideality it has off by default (continuous drive) switched on,
+#: so that every non-ideality is on.
+ALL_ON = MARK_I.with_overrides({"rack.drive": "ratchet"})
+
+
+# -- describe --------------------------------------------------------------------------
+
+def test_describe_every_parameter_has_unit_and_status():
+    rows = specs.describe(MARK_I)
+    assert len(rows) == len(specs.parameter_keys()) > 30
+    assert [r["key"] for r in rows] == specs.parameter_keys()
+    for r in rows:
+        assert isinstance(r["unit"], str) and r["unit"].strip(), r["key"]
+        assert r["status"] in STATUS_WORDS, r
+        assert isinstance(r["doc"], str) and r["doc"].strip(), r["key"]
+        assert r["value"] == MARK_I.get(r["key"])
+        assert r["default"] == MachineSpec().get(r["key"])
+
+
+def test_describe_reports_the_value_of_the_given_spec():
+    rows = {r["key"]: r for r in specs.describe(SMALL)}
+    assert rows["patchboard.n_associators"]["value"] == 64
+    assert rows["patchboard.n_associators"]["default"] == 512
+    assert rows["timing.period"]["value"] == 1.0
+
+
+def test_small_preset():
+    assert SMALL.patchboard.n_associators == 64
+    assert SMALL.timing.period == 1.0
+    assert SMALL.retina.shape == (20, 20)
+
+
+# -- ideal / without / only --------------------------------------------------------------
+
+def test_all_on_base_has_every_non_ideality_on():
+    assert all(ALL_ON.is_on(n) for n in NON_IDEALITIES)
+    assert not ALL_ON.is_ideal
+    assert not MARK_I.is_ideal
+
+
+@pytest.mark.parametrize("base", [MARK_I, SMALL, ALL_ON])
+def test_ideal_is_ideal(base):
+    ideal = base.ideal()
+    assert ideal.is_ideal
+    assert not any(ideal.is_on(n) for n in NON_IDEALITIES)
+    assert math.isinf(ideal.rack.motor_speed)
+    assert ideal.rack.end_stops is False
+    assert ideal.retina.dynamics is False
+    # the ideal machine keeps the wiring-relevant parameters
+    assert ideal.patchboard == base.patchboard
+    assert ideal.timing == base.timing
+
+
+@pytest.mark.parametrize("name", sorted(NON_IDEALITIES))
+def test_without_switches_off_only_that_one(name):
+    spec = ALL_ON.without(name)
+    assert not spec.is_on(name)
+    for other in NON_IDEALITIES:
+        if other != name:
+            assert spec.is_on(other), (name, other)
+    for key, value in NON_IDEALITIES[name].items():
+        assert spec.get(key) == value
+
+
+@pytest.mark.parametrize("name", sorted(NON_IDEALITIES))
+def test_only_switches_on_only_that_one(name):
+    spec = ALL_ON.only(name)
+    assert spec.is_on(name)
+    for other in NON_IDEALITIES:
+        if other != name:
+            assert not spec.is_on(other), (name, other)
+    for key in NON_IDEALITIES[name]:
+        assert spec.get(key) == ALL_ON.get(key)
+
+
+def test_without_several_and_unknown():
+    spec = ALL_ON.without("backlash", "decay")
+    assert not spec.is_on("backlash") and not spec.is_on("decay") and spec.is_on("end_stops")
+    with pytest.raises(SpecError, match="did you mean 'backlash'"):
+        ALL_ON.without("backlash_")
+    with pytest.raises(SpecError, match="did you mean 'end_stops'"):
+        ALL_ON.only("end_stop")
+
+
+# -- with_overrides ------------------------------------------------------------------------
+
+def test_overrides_dotted_and_nested_agree():
+    a = SMALL.with_overrides({"rack.motor_speed": 0.5, "timing": {"settle": 0.2}})
+    b = SMALL.with_overrides({"rack": {"motor_speed": 0.5}, "timing.settle": 0.2})
+    assert a == b
+    assert a.rack.motor_speed == 0.5 and a.timing.settle == 0.2
+    assert SMALL.rack.motor_speed == 0.25      # the original is untouched
+
+
+def test_overrides_conversions():
+    s = SMALL.with_overrides({"rack.motor_speed": "inf", "rack.backlash": 0, "retina.shape": [10, 12],
+                              "name": "mine"})
+    assert math.isinf(s.rack.motor_speed)
+    assert isinstance(s.rack.backlash, float) and s.rack.backlash == 0.0
+    assert s.retina.shape == (10, 12)
+    assert s.name == "mine"
+
+
+@pytest.mark.parametrize("base", [MARK_I, SMALL, SMALL.ideal(), ALL_ON.with_overrides({"rack.topology": "split"})])
+def test_to_dict_round_trip(base):
+    assert MachineSpec().with_overrides(base.to_dict()) == base
+
+
+@pytest.mark.parametrize("key, suggestion", [
+    ("rack.motor_sped", "rack.motor_speed"),
+    ("retina.rise_tme", "retina.rise_time"),
+    ("timng.period", "timing.period"),
+])
+def test_unknown_key_raises_with_suggestion(key, suggestion):
+    with pytest.raises(SpecError, match=f"did you mean '{suggestion}'") as info:
+        SMALL.with_overrides({key: 1.0})
+    assert info.value.key == key
+    assert isinstance(info.value, ValueError)
+
+
+def test_unknown_key_without_close_match():
+    with pytest.raises(SpecError, match="unknown parameter") as info:
+        SMALL.with_overrides({"rack.zzzzzzzz.q": 1})
+    assert info.value.key == "rack.zzzzzzzz.q"
+
+
+@pytest.mark.parametrize("key, value", [
+    ("rack.motor_speed", -0.25),
+    ("rack.motor_speed", 0.0),                  # open at 0
+    ("rack.backlash", -0.001),
+    ("retina.threshold", 1.5),
+    ("retina.uneven_lighting", 0.99),
+    ("rack.motor_spread", 0.6),
+    ("patchboard.n_associators", 0),
+    ("retina.rise_time", float("nan")),
+    ("retina.history_ratio", 0.5),
+])
+def test_out_of_range_values(key, value):
+    with pytest.raises(SpecError) as info:
+        SMALL.with_overrides({key: value})
+    assert info.value.key == key
+    assert key in str(info.value)
+
+
+@pytest.mark.parametrize("key, value", [
+    ("rack.motor_speed", "fast"),
+    ("rack.motor_speed", True),
+    ("rack.end_stops", 1),
+    ("patchboard.n_associators", 64.0),
+    ("patchboard.excitatory", True),
+    ("retina.shape", (20,)),
+    ("retina.shape", (20, 0)),
+    ("retina.shape", 20),
+    ("retina.polarity", "both"),
+    ("trainer.rule", "delta"),
+    ("name", 3),
+])
+def test_wrong_types(key, value):
+    with pytest.raises(SpecError) as info:
+        SMALL.with_overrides({key: value})
+    assert info.value.key == key
+
+
+def test_overrides_must_be_a_mapping():
+    with pytest.raises(SpecError):
+        SMALL.with_overrides([("rack.motor_speed", 1.0)])
+
+
+def test_period_shorter_than_the_cycle():
+    t = SMALL.timing
+    busy = t.card_change + t.settle + t.a_delay + t.r_delay
+    SMALL.with_overrides({"timing.period": busy})                    # exactly enough is fine
+    with pytest.raises(SpecError, match="card_change") as info:
+        SMALL.with_overrides({"timing.period": busy * 0.99})
+    assert info.value.key == "timing.period"
+    with pytest.raises(SpecError) as info:
+        SMALL.with_overrides({"timing.settle": 0.9})                   # 0.2 + 0.9 + delays > 1 s
+    assert info.value.key == "timing.period"
+
+
+def test_patchboard_capacity_checks():
+    with pytest.raises(SpecError) as info:
+        SMALL.with_overrides({"patchboard.excitatory": 0, "patchboard.inhibitory": 0})
+    assert info.value.key == "patchboard.excitatory"
+    with pytest.raises(SpecError) as info:
+        SMALL.with_overrides({"retina.shape": (3, 3)})                 # 15 inputs > 9 S-units
+    assert info.value.key == "patchboard.excitatory"
+    with pytest.raises(SpecError, match="at least 3") as info:
+        SMALL.with_overrides({"patchboard.fan_out": 2, "patchboard.n_associators": 64})
+    assert info.value.key == "patchboard.fan_out"
+
+
+def test_split_topology_needs_divisible_units():
+    SMALL.with_overrides({"rack.topology": "split"})                   # 64 % 8 == 0
+    with pytest.raises(SpecError) as info:
+        SMALL.with_overrides({"rack.topology": "split", "patchboard.n_associators": 60})
+    assert info.value.key == "rack.topology"
+
+
+def test_specs_are_frozen():
+    with pytest.raises(Exception):
+        SMALL.rack.motor_speed = 1.0  # type: ignore[misc]
