@@ -1,0 +1,1049 @@
+"""Textbook linear classifiers of PRML (Bishop 2006) §4.1-4.2, beside the machine.
+
+Four classifiers with scikit-learn's conventions, without depending on it:
+
+=========================  =====================================================
+:class:`LeastSquaresClassifier`  least squares for classification (§4.1.3,
+                                 eq. 4.14-4.17), optional ridge term and Fisher's
+                                 target coding (§4.1.5)
+:class:`FisherDiscriminant`      Fisher's linear discriminant, two classes (§4.1.4)
+                                 and K classes (§4.1.6)
+:class:`GaussianClassifier`      the generative model with Gaussian class
+                                 densities (§4.2.2): shared covariance (linear) or
+                                 one per class (quadratic)
+:class:`Perceptron`              Rosenblatt's perceptron (§4.1.7), trained by the
+                                 same core as the machine
+                                 (:func:`mark1.perceptron.train_error_correction`)
+=========================  =====================================================
+
+Conventions (as in scikit-learn): keyword-only ``__init__`` that only stores its
+arguments; validation happens in ``fit(X, y)``, which returns ``self``; learned
+attributes end in ``_``; ``classes_`` holds the sorted distinct labels (any
+comparable labels: ints, strings); ``predict``, ``decision_function`` and
+``score`` (accuracy).  For two classes ``decision_function`` returns shape
+``(n_samples,)`` and a positive value means ``classes_[1]``; for K > 2 it returns
+``(n_samples, K)`` and the prediction is the largest column.
+
+Singular covariances are normal here (binary pixel data: constant border pixels,
+fewer cards than inputs).  The covariance-based models (Fisher, Gaussian) take a
+``shrinkage`` parameter: a float ``s`` in [0, 1] replaces the covariance ``S`` by
+the convex mix ``(1 - s) S + s (trace(S) / d) I`` (the same parametrisation as
+scikit-learn's ``LinearDiscriminantAnalysis(shrinkage=s)``), and the default
+``"auto"`` uses no shrinkage when the covariance is well conditioned and
+``s = 1e-3`` otherwise, with a :class:`SingularCovarianceWarning` that says so and
+names the parameter to set.  An explicit ``shrinkage=0`` on a singular covariance
+uses the pseudo-inverse (Fisher, shared Gaussian) with the same warning.  No fit
+raises ``LinAlgError`` and no fit returns NaN silently.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+import warnings
+
+import numpy as np
+
+from .perceptron import averaged_weights, train_error_correction
+
+__all__ = [
+    "SingularCovarianceWarning",
+    "NotFittedError",
+    "LeastSquaresClassifier",
+    "FisherDiscriminant",
+    "GaussianClassifier",
+    "Perceptron",
+]
+
+#: Shrinkage applied by ``shrinkage="auto"`` to a singular or ill-conditioned covariance.
+AUTO_SHRINKAGE = 1e-3
+#: Condition number (largest / smallest eigenvalue) above which a covariance counts
+#: as ill-conditioned.  For the Cholesky test it is compared with
+#: ``max(diag S) / min(pivot)``, a lower bound of the condition number that is huge
+#: (or the factorisation fails) for every rank-deficient covariance.
+ILL_CONDITIONED = 1e10
+_EPS = np.finfo(np.float64).eps
+
+
+class SingularCovarianceWarning(UserWarning):
+    """A covariance matrix was singular or ill-conditioned and was regularised."""
+
+
+class NotFittedError(ValueError, AttributeError):
+    """The estimator was used before ``fit``."""
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+def _check_array(X, name="X"):
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 2-D array of real numbers: {exc}") from None
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features); got an array of shape {X.shape}")
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"{name} must have at least one sample and one feature; got shape {X.shape}")
+    if not np.isfinite(X).all():
+        raise ValueError(f"{name} contains NaN or infinity")
+    return X
+
+
+def _check_labels(y, n, name="y"):
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (n_samples,); got an array of shape {y.shape}")
+    if len(y) != n:
+        raise ValueError(f"X has {n} samples but {name} has {len(y)} labels")
+    if y.dtype.kind in "fc" and not np.isfinite(y).all():
+        raise ValueError(f"{name} contains NaN or infinity")
+    if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not np.isfinite(v))
+                                  for v in y.tolist()):
+        raise ValueError(f"{name} contains None or NaN")
+    return y
+
+
+def _check_X_y(X, y):
+    X = _check_array(X, "X")
+    y = _check_labels(y, X.shape[0])
+    try:
+        classes, yi = np.unique(y, return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(f"y labels must be mutually comparable: {exc}") from None
+    if len(classes) < 2:
+        raise ValueError(f"y must contain at least two classes; got only {classes.tolist()!r}")
+    return X, classes, yi.reshape(-1)
+
+
+def _check_choice(value, name, choices):
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
+def _check_real(value, name, *, low=None, high=None, low_open=False):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number; got {value!r}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite; got {value}")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}; got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}; got {value}")
+    return value
+
+
+def _check_shrinkage(shrinkage):
+    if isinstance(shrinkage, str):
+        if shrinkage != "auto":
+            raise ValueError(f"shrinkage must be 'auto' or a float in [0, 1]; got {shrinkage!r}")
+        return shrinkage
+    return _check_real(shrinkage, "shrinkage", low=0.0, high=1.0)
+
+
+def _class_means(X, yi, K):
+    counts = np.bincount(yi, minlength=K)
+    onehot = np.zeros((X.shape[0], K))
+    onehot[np.arange(X.shape[0]), yi] = 1.0
+    means = (onehot.T @ X) / counts[:, None]
+    return counts, means
+
+
+def _scatter(Xc):
+    """``Xc.T @ Xc``, symmetrised (matmul of a matrix with its transpose uses syrk)."""
+    S = Xc.T @ Xc
+    return S
+
+
+def _log_softmax(a):
+    with np.errstate(invalid="ignore", over="ignore"):
+        amax = a.max(axis=1, keepdims=True)
+        z = a - amax
+        out = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    if not np.isfinite(amax).all() or np.isnan(out).any():
+        raise ValueError("decision values overflowed (inputs too large for float64)")
+    return out
+
+
+# ------------------------------------------------------------------ covariance handling
+
+
+def _target_scale(S, fallback=None):
+    mu = float(np.trace(S)) / S.shape[0]
+    if mu > 0 and np.isfinite(mu):
+        return mu
+    return fallback if fallback else 1.0
+
+
+def _shrunk(S, s, mu):
+    if s == 0.0:
+        return S
+    out = (1.0 - s) * S
+    out.flat[::S.shape[0] + 1] += s * mu
+    return out
+
+
+def _cholesky_ok(S):
+    """True when the Cholesky factorisation of ``S`` succeeds with healthy pivots."""
+    try:
+        L = np.linalg.cholesky(S)
+    except np.linalg.LinAlgError:
+        return False
+    piv = np.diagonal(L) ** 2
+    top = np.diagonal(S).max()
+    return bool(np.isfinite(piv).all() and top > 0 and piv.min() * ILL_CONDITIONED >= top)
+
+
+def _warn_regularised(what, s, stacklevel):
+    warnings.warn(
+        f"{what} is singular or ill-conditioned (constant features, or fewer samples "
+        f"than features?); shrinkage='auto' applied shrinkage={s:g} toward "
+        f"(trace/d)*I. Pass shrinkage=<float in [0, 1]> to choose the amount "
+        f"(this also silences the warning).",
+        SingularCovarianceWarning, stacklevel=stacklevel)
+
+
+def _warn_pinv(what, stacklevel):
+    warnings.warn(
+        f"{what} is singular and shrinkage=0: used its pseudo-inverse (eigenvalues "
+        f"below d*eps times the largest dropped). Pass shrinkage=<float in (0, 1]> "
+        f"for a regularised solution instead.",
+        SingularCovarianceWarning, stacklevel=stacklevel)
+
+
+def _solve_covariance(S, B, shrinkage, what):
+    """Solve ``S' Z = B`` for the (shrunk) covariance ``S'``.
+
+    Returns ``(Z, S', s)`` with the shrinkage ``s`` actually used.  A solve
+    (LU) after a Cholesky test, never an explicit inverse; the pseudo-inverse by
+    ``eigh`` only for an explicit ``shrinkage=0`` on a singular matrix.
+    """
+    mu = _target_scale(S)
+    if shrinkage == "auto":
+        if _cholesky_ok(S):
+            return np.linalg.solve(S, B), S, 0.0
+        s = AUTO_SHRINKAGE
+        _warn_regularised(what, s, stacklevel=4)
+    else:
+        s = shrinkage
+    if s > 0.0:
+        # lambda_min >= s*mu and lambda_max <= d*mu: condition <= 1 + d/s
+        Ss = _shrunk(S, s, mu)
+        return np.linalg.solve(Ss, B), Ss, s
+    if _cholesky_ok(S):
+        return np.linalg.solve(S, B), S, 0.0
+    _warn_pinv(what, stacklevel=4)
+    lam, V = np.linalg.eigh(S)
+    keep = lam > S.shape[0] * _EPS * max(lam.max(), 0.0)
+    Vk = V[:, keep]
+    return Vk @ ((Vk.T @ B) / lam[keep, None]), S, 0.0
+
+
+def _eigh_covariance(S, shrinkage, what, *, singular="pinv", fallback_scale=None):
+    """Eigen-decompose the (shrunk) covariance.
+
+    Returns ``(lam, V, s, keep)``: eigenvalues of the matrix used, eigenvectors,
+    the shrinkage used, and the mask of eigenvalues to invert (all of them unless
+    an explicit ``shrinkage=0`` met a singular matrix and ``singular="pinv"``).
+    """
+    lam, V = np.linalg.eigh(S)
+    lam = np.maximum(lam, 0.0)                      # rounding can make zeros negative
+    mu = _target_scale(S, fallback_scale)
+    top = lam.max()
+    ill = not (top > 0 and lam.min() * ILL_CONDITIONED >= top)
+    if shrinkage == "auto":
+        s = AUTO_SHRINKAGE if ill else 0.0
+        if ill:
+            _warn_regularised(what, s, stacklevel=4)
+    else:
+        s = shrinkage
+        if s == 0.0 and ill and singular == "shrink":
+            s = AUTO_SHRINKAGE
+            warnings.warn(
+                f"{what} is singular and shrinkage=0 leaves its density undefined; applied "
+                f"shrinkage={s:g} toward (trace/d)*I. Pass shrinkage=<float in (0, 1]> to "
+                f"choose the amount.", SingularCovarianceWarning, stacklevel=3)
+    lam_used = (1.0 - s) * lam + s * mu
+    if s == 0.0 and ill:
+        _warn_pinv(what, stacklevel=4)
+        keep = lam_used > S.shape[0] * _EPS * max(top, 0.0)
+    else:
+        keep = np.ones(len(lam), dtype=bool)
+    return lam_used, V, s, keep
+
+
+# ------------------------------------------------------------------------- base class
+
+
+class _Classifier:
+    """Parameters, fitted-state check, prediction from ``decision_function``, score."""
+
+    @classmethod
+    def _param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return [p.name for p in sig.parameters.values() if p.kind == p.KEYWORD_ONLY]
+
+    def get_params(self, deep=True):
+        """Parameters of this estimator, as a dict (scikit-learn convention)."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params):
+        """Set parameters (scikit-learn convention); returns ``self``."""
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"{name!r} is not a parameter of {type(self).__name__}; "
+                                 f"valid: {', '.join(valid)}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    def _check_is_fitted(self):
+        if not hasattr(self, "classes_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
+
+    def _check_X(self, X):
+        self._check_is_fitted()
+        X = _check_array(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was "
+                             f"fitted with {self.n_features_in_}")
+        return X
+
+    def predict(self, X):
+        """Predicted class labels.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.  Two classes: ``classes_[1]`` where the
+            decision is > 0; K classes: the largest decision (first on ties).
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[scores.argmax(axis=1)]
+
+    def score(self, X, y):
+        """Accuracy: the fraction of samples whose predicted label equals ``y``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+
+        Returns
+        -------
+        float
+        """
+        pred = self.predict(X)
+        y = _check_labels(y, len(pred))
+        return float(np.mean(pred == y))
+
+    def _linear_decision(self, X):
+        X = self._check_X(X)
+        scores = X @ self.coef_.T + self.intercept_
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+
+# --------------------------------------------------------------------- least squares
+
+
+class LeastSquaresClassifier(_Classifier):
+    """Least squares for classification (PRML §4.1.3, eq. 4.14-4.17).
+
+    Each class ``k`` gets a linear output ``y_k(x) = w_k^T x + w_k0``, fitted to the
+    1-of-K target vectors by least squares; a sample goes to the class with the
+    largest output.  The bias is never penalised.
+
+    Parameters
+    ----------
+    alpha : float, default 0.0
+        Ridge term ``alpha * ||W||^2`` (bias excluded).  ``0`` gives the
+        minimum-norm least-squares solution.
+    targets : {'one-of-k', 'fisher'}, default 'one-of-k'
+        ``'fisher'`` (two classes only) uses a single output with targets
+        ``N/N_1`` for ``classes_[1]`` and ``-N/N_0`` for ``classes_[0]``
+        (§4.1.5, Bishop's C1 being ``classes_[1]`` so that a positive output means
+        ``classes_[1]`` as everywhere here); the weight vector is then parallel to
+        Fisher's and the bias is ``-w^T m`` (eq. 4.34-4.38).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+    coef_ : ndarray of shape (K, n_features), or (1, n_features) for 'fisher'
+        Output weights (rows of the transposed eq. 4.16 solution without the bias).
+    intercept_ : ndarray of shape (K,), or (1,)
+    solver_ : str
+        ``'lstsq'`` (alpha = 0), ``'normal-equations'`` or ``'svd'`` (alpha > 0).
+    n_features_in_ : int
+
+    Notes
+    -----
+    The inputs are centred and the bias recovered afterwards
+    (``w_0 = tbar - W^T xbar``), so the bias is unpenalised.  With ``alpha = 0`` the
+    weights are ``np.linalg.lstsq(Xc, Tc)`` (SVD, minimum norm): exactly the
+    pseudo-inverse solution of eq. 4.16 whenever the augmented inputs have full
+    column rank, and otherwise the minimum-norm solution with an unpenalised bias
+    (the ``alpha -> 0`` limit of the ridge solution), so constant inputs get zero
+    weight.  With ``alpha > 0`` the normal equations ``(Xc^T Xc + alpha I) W =
+    Xc^T Tc`` are solved directly when their condition number is provably below
+    ``1e8`` (it is at most ``1 + trace(Xc^T Xc) / alpha``), else by the SVD of
+    ``Xc``.  The outputs sum to one for every input (eq. 4.18-4.19).
+    """
+
+    def __init__(self, *, alpha=0.0, targets="one-of-k"):
+        self.alpha = alpha
+        self.targets = targets
+
+    def fit(self, X, y):
+        """Fit the outputs by (regularised) least squares.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        alpha = _check_real(self.alpha, "alpha", low=0.0)
+        targets = _check_choice(self.targets, "targets", ("one-of-k", "fisher"))
+        X, classes, yi = _check_X_y(X, y)
+        K = len(classes)
+        if targets == "fisher" and K != 2:
+            raise ValueError(f"targets='fisher' needs exactly two classes; y has {K}")
+        n, d = X.shape
+        counts, means = _class_means(X, yi, K)
+        xbar = X.mean(axis=0)
+        if targets == "one-of-k":
+            code = np.eye(K)                                   # target vector of each class
+        else:
+            code = np.array([[-n / counts[0]], [n / counts[1]]])
+        tbar = counts @ code / n                               # mean target
+        Xc = X - xbar
+        # Xc^T Tc = Xc^T T = sum_k N_k (m_k - xbar) t_k^T  (columns of Xc sum to zero)
+        rhs = (counts[:, None] * (means - xbar)).T @ code      # (d, n_outputs)
+        if alpha > 0:
+            G = _scatter(Xc)
+            if 1.0 + np.trace(G) / alpha <= 1e8:
+                G.flat[::d + 1] += alpha
+                W = np.linalg.solve(G, rhs)
+                self.solver_ = "normal-equations"
+            else:
+                U, sv, Vt = np.linalg.svd(Xc, full_matrices=False)
+                Tc = code[yi] - tbar
+                W = Vt.T @ ((sv / (sv ** 2 + alpha))[:, None] * (U.T @ Tc))
+                self.solver_ = "svd"
+        else:
+            Tc = code[yi] - tbar
+            W = np.linalg.lstsq(Xc, Tc, rcond=None)[0]
+            self.solver_ = "lstsq"
+        b = tbar - xbar @ W
+        if not (np.isfinite(W).all() and np.isfinite(b).all()):
+            raise ValueError("least-squares solution is not finite (inputs too large?)")
+        self.classes_ = classes
+        self.n_features_in_ = d
+        self.coef_ = np.ascontiguousarray(W.T)
+        self.intercept_ = b
+        return self
+
+    def outputs(self, X):
+        """The raw outputs ``y(x) = W^T x + w_0`` (eq. 4.15).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K), or (n_samples, 1) for ``targets='fisher'``
+        """
+        X = self._check_X(X)
+        return X @ self.coef_.T + self.intercept_
+
+    def decision_function(self, X):
+        """Decision values.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, K)
+            Two classes: ``y_1(x) - y_0(x)`` (1-of-K) or the single output
+            (``'fisher'``); K classes: the outputs.
+        """
+        out = self.outputs(X)
+        if out.shape[1] == 1:
+            return out[:, 0]
+        if out.shape[1] == 2:
+            return out[:, 1] - out[:, 0]
+        return out
+
+
+# --------------------------------------------------------------------------- Fisher
+
+
+def _gaussian_threshold(mu_a, var_a, pi_a, mu_b, var_b, pi_b):
+    """Where ``pi_a N(y | mu_a, var_a) = pi_b N(y | mu_b, var_b)`` between the means.
+
+    Solves ``A y^2 + B y + C = 0`` (the log ratio of the weighted densities) with
+    the cancellation-free quadratic formula; equal variances give the linear root
+    ``(mu_a + mu_b)/2 - var ln(pi_b/pi_a) / (mu_b - mu_a)``.  Of the roots, the one
+    between the means is taken (the one nearest the midpoint if none or both are);
+    when the weighted densities never cross, the equal-variance root with the
+    pooled variance is used.
+    """
+    mid = 0.5 * (mu_a + mu_b)
+    gap = mu_b - mu_a
+    scale = max(abs(gap), np.sqrt(max(var_a, var_b, 0.0)), np.finfo(float).tiny)
+    floor = (1e-9 * scale) ** 2                     # a class projected onto one point
+    va, vb = max(var_a, floor), max(var_b, floor)
+    lr = np.log(pi_b / pi_a)
+    pooled = pi_a * va + pi_b * vb
+
+    def linear(v):
+        return mid if gap == 0 else mid - v * lr / gap
+
+    A = 0.5 / va - 0.5 / vb
+    B = mu_b / vb - mu_a / va
+    C = 0.5 * mu_a ** 2 / va - 0.5 * mu_b ** 2 / vb + lr + 0.5 * np.log(va / vb)
+    if abs(A) <= 1e-12 * (0.5 / va + 0.5 / vb):        # equal variances: one linear root
+        return linear(pooled)
+    disc = B * B - 4.0 * A * C
+    if disc < 0:
+        return linear(pooled)
+    q = -0.5 * (B + np.copysign(np.sqrt(disc), B))
+    roots = [q / A] + ([C / q] if q != 0 else [])
+    lo, hi = min(mu_a, mu_b), max(mu_a, mu_b)
+    inside = [r for r in roots if lo <= r <= hi]
+    pool = inside if inside else roots
+    return float(min(pool, key=lambda r: abs(r - mid)))
+
+
+class FisherDiscriminant(_Classifier):
+    """Fisher's linear discriminant (PRML §4.1.4 two classes, §4.1.6 K classes).
+
+    Two classes: the direction ``w ∝ S_W^{-1} (m_1 - m_0)`` (eq. 4.30, oriented so
+    that ``classes_[1]`` projects higher) and a threshold on ``y = w^T x``.
+    K classes: the projection onto the leading eigenvectors of ``S_W^{-1} S_B``
+    (at most K-1), then classification in the projected space.
+
+    Parameters
+    ----------
+    n_components : int, optional
+        Number of discriminant directions, ``1 <= n_components <= min(K-1, d)``
+        (default ``min(K-1, d)``).  Used by ``transform``; the K-class classifier
+        works in this subspace.
+    threshold : {'gaussian', 'midpoint'}, default 'gaussian'
+        Two classes: ``'gaussian'`` fits a 1-D Gaussian (own mean and variance) to
+        each projected class, weights them by the class priors and puts the
+        threshold where they cross between the projected means (see
+        :func:`_gaussian_threshold`); ``'midpoint'`` uses ``w^T (m_0 + m_1) / 2``.
+        K classes: ``'gaussian'`` assigns ``argmax_k  -||z - nu_k||^2 / 2 + ln
+        pi_k`` in the projected space ``z`` (a Gaussian with the identity
+        covariance there, which is the projected within-class covariance since the
+        directions are normalised to ``W^T Sigma_W W = I``); ``'midpoint'`` drops
+        the priors (nearest projected class mean).
+    shrinkage : 'auto' or float in [0, 1], default 'auto'
+        Shrinkage of the pooled within-class covariance ``Sigma_W = S_W / N``
+        (see the module docstring).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+    priors_ : ndarray of shape (K,)
+    means_ : ndarray of shape (K, n_features)
+        Class means ``m_k``.
+    xbar_ : ndarray of shape (n_features,)
+        Overall mean ``m``.
+    scalings_ : ndarray of shape (n_features, n_components)
+        Discriminant directions, normalised so that ``scalings_.T @ Sigma_W @
+        scalings_ = I`` (``Sigma_W`` shrunk as fitted), in decreasing order of
+        ``J``; for K > 2 each column's largest-magnitude entry is positive.
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+        Eigenvalues of ``Sigma_W^{-1} Sigma_B`` kept, over their sum.
+    coef_ : ndarray of shape (1, n_features) or (K, n_features)
+    intercept_ : ndarray of shape (1,) or (K,)
+        The classifier as a linear function of ``x`` (two classes:
+        ``coef_[0] = scalings_[:, 0]`` and ``intercept_ = -threshold``).
+    threshold_ : float
+        Two classes only: the threshold on ``w^T x``.
+    within_scatter_ : ndarray of shape (n_features, n_features)
+        ``S_W`` (eq. 4.28 / 4.40), unshrunk.
+    between_scatter_ : ndarray of shape (n_features, n_features)
+        ``S_B``: eq. 4.27 for two classes, eq. 4.46 for K > 2 (rank <= K-1).
+    shrinkage_ : float
+        Shrinkage used.
+    n_features_in_ : int
+    """
+
+    def __init__(self, *, n_components=None, threshold="gaussian", shrinkage="auto"):
+        self.n_components = n_components
+        self.threshold = threshold
+        self.shrinkage = shrinkage
+
+    def fit(self, X, y):
+        """Find the discriminant directions and the classifier.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        threshold = _check_choice(self.threshold, "threshold", ("gaussian", "midpoint"))
+        shrinkage = _check_shrinkage(self.shrinkage)
+        X, classes, yi = _check_X_y(X, y)
+        n, d = X.shape
+        K = len(classes)
+        q_max = min(K - 1, d)
+        q = self.n_components
+        if q is None:
+            q = q_max
+        elif isinstance(q, (bool, np.bool_)) or not isinstance(q, numbers.Integral) or not 1 <= q <= q_max:
+            raise ValueError(f"n_components must be an integer in [1, min(K-1, d)] = [1, {q_max}]; got {q!r}")
+        q = int(q)
+
+        counts, means = _class_means(X, yi, K)
+        priors = counts / n
+        xbar = priors @ means
+        Sw = _scatter(X - means[yi])
+        lam, V, s, keep = _eigh_covariance(Sw / n, shrinkage, "the within-class covariance")
+        Z = V[:, keep] / np.sqrt(lam[keep])                   # whitening: Z^T Sigma_W Z = I
+        M = np.sqrt(priors)[:, None] * (means - xbar)         # Sigma_B = M^T M
+        U, sv, _ = np.linalg.svd(Z.T @ M.T, full_matrices=False)
+        scal = Z @ U[:, :q]
+        ev = sv ** 2
+        if K == 2:
+            if scal[:, 0] @ (means[1] - means[0]) < 0:
+                scal = -scal
+        else:
+            big = np.abs(scal).argmax(axis=0)
+            scal = scal * np.sign(scal[big, np.arange(q)] + (scal[big, np.arange(q)] == 0))
+
+        self.classes_ = classes
+        self.n_features_in_ = d
+        self.priors_ = priors
+        self.means_ = means
+        self.xbar_ = xbar
+        self.scalings_ = scal
+        total = ev.sum()
+        self.explained_variance_ratio_ = ev[:q] / total if total > 0 else np.zeros(q)
+        self.shrinkage_ = s
+        self.within_scatter_ = Sw
+        if K == 2:
+            dm = means[1] - means[0]
+            self.between_scatter_ = np.outer(dm, dm)
+            w = scal[:, 0]
+            proj = X @ w
+            mu = means @ w
+            var = np.array([proj[yi == c].var() for c in range(2)])
+            if threshold == "midpoint":
+                thr = 0.5 * (mu[0] + mu[1])
+            else:
+                thr = _gaussian_threshold(mu[0], var[0], priors[0], mu[1], var[1], priors[1])
+            self.threshold_ = float(thr)
+            self.coef_ = w[None, :].copy()
+            self.intercept_ = np.array([-thr])
+        else:
+            D = counts[:, None] ** 0.5 * (means - xbar)
+            self.between_scatter_ = D.T @ D
+            nu = (means - xbar) @ scal                        # projected class means
+            coef = nu @ scal.T
+            intercept = -coef @ xbar - 0.5 * (nu ** 2).sum(axis=1)
+            if threshold == "gaussian":
+                intercept = intercept + np.log(priors)
+            self.coef_ = coef
+            self.intercept_ = intercept
+        if not (np.isfinite(self.coef_).all() and np.isfinite(self.intercept_).all()):
+            raise ValueError("Fisher discriminant is not finite (inputs too large?)")
+        return self
+
+    def transform(self, X):
+        """Project onto the discriminant directions.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            ``(X - xbar_) @ scalings_``.
+        """
+        X = self._check_X(X)
+        return (X - self.xbar_) @ self.scalings_
+
+    def decision_function(self, X):
+        """Decision values.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, K)
+            Two classes: ``w^T x - threshold_``; K classes: the class scores
+            described under ``threshold``.
+        """
+        return self._linear_decision(X)
+
+    def criterion(self, w):
+        """Fisher's criterion ``J`` of a direction or a set of directions.
+
+        ``J(W) = Tr[(W^T S_W W)^{-1} (W^T S_B W)]`` (eq. 4.50), which for a single
+        direction is ``J(w) = w^T S_B w / w^T S_W w`` (eq. 4.26); ``S_B`` is eq. 4.27
+        for two classes and eq. 4.46 for K > 2, and ``S_W`` is the within-class
+        scatter shrunk as in ``fit`` (so ``scalings_`` maximises it).
+
+        Parameters
+        ----------
+        w : array_like of shape (n_features,) or (n_features, q)
+
+        Returns
+        -------
+        float
+        """
+        self._check_is_fitted()
+        try:
+            W = np.asarray(w, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"w must be an array of real numbers: {exc}") from None
+        if W.ndim == 1:
+            W = W[:, None]
+        d = self.n_features_in_
+        if W.ndim != 2 or W.shape[0] != d or W.shape[1] < 1:
+            raise ValueError(f"w must have shape ({d},) or ({d}, q); got {np.shape(w)}")
+        if not np.isfinite(W).all():
+            raise ValueError("w contains NaN or infinity")
+        Sw = _shrunk(self.within_scatter_, self.shrinkage_, _target_scale(self.within_scatter_))
+        A = W.T @ Sw @ W
+        Bm = W.T @ self.between_scatter_ @ W
+        if W.shape[1] == 1:
+            num, den = float(Bm[0, 0]), float(A[0, 0])
+            if den <= 0:
+                return np.inf if num > 0 else 0.0
+            return num / den
+        try:
+            return float(np.trace(np.linalg.solve(A, Bm)))
+        except np.linalg.LinAlgError:
+            return float(np.trace(np.linalg.lstsq(A, Bm, rcond=None)[0]))
+
+
+# ------------------------------------------------------------------------- Gaussian
+
+
+class GaussianClassifier(_Classifier):
+    """Generative classifier with Gaussian class-conditional densities (PRML §4.2.2).
+
+    Priors ``p(C_k) = N_k / N``, class means and covariances by maximum likelihood.
+    With a shared covariance ``Sigma`` the posterior is a softmax of the linear
+    functions ``a_k = w_k^T x + w_k0`` with ``w_k = Sigma^{-1} mu_k`` and
+    ``w_k0 = -mu_k^T Sigma^{-1} mu_k / 2 + ln p(C_k)`` (eq. 4.68-4.70); with one
+    covariance per class it is quadratic (QDA).
+
+    Parameters
+    ----------
+    covariance : {'shared', 'separate'}, default 'shared'
+    shrinkage : 'auto' or float in [0, 1], default 'auto'
+        Shrinkage of the covariance(s) (see the module docstring; the same
+        parametrisation as scikit-learn's ``LinearDiscriminantAnalysis``).  With
+        ``'separate'`` each class covariance is shrunk toward its own
+        ``trace/d`` (the pooled one's if the class has zero variance), and an
+        explicit ``0`` on a singular class covariance is raised to ``1e-3`` with
+        a warning, since its density is undefined.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+    priors_ : ndarray of shape (K,)
+    means_ : ndarray of shape (K, n_features)
+    covariance_ : ndarray of shape (n_features, n_features)
+        Shared covariance as used (after shrinkage); ``'shared'`` only.
+    covariances_ : ndarray of shape (K, n_features, n_features)
+        Class covariances as used; ``'separate'`` only.
+    coef_ : ndarray of shape (1, n_features) or (K, n_features)
+    intercept_ : ndarray of shape (1,) or (K,)
+        ``'shared'`` only.  K classes: ``w_k``, ``w_k0``; two classes: the log-odds
+        ``a_1 - a_0`` as one linear function (eq. 4.66-4.67 with C1 =
+        ``classes_[1]``), as in scikit-learn.
+    shrinkage_ : float or ndarray of shape (K,)
+        Shrinkage used (one per class for ``'separate'``).
+    n_features_in_ : int
+    """
+
+    def __init__(self, *, covariance="shared", shrinkage="auto"):
+        self.covariance = covariance
+        self.shrinkage = shrinkage
+
+    def fit(self, X, y):
+        """Estimate priors, means and covariance(s).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        covariance = _check_choice(self.covariance, "covariance", ("shared", "separate"))
+        shrinkage = _check_shrinkage(self.shrinkage)
+        X, classes, yi = _check_X_y(X, y)
+        n, d = X.shape
+        K = len(classes)
+        counts, means = _class_means(X, yi, K)
+        priors = counts / n
+        Xc = X - means[yi]
+        for attr in ("covariance_", "covariances_", "coef_", "intercept_", "_coef_all",
+                     "_intercept_all", "_whiteners", "_logdets"):
+            self.__dict__.pop(attr, None)
+        if covariance == "shared":
+            Sigma = _scatter(Xc) / n
+            Wt, used, s = _solve_covariance(Sigma, means.T, shrinkage, "the pooled covariance")
+            coef = Wt.T                                        # w_k = Sigma^{-1} mu_k
+            intercept = -0.5 * np.einsum("kd,kd->k", means, coef) + np.log(priors)
+            if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
+                raise ValueError("Gaussian classifier is not finite (inputs too large?)")
+            self.covariance_ = used
+            self.shrinkage_ = s
+            self._coef_all, self._intercept_all = coef, intercept
+            if K == 2:
+                self.coef_ = (coef[1] - coef[0])[None, :]
+                self.intercept_ = np.array([intercept[1] - intercept[0]])
+            else:
+                self.coef_, self.intercept_ = coef, intercept
+        else:
+            pooled_mu = float(np.einsum("ij,ij->", Xc, Xc)) / (n * d)   # trace/d, pooled
+            covs, whiteners, logdets, shr = [], [], [], []
+            for c in range(K):
+                Xk = Xc[yi == c]
+                Sk = _scatter(Xk) / counts[c]
+                lam, V, s, keep = _eigh_covariance(
+                    Sk, shrinkage, f"the covariance of class {classes[c]!r}",
+                    singular="shrink", fallback_scale=pooled_mu)
+                covs.append((V * lam) @ V.T)
+                whiteners.append(V / np.sqrt(lam))
+                logdets.append(float(np.log(lam).sum()))
+                shr.append(s)
+            self.covariances_ = np.array(covs)
+            self._whiteners = np.array(whiteners)
+            self._logdets = np.array(logdets)
+            self.shrinkage_ = np.array(shr)
+            if not (np.isfinite(self._whiteners).all() and np.isfinite(self._logdets).all()):
+                raise ValueError("Gaussian classifier is not finite (inputs too large?)")
+        self.classes_ = classes
+        self.n_features_in_ = d
+        self.priors_ = priors
+        self.means_ = means
+        return self
+
+    def _scores(self, X):
+        """Log joint densities up to a common term, shape (n_samples, K)."""
+        X = self._check_X(X)
+        if hasattr(self, "_coef_all"):                       # shared covariance
+            return X @ self._coef_all.T + self._intercept_all
+        out = np.empty((X.shape[0], len(self.classes_)))
+        for c in range(len(self.classes_)):
+            z = (X - self.means_[c]) @ self._whiteners[c]
+            out[:, c] = -0.5 * np.einsum("ij,ij->i", z, z) - 0.5 * self._logdets[c] + np.log(self.priors_[c])
+        return out
+
+    def decision_function(self, X):
+        """Decision values.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, K)
+            Two classes: the log-odds ``ln p(C_1|x) / p(C_0|x)``; K classes: the
+            log joint densities ``a_k`` up to a term common to all classes.
+        """
+        a = self._scores(X)
+        return a[:, 1] - a[:, 0] if a.shape[1] == 2 else a
+
+    def predict_log_proba(self, X):
+        """Log posterior probabilities by a stable log-softmax.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+        """
+        return _log_softmax(self._scores(X))
+
+    def predict_proba(self, X):
+        """Posterior probabilities ``p(C_k | x)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+            Rows sum to one.
+        """
+        return np.exp(self.predict_log_proba(X))
+
+
+# ------------------------------------------------------------------------ perceptron
+
+
+class Perceptron(_Classifier):
+    """Rosenblatt's perceptron with fixed-increment error correction (PRML §4.1.7).
+
+    Trained by :func:`mark1.perceptron.train_error_correction`, the same core as
+    the machine's ideal digital path.  Two classes: one unit with target +1 for
+    ``classes_[1]`` and -1 otherwise.  K classes (``multiclass='ovr'``): one unit
+    per class (one-vs-rest, +-1 targets); the prediction is the largest decision.
+
+    Parameters
+    ----------
+    eta : float, default 1.0
+        Increment (> 0).
+    epochs : int, default 100
+        Maximum number of passes over the training set; training never runs longer.
+    shuffle : bool, default False
+        Present the cards of each epoch in a random order
+        (``np.random.default_rng(seed).permutation(n)`` per epoch); otherwise in
+        the order given (like a deck of cards).
+    seed : int or None, default None
+        Seed of the shuffling Generator.
+    fit_intercept : bool, default True
+        Append a constant bias feature 1 (its weight is ``intercept_``).
+    multiclass : {'ovr'}, default 'ovr'
+    eta_schedule : {None, 'inverse'}, default None
+        ``'inverse'``: ``eta / j`` for the ``j``-th update of each unit.
+    average : bool, default False
+        Use the average of the weight vector over all presentations (exact; see
+        :func:`mark1.perceptron.averaged_weights`) instead of the final one.
+    stop_when_converged : bool, default True
+        Stop after the first epoch without a mistake.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+    coef_ : ndarray of shape (1, n_features) or (K, n_features)
+    intercept_ : ndarray of shape (1,) or (K,)
+    n_mistakes_ : int
+        Presentations on which at least one unit erred (= updates for two classes).
+    mistakes_per_epoch_ : ndarray of shape (n_epochs_,)
+    converged_ : bool
+        Some epoch went by without a mistake (the training set is separated).
+    n_epochs_ : int
+        Epochs run.
+    n_features_in_ : int
+
+    Notes
+    -----
+    With ``shuffle=False``, ``eta=1`` and no averaging this is exactly
+    scikit-learn's ``Perceptron(shuffle=False, tol=None, eta0=1, max_iter=epochs)``
+    (same zero-margin rule, ``t * (w.x + b) <= 0`` is a mistake, same bias update);
+    on integer-valued data the weights are identical.
+    """
+
+    def __init__(self, *, eta=1.0, epochs=100, shuffle=False, seed=None, fit_intercept=True,
+                 multiclass="ovr", eta_schedule=None, average=False, stop_when_converged=True):
+        self.eta = eta
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.seed = seed
+        self.fit_intercept = fit_intercept
+        self.multiclass = multiclass
+        self.eta_schedule = eta_schedule
+        self.average = average
+        self.stop_when_converged = stop_when_converged
+
+    def fit(self, X, y):
+        """Train by error correction.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        eta = _check_real(self.eta, "eta", low=0.0, low_open=True)
+        epochs = self.epochs
+        if isinstance(epochs, (bool, np.bool_)) or not isinstance(epochs, numbers.Integral) or epochs < 1:
+            raise ValueError(f"epochs must be an integer >= 1; got {epochs!r}")
+        _check_choice(self.multiclass, "multiclass", ("ovr",))
+        if self.eta_schedule not in (None, "inverse"):
+            raise ValueError(f"eta_schedule must be None or 'inverse'; got {self.eta_schedule!r}")
+        for name in ("shuffle", "fit_intercept", "average", "stop_when_converged"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be a bool; got {getattr(self, name)!r}")
+        X, classes, yi = _check_X_y(X, y)
+        n, d = X.shape
+        K = len(classes)
+        if self.fit_intercept:
+            Xa = np.empty((n, d + 1))
+            Xa[:, :d] = X
+            Xa[:, d] = 1.0
+        else:
+            Xa = X
+        if K == 2:
+            T = np.where(yi == 1, 1.0, -1.0)[:, None]
+        else:
+            T = np.full((n, K), -1.0)
+            T[np.arange(n), yi] = 1.0
+        order = None
+        if self.shuffle:
+            rng = np.random.default_rng(self.seed)
+            order = np.stack([rng.permutation(n) for _ in range(int(epochs))])
+        res = train_error_correction(Xa, T, epochs=int(epochs), eta=eta, order=order,
+                                     stop_when_converged=bool(self.stop_when_converged),
+                                     eta_schedule=self.eta_schedule)
+        W = res.weights
+        if self.average:
+            W = averaged_weights(res, Xa, T, eta=eta, eta_schedule=self.eta_schedule)
+        self.classes_ = classes
+        self.n_features_in_ = d
+        self.coef_ = np.ascontiguousarray(W[:, :d])
+        self.intercept_ = W[:, d].copy() if self.fit_intercept else np.zeros(W.shape[0])
+        self.mistakes_per_epoch_ = res.mistakes_per_epoch
+        self.n_mistakes_ = int(res.mistakes_per_epoch.sum())
+        self.converged_ = res.converged
+        self.n_epochs_ = res.epochs_run
+        return self
+
+    def decision_function(self, X):
+        """Decision values ``w_k . x + b_k``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, K)
+        """
+        return self._linear_decision(X)
