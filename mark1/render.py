@@ -46,6 +46,8 @@ __all__ = [
     "IMAGE_EXTENSIONS",
     "glyph_mask",
     "shape_mask",
+    "missing_characters",
+    "check_font",
     "render_characters",
     "render_shapes",
     "render_marks",
@@ -233,9 +235,13 @@ def _finish_mask(a: np.ndarray, k: int, setting: str, what: str) -> Mask:
     pad = k + 3
     crop = np.zeros((y1 - y0 + 2 * pad, x1 - x0 + 2 * pad))
     crop[pad:pad + y1 - y0, pad:pad + x1 - x0] = a[y0:y1, x0:x1]
+    # sub-pixel bounding box: a partly covered edge column/row counts by its coverage
+    col, row = a[y0:y1, x0:x1].max(axis=0), a[y0:y1, x0:x1].max(axis=1)
+    left, right = 1.0 - col[0], (x1 - x0) - 1.0 + col[-1]
+    top, bottom = 1.0 - row[0], (y1 - y0) - 1.0 + row[-1]
     crop = np.clip(_prefilter(crop, k), 0.0, 1.0).astype(_F)
     crop.setflags(write=False)
-    center = (pad + (x1 - x0) / 2.0, pad + (y1 - y0) / 2.0)
+    center = (pad + (left + right) / 2.0, pad + (top + bottom) / 2.0)
     return Mask(crop, center, k)
 
 
@@ -257,6 +263,22 @@ def _load_font(font: str, px: int):
 def check_font(font: str) -> None:
     """Raise :class:`RenderError` unless ``font`` ("default" or a path) can be loaded."""
     _load_font(font, 20)
+
+
+def missing_characters(text: str, font: str = "default") -> list[str]:
+    """Characters of ``text`` the font has no glyph for (drawn as its 'missing' box)."""
+    notdef = _char_signature("\uffff", font)   # a noncharacter: never in any font
+    return [ch for ch in dict.fromkeys(text) if not ch.isspace() and _char_signature(ch, font) == notdef]
+
+
+@functools.lru_cache(maxsize=4096)
+def _char_signature(ch: str, font: str) -> bytes:
+    f = _load_font(font, 24)
+    try:
+        img = f.getmask(ch)
+        return bytes([img.size[0] % 256, img.size[1] % 256]) + bytes(img)
+    except Exception:
+        return b""
 
 
 @functools.lru_cache(maxsize=1024)
@@ -518,7 +540,7 @@ def _appearance(coverage: np.ndarray, streams, jitter: Jitter, variation: dict) 
     noise = _uniform(ra, jitter.noise, n)
     cov = coverage.astype(_F, copy=False)
 
-    todo = np.nonzero(blur > 0)[0]
+    todo = np.nonzero(blur > 0.01)[0]          # below 1/100 pixel, blur changes nothing
     if len(todo):
         for i0 in range(0, len(todo), 256):
             idx = todo[i0:i0 + 256]

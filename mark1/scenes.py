@@ -812,7 +812,7 @@ def _build_spec(path, preset: str, overrides: Mapping, rule) -> specs.MachineSpe
     try:
         spec = base.with_overrides(overrides)
     except specs.SpecError as e:
-        raise SceneError(path, f"machine.overrides.{e.key}", e.reason) from None
+        raise SceneError(path, f"machine.overrides.{e.key}", _spec_reason(e)) from None
     except (TypeError, ValueError, ArithmeticError) as e:  # defensive: anything else is still the file's fault
         raise SceneError(path, "machine.overrides", f"expected valid machine parameters, got {e}") from None
     if rule is not None:
@@ -823,8 +823,20 @@ def _build_spec(path, preset: str, overrides: Mapping, rule) -> specs.MachineSpe
         try:
             spec = spec.with_overrides({"trainer.rule": rule})
         except specs.SpecError as e:
-            raise SceneError(path, "schedule.rule", e.reason) from None
+            raise SceneError(path, "schedule.rule", _spec_reason(e)) from None
     return spec
+
+
+def _spec_reason(e: specs.SpecError) -> str:
+    """A SpecError's reason in the 'expected ..., got ...' form."""
+    reason = e.reason
+    if reason.startswith("expected"):
+        return reason
+    if reason.startswith("unknown"):
+        what, _, hint = reason.partition(" (")
+        hint = f" ({hint}" if hint else ""
+        return f"expected a known parameter{hint}, got {what} {e.key!r}"
+    return f"expected a consistent machine, got: {reason}"
 
 
 def _flat_get(m: Mapping, dotted: str):
@@ -920,6 +932,11 @@ def _validate_source(scene: Scene, split: str) -> None:
                 raise SceneError(path, key("stroke"), f"expected a stroke <= size / 2 = {st.size / 2:g}, "
                                                        f"got {st.stroke:g}")
             render.check_font(st.font)
+            for c in st.classes:
+                missing = render.missing_characters(c, st.font)
+                if missing:
+                    raise SceneError(path, key("classes"), f"expected characters the font can draw, got {c!r} "
+                                                            f"({missing[0]!r} is not in font {st.font!r})")
             k = render.oversample_for(st.card_size)
             masks = {c: render.glyph_mask(c, st.font, float(st.size), float(st.stroke), k) for c in st.classes}
             _distinct(path, key("classes"), masks)
