@@ -355,7 +355,8 @@ def test_readme_documents_every_key():
     text = (ROOT / "scenes" / "README.md").read_text()
     for key in scenes.KEYS:
         leaf = key.split(".")[-1]
-        assert re.search(rf"`{re.escape(leaf)}`", text), f"scenes/README.md does not document {key}"
+        assert re.search(rf"^\| `([\w.]*\.)?{re.escape(leaf)}` \|", text, flags=re.M), \
+            f"scenes/README.md has no table row for {key}"
     for source in scenes.SOURCES:
         assert f'"{source}"' in text or f"`{source}`" in text
 
