@@ -45,7 +45,7 @@ def _format_table(rows: list[tuple[str, str]]) -> str:
 
 
 def cmd_run(args) -> int:
-    from .atomic import atomic_path, write_text
+    from .atomic import write_text
     from .machine import MarkI
 
     scene = _load_scene(args.scene)
@@ -94,10 +94,8 @@ def cmd_run(args) -> int:
         "spec": _jsonable(spec.to_dict()),
     }
     from .plotting import learning_curve
-    fig = learning_curve(machine.history_, title=scene.name, test_accuracy=test_acc, reported=rep.value)
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out / "learning_curve.png") as tmp:
-        fig.savefig(tmp, format="png", dpi=120)
+    learning_curve(machine.history_, title=scene.name, test_accuracy=test_acc, reported=rep.value,
+                   out=out / "learning_curve.png")
     machine.trace_.to_csv(out / "trace.csv") if machine.trace_.full else \
         write_text(out / "trace.csv", _history_csv(machine.history_))
     write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")

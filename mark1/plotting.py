@@ -8,13 +8,13 @@ when given ``out``, saves it atomically (a temporary file in the same folder, th
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+from .atomic import atomic_path
 
 __all__ = ["contact_sheet"]
 
@@ -33,19 +33,9 @@ def _new_figure(width: float, height: float) -> Figure:
 def _save_atomic(fig: Figure, out, **kwargs) -> None:
     """Save ``fig`` to ``out`` atomically; the format follows the file ending (PNG if none)."""
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     fmt = out.suffix.lstrip(".").lower() or "png"
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.stem}.", suffix=f".{fmt}.tmp")
-    os.close(fd)
-    try:
+    with atomic_path(out) as tmp:
         fig.savefig(tmp, format=fmt, **kwargs)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)          # mkstemp makes 0600; give the usual mode
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 # ----------------------------------------------------------------------------------------
@@ -299,6 +289,67 @@ def ablation_figure(result, *, out=None) -> Figure:
     fig.suptitle(f"{result.scene} — which non-ideality costs most ({len(result.seeds)} seed(s), "
                  f"costliest on top)", fontsize=9)
     fig.tight_layout()
+    if out is not None:
+        _save_atomic(fig, out, dpi=120)
+    return fig
+
+
+# ----------------------------------------------------------------------------------------
+# one training run: the learning curve
+
+def learning_curve(history, *, title: str = "", test_accuracy: float | None = None,
+                   reported: float | None = None, window: int | None = None, out=None) -> Figure:
+    """Training accuracy against cards presented, with machine time on the top axis.
+
+    Parameters
+    ----------
+    history : structured array
+        ``MarkI.history_`` (fields ``correct``, ``epoch``, ``start``).
+    title : str
+    test_accuracy : float, optional
+        Drawn as a horizontal line.
+    reported : float, optional
+        The historical figure the scene re-enacts, drawn as a dashed line.
+    window : int, optional
+        Presentations in the running average (default: one epoch).
+    out : path, optional
+        Where to save the figure (atomically).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    correct = np.asarray(history["correct"], dtype=float)
+    n = len(correct)
+    per_epoch = int(np.sum(history["epoch"] == 0)) if n else 1
+    window = max(1, min(window or per_epoch, n))
+    kernel = np.ones(window) / window
+    running = np.convolve(correct, kernel, mode="full")[:n]
+    running[:window - 1] = np.cumsum(correct)[:window - 1] / np.arange(1, window)
+    x = np.arange(1, n + 1)
+    fig = _new_figure(7.5, 4.2)
+    fig.set_layout_engine("constrained")
+    ax = fig.add_subplot()
+    ax.plot(x, running, color="tab:blue", lw=1.8, label=f"training accuracy (last {window} cards)")
+    wrong = np.flatnonzero(correct == 0)
+    ax.plot(wrong + 1, np.zeros_like(wrong, dtype=float) - 0.03, "|", color="tab:red", ms=8,
+            label="wrong answer (trainer reinforces)")
+    if test_accuracy is not None:
+        ax.axhline(test_accuracy, color="tab:green", lw=1.5, label=f"test accuracy {test_accuracy:.1%}")
+    if reported is not None:
+        ax.axhline(reported, color="0.3", lw=1.2, ls="--", label=f"reported {reported:.1%}")
+    ax.set_xlabel("cards presented")
+    ax.set_ylabel("fraction correct")
+    ax.set_ylim(-0.07, 1.05)
+    ax.set_xlim(0, n + 1)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    if n > 1 and history["start"][-1] > 0:
+        hours = np.asarray(history["start"]) / 3600.0        # strictly increasing
+        top = ax.secondary_xaxis("top", functions=(lambda p: np.interp(p, x, hours),
+                                                   lambda h: np.interp(h, hours, x)))
+        top.set_xlabel("machine time (hours)")
+    ax.set_title(title, fontsize=11)
     if out is not None:
         _save_atomic(fig, out, dpi=120)
     return fig

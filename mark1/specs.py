@@ -211,7 +211,7 @@ class RackSpec(_Spec):
                             "lost motion when a motor reverses direction", low=0.0)
     wiper_noise: float = param(0.002, "full scale (sigma)", "assumed",
                                "read noise of one wiper, fresh at every read", low=0.0)
-    decay_time: float = param(3600.0, "s", "assumed",
+    decay_time: float = param(86400.0, "s", "assumed",
                               "time constant of the slight deliberate decay of every wiper towards 0 "
                               "(the decay itself is single-source, its size is assumed); inf switches it off",
                               low=0.0, low_open=True)

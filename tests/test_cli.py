@@ -1,0 +1,114 @@
+"""The command line: what a user types, what they get, and what bad input gives."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mark1 import specs
+from mark1.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "scenes" / "demo.toml"
+
+
+def test_readme_commands_are_what_ci_runs():
+    readme = (ROOT / "README.md").read_text().splitlines()
+    commands = [line for line in readme[:8] if line.startswith("python3 -m venv")]
+    assert len(commands) == 2, "the README must open with the two commands"
+    install_run, install_test = commands
+    assert "scenes/" in install_run and (ROOT / install_run.split("mark1 run ")[1].split()[0]).exists()
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert install_test in ci, ".ci/run must run the README's test command verbatim"
+
+
+def test_specs_lists_every_parameter_with_status(capsys):
+    assert main(["specs"]) == 0
+    out = capsys.readouterr().out
+    for row in specs.describe(specs.MARK_I):
+        assert row["key"] in out
+    assert main(["specs", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["status"] for r in rows} <= set(specs.STATUSES)
+    assert len(rows) == len(specs.describe(specs.MARK_I))
+
+
+def test_specs_unknown_preset_is_one_line_and_status_2(capsys):
+    assert main(["specs", "--preset", "MARK_II"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--preset" in err[0]
+
+
+def _summary_without_wall(path):
+    data = json.loads(Path(path).read_text())
+    data.pop("wall_time_s")
+    return data
+
+
+def test_run_writes_summary_curve_and_trace(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["run", str(DEMO), "--seed", "3", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "test accuracy" in printed and "machine time" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["presentations"] == summary["train_cards"] * summary["epochs"]
+    assert len(summary["errors_per_epoch"]) == summary["epochs"]
+    assert 0.0 <= summary["test_accuracy"] <= 1.0
+    assert summary["machine_time_s"] >= summary["presentations"] * summary["spec"]["timing"]["period"]
+    png = (out / "learning_curve.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    trace = (out / "trace.csv").read_text().splitlines()
+    assert len(trace) == summary["presentations"] + 1
+    # same seed, same bits
+    out2 = tmp_path / "again"
+    assert main(["run", str(DEMO), "--seed", "3", "--out", str(out2), "--json"]) == 0
+    capsys.readouterr()
+    assert _summary_without_wall(out / "summary.json") == _summary_without_wall(out2 / "summary.json")
+    assert (out / "trace.csv").read_text() == (out2 / "trace.csv").read_text()
+
+
+def test_run_full_trace_has_every_event(tmp_path, capsys):
+    out = tmp_path / "full"
+    assert main(["run", str(DEMO), "--out", str(out), "--trace", "full"]) == 0
+    lines = (out / "trace.csv").read_text().splitlines()
+    assert lines[0] == "time_s,event,presentation,detail"
+    events = {line.split(",")[1] for line in lines[1:]}
+    assert {"card change", "lamps on", "S sampled", "A settled", "R read"} <= events
+    times = [float(line.split(",")[0]) for line in lines[1:]]
+    assert min(times) >= 0
+
+
+@pytest.mark.parametrize("text, key", [
+    ("name = 'x'\n[stimuli\n", None),                                # syntax error
+    (None, "machine.overrides.rack.motor_speed"),                   # negative speed
+])
+def test_bad_scene_is_one_line_status_2_nothing_written(tmp_path, capsys, text, key):
+    scene = tmp_path / "bad.toml"
+    if text is None:
+        text = DEMO.read_text() + "\n[machine.overrides.rack]\nmotor_speed = -1.0\n"
+        if "[machine.overrides]" in DEMO.read_text():
+            text = DEMO.read_text().replace("[machine.overrides]", "[machine.overrides]\nrack.motor_speed = -1.0", 1)
+    scene.write_text(text)
+    out = tmp_path / "out"
+    assert main(["run", str(scene), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "bad.toml" in err[0]
+    if key:
+        assert "motor_speed" in err[0]
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_missing_scene_file(tmp_path, capsys):
+    assert main(["run", str(tmp_path / "nope.toml")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nope.toml" in err[0]
+
+
+def test_python_dash_m_has_no_traceback_on_bad_input(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "mark1", "run", str(tmp_path / "missing.toml")],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
