@@ -689,8 +689,8 @@ def curve_job(scene_ref, seed: int, variant: str, checkpoints: Sequence[int],
     for k in checkpoints:
         m = MarkI(spec=spec, seed=s_machine).fit(train.cards, train.labels, epochs=int(k),
                                                   order=scene.schedule.order)
+        tacc.append(m.score(train.cards, train.labels))     # train first, as compare and `mark1 run`
         acc.append(m.score(test.cards, test.labels))
-        tacc.append(m.score(train.cards, train.labels))
         hours.append(m.machine_time_ / 3600.0)
         cards.append(len(m.history_))
     return {"accuracy": acc, "train_accuracy": tacc, "machine_hours": hours, "cards": cards}
@@ -850,8 +850,8 @@ def ablation_job(scene_ref, seed: int, spec, train_count: int | None = None,
     t0 = time.perf_counter()
     m = MarkI(spec=spec, seed=s_machine).fit(train.cards, train.labels, epochs=scene.schedule.epochs,
                                              order=scene.schedule.order)
-    return {"test_accuracy": m.score(test.cards, test.labels),
-            "train_accuracy": m.score(train.cards, train.labels),
+    train_acc = m.score(train.cards, train.labels)          # train first, as compare and `mark1 run`
+    return {"test_accuracy": m.score(test.cards, test.labels), "train_accuracy": train_acc,
             "machine_time_s": float(m.machine_time_), "wall_time_s": time.perf_counter() - t0}
 
 

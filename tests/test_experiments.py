@@ -1,0 +1,375 @@
+"""Experiments: compare, resume, executors, learning curves, ablation, their figures and commands.
+
+Every test runs on a tiny scene written here (a few cards, the SMALL machine, few
+epochs), so the whole file stays within seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from concurrent.futures import ProcessPoolExecutor
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+from matplotlib.figure import Figure  # noqa: E402
+
+from mark1 import experiments as ex  # noqa: E402
+from mark1.machine import MarkI  # noqa: E402
+from mark1.scenes import load_scene  # noqa: E402
+from mark1.specs import NON_IDEALITIES  # noqa: E402
+
+TINY = """
+name = "Tiny X vs E"
+
+[reported]
+source = "a made-up report for the tests"
+conditions = "SMALL machine, 8 cards"
+value = 0.875
+note = "not historical"
+
+[stimuli]
+source = "characters"
+classes = ["X", "E"]
+size = 40
+
+[stimuli.jitter]
+shift = 0.05
+
+[train]
+count = 8
+
+[test]
+count = 12
+
+[machine]
+preset = "SMALL"
+
+[schedule]
+epochs = 4
+order = "cyclic"
+rule = "alpha"
+"""
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY)
+    return load_scene(path)
+
+
+def _no_wall(records):
+    return [{k: v for k, v in r.items() if k != "wall_time_s"} for r in records]
+
+
+def _seeds(i):
+    from mark1.cli import _experiment_seeds
+    return _experiment_seeds(i)
+
+
+# ----------------------------------------------------------------------------------------
+# compare
+
+
+def test_compare_all_learners_rows_files_and_report(tiny, tmp_path):
+    out = tmp_path / "cmp"
+    comp = ex.compare(tiny, seeds=2, out=out)
+    assert comp.learners == list(ex.LEARNERS)
+    assert len(comp.records) == len(ex.LEARNERS) * 2
+    assert {(r["learner"], r["seed"]) for r in comp.records} == {(n, s) for n in ex.LEARNERS for s in (0, 1)}
+    for r in comp.records:
+        assert 0.0 <= r["test_accuracy"] <= 1.0 and 0.0 <= r["train_accuracy"] <= 1.0
+        assert (r["seed_train"], r["seed_test"], r["seed_machine"]) == _seeds(r["seed"])
+        if r["learner"] in ("mark1", "ideal"):
+            assert r["machine_time_s"] > 0 and 0 <= r["cards_seen"] <= 4 * 8
+        else:
+            assert r["machine_time_s"] is None and r["cards_seen"] is None
+    summ = comp.summary()
+    assert set(summ) == set(ex.LEARNERS)
+    for s in summ.values():
+        assert s["n"] == 2 and 0 <= s["min"] <= s["mean"] <= s["max"] <= 1
+    assert "mark1" in comp.table() and "87.5%" in comp.table()
+
+    with open(out / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(comp.records)
+    assert {r["learner"] for r in rows} == set(ex.LEARNERS)
+    data = json.loads((out / "results.json").read_text())
+    assert data["records"] == comp.records and set(data["summary"]) == set(ex.LEARNERS)
+    report = (out / "report.md").read_text()
+    assert "87.5%" in report and "a made-up report for the tests" in report
+    assert "](accuracy.png)" in report and (out / "accuracy.png").stat().st_size > 0
+    assert sorted(p.name for p in (out / "seeds").iterdir()) == ["seed-0000.json", "seed-0001.json"]
+    assert not list(out.rglob("*.tmp"))
+
+
+def test_ideal_learner_is_a_direct_fit_on_the_same_seeds(tiny):
+    comp = ex.compare(tiny, seeds=[3], learners=["ideal", "mark1"])
+    s_train, s_test, s_machine = _seeds(3)
+    train, test = tiny.stimuli("train", s_train), tiny.stimuli("test", s_test)
+    spec = tiny.machine_spec()
+    for name, sp in (("mark1", spec), ("ideal", spec.ideal())):
+        m = MarkI(spec=sp, seed=s_machine).fit(train.cards, train.labels, epochs=4)
+        train_acc = m.score(train.cards, train.labels)
+        rec = next(r for r in comp.records if r["learner"] == name)
+        assert rec["train_accuracy"] == train_acc
+        assert rec["test_accuracy"] == m.score(test.cards, test.labels)
+        assert rec["machine_time_s"] == m.machine_time_
+
+
+def test_process_pool_gives_the_serial_results(tiny):
+    learners = ["mark1", "ideal", "perceptron-S", "gauss-phi"]
+    serial = ex.compare(tiny, seeds=2, learners=learners)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        pooled = ex.compare(tiny, seeds=2, learners=learners, executor=pool)
+    assert len(serial.records) == 8
+    assert _no_wall(pooled.records) == _no_wall(serial.records)
+
+
+def test_resume_finishes_like_an_uninterrupted_run(tiny, tmp_path, monkeypatch):
+    learners = ["mark1", "ideal", "lstsq-S"]
+    out = tmp_path / "run"
+    ex.compare(tiny, seeds=2, learners=learners, out=out)          # "interrupted" after 2 of 3
+    mtimes = {p.name: p.stat().st_mtime_ns for p in (out / "seeds").iterdir()}
+    computed = []
+    real = ex.run_seed
+
+    def counting(scene_ref, seed, *args):
+        computed.append(seed)
+        return real(scene_ref, seed, *args)
+
+    monkeypatch.setattr(ex, "run_seed", counting)
+    resumed = ex.compare(tiny, seeds=3, learners=learners, out=out, resume=True)
+    assert computed == [2]
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "seeds").iterdir() if p.name in mtimes} == mtimes
+
+    fresh = ex.compare(tiny, seeds=3, learners=learners, out=tmp_path / "fresh")
+    assert _no_wall(resumed.records) == _no_wall(fresh.records)
+    a = json.loads((out / "results.json").read_text())
+    b = json.loads((tmp_path / "fresh" / "results.json").read_text())
+    assert _no_wall(a["records"]) == _no_wall(b["records"])
+
+
+def test_resume_recomputes_a_broken_or_foreign_record(tiny, tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    first = ex.compare(tiny, seeds=2, learners=["ideal"], out=out)
+    (out / "seeds" / "seed-0001.json").write_text('{"seed": 1, "resu')        # cut off mid-write
+    computed = []
+    real = ex.run_seed
+    monkeypatch.setattr(ex, "run_seed", lambda ref, seed, *a: computed.append(seed) or real(ref, seed, *a))
+    again = ex.compare(tiny, seeds=2, learners=["ideal"], out=out, resume=True)
+    assert computed == [1]
+    assert _no_wall(again.records) == _no_wall(first.records)
+    computed.clear()
+    ex.compare(tiny, seeds=2, learners=["ideal", "lstsq-S"], out=out, resume=True)   # other learners
+    assert computed == [0, 1]
+
+
+def test_unknown_learner_names_it_and_the_known_ones(tiny):
+    with pytest.raises(ValueError, match="'lstsq-X'") as err:
+        ex.compare(tiny, seeds=1, learners=["ideal", "lstsq-X"])
+    for name in ex.LEARNERS:
+        assert name in str(err.value)
+    with pytest.raises(ValueError, match="seeds"):
+        ex.compare(tiny, seeds=0)
+    with pytest.raises(ValueError, match="resume"):
+        ex.compare(tiny, seeds=1, resume=True)
+
+
+def test_cards_to_final_accuracy():
+    def hist(correct):
+        h = np.zeros(len(correct), dtype=[("correct", bool)])
+        h["correct"] = correct
+        return h
+
+    # 4 cards: the last mistake at presentation 5 (0-based), all right after it
+    h = hist([0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1])
+    assert ex.cards_to_final_accuracy(h, 4, 1.0) == 6
+    assert ex.cards_to_final_accuracy(h, 4, 0.75) == 1          # window 1..4 holds 3 of 4
+    assert ex.cards_to_final_accuracy(h, 4, 1.0 + 1e-9) == 12   # never: everything presented
+    assert ex.cards_to_final_accuracy(hist([1, 1]), 4, 1.0) == 2
+
+
+# ----------------------------------------------------------------------------------------
+# learning curves
+
+
+def test_learning_curves_shapes_monotone_and_exact(tiny):
+    curves = ex.learning_curves(tiny, seeds=2, points=3)
+    assert curves.epochs.tolist() == [1, 2, 4]
+    assert curves.cards.tolist() == [8, 16, 32]
+    assert curves.variants == ["analog", "ideal"]
+    for v in curves.variants:
+        for arr in (curves.accuracy[v], curves.train_accuracy[v], curves.machine_hours[v]):
+            assert arr.shape == (2, 3)
+        assert np.all((curves.accuracy[v] >= 0) & (curves.accuracy[v] <= 1))
+        assert np.all(np.diff(curves.machine_hours[v], axis=1) > 0)
+    # the last checkpoint is the scene's full schedule: the same machines as compare's
+    comp = ex.compare(tiny, seeds=2, learners=["mark1", "ideal"])
+    for v, name in (("analog", "mark1"), ("ideal", "ideal")):
+        ref = [r for r in comp.records if r["learner"] == name]
+        assert curves.accuracy[v][:, -1].tolist() == [r["test_accuracy"] for r in ref]
+        assert (curves.machine_hours[v][:, -1] * 3600).tolist() == pytest.approx([r["machine_time_s"] for r in ref])
+
+
+def test_a_checkpoint_is_the_full_run_stopped_there(tiny):
+    s_train, _, s_machine = _seeds(0)
+    train = tiny.stimuli("train", s_train)
+    for order in ("cyclic", "shuffled"):
+        full = MarkI(spec=tiny.machine_spec(), seed=s_machine).fit(train.cards, train.labels, epochs=4,
+                                                                   order=order)
+        part = MarkI(spec=tiny.machine_spec(), seed=s_machine).fit(train.cards, train.labels, epochs=2,
+                                                                   order=order)
+        n = len(part.history_)
+        for f in full.history_.dtype.names:
+            np.testing.assert_array_equal(part.history_[f], full.history_[f][:n])
+
+
+# ----------------------------------------------------------------------------------------
+# ablation
+
+
+def test_ablate_rows_references_and_files(tiny, tmp_path):
+    out = tmp_path / "abl"
+    result = ex.ablate(tiny, seeds=1, out=out)
+    spec = tiny.machine_spec()
+    expected = [n for n in NON_IDEALITIES if spec.is_on(n)]
+    if "ratchet" not in expected:
+        expected.append("ratchet")
+    assert result.non_idealities == expected
+    variants = [r["variant"] for r in result.rows]
+    assert variants[:2] == ["full", "ideal"]
+    assert variants[2:] == [f"{k}:{n}" for n in expected for k in ("on", "off")]
+    assert len(variants) == len(set(variants))
+    for r in result.rows:
+        assert r["n"] == 1 and 0 <= r["test_mean"] <= 1 and r["machine_time_h_mean"] > 0
+
+    s_train, s_test, s_machine = _seeds(0)
+    train, test = tiny.stimuli("train", s_train), tiny.stimuli("test", s_test)
+    for name, sp in (("ideal", spec.ideal()), ("full", spec), ("on:backlash", spec.only("backlash"))):
+        m = MarkI(spec=sp, seed=s_machine).fit(train.cards, train.labels, epochs=4)
+        m.score(train.cards, train.labels)
+        assert result.row(name)["test_mean"] == m.score(test.cards, test.labels), name
+    # the continuous machine without the ratchet is the full machine itself: reused, not rerun
+    assert result.row("off:ratchet")["same_as"] == "full"
+    assert result.row("off:ratchet")["test_accuracy"] == result.row("full")["test_accuracy"]
+
+    with open(out / "ablation.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["variant"] for r in rows] == variants
+    assert json.loads((out / "ablation.json").read_text())["non_idealities"] == expected
+    assert (out / "ablation.png").stat().st_size > 0
+    assert "ratchet" in result.table()
+
+
+# ----------------------------------------------------------------------------------------
+# figures
+
+
+def _fake_ablation():
+    names = ["backlash", "decay", "lens"]
+    rows = [dict(variant="full", kind="reference", non_ideality=None, test_mean=0.9, test_std=0.01,
+                 machine_time_h_mean=2.0, machine_time_h_std=0.1),
+            dict(variant="ideal", kind="reference", non_ideality=None, test_mean=0.97, test_std=None,
+                 machine_time_h_mean=1.0, machine_time_h_std=None)]
+    for i, n in enumerate(names):
+        rows.append(dict(variant=f"on:{n}", kind="on_alone", non_ideality=n, test_mean=0.95 - i / 100,
+                         test_std=0.02, machine_time_h_mean=1.5, machine_time_h_std=0.0))
+        rows.append(dict(variant=f"off:{n}", kind="off_alone", non_ideality=n, test_mean=0.92,
+                         test_std=None, machine_time_h_mean=1.8, machine_time_h_std=0.0))
+    return ex.Ablation(scene="fake", seeds=[0, 1], rows=rows, non_idealities=names)
+
+
+def test_ablation_figure_has_two_panels_of_bars(tmp_path):
+    from mark1.plotting import ablation_figure
+    fig = ablation_figure(_fake_ablation(), out=tmp_path / "a.png")
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    for ax in fig.axes:
+        assert len(ax.patches) == 2 * 3
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels[-1] == "lens"                  # costliest (ideal - on alone) on top
+    assert (tmp_path / "a.png").stat().st_size > 0
+
+
+def test_learning_curves_figure_two_panels_two_lines_each():
+    from mark1.plotting import learning_curves_figure
+    rng = np.random.default_rng(0)
+    acc = {v: rng.uniform(0.5, 1.0, size=(3, 4)) for v in ("analog", "ideal")}
+    hours = {v: np.cumsum(rng.uniform(0.1, 1.0, size=(3, 4)), axis=1) for v in ("analog", "ideal")}
+    curves = ex.LearningCurves(scene="fake", seeds=[0, 1, 2], epochs=np.arange(1, 5),
+                               cards=np.arange(1, 5) * 10, accuracy=acc, train_accuracy=acc,
+                               machine_hours=hours, reported=None)
+    fig = learning_curves_figure(curves)
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    for ax in fig.axes:
+        assert len(ax.lines) == 2                  # analog and ideal means
+        assert len(ax.collections) == 2            # their bands
+    curves.reported = 0.9
+    fig = learning_curves_figure(curves)
+    assert all(len(ax.lines) == 3 for ax in fig.axes)
+
+
+def test_comparison_figure_one_row_per_learner(tiny):
+    from mark1.plotting import comparison_figure
+    comp = ex.compare(tiny, seeds=2, learners=["mark1", "ideal", "lstsq-S"])
+    fig = comparison_figure(comp)
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["lstsq-S", "ideal", "mark1"]
+    assert any(line.get_linestyle() == "--" for line in ax.lines)   # the reported figure
+
+
+# ----------------------------------------------------------------------------------------
+# commands
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="mark1")
+    ex.add_commands(parser.add_subparsers(dest="command", required=True))
+    return parser
+
+
+def test_compare_and_ablate_commands(tiny, tmp_path, capsys):
+    parser = _parser()
+    out = tmp_path / "c"
+    args = parser.parse_args(["compare", tiny.path, "--seeds", "1", "--workers", "1", "--out", str(out),
+                              "--learners", "ideal,lstsq-phi"])
+    assert args.func(args) == 0
+    text = capsys.readouterr().out
+    assert "ideal" in text and "lstsq-phi" in text and "87.5%" in text
+    assert (out / "results.csv").exists() and (out / "report.md").exists()
+
+    args = parser.parse_args(["compare", tiny.path, "--seeds", "1", "--workers", "1", "--out", str(out),
+                              "--learners", "ideal", "--resume", "--json"])
+    assert args.func(args) == 0
+    assert set(json.loads(capsys.readouterr().out)["summary"]) == {"ideal"}
+
+    args = parser.parse_args(["ablate", tiny.path, "--seeds", "1", "--workers", "1",
+                              "--out", str(tmp_path / "a"), "--train-count", "4", "--test-count", "4"])
+    assert args.func(args) == 0
+    assert "backlash" in capsys.readouterr().out
+    assert (tmp_path / "a" / "ablation.png").exists()
+
+
+def test_commands_bad_input_is_a_usage_error(tiny, tmp_path, monkeypatch):
+    from mark1.cli import UsageError
+    monkeypatch.chdir(tmp_path)                       # the default output folder is runs/...
+    parser = _parser()
+    for argv, words in (
+        (["compare", tiny.path, "--learners", "ideal,nope"], "nope"),
+        (["compare", tiny.path, "--seeds", "0"], "--seeds"),
+        (["compare", tiny.path, "--workers", "0"], "--workers"),
+        (["compare", str(tmp_path / "missing.toml")], "missing.toml"),
+        (["ablate", tiny.path, "--seeds", "-1"], "--seeds"),
+    ):
+        args = parser.parse_args(argv)
+        with pytest.raises(UsageError, match=words) as err:
+            args.func(args)
+        assert "\n" not in str(err.value)
+    assert not (tmp_path / "runs").exists()
