@@ -3,6 +3,9 @@
     mark1 run SCENE [--seed N] [--out DIR] [--json]    train and test as the scene says
     mark1 specs [--preset NAME] [--json]               every parameter: unit, default, status
     mark1 render SCENE [--out sheet.png] [--seed N]    contact sheet: cards and what the retina sees
+    mark1 explain SCENE [--cards 5]                    the event log in plain words, card by card
+    mark1 compare SCENE [--seeds 10] [--out DIR]       the machine beside the textbook classifiers
+    mark1 ablate SCENE [--seeds 3] [--out DIR]         which non-ideality costs most
 
 Bad input gives one line on stderr and exit status 2; no traceback, nothing written.
 """
@@ -186,6 +189,20 @@ def cmd_render(args) -> int:
     return 0
 
 
+def cmd_explain(args) -> int:
+    from .explain import explain
+
+    scene = _load_scene(args.scene)
+    seed_train, _, seed_machine = _experiment_seeds(args.seed)
+    try:
+        train = scene.stimuli("train", seed=seed_train)
+        text = explain(scene.machine_spec(), train.cards, train.labels, n_cards=args.cards, seed=seed_machine)
+    except ValueError as e:
+        raise UsageError(f"{args.scene}: {e}") from None
+    print(text)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mark1", description="Rosenblatt's Mark I Perceptron, simulated.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -209,6 +226,15 @@ def build_parser() -> argparse.ArgumentParser:
     rd.add_argument("--out", help="PNG path (default runs/<scene>/contact_sheet.png)")
     rd.add_argument("--seed", type=int, default=0)
     rd.set_defaults(func=cmd_render)
+
+    ex = sub.add_parser("explain", help="the machine's event log in plain words, card by card")
+    ex.add_argument("scene")
+    ex.add_argument("--cards", type=int, default=5, help="presentations to narrate (default 5)")
+    ex.add_argument("--seed", type=int, default=0)
+    ex.set_defaults(func=cmd_explain)
+
+    from .experiments import add_commands      # compare, ablate
+    add_commands(sub)
     return parser
 
 

@@ -262,7 +262,8 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
                     seg.stop = 0                        # the sums ahead are stale now
                     if full:
                         trace.log(env.now, "reinforce", p,
-                                  f"{units_erred[p]} R-units erred, {moving} pots commanded")
+                                  f"{units_erred[p]} R-unit{'s' if units_erred[p] != 1 else ''} erred, "
+                                  f"{moving} pots commanded")
                     motors = env.process(rack.drive(env, command))
                     if not tm.overlap:
                         yield motors
