@@ -130,6 +130,9 @@ def test_process_pool_gives_the_serial_results(tiny):
         pooled = ex.compare(tiny, seeds=2, learners=learners, executor=pool)
     assert len(serial.records) == 8
     assert _no_wall(pooled.records) == _no_wall(serial.records)
+    with ex.process_pool(2) as pool:                  # the CLI's pool: spawned, BLAS single-threaded
+        spawned = ex.compare(tiny, seeds=2, learners=learners, executor=pool)
+    assert _no_wall(spawned.records) == _no_wall(serial.records)
 
 
 def test_resume_finishes_like_an_uninterrupted_run(tiny, tmp_path, monkeypatch):
