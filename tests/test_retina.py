@@ -149,7 +149,7 @@ def test_polarity_static():
     cards, _ = make_cards(4, np.random.default_rng(1), max_shift=0)
     spec = RetinaSpec(blur=0.0, uneven_lighting=0.0, cell_spread=0.0)
     light = Retina(spec).light(cards)
-    ink_cells = light < 0.5
+    ink_cells = light < spec.threshold
     fig = Retina(spec).sense_static(cards)
     gnd = Retina(spec.replace(polarity="ground")).sense_static(cards)
     assert np.array_equal(fig, ink_cells) and np.array_equal(gnd, ~ink_cells)
