@@ -44,7 +44,7 @@ import warnings
 
 import numpy as np
 
-from .perceptron import averaged_weights, train_error_correction
+from .perceptron import _all_finite, averaged_weights, train_error_correction
 
 __all__ = [
     "SingularCovarianceWarning",
@@ -85,7 +85,7 @@ def _check_array(X, name="X"):
         raise ValueError(f"{name} must be 2-D (n_samples, n_features); got an array of shape {X.shape}")
     if X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"{name} must have at least one sample and one feature; got shape {X.shape}")
-    if not np.isfinite(X).all():
+    if not _all_finite(X):
         raise ValueError(f"{name} contains NaN or infinity")
     return X
 

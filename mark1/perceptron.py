@@ -50,9 +50,9 @@ __all__ = ["ErrorCorrectionResult", "train_error_correction", "averaged_weights"
 
 #: Elements (rows * features) of a gathered window of upcoming cards.
 _WINDOW_ELEMENTS = 1 << 20
-#: Smallest and largest block (cards) evaluated at once.
+#: Smallest block (cards); the largest holds at most this many elements (rows * units).
 _BLOCK_MIN = 4
-_BLOCK_MAX_ELEMENTS = 1 << 17
+_BLOCK_MAX_ELEMENTS = 1 << 22
 #: After a mistake at offset j, the next block holds about this many gaps.
 _GAP_FACTOR = 2
 
@@ -94,6 +94,14 @@ class ErrorCorrectionResult:
 # --------------------------------------------------------------------------- validation
 
 
+def _all_finite(a):
+    """Whether every entry is finite; a finite sum proves it (NaN and inf propagate),
+    and only an overflowing sum needs the element-wise test."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = a.sum()
+    return bool(np.isfinite(total)) or bool(np.isfinite(a).all())
+
+
 def _as_float_matrix(value, name):
     try:
         arr = np.asarray(value, dtype=np.float64)
@@ -109,7 +117,7 @@ def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule):
     n, d = X.shape
     if n < 1 or d < 1:
         raise ValueError(f"X must have at least one card and one feature; got shape {X.shape}")
-    if not np.all(np.isfinite(X)):
+    if not _all_finite(X):
         raise ValueError("X contains NaN or infinity")
 
     T = _as_float_matrix(T, "T")
@@ -164,7 +172,7 @@ def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule):
             W = W[None, :]
         if W.shape != (k, d):
             raise ValueError(f"w0 must have shape (n_units, n_features) = ({k}, {d}); got {W.shape}")
-        if not np.all(np.isfinite(W)):
+        if not _all_finite(W):
             raise ValueError("w0 contains NaN or infinity")
         W = np.array(W, dtype=np.float64, order="C", copy=True)
     return X, T, epochs, eta, order, W, inverse, bool(stop_when_converged)
@@ -229,7 +237,7 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
     errors = np.zeros((cap, k), dtype=bool)
 
     window = max(_BLOCK_MIN * 4, _WINDOW_ELEMENTS // d)
-    block_max = max(_BLOCK_MIN, min(window // 2, _BLOCK_MAX_ELEMENTS // (d * k) + _BLOCK_MIN))
+    block_max = max(_BLOCK_MIN, min(window // 2, _BLOCK_MAX_ELEMENTS // k))
     B = _BLOCK_MIN
     counts = [0] * k                                     # updates per unit (eta schedule)
     single = k == 1
@@ -308,13 +316,19 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
         else:
             row = bad[j * k:(j + 1) * k]
             errors[p] = row
-            t = Tw[lo + j]
-            for u in np.flatnonzero(row).tolist():
+            t = Tw[lo + j].tolist()
+            for u in row.nonzero()[0].tolist():
+                wu = W[u]
                 if inverse:
                     counts[u] += 1
-                    W[u] += ((eta / counts[u]) * t[u]) * x
+                    wu += ((eta / counts[u]) * t[u]) * x
+                elif eta == 1.0:                         # (1.0 * t) * x is exactly +-x
+                    if t[u] > 0:
+                        wu += x
+                    else:
+                        wu -= x
                 else:
-                    W[u] += (eta * t[u]) * x
+                    wu += (eta * t[u]) * x
         last = p
         pos = p + 1
         B = min(block_max, max(_BLOCK_MIN, _GAP_FACTOR * (j + 1)))
