@@ -1,0 +1,268 @@
+"""The event simulation: exact event-log timing, waiting for the motors versus overlap,
+driver queues in a run, the photocells re-timed after a wait, and the Trace."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import make_cards
+from mark1 import MarkI, specs
+from mark1.potentiometers import PotentiometerRack
+from mark1.retina import RetinaState
+from mark1.simulator import Trace
+
+SPEED = 0.01                     # full scale per s: one increment (0.02) takes 2 s > the 1 s period
+INC = 0.02
+SLOW = specs.SMALL.only("speed_limit").with_overrides({"rack.motor_speed": SPEED, "trainer.increment": INC})
+TM = SLOW.timing
+READ_AT = TM.card_change + TM.settle + TM.a_delay + TM.r_delay
+MOVE = INC / SPEED
+
+
+def _fit(spec, seed, n_cards=10, epochs=2, shapes=("x", "box"), trace="full", **kw):
+    cards, labels = make_cards(n_cards, np.random.default_rng(seed), shapes=shapes)
+    return MarkI(spec=spec, seed=seed, trace=trace).fit(cards, labels, epochs=epochs, **kw)
+
+
+def _events(m, name):
+    return [(t, p, d) for t, e, p, d in m.trace_.events if e == name]
+
+
+seeds = st.integers(0, 2**32 - 1)
+
+
+# -- one presentation, as the machine does it -----------------------------------------------
+
+@settings(max_examples=5)
+@given(seed=seeds)
+def test_presentation_instants(seed):
+    m = _fit(SLOW, seed)
+    start = m.history_["start"]
+    for name, offset in [("card change", 0.0), ("lamps on", TM.card_change),
+                         ("S sampled", TM.card_change + TM.settle),
+                         ("A settled", TM.card_change + TM.settle + TM.a_delay),
+                         ("R read", READ_AT)]:
+        ev = _events(m, name)
+        assert [p for _, p, _ in ev] == list(range(len(start))), name
+        np.testing.assert_allclose([t for t, _, _ in ev], start + offset, rtol=0, atol=1e-9)
+    # the S and A counts logged are the ones in the history
+    assert [int(d.split()[0]) for _, _, d in _events(m, "S sampled")] == m.history_["s_active"].tolist()
+    assert [int(d.split()[0]) for _, _, d in _events(m, "A settled")] == m.history_["a_active"].tolist()
+    assert [d.split(",")[0] for _, _, d in _events(m, "card change")] == [f"card {c}" for c in m.history_["card"]]
+    for t, e, p, d in m.trace_.events:
+        assert isinstance(t, float) and isinstance(e, str) and isinstance(p, int) and isinstance(d, str)
+
+
+# -- waiting for the motors -------------------------------------------------------------------
+
+@settings(max_examples=5)
+@given(seed=seeds)
+def test_wait_mode_delays_the_next_card_until_the_motors_stop(seed):
+    m = _fit(SLOW, seed)
+    h = m.history_
+    moved = h["pots_moved"] > 0
+    assert moved.any()
+    # a reinforced presentation lasts until its motors stop (read + 2 s), others one period
+    expected = np.where(moved, max(TM.period, READ_AT + MOVE), TM.period)
+    np.testing.assert_allclose(np.diff(h["start"]), expected[:-1], rtol=0, atol=1e-9)
+    assert np.all(np.diff(h["start"])[moved[:-1]] > TM.period)
+    assert m.waited_ == pytest.approx(moved.sum() * (READ_AT + MOVE - TM.period), rel=1e-9)
+    assert m.waited_ > 0
+    assert m.machine_time_ == pytest.approx(h["start"][-1] + expected[-1], rel=1e-12)
+    # the log: every reinforcement starts the motors at the read and they stop 2 s later
+    starts, stops = _events(m, "motors start"), _events(m, "motors stop")
+    assert len(starts) == len(stops) == moved.sum() == len(_events(m, "reinforce"))
+    assert [p for _, p, _ in starts] == np.flatnonzero(moved).tolist()
+    for (t0, p0, _), (t1, p1, _) in zip(starts, stops):
+        assert p0 == p1
+        assert t0 == pytest.approx(h["start"][p0] + READ_AT, abs=1e-9)
+        assert t1 - t0 == pytest.approx(MOVE, rel=1e-9)
+    waits = _events(m, "waited for motors")
+    assert [p for _, p, _ in waits] == np.flatnonzero(moved).tolist()
+    # in wait mode the log is in time order
+    times = [t for t, *_ in m.trace_.events]
+    assert all(b >= a - 1e-12 for a, b in zip(times, times[1:]))
+
+
+@settings(max_examples=5)
+@given(seed=seeds)
+def test_fast_motors_need_no_wait(seed):
+    spec = SLOW.with_overrides({"rack.motor_speed": 1.0})          # 0.02 s moves
+    m = _fit(spec, seed)
+    np.testing.assert_allclose(np.diff(m.history_["start"]), TM.period, atol=1e-9)
+    assert m.waited_ == 0
+    assert not _events(m, "waited for motors")
+    for (t0, _, _), (t1, _, _) in zip(_events(m, "motors start"), _events(m, "motors stop")):
+        assert t1 - t0 == pytest.approx(INC / 1.0, rel=1e-9)
+
+
+@settings(max_examples=5, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=seeds)
+def test_overlap_keeps_the_period_and_reads_wipers_mid_move(seed, sums_spy):
+    """timing.overlap=True: the next card comes on time while the motors turn, and its
+    read sees each moving wiper linearly between where it started and its target."""
+    reads = sums_spy
+    reads.clear()                                  # the spy outlives one hypothesis example
+    spec = SLOW.with_overrides({"timing.overlap": True})
+    m = _fit(spec, seed)
+    h = m.history_
+    np.testing.assert_allclose(np.diff(h["start"]), TM.period, atol=1e-9)
+    assert m.waited_ == 0 and not _events(m, "waited for motors")
+    assert (h["pots_moved"] > 0).any()
+    mid = [r for r in reads if r["t"] < r["busy_until"]]
+    assert mid, "no read happened while the wipers were moving"
+    strictly_between = 0
+    for r in mid:
+        span = r["t_end"] - r["t_start"]
+        frac = np.clip(np.divide(r["t"] - r["t_start"], span, out=np.ones_like(span), where=span > 0), 0, 1)
+        expected_pos = r["p_from"] + (r["p_to"] - r["p_from"]) * frac
+        np.testing.assert_allclose(r["sums"], expected_pos @ r["x"], rtol=1e-12, atol=1e-15)
+        moving = (r["t_start"] < r["t"]) & (r["t"] < r["t_end"]) & (r["x"][None, :] > 0)
+        strictly_between += int(moving.sum())
+        # a moving pot read at its midpoint is half-way
+        half = moving & np.isclose(frac, 0.5)
+        np.testing.assert_allclose(expected_pos[half], 0.5 * (r["p_from"] + r["p_to"])[half], rtol=1e-12, atol=1e-15)
+    assert strictly_between > 0
+    # the read 1 s into a 2 s move sees the wipers half-way
+    assert any(np.isclose(r["t"] - r["t_start"], TM.period).any() for r in mid)
+
+
+@pytest.fixture
+def sums_spy(monkeypatch):
+    """Records every PotentiometerRack.sums call with the rack's state at that moment."""
+    reads = []
+    original = PotentiometerRack.sums
+
+    def spy(self, x, t):
+        out = original(self, x, t)
+        reads.append(dict(t=t, x=np.array(x, float), sums=np.array(out), busy_until=self.busy_until,
+                          p_from=self.p_from.copy(), p_to=self.p_to.copy(),
+                          t_start=self.t_start.copy(), t_end=self.t_end.copy()))
+        return out
+
+    monkeypatch.setattr(PotentiometerRack, "sums", spy)
+    return reads
+
+
+@pytest.mark.parametrize("n_drivers", [1, 3, 8])
+def test_driver_limit_in_a_run(n_drivers):
+    """With N drivers a command of m pots takes ceil(m / N) moves; the card waits for it."""
+    speed = 0.1
+    spec = SLOW.with_overrides({"rack.motor_speed": speed, "rack.drivers": n_drivers})
+    d = INC / speed
+    for seed in range(3):
+        m = _fit(spec, seed, n_cards=8, epochs=2)
+        h = m.history_
+        moves = np.array([math.ceil(k / n_drivers) * d for k in h["pots_moved"]])
+        expected = np.maximum(TM.period, READ_AT + moves)
+        np.testing.assert_allclose(np.diff(h["start"]), expected[:-1], atol=1e-9)
+        queued, stops = _events(m, "motors queued"), _events(m, "motors stop")
+        assert len(queued) == len(stops) == (h["pots_moved"] > 0).sum()
+        for (t0, p, _), (t1, p1, _) in zip(queued, stops):
+            assert p == p1 and t1 - t0 == pytest.approx(moves[p], rel=1e-9)
+
+
+def test_alpha_moves_the_active_pots_of_every_erring_unit():
+    spec = SLOW.with_overrides({"rack.motor_speed": "inf"})
+    for seed in range(3):
+        m = _fit(spec, seed, n_cards=12, epochs=2, shapes=("x", "box", "bar"))
+        h = m.history_
+        assert m.code_.kind == "one-per-class"
+        assert np.array_equal(h["pots_moved"], h["units_erred"].astype(int) * (h["a_active"].astype(int) + 1))
+        assert h["units_erred"].max() >= 1
+
+
+def test_gamma_moves_every_pot_of_every_erring_unit():
+    spec = SLOW.with_overrides({"rack.motor_speed": "inf", "trainer.rule": "gamma"})
+    m = _fit(spec, 0, n_cards=12, epochs=2)
+    h = m.history_
+    n_inputs = spec.patchboard.n_associators + 1
+    assert np.array_equal(h["pots_moved"], h["units_erred"].astype(int) * n_inputs)
+    # γ conserves the total of each unit's pots, so the wipers sum to zero
+    assert abs(m.weights_.sum()) < 1e-12
+
+
+def test_forced_and_lms_reinforce_every_card():
+    for rule in ("forced", "lms"):
+        spec = SLOW.with_overrides({"rack.motor_speed": "inf", "trainer.rule": rule})
+        m = _fit(spec, 0, n_cards=8, epochs=2)
+        assert np.all(m.history_["pots_moved"] > 0), rule
+
+
+# -- photocells re-timed after a wait ------------------------------------------------------------
+
+@settings(max_examples=4)
+@given(seed=seeds)
+def test_sensory_readings_follow_the_actual_schedule(seed):
+    """After a wait the card stayed lit longer: the S- and A-units recorded equal those of
+    the photocells exposed with the lit times that actually happened."""
+    spec = SLOW.with_overrides({"retina.dynamics": True, "retina.history_ratio": 3.0, "retina.history_time": 2.0})
+    m = _fit(spec, seed, n_cards=10, epochs=3)
+    h = m.history_
+    lit = np.diff(np.r_[h["start"], m.machine_time_]) - TM.card_change
+    assert lit.max() > TM.period - TM.card_change + 1.0          # some cards waited
+    cards, _ = make_cards(10, np.random.default_rng(seed))
+    light = m.retina.light(cards)[h["card"]]
+    signal, _ = m.retina.expose(light, lit, RetinaState.dark(m.retina.n_cells),
+                                card_change=TM.card_change, settle=TM.settle)
+    s = m.retina.fire(signal)
+    assert np.array_equal(s.sum(axis=1), h["s_active"])
+    assert np.array_equal(m.patchboard.associate(s).sum(axis=1), h["a_active"])
+
+
+# -- the Trace ----------------------------------------------------------------------------------
+
+def test_trace_levels():
+    with pytest.raises(ValueError, match="trace"):
+        Trace("verbose")
+    cards, labels = make_cards(6, np.random.default_rng(0))
+    off = MarkI(spec=SLOW, seed=0, trace="off").fit(cards, labels, epochs=2)
+    summ = MarkI(spec=SLOW, seed=0, trace="summary").fit(cards, labels, epochs=2)
+    full = MarkI(spec=SLOW, seed=0, trace="full").fit(cards, labels, epochs=2)
+    assert len(off.trace_) == 0 and off.trace_.summary == {}
+    assert len(summ.trace_) == 0
+    h = summ.history_
+    assert summ.trace_.summary["presentations"] == 12
+    assert summ.trace_.summary["errors"] == int((~h["correct"]).sum())
+    assert summ.trace_.summary["reinforcements"] == int((h["pots_moved"] > 0).sum())
+    assert summ.trace_.summary["pots moved"] == int(h["pots_moved"].sum())
+    assert summ.trace_.summary["seconds waited for motors"] == pytest.approx(summ.waited_)
+    assert summ.trace_.summary["machine time s"] == pytest.approx(summ.machine_time_)
+    assert len(full.trace_) >= 5 * 12
+    # the trace level does not change what happens
+    assert np.array_equal(off.history_, full.history_) and np.array_equal(summ.history_, full.history_)
+    np.testing.assert_array_equal(off.weights_, full.weights_)
+
+
+def test_trace_csv_and_array(tmp_path):
+    m = _fit(SLOW, 1, n_cards=4, epochs=1)
+    text = m.trace_.to_csv()
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == ["time_s", "event", "presentation", "detail"]
+    assert len(rows) - 1 == len(m.trace_)
+    for row, (t, e, p, d) in zip(rows[1:], m.trace_.events):
+        assert float(row[0]) == t and row[1] == e and int(row[2]) == p and row[3] == d
+    m.trace_.to_csv(tmp_path / "events.csv")
+    assert (tmp_path / "events.csv").read_text() == text
+    arr = m.trace_.to_array()
+    assert arr.shape == (len(m.trace_),)
+    assert arr["time"].tolist() == [t for t, *_ in m.trace_.events]
+    assert list(iter(m.trace_)) == m.trace_.events
+    assert "full" in repr(m.trace_)
+
+
+def test_env_can_be_passed_in():
+    import simpy
+    env = simpy.Environment()
+    cards, labels = make_cards(4, np.random.default_rng(0))
+    m = MarkI(spec=SLOW, seed=0).fit(cards, labels, epochs=1, env=env)
+    assert env.now == pytest.approx(m.machine_time_)
+    ref = MarkI(spec=SLOW, seed=0).fit(cards, labels, epochs=1)
+    assert np.array_equal(m.history_, ref.history_)
