@@ -522,58 +522,99 @@ def _geometry(rng, n, jitter: Jitter, card_size: int, slant: float = 0.0):
 def _blur_matrices(sigmas: np.ndarray, size: int) -> np.ndarray:
     """(m, size, size) Gaussian blur matrices; ink near an edge spreads off the card."""
     d = np.arange(size)[:, None] - np.arange(size)[None, :]
-    s = sigmas[:, None, None]
+    s = np.maximum(sigmas, 1e-3)[:, None, None]
     g = np.exp(-0.5 * (d[None] / s) ** 2)
     # normalise by the sum over an infinite line, so that paper stays paper at the edges
     r = np.arange(-size, size + 1)
-    norm = np.exp(-0.5 * (r[None, :] / sigmas[:, None]) ** 2).sum(axis=1)
+    norm = np.exp(-0.5 * (r[None, :] / s[:, :, 0]) ** 2).sum(axis=1)
     return (g / norm[:, None, None]).astype(_F)
 
 
-def _appearance(coverage: np.ndarray, streams, jitter: Jitter, variation: dict) -> np.ndarray:
-    """Blur, smudges, contrast/paper and noise: coverage (n, H, W) → reflectance float64."""
-    n, H, W = coverage.shape
+def _blur_block(cov: np.ndarray, sigmas: np.ndarray) -> np.ndarray:
+    """Gaussian blur of each card (m, H, W) with its own sigma; ink may spread off the card."""
+    m, H, W = cov.shape
+    r = int(math.ceil(3 * sigmas.max()))
+    if r > 8 or r >= min(H, W):                  # wide kernels: dense blur matrices
+        B = _blur_matrices(sigmas, H)
+        Bw = B if W == H else _blur_matrices(sigmas, W)
+        return np.clip(B @ cov @ np.swapaxes(Bw, 1, 2), 0.0, 1.0)
+    d = np.arange(-r, r + 1)
+    w = np.exp(-0.5 * (d[None, :] / sigmas[:, None]) ** 2)
+    w = (w / w.sum(axis=1, keepdims=True)).astype(_F)[:, :, None, None]
+    pad = np.zeros((m, H, W + 2 * r), dtype=_F)
+    pad[:, :, r:r + W] = cov
+    out = w[:, 0] * pad[:, :, 0:W]
+    for k in range(1, 2 * r + 1):
+        out += w[:, k] * pad[:, :, k:k + W]
+    pad = np.zeros((m, H + 2 * r, W), dtype=_F)
+    pad[:, r:r + H, :] = out
+    out = w[:, 0] * pad[:, 0:H]
+    for k in range(1, 2 * r + 1):
+        out += w[:, k] * pad[:, k:k + H]
+    return np.clip(out, 0.0, 1.0)
+
+
+_BLOCK = 256   # cards per block: coverage, blur, smudges, contrast and noise stay in cache
+
+
+def _appearance(coverage, n: int, H: int, W: int, streams, jitter: Jitter, variation: dict) -> np.ndarray:
+    """Blur, smudges, contrast/paper and noise, block by block.
+
+    ``coverage(sl)`` returns the float32 ink coverage (m, H, W) of the cards in slice
+    ``sl``; every random number is drawn up front (or, for the noise, block by block in
+    a fixed order), so the result does not depend on anything but the seed.
+    Returns the reflectance, float64 (n, H, W).
+    """
     ra = streams["appearance"]
     contrast = _uniform(ra, jitter.contrast, n)
     paper = _uniform(ra, jitter.paper, n)
     blur = _uniform(ra, jitter.blur, n)
     noise = _uniform(ra, jitter.noise, n)
-    cov = coverage.astype(_F, copy=False)
-
-    todo = np.nonzero(blur > 0.01)[0]          # below 1/100 pixel, blur changes nothing
-    if len(todo):
-        for i0 in range(0, len(todo), 256):
-            idx = todo[i0:i0 + 256]
-            B = _blur_matrices(blur[idx], H)
-            cov[idx] = np.clip(B @ cov[idx] @ np.swapaxes(B, 1, 2), 0.0, 1.0)
 
     rs = streams["smudges"]
-    lo, hi = jitter.smudges
-    counts = rs.integers(int(lo), int(hi) + 1, size=n) if hi > 0 else np.zeros(n, dtype=np.int64)
-    if hi > 0:
-        slots = int(hi)
+    lo, hi = (int(v) for v in jitter.smudges)
+    slots = hi
+    if slots > 0:
+        counts = rs.integers(lo, hi + 1, size=n)
         cx = rs.uniform(0, W, size=(n, slots))
         cy = rs.uniform(0, H, size=(n, slots))
         rad = rs.uniform(*jitter.smudge_size, size=(n, slots))
         dark = rs.uniform(*jitter.smudge_contrast, size=(n, slots))
         dark = np.where(np.arange(slots)[None, :] < counts[:, None], dark, 0.0)
-        px = np.arange(W) + 0.5
-        py = np.arange(H) + 0.5
-        keep = np.ones_like(cov)
-        for j in range(slots):
-            sig = np.maximum(rad[:, j] / 2.0, 1e-3)[:, None]
-            gx = np.exp(-0.5 * ((px[None, :] - cx[:, j, None]) / sig) ** 2)
-            gy = np.exp(-0.5 * ((py[None, :] - cy[:, j, None]) / sig) ** 2)
-            blot = (dark[:, j, None, None] * gy[:, :, None] * gx[:, None, :]).astype(_F)
-            keep *= 1.0 - blot
-        cov = 1.0 - (1.0 - cov) * keep
+    else:
+        counts = np.zeros(n, dtype=np.int64)
+    px = np.arange(W) + 0.5
+    py = np.arange(H) + 0.5
+    rn = streams["noise"]
+    noisy = jitter.noise[1] > 0
 
-    refl = (1.0 - contrast[:, None, None].astype(_F) * cov) * paper[:, None, None].astype(_F)
-    cards = refl.astype(np.float64)
-    if jitter.noise[1] > 0:
-        z = streams["noise"].standard_normal((n, H, W), dtype=np.float32)
-        cards += noise[:, None, None] * z
-    np.clip(cards, 0.0, 1.0, out=cards)
+    cards = np.empty((n, H, W), dtype=np.float64)
+    for b0 in range(0, n, _BLOCK):
+        sl = slice(b0, min(n, b0 + _BLOCK))
+        cov = np.array(coverage(sl), dtype=_F, copy=True)
+        todo = np.nonzero(blur[sl] > 0.01)[0]          # below 1/100 pixel, blur changes nothing
+        if len(todo):
+            cov[todo] = _blur_block(cov[todo], blur[sl][todo])
+        if slots > 0:
+            keep = np.ones_like(cov)
+            for j in range(slots):
+                d = dark[sl, j]
+                if not d.any():
+                    continue
+                sig = np.maximum(rad[sl, j] / 2.0, 1e-3)[:, None]
+                gx = np.exp(-0.5 * ((px[None, :] - cx[sl, j, None]) / sig) ** 2)
+                gy = np.exp(-0.5 * ((py[None, :] - cy[sl, j, None]) / sig) ** 2)
+                keep *= (1.0 - d[:, None, None] * gy[:, :, None] * gx[:, None, :]).astype(_F)
+            cov = 1.0 - (1.0 - cov) * keep
+        cov *= -contrast[sl, None, None].astype(_F)
+        cov += _F(1.0)
+        cov *= paper[sl, None, None].astype(_F)
+        out = cards[sl]
+        out[...] = cov
+        if noisy:
+            z = rn.standard_normal(cov.shape, dtype=np.float32)
+            out += noise[sl, None, None] * z
+        np.clip(out, 0.0, 1.0, out=out)
     variation.update(contrast=contrast, paper=paper, blur=blur, noise=noise, smudges=counts)
     return cards
 
@@ -649,8 +690,8 @@ def _render_masks(masks, which, seed, card_size, k, slant, jitter) -> Rendered:
     n = len(which)
     stack, centers = _stack(masks)
     fwd, offset, var = _geometry(streams["geometry"], n, jitter, card_size, float(slant))
-    cov = warp(stack, centers, which, fwd, offset, card_size, k)
-    cards = _appearance(cov, streams, jitter, var)
+    cards = _appearance(lambda sl: warp(stack, centers, which[sl], fwd[sl], offset[sl], card_size, k),
+                        n, card_size, card_size, streams, jitter, var)
     return Rendered(cards, var)
 
 
@@ -696,9 +737,11 @@ def render_marks(labels, *, seed=0, card_size: int = 60, size: float = 8,
     sl = _uniform(g, jitter.slant, n)
     fwd = _linear_maps(n, rot, sc, sl)
     stack, centers = _stack([mask])
-    cov = warp(stack, centers, np.zeros(n, dtype=np.int64), fwd, np.stack([x, y], 1), card_size, k)
+    which = np.zeros(n, dtype=np.int64)
+    offset = np.stack([x, y], 1)
     var = dict(shift_x=x / card_size, shift_y=y / card_size, rotation=rot, scale=sc, slant=sl)
-    cards = _appearance(cov, streams, jitter, var)
+    cards = _appearance(lambda s_: warp(stack, centers, which[s_], fwd[s_], offset[s_], card_size, k),
+                        n, card_size, card_size, streams, jitter, var)
     return Rendered(cards, var)
 
 
@@ -823,7 +866,7 @@ def render_predicate(labels, *, seed=0, predicate: str = "parity", card_size: in
             d = np.linalg.norm(A + tt[..., None] * AB - P[None], axis=-1)
             np.maximum(cov, np.clip(t / 2 + 0.5 - d, 0, 1).reshape(n, H, W).astype(_F), out=cov)
         var["gap"] = _segment_distance(seg[:, 0], seg[:, 1], seg[:, 2], seg[:, 3])
-    cards = _appearance(cov, streams, jitter, var)
+    cards = _appearance(lambda sl: cov[sl], n, H, W, streams, jitter, var)
     return Rendered(cards, var)
 
 
@@ -929,9 +972,9 @@ def render_images(images: np.ndarray, which, *, seed=0, jitter: Jitter = NO_JITT
         stack = np.zeros((m, H + 4, W + 4), dtype=_F)
         stack[:, 2:-2, 2:-2] = cov
         centers = np.tile([W / 2 + 2, H / 2 + 2], (m, 1)).astype(np.float64)
-        c = warp(stack, centers, which, fwd, offset, H, 1)
+        coverage = lambda sl: warp(stack, centers, which[sl], fwd[sl], offset[sl], H, 1)  # noqa: E731
     else:
-        c = cov[which]
+        coverage = lambda sl: cov[which[sl]]  # noqa: E731
     var["image"] = which
-    cards = _appearance(c, streams, jitter, var)
+    cards = _appearance(coverage, n, H, W, streams, jitter, var)
     return Rendered(cards, var)
