@@ -67,15 +67,25 @@ class Patchboard:
         """
         n_s = retina_shape[0] * retina_shape[1]
         fan_in = spec.excitatory + spec.inhibitory
-        free = np.full(n_s, spec.fan_out, dtype=np.int64)
-        conn = np.zeros((n_s, spec.n_associators), dtype=np.int8)
         signs = np.r_[np.ones(spec.excitatory, np.int8), -np.ones(spec.inhibitory, np.int8)]
-        for a in range(spec.n_associators):
-            avail = np.flatnonzero(free)
-            p = free[avail] / free[avail].sum()
-            chosen = rng.choice(avail, size=fan_in, replace=False, p=p)
-            conn[chosen, a] = signs
-            free[chosen] -= 1
+        # When the fan-out limit is (nearly) tight, the last A-units can find fewer free
+        # S-units than they need; plugging then starts over with the next random numbers.
+        for _attempt in range(1000):
+            free = np.full(n_s, spec.fan_out, dtype=np.int64)
+            conn = np.zeros((n_s, spec.n_associators), dtype=np.int8)
+            for a in range(spec.n_associators):
+                avail = np.flatnonzero(free)
+                if len(avail) < fan_in:
+                    break
+                p = free[avail] / free[avail].sum()
+                chosen = rng.choice(avail, size=fan_in, replace=False, p=p)
+                conn[chosen, a] = signs
+                free[chosen] -= 1
+            else:
+                break
+        else:
+            raise ValueError(f"patchboard.fan_out: could not plug {spec.n_associators} A-units x {fan_in} inputs "
+                             f"with a fan-out of {spec.fan_out} in 1000 attempts; raise patchboard.fan_out")
         return cls(conn, retina_shape, spec.a_threshold)
 
     # -- A-units ----------------------------------------------------------------------
@@ -165,6 +175,7 @@ class Patchboard:
         if min(rows, cols, n_a, meta["a_threshold"]) < 1:
             raise ValueError(f"{path}: retina size, associators and a_threshold must be positive")
         conn = np.zeros((rows * cols, n_a), dtype=np.int8)
+        load = np.zeros(rows * cols, dtype=np.int64)
         for lineno, line in body:
             parts = [p.strip() for p in line.split(",")]
             if len(parts) != 4:
@@ -179,12 +190,10 @@ class Patchboard:
             if conn[r * cols + c, a]:
                 raise ValueError(f"{path}:{lineno}: S-unit ({r}, {c}) is plugged into A-unit {a} twice")
             conn[r * cols + c, a] = g
-        if fan_out is not None:
-            load = (conn != 0).sum(axis=1)
-            worst = int(load.argmax())
-            if load[worst] > fan_out:
-                raise ValueError(f"{path}: S-unit ({worst // cols}, {worst % cols}) feeds {load[worst]} A-units; "
-                                 f"the fan-out limit is {fan_out}")
+            load[r * cols + c] += 1
+            if fan_out is not None and load[r * cols + c] > fan_out:
+                raise ValueError(f"{path}:{lineno}: S-unit ({r}, {c}) would feed more than {fan_out} A-units "
+                                 f"(the fan-out limit)")
         return cls(conn, (rows, cols), meta["a_threshold"])
 
     def __eq__(self, other) -> bool:

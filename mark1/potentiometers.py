@@ -7,7 +7,7 @@ Each weight is the wiper position of a potentiometer, in full-scale fractions
   seconds; a motor with speed spread runs at ``motor_speed * gain`` and so travels
   ``gain * |command|``;
 * ratchet drive: the relay gives ``round(|command| / step)`` steps of ``step`` full
-  scale, one every ``step_time`` seconds;
+  scale, one every ``step_time`` seconds (the gear turns evenly within a step);
 * backlash: when a motor reverses, the first ``backlash`` of its travel only takes up
   the slack in the gears; the wiper stays put meanwhile;
 * end stops: the wiper stops at ±1; a limit switch cuts the motor there (assumed),
@@ -112,7 +112,9 @@ class PotentiometerRack:
         if t >= self.busy_until:
             return self.p_to
         span = self.t_end - self.t_start
-        frac = np.clip(np.divide(t - self.t_start, span, out=np.ones_like(span), where=span > 0), 0.0, 1.0)
+        # a move with no span (a ratchet step) jumps when it ends, not before
+        done = (t >= self.t_end).astype(float)
+        frac = np.clip(np.divide(t - self.t_start, span, out=done, where=span > 0), 0.0, 1.0)
         return self.p_from + (self.p_to - self.p_from) * frac
 
     def positions(self, t: float) -> np.ndarray:
@@ -190,9 +192,6 @@ class PotentiometerRack:
         with np.errstate(divide="ignore", invalid="ignore"):
             slack_time = np.where(np.isinf(rate), 0.0, slack / rate)
             duration = np.where(np.isinf(rate), 0.0, (slack + moved) / rate)
-        if s.drive == "ratchet" and s.step_time > 0:
-            duration = np.ceil(np.round((slack + moved) / s.step, 9)) * s.step_time
-            slack_time = np.minimum(np.ceil(np.round(slack / s.step, 9)) * s.step_time, duration)
         return idx, start, target, slack_time, duration, direction
 
     def apply(self, idx, start, target, slack_time, duration, direction, t0) -> None:
@@ -206,7 +205,8 @@ class PotentiometerRack:
         self.p_to[idx] = target / f
         self.t_start[idx] = t0 + slack_time
         self.t_end[idx] = t0 + duration
-        self.last_dir[idx] = direction
+        # a command that turns nothing (a ratchet command below half a step) leaves the gears as they were
+        self.last_dir[idx] = np.where(duration > 0, direction, self.last_dir[idx])
         if len(duration):
             self.busy_until = max(self.busy_until, float(np.max(t0 + duration)))
 

@@ -93,7 +93,7 @@ class OutputCode:
         idx = np.clip(idx, 0, len(self.classes) - 1)
         bad = self.classes[idx] != labels
         if np.any(bad):
-            raise ValueError(f"labels: {labels[bad][0]!r} is not one of the trained classes "
+            raise ValueError(f"labels: {labels[bad][0].item()!r} is not one of the trained classes "
                              f"{self.classes.tolist()}")
         return idx
 

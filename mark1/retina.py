@@ -125,7 +125,7 @@ def affine_scan(x0: np.ndarray, c: np.ndarray, b: np.ndarray) -> np.ndarray:
         # largest j with cum[j] - cum[i] >= -600 (cum is non-increasing)
         j = int(np.searchsorted(-cum, -cum[i] + 600.0, side="right")) - 1
         j = max(min(j, n), i + 1)
-        q = np.exp(cum[i + 1:j + 1] - cum[i])[:, None]   # Q_k for k = i..j-1
+        q = np.cumprod(c[i:j])[:, None]                  # Q_k for k = i..j-1 (>= exp(-600))
         acc = np.cumsum(b[i:j] / q, axis=0)
         x[i + 1:j + 1] = q * (x[i] + acc)
         i = j
