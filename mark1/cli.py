@@ -21,17 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .runs import experiment_seeds, jsonable
+
 __all__ = ["main"]
 
 
 class UsageError(Exception):
     """A problem with what the user asked for: reported in one line, exit status 2."""
-
-
-def _experiment_seeds(seed: int) -> tuple[int, int, int]:
-    """Independent integer seeds for the training cards, the test cards and the machine."""
-    children = np.random.SeedSequence(seed).spawn(3)
-    return tuple(int(c.generate_state(1, np.uint32)[0]) for c in children)
 
 
 def _load_scene(path: str):
@@ -52,7 +48,7 @@ def cmd_run(args) -> int:
     from .machine import MarkI
 
     scene = _load_scene(args.scene)
-    seed_train, seed_test, seed_machine = _experiment_seeds(args.seed)
+    seed_train, seed_test, seed_machine = experiment_seeds(args.seed)
     out = Path(args.out) if args.out else Path("runs") / Path(args.scene).stem
     try:
         train = scene.stimuli("train", seed=seed_train)
@@ -94,7 +90,7 @@ def cmd_run(args) -> int:
         "seconds_waited_for_motors": machine.waited_,
         "wall_time_s": wall,
         "reported": {"source": rep.source, "conditions": rep.conditions, "value": rep.value, "note": rep.note},
-        "spec": _jsonable(spec.to_dict()),
+        "spec": jsonable(spec.to_dict()),
     }
     from .plotting import learning_curve
     learning_curve(machine.history_, title=scene.name, test_accuracy=test_acc, reported=rep.value,
@@ -139,14 +135,6 @@ def _hms(seconds: float) -> str:
     return f"{seconds:.1f} s ({int(h)} h {int(m):02d} min {s:04.1f} s)"
 
 
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {k: _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, float) and math.isinf(obj):
-        return "inf"
-    return obj
-
-
 def cmd_specs(args) -> int:
     from . import specs
 
@@ -155,7 +143,7 @@ def cmd_specs(args) -> int:
         raise UsageError(f"--preset: expected one of {', '.join(presets)}, got {args.preset!r}")
     rows = specs.describe(presets[args.preset])
     if args.json:
-        print(json.dumps([_jsonable(r) for r in rows], indent=2))
+        print(json.dumps([jsonable(r) for r in rows], indent=2))
         return 0
     print(f"{presets[args.preset].name}: every parameter, its value, unit and how sure we are of it\n")
     kw = max(len(r["key"]) for r in rows)
@@ -193,7 +181,7 @@ def cmd_explain(args) -> int:
     from .explain import explain
 
     scene = _load_scene(args.scene)
-    seed_train, _, seed_machine = _experiment_seeds(args.seed)
+    seed_train, _, seed_machine = experiment_seeds(args.seed)
     try:
         train = scene.stimuli("train", seed=seed_train)
         text = explain(scene.machine_spec(), train.cards, train.labels, n_cards=args.cards, seed=seed_machine)

@@ -2,7 +2,7 @@
 
 Three protocols, each over several seeds, each seed a new patch board, new cards and
 new noise (one integer per run, split with :class:`numpy.random.SeedSequence` by
-``mark1.cli._experiment_seeds`` into training cards, test cards and machine):
+``mark1.runs.experiment_seeds`` into training cards, test cards and machine):
 
 :func:`compare`
     Train the analog machine, the ideal machine on the same wiring, the digital
@@ -46,6 +46,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .runs import experiment_seeds, jsonable, progress_bar
+
 __all__ = [
     "LEARNERS",
     "Comparison",
@@ -78,12 +80,6 @@ _RECORD_VERSION = 1
 
 # ----------------------------------------------------------------------------------------
 # shared helpers
-
-
-def _experiment_seeds(seed: int) -> tuple[int, int, int]:
-    """(training cards, test cards, machine) seeds of run ``seed``, as ``mark1 run`` uses them."""
-    from .cli import _experiment_seeds as split       # lazy: the CLI imports this module
-    return split(int(seed))
 
 
 _SCENES: dict = {}
@@ -180,7 +176,7 @@ def _run_jobs(fn: Callable, jobs: list[tuple], executor: Executor | None,
 
 
 def _stimuli(scene, seed: int, train_count, test_count):
-    seed_train, seed_test, seed_machine = _experiment_seeds(seed)
+    seed_train, seed_test, seed_machine = experiment_seeds(seed)
     train = scene.stimuli("train", seed=seed_train, count=train_count)
     test = scene.stimuli("test", seed=seed_test, count=test_count)
     return train, test, (seed_train, seed_test, seed_machine)
@@ -481,7 +477,7 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
     todo = [s for s in seed_ids if s not in done]
 
     ref = _scene_ref(scene)
-    bar = _progress_bar(len(todo), "seeds") if progress else None
+    bar = progress_bar(len(todo), "seeds") if progress else None
 
     def finished(i, rec):
         if out is not None:
@@ -526,7 +522,7 @@ def _read_seed_record(out: Path, seed: int, config: dict) -> dict | None:
     try:
         if data.get("config") != config or data.get("seed") != seed:
             return None
-        if list(data["seeds"].values()) != list(_experiment_seeds(seed)):
+        if list(data["seeds"].values()) != list(experiment_seeds(seed)):
             return None
         results = data["results"]
         if [r["learner"] for r in results] != config["learners"]:
@@ -555,7 +551,7 @@ def _write_comparison(comp: Comparison, out: Path, scene) -> None:
     from .atomic import write_text
     out.mkdir(parents=True, exist_ok=True)
     write_text(out / "results.csv", _csv_text(comp.records, RECORD_FIELDS))
-    write_text(out / "results.json", json.dumps(_jsonable(comp.to_json()), indent=1) + "\n")
+    write_text(out / "results.json", json.dumps(jsonable(comp.to_json()), indent=1) + "\n")
     figures = []
     try:
         from .plotting import comparison_figure
@@ -609,29 +605,6 @@ def _report_md(comp: Comparison, scene, figures) -> str:
     for fname, caption in figures:
         lines += ["", f"![{caption}]({fname})"]
     return "\n".join(lines) + "\n"
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {k: _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return str(obj)
-    if isinstance(obj, np.generic):
-        return _jsonable(obj.item())
-    return obj
-
-
-def _progress_bar(total: int, unit: str):
-    """A tqdm bar on a terminal; None in logs, in CI or without tqdm."""
-    if os.environ.get("CI") or not sys.stderr.isatty() or total == 0:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, unit=unit, leave=False, file=sys.stderr)
 
 
 # ----------------------------------------------------------------------------------------
@@ -839,7 +812,7 @@ def ablation_variants(spec) -> list[tuple[str, str, str | None, Any]]:
 def _spec_key(spec) -> str:
     d = spec.to_dict()
     d.pop("name", None)
-    return json.dumps(_jsonable(d), sort_keys=True)
+    return json.dumps(jsonable(d), sort_keys=True)
 
 
 def ablation_job(scene_ref, seed: int, spec, train_count: int | None = None,
@@ -917,7 +890,7 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None,
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         write_text(out / "ablation.csv", _csv_text(rows, ABLATION_FIELDS))
-        write_text(out / "ablation.json", json.dumps(_jsonable(result.to_json()), indent=1) + "\n")
+        write_text(out / "ablation.json", json.dumps(jsonable(result.to_json()), indent=1) + "\n")
         ablation_figure(result, out=out / "ablation.png")
     return result
 
@@ -1034,7 +1007,7 @@ def cmd_compare(args) -> int:
     except ValueError as e:                      # SceneError, SpecError, classes that do not fit
         raise UsageError(f"{args.scene}: {e}") from None
     if args.json:
-        print(json.dumps(_jsonable({"scene": comp.scene, "seeds": comp.seeds, "reported": comp.reported,
+        print(json.dumps(jsonable({"scene": comp.scene, "seeds": comp.seeds, "reported": comp.reported,
                                     "summary": comp.summary(), "out": str(out)}), indent=2))
         return 0
     print(comp.table())
@@ -1057,7 +1030,7 @@ def cmd_ablate(args) -> int:
     except ValueError as e:
         raise UsageError(f"{args.scene}: {e}") from None
     if args.json:
-        print(json.dumps(_jsonable(result.to_json()), indent=2))
+        print(json.dumps(jsonable(result.to_json()), indent=2))
         return 0
     print(result.table())
     print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/ablation.csv, ablation.json, ablation.png")

@@ -23,6 +23,7 @@ from .patchboard import Patchboard
 from .potentiometers import PotentiometerRack
 from .response import OutputCode
 from .retina import Retina, RetinaState
+from .runs import progress_bar
 from .simulator import HISTORY_DTYPE, RunResult, Trace, finish, simulate
 from .specs import MARK_I, MachineSpec
 
@@ -226,7 +227,7 @@ class MarkI:
         trace = Trace(self.trace)
         self._noise_rng = self._rng("noise")
 
-        bar = _progress_bar(len(schedule)) if progress else None
+        bar = progress_bar(len(schedule), "card") if progress else None
         if self.fast and self.spec.is_ideal and self.spec.trainer.rule == "alpha" and not trace.full and env is None:
             result = self._fit_ideal(light, schedule, epoch_of, label_index, code, rack, trace)
             if bar is not None:
@@ -334,16 +335,3 @@ class MarkI:
 
     def __repr__(self) -> str:
         return f"MarkI(spec={self.spec.name!r}, seed={self.seed!r})"
-
-
-def _progress_bar(total: int):
-    """A tqdm bar on a terminal; None in logs and CI or without tqdm."""
-    import os
-    import sys
-    if os.environ.get("CI") or not sys.stderr.isatty():
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, unit="card", leave=False)

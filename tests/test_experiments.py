@@ -69,8 +69,8 @@ def _no_wall(records):
 
 
 def _seeds(i):
-    from mark1.cli import _experiment_seeds
-    return _experiment_seeds(i)
+    from mark1.runs import experiment_seeds
+    return experiment_seeds(i)
 
 
 # ----------------------------------------------------------------------------------------

@@ -1,0 +1,42 @@
+"""What a run needs around the machine: its seeds, JSON-safe values, a progress bar."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import numpy as np
+
+__all__ = ["experiment_seeds", "jsonable", "progress_bar"]
+
+
+def experiment_seeds(seed: int) -> tuple[int, int, int]:
+    """Independent integer seeds for the training cards, the test cards and the machine.
+
+    One run has one seed; ``SeedSequence(seed).spawn(3)`` splits it so that the cards
+    and the machine never share a stream.
+    """
+    children = np.random.SeedSequence(int(seed)).spawn(3)
+    return tuple(int(c.generate_state(1, np.uint32)[0]) for c in children)
+
+
+def jsonable(obj):
+    """``obj`` with numpy scalars made plain and non-finite floats written as strings."""
+    if isinstance(obj, dict):
+        return {k: jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return jsonable(obj.item())
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
+    return obj
+
+
+def progress_bar(total: int, unit: str):
+    """A tqdm bar on a terminal; None in logs and CI (env CI set, or stderr not a TTY)."""
+    if os.environ.get("CI") or not sys.stderr.isatty() or total == 0:
+        return None
+    from tqdm.auto import tqdm
+    return tqdm(total=total, unit=unit, leave=False, file=sys.stderr)
