@@ -353,3 +353,528 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     if out is not None:
         _save_atomic(fig, out, dpi=120)
     return fig
+
+
+# ----------------------------------------------------------------------------------------
+# teaching figures: what the machine sees, what it stores, what it looks for
+
+__all__ += ["retina_figure", "rack_figure", "weights_on_retina_figure", "fisher_histograms_figure",
+            "training_animation"]
+
+
+def _grid_shape(n: int) -> tuple[int, int]:
+    """Rows and columns of a lamp or dial grid for ``n`` units, about twice as wide as tall.
+
+    An exact factorisation when one is not too elongated (512 -> 16 x 32, 64 -> 4 x 16),
+    else ``ceil`` columns with the last row part-filled.
+    """
+    n = int(n)
+    if n <= 0:
+        return (1, 1)
+    best = None
+    for r in range(1, int(np.sqrt(n)) + 1):
+        if n % r == 0:
+            c = n // r
+            score = abs(np.log(c / r) - np.log(2.0))
+            if best is None or score <= best[0]:
+                best = (score, r, c)
+    _, r, c = best
+    if c / r > 8:
+        r = max(1, int(round(np.sqrt(n / 2.0))))
+        c = -(-n // r)
+    return (r, c)
+
+
+def _lamps(ax, on, shape, *, lit="gold", off="0.22", title=None) -> None:
+    """Draw ``on`` (bool, flat, row-major) as a grid of round lamps on a dark panel."""
+    from matplotlib.collections import EllipseCollection
+    from matplotlib.colors import to_rgba
+
+    on = np.asarray(on, dtype=bool).ravel()
+    rows, cols = shape
+    r, c = np.divmod(np.arange(len(on)), cols)
+    faces = np.where(on[:, None], np.array(to_rgba(lit)), np.array(to_rgba(off)))
+    d = np.full(len(on), 0.8)
+    ax.add_collection(EllipseCollection(d, d, np.zeros(len(on)), units="xy", offsets=np.c_[c, r],
+                                        offset_transform=ax.transData, facecolors=faces,
+                                        edgecolors="0.05", linewidths=0.3))
+    ax.set_xlim(-0.7, cols - 0.3)
+    ax.set_ylim(rows - 0.3, -0.7)
+    ax.set_aspect("equal")
+    ax.set_facecolor("0.1")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    if title:
+        ax.set_title(title, fontsize=9)
+
+
+def _unit_labels(machine) -> list[str]:
+    """What each R-unit in use stands for, from the machine's output code."""
+    code = machine.code_
+    classes = [str(c) for c in machine.classes_]
+    n = code.n_units
+    if code.kind == "single":
+        return [f"R-unit 1: + {classes[1]}, − {classes[0]}"]
+    if code.kind == "one-per-class":
+        return [f"R-unit {k + 1}: {classes[k]}" for k in range(n)]
+    out = []
+    for k in range(n):
+        on = ", ".join(c for c, t in zip(classes, code.targets[:, k]) if t > 0)
+        if len(on) > 28:
+            on = on[:26] + "…"
+        out.append(f"R-unit {k + 1}: bit {k + 1} (on for {on})")
+    return out
+
+
+def _projected_weights(weights: np.ndarray, connections: np.ndarray, retina_shape) -> np.ndarray:
+    """Σ_a w[k, a] · connections[:, a] for every R-unit k: array (n_units, rows, cols).
+
+    ``weights`` is (n_units, n_a + 1) with the bias last (left out here).
+    """
+    w = np.asarray(weights, dtype=float)[:, :-1]
+    conn = np.asarray(connections, dtype=float)
+    rows, cols = retina_shape
+    return (w @ conn.T).reshape(len(w), rows, cols)
+
+
+def retina_figure(machine, card, *, out=None) -> Figure:
+    """One card through the sensory side: card, light on the cells, S-units, A-units.
+
+    Four panels: the card (reflectance), its illuminance on the 20×20 photocells
+    (``machine.retina.illuminance``), the S-units that fire (``machine.sense``, from a
+    dark-adapted retina) as a 20×20 grid of lamps, and the A-units that fire
+    (``machine.associate``) as a grid of lamps (16×32 for 512 A-units), with the counts
+    in the titles. For a trained machine the noise-free R-unit sums and the answer are
+    added to the title (reading them draws no noise, so the machine is left as it was).
+
+    Parameters
+    ----------
+    machine : mark1.MarkI
+    card : array of shape (H, W) or (1, H, W)
+        Reflectance in [0, 1].
+    out : str or path-like, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Four axes: two images (card, illuminance) and two lamp grids.
+    """
+    cards = np.asarray(card)
+    if cards.ndim == 2:
+        cards = cards[None]
+    if cards.ndim != 3 or len(cards) != 1:
+        raise ValueError(f"card: expected one card of shape (H, W) or (1, H, W), got shape {np.shape(card)}")
+    s = np.asarray(machine.sense(cards))            # checks the card
+    phi = np.asarray(machine.associate(s))
+    illum = np.asarray(machine.retina.illuminance(cards.astype(float)))[0]
+    rows, cols = machine.patchboard.retina_shape
+    n_s, n_a = machine.patchboard.n_sensors, machine.patchboard.n_associators
+
+    fig = _new_figure(13.0, 3.8)
+    grid = fig.add_gridspec(1, 4, width_ratios=[1, 1, 1, 2.0], wspace=0.12,
+                            left=0.01, right=0.99, top=0.8, bottom=0.03)
+    ax = fig.add_subplot(grid[0])
+    ax.imshow(cards[0], cmap="gray", vmin=0.0, vmax=1.0, interpolation="nearest")
+    ax.set_title(f"card ({cards.shape[1]}×{cards.shape[2]})", fontsize=9)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax = fig.add_subplot(grid[1])
+    ax.imshow(illum, cmap="gray", vmin=0.0, vmax=max(1.0, float(illum.max())), interpolation="nearest")
+    ax.set_title(f"light on the {rows}×{cols} photocells", fontsize=9)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    _lamps(fig.add_subplot(grid[2]), s[0], (rows, cols),
+           title=f"S-units firing: {int(s[0].sum())} of {n_s}")
+    _lamps(fig.add_subplot(grid[3]), phi[0], _grid_shape(n_a),
+           title=f"A-units firing: {int(phi[0].sum())} of {n_a}")
+    title = f"{machine.spec.name}: what the machine makes of one card"
+    if hasattr(machine, "rack_"):
+        x = np.append(phi[0].astype(float), 1.0)
+        sums = machine.weights_ @ x
+        answer = machine.classes_[machine.code_.decode(sums[None])[0]]
+        title += f" — R-unit sums {np.array2string(sums, precision=3)}, answer {answer}"
+    fig.suptitle(title, fontsize=10)
+    if out is not None:
+        _save_atomic(fig, out, dpi=110)
+    return fig
+
+
+#: Sweep of a dial from end stop to end stop (radians), centred on "up".
+_DIAL_SWEEP = 1.5 * np.pi
+
+
+def rack_figure(machine, *, out=None) -> Figure:
+    """The potentiometer rack as dials: one panel per R-unit in use.
+
+    Each pot is a small dial whose pointer shows its wiper position: straight up is 0,
+    the end stops at -1 and +1 full scale are 135° either side (grey ticks). The pointer
+    colour shows the position on a scale stretched to the largest wiper of the rack
+    (the colour bar), since wipers often travel only a few per cent of full scale. A
+    pointer at or beyond an end stop is drawn black and thick. The A-unit pots form a
+    grid (16×32 for 512 A-units), the bias pot is the larger dial on the right; pots
+    that do not exist (split topology) are blank grey discs. Drawn as three collections
+    per panel (discs, end-stop ticks, pointers), so the 8 × 513 pots of the Mark I
+    draw quickly.
+
+    Parameters
+    ----------
+    machine : mark1.MarkI
+        A trained machine.
+    out : str or path-like, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes per R-unit in use, plus a colour bar.
+    """
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.collections import EllipseCollection, LineCollection
+    from matplotlib.colors import Normalize
+
+    w = np.asarray(machine.weights_, dtype=float)             # raises if not trained
+    mask = np.asarray(machine.rack_.mask, dtype=bool)
+    n_units, n_in = w.shape
+    n_a = n_in - 1
+    rows, cols = _grid_shape(n_a)
+    r, c = np.divmod(np.arange(n_a), cols)
+    cx = np.r_[c, cols + 1.2].astype(float)
+    cy = np.r_[r, (rows - 1) / 2.0].astype(float)
+    radius = np.r_[np.full(n_a, 0.42), 0.9]
+    scale = max(float(np.abs(w[mask]).max()) if mask.any() else 0.0, 1e-12)
+    norm = Normalize(-scale, scale)
+    cmap = "coolwarm"
+    stops = np.array([np.pi / 2 + _DIAL_SWEEP / 2, np.pi / 2 - _DIAL_SWEEP / 2])
+
+    ncols = 1 if n_units == 1 else 2
+    nrows = -(-n_units // ncols)
+    unit = 0.17                                               # inches per dial pitch
+    pw, ph = unit * (cols + 3.0), unit * (rows + 0.4)         # panel size = data extent
+    gap_w, gap_h, top, right = 0.15, 0.45, 0.75, 1.3           # inches
+    fig_w = ncols * (pw + gap_w) + gap_w + right
+    fig_h = nrows * (ph + gap_h) + top
+    fig = _new_figure(fig_w, fig_h)
+
+    def panel(i, j):
+        left = gap_w + j * (pw + gap_w)
+        bottom = fig_h - top - (i + 1) * ph - i * gap_h
+        return fig.add_axes([left / fig_w, bottom / fig_h, pw / fig_w, ph / fig_h])
+
+    labels = _unit_labels(machine)
+    for k in range(n_units):
+        ax = panel(k // ncols, k % ncols)
+        have = mask[k]
+        faces = np.where(have[:, None], np.array([0.96, 0.96, 0.93, 1.0]), np.array([0.75, 0.75, 0.75, 1.0]))
+        d = 2 * radius
+        ax.add_collection(EllipseCollection(d, d, np.zeros(n_in), units="xy", offsets=np.c_[cx, cy],
+                                            offset_transform=ax.transData, facecolors=faces,
+                                            edgecolors="0.35", linewidths=0.25))
+        # end stops: short radial ticks at -1 and +1
+        ang = np.repeat(stops[None, :], have.sum(), axis=0).ravel()
+        hx, hy, hr = (np.repeat(v[have], 2) for v in (cx, cy, radius))
+        inner, outer = 0.65 * hr, hr
+        ticks = np.stack([np.c_[hx + inner * np.cos(ang), hy - inner * np.sin(ang)],
+                          np.c_[hx + outer * np.cos(ang), hy - outer * np.sin(ang)]], axis=1)
+        ax.add_collection(LineCollection(ticks, colors="0.45", linewidths=0.5))
+        # pointers
+        wk = w[k, have]
+        theta = np.pi / 2 - np.clip(wk, -1.0, 1.0) * (_DIAL_SWEEP / 2)
+        px, py, pr = cx[have], cy[have], 0.9 * radius[have]
+        seg = np.stack([np.c_[px, py], np.c_[px + pr * np.cos(theta), py - pr * np.sin(theta)]], axis=1)
+        at_stop = np.abs(wk) >= 1.0 - 1e-9
+        colors = ScalarMappable(norm=norm, cmap=cmap).to_rgba(wk)
+        colors[at_stop] = (0.0, 0.0, 0.0, 1.0)
+        lw = np.where(at_stop, 1.4, 0.8)
+        lw[-1:] = np.where(have[-1], 2.0, lw[-1:])        # bias pointer thicker
+        ax.add_collection(LineCollection(seg, colors=colors, linewidths=lw, capstyle="round"))
+        ax.text(cx[-1], cy[-1] + radius[-1] + 0.35, f"bias\n{w[k, -1]:+.3f}", ha="center", va="top",
+                fontsize=7)
+        ax.set_xlim(-0.7, cols + 2.3)
+        ax.set_ylim(rows - 0.3, -0.7)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        n_stop = int(at_stop.sum())
+        ax.set_title(f"{labels[k]} — largest |wiper| {np.abs(wk).max() if wk.size else 0:.3f}"
+                     + (f", {n_stop} at an end stop" if n_stop else ""), fontsize=8)
+    cb_h = min(nrows * ph + (nrows - 1) * gap_h, 4.0)
+    cax = fig.add_axes([(fig_w - right + 0.2) / fig_w, (fig_h - top - cb_h) / fig_h, 0.15 / fig_w, cb_h / fig_h])
+    fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=cax, label="wiper position (full scale)")
+    fig.suptitle(f"{machine.spec.name}: the potentiometer rack ({int(mask.sum())} pots; pointer up = 0, "
+                 f"end stops at ±1 full scale)", fontsize=10, y=1 - 0.12 / fig_h, va="top")
+    if out is not None:
+        _save_atomic(fig, out, dpi=120)
+    return fig
+
+
+def weights_on_retina_figure(machine, *, out=None) -> Figure:
+    """What the machine looks for: each R-unit's weights projected back onto the retina.
+
+    For R-unit k the image is ``Σ_a w[k, a] · connections[:, a]`` (bias left out): every
+    A-unit spreads its wiper position over the photocells it is wired to, with a plus
+    sign on its excitatory inputs and a minus sign on its inhibitory ones. Ink on a red
+    cell pushes the unit's sum up (towards its "+" class), ink on a blue cell pushes it
+    down (with ``polarity = "figure"`` S-units fire on ink). One panel per R-unit in
+    use, one diverging colour scale centred at 0 shared by all panels.
+
+    Parameters
+    ----------
+    machine : mark1.MarkI
+        A trained machine.
+    out : str or path-like, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One image per R-unit in use (its data is the projection), plus a colour bar.
+    """
+    images = _projected_weights(machine.weights_, machine.patchboard.connections,
+                                machine.patchboard.retina_shape)
+    bias = np.asarray(machine.weights_)[:, -1]
+    n = len(images)
+    vmax = max(float(np.abs(images).max()), 1e-12)
+    ncols = min(n, 4)
+    nrows = -(-n // ncols)
+    side, gap_w, gap_h, top, right = 2.6, 0.25, 0.6, 0.45, 1.3      # inches
+    fig_w = ncols * (side + gap_w) + gap_w + right
+    fig_h = nrows * (side + gap_h) + top
+    fig = _new_figure(fig_w, fig_h)
+    labels = _unit_labels(machine)
+    im = None
+    for k in range(n):
+        i, j = divmod(k, ncols)
+        ax = fig.add_axes([(gap_w + j * (side + gap_w)) / fig_w,
+                           (fig_h - top - gap_h - (i + 1) * side - i * gap_h + 0.1) / fig_h,
+                           side / fig_w, side / fig_h])
+        im = ax.imshow(images[k], cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_title(f"{labels[k]}\nbias {bias[k]:+.3f}", fontsize=8)
+    cb_h = min(nrows * side + (nrows - 1) * gap_h, 4.0)
+    cax = fig.add_axes([(fig_w - right + 0.2) / fig_w, (fig_h - top - gap_h - cb_h + 0.1) / fig_h,
+                        0.15 / fig_w, cb_h / fig_h])
+    fig.colorbar(im, cax=cax, label="Σ w · connection (full scale)")
+    fig.suptitle(f"{machine.spec.name}: what the machine looks for\n(weights projected through "
+                 f"the patch board onto the retina; red: ink here pushes the sum up)", fontsize=9,
+                 y=1 - 0.05 / fig_h, va="top")
+    if out is not None:
+        _save_atomic(fig, out, dpi=120)
+    return fig
+
+
+def fisher_histograms_figure(X, y, *, bins: int = 30, out=None) -> Figure:
+    """PRML Fig. 4.6: projecting two classes onto the mean difference and onto Fisher's w.
+
+    Fits :class:`mark1.baselines.FisherDiscriminant` and projects the data onto the unit
+    vector along ``m_1 - m_0`` and onto Fisher's direction ``w ∝ S_W^{-1} (m_1 - m_0)``
+    (unit length). Each projection gets a panel of class histograms with the projected
+    class means marked and Fisher's criterion ``J`` in the title. When ``X`` is 2-D a
+    first panel shows the data with both directions drawn from the overall mean and,
+    dashed, the boundary each gives with a threshold half-way between the projected
+    class means.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+    y : array_like of shape (n,)
+        Exactly two classes.
+    bins : int
+    out : str or path-like, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes (histograms), three when ``d == 2`` (scatter first).
+    """
+    from .baselines import FisherDiscriminant
+
+    fd = FisherDiscriminant().fit(X, y)
+    if len(fd.classes_) != 2:
+        raise ValueError(f"y: expected exactly 2 classes, got {len(fd.classes_)}")
+    X = np.asarray(X, dtype=float)
+    yi = np.searchsorted(fd.classes_, np.asarray(y))
+    m0, m1 = fd.means_
+    dirs = {}
+    u = m1 - m0
+    dirs["mean difference"] = u / np.linalg.norm(u)
+    w = fd.coef_[0]
+    dirs["Fisher direction w"] = w / np.linalg.norm(w)
+    colors = ("tab:red", "tab:blue")
+    two_d = X.shape[1] == 2
+    fig = _new_figure(12.0 if two_d else 8.5, 3.9)
+    axes = fig.subplots(1, 3 if two_d else 2, gridspec_kw=dict(width_ratios=[1.1, 1, 1] if two_d else [1, 1]))
+    hist_axes = axes[1:] if two_d else axes
+    if two_d:
+        ax = axes[0]
+        for c in range(2):
+            ax.scatter(*X[yi == c].T, s=8, color=colors[c], alpha=0.6, label=str(fd.classes_[c]))
+        span = np.ptp(X, axis=0).max()
+        xbar = X.mean(axis=0)
+        lo, hi = X.min(axis=0) - 0.05 * span, X.max(axis=0) + 0.05 * span
+        for (name, v), style in zip(dirs.items(), ("tab:purple", "tab:green")):
+            ax.annotate("", xy=xbar + 0.35 * span * v, xytext=xbar,
+                        arrowprops=dict(arrowstyle="->", color=style, lw=2))
+            thr = 0.5 * (m0 + m1) @ v
+            t = np.linspace(-span, span, 2)
+            perp = np.array([-v[1], v[0]])
+            line = thr * v + t[:, None] * perp
+            ax.plot(*line.T, color=style, ls="--", lw=1.3, label=f"boundary, {name}")
+        mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo).max()
+        ax.set_xlim(mid[0] - half, mid[0] + half)
+        ax.set_ylim(mid[1] - half, mid[1] + half)
+        ax.set_aspect("equal", adjustable="box")
+        ax.legend(fontsize=7, loc="best")
+        ax.set_title("data, both directions", fontsize=9)
+    for ax, (name, v) in zip(hist_axes, dirs.items()):
+        p = X @ v
+        edges = np.histogram_bin_edges(p, bins=bins)
+        for c in range(2):
+            pc = p[yi == c]
+            ax.hist(pc, bins=edges, color=colors[c], alpha=0.55, label=str(fd.classes_[c]))
+            ax.axvline(pc.mean(), color=colors[c], lw=2)
+        ax.set_title(f"projection onto the {name}: J = {fd.criterion(v):.3g}", fontsize=9)
+        ax.set_xlabel(f"{name} · x")
+        ax.legend(fontsize=7)
+    hist_axes[0].set_ylabel("cards")
+    fig.suptitle("Fisher's linear discriminant (PRML Fig. 4.6): class means marked", fontsize=10)
+    fig.tight_layout()
+    if out is not None:
+        _save_atomic(fig, out, dpi=120)
+    return fig
+
+
+def _animation_frames(n_presentations: int, first: int, every: int, max_frames: int) -> np.ndarray:
+    """Presentation counts after which :func:`training_animation` draws a frame."""
+    p = np.arange(every, n_presentations + 1, every)
+    if len(p) == 0 or p[-1] != n_presentations:
+        p = np.r_[p, n_presentations]
+    p = p[p >= first]
+    if len(p) > max_frames:
+        p = p[np.unique(np.round(np.linspace(0, len(p) - 1, max_frames)).astype(int))]
+    return p
+
+
+def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 1, every: int = 1,
+                       max_frames: int = 40, duration: int = 250, dpi: int = 72) -> Figure:
+    """An animated GIF of the machine learning: card, weights on the retina, accuracy.
+
+    The machine (``MarkI(spec=machine_spec, seed=seed)``) is trained on the cards in the
+    given order for ``epochs`` epochs. A frame is drawn after every ``every``-th
+    presentation (at most ``max_frames``, evenly spread, always including the last);
+    each shows the card just presented as the retina sees it with the machine's answer,
+    each R-unit's weights projected onto the retina (see
+    :func:`weights_on_retina_figure`; one colour scale for the whole film) and the
+    running training accuracy so far.
+
+    The weights after ``p`` presentations are those of the same machine (same seed, so
+    the same wiring, photocells, motors and noise) trained on the first ``p``
+    presentations of the schedule as one deck: the event simulation is causal, so this
+    is exactly the state of the full run at that moment. Frames start once every class
+    has been presented (the output code needs all classes).
+
+    Parameters
+    ----------
+    machine_spec : mark1.specs.MachineSpec
+    cards : array of shape (n, H, W)
+    labels : array of shape (n,)
+    seed : int
+    out : str or path-like
+        The GIF, written atomically.
+    epochs, every, max_frames : int
+    duration : int
+        Milliseconds per frame.
+    dpi : int
+        Resolution of the frames.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The last frame.
+    """
+    from PIL import Image
+
+    from .machine import MarkI
+
+    for name, v in (("every", every), ("max_frames", max_frames), ("duration", duration), ("dpi", dpi)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name}: expected a positive integer, got {v!r}")
+    full = MarkI(spec=machine_spec, seed=seed).fit(cards, labels, epochs=epochs)   # checks the arguments
+    cards = np.asarray(cards, dtype=float)
+    labels = np.asarray(labels)
+    n = len(cards)
+    schedule = np.tile(np.arange(n), epochs)
+    n_pres = len(schedule)
+    classes = full.classes_
+    seen = labels[schedule]
+    first = max(int(np.argmax(seen == c)) for c in classes) + 1     # every class presented by then
+    frames_at = _animation_frames(n_pres, first, int(every), int(max_frames))
+
+    board = full.patchboard
+    images = []
+    for p in frames_at:
+        if p == n_pres:
+            w = full.weights_
+        else:
+            idx = schedule[:p]
+            w = MarkI(spec=machine_spec, seed=seed).fit(cards[idx], labels[idx], epochs=1).weights_
+        images.append(_projected_weights(w, board.connections, board.retina_shape))
+    images = np.asarray(images)                                     # (frames, units, rows, cols)
+    vmax = max(float(np.abs(images).max()), 1e-12)
+    light = np.asarray(full.retina.illuminance(cards))
+    hist = full.history_
+    correct = np.asarray(hist["correct"], dtype=float)
+    window = n
+    running = np.array([correct[max(0, i + 1 - window):i + 1].mean() for i in range(n_pres)])
+    unit_labels = _unit_labels(full)
+    n_units = images.shape[1]
+
+    fig = _new_figure(3.0 * (2 + n_units) + 0.6, 3.4)
+    fig.set_dpi(dpi)
+    grid = fig.add_gridspec(1, 2 + n_units, width_ratios=[1] * (1 + n_units) + [1.6],
+                            left=0.02, right=0.98, top=0.8, bottom=0.14, wspace=0.25)
+    ax_card = fig.add_subplot(grid[0])
+    im_card = ax_card.imshow(light[0], cmap="gray", vmin=0.0, vmax=max(1.0, float(light.max())),
+                             interpolation="nearest")
+    ax_card.set_xticks([])
+    ax_card.set_yticks([])
+    im_w = []
+    for k in range(n_units):
+        ax = fig.add_subplot(grid[1 + k])
+        im_w.append(ax.imshow(images[0, k], cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest"))
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_title(unit_labels[k], fontsize=8)
+    ax_acc = fig.add_subplot(grid[-1])
+    (line,) = ax_acc.plot([], [], color="tab:blue", lw=1.5)
+    (wrong,) = ax_acc.plot([], [], "|", color="tab:red", ms=6)
+    ax_acc.set_xlim(0, n_pres + 1)
+    ax_acc.set_ylim(-0.07, 1.05)
+    ax_acc.set_xlabel("cards presented", fontsize=8)
+    ax_acc.tick_params(labelsize=7)
+    ax_acc.grid(alpha=0.3)
+    suptitle = fig.suptitle("", fontsize=10)
+
+    frames = []
+    for f, p in enumerate(frames_at):
+        i = p - 1
+        card = schedule[i]
+        answer = classes[hist["response"][i]]
+        ok = bool(hist["correct"][i])
+        im_card.set_data(light[card])
+        ax_card.set_title(f"card {card}: {labels[card]}, answered {answer} " + ("(right)" if ok else "(wrong)"),
+                          fontsize=8, color="black" if ok else "tab:red")
+        for k in range(n_units):
+            im_w[k].set_data(images[f, k])
+        x = np.arange(1, p + 1)
+        line.set_data(x, running[:p])
+        bad = np.flatnonzero(correct[:p] == 0) + 1
+        wrong.set_data(bad, np.full(len(bad), -0.03))
+        ax_acc.set_title(f"training accuracy (last {min(window, p)} cards): {running[i]:.0%}", fontsize=8)
+        suptitle.set_text(f"{full.spec.name}: presentation {p} of {n_pres} "
+                          f"(epoch {int(hist['epoch'][i]) + 1} of {epochs})")
+        fig.canvas.draw()
+        rgba = np.asarray(fig.canvas.buffer_rgba())
+        frames.append(Image.fromarray(np.ascontiguousarray(rgba[..., :3])))
+    with atomic_path(out) as tmp:
+        frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:], duration=int(duration),
+                       loop=0)
+    return fig
