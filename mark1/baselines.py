@@ -44,7 +44,7 @@ import warnings
 
 import numpy as np
 
-from .perceptron import _all_finite, averaged_weights, train_error_correction
+from .perceptron import _all_finite, _average, _train_with_bias, train_error_correction
 
 __all__ = [
     "SingularCovarianceWarning",
@@ -241,37 +241,30 @@ def _solve_covariance(S, B, shrinkage, what):
     return Vk @ ((Vk.T @ B) / lam[keep, None]), S, 0.0
 
 
-def _eigh_covariance(S, shrinkage, what, *, singular="pinv", fallback_scale=None):
-    """Eigen-decompose the (shrunk) covariance.
+def _eigh_covariance(S, shrinkage, what, *, fallback_scale=None):
+    """Eigen-decompose a (shrunk) class covariance for the quadratic classifier.
 
-    Returns ``(lam, V, s, keep)``: eigenvalues of the matrix used, eigenvectors,
-    the shrinkage used, and the mask of eigenvalues to invert (all of them unless
-    an explicit ``shrinkage=0`` met a singular matrix and ``singular="pinv"``).
+    Returns ``(lam, V, s)``: eigenvalues of the matrix used, eigenvectors and the
+    shrinkage used.  A singular matrix is always shrunk (``'auto'`` or an explicit
+    0 raised to :data:`AUTO_SHRINKAGE`, with a warning): a Gaussian density needs
+    an invertible covariance.  ``fallback_scale`` replaces ``trace/d`` when it is 0
+    (a class with a single sample).
     """
     lam, V = np.linalg.eigh(S)
     lam = np.maximum(lam, 0.0)                      # rounding can make zeros negative
     mu = _target_scale(S, fallback_scale)
     top = lam.max()
     ill = not (top > 0 and lam.min() * ILL_CONDITIONED >= top)
-    if shrinkage == "auto":
-        s = AUTO_SHRINKAGE if ill else 0.0
-        if ill:
-            _warn_regularised(what, s, stacklevel=4)
-    else:
-        s = shrinkage
-        if s == 0.0 and ill and singular == "shrink":
-            s = AUTO_SHRINKAGE
-            warnings.warn(
-                f"{what} is singular and shrinkage=0 leaves its density undefined; applied "
-                f"shrinkage={s:g} toward (trace/d)*I. Pass shrinkage=<float in (0, 1]> to "
-                f"choose the amount.", SingularCovarianceWarning, stacklevel=3)
-    lam_used = (1.0 - s) * lam + s * mu
-    if s == 0.0 and ill:
-        _warn_pinv(what, stacklevel=4)
-        keep = lam_used > S.shape[0] * _EPS * max(top, 0.0)
-    else:
-        keep = np.ones(len(lam), dtype=bool)
-    return lam_used, V, s, keep
+    s = AUTO_SHRINKAGE if shrinkage == "auto" and ill else (0.0 if shrinkage == "auto" else shrinkage)
+    if shrinkage == "auto" and ill:
+        _warn_regularised(what, s, stacklevel=4)
+    elif s == 0.0 and ill:
+        s = AUTO_SHRINKAGE
+        warnings.warn(
+            f"{what} is singular and shrinkage=0 leaves its density undefined; applied "
+            f"shrinkage={s:g} toward (trace/d)*I. Pass shrinkage=<float in (0, 1]> to "
+            f"choose the amount.", SingularCovarianceWarning, stacklevel=3)
+    return (1.0 - s) * lam + s * mu, V, s
 
 
 # ------------------------------------------------------------------------- base class
@@ -570,9 +563,12 @@ class FisherDiscriminant(_Classifier):
     xbar_ : ndarray of shape (n_features,)
         Overall mean ``m``.
     scalings_ : ndarray of shape (n_features, n_components)
-        Discriminant directions, normalised so that ``scalings_.T @ Sigma_W @
-        scalings_ = I`` (``Sigma_W`` shrunk as fitted), in decreasing order of
-        ``J``; for K > 2 each column's largest-magnitude entry is positive.
+        Discriminant directions (eigenvectors of ``Sigma_W^{-1} Sigma_B``),
+        normalised so that ``scalings_.T @ Sigma_W @ scalings_ = I`` (``Sigma_W``
+        shrunk as fitted), in decreasing order of ``J``; for K > 2 each column's
+        largest-magnitude entry is positive.  A direction whose eigenvalue is zero
+        (class means on a lower-dimensional subspace, so fewer than K-1
+        discriminating directions exist) is returned as a zero column.
     explained_variance_ratio_ : ndarray of shape (n_components,)
         Eigenvalues of ``Sigma_W^{-1} Sigma_B`` kept, over their sum.
     coef_ : ndarray of shape (1, n_features) or (K, n_features)
@@ -624,18 +620,25 @@ class FisherDiscriminant(_Classifier):
         priors = counts / n
         xbar = priors @ means
         Sw = _scatter(X - means[yi])
-        lam, V, s, keep = _eigh_covariance(Sw / n, shrinkage, "the within-class covariance")
-        Z = V[:, keep] / np.sqrt(lam[keep])                   # whitening: Z^T Sigma_W Z = I
-        M = np.sqrt(priors)[:, None] * (means - xbar)         # Sigma_B = M^T M
-        U, sv, _ = np.linalg.svd(Z.T @ M.T, full_matrices=False)
-        scal = Z @ U[:, :q]
-        ev = sv ** 2
+        # Sigma_B = M^T M with the K rows of M below, so the eigenvectors of
+        # Sigma_W^{-1} Sigma_B with non-zero eigenvalue lie in the span of
+        # Y = Sigma_W^{-1} M^T: v = Y a with G a = lambda a, G = M Y (K x K), and
+        # v^T Sigma_W v = a^T G a = lambda.  One solve instead of a d x d eigenproblem.
+        M = np.sqrt(priors)[:, None] * (means - xbar)
+        Y, _, s = _solve_covariance(Sw / n, M.T, shrinkage, "the within-class covariance")
+        G = M @ Y
+        ev, A = np.linalg.eigh(0.5 * (G + G.T))
+        ev, A = np.maximum(ev[::-1], 0.0), A[:, ::-1]
+        live = ev[:q] > K * _EPS * max(ev[0], np.finfo(float).tiny)
+        scal = np.zeros((d, q))
+        scal[:, live] = (Y @ A[:, :q][:, live]) / np.sqrt(ev[:q][live])
         if K == 2:
             if scal[:, 0] @ (means[1] - means[0]) < 0:
                 scal = -scal
         else:
             big = np.abs(scal).argmax(axis=0)
-            scal = scal * np.sign(scal[big, np.arange(q)] + (scal[big, np.arange(q)] == 0))
+            top = scal[big, np.arange(q)]
+            scal = scal * np.where(top < 0, -1.0, 1.0)
 
         self.classes_ = classes
         self.n_features_in_ = d
@@ -837,9 +840,8 @@ class GaussianClassifier(_Classifier):
             for c in range(K):
                 Xk = Xc[yi == c]
                 Sk = _scatter(Xk) / counts[c]
-                lam, V, s, keep = _eigh_covariance(
-                    Sk, shrinkage, f"the covariance of class {classes[c]!r}",
-                    singular="shrink", fallback_scale=pooled_mu)
+                lam, V, s = _eigh_covariance(Sk, shrinkage, f"the covariance of class {classes[c]!r}",
+                                             fallback_scale=pooled_mu)
                 covs.append((V * lam) @ V.T)
                 whiteners.append(V / np.sqrt(lam))
                 logdets.append(float(np.log(lam).sum()))
@@ -1004,12 +1006,6 @@ class Perceptron(_Classifier):
         X, classes, yi = _check_X_y(X, y)
         n, d = X.shape
         K = len(classes)
-        if self.fit_intercept:
-            Xa = np.empty((n, d + 1))
-            Xa[:, :d] = X
-            Xa[:, d] = 1.0
-        else:
-            Xa = X
         if K == 2:
             T = np.where(yi == 1, 1.0, -1.0)[:, None]
         else:
@@ -1019,12 +1015,15 @@ class Perceptron(_Classifier):
         if self.shuffle:
             rng = np.random.default_rng(self.seed)
             order = np.stack([rng.permutation(n) for _ in range(int(epochs))])
-        res = train_error_correction(Xa, T, epochs=int(epochs), eta=eta, order=order,
-                                     stop_when_converged=bool(self.stop_when_converged),
-                                     eta_schedule=self.eta_schedule)
+        # the bias input 1 stays implicit (no augmented copy of X); same core loop
+        train = _train_with_bias if self.fit_intercept else train_error_correction
+        res = train(X, T, epochs=int(epochs), eta=eta, order=order,
+                    stop_when_converged=bool(self.stop_when_converged),
+                    eta_schedule=self.eta_schedule)
         W = res.weights
         if self.average:
-            W = averaged_weights(res, Xa, T, eta=eta, eta_schedule=self.eta_schedule)
+            W = _average(res, X, T, eta=eta, eta_schedule=self.eta_schedule, w0=None,
+                         bias=bool(self.fit_intercept))
         self.classes_ = classes
         self.n_features_in_ = d
         self.coef_ = np.ascontiguousarray(W[:, :d])

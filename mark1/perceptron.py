@@ -226,6 +226,26 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
     """
     X, T, epochs, eta, order, W, inverse, stop = _validate(
         X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule)
+    return _run(X, T, epochs, eta, order, W, inverse, stop, bias=False)
+
+
+def _train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=False,
+                     eta_schedule=None) -> ErrorCorrectionResult:
+    """:func:`train_error_correction` on ``[X, 1]`` without building that matrix.
+
+    The constant bias input is implicit: each sum is ``w[:d] . x + w[d]`` and an
+    update adds ``eta * t`` to ``w[d]``.  The result is the one for the augmented
+    cards (weights of shape (k, d + 1)); on integer-valued data it is bit-identical.
+    Used by :class:`mark1.baselines.Perceptron` to save a copy of ``X``.
+    """
+    X, T, epochs, eta, order, _, inverse, stop = _validate(
+        X, T, epochs, eta, order, None, stop_when_converged, eta_schedule)
+    W = np.zeros((T.shape[1], X.shape[1] + 1))
+    return _run(X, T, epochs, eta, order, W, inverse, stop, bias=True)
+
+
+def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias):
+    """The block-wise loop on validated inputs; ``W`` (k, d [+1]) is updated in place."""
     n, d = X.shape
     k = T.shape[1]
     m = n if order is None else order.shape[1]          # presentations per epoch
@@ -241,8 +261,10 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
     B = _BLOCK_MIN
     counts = [0] * k                                     # updates per unit (eta schedule)
     single = k == 1
-    w = W[0]                                             # view, updated in place (k == 1)
-    WT = W.T
+    w = W[0, :d]                                         # view, updated in place (k == 1)
+    b = float(W[0, d]) if bias else 0.0                  # bias weight (k == 1), written back
+    WT = W[:, :d].T
+    bvec = W[:, d] if bias else None                     # bias weights (view)
     matmul = np.matmul
     pos = 0                                              # next presentation
     last = -1                                            # last presentation with an error
@@ -280,9 +302,13 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
         # by the next block, which starts right after the mistake.
         if single:
             s = matmul(Xw[lo:hi], w, out=sums1[pos:pos + cnt])
+            if bias:
+                s += b
             bad = (s * tw[lo:hi]) <= 0.0
         else:
             S = matmul(Xw[lo:hi], WT, out=sums[pos:pos + cnt])
+            if bias:
+                S += bvec
             bad = ((S * Tw[lo:hi]) <= 0.0).ravel()
         f = int(bad.argmax())
         if not bad[f]:                                   # no mistake in the block
@@ -302,37 +328,49 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
         x = Xw[lo + j]
         if single:
             errors[p, 0] = True
-            t = tw[lo + j]
+            t = float(tw[lo + j])
             if inverse:
                 counts[0] += 1
-                w += ((eta / counts[0]) * t) * x
+                step = (eta / counts[0]) * t
+                w += step * x
             elif eta == 1.0:                             # (1.0 * t) * x is exactly +-x
+                step = t
                 if t > 0:
                     w += x
                 else:
                     w -= x
             else:
-                w += (eta * t) * x
+                step = eta * t
+                w += step * x
+            if bias:
+                b += step                                # step * 1.0
         else:
             row = bad[j * k:(j + 1) * k]
             errors[p] = row
             t = Tw[lo + j].tolist()
             for u in row.nonzero()[0].tolist():
-                wu = W[u]
+                wu = WT[:, u]
                 if inverse:
                     counts[u] += 1
-                    wu += ((eta / counts[u]) * t[u]) * x
+                    step = (eta / counts[u]) * t[u]
+                    wu += step * x
                 elif eta == 1.0:                         # (1.0 * t) * x is exactly +-x
-                    if t[u] > 0:
+                    step = t[u]
+                    if step > 0:
                         wu += x
                     else:
                         wu -= x
                 else:
-                    wu += (eta * t[u]) * x
+                    step = eta * t[u]
+                    wu += step * x
+                if bias:
+                    bvec[u] += step
         last = p
         pos = p + 1
         B = min(block_max, max(_BLOCK_MIN, _GAP_FACTOR * (j + 1)))
 
+    if bias and single:
+        W[0, d] = b
     end = P if stopped_at is None else stopped_at
     epochs_run = end // m
     sums = sums[:end] if end == cap else sums[:end].copy()
@@ -383,6 +421,10 @@ def averaged_weights(result: ErrorCorrectionResult, X, T, *, eta=1.0, eta_schedu
     -------
     ndarray of shape (k, d)
     """
+    return _average(result, X, T, eta=eta, eta_schedule=eta_schedule, w0=w0, bias=False)
+
+
+def _average(result, X, T, *, eta, eta_schedule, w0, bias):
     X = np.asarray(X, dtype=np.float64)
     T = np.asarray(T, dtype=np.float64)
     if T.ndim == 1:
@@ -392,7 +434,8 @@ def averaged_weights(result: ErrorCorrectionResult, X, T, *, eta=1.0, eta_schedu
     P, k = errors.shape
     if T.shape != (n, k):
         raise ValueError(f"T must have shape ({n}, {k}) to match result; got {T.shape}")
-    W0 = np.zeros((k, d)) if w0 is None else np.asarray(w0, dtype=np.float64).reshape(k, d)
+    da = d + 1 if bias else d
+    W0 = np.zeros((k, da)) if w0 is None else np.asarray(w0, dtype=np.float64).reshape(k, da)
     order = result.order
     q = np.flatnonzero(errors.any(axis=1))
     steps = np.zeros((len(q), k))
@@ -407,4 +450,8 @@ def averaged_weights(result: ErrorCorrectionResult, X, T, *, eta=1.0, eta_schedu
     A = np.empty((n, k))
     for u in range(k):
         A[:, u] = np.bincount(order[q], weights=coef[:, u], minlength=n)
-    return (P * W0 + A.T @ X) / P
+    total = np.empty((k, da))
+    total[:, :d] = A.T @ X
+    if bias:
+        total[:, d] = A.sum(axis=0)
+    return (P * W0 + total) / P

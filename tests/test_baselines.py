@@ -267,6 +267,21 @@ def test_fisher_multiclass_criterion_and_rank(K):
     assert m2.transform(X).shape == (400, 1)
 
 
+def test_fisher_collinear_means_give_a_zero_direction():
+    # Three classes whose means lie on a line: only one direction separates them;
+    # the second eigenvalue of Sigma_W^{-1} Sigma_B is zero and its column is zero.
+    rng = np.random.default_rng(8)
+    y = np.arange(300) % 3
+    X = rng.normal(size=(300, 3))
+    for c in range(3):                        # class means exactly c * (2, 1, 0)
+        X[y == c] += c * np.array([2.0, 1.0, 0.0]) - X[y == c].mean(0)
+    m = FisherDiscriminant().fit(X, y)
+    assert np.isfinite(m.scalings_).all()
+    assert np.abs(m.scalings_[:, 1]).max() == 0.0
+    assert m.explained_variance_ratio_[0] == pytest.approx(1.0)
+    assert np.isfinite(m.transform(X)).all() and m.score(X, y) > 0.5
+
+
 def test_singular_data_warns_and_stays_finite():
     rng = np.random.default_rng(0)
     X, y = pixel_cards(rng)
@@ -349,6 +364,15 @@ def test_perceptron_uses_the_core_and_average():
     np.testing.assert_array_equal(m.coef_, W[:, :10])
     np.testing.assert_array_equal(m.intercept_, W[:, 10])
     assert m.n_mistakes_ == r.mistakes_per_epoch.sum()
+
+
+def test_perceptron_without_intercept_is_the_core():
+    rng = np.random.default_rng(12)
+    X, y = binary_cards(rng, n=100, d=8)
+    m = Perceptron(epochs=3, fit_intercept=False).fit(X, y)
+    r = train_error_correction(X, np.where(y == 1, 1.0, -1.0), epochs=3, stop_when_converged=True)
+    np.testing.assert_array_equal(m.coef_, r.weights)
+    np.testing.assert_array_equal(m.intercept_, [0.0])
 
 
 def test_perceptron_eta_scales_weights_only():

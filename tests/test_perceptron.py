@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from mark1.perceptron import ErrorCorrectionResult, averaged_weights, train_error_correction
+from mark1.perceptron import (ErrorCorrectionResult, _average, _train_with_bias, averaged_weights,
+                              train_error_correction)
 
 
 # --------------------------------------------------------------------------- reference
@@ -235,6 +236,23 @@ def test_averaged_weights_equal_running_average():
     r = train_error_correction(X, T, **kw)
     np.testing.assert_allclose(averaged_weights(r, X, T, eta=0.7, eta_schedule="inverse"),
                                naive_error_correction(X, T, **kw)["average"], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_implicit_bias_equals_augmented_cards(seed):
+    """The private bias mode used by baselines.Perceptron is the run on [X, 1]."""
+    rng = np.random.default_rng(seed)
+    for k in (1, 3):
+        for shuffle, stop in ((False, False), (True, True)):
+            X, T, order = random_problem(rng, int(rng.integers(1, 50)), 4, k, 4, shuffle=shuffle)
+            Xa = np.hstack([X, np.ones((len(X), 1))])
+            eta = float(rng.choice([1.0, 0.5, 3.0]))
+            kw = dict(epochs=4, eta=eta, order=order, stop_when_converged=stop)
+            r = _train_with_bias(X, T, **kw)
+            ref = naive_error_correction(Xa, T, **kw)
+            assert_same(r, ref)
+            np.testing.assert_array_equal(
+                _average(r, X, T, eta=eta, eta_schedule=None, w0=None, bias=True), ref["average"])
 
 
 # ------------------------------------------------------------------------- convergence
