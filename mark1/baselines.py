@@ -2,19 +2,14 @@
 
 Four classifiers with scikit-learn's conventions, without depending on it:
 
-=========================  =====================================================
-:class:`LeastSquaresClassifier`  least squares for classification (§4.1.3,
-                                 eq. 4.14-4.17), optional ridge term and Fisher's
-                                 target coding (§4.1.5)
-:class:`FisherDiscriminant`      Fisher's linear discriminant, two classes (§4.1.4)
-                                 and K classes (§4.1.6)
-:class:`GaussianClassifier`      the generative model with Gaussian class
-                                 densities (§4.2.2): shared covariance (linear) or
-                                 one per class (quadratic)
-:class:`Perceptron`              Rosenblatt's perceptron (§4.1.7), trained by the
-                                 same core as the machine
-                                 (:func:`mark1.perceptron.train_error_correction`)
-=========================  =====================================================
+* :class:`LeastSquaresClassifier`: least squares for classification (§4.1.3,
+  eq. 4.14-4.17), optional ridge term and Fisher's target coding (§4.1.5);
+* :class:`FisherDiscriminant`: Fisher's linear discriminant, two classes (§4.1.4)
+  and K classes (§4.1.6);
+* :class:`GaussianClassifier`: the generative model with Gaussian class densities
+  (§4.2.2), shared covariance (linear) or one per class (quadratic);
+* :class:`Perceptron`: Rosenblatt's perceptron (§4.1.7), trained by the same core
+  as the machine (:func:`mark1.perceptron.train_error_correction`).
 
 Conventions (as in scikit-learn): keyword-only ``__init__`` that only stores its
 arguments; validation happens in ``fit(X, y)``, which returns ``self``; learned
@@ -152,9 +147,9 @@ def _class_means(X, yi, K):
 
 
 def _scatter(Xc):
-    """``Xc.T @ Xc``, symmetrised (matmul of a matrix with its transpose uses syrk)."""
-    S = Xc.T @ Xc
-    return S
+    """``Xc.T @ Xc`` (numpy computes a product with its own transpose by syrk,
+    half the work of a general product, and returns an exactly symmetric matrix)."""
+    return Xc.T @ Xc
 
 
 def _log_softmax(a):
@@ -919,8 +914,9 @@ class GaussianClassifier(_Classifier):
 class Perceptron(_Classifier):
     """Rosenblatt's perceptron with fixed-increment error correction (PRML §4.1.7).
 
-    Trained by :func:`mark1.perceptron.train_error_correction`, the same core as
-    the machine's ideal digital path.  Two classes: one unit with target +1 for
+    Trained by the loop of :func:`mark1.perceptron.train_error_correction`, the
+    same core as the machine's ideal digital path (with the bias input 1 kept
+    implicit rather than appended to a copy of ``X``).  Two classes: one unit with target +1 for
     ``classes_[1]`` and -1 otherwise.  K classes (``multiclass='ovr'``): one unit
     per class (one-vs-rest, +-1 targets); the prediction is the largest decision.
 
@@ -1015,11 +1011,16 @@ class Perceptron(_Classifier):
         if self.shuffle:
             rng = np.random.default_rng(self.seed)
             order = np.stack([rng.permutation(n) for _ in range(int(epochs))])
-        # the bias input 1 stays implicit (no augmented copy of X); same core loop
-        train = _train_with_bias if self.fit_intercept else train_error_correction
-        res = train(X, T, epochs=int(epochs), eta=eta, order=order,
-                    stop_when_converged=bool(self.stop_when_converged),
-                    eta_schedule=self.eta_schedule)
+        # the bias input 1 stays implicit (no augmented copy of X) and the sums are
+        # not kept (8 k bytes per presentation); the loop is the same
+        if self.fit_intercept:
+            res = _train_with_bias(X, T, epochs=int(epochs), eta=eta, order=order,
+                                   stop_when_converged=bool(self.stop_when_converged),
+                                   eta_schedule=self.eta_schedule, record_sums=False)
+        else:
+            res = train_error_correction(X, T, epochs=int(epochs), eta=eta, order=order,
+                                         stop_when_converged=bool(self.stop_when_converged),
+                                         eta_schedule=self.eta_schedule)
         W = res.weights
         if self.average:
             W = _average(res, X, T, eta=eta, eta_schedule=self.eta_schedule, w0=None,

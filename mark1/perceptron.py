@@ -230,21 +230,23 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
 
 
 def _train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=False,
-                     eta_schedule=None) -> ErrorCorrectionResult:
+                     eta_schedule=None, record_sums=True) -> ErrorCorrectionResult:
     """:func:`train_error_correction` on ``[X, 1]`` without building that matrix.
 
     The constant bias input is implicit: each sum is ``w[:d] . x + w[d]`` and an
     update adds ``eta * t`` to ``w[d]``.  The result is the one for the augmented
     cards (weights of shape (k, d + 1)); on integer-valued data it is bit-identical.
-    Used by :class:`mark1.baselines.Perceptron` to save a copy of ``X``.
+    Used by :class:`mark1.baselines.Perceptron` to save a copy of ``X``.  With
+    ``record_sums=False`` the sums are not kept (``result.sums`` has no rows), which
+    saves ``8 * k`` bytes per presentation.
     """
     X, T, epochs, eta, order, _, inverse, stop = _validate(
         X, T, epochs, eta, order, None, stop_when_converged, eta_schedule)
     W = np.zeros((T.shape[1], X.shape[1] + 1))
-    return _run(X, T, epochs, eta, order, W, inverse, stop, bias=True)
+    return _run(X, T, epochs, eta, order, W, inverse, stop, bias=True, record_sums=record_sums)
 
 
-def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias):
+def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True):
     """The block-wise loop on validated inputs; ``W`` (k, d [+1]) is updated in place."""
     n, d = X.shape
     k = T.shape[1]
@@ -253,11 +255,11 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias):
     seq = None if order is None else order.ravel()
 
     cap = P if not stop else min(P, max(4 * m, 4096))
-    sums = np.empty((cap, k))
-    errors = np.zeros((cap, k), dtype=bool)
-
     window = max(_BLOCK_MIN * 4, _WINDOW_ELEMENTS // d)
     block_max = max(_BLOCK_MIN, min(window // 2, _BLOCK_MAX_ELEMENTS // k))
+    # the record of sums, or (record_sums=False) a scratch buffer for one block
+    sums = np.empty((cap if record_sums else block_max, k))
+    errors = np.zeros((cap, k), dtype=bool)
     B = _BLOCK_MIN
     counts = [0] * k                                     # updates per unit (eta schedule)
     single = k == 1
@@ -293,20 +295,22 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias):
         cnt = hi - lo
         if pos + cnt > cap:                              # grow the record (early stop only)
             cap = min(P, max(2 * cap, pos + cnt))
-            sums = _grow(sums, cap)
             errors = _grow(errors, cap)
-            sums1 = sums[:, 0]
+            if record_sums:
+                sums = _grow(sums, cap)
+                sums1 = sums[:, 0]
+        o = pos if record_sums else 0                    # where this block's sums go
 
         # ---- sums of the whole block with the current (fixed) weights, written
         # straight into the record; the entries after a mistake are overwritten
         # by the next block, which starts right after the mistake.
         if single:
-            s = matmul(Xw[lo:hi], w, out=sums1[pos:pos + cnt])
+            s = matmul(Xw[lo:hi], w, out=sums1[o:o + cnt])
             if bias:
                 s += b
             bad = (s * tw[lo:hi]) <= 0.0
         else:
-            S = matmul(Xw[lo:hi], WT, out=sums[pos:pos + cnt])
+            S = matmul(Xw[lo:hi], WT, out=sums[o:o + cnt])
             if bias:
                 S += bvec
             bad = ((S * Tw[lo:hi]) <= 0.0).ravel()
@@ -373,7 +377,10 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias):
         W[0, d] = b
     end = P if stopped_at is None else stopped_at
     epochs_run = end // m
-    sums = sums[:end] if end == cap else sums[:end].copy()
+    if not record_sums:
+        sums = sums[:0]
+    else:
+        sums = sums[:end] if end == cap else sums[:end].copy()
     errors = errors[:end] if end == cap else errors[:end].copy()
     if seq is None:
         order_out = np.tile(np.arange(m, dtype=np.intp), epochs_run)

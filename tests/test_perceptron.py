@@ -253,6 +253,27 @@ def test_implicit_bias_equals_augmented_cards(seed):
             assert_same(r, ref)
             np.testing.assert_array_equal(
                 _average(r, X, T, eta=eta, eta_schedule=None, w0=None, bias=True), ref["average"])
+            lean = _train_with_bias(X, T, record_sums=False, **kw)
+            assert lean.sums.shape == (0, k)
+            np.testing.assert_array_equal(lean.weights, r.weights)
+            np.testing.assert_array_equal(lean.errors, r.errors)
+
+
+def test_implicit_bias_without_record_large():
+    rng = np.random.default_rng(21)
+    X = (rng.random((1500, 900)) < 0.1).astype(float)
+    T = np.where(X @ rng.normal(size=900) > 0, 1.0, -1.0)[:, None] * [1.0, -1.0, 1.0]
+    T[rng.random(T.shape) < 0.05] *= -1
+    order = np.stack([rng.permutation(1500) for _ in range(5)])
+    for o in (None, order):
+        full = _train_with_bias(X, T, epochs=5, order=o, stop_when_converged=True)
+        lean = _train_with_bias(X, T, epochs=5, order=o, stop_when_converged=True, record_sums=False)
+        np.testing.assert_array_equal(lean.weights, full.weights)
+        np.testing.assert_array_equal(lean.errors, full.errors)
+        Xa = np.hstack([X, np.ones((1500, 1))])
+        ref = train_error_correction(Xa, T, epochs=5, order=o, stop_when_converged=True)
+        np.testing.assert_array_equal(full.weights, ref.weights)
+        np.testing.assert_array_equal(full.sums, ref.sums)
 
 
 # ------------------------------------------------------------------------- convergence
