@@ -40,7 +40,9 @@ from PIL import Image, ImageDraw, ImageFont, ImageOps
 __all__ = [
     "RenderError",
     "Jitter",
+    "NO_JITTER",
     "Rendered",
+    "Mask",
     "SHAPES",
     "PREDICATES",
     "IMAGE_EXTENSIONS",
@@ -55,6 +57,9 @@ __all__ = [
     "render_images",
     "read_image",
     "list_image_folder",
+    "warp",
+    "oversample_for",
+    "predicate_fit",
 ]
 
 #: Shapes :func:`render_shapes` can draw.

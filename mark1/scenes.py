@@ -106,7 +106,7 @@ class _Bad(Exception):
 # public data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Stimuli:
     """The cards of one split.
 
@@ -465,7 +465,7 @@ _SIZE_DEFAULT = {"characters": 40.0, "shapes": 36.0, "marks": 8.0, "parity": 8.0
 # the scene
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Scene:
     """One experiment: cards, machine, schedule and the reported result.
 
@@ -681,6 +681,8 @@ def load_scene(path) -> Scene:
     SceneError
         For anything wrong with the file; the message names the file and the key.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise SceneError(None, None, f"expected the path of a scene file, got {_describe(path)}")
     p = Path(path)
     shown = str(path)
     try:

@@ -264,6 +264,29 @@ def test_missing_file_and_folder_and_bad_bytes(tmp_path):
 
 def test_scene_error_is_a_value_error():
     assert issubclass(SceneError, ValueError)
+    with pytest.raises(SceneError):
+        load_scene(None)
+
+
+def test_a_ttf_font_file_relative_to_the_scene(tmp_path):
+    import shutil
+
+    import matplotlib
+    ttf = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    if not ttf.exists():  # pragma: no cover - matplotlib always ships it
+        pytest.skip("no DejaVuSans.ttf in matplotlib")
+    (tmp_path / "fonts").mkdir()
+    shutil.copy(ttf, tmp_path / "fonts" / "dv.ttf")
+    scene = load_scene(write(tmp_path, MINIMAL.replace('"characters"', '"characters"\nfont = "fonts/dv.ttf"')))
+    assert scene.settings["train"].font == str(tmp_path / "fonts" / "dv.ttf")
+    dv = scene.stimuli("train", count=2).cards
+    default = load_scene(write(tmp_path, MINIMAL, "d.toml")).stimuli("train", count=2).cards
+    assert dv.shape == default.shape and not np.array_equal(dv, default)
+    # a file that is not a font
+    (tmp_path / "fonts" / "fake.ttf").write_text("not a font")
+    with pytest.raises(SceneError) as e:
+        load_scene(write(tmp_path, MINIMAL.replace('"characters"', '"characters"\nfont = "fonts/fake.ttf"')))
+    assert e.value.key == "stimuli.font" and "readable TTF/OTF" in str(e.value)
 
 
 # ---------------------------------------------------------------------------------------
