@@ -21,9 +21,10 @@ found; every card before it was presented to exactly these weights in the naive
 loop too, so its sums are final and it needs no update.  The update is applied for
 the erring card and the search continues right after it.  Every stored sum is thus
 the dot product of the card with the weights a sequential pass holds at that
-moment - no sum is corrected incrementally.  On integer-valued data (and integer
-multiples of ``eta``) every sum is an exact integer in float64, so the results equal
-the naive loop bit for bit, whatever the summation order inside BLAS.  On general
+moment - no sum is corrected incrementally.  On integer-valued data with an
+integer ``eta`` (more generally: whenever every weight and sum is exactly
+representable, e.g. dyadic values, magnitudes below 2**53) the results equal the
+naive loop bit for bit, whatever the summation order inside BLAS.  On general
 floating-point data the sums agree with the naive loop to rounding only (BLAS and
 a scalar loop add in different orders), so a sum that is mathematically exactly
 zero may be classified differently; scale such data to integers if ties matter
@@ -35,8 +36,9 @@ a few times the last gap between mistakes after a mistake, so the wasted work
 constant factor of the useful work while the number of Python steps is about the
 number of mistakes.  Units are processed together: they never interact, but one
 block serves all of them, and a presentation with several erring units costs one
-step instead of several (measured faster than per-unit passes for one-vs-rest
-training on 8 classes: fewer Python steps, same arithmetic).
+step instead of several.  Measured on 10,000 x 513 binary cards with 8
+one-vs-rest units (5 epochs): 2 to 4 times faster than 8 single-unit passes,
+from few to many mistakes (fewer Python steps and one pass over the cards).
 """
 
 from __future__ import annotations
