@@ -1,0 +1,57 @@
+"""A film of the machine learning: training on the demo scene as an animated GIF.
+
+Loads ``scenes/demo.toml`` (X vs E on the SMALL machine, 64 A-units) and makes
+``plotting.training_animation``: each frame shows the card just presented as the
+retina sees it with the machine's answer, the R-unit's weights projected onto the
+retina (what it looks for, growing as it learns) and the running training accuracy.
+Prints the number of frames and the final training and test accuracy, and writes
+``demo_training.gif`` into ``examples/output/`` (or ``--out``).
+
+Run:  python examples/animation.py [--seed 0] [--every 1] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from PIL import Image                            # noqa: E402
+
+from mark1 import plotting                       # noqa: E402
+from mark1.machine import MarkI                  # noqa: E402
+from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=0, help="seed of the cards and of the machine")
+    ap.add_argument("--every", type=int, default=1, help="a frame every this many presentations")
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
+                    help="folder for the GIF")
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    scene = load_scene(SCENES_DIR / "demo.toml")
+    train = scene.stimuli("train", seed=args.seed)
+    test = scene.stimuli("test", seed=args.seed)
+    spec, epochs = scene.machine_spec(), scene.schedule.epochs
+    gif = args.out / "demo_training.gif"
+    plotting.training_animation(spec, train.cards, train.labels, seed=args.seed, out=gif,
+                                epochs=epochs, every=args.every)
+    machine = MarkI(spec=spec, seed=args.seed).fit(train.cards, train.labels, epochs=epochs)
+    with Image.open(gif) as im:
+        frames, size = im.n_frames, im.size
+    print(f"scene: {scene.name}; {len(train)} cards x {epochs} epochs = {len(train) * epochs} presentations")
+    print(f"frames: {frames} ({size[0]}x{size[1]} pixels)")
+    print(f"mistakes per epoch: {machine.mistakes_per_epoch_.tolist()}")
+    print(f"train accuracy: {machine.score(train.cards, train.labels):.3f}")
+    print(f"test accuracy: {machine.score(test.cards, test.labels):.3f}")
+    print(f"animation: {gif}")
+
+
+if __name__ == "__main__":
+    main()
