@@ -36,15 +36,10 @@ factor = st.one_of(
 
 
 @settings(max_examples=300)
-@given(c=st.lists(factor, min_size=0, max_size=64), m=st.integers(1, 4), seed=st.integers(0, 2**32 - 1))
+@given(c=st.lists(factor, min_size=0, max_size=80), m=st.integers(1, 4), seed=st.integers(0, 2**32 - 1))
 def test_affine_scan_matches_naive_loop(c, m, seed):
-    """Random factors in [0, 1], tiny ones included, against the naive recurrence.
-
-    The bound here is 1e-9 relative, not the 1e-12 the design asks for: the scan works
-    with a running sum of log c over the whole sequence, whose rounding (ulp of up to
-    64 * 690) limits it to ~1e-11 on these inputs (see the strict xfails below, which
-    hold it to 1e-12). Any logic error (chunk boundaries, a dropped term) is O(1).
-    """
+    """Random factors in [0, 1], tiny ones and exact 0 and 1 included, against the
+    naive recurrence: relative error < 1e-12."""
     rng = np.random.default_rng(seed)
     c = np.array(c, float)
     b = rng.uniform(1e-3, 1.0, (len(c), m))
@@ -52,28 +47,16 @@ def test_affine_scan_matches_naive_loop(c, m, seed):
     got = affine_scan(x0, c, b)
     ref = naive_scan(x0, c, b)
     assert got.shape == (len(c) + 1, m)
-    rel = np.abs(got - ref) / np.maximum(np.abs(ref), 1e-300)
-    assert np.all(rel[1:] < 1e-9), (rel.max(), c)
+    rel = np.abs(got - ref) / np.abs(ref)
+    assert np.all(rel[1:] < 1e-12), (rel.max(), c)
     assert np.array_equal(got[0], x0)
-
-
-@settings(max_examples=200)
-@given(c=st.lists(st.floats(1e-10, 1.0), min_size=0, max_size=16), seed=st.integers(0, 2**32 - 1))
-def test_affine_scan_without_tiny_factors_is_accurate_to_1e12(c, seed):
-    """Factors no smaller than 1e-10 over up to 16 steps (|sum log c| < 370): relative error < 1e-12."""
-    rng = np.random.default_rng(seed)
-    c = np.array(c, float)
-    b = rng.uniform(1e-3, 1.0, (len(c), 2))
-    x0 = rng.uniform(0.0, 1.0, 2)
-    got, ref = affine_scan(x0, c, b), naive_scan(x0, c, b)
-    assert np.all(np.abs(got - ref) / np.abs(ref) < 1e-12)
 
 
 @settings(max_examples=150)
 @given(c=st.lists(factor, min_size=1, max_size=64), seed=st.integers(0, 2**32 - 1))
 def test_affine_scan_with_zero_inputs(c, seed):
     """Inputs that are exactly 0 (dark cells): the error stays within float64 resolution of
-    the largest input, and relative 1e-9 (see above) where the result is not negligible."""
+    the largest input, and relative 1e-12 where the result is not negligible."""
     rng = np.random.default_rng(seed)
     c = np.array(c, float)
     b = rng.uniform(0.0, 1.0, (len(c), 3)) * (rng.random((len(c), 3)) < 0.5)
@@ -81,7 +64,7 @@ def test_affine_scan_with_zero_inputs(c, seed):
     got = affine_scan(x0, c, b)
     ref = naive_scan(x0, c, b)
     scale = max(float(b.max(initial=0.0)), float(x0.max()), 1e-300)
-    assert np.all(np.abs(got - ref) <= 1e-9 * np.abs(ref) + 2.0 ** -52 * scale)
+    assert np.all(np.abs(got - ref) <= 1e-12 * np.abs(ref) + 2.0 ** -52 * scale)
     assert np.all(got >= 0)
 
 
@@ -91,23 +74,19 @@ def test_affine_scan_known_values():
     assert affine_scan(np.ones(3), np.zeros(0), np.zeros((0, 3))).tolist() == [[1.0, 1.0, 1.0]]
 
 
-@pytest.mark.xfail(reason="BUG (precision): retina.py affine_scan takes cum = cumsum(log c) over the WHOLE sequence "
-                          "(a zero factor adds log(1e-300) = -691), so within a later chunk exp(cum[k] - cum[i]) "
-                          "loses ulp(|cum|) of accuracy: 100 zero factors then 0.7 give 7e-12 relative error, "
-                          "10000 give 2e-10; the cumsum should restart at each chunk", strict=True)
 @pytest.mark.parametrize("n_zeros", [100, 10000])
 def test_affine_scan_precision_after_many_forgetting_steps(n_zeros):
+    """Regression: a running sum of log c over the whole sequence (a zero factor adds
+    log(1e-300)) once cost ulp(|sum|) of accuracy in every later chunk."""
     c = np.concatenate([np.zeros(n_zeros), np.full(5, 0.7)])
     b = np.ones((len(c), 1))
     got, ref = affine_scan(np.ones(1), c, b), naive_scan(np.ones(1), c, b)
     assert np.max(np.abs(got - ref) / ref) < 1e-12
 
 
-@pytest.mark.xfail(reason="BUG (precision, minor): retina.py affine_scan forms Q ratios as exp(cum[k] - cum[i]) from a "
-                          "running sum of log c whose magnitude reaches 600, so each step adds ~ulp(600)/2 = 6e-14 "
-                          "of relative error; a 300-step chunk drifts 1.4e-12 from the naive loop", strict=True)
-def test_affine_scan_long_chunk_precision():
-    n = 300
+@pytest.mark.parametrize("n", [300, 2000])
+def test_affine_scan_long_chunk_precision(n):
+    """Regression: one factor near exp(-600) followed by a long run of factors near 1."""
     c = np.concatenate([[math.exp(-599.3)], np.full(n, 0.999)])
     b = np.concatenate([[1.0], np.full(n, 1e-3)])[:, None]
     got = affine_scan(np.ones(1), c, b)

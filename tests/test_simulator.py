@@ -266,3 +266,63 @@ def test_env_can_be_passed_in():
     assert env.now == pytest.approx(m.machine_time_)
     ref = MarkI(spec=SLOW, seed=0).fit(cards, labels, epochs=1)
     assert np.array_equal(m.history_, ref.history_)
+
+
+# -- a digital twin of the rack at infinite motor speed ---------------------------------------------
+
+def _twin(m, cards, labels):
+    """Replays a run one card at a time with the rack's documented rules (motor gain,
+    backlash on reversal, end stops, exponential decay between reads)."""
+    from mark1.rules import RULES
+    spec = m.spec
+    r = spec.rack
+    X = m.associate(m.sense(cards))
+    X = np.hstack([X.astype(float), np.ones((len(X), 1))])
+    T = m.code_.targets[np.searchsorted(m.classes_, labels)].astype(float)
+    gain, mask = m.rack_.gain, m.rack_.mask
+    w = np.zeros(mask.shape)
+    last_dir = np.zeros(mask.shape, int)
+    rate = 0.0 if math.isinf(r.decay_time) else 1.0 / r.decay_time
+    t_prev = 0.0
+    erred = []
+    for p, i in enumerate(m.history_["card"]):
+        t_read = m.history_["start"][p] + READ_AT
+        w = w * math.exp(-(t_read - t_prev) * rate)
+        t_prev = t_read
+        s = (w * mask) @ X[i]
+        erred.append(int((T[i] * s <= 0).sum()))
+        cmd = RULES[spec.trainer.rule](X[i] > 0, T[i], s, mask, spec.trainer.increment, spec.trainer.lms_rate)
+        for u, j in zip(*np.nonzero(cmd)):
+            d = int(np.sign(cmd[u, j]))
+            travel = gain[u, j] * abs(cmd[u, j])
+            slack = r.backlash if last_dir[u, j] not in (0, d) else 0.0
+            slack = min(slack, travel)
+            w[u, j] = w[u, j] + d * (travel - slack)
+            if r.end_stops:
+                w[u, j] = min(max(w[u, j], -1.0), 1.0)
+            last_dir[u, j] = d
+    w = w * math.exp(-(m.machine_time_ - t_prev) * rate)
+    return np.array(erred), w
+
+
+@settings(max_examples=8)
+@given(seed=seeds, rule=st.sampled_from(["alpha", "gamma", "lms", "forced"]),
+       decay=st.sampled_from([math.inf, 20.0]), overlap=st.booleans())
+def test_machine_matches_a_twin_of_the_rack(seed, rule, decay, overlap):
+    """Motor gain, backlash, end stops and decay in a whole run, against a one-card-at-a-
+    time replay. The motors are fast enough (<= 0.5 s) to stop before the next read, so
+    every read sees wipers at rest, with or without overlap."""
+    spec = specs.SMALL.ideal().with_overrides({
+        "rack.motor_speed": 1.0, "rack.end_stops": True, "rack.motor_spread": 0.3, "rack.backlash": 0.01,
+        "rack.decay_time": decay, "timing.overlap": overlap,
+        "trainer.increment": 0.15, "trainer.lms_rate": 0.05, "trainer.rule": rule})
+    cards, labels = make_cards(12, np.random.default_rng(seed), shapes=("x", "box", "bar"))
+    m = MarkI(spec=spec, seed=seed).fit(cards, labels, epochs=4)
+    assert m.rack_.gain.max() * 0.15 * 1.5 < TM.period - READ_AT    # every move ends before the next read
+    erred, w = _twin(m, cards, labels)
+    h = m.history_
+    if rule in ("alpha", "gamma"):                                  # error-driven: every presentation read
+        assert np.array_equal(h["units_erred"], erred)
+    np.testing.assert_allclose(m.weights_, w, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.diff(h["start"]), TM.period, atol=1e-9)
+    assert m.waited_ == 0
