@@ -95,7 +95,7 @@ def main(argv=None) -> None:
     ax_a.set_xticks([0, 1, 3, 4], ["analog\ntrain", "analog\ntest", "digital\ntrain", "digital\ntest"],
                     fontsize=8)
     hours = {v: np.mean(results[v]["hours"]) for v in variants}
-    ax_a.set_title(f"accuracy (dots: seeds); machine time {hours['analog']:.2f} h analog, "
+    ax_a.set_title(f"accuracy (dots: seeds)\nmachine time {hours['analog']:.2f} h analog, "
                    f"{hours['digital']:.2f} h digital", fontsize=8)
     lo = min(min(results[v]["test"]) for v in variants)
     ax_a.set_ylim(max(0.0, lo - 0.1), 1.01)

@@ -1,0 +1,159 @@
+"""Every script in examples/ runs, prints its key figures, and writes figures that open.
+
+Each example runs in a subprocess (``sys.executable examples/X.py --out DIR`` with
+``MPLBACKEND=Agg``, working directory a temporary folder), so nothing is written into
+the repository. The printed numbers are parsed and checked against bounds that say
+what the example is meant to show.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def run_example(name: str, tmp_path: Path, *args: str) -> tuple[str, Path]:
+    out = tmp_path / "out"
+    env = dict(os.environ, MPLBACKEND="Agg")
+    proc = subprocess.run([sys.executable, str(EXAMPLES / name), "--out", str(out), *args],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"{name} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout, out
+
+
+def number(pattern: str, text: str) -> float:
+    """The first number captured by ``pattern`` (a regex with one group) in ``text``."""
+    m = re.search(pattern, text)
+    assert m, f"no match for {pattern!r} in:\n{text}"
+    return float(m.group(1))
+
+
+def check_images(out: Path, names) -> None:
+    for name in names:
+        path = out / name
+        assert path.is_file(), f"{name} was not written; found {sorted(p.name for p in out.iterdir())}"
+        with Image.open(path) as im:
+            im.load()
+            assert im.size[0] > 100 and im.size[1] > 100
+
+
+# -- the set of examples --------------------------------------------------------------------
+
+TESTED = {"reenact_x_vs_e.py", "analog_vs_digital.py", "ablation.py", "prml_fig4_4.py", "prml_fig4_5.py",
+          "prml_fig4_6.py", "prml_fig4_7.py", "parity.py", "animation.py"}
+
+
+def test_every_example_is_tested_and_documented():
+    scripts = {p.name for p in EXAMPLES.glob("*.py")}
+    assert scripts == TESTED
+    for name in scripts:
+        source = (EXAMPLES / name).read_text()
+        doc = ast.get_docstring(ast.parse(source))
+        assert doc and len(doc.split()) > 20, f"{name}: expected a module docstring saying what it shows"
+        assert "--out" in source
+        assert 'matplotlib.use("Agg")' in source
+        assert "np.random.seed" not in source and "np.random.rand" not in source
+
+
+# -- each example ---------------------------------------------------------------------------
+
+def test_reenact_x_vs_e(tmp_path):
+    text, out = run_example("reenact_x_vs_e.py", tmp_path)
+    assert number(r"test accuracy: ([\d.]+)", text) >= 0.9
+    assert number(r"train accuracy: ([\d.]+)", text) >= 0.9
+    assert number(r"reported accuracy: ([\d.]+)", text) == 1.0
+    check_images(out, ["x_vs_e_learning_curve.png", "x_vs_e_retina.png", "x_vs_e_weights_on_retina.png",
+                       "x_vs_e_rack.png"])
+
+
+def test_analog_vs_digital(tmp_path):
+    text, out = run_example("analog_vs_digital.py", tmp_path, "--seeds", "2")
+    for v in ("analog", "digital"):
+        assert number(rf"{v} test accuracy: ([\d.]+)", text) >= 0.75
+        assert number(rf"{v} train accuracy: ([\d.]+)", text) >= 0.9
+        assert number(rf"{v} machine time: ([\d.]+) h", text) > 0
+    assert len(re.findall(r"mistakes per epoch \[", text)) == 4          # 2 variants x 2 seeds
+    check_images(out, ["analog_vs_digital.png"])
+
+
+def test_ablation(tmp_path):
+    text, out = run_example("ablation.py", tmp_path, "--seeds", "2", "--test-count", "40")
+    rows = re.findall(r"^(.+?)\s+test accuracy: ([\d.]+) ± ([\d.]+)", text, flags=re.M)
+    names = [r[0].strip() for r in rows]
+    assert names[:2] == ["full", "ideal"] and len(names) >= 5
+    assert all(n.startswith("without ") for n in names[2:])
+    accs = {n: float(a) for n, a, _ in rows}
+    assert all(0.0 <= a <= 1.0 for a in accs.values())
+    assert accs["full"] >= 0.75
+    check_images(out, ["ablation.png"])
+
+
+def test_prml_fig4_4(tmp_path):
+    text, out = run_example("prml_fig4_4.py", tmp_path)
+    without = number(r"least squares without extra points: ([\d.]+)", text)
+    with_ = number(r"least squares with extra points: ([\d.]+)", text)
+    assert without >= 0.99
+    assert with_ <= without - 0.03                    # pulled by points on the correct side
+    assert number(r"perceptron with extra points: ([\d.]+)", text) >= 0.99
+    check_images(out, ["prml_fig4_4.png"])
+
+
+def test_prml_fig4_5(tmp_path):
+    text, out = run_example("prml_fig4_5.py", tmp_path)
+    ls = number(r"least squares accuracy: ([\d.]+)", text)
+    gauss = number(r"Gaussian classifier accuracy: ([\d.]+)", text)
+    assert gauss >= 0.9
+    assert ls <= gauss - 0.15                        # the middle class is masked
+    assert number(r"middle class recognised: least squares ([\d.]+)", text) < 0.5
+    check_images(out, ["prml_fig4_5.png"])
+
+
+def test_prml_fig4_6(tmp_path):
+    text, out = run_example("prml_fig4_6.py", tmp_path)
+    j_mean = number(r"mean difference direction .*?J = ([\d.]+)", text)
+    j_fisher = number(r"Fisher direction .*?J = ([\d.]+)", text)
+    e_mean = number(r"mean difference direction .*?threshold = ([\d.]+)", text)
+    e_fisher = number(r"Fisher direction .*?threshold = ([\d.]+)", text)
+    assert j_fisher > j_mean
+    assert e_fisher < e_mean
+    check_images(out, ["prml_fig4_6.png"])
+
+
+def test_prml_fig4_7(tmp_path):
+    text, out = run_example("prml_fig4_7.py", tmp_path)
+    assert number(r"updates: (\d+)", text) >= 3
+    assert "converged: True" in text
+    assert number(r"at the end: ([\d.]+)", text) == 1.0
+    assert number(r"at the start: ([\d.]+)", text) < 1.0
+    check_images(out, ["prml_fig4_7.png"])
+
+
+def test_parity(tmp_path):
+    text, out = run_example("parity.py", tmp_path)
+    for name in ("Mark I", "ideal"):
+        assert number(rf"\[{re.escape(name)}\] test accuracy: ([\d.]+)", text) < 0.75
+        mistakes = re.search(rf"\[{re.escape(name)}\] mistakes per epoch: \[([\d, ]+)\]", text).group(1)
+        assert int(mistakes.split(",")[-1]) > 0          # still erring in the last epoch
+    assert number(r"epochs\] .*?test accuracy: ([\d.]+)", text) < 0.75    # memorised, still near chance
+    assert "not of bounded order" in text
+    check_images(out, ["parity_errors.png", "parity_cards.png"])
+
+
+def test_animation(tmp_path):
+    text, out = run_example("animation.py", tmp_path, "--every", "5")
+    frames = int(number(r"frames: (\d+)", text))
+    assert 2 <= frames <= 40
+    assert number(r"test accuracy: ([\d.]+)", text) >= 0.8
+    with Image.open(out / "demo_training.gif") as im:
+        assert im.format == "GIF"
+        assert im.n_frames == frames
+    assert sorted(p.name for p in out.iterdir()) == ["demo_training.gif"]

@@ -1,0 +1,212 @@
+"""The teaching figures of mark1.plotting: retina, rack, weights on the retina, Fisher, animation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib.collections import EllipseCollection, LineCollection
+from matplotlib.figure import Figure
+from PIL import Image
+
+from mark1 import plotting, specs
+from mark1.machine import MarkI
+
+
+@pytest.fixture
+def trained(card_maker):
+    """A SMALL machine (64 A-units, every non-ideality on) trained on x vs box."""
+    rng = np.random.default_rng(7)
+    cards, labels = card_maker(12, rng)
+    m = MarkI(spec=specs.SMALL, seed=3).fit(cards, labels, epochs=2)
+    return m, cards, labels
+
+
+# -- retina_figure --------------------------------------------------------------------------
+
+def test_retina_figure_panels_and_counts(trained, tmp_path):
+    m, cards, _ = trained
+    fig = plotting.retina_figure(m, cards[0], out=tmp_path / "r.png")
+    assert isinstance(fig, Figure)
+    assert len(fig.axes) == 4
+    assert [len(ax.images) for ax in fig.axes] == [1, 1, 0, 0]
+    s = m.sense(cards[:1])[0]
+    a = m.associate(s[None])[0]
+    s_lamps = fig.axes[2].collections[0]
+    a_lamps = fig.axes[3].collections[0]
+    assert isinstance(s_lamps, EllipseCollection) and len(s_lamps.get_offsets()) == 400
+    assert len(a_lamps.get_offsets()) == 64
+    lit = np.asarray(s_lamps.get_facecolors())
+    assert (np.abs(lit - lit[np.argmax(s)]).sum(axis=1) < 1e-9).sum() == s.sum()   # lit lamps = firing units
+    assert f"A-units firing: {int(a.sum())} of 64" in fig.axes[3].get_title()
+    assert f"S-units firing: {int(s.sum())} of 400" in fig.axes[2].get_title()
+    np.testing.assert_allclose(fig.axes[1].images[0].get_array(), m.retina.illuminance(cards[:1])[0])
+    assert "answer" in fig._suptitle.get_text()
+    with Image.open(tmp_path / "r.png") as im:
+        assert im.format == "PNG"
+
+
+def test_retina_figure_untrained_and_bad_card(card_maker):
+    cards, _ = card_maker(2, np.random.default_rng(0))
+    m = MarkI(spec=specs.SMALL, seed=0)
+    fig = plotting.retina_figure(m, cards[:1])           # (1, H, W) accepted, no training needed
+    assert len(fig.axes) == 4 and "answer" not in fig._suptitle.get_text()
+    with pytest.raises(ValueError, match="card"):
+        plotting.retina_figure(m, cards)
+
+
+def test_grid_shape():
+    assert plotting._grid_shape(512) == (16, 32)
+    assert plotting._grid_shape(64)[0] * plotting._grid_shape(64)[1] == 64
+    r, c = plotting._grid_shape(509)                     # prime: padded, not 1 x 509
+    assert r * c >= 509 and c / r < 4
+
+
+# -- rack_figure ----------------------------------------------------------------------------
+
+def test_rack_figure_pointers_show_wiper_positions(trained, tmp_path):
+    m, _, _ = trained
+    fig = plotting.rack_figure(m, out=tmp_path / "rack.png")
+    n_units, n_in = m.weights_.shape
+    assert len(fig.axes) == n_units + 1                  # panels + colour bar
+    ax = fig.axes[0]
+    dials = [c for c in ax.collections if isinstance(c, EllipseCollection)]
+    lines = [c for c in ax.collections if isinstance(c, LineCollection)]
+    assert len(dials) == 1 and len(dials[0].get_offsets()) == n_in
+    stops, pointers = lines
+    assert len(stops.get_segments()) == 2 * n_in
+    seg = np.array(pointers.get_segments())              # (n_in, 2, 2)
+    dx, dy = seg[:, 1, 0] - seg[:, 0, 0], -(seg[:, 1, 1] - seg[:, 0, 1])     # y axis points down
+    angle = np.arctan2(dy, dx)
+    np.testing.assert_allclose(angle, np.pi / 2 - m.weights_[0] * 0.75 * np.pi, atol=1e-9)
+
+
+def test_rack_figure_marks_end_stops(card_maker):
+    cards, labels = card_maker(6, np.random.default_rng(1))
+    m = MarkI(spec=specs.SMALL.ideal(), seed=0).fit(cards, labels, epochs=1)
+    m.rack_.p_to[0, 0] = 1.0                            # a wiper at its end stop
+    m.rack_.p_to[0, 1] = -1.0
+    fig = plotting.rack_figure(m)
+    assert "2 at an end stop" in fig.axes[0].get_title()
+    colors = fig.axes[0].collections[2].get_colors()
+    np.testing.assert_allclose(colors[:2], [[0, 0, 0, 1], [0, 0, 0, 1]])
+
+
+def test_rack_figure_full_rack_is_fast(card_maker):
+    import time
+    cards, labels = card_maker(8, np.random.default_rng(2), shapes=("x", "box", "bar", "plus"))
+    spec = specs.MARK_I.ideal().with_overrides({"response.code": "binary"})
+    m = MarkI(spec=spec, seed=0).fit(cards, labels, epochs=1)
+    assert m.weights_.shape == (8, 513)                  # 4104 pots
+    t0 = time.perf_counter()
+    fig = plotting.rack_figure(m)
+    fig.canvas.draw()
+    assert time.perf_counter() - t0 < 10.0
+    assert len(fig.axes) == 9
+
+
+# -- weights_on_retina_figure ---------------------------------------------------------------
+
+def test_weights_on_retina_equals_direct_sum(trained, tmp_path):
+    m, _, _ = trained
+    fig = plotting.weights_on_retina_figure(m, out=tmp_path / "w.png")
+    w = m.weights_
+    conn = m.patchboard.connections
+    rows, cols = m.patchboard.retina_shape
+    images = [ax.images[0] for ax in fig.axes if ax.images]
+    assert len(images) == w.shape[0] and len(fig.axes) == w.shape[0] + 1
+    for k, im in enumerate(images):
+        direct = np.zeros(rows * cols)
+        for a in range(conn.shape[1]):                   # Σ_a w[k, a] · connections[:, a], bias left out
+            direct += w[k, a] * conn[:, a]
+        np.testing.assert_allclose(np.asarray(im.get_array()), direct.reshape(rows, cols), atol=1e-12)
+        lo, hi = im.get_clim()
+        assert lo == -hi and hi > 0                      # diverging scale centred at 0
+
+
+def test_weights_on_retina_multi_unit_labels(card_maker):
+    cards, labels = card_maker(9, np.random.default_rng(3), shapes=("x", "box", "bar"))
+    m = MarkI(spec=specs.SMALL.ideal(), seed=1).fit(cards, labels, epochs=2)
+    fig = plotting.weights_on_retina_figure(m)
+    titles = [ax.get_title() for ax in fig.axes if ax.images]
+    assert len(titles) == 3
+    assert [t.splitlines()[0] for t in titles] == [f"R-unit {k + 1}: {k}" for k in range(3)]
+
+
+# -- fisher_histograms_figure ---------------------------------------------------------------
+
+def _two_classes(d, rng):
+    cov = np.eye(d)
+    cov[0, 1] = cov[1, 0] = 0.9
+    X = np.r_[rng.multivariate_normal(np.zeros(d), cov, 100),
+              rng.multivariate_normal(np.r_[1.0, -0.5, np.zeros(d - 2)], cov, 100)]
+    return X, np.repeat(["a", "b"], 100)
+
+
+def test_fisher_histograms_2d_and_3d(tmp_path):
+    rng = np.random.default_rng(4)
+    X, y = _two_classes(2, rng)
+    fig = plotting.fisher_histograms_figure(X, y, out=tmp_path / "f.png")
+    assert len(fig.axes) == 3
+    assert len(fig.axes[0].collections) == 2             # the two classes scattered
+    X3, y3 = _two_classes(3, rng)
+    fig3 = plotting.fisher_histograms_figure(X3, y3)
+    assert len(fig3.axes) == 2
+    # the class means are marked: vertical lines at the projected means
+    from mark1.baselines import FisherDiscriminant
+    fd = FisherDiscriminant().fit(X3, y3)
+    w = fd.coef_[0] / np.linalg.norm(fd.coef_[0])
+    marked = sorted(line.get_xdata()[0] for line in fig3.axes[1].lines)
+    np.testing.assert_allclose(marked, sorted([X3[y3 == c].mean(axis=0) @ w for c in ("a", "b")]))
+    # Fisher's J is at least that of the mean difference
+    j = [float(ax.get_title().rsplit("J = ", 1)[1]) for ax in fig3.axes]
+    assert j[1] >= j[0]
+
+
+def test_fisher_histograms_needs_two_classes():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 2))
+    with pytest.raises(ValueError):
+        plotting.fisher_histograms_figure(X, np.arange(30) % 3)
+
+
+# -- training_animation ---------------------------------------------------------------------
+
+def test_animation_frames_and_last_weights(card_maker, tmp_path):
+    cards, labels = card_maker(12, np.random.default_rng(6))
+    out = tmp_path / "a.gif"
+    fig = plotting.training_animation(specs.SMALL, cards, labels, seed=2, out=out, epochs=2, every=3)
+    with Image.open(out) as im:
+        assert im.format == "GIF"
+        assert im.n_frames == 8                          # presentations 3, 6, ..., 24
+    assert [p.name for p in tmp_path.iterdir()] == ["a.gif"]
+    full = MarkI(spec=specs.SMALL, seed=2).fit(cards, labels, epochs=2)
+    direct = plotting._projected_weights(full.weights_, full.patchboard.connections,
+                                         full.patchboard.retina_shape)[0]
+    np.testing.assert_allclose(np.asarray(fig.axes[1].images[0].get_array()), direct, atol=1e-12)
+
+
+def test_animation_prefix_weights_equal_the_run_at_that_moment(card_maker):
+    """Refitting on a prefix of the schedule gives the state of the full run then (analog machine)."""
+    cards, labels = card_maker(10, np.random.default_rng(8))
+    full = MarkI(spec=specs.SMALL, seed=4).fit(cards, labels, epochs=3)
+    schedule = np.tile(np.arange(10), 3)
+    p = 17
+    part = MarkI(spec=specs.SMALL, seed=4).fit(cards[schedule[:p]], labels[schedule[:p]], epochs=1)
+    same = ["label", "response", "correct", "units_erred", "pots_moved", "start", "s_active", "a_active"]
+    np.testing.assert_array_equal(part.history_[same], full.history_[same][:p])     # not epoch/card numbers
+    p = 30                                                # the whole run: the same final wipers
+    part = MarkI(spec=specs.SMALL, seed=4).fit(cards[schedule[:p]], labels[schedule[:p]], epochs=1)
+    np.testing.assert_array_equal(part.weights_, full.weights_)
+
+
+def test_animation_frame_cap_and_start(card_maker, tmp_path):
+    cards, labels = card_maker(12, np.random.default_rng(9))
+    out = tmp_path / "b.gif"
+    plotting.training_animation(specs.SMALL.ideal(), cards, labels, seed=0, out=out, epochs=2,
+                                max_frames=5)
+    with Image.open(out) as im:
+        assert im.n_frames == 5
+    frames = plotting._animation_frames(24, 2, 1, 40)
+    assert frames[0] == 2 and frames[-1] == 24 and len(frames) == 23
+    with pytest.raises(ValueError, match="every"):
+        plotting.training_animation(specs.SMALL, cards, labels, seed=0, out=out, every=0)
