@@ -118,6 +118,7 @@ class MarkI:
 
     # -- the sensory side ------------------------------------------------------------------
     def _check_cards(self, cards, name="cards") -> np.ndarray:
+        self._streams()                                  # validates spec and seed first
         cards = np.asarray(cards)
         rows, cols = self.spec.retina.shape
         if cards.ndim != 3 or cards.shape[1] < rows or cards.shape[2] < cols:
@@ -317,6 +318,7 @@ class MarkI:
 
     def predict(self, cards) -> np.ndarray:
         """Labels (from ``classes_``) the machine answers for each card: array (n,)."""
+        self._check_fitted()
         return self.classes_[self.code_.decode(self.decision_function(cards))]
 
     def score(self, cards, labels) -> float:

@@ -184,6 +184,8 @@ class PotentiometerRack:
             rate = np.full(len(cmd), s.step / s.step_time if s.step_time > 0 else math.inf)
         slack = np.where((self.last_dir[idx] != 0) & (self.last_dir[idx] != direction), s.backlash, 0.0)
         slack = np.minimum(slack, travel)
+        # a command that turns nothing (a ratchet command below half a step) leaves the gears as they were
+        direction = np.where(travel > 0, direction, 0).astype(np.int8)
         target = start + direction * (travel - slack)
         if s.end_stops:
             target = np.clip(target, -1.0, 1.0)
@@ -205,8 +207,7 @@ class PotentiometerRack:
         self.p_to[idx] = target / f
         self.t_start[idx] = t0 + slack_time
         self.t_end[idx] = t0 + duration
-        # a command that turns nothing (a ratchet command below half a step) leaves the gears as they were
-        self.last_dir[idx] = np.where(duration > 0, direction, self.last_dir[idx])
+        self.last_dir[idx] = np.where(direction != 0, direction, self.last_dir[idx])
         if len(duration):
             self.busy_until = max(self.busy_until, float(np.max(t0 + duration)))
 
