@@ -326,3 +326,70 @@ def test_machine_matches_a_twin_of_the_rack(seed, rule, decay, overlap):
     np.testing.assert_allclose(m.weights_, w, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(np.diff(h["start"]), TM.period, atol=1e-9)
     assert m.waited_ == 0
+
+
+@settings(max_examples=4)
+@given(seed=seeds, block=st.integers(1, 9))
+def test_sensory_readings_do_not_depend_on_the_pipeline_block(seed, block):
+    """The pipeline computes the photocells a block of presentations at a time (256) and
+    recomputes after a wait. With tiny blocks (many block boundaries, waits on both sides
+    of them) the run is the same, and equals one exposure of the whole schedule."""
+    from mark1.simulator import SensoryPipeline
+    spec = SLOW.with_overrides({"retina.dynamics": True, "retina.history_ratio": 3.0, "retina.history_time": 2.0})
+    cards, labels = make_cards(8, np.random.default_rng(seed))
+    ref = MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=5, order="shuffled")
+    original = SensoryPipeline.__init__
+
+    def small_blocks(self, *args, **kw):
+        kw["block"] = block
+        original(self, *args, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(SensoryPipeline, "__init__", small_blocks)
+        m = MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=5, order="shuffled")
+    h = m.history_
+    assert np.array_equal(h, ref.history_)
+    lit = np.diff(np.r_[h["start"], m.machine_time_]) - TM.card_change
+    assert lit.max() > TM.period
+    light = m.retina.light(cards)[h["card"]]
+    signal, _ = m.retina.expose(light, lit, RetinaState.dark(m.retina.n_cells),
+                                card_change=TM.card_change, settle=TM.settle)
+    s = m.retina.fire(signal)
+    assert np.array_equal(s.sum(axis=1), h["s_active"])
+    assert np.array_equal(m.patchboard.associate(s).sum(axis=1), h["a_active"])
+
+
+def test_noise_stream_depends_only_on_the_presentation():
+    from mark1.simulator import _NoiseStream
+    n_units = 3
+    chunk = _NoiseStream.CHUNK
+    ref = np.random.default_rng(7).standard_normal((3 * chunk, n_units))
+    stream = _NoiseStream(np.random.default_rng(7), n_units)
+    for p0, p1 in [(0, 1), (1, 5), (5, 300), (300, chunk + 10), (chunk + 10, chunk + 11),
+                   (2 * chunk - 1, 2 * chunk + 500), (2 * chunk + 500, 3 * chunk)]:
+        np.testing.assert_array_equal(stream.get(p0, p1), ref[p0:p1])
+
+
+def test_refit_starts_over():
+    cards, labels = make_cards(10, np.random.default_rng(0))
+    m = MarkI(spec=specs.SMALL, seed=5)
+    first = m.fit(cards, labels, epochs=2, order="shuffled").history_.copy()
+    w1 = m.weights_.copy()
+    second = m.fit(cards, labels, epochs=2, order="shuffled").history_
+    assert np.array_equal(first, second)
+    np.testing.assert_array_equal(w1, m.weights_)
+
+
+def test_read_noise_of_the_answers():
+    """decision_function adds wiper_noise * sqrt(active pots) of Gaussian noise per sum."""
+    noise = 0.05
+    spec = specs.SMALL.ideal().with_overrides({"rack.wiper_noise": noise})
+    assert spec.is_on("wiper_noise") and not spec.is_ideal
+    cards, labels = make_cards(4, np.random.default_rng(1))
+    m = MarkI(spec=spec, seed=1).fit(cards, labels, epochs=2)
+    reps = np.array([m.decision_function(cards) for _ in range(3000)])      # (3000, 4, 1)
+    phi = m.associate(m.sense(cards))
+    x = np.hstack([phi, np.ones((4, 1))])
+    expected_sd = noise * np.sqrt(x.sum(axis=1))
+    np.testing.assert_allclose(reps[:, :, 0].mean(axis=0), x @ m.weights_[0], atol=6 * expected_sd.max() / np.sqrt(3000))
+    np.testing.assert_allclose(reps[:, :, 0].std(axis=0), expected_sd, rtol=0.1)      # ~8 standard errors
