@@ -130,10 +130,10 @@ def test_novikoff_bound_on_separable_phi(seed):
 
 # -- fit / predict ---------------------------------------------------------------------------------
 
-def test_fit_predict_score_shapes_and_labels(card_maker, rng):
+def test_fit_predict_score_shapes_and_labels(card_maker, rng, small_spec):
     cards, labels = card_maker(12, rng, shapes=("x", "box", "bar"))
     names = np.array(["ex", "box", "bar"])[labels]
-    m = MarkI(spec=specs.SMALL, seed=3)
+    m = MarkI(spec=small_spec, seed=3)
     assert m.fit(cards, names, epochs=2) is m
     assert m.classes_.tolist() == ["bar", "box", "ex"]
     assert m.history_.shape == (24,)
@@ -148,12 +148,25 @@ def test_fit_predict_score_shapes_and_labels(card_maker, rng):
     assert "small" in repr(m)
 
 
-def test_ideal_predictions_use_the_final_weights(card_maker, rng):
+def test_ideal_predictions_use_the_final_weights(card_maker, rng, ideal_spec):
     cards, labels = card_maker(10, rng)
-    m = MarkI(spec=IDEAL, seed=0).fit(cards, labels, epochs=3)
+    m = MarkI(spec=ideal_spec, seed=0).fit(cards, labels, epochs=3)
     X = phi_with_bias(m, cards)
     np.testing.assert_array_equal(m.decision_function(cards), X @ m.weights_.T)
     assert np.array_equal(m.predict(cards), m.classes_[((X @ m.weights_.T)[:, 0] > 0).astype(int)])
+
+
+@settings(max_examples=4)
+@given(seed=seeds)
+def test_run_senses_what_sense_sees(seed):
+    """Without waits (fast motors) the S-units of a run, photocell dynamics and light
+    history included, are those of ``sense`` on the cards in presentation order."""
+    cards, labels = make_cards(10, np.random.default_rng(seed))
+    m = MarkI(spec=specs.SMALL, seed=seed).fit(cards, labels, epochs=3, order="shuffled")
+    assert m.waited_ == 0
+    s = m.sense(cards[m.history_["card"]])
+    assert np.array_equal(s.sum(axis=1), m.history_["s_active"])
+    assert np.array_equal(m.associate(s).sum(axis=1), m.history_["a_active"])
 
 
 def test_not_fitted(card_maker, rng):
@@ -164,12 +177,9 @@ def test_not_fitted(card_maker, rng):
             call()
 
 
-@pytest.mark.xfail(reason="BUG: machine.py MarkI.predict evaluates self.classes_[...] before "
-                          "decision_function() runs _check_fitted, so predict/score on an untrained machine "
-                          "raise AttributeError('classes_') instead of the intended ValueError 'call fit first'",
-                   strict=True)
 @pytest.mark.parametrize("method", ["predict", "score"])
 def test_predict_before_fit_says_fit_first(card_maker, rng, method):
+    """Regression: predict/score once raised AttributeError('classes_')."""
     cards, labels = card_maker(2, rng)
     m = MarkI(spec=specs.SMALL, seed=0)
     args = (cards,) if method == "predict" else (cards, labels)
@@ -300,11 +310,8 @@ def test_bad_constructor_arguments(good, ctor, match):
         MarkI(**kw).fit(cards, labels)
 
 
-@pytest.mark.xfail(reason="BUG: machine.py MarkI.fit calls _check_cards (which reads self.spec.retina.shape) "
-                          "before _streams() validates the spec, so MarkI(spec='SMALL').fit(...) raises "
-                          "AttributeError: 'str' object has no attribute 'retina' instead of ValueError naming "
-                          "'spec'", strict=True)
 def test_bad_spec_type_is_a_value_error(good):
+    """Regression: a wrong spec type once surfaced as an AttributeError."""
     cards, labels = good
     with pytest.raises(ValueError, match="spec"):
         MarkI(spec="SMALL", seed=0).fit(cards, labels)
@@ -346,13 +353,10 @@ def test_spec_errors_reach_the_user():
     assert info.value.key == "timing.period"
 
 
-@pytest.mark.xfail(reason="BUG: potentiometers.py apply() keeps last_dir when duration == 0 (since d5f1e34); the "
-                          "only-backlash machine has motor_speed = inf, so every move has duration 0, no reversal "
-                          "is ever recorded and SMALL.only('backlash') trains exactly like SMALL.ideal()",
-                   strict=True)
 def test_only_backlash_changes_the_run():
-    """The second card of a run always errs against the first (alternating classes), so
-    the bias pot always reverses: backlash must leave a trace in the weights."""
+    """Regression: instant moves once never recorded a reversal. The second card of a
+    run always errs against the first (alternating classes), so the bias pot always
+    reverses: backlash must leave a trace in the weights."""
     for seed in range(3):
         cards, labels = make_cards(8, np.random.default_rng(seed))
         a = MarkI(spec=specs.SMALL.only("backlash"), seed=seed).fit(cards, labels, epochs=2)

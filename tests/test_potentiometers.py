@@ -421,15 +421,12 @@ def test_ratchet_keeps_to_its_rate(seed, start, cmds, backlash, step, step_time)
         now += float(duration.max(initial=0.0))
 
 
-@pytest.mark.xfail(reason="BUG: potentiometers.py apply() (since d5f1e34) keeps last_dir unchanged when "
-                          "duration == 0, meant for ratchet commands of zero steps; but with motor_speed = inf "
-                          "(or step_time = 0) every move has duration 0, so last_dir stays 0 and backlash never "
-                          "applies: spec.only('backlash') behaves exactly like the ideal machine", strict=True)
 @pytest.mark.parametrize("spec", [
     plain(motor_speed=INF, backlash=0.01),
     plain(drive="ratchet", step=0.01, step_time=0.0, backlash=0.01),
 ], ids=["continuous-inf", "ratchet-instant"])
 def test_backlash_applies_to_instant_moves(spec):
+    """Regression: with infinite speed every move once kept last_dir at 0, so no backlash."""
     rack = make_rack(spec)
     env, _, _ = drive(rack, np.array([[0.1, 0, 0, 0]]))
     env, _, _ = drive(rack, np.array([[-0.05, 0, 0, 0]]), env)

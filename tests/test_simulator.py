@@ -132,6 +132,9 @@ def test_overlap_keeps_the_period_and_reads_wipers_mid_move(seed, sums_spy):
     assert strictly_between > 0
     # the read 1 s into a 2 s move sees the wipers half-way
     assert any(np.isclose(r["t"] - r["t_start"], TM.period).any() for r in mid)
+    # the run ends when the last period is over and every wiper has stopped
+    assert m.machine_time_ == pytest.approx(max(h["start"][-1] + TM.period, m.rack_.busy_until), rel=1e-12)
+    assert np.array_equal(m.weights_, m.rack_.p_to)
 
 
 @pytest.fixture
