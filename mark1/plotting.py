@@ -635,14 +635,16 @@ def weights_on_retina_figure(machine, *, out=None) -> Figure:
     ncols = min(n, 4)
     nrows = -(-n // ncols)
     side, gap_w, gap_h, top, right = 2.6, 0.25, 0.6, 0.45, 1.3      # inches
-    fig_w = ncols * (side + gap_w) + gap_w + right
+    content = ncols * (side + gap_w) + gap_w + right
+    fig_w = max(content, 7.0)                                        # room for the title
+    x0 = (fig_w - content) / 2                                       # centred
     fig_h = nrows * (side + gap_h) + top
     fig = _new_figure(fig_w, fig_h)
     labels = _unit_labels(machine)
     im = None
     for k in range(n):
         i, j = divmod(k, ncols)
-        ax = fig.add_axes([(gap_w + j * (side + gap_w)) / fig_w,
+        ax = fig.add_axes([(x0 + gap_w + j * (side + gap_w)) / fig_w,
                            (fig_h - top - gap_h - (i + 1) * side - i * gap_h + 0.1) / fig_h,
                            side / fig_w, side / fig_h])
         im = ax.imshow(images[k], cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
@@ -650,7 +652,7 @@ def weights_on_retina_figure(machine, *, out=None) -> Figure:
         ax.set_yticks([])
         ax.set_title(f"{labels[k]}\nbias {bias[k]:+.3f}", fontsize=8)
     cb_h = min(nrows * side + (nrows - 1) * gap_h, 4.0)
-    cax = fig.add_axes([(fig_w - right + 0.2) / fig_w, (fig_h - top - gap_h - cb_h + 0.1) / fig_h,
+    cax = fig.add_axes([(x0 + content - right + 0.2) / fig_w, (fig_h - top - gap_h - cb_h + 0.1) / fig_h,
                         0.15 / fig_w, cb_h / fig_h])
     fig.colorbar(im, cax=cax, label="Σ w · connection (full scale)")
     fig.suptitle(f"{machine.spec.name}: what the machine looks for\n(weights projected through "
