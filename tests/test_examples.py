@@ -15,7 +15,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from PIL import Image
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

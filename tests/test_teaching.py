@@ -40,7 +40,7 @@ def test_retina_figure_panels_and_counts(trained, tmp_path):
     assert f"A-units firing: {int(a.sum())} of 64" in fig.axes[3].get_title()
     assert f"S-units firing: {int(s.sum())} of 400" in fig.axes[2].get_title()
     np.testing.assert_allclose(fig.axes[1].images[0].get_array(), m.retina.illuminance(cards[:1])[0])
-    assert "answer" in fig._suptitle.get_text()
+    assert "answer" in fig.get_suptitle()
     with Image.open(tmp_path / "r.png") as im:
         assert im.format == "PNG"
 
@@ -49,7 +49,7 @@ def test_retina_figure_untrained_and_bad_card(card_maker):
     cards, _ = card_maker(2, np.random.default_rng(0))
     m = MarkI(spec=specs.SMALL, seed=0)
     fig = plotting.retina_figure(m, cards[:1])           # (1, H, W) accepted, no training needed
-    assert len(fig.axes) == 4 and "answer" not in fig._suptitle.get_text()
+    assert len(fig.axes) == 4 and "answer" not in fig.get_suptitle()
     with pytest.raises(ValueError, match="card"):
         plotting.retina_figure(m, cards)
 
