@@ -289,3 +289,17 @@ def test_cell_spread_scales_the_steady_signal():
     np.testing.assert_allclose(r.steady_signal(light)[0], sens * 0.5 ** spec.gamma, rtol=1e-12)
     with pytest.raises(ValueError, match="sensitivity"):
         Retina(spec, np.ones(10))
+
+
+def test_non_square_cards_and_other_retina_sizes():
+    spec = RetinaSpec(shape=(10, 15), blur=0.0, uneven_lighting=0.0)
+    r = Retina(spec)
+    card = np.ones((2, 40, 60))
+    card[:, :4, :4] = 0.0                               # ink in the top-left cell only
+    light = r.light(card)
+    assert light.shape == (2, 150)
+    assert light[0, 0] == pytest.approx(0.0) and np.allclose(light[0, 1:], 1.0)
+    m = MarkI(spec=specs.SMALL.with_overrides({"retina.shape": (10, 15)}), seed=0)
+    s = m.sense(np.ones((3, 30, 45)))
+    assert s.shape == (3, 150) and s.dtype == bool
+    assert m.patchboard.n_sensors == 150
