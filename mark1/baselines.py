@@ -497,7 +497,7 @@ def _gaussian_threshold(mu_a, var_a, pi_a, mu_b, var_b, pi_b):
     mid = 0.5 * (mu_a + mu_b)
     gap = mu_b - mu_a
     scale = max(abs(gap), np.sqrt(max(var_a, var_b, 0.0)), np.finfo(float).tiny)
-    floor = (1e-9 * scale) ** 2                     # a class projected onto one point
+    floor = max((1e-9 * scale) ** 2, np.finfo(float).tiny)   # a class projected onto a point
     va, vb = max(var_a, floor), max(var_b, floor)
     lr = np.log(pi_b / pi_a)
     pooled = pi_a * va + pi_b * vb

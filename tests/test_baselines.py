@@ -308,6 +308,23 @@ def test_singular_data_warns_and_stays_finite():
             assert np.isfinite(est.decision_function(Z)).all()
 
 
+@pytest.mark.parametrize("Est", ALL)
+def test_degenerate_data_gives_finite_results(Est):
+    # every card identical: no direction separates anything, all covariances are 0
+    X = np.ones((12, 3))
+    y = np.arange(12) % 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularCovarianceWarning)
+        for est in (Est().fit(X, y), Est().fit(X, y % 2)):
+            assert np.isfinite(est.decision_function(X)).all()
+            assert set(est.predict(X)) <= set(y)
+    if Est is GaussianClassifier:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SingularCovarianceWarning)
+            P = GaussianClassifier(covariance="separate").fit(X, y).predict_proba(X)
+        np.testing.assert_allclose(P, 1 / 3)
+
+
 def test_well_conditioned_auto_does_not_shrink():
     rng = np.random.default_rng(4)
     X, y = blobs(rng)
