@@ -211,5 +211,8 @@ def test_split_topology_needs_divisible_units():
 
 
 def test_specs_are_frozen():
-    with pytest.raises(Exception):
+    import dataclasses
+    with pytest.raises(dataclasses.FrozenInstanceError):
         SMALL.rack.motor_speed = 1.0  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SMALL.rack = SMALL.rack  # type: ignore[misc]
