@@ -1,6 +1,7 @@
 """The ``mark1`` command line.
 
     mark1 run SCENE [--seed N] [--out DIR] [--json]    train and test as the scene says
+                    [--trace full] [--realtime F]      (every event; replay in real time)
     mark1 specs [--preset NAME] [--json]               every parameter: unit, default, status
     mark1 render SCENE [--out sheet.png] [--seed N]    contact sheet: cards and what the retina sees
     mark1 explain SCENE [--cards 5]                    the event log in plain words, card by card
@@ -60,10 +61,20 @@ def cmd_run(args) -> int:
         raise
     schedule = scene.schedule
     machine = MarkI(spec=spec, seed=seed_machine, trace="full" if args.trace == "full" else "summary")
+    env = on_event = None
+    if args.realtime is not None:
+        import simpy.rt
+        if not args.realtime > 0:
+            raise UsageError(f"--realtime: expected a positive factor (wall seconds per machine second), "
+                             f"got {args.realtime}")
+        env = simpy.rt.RealtimeEnvironment(factor=args.realtime, strict=False)
+
+        def on_event(t, event, p, detail):
+            print(f"{t:10.3f} s  card {p + 1:>4}  {event:<18} {detail}", flush=True)
     t0 = time.perf_counter()
     try:
         machine.fit(train.cards, train.labels, epochs=schedule.epochs, order=schedule.order,
-                    progress=not args.json)
+                    progress=not args.json and env is None, env=env, on_event=on_event)
         wall = time.perf_counter() - t0
         train_acc = machine.score(train.cards, train.labels)
         test_acc = machine.score(test.cards, test.labels)
@@ -202,6 +213,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.add_argument("--trace", choices=("summary", "full"), default="summary",
                      help="trace.csv: one row per presentation (summary) or every event (full)")
+    run.add_argument("--realtime", type=float, metavar="FACTOR",
+                     help="replay in real time, FACTOR wall seconds per machine second "
+                          "(e.g. 0.1), printing every event as it happens")
     run.set_defaults(func=cmd_run)
 
     sp = sub.add_parser("specs", help="list every machine parameter with unit, default and status")
@@ -237,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         print(f"mark1: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:                 # e.g. `mark1 run ... | head`
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("mark1: interrupted; nothing was written for the unfinished step", file=sys.stderr)
         return 130

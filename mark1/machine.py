@@ -170,7 +170,7 @@ class MarkI:
 
     # -- training --------------------------------------------------------------------------
     def fit(self, cards, labels, *, epochs: int = 1, order: str = "cyclic", progress: bool = False,
-            env=None) -> "MarkI":
+            env=None, on_event=None) -> "MarkI":
         """Train the machine: present the cards, epoch after epoch, with the trainer on.
 
         Parameters
@@ -189,6 +189,9 @@ class MarkI:
         env : simpy.Environment, optional
             E.g. ``simpy.rt.RealtimeEnvironment(factor=0.01, strict=False)`` to replay the
             training in (scaled) real time.
+        on_event : callable, optional
+            Called as ``on_event(time, event, presentation, detail)`` for every event as
+            it is logged (keeps the full trace).
 
         Returns
         -------
@@ -225,7 +228,7 @@ class MarkI:
         gains = PotentiometerRack.motor_gains(self.spec.rack, (code.n_units, n_inputs), self._rng("motors"))
         rack = PotentiometerRack(self.spec.rack, code.n_units, n_inputs, self.spec.response.n_responses, gains)
         light = retina.light(cards)
-        trace = Trace(self.trace)
+        trace = Trace("full" if on_event is not None else self.trace, listener=on_event)
         self._noise_rng = self._rng("noise")
 
         bar = progress_bar(len(schedule), "card") if progress else None

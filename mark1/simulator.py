@@ -57,10 +57,11 @@ class Trace:
 
     LEVELS = ("off", "summary", "full")
 
-    def __init__(self, level: str = "summary"):
+    def __init__(self, level: str = "summary", listener=None):
         if level not in self.LEVELS:
             raise ValueError(f"trace: expected one of {', '.join(self.LEVELS)}, got {level!r}")
         self.level = level
+        self.listener = listener
         self.events: list[tuple[float, str, int, str]] = []
         self.summary: dict[str, float] = {}
 
@@ -70,6 +71,8 @@ class Trace:
 
     def log(self, time: float, event: str, presentation: int, detail: str = "") -> None:
         self.events.append((float(time), event, int(presentation), detail))
+        if self.listener is not None:
+            self.listener(float(time), event, int(presentation), detail)
 
     def __len__(self) -> int:
         return len(self.events)
@@ -103,8 +106,9 @@ class SensoryPipeline:
     """S-unit states and A-unit outputs of upcoming presentations, a block at a time.
 
     Everything up to φ does not depend on the weights, only on the timing, so it is
-    computed for ``block`` presentations at once assuming the nominal schedule, and
-    recomputed from a presentation whose lit time turned out longer.
+    computed for up to ``block`` presentations at once assuming the nominal schedule,
+    and recomputed from a presentation whose lit time turned out longer (after which
+    the look-ahead starts small and doubles while the schedule holds).
 
     Attributes
     ----------
@@ -123,13 +127,14 @@ class SensoryPipeline:
         self.noise = spec.rack.wiper_noise
         self.mask_t = mask.T.astype(float)
         self.block = block
+        self.size = block                 # current look-ahead, shrunk after a re-timing
         self.start = self.stop = 0
         self._ends = None
         self.s_active = np.zeros(len(order), np.int16)
         self.a_active = np.zeros(len(order), np.int16)
 
     def _compute(self, first: int, state: RetinaState, lit_first: float | None = None) -> None:
-        stop = min(first + self.block, len(self.order))
+        stop = min(first + self.size, len(self.order))
         lit = np.full(stop - first, self.nominal_lit)
         if lit_first is not None:
             lit[0] = lit_first
@@ -155,12 +160,14 @@ class SensoryPipeline:
             else:
                 state = self._ends.at(self.stop - self.start)
             self._compute(p, state)
+            self.size = min(2 * self.size, self.block)   # the schedule held: look further ahead
         return p - self.start
 
     def retime(self, p: int, lit: float) -> None:
         """Presentation ``p`` stayed lit for ``lit`` seconds instead of the nominal time."""
         if abs(lit - self.nominal_lit) <= 1e-12 * max(1.0, lit):
             return
+        self.size = 8                                       # waits come in runs: look ahead less
         self._compute(p, self._ends.at(p - self.start), lit_first=lit)
 
 
@@ -249,7 +256,8 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
             k = read(p, env.now)
             response[p] = seg.response[k]
             if full:
-                _log_presentation(trace, p, t0, tm, order[p], pipeline, seg.sums[k], response[p], labels[p])
+                _log_presentation(trace, p, t0, tm, order[p], pipeline, seg.sums[k],
+                                  code.classes[response[p]], code.classes[labels[p]])
             if seg.any_err[k] or not error_driven:
                 t = targets[labels[p]]
                 sums = seg.sums[k]
@@ -362,4 +370,4 @@ def _log_presentation(trace, p, t0, tm, card, pipeline, sums, response, label):
     trace.log(t_s, "S sampled", p, f"{int(pipeline.s_active[p])} S-units fire")
     trace.log(t_s + tm.a_delay, "A settled", p, f"{int(pipeline.a_active[p])} A-units fire")
     trace.log(t_s + tm.a_delay + tm.r_delay, "R read", p,
-              "sums " + " ".join(f"{v:+.4g}" for v in sums) + f"; response {response}, label {label}")
+              "sums " + " ".join(f"{v:+.4g}" for v in sums) + f"; answer {response}, card shows {label}")

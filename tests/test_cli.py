@@ -112,3 +112,24 @@ def test_python_dash_m_has_no_traceback_on_bad_input(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_realtime_replay_prints_events_and_matches_the_simulation(tmp_path, capsys):
+    import numpy as np
+    import simpy.rt
+
+    from mark1 import MarkI
+    from mark1.scenes import load_scene
+
+    scene = load_scene(DEMO)
+    train = scene.stimuli("train", seed=0, count=6)
+    spec = scene.machine_spec()
+    seen = []
+    rt = MarkI(spec=spec, seed=2).fit(train.cards, train.labels, epochs=1,
+                                      env=simpy.rt.RealtimeEnvironment(factor=1e-4, strict=False),
+                                      on_event=lambda *e: seen.append(e))
+    plain = MarkI(spec=spec, seed=2, trace="full").fit(train.cards, train.labels, epochs=1)
+    assert np.array_equal(rt.history_, plain.history_)
+    assert seen == plain.trace_.events
+    assert main(["run", str(DEMO), "--out", str(tmp_path / "rt"), "--realtime", "0"]) == 2
+    assert "--realtime" in capsys.readouterr().err
