@@ -253,133 +253,167 @@ def _train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=F
 
 
 def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True):
-    """The block-wise loop on validated inputs; ``W`` (k, d [+1]) is updated in place."""
+    """The block-wise loop on validated inputs; ``W`` (k, d [+1]) is updated in place.
+
+    An outer loop moves a window of upcoming cards (a view of ``X`` for the cyclic
+    order of a large deck, else a gathered copy); the inner loops evaluate blocks
+    inside the window and handle one mistake per step.
+    """
     n, d = X.shape
     k = T.shape[1]
     m = n if order is None else order.shape[1]          # presentations per epoch
     P = epochs * m
     seq = None if order is None else order.ravel()
+    window = max(_BLOCK_MIN * 4, _WINDOW_ELEMENTS // d)
+    views = seq is None and m >= window // 4            # cyclic order, large deck
+    block_max = max(_BLOCK_MIN, min(window // 2, _BLOCK_MAX_ELEMENTS // k))
 
     cap = P if not stop else min(P, max(4 * m, 4096))
-    window = max(_BLOCK_MIN * 4, _WINDOW_ELEMENTS // d)
-    block_max = max(_BLOCK_MIN, min(window // 2, _BLOCK_MAX_ELEMENTS // k))
-    # the record of sums, or (record_sums=False) a scratch buffer for one block
-    sums = np.empty((cap if record_sums else block_max, k))
     errors = np.zeros((cap, k), dtype=bool)
-    B = _BLOCK_MIN
-    gap = float(_BLOCK_MIN)                              # running mean gap between mistakes
-    counts = [0] * k                                     # updates per unit (eta schedule)
+    # the record of sums, or (record_sums=False) a scratch buffer for one window
+    sums = np.empty((cap if record_sums else min(P, window), k))
     single = k == 1
+    mode = 2 if inverse else (1 if eta == 1.0 else 0)   # how a step is computed
+    counts = [0] * k                                     # updates per unit (eta schedule)
     w = W[0, :d]                                         # view, updated in place (k == 1)
     b = float(W[0, d]) if bias else 0.0                  # bias weight (k == 1), written back
     WT = W[:, :d].T
     bvec = W[:, d] if bias else None                     # bias weights (view)
     matmul = np.matmul
-    pos = 0                                              # next presentation
+    B = _BLOCK_MIN
+    gap = float(_BLOCK_MIN)                              # running mean gap between mistakes
     last = -1                                            # last presentation with an error
+    pos = 0                                              # next presentation
     stopped_at = None
-    win_lo = win_hi = 0
-    Xw = Tw = tw = None
-    sums1 = sums[:, 0]
 
-    while pos < P:
-        # ---- make sure the window of gathered cards covers the next block
-        if pos >= win_hi or (win_hi < P and pos + B > win_hi):
-            win_lo = pos
+    while pos < P and stopped_at is None:
+        # ---- the window [win_lo, win_hi) of upcoming presentations
+        win_lo = pos
+        if views:
+            a = pos % m
+            win_hi = min(pos + window, pos - a + m)      # up to the end of the epoch
+            Xw, Tw = X[a:a + (win_hi - pos)], T[a:a + (win_hi - pos)]
+            extendable = False
+        else:
             win_hi = min(P, pos + window)
-            if seq is None and pos // m == (win_hi - 1) // m:
-                a = pos % m
-                Xw = X[a:a + (win_hi - pos)]
-                Tw = T[a:a + (win_hi - pos)]
-            else:
-                idx = (np.arange(pos, win_hi) % m) if seq is None else seq[pos:win_hi]
-                Xw = X[idx]
-                Tw = T[idx]
-            if single:
-                tw = Tw[:, 0]
-        lo = pos - win_lo
-        hi = min(lo + B, win_hi - win_lo)
-        cnt = hi - lo
-        if pos + cnt > cap:                              # grow the record (early stop only)
-            cap = min(P, max(2 * cap, pos + cnt))
+            idx = (np.arange(pos, win_hi) % m) if seq is None else seq[pos:win_hi]
+            Xw, Tw = X[idx], T[idx]
+            extendable = win_hi < P
+        wlen = win_hi - win_lo
+        if win_hi > cap:                                 # grow the record (early stop only)
+            cap = min(P, max(2 * cap, win_hi))
             errors = _grow(errors, cap)
             if record_sums:
                 sums = _grow(sums, cap)
-                sums1 = sums[:, 0]
-        o = pos if record_sums else 0                    # where this block's sums go
+        rec = sums[win_lo:win_hi] if record_sums else sums[:wlen]
+        err = errors[win_lo:win_hi]
+        # window-relative end of the first possible error-free epoch
+        stop_at = (last // m + 2) * m - win_lo if stop else P + 1
+        lo = 0
 
-        # ---- sums of the whole block with the current (fixed) weights, written
-        # straight into the record; the entries after a mistake are overwritten
-        # by the next block, which starts right after the mistake.
         if single:
-            s = matmul(Xw[lo:hi], w, out=sums1[o:o + cnt])
-            if bias:
-                s += b
-            bad = (s * tw[lo:hi]) <= 0.0
-        else:
-            S = matmul(Xw[lo:hi], WT, out=sums[o:o + cnt])
-            if bias:
-                S += bvec
-            bad = ((S * Tw[lo:hi]) <= 0.0).ravel()
-        f = int(bad.argmax())
-        if not bad[f]:                                   # no mistake in the block
-            pos += cnt
-            if B < block_max:
-                B = min(2 * B, block_max)
-            if stop and (last // m + 2) * m <= pos:
-                stopped_at = (last // m + 2) * m
-                break
-            continue
-        j = f if single else f // k                      # first card with an error
-        if stop and j and (last // m + 2) * m <= pos + j:
-            # the correct cards before it completed an error-free epoch
-            stopped_at = (last // m + 2) * m
-            break
-        p = pos + j
-        x = Xw[lo + j]
-        if single:
-            errors[p, 0] = True
-            t = float(tw[lo + j])
-            if inverse:
-                counts[0] += 1
-                step = (eta / counts[0]) * t
-                w += step * x
-            elif eta == 1.0:                             # (1.0 * t) * x is exactly +-x
-                step = t
-                if t > 0:
-                    w += x
-                else:
-                    w -= x
-            else:
-                step = eta * t
-                w += step * x
-            if bias:
-                b += step                                # step * 1.0
-        else:
-            row = bad[j * k:(j + 1) * k]
-            errors[p] = row
-            t = Tw[lo + j].tolist()
-            for u in row.nonzero()[0].tolist():
-                wu = WT[:, u]
-                if inverse:
-                    counts[u] += 1
-                    step = (eta / counts[u]) * t[u]
-                    wu += step * x
-                elif eta == 1.0:                         # (1.0 * t) * x is exactly +-x
-                    step = t[u]
-                    if step > 0:
-                        wu += x
-                    else:
-                        wu -= x
-                else:
-                    step = eta * t[u]
-                    wu += step * x
+            rec1, err1, tw = rec[:, 0], err[:, 0], Tw[:, 0]
+            while lo < wlen:
+                hi = lo + B
+                if hi > wlen:
+                    if extendable and lo:
+                        break                            # move the window instead
+                    hi = wlen
+                s = matmul(Xw[lo:hi], w, out=rec1[lo:hi])
                 if bias:
-                    bvec[u] += step
-        gap += _GAP_SMOOTHING * (p - last - gap)
-        last = p
-        pos = p + 1
-        B = min(block_max, max(_BLOCK_MIN, int(_GAP_FACTOR * gap)))
+                    s += b
+                bad = (s * tw[lo:hi]) <= 0.0
+                f = int(bad.argmax())
+                if not bad[f]:                           # no mistake in the block
+                    lo = hi
+                    if B < block_max:
+                        B = min(2 * B, block_max)
+                    if lo >= stop_at:
+                        stopped_at = win_lo + stop_at
+                        break
+                    continue
+                j = lo + f                               # the first erring card
+                if j >= stop_at:                         # an error-free epoch came first
+                    stopped_at = win_lo + stop_at
+                    break
+                err1[j] = True
+                x = Xw[j]
+                t = float(tw[j])
+                if mode == 1:                            # (1.0 * t) * x is exactly +-x
+                    step = t
+                    if t > 0:
+                        w += x
+                    else:
+                        w -= x
+                else:
+                    if mode == 2:
+                        counts[0] += 1
+                        step = (eta / counts[0]) * t
+                    else:
+                        step = eta * t
+                    w += step * x
+                b += step                                # step * 1.0 (unused without bias)
+                p = win_lo + j
+                gap += _GAP_SMOOTHING * (p - last - gap)
+                last = p
+                if stop:
+                    stop_at = (p // m + 2) * m - win_lo
+                lo = j + 1
+                B = min(block_max, max(_BLOCK_MIN, int(_GAP_FACTOR * gap)))
+        else:
+            while lo < wlen:
+                hi = lo + B
+                if hi > wlen:
+                    if extendable and lo:
+                        break
+                    hi = wlen
+                S = matmul(Xw[lo:hi], WT, out=rec[lo:hi])
+                if bias:
+                    S += bvec
+                bad = ((S * Tw[lo:hi]) <= 0.0).ravel()
+                f = int(bad.argmax())
+                if not bad[f]:
+                    lo = hi
+                    if B < block_max:
+                        B = min(2 * B, block_max)
+                    if lo >= stop_at:
+                        stopped_at = win_lo + stop_at
+                        break
+                    continue
+                jj = f // k
+                j = lo + jj
+                if j >= stop_at:
+                    stopped_at = win_lo + stop_at
+                    break
+                row = bad[jj * k:(jj + 1) * k]
+                err[j] = row
+                x = Xw[j]
+                t = Tw[j].tolist()
+                for u in row.nonzero()[0].tolist():
+                    wu = WT[:, u]
+                    if mode == 1:
+                        step = t[u]
+                        if step > 0:
+                            wu += x
+                        else:
+                            wu -= x
+                    else:
+                        if mode == 2:
+                            counts[u] += 1
+                            step = (eta / counts[u]) * t[u]
+                        else:
+                            step = eta * t[u]
+                        wu += step * x
+                    if bias:
+                        bvec[u] += step
+                p = win_lo + j
+                gap += _GAP_SMOOTHING * (p - last - gap)
+                last = p
+                if stop:
+                    stop_at = (p // m + 2) * m - win_lo
+                lo = j + 1
+                B = min(block_max, max(_BLOCK_MIN, int(_GAP_FACTOR * gap)))
+        pos = win_lo + lo
 
     if bias and single:
         W[0, d] = b
