@@ -133,3 +133,16 @@ def test_realtime_replay_prints_events_and_matches_the_simulation(tmp_path, caps
     assert seen == plain.trace_.events
     assert main(["run", str(DEMO), "--out", str(tmp_path / "rt"), "--realtime", "0"]) == 2
     assert "--realtime" in capsys.readouterr().err
+
+
+def test_readme_python_tour_runs_as_written(tmp_path, monkeypatch):
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert blocks, "the README's tour has Python examples"
+    (tmp_path / "scenes").symlink_to(ROOT / "scenes")
+    monkeypatch.chdir(tmp_path)                      # wiring.csv is written here
+    namespace: dict = {}
+    exec(compile("\n".join(blocks), "README.md", "exec"), namespace)
+    assert 0.0 <= namespace["m"].score(namespace["cards"], namespace["labels"]) <= 1.0
+    assert (tmp_path / "wiring.csv").exists()
