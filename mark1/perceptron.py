@@ -116,14 +116,14 @@ def _as_float_matrix(value, name):
     return arr
 
 
-def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule):
+def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule, check_finite=True):
     X = _as_float_matrix(X, "X")
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (n_cards, n_features); got shape {X.shape}")
     n, d = X.shape
     if n < 1 or d < 1:
         raise ValueError(f"X must have at least one card and one feature; got shape {X.shape}")
-    if not _all_finite(X):
+    if check_finite and not _all_finite(X):
         raise ValueError("X contains NaN or infinity")
 
     T = _as_float_matrix(T, "T")
@@ -242,12 +242,13 @@ def _train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=F
     The constant bias input is implicit: each sum is ``w[:d] . x + w[d]`` and an
     update adds ``eta * t`` to ``w[d]``.  The result is the one for the augmented
     cards (weights of shape (k, d + 1)); on integer-valued data it is bit-identical.
-    Used by :class:`mark1.baselines.Perceptron` to save a copy of ``X``.  With
+    Used by :class:`mark1.baselines.Perceptron` to save a copy of ``X``, which it
+    has already checked for NaN and infinity (not checked again here).  With
     ``record_sums=False`` the sums are not kept (``result.sums`` has no rows), which
     saves ``8 * k`` bytes per presentation.
     """
     X, T, epochs, eta, order, _, inverse, stop = _validate(
-        X, T, epochs, eta, order, None, stop_when_converged, eta_schedule)
+        X, T, epochs, eta, order, None, stop_when_converged, eta_schedule, check_finite=False)
     W = np.zeros((T.shape[1], X.shape[1] + 1))
     return _run(X, T, epochs, eta, order, W, inverse, stop, bias=True, record_sums=record_sums)
 
