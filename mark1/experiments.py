@@ -34,9 +34,7 @@ import csv
 import hashlib
 import io
 import json
-import math
 import os
-import sys
 import time
 import warnings
 from concurrent.futures import Executor, as_completed

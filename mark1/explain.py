@@ -43,7 +43,7 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0) -> str:
     events: dict[int, list] = {}
     for t, e, p, d in m.trace_:
         events.setdefault(p, []).append((t, e, d))
-    tm, rack, tr = spec.timing, spec.rack, spec.trainer
+    tm, tr = spec.timing, spec.trainer
     lines = [
         f"{spec.name}: {m.patchboard.n_sensors} S-units, {m.patchboard.n_associators} A-units, "
         f"{code.n_units} R-unit(s) in use ({code.kind} code for {', '.join(map(str, classes))}), "

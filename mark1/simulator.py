@@ -22,7 +22,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import simpy
@@ -31,7 +31,7 @@ from .atomic import atomic_path
 from .patchboard import Patchboard
 from .potentiometers import PotentiometerRack
 from .retina import Retina, RetinaState
-from .rules import RULES, erring
+from .rules import RULES
 from .specs import MachineSpec
 
 __all__ = ["Trace", "SensoryPipeline", "simulate", "HISTORY_DTYPE"]

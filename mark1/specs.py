@@ -70,8 +70,6 @@ def param(default, unit: str, status: str, doc: str, *, low=None, high=None,
         raise AssertionError(status)
     meta = dict(unit=unit, status=status, doc=doc, low=low, high=high,
                 choices=choices, low_open=low_open)
-    if isinstance(default, tuple):
-        return field(default=default, metadata=meta)
     return field(default=default, metadata=meta)
 
 

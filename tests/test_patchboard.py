@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from mark1 import MarkI, specs
 from mark1.patchboard import Patchboard
-from mark1.specs import PatchboardSpec
 
 
 def _board(seed, **kw):
