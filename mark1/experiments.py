@@ -44,6 +44,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .atomic import write_text
 from .runs import experiment_seeds, jsonable, progress_bar
 
 __all__ = [
@@ -507,7 +508,7 @@ def _seed_path(out: Path, seed: int) -> Path:
 
 
 def _write_seed_record(out: Path, rec: dict, config: dict) -> None:
-    from .atomic import write_text
+
     write_text(_seed_path(out, rec["seed"]), json.dumps({"config": config, **rec}, indent=1) + "\n")
 
 
@@ -546,7 +547,7 @@ def _csv_text(rows: list[dict], fields: Sequence[str]) -> str:
 
 
 def _write_comparison(comp: Comparison, out: Path, scene) -> None:
-    from .atomic import write_text
+
     out.mkdir(parents=True, exist_ok=True)
     write_text(out / "results.csv", _csv_text(comp.records, RECORD_FIELDS))
     write_text(out / "results.json", json.dumps(jsonable(comp.to_json()), indent=1) + "\n")
@@ -883,7 +884,7 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None,
     result = Ablation(scene=scene.name, seeds=seed_ids, rows=rows,
                       non_idealities=[v[2] for v in variants if v[1] == "on_alone"])
     if out is not None:
-        from .atomic import write_text
+
         from .plotting import ablation_figure
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
@@ -898,7 +899,7 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None,
 
 
 def add_commands(subparsers) -> None:
-    """Register ``mark1 compare`` and ``mark1 ablate`` on an argparse subparsers object."""
+    """Register ``mark1 compare``, ``ablate`` and ``curves`` on an argparse subparsers object."""
     cp = subparsers.add_parser("compare", help="the machine beside the textbook classifiers, over seeds")
     cp.add_argument("scene", help="a scene file, e.g. scenes/demo.toml")
     cp.add_argument("--seeds", type=int, default=10, help="number of seeds, 0..N-1 (default 10)")
@@ -920,6 +921,16 @@ def add_commands(subparsers) -> None:
     ab.add_argument("--test-count", type=int, help="test cards instead of the scene's")
     ab.add_argument("--json", action="store_true", help="print the result as JSON")
     ab.set_defaults(func=cmd_ablate)
+
+    cu = subparsers.add_parser("curves", help="learning curves: test accuracy against cards and machine hours")
+    cu.add_argument("scene", help="a scene file")
+    cu.add_argument("--seeds", type=int, default=3, help="number of seeds, 0..N-1 (default 3)")
+    cu.add_argument("--points", type=int, default=10, help="most checkpoints (whole epochs; default 10)")
+    cu.add_argument("--out", help="output folder (default runs/<scene>/curves)")
+    cu.add_argument("--workers", type=int, help="processes (default: CPU count; 1 runs in this process)")
+    cu.add_argument("--train-count", type=int, help="training cards instead of the scene's")
+    cu.add_argument("--test-count", type=int, help="test cards instead of the scene's")
+    cu.set_defaults(func=cmd_curves)
 
 
 #: Environment variables that set the thread count of the BLAS libraries numpy may use.
@@ -1032,4 +1043,43 @@ def cmd_ablate(args) -> int:
         return 0
     print(result.table())
     print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/ablation.csv, ablation.json, ablation.png")
+    return 0
+
+
+def curves_csv(curves: LearningCurves) -> str:
+    """One row per variant, seed and checkpoint."""
+    rows = []
+    for variant in curves.variants:
+        for i, seed in enumerate(curves.seeds):
+            for j in range(len(curves.cards)):
+                rows.append({"variant": variant, "seed": seed, "epochs": int(curves.epochs[j]),
+                             "cards": int(curves.cards[j]),
+                             "machine_hours": float(curves.machine_hours[variant][i, j]),
+                             "test_accuracy": float(curves.accuracy[variant][i, j]),
+                             "train_accuracy": float(curves.train_accuracy[variant][i, j])})
+    return _csv_text(rows, list(rows[0]) if rows else [])
+
+
+def cmd_curves(args) -> int:
+    from .cli import UsageError
+    from .plotting import learning_curves_figure
+
+    if args.points < 1:
+        raise UsageError(f"--points: expected a positive integer, got {args.points}")
+    scene, workers = _cli_common(args, args.seeds * 2 * args.points)
+    out = Path(args.out) if args.out else Path("runs") / Path(args.scene).stem / "curves"
+    t0 = time.perf_counter()
+    try:
+        with _executor(workers) as executor:
+            curves = learning_curves(scene, seeds=args.seeds, points=args.points, executor=executor,
+                                     train_count=args.train_count, test_count=args.test_count)
+    except ValueError as e:
+        raise UsageError(f"{args.scene}: {e}") from None
+    write_text(out / "curves.csv", curves_csv(curves))
+    learning_curves_figure(curves, out=out / "curves.png")
+    for variant in curves.variants:
+        acc = curves.accuracy[variant]
+        print(f"{variant:>7}: test accuracy " + "  ".join(
+            f"{c} cards {m:.1%}" for c, m in zip(curves.cards.tolist(), acc.mean(axis=0))))
+    print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/curves.csv, curves.png")
     return 0

@@ -146,3 +146,24 @@ def test_readme_python_tour_runs_as_written(tmp_path, monkeypatch):
     exec(compile("\n".join(blocks), "README.md", "exec"), namespace)
     assert 0.0 <= namespace["m"].score(namespace["cards"], namespace["labels"]) <= 1.0
     assert (tmp_path / "wiring.csv").exists()
+
+
+def test_curves_command_writes_csv_and_png(tmp_path, capsys):
+    import csv
+
+    out = tmp_path / "curves"
+    assert main(["curves", str(DEMO), "--seeds", "2", "--points", "3", "--workers", "1",
+                 "--train-count", "10", "--test-count", "10", "--out", str(out)]) == 0
+    rows = list(csv.DictReader((out / "curves.csv").open()))
+    assert {r["variant"] for r in rows} == {"analog", "ideal"}
+    assert len(rows) == 2 * 2 * 3
+    for variant in ("analog", "ideal"):
+        for seed in ("0", "1"):
+            mine = [r for r in rows if r["variant"] == variant and r["seed"] == seed]
+            cards = [int(r["cards"]) for r in mine]
+            hours = [float(r["machine_hours"]) for r in mine]
+            assert cards == sorted(cards) and hours == sorted(hours) and len(set(cards)) == 3
+            assert all(0 <= float(r["test_accuracy"]) <= 1 for r in mine)
+    assert (out / "curves.png").read_bytes()[:4] == b"\x89PNG"
+    assert "analog" in capsys.readouterr().out
+    assert main(["curves", str(DEMO), "--points", "0"]) == 2
