@@ -7,6 +7,7 @@
     mark1 explain SCENE [--cards 5]                    the event log in plain words, card by card
     mark1 compare SCENE [--seeds 10] [--out DIR]       the machine beside the textbook classifiers
     mark1 ablate SCENE [--seeds 3] [--out DIR]         which non-ideality costs most
+    mark1 curves SCENE [--seeds 3] [--points 10]       learning curves, analog and ideal
 
 Bad input gives one line on stderr and exit status 2; no traceback, nothing written.
 """
