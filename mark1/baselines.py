@@ -645,6 +645,7 @@ class FisherDiscriminant(_Classifier):
         self.explained_variance_ratio_ = ev[:q] / total if total > 0 else np.zeros(q)
         self.shrinkage_ = s
         self.within_scatter_ = Sw
+        self.__dict__.pop("threshold_", None)                  # from an earlier two-class fit
         if K == 2:
             dm = means[1] - means[0]
             self.between_scatter_ = np.outer(dm, dm)
@@ -890,6 +891,12 @@ class GaussianClassifier(_Classifier):
         Returns
         -------
         ndarray of shape (n_samples, K)
+
+        Raises
+        ------
+        ValueError
+            If the decision values overflow float64 (inputs far beyond the
+            training data, around 1e150 for the quadratic model).
         """
         return _log_softmax(self._scores(X))
 
