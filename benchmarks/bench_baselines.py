@@ -12,9 +12,17 @@ different the classes are (0.3: the perceptron fits about 98 % of a two-class
 and 92 % of an eight-class training set).
 
 For 2 and 8 classes every learner is fitted on the training cards and predicts the
-test cards; the time is the best of ``repeats`` runs of fit + predict, each
-after a short pause (see ``PAUSE``) and after one untimed warm-up run, ours and
-scikit-learn's in the same process.  Pairs:
+test cards; the time is the best of ``repeats`` consecutive runs of fit + predict
+after one untimed warm-up run, first ours, then scikit-learn's, in the same
+process.  The sides are not interleaved run by run: numpy and scipy (which
+scikit-learn uses beside numpy) each bring their own OpenBLAS thread pool, whose
+threads keep spinning for a while after a call, and a run that starts right after
+the other pool's work competes with them for the cores (measured on 2 cores: our
+least squares 0.085 s right after RidgeClassifier, 0.055 s otherwise).
+``--pause 0.3`` rests before every timed run instead (scikit-learn, which itself
+alternates between the two pools, gains from it: RidgeClassifier 0.115 s back to
+back, 0.089 s after a pause; its Perceptron loses: 0.037 s back to back, 0.049 s
+after a pause).  Pairs:
 
 =================================  =================================================
 LeastSquaresClassifier(alpha=1)    RidgeClassifier(alpha=1)
@@ -48,14 +56,6 @@ from mark1.perceptron import train_error_correction  # noqa: E402
 
 SHRINKAGE = 0.01
 EPOCHS = 5
-#: Seconds of rest before each timed run.  numpy and scipy (which scikit-learn
-#: uses beside numpy) each bring their own OpenBLAS thread pool, whose threads
-#: keep spinning for a while after a call; a run that starts right after the other
-#: pool's work competes with those threads for the 2 cores (measured: our least
-#: squares 0.085 s right after RidgeClassifier, 0.055 s after a pause; scikit-learn,
-#: which itself alternates between the two pools, 0.115 s back to back, 0.089 s
-#: after a pause).
-PAUSE = 0.3
 
 
 def make_data(n_classes, n, d, spread, seed):
@@ -122,6 +122,8 @@ def main(argv=None):
     ap.add_argument("--spread", type=float, default=0.3)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=20240601)
+    ap.add_argument("--pause", type=float, default=0.0,
+                    help="seconds of rest before each timed run (see the module docstring)")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore", module="sklearn")
     try:
@@ -138,12 +140,11 @@ def main(argv=None):
     for K in (2, 8):
         (X, y), (Xt, yt) = make_data(K, args.n, args.d, args.spread, args.seed + K)
         for name, ours, theirs in pairs():
-            # one untimed warm-up run each, then the best of `repeats`, each run
-            # after a pause (see PAUSE)
+            # each side: one untimed warm-up run, then the best of `repeats` in a row
             ours().fit(X, y).predict(Xt)
+            t_ours, p_ours = best_of(lambda: ours().fit(X, y).predict(Xt), args.repeats, args.pause)
             theirs().fit(X, y).predict(Xt)
-            t_ours, p_ours = best_of(lambda: ours().fit(X, y).predict(Xt), args.repeats, PAUSE)
-            t_sk, p_sk = best_of(lambda: theirs().fit(X, y).predict(Xt), args.repeats, PAUSE)
+            t_sk, p_sk = best_of(lambda: theirs().fit(X, y).predict(Xt), args.repeats, args.pause)
             same = 100.0 * np.mean(p_ours == p_sk)
             print(f"{name:<18} {K:>7} {t_ours:>9.4f} {t_sk:>11.4f} {t_ours / t_sk:>6.2f} {same:>8.2f}%",
                   flush=True)
@@ -153,8 +154,9 @@ def main(argv=None):
         classes = np.unique(y)
         T = (np.where(y == classes[1], 1.0, -1.0)[:, None] if K == 2
              else np.where(y[:, None] == classes[None, :], 1.0, -1.0))
-        t_core, res = best_of(lambda: train_error_correction(Xa, T, epochs=EPOCHS), args.repeats, PAUSE)
-        t_naive, W_naive = best_of(lambda: naive_error_correction(Xa, T, EPOCHS), 1, PAUSE)
+        t_core, res = best_of(lambda: train_error_correction(Xa, T, epochs=EPOCHS), args.repeats,
+                              args.pause)
+        t_naive, W_naive = best_of(lambda: naive_error_correction(Xa, T, EPOCHS), 1, args.pause)
         core_rows.append((K, t_core, t_naive, np.array_equal(res.weights, W_naive),
                           int(res.mistakes_per_epoch.sum()), len(res.order)))
     print()
