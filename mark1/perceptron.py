@@ -295,6 +295,8 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True):
     stopped_at = None
 
     while pos < P and stopped_at is None:
+        if not stop and record_sums and _repeat_error_free_epoch(sums, seq, n, m, pos, P, last):
+            break
         # ---- the window [win_lo, win_hi) of upcoming presentations
         win_lo = pos
         if views:
@@ -446,6 +448,30 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True):
         converged=bool(stopped_at is not None or np.any(mistakes == 0)),
         epochs_run=int(epochs_run),
     )
+
+
+def _repeat_error_free_epoch(sums, seq, n, m, pos, P, last) -> bool:
+    """Fill the sums of presentations ``pos..P-1`` if an error-free epoch precedes them.
+
+    An epoch without an error leaves the weights as they were, so every later epoch
+    repeats it: its sums are copied (card by card) instead of computed again, and no
+    error follows. Returns False (and fills nothing) when that does not apply, e.g.
+    when a later card was not shown in that epoch.
+    """
+    q = (pos // m) * m                                   # last epoch boundary <= pos
+    if q < m or q - m <= last:
+        return False
+    prev = sums[q - m:q]
+    if seq is None:
+        sums[pos:P] = prev[np.arange(pos, P) % m]
+        return True
+    card = np.full((n,) + prev.shape[1:], np.nan)
+    card[seq[q - m:q]] = prev
+    fill = card[seq[pos:P]]
+    if np.isnan(fill).any():
+        return False
+    sums[pos:P] = fill
+    return True
 
 
 def _grow(a, cap):

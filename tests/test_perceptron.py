@@ -373,3 +373,19 @@ def test_validation(kwargs, match):
     X, T = args.pop("X"), args.pop("T")
     with pytest.raises(ValueError, match=match):
         train_error_correction(X, T, **args)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_epochs_after_an_error_free_one_repeat_it_exactly(seed, shuffle):
+    """Separable data converges early; the later epochs (filled without recomputing)
+    equal the naive reference bit for bit, sums included."""
+    rng = np.random.default_rng(seed)
+    X, t, _ = separable_problem(rng, 30, 4, margin=2)
+    T = np.column_stack([t, -t])                         # two units, both separable
+    epochs = 12
+    order = np.stack([rng.permutation(len(X)) for _ in range(epochs)]) if shuffle else None
+    result = train_error_correction(X, T, epochs=epochs, order=order)
+    ref = naive_error_correction(X, T, epochs=epochs, order=order)
+    assert ref["mistakes_per_epoch"][-1] == 0            # the shortcut was taken
+    assert_same(result, ref)
