@@ -898,38 +898,33 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None,
 # command line
 
 
+def _add_common_options(parser, *, seeds: int, folder: str) -> None:
+    """Options shared by compare, ablate and curves."""
+    parser.add_argument("scene", help="a scene file, e.g. scenes/demo.toml")
+    parser.add_argument("--seeds", type=int, default=seeds, help=f"number of seeds, 0..N-1 (default {seeds})")
+    parser.add_argument("--out", help=f"output folder (default runs/<scene>/{folder})")
+    parser.add_argument("--workers", type=int, help="processes (default: CPU count; 1 runs in this process)")
+    parser.add_argument("--train-count", type=int, help="training cards instead of the scene's")
+    parser.add_argument("--test-count", type=int, help="test cards instead of the scene's")
+
+
 def add_commands(subparsers) -> None:
     """Register ``mark1 compare``, ``ablate`` and ``curves`` on an argparse subparsers object."""
     cp = subparsers.add_parser("compare", help="the machine beside the textbook classifiers, over seeds")
-    cp.add_argument("scene", help="a scene file, e.g. scenes/demo.toml")
-    cp.add_argument("--seeds", type=int, default=10, help="number of seeds, 0..N-1 (default 10)")
-    cp.add_argument("--out", help="output folder (default runs/<scene>/compare)")
+    _add_common_options(cp, seeds=10, folder="compare")
     cp.add_argument("--learners", help=f"comma-separated subset of: {','.join(LEARNERS)}")
     cp.add_argument("--resume", action="store_true", help="skip seeds already recorded in --out")
-    cp.add_argument("--workers", type=int, help="processes (default: CPU count; 1 runs in this process)")
-    cp.add_argument("--train-count", type=int, help="training cards instead of the scene's")
-    cp.add_argument("--test-count", type=int, help="test cards instead of the scene's")
     cp.add_argument("--json", action="store_true", help="print the summary as JSON")
     cp.set_defaults(func=cmd_compare)
 
     ab = subparsers.add_parser("ablate", help="which non-ideality costs most: each alone on, each alone off")
-    ab.add_argument("scene", help="a scene file")
-    ab.add_argument("--seeds", type=int, default=3, help="number of seeds, 0..N-1 (default 3)")
-    ab.add_argument("--out", help="output folder (default runs/<scene>/ablate)")
-    ab.add_argument("--workers", type=int, help="processes (default: CPU count; 1 runs in this process)")
-    ab.add_argument("--train-count", type=int, help="training cards instead of the scene's")
-    ab.add_argument("--test-count", type=int, help="test cards instead of the scene's")
+    _add_common_options(ab, seeds=3, folder="ablate")
     ab.add_argument("--json", action="store_true", help="print the result as JSON")
     ab.set_defaults(func=cmd_ablate)
 
     cu = subparsers.add_parser("curves", help="learning curves: test accuracy against cards and machine hours")
-    cu.add_argument("scene", help="a scene file")
-    cu.add_argument("--seeds", type=int, default=3, help="number of seeds, 0..N-1 (default 3)")
+    _add_common_options(cu, seeds=3, folder="curves")
     cu.add_argument("--points", type=int, default=10, help="most checkpoints (whole epochs; default 10)")
-    cu.add_argument("--out", help="output folder (default runs/<scene>/curves)")
-    cu.add_argument("--workers", type=int, help="processes (default: CPU count; 1 runs in this process)")
-    cu.add_argument("--train-count", type=int, help="training cards instead of the scene's")
-    cu.add_argument("--test-count", type=int, help="test cards instead of the scene's")
     cu.set_defaults(func=cmd_curves)
 
 
