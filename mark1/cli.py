@@ -161,9 +161,11 @@ def cmd_specs(args) -> int:
     vw = max(len(_fmt(r["value"])) for r in rows)
     uw = max(len(r["unit"]) for r in rows)
     for r in rows:
-        print(f"{r['key']:<{kw}}  {_fmt(r['value']):>{vw}}  {r['unit']:<{uw}}  {r['status']:<13}  {r['doc']}")
-    print("\nstatus: documented (several sources agree), single-source, contradictory (alternatives "
-          "offered), datasheet (modern parts), assumed (our choice).")
+        status = "set here" if r["changed"] else r["status"]
+        print(f"{r['key']:<{kw}}  {_fmt(r['value']):>{vw}}  {r['unit']:<{uw}}  {status:<13}  {r['doc']}")
+    print("\nstatus of each Mark I default: documented (several sources agree), single-source, "
+          "contradictory (alternatives offered), datasheet (modern parts), assumed (our choice); "
+          "'set here': this preset's own value, not a historical one.")
     return 0
 
 

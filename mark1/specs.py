@@ -14,7 +14,8 @@ sees is the code, not a copy of it.
 
 Presets
 -------
-``MARK_I``  the machine as documented, with every non-ideality on.
+``MARK_I``  the Mark I with every non-ideality on: documented values where they are
+           known, our assumptions elsewhere (each parameter says which).
 ``SMALL``   a small, fast machine for tests and quick demonstrations.
 
 ``spec.ideal()`` switches every non-ideality off at once (the textbook digital
@@ -64,11 +65,11 @@ class SpecError(ValueError):
 
 
 def param(default, unit: str, status: str, doc: str, *, low=None, high=None,
-          choices=None, low_open=False):
+          choices=None, low_open=False, allow_inf=False):
     """A dataclass field with unit, provenance status and allowed range."""
     if status not in STATUSES:  # pragma: no cover - programming error
         raise AssertionError(status)
-    meta = dict(unit=unit, status=status, doc=doc, low=low, high=high,
+    meta = dict(unit=unit, status=status, doc=doc, low=low, high=high, allow_inf=allow_inf,
                 choices=choices, low_open=low_open)
     return field(default=default, metadata=meta)
 
@@ -108,6 +109,8 @@ def _check_value(key: str, value: Any, f: dataclasses.Field) -> None:
             raise SpecError(key, f"expected a number, got {value!r}")
         if math.isnan(value):
             raise SpecError(key, "expected a number, got NaN")
+        if math.isinf(value) and not meta.get("allow_inf"):
+            raise SpecError(key, f"expected a finite number ({meta['unit']}), got {value!r}")
     low, high = meta.get("low"), meta.get("high")
     if low is not None and (value < low or (meta.get("low_open") and value == low)):
         op = ">" if meta.get("low_open") else ">="
@@ -158,7 +161,8 @@ class RetinaSpec(_Spec):
                                low=0.0, high=2.0)
     threshold: float = param(0.35, "fraction of paper-white light", "assumed",
                              "S-unit threshold: the light level at which an S-unit switches "
-                             "(below half white so that light-adapted paper stays quiet)",
+                             "(below half white so that light-adapted paper mostly stays quiet; with "
+                             "the default spread a few dim corner cells still fire)",
                              low=0.0, low_open=True, high=1.0)
     polarity: str = param("figure", "choice", "assumed",
                           "'figure': S-units fire on dark (ink) cells; 'ground': on bright cells",
@@ -198,7 +202,7 @@ class RackSpec(_Spec):
                        choices=("continuous", "ratchet"))
     motor_speed: float = param(0.25, "full scale per s", "assumed",
                                "wiper speed of a continuous motor; inf makes moves instantaneous",
-                               low=0.0, low_open=True)
+                               low=0.0, low_open=True, allow_inf=True)
     step: float = param(0.01, "full scale", "assumed", "wiper travel of one ratchet step",
                         low=0.0, low_open=True)
     step_time: float = param(0.04, "s", "assumed", "duration of one ratchet step", low=0.0)
@@ -212,7 +216,7 @@ class RackSpec(_Spec):
     decay_time: float = param(86400.0, "s", "assumed",
                               "time constant of the slight deliberate decay of every wiper towards 0 "
                               "(the decay itself is single-source, its size is assumed); inf switches it off",
-                              low=0.0, low_open=True)
+                              low=0.0, low_open=True, allow_inf=True)
     drivers: int = param(0, "motors at once", "assumed",
                          "how many motors may run at the same time; 0 means no limit", low=0)
 
@@ -222,7 +226,7 @@ class ResponseSpec(_Spec):
     """Response units and how classes are coded on them."""
 
     _group = "response"
-    n_responses: int = param(8, "R-units", "documented", "number of response units", low=1)
+    n_responses: int = param(8, "R-units", "documented", "number of response units", low=1, high=16)
     code: str = param("auto", "choice", "assumed",
                       "'auto': one unit for 2 classes, one unit per class up to n_responses, "
                       "a binary code beyond; or force 'single', 'one-per-class', 'binary'",
@@ -439,18 +443,23 @@ def parameter_keys() -> list[str]:
 
 
 def describe(spec: "MachineSpec") -> list[dict[str, Any]]:
-    """One row per parameter: key, value, default, unit, status, doc."""
+    """One row per parameter: key, value, default, changed, unit, status, doc.
+
+    ``status`` is the provenance of the Mark I default; where ``changed`` is true the
+    value was set by a preset or an override, and that status does not apply to it.
+    """
     base = MachineSpec()
     rows = []
     for g in _GROUPS:
         for f in dataclasses.fields(getattr(spec, g)):
-            rows.append(dict(key=f"{g}.{f.name}", value=getattr(getattr(spec, g), f.name),
-                             default=getattr(getattr(base, g), f.name), unit=f.metadata["unit"],
-                             status=f.metadata["status"], doc=f.metadata["doc"]))
+            value, default = getattr(getattr(spec, g), f.name), getattr(getattr(base, g), f.name)
+            rows.append(dict(key=f"{g}.{f.name}", value=value, default=default, changed=value != default,
+                             unit=f.metadata["unit"], status=f.metadata["status"], doc=f.metadata["doc"]))
     return rows
 
 
-#: The machine as documented, every non-ideality on.
+#: The Mark I with our defaults (documented where known, assumed elsewhere: see each
+#: parameter's status), every non-ideality on.
 MARK_I = MachineSpec(name="Mark I")
 
 #: A small machine for tests and quick demonstrations (fewer A-units, short cycle).

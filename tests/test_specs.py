@@ -216,3 +216,24 @@ def test_specs_are_frozen():
         SMALL.rack.motor_speed = 1.0  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         SMALL.rack = SMALL.rack  # type: ignore[misc]
+
+
+def test_infinity_only_where_it_means_something():
+    import math
+    assert specs.MARK_I.with_overrides({"rack.motor_speed": math.inf}).rack.motor_speed == math.inf
+    assert specs.MARK_I.with_overrides({"rack.decay_time": "inf"}).rack.decay_time == math.inf
+    for key in ("retina.blur", "retina.lamp_level", "timing.period", "trainer.increment", "retina.history_ratio"):
+        with pytest.raises(specs.SpecError, match="finite") as info:
+            specs.MARK_I.with_overrides({key: math.inf})
+        assert info.value.key == key
+
+
+def test_response_units_are_bounded():
+    with pytest.raises(specs.SpecError, match="16"):
+        specs.MARK_I.with_overrides({"response.n_responses": 40})
+
+
+def test_describe_marks_values_a_preset_sets():
+    rows = {r["key"]: r for r in specs.describe(specs.SMALL)}
+    assert rows["patchboard.n_associators"]["changed"] and rows["timing.period"]["changed"]
+    assert not rows["retina.gamma"]["changed"]
