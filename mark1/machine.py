@@ -77,6 +77,11 @@ class MarkI:
 
     # -- building the parts (on first use) ----------------------------------------------
     def _streams(self) -> dict[str, np.random.SeedSequence]:
+        key = (self.spec, self.seed, self.noise_seed)
+        if getattr(self, "_built_for", key) != key:
+            # spec or seeds were changed after the parts were built: build them again
+            for attr in ("_seedseq", "_children", "_retina", "_patchboard"):
+                self.__dict__.pop(attr, None)
         if not hasattr(self, "_seedseq"):
             if not isinstance(self.spec, MachineSpec):
                 raise ValueError(f"spec: expected a mark1.specs.MachineSpec, got {type(self.spec).__name__}")
@@ -88,6 +93,7 @@ class MarkI:
             if self.noise_seed is not None:
                 children["noise"] = np.random.SeedSequence(self.noise_seed)
             self._children = children
+            self._built_for = key
         return self._children
 
     def _rng(self, stream: str) -> np.random.Generator:
@@ -95,6 +101,7 @@ class MarkI:
 
     @property
     def retina(self) -> Retina:
+        self._streams()
         if not hasattr(self, "_retina"):
             sens = Retina.sensitivity_spread(self.spec.retina, self._rng("photocells"))
             self._retina = Retina(self.spec.retina, sens)
@@ -102,6 +109,7 @@ class MarkI:
 
     @property
     def patchboard(self) -> Patchboard:
+        self._streams()
         if not hasattr(self, "_patchboard"):
             self._patchboard = Patchboard.random(self.spec.patchboard, self.spec.retina.shape, self._rng("wiring"))
         return self._patchboard
@@ -114,6 +122,7 @@ class MarkI:
         if board.retina_shape != tuple(self.spec.retina.shape):
             raise ValueError(f"patchboard: wired for a {board.retina_shape} retina, the spec has "
                              f"{self.spec.retina.shape}")
+        self._streams()
         self._patchboard = board
 
     # -- the sensory side ------------------------------------------------------------------
@@ -307,7 +316,14 @@ class MarkI:
             raise ValueError("this MarkI has not been trained yet: call fit(cards, labels) first")
 
     def decision_function(self, cards) -> np.ndarray:
-        """R-unit sums for each card (wipers at rest, with read noise): array (n, n_units)."""
+        """R-unit sums for each card (wipers at rest, with read noise): array (n, n_units).
+
+        The cards are shown in the order given, from a dark-adapted retina (see
+        :meth:`sense`): with photocell dynamics and light history on, a card's reading
+        depends on the cards shown before it, as on the machine, so reordering the
+        cards can change a borderline answer. Read noise is drawn from the run's noise
+        stream, so asking twice gives two noisy answers.
+        """
         self._check_fitted()
         cards = self._check_cards(cards)
         phi = self.associate(self.sense(cards))
@@ -320,7 +336,10 @@ class MarkI:
         return sums
 
     def predict(self, cards) -> np.ndarray:
-        """Labels (from ``classes_``) the machine answers for each card: array (n,)."""
+        """Labels (from ``classes_``) the machine answers for each card: array (n,).
+
+        Cards are shown in the order given (see :meth:`decision_function`).
+        """
         self._check_fitted()
         return self.classes_[self.code_.decode(self.decision_function(cards))]
 

@@ -167,3 +167,24 @@ def test_curves_command_writes_csv_and_png(tmp_path, capsys):
     assert (out / "curves.png").read_bytes()[:4] == b"\x89PNG"
     assert "analog" in capsys.readouterr().out
     assert main(["curves", str(DEMO), "--points", "0"]) == 2
+
+
+def test_changing_spec_or_seed_rebuilds_the_machine():
+    import numpy as np
+
+    from mark1 import MarkI, specs
+
+    rng = np.random.default_rng(0)
+    cards = rng.random((6, 20, 20)).round()
+    labels = np.arange(6) % 2
+    m = MarkI(spec=specs.MARK_I, seed=1).fit(cards, labels)
+    assert m.patchboard.n_associators == 512 and m.weights_.shape == (1, 513)
+    board = m.patchboard.connections.copy()
+    m.spec = specs.SMALL
+    m.fit(cards, labels)
+    assert m.patchboard.n_associators == 64 and m.weights_.shape == (1, 65)
+    m.spec, m.seed = specs.MARK_I, 2
+    m.fit(cards, labels)
+    assert not np.array_equal(m.patchboard.connections, board)
+    m.seed = 1
+    assert np.array_equal(m.patchboard.connections, board)
