@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -29,6 +30,33 @@ __all__ = ["main"]
 
 class UsageError(Exception):
     """A problem with what the user asked for: reported in one line, exit status 2."""
+
+
+def output_folder(args, *parts: str) -> Path:
+    """The folder ``--out`` names (default ``runs/<scene>/<parts>``), checked before any work."""
+    import os
+
+    out = Path(args.out) if args.out else Path("runs").joinpath(Path(args.scene).stem, *parts)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out: {out} is a file; expected a folder for the results")
+    parent = out
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"--out: cannot create or write {out} (no write permission in {parent})")
+    return out
+
+
+def output_file(args, default: Path, formats=("png", "pdf", "svg", "jpg", "jpeg")) -> Path:
+    """The file ``--out`` names, checked (format, not a folder, writable place) before any work."""
+    out = Path(args.out) if args.out else default
+    if out.is_dir():
+        raise UsageError(f"--out: {out} is a folder; expected a file name such as sheet.png")
+    suffix = out.suffix.lstrip(".").lower()
+    if suffix not in formats:
+        raise UsageError(f"--out: expected a file ending in .{', .'.join(formats)}, got {out.name!r}")
+    output_folder(argparse.Namespace(out=str(out.parent), scene=""))
+    return out
 
 
 def _load_scene(path: str):
@@ -50,7 +78,7 @@ def cmd_run(args) -> int:
 
     scene = _load_scene(args.scene)
     seed_train, seed_test, seed_machine = experiment_seeds(args.seed)
-    out = Path(args.out) if args.out else Path("runs") / Path(args.scene).stem
+    out = output_folder(args)
     try:
         train = scene.stimuli("train", seed=seed_train)
         test = scene.stimuli("test", seed=seed_test)
@@ -64,7 +92,7 @@ def cmd_run(args) -> int:
     env = on_event = None
     if args.realtime is not None:
         import simpy.rt
-        if not args.realtime > 0:
+        if not (args.realtime > 0 and math.isfinite(args.realtime)):
             raise UsageError(f"--realtime: expected a positive factor (wall seconds per machine second), "
                              f"got {args.realtime}")
         env = simpy.rt.RealtimeEnvironment(factor=args.realtime, strict=False)
@@ -181,7 +209,7 @@ def cmd_render(args) -> int:
     from .plotting import contact_sheet
 
     scene = _load_scene(args.scene)
-    out = Path(args.out) if args.out else Path("runs") / Path(args.scene).stem / "contact_sheet.png"
+    out = output_file(args, Path("runs") / Path(args.scene).stem / "contact_sheet.png")
     try:
         contact_sheet(scene, seed=args.seed, out=out)
     except ValueError as e:
@@ -256,6 +284,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:                 # e.g. `mark1 run ... | head`
         sys.stderr.close()
         return 0
+    except OSError as e:                    # a full disk, a folder that vanished, ...
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"mark1: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("mark1: interrupted; nothing was written for the unfinished step", file=sys.stderr)
         return 130

@@ -971,11 +971,12 @@ def process_pool(workers: int):
 
 def _cli_common(args, n_jobs: int):
     """Scene, output folder and executor for a command; UsageError for bad input."""
-    from .cli import UsageError
+    from .cli import UsageError, output_folder
     from .scenes import SceneError, load_scene
 
-    if args.seeds < 1:
-        raise UsageError(f"--seeds: expected a positive integer, got {args.seeds}")
+    if not 1 <= args.seeds <= 100_000:
+        raise UsageError(f"--seeds: expected a number of seeds from 1 to 100000, got {args.seeds}")
+    output_folder(args, args.command)
     for opt in ("workers", "train_count", "test_count"):
         v = getattr(args, opt, None)
         if v is not None and v < 1:
@@ -1001,7 +1002,8 @@ def cmd_compare(args) -> int:
     except ValueError as e:
         raise UsageError(f"--learners: {e}".replace("learners: ", "", 1)) from None
     scene, workers = _cli_common(args, args.seeds)
-    out = Path(args.out) if args.out else Path("runs") / Path(args.scene).stem / "compare"
+    from .cli import output_folder
+    out = output_folder(args, "compare")
     t0 = time.perf_counter()
     try:
         with _executor(workers) as executor:
@@ -1025,7 +1027,8 @@ def cmd_ablate(args) -> int:
     from .specs import NON_IDEALITIES
 
     scene, workers = _cli_common(args, args.seeds * 2 * (len(NON_IDEALITIES) + 1))
-    out = Path(args.out) if args.out else Path("runs") / Path(args.scene).stem / "ablate"
+    from .cli import output_folder
+    out = output_folder(args, "ablate")
     t0 = time.perf_counter()
     try:
         with _executor(workers) as executor:
@@ -1062,7 +1065,8 @@ def cmd_curves(args) -> int:
     if args.points < 1:
         raise UsageError(f"--points: expected a positive integer, got {args.points}")
     scene, workers = _cli_common(args, args.seeds * 2 * args.points)
-    out = Path(args.out) if args.out else Path("runs") / Path(args.scene).stem / "curves"
+    from .cli import output_folder
+    out = output_folder(args, "curves")
     t0 = time.perf_counter()
     try:
         with _executor(workers) as executor:

@@ -188,3 +188,24 @@ def test_changing_spec_or_seed_rebuilds_the_machine():
     assert not np.array_equal(m.patchboard.connections, board)
     m.seed = 1
     assert np.array_equal(m.patchboard.connections, board)
+
+
+@pytest.mark.parametrize("argv, word", [
+    (["run", "{demo}", "--out", "{file}"], "--out"),
+    (["render", "{demo}", "--out", "{dir}"], "--out"),
+    (["render", "{demo}", "--out", "{dir}/sheet.txt"], "--out"),
+    (["compare", "{demo}", "--out", "{file}"], "--out"),
+    (["curves", "{demo}", "--out", "{file}"], "--out"),
+    (["compare", "{demo}", "--seeds", "100000000000"], "--seeds"),
+    (["run", "{demo}", "--realtime", "inf"], "--realtime"),
+])
+def test_bad_outputs_and_numbers_fail_before_any_work(tmp_path, capsys, argv, word):
+    (tmp_path / "afile").write_text("keep me")
+    (tmp_path / "adir").mkdir()
+    argv = [a.format(demo=DEMO, file=tmp_path / "afile", dir=tmp_path / "adir") for a in argv]
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and word in err[0]
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+    assert (tmp_path / "afile").read_text() == "keep me"
