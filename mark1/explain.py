@@ -31,49 +31,64 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0) -> str:
     if isinstance(n_cards, bool) or not isinstance(n_cards, (int, np.integer)) or n_cards < 1:
         raise ValueError(f"cards: expected a positive number of cards, got {n_cards!r}")
     cards, labels = np.asarray(cards), np.asarray(labels)
-    n = min(n_cards, len(cards))
-    # the classes and code come from all labels, so the narration matches a real run
-    classes = np.unique(labels)
-    order = _first_cards_with_all_classes(labels, n)
+    # One epoch over every card (so the classes and the output code are those of a
+    # real run); the first n_cards presentations are told.
     m = MarkI(spec=spec, seed=seed, trace="full")
-    m.fit(cards[order], labels[order], epochs=1)
-    if not np.array_equal(m.classes_, classes):      # pragma: no cover - guarded by the order
-        raise ValueError("labels: the narrated cards do not cover every class")
-    code = m.code_
+    m.fit(cards, labels, epochs=1)
+    classes, code = m.classes_, m.code_
+    shown = m.history_[:n_cards]
     events: dict[int, list] = {}
     for t, e, p, d in m.trace_:
-        events.setdefault(p, []).append((t, e, d))
+        if p < len(shown):
+            events.setdefault(p, []).append((t, e, d))
     tm, tr = spec.timing, spec.trainer
     lines = [
         f"{spec.name}: {m.patchboard.n_sensors} S-units, {m.patchboard.n_associators} A-units, "
-        f"{code.n_units} R-unit(s) in use ({code.kind} code for {', '.join(map(str, classes))}), "
-        f"rule {tr.rule}, one card every {tm.period:g} s.",
+        f"{code.n_units} R-unit(s) in use ({_code_words(code)}), rule {tr.rule} "
+        f"({_rule_words(spec)}), one card every {tm.period:g} s. Cards are numbered from 1.",
         "",
     ]
-    for row in m.history_:
+    for row in shown:
         p = int(row["presentation"])
         label, response = classes[row["label"]], classes[row["response"]]
         lines.append(f"Card {p + 1} (\"{label}\") at t = {row['start']:.3f} s")
         for t, e, d in events.get(p, []):
-            lines.append(f"  {t:9.3f} s  {_say(e, d, row, code, classes, m)}")
+            lines.append(f"  {t:9.3f} s  {_say(e, d, row, m)}")
         verdict = "right" if row["correct"] else "wrong"
         lines.append(f"  The machine answered \"{response}\": {verdict}.")
         lines.append("")
-    lines.append(f"Machine time for {len(m.history_)} cards: {m.machine_time_:.3f} s.")
+    told = f"{len(shown)} card{'s' if len(shown) != 1 else ''}"
+    lines.append(f"Machine time for the first {told}: {shown['start'][-1] + tm.period:.3f} s "
+                 f"(the whole epoch of {len(m.history_)} cards: {m.machine_time_:.3f} s).")
     return "\n".join(lines)
 
 
-def _first_cards_with_all_classes(labels, n):
-    """Indices of n cards to narrate, taking the first cards but making every class appear."""
-    first = list(range(min(n, len(labels))))
-    missing = [c for c in np.unique(labels) if c not in set(labels[first])]
-    extra = [int(np.flatnonzero(labels == c)[0]) for c in missing]
-    return np.array(first + extra)
+def _code_words(code) -> str:
+    names = [str(c) for c in code.classes]
+    if code.kind == "single":
+        return f"R1 lamp on means \"{names[1]}\", off means \"{names[0]}\""
+    if code.kind == "one-per-class":
+        return "one R-unit per class: " + ", ".join(f"R{k + 1} \"{c}\"" for k, c in enumerate(names)) \
+            + "; the largest sum wins"
+    return f"a binary code of {code.n_units} lamps per class, read as the nearest code word"
 
 
-def _say(event, detail, row, code, classes, m):
+def _rule_words(spec) -> str:
+    tr = spec.trainer
+    return {
+        "alpha": f"each erring R-unit's pots of active A-units are turned {tr.increment:g} full scale "
+                 f"towards its target",
+        "gamma": f"each erring R-unit's active pots gain {tr.increment:g} full scale towards its target, "
+                 f"its inactive pots give the same total back",
+        "forced": f"on every card each R-unit's active pots are turned {tr.increment:g} full scale "
+                  f"towards its target",
+        "lms": f"on every card each active pot moves {tr.lms_rate:g} x (target - sum) full scale",
+    }[tr.rule]
+
+
+def _say(event, detail, row, m):
     if event == "card change":
-        return f"Card change: lamps off, {detail.split(',')[0]} goes into the gate."
+        return f"Card change: lamps off, card #{int(row['card']) + 1} of the deck goes into the gate."
     if event == "lamps on":
         return "Lamps on: the photocells begin to conduct as the light reaches them."
     if event == "S sampled":
@@ -86,8 +101,7 @@ def _say(event, detail, row, code, classes, m):
                           for k, s in enumerate(sums))
         return f"R-units read: {lamps}."
     if event == "reinforce":
-        return f"The trainer reinforces ({detail}): each pot turned {m.spec.trainer.increment:g} full scale " \
-               f"towards its R-unit's target."
+        return f"The trainer reinforces: {detail}."
     if event in ("motors start", "motors queued"):
         return f"Motors start: {detail}."
     if event == "motors stop":

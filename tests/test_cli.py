@@ -209,3 +209,24 @@ def test_bad_outputs_and_numbers_fail_before_any_work(tmp_path, capsys, argv, wo
     assert len(err) == 1 and word in err[0]
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
     assert (tmp_path / "afile").read_text() == "keep me"
+
+
+def test_explain_tells_exactly_the_cards_asked_for(capsys):
+    assert main(["explain", str(DEMO), "--cards", "3"]) == 0
+    out = capsys.readouterr().out
+    paragraphs = [line for line in out.splitlines() if line.startswith("Card ")]
+    assert [p.split()[1] for p in paragraphs] == ["1", "2", "3"]
+    assert out.count("The machine answered") == 3
+    assert "R-units read" in out and "first 3 cards" in out
+    assert main(["explain", str(DEMO), "--cards", "0"]) == 2
+
+
+def test_explain_describes_the_rule_in_use():
+    from mark1.explain import explain
+    from mark1.scenes import load_scene
+
+    scene = load_scene(DEMO)
+    train = scene.stimuli("train", seed=0, count=6)
+    text = explain(scene.machine_spec().with_overrides({"trainer.rule": "lms"}), train.cards, train.labels,
+                   n_cards=1)
+    assert "(target - sum)" in text and "0.02 full scale" not in text
