@@ -73,13 +73,16 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int = 4, out=None) -> Figu
 
     if isinstance(per_class, bool) or not isinstance(per_class, (int, np.integer)) or not 1 <= per_class <= 12:
         raise ValueError(f"per_class: expected an integer from 1 to 12, got {per_class!r}")
+    from .runs import experiment_seeds
+
+    seed_train, _, seed_machine = experiment_seeds(seed)     # the cards and machine of `mark1 run --seed`
     classes = list(scene.classes)
-    stim = scene.stimuli("train", seed=seed, count=per_class * len(classes))
+    stim = scene.stimuli("train", seed=seed_train, count=per_class * len(classes))
     picks = [np.flatnonzero(stim.labels == c)[:per_class] for c in classes]
     order = np.concatenate(picks)
     cards = stim.cards[order]
 
-    machine = MarkI(spec=scene.machine_spec(), seed=seed)
+    machine = MarkI(spec=scene.machine_spec(), seed=seed_machine)
     illum = np.asarray(machine.retina.illuminance(cards))
     rows, cols = illum.shape[-2:]
     s_units = np.asarray(machine.sense(cards), dtype=bool).reshape(len(cards), rows, cols)
@@ -160,7 +163,8 @@ def comparison_figure(comparison, *, out=None) -> Figure:
             ax.scatter(accs, np.full(len(accs), y), s=14, color=color, alpha=0.5, zorder=2)
         s = summary[name]
         if s["mean"] is not None:
-            ax.errorbar([s["mean"]], [y], xerr=[[s["std"] or 0.0], [s["std"] or 0.0]], fmt="D",
+            sd = s["std"] or 0.0                          # the bar stops at 0 and 1 (accuracies)
+            ax.errorbar([s["mean"]], [y], xerr=[[min(sd, s["mean"])], [min(sd, 1.0 - s["mean"])]], fmt="D",
                         color=color, markersize=5, capsize=3, zorder=3)
     rep = comparison.reported.get("value") if comparison.reported else None
     if rep is not None:
@@ -335,7 +339,8 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     ax.plot(wrong + 1, np.zeros_like(wrong, dtype=float) - 0.03, "|", color="tab:red", ms=8,
             label="wrong answer (trainer reinforces)")
     if test_accuracy is not None:
-        ax.axhline(test_accuracy, color="tab:green", lw=1.5, label=f"test accuracy {test_accuracy:.1%}")
+        ax.axhline(test_accuracy, color="tab:green", lw=1.5,
+                   label=f"test accuracy after training {test_accuracy:.1%}")
     if reported is not None:
         ax.axhline(reported, color="0.3", lw=1.2, ls="--", label=f"reported {reported:.1%}")
     ax.set_xlabel("cards presented")
@@ -345,9 +350,13 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     if n > 1 and history["start"][-1] > 0:
+        # presentation number -> machine hours at its start, extended linearly past both
+        # ends so that ticks outside the data are not clamped onto the last card
         hours = np.asarray(history["start"]) / 3600.0        # strictly increasing
-        top = ax.secondary_xaxis("top", functions=(lambda p: np.interp(p, x, hours),
-                                                   lambda h: np.interp(h, hours, x)))
+        px = np.r_[x[0] - 1e6, x, x[-1] + 1e6]
+        hx = np.r_[hours[0] - 1e6 * (hours[1] - hours[0]), hours, hours[-1] + 1e6 * (hours[-1] - hours[-2])]
+        top = ax.secondary_xaxis("top", functions=(lambda p: np.interp(p, px, hx),
+                                                   lambda h: np.interp(h, hx, px)))
         top.set_xlabel("machine time (hours)")
     ax.set_title(title, fontsize=11)
     if out is not None:
