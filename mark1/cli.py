@@ -9,7 +9,8 @@
     mark1 ablate SCENE [--seeds 3] [--out DIR]         which non-ideality costs most
     mark1 curves SCENE [--seeds 3] [--points 10]       learning curves, analog and ideal
 
-Bad input gives one line on stderr and exit status 2; no traceback, nothing written.
+Bad input gives one line on stderr and exit status 2, no traceback; it is found before any
+work, so nothing is written. Each result file is written atomically (complete or absent).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Each weight is the wiper position of a potentiometer, in full-scale fractions
 * end stops: the wiper stops at ±1; a limit switch cuts the motor there (assumed),
   so the move ends early and its duration shows it;
 * wiper noise: every read of a wiper adds fresh Gaussian noise;
-* decay: between presentations every wiper relaxes towards 0 with ``decay_time``.
+* decay: every wiper relaxes towards 0 with ``decay_time``, continuously (moving or not).
 
 Time: one SimPy timeout per drive command (all pots of a command move at once, each
 at its own speed); a wiper's position between events is computed in closed form

@@ -138,10 +138,10 @@ class RetinaState:
 
     Attributes
     ----------
-    fast, slow : arrays of shape (400,)
+    fast, slow : arrays of shape (n_cells,)
         The two response components (conductance relative to a nominal cell in paper
         white), at lamps-on.
-    history : array of shape (400,)
+    history : array of shape (n_cells,)
         Light-adaptation state, 0 (dark-adapted) to about 1.
     """
 

@@ -10,9 +10,10 @@ One presentation, as the machine does it::
                         and sends pulses to the motors
     t0 + period         next card (waiting first for the motors, unless overlap is on)
 
-Only instants where the state changes are scheduled as SimPy events (card change,
-the trainer's read, the motors' stop, the end of the period); the others are logged in
-the trace at their computed times. Photocell responses between events are closed form
+Only the instants where the simulation must act are SimPy events: the trainer's read
+of the R-units (one timeout per presentation) and the motors' moves (one timeout per
+command); card change, lamps on, S and A settling and the end of the period are logged
+in the trace at their computed times. Photocell responses between events are closed form
 (:meth:`Retina.expose`), computed for blocks of upcoming cards at once and recomputed
 only when a wait for the motors shifts the schedule.
 """

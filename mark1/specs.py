@@ -1,7 +1,7 @@
 """Machine descriptions: frozen dataclasses of plain SI floats, with presets.
 
 Every hardware parameter carries its unit, its default and how sure we are of that
-default (the status words of ``MARK1_FACTS.md``)::
+default (the status words of ``docs/MARK1_FACTS.md``)::
 
     documented      several independent sources agree
     single-source   one secondary source
