@@ -741,7 +741,7 @@ def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_di
     if not isinstance(overrides, Mapping):
         raise SceneError(path, "machine.overrides",
                          f"expected a table of machine parameters, got {_describe(overrides)}")
-    _build_spec(path, preset, overrides, schedule.rule)   # validate now
+    spec = _build_spec(path, preset, overrides, schedule.rule)   # validate now
 
     if "count" in data.get("stimuli", {}):
         raise SceneError(path, "stimuli.count", "expected count in [train] or [test], got it in [stimuli]")
@@ -751,6 +751,12 @@ def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_di
                   schedule=schedule, preset=preset, overrides=_freeze(overrides), settings=settings)
     for split in SPLITS:
         _validate_source(scene, split)
+        # the camera images the card onto the retina: it needs at least one pixel per cell
+        size, need = settings[split].card_size, max(spec.retina.shape)
+        if size < need:
+            key = f"{split}.card_size" if "card_size" in data.get(split, {}) else "stimuli.card_size"
+            raise SceneError(path, key, f"expected at least {need} pixels (the retina is "
+                                        f"{spec.retina.shape[0]}x{spec.retina.shape[1]} cells), got {size}")
     return scene
 
 

@@ -230,3 +230,12 @@ def test_explain_describes_the_rule_in_use():
     text = explain(scene.machine_spec().with_overrides({"trainer.rule": "lms"}), train.cards, train.labels,
                    n_cards=1)
     assert "(target - sum)" in text and "0.02 full scale" not in text
+
+
+def test_card_smaller_than_the_retina_names_the_scene_key(tmp_path, capsys):
+    scene = tmp_path / "small_cards.toml"
+    scene.write_text('name = "t"\n[stimuli]\nsource = "characters"\nclasses = ["X", "E"]\ncard_size = 10\n'
+                     'size = 8\n[train]\ncount = 4\n[test]\ncount = 4\n')
+    assert main(["run", str(scene), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "stimuli.card_size" in err and "20" in err
