@@ -757,7 +757,26 @@ def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_di
             key = f"{split}.card_size" if "card_size" in data.get(split, {}) else "stimuli.card_size"
             raise SceneError(path, key, f"expected at least {need} pixels (the retina is "
                                         f"{spec.retina.shape[0]}x{spec.retina.shape[1]} cells), got {size}")
+    _check_train_test(scene, data)
     return scene
+
+
+def _check_train_test(scene: "Scene", data: Mapping) -> None:
+    """The test split must ask about trained classes, and must not reuse training images."""
+    path = scene.path
+    unseen = sorted(set(map(str, scene._classes_of("test"))) - set(map(str, scene._classes_of("train"))))
+    if unseen:
+        key = "test.classes" if "classes" in data.get("test", {}) else "stimuli.classes"
+        raise SceneError(path, key, f"expected test classes the machine is trained on, got untrained "
+                                    f"{', '.join(map(repr, unseen))}")
+    tr, te = scene.settings["train"], scene.settings["test"]
+    if tr.source == te.source == "folder" and tr.folder == te.folder:
+        (a0, a1), (b0, b1) = tr.subset, te.subset
+        if a0 < b1 and b0 < a1:
+            raise SceneError(path, "test.subset",
+                             f"train and test would share images of {tr.folder}: expected disjoint subsets, "
+                             f"e.g. [0, 0.8] for train and [0.8, 1] for test, got {list(tr.subset)} and "
+                             f"{list(te.subset)}")
 
 
 def _freeze(m):

@@ -314,10 +314,14 @@ card_size = 24
 """
 
 
+TEST_FOLDER = '[test]\nfolder = "imgs_test"\n'
+
+
 def test_folder_source_reads_every_image(tmp_path):
     _folder(tmp_path / "imgs", {"dark": 3, "light": 4})
+    _folder(tmp_path / "imgs_test", {"dark": 2, "light": 2})
     (tmp_path / "imgs" / "light" / "notes.txt").write_text("ignored")
-    scene = load_scene(write(tmp_path, FOLDER_SCENE))
+    scene = load_scene(write(tmp_path, FOLDER_SCENE + TEST_FOLDER))
     assert scene.classes == ("dark", "light")
     s = scene.stimuli("train")
     assert len(s) == 7 and list(s.labels[:4]) == ["dark", "light", "dark", "light"]
@@ -360,14 +364,29 @@ def test_folder_rejects_one_class_or_too_few_images(tmp_path, layout, fragment):
 
 def test_folder_rejects_unreadable_image_and_unknown_class(tmp_path):
     _folder(tmp_path / "imgs", {"dark": 3, "light": 3})
+    _folder(tmp_path / "imgs_test", {"dark": 2, "light": 2})
     (tmp_path / "imgs" / "light" / "99.png").write_bytes(b"\x89PNG garbage")
-    scene = load_scene(write(tmp_path, FOLDER_SCENE))
+    scene = load_scene(write(tmp_path, FOLDER_SCENE + TEST_FOLDER))
     with pytest.raises(SceneError) as e:
         scene.stimuli("train")
     assert e.value.key == "stimuli.folder" and "99.png" in str(e.value)
     with pytest.raises(SceneError) as e:
-        load_scene(write(tmp_path, FOLDER_SCENE + 'classes = ["dark", "ligth"]\n'))
+        load_scene(write(tmp_path, FOLDER_SCENE + 'classes = ["dark", "ligth"]\n' + TEST_FOLDER))
     assert e.value.key == "stimuli.classes" and "did you mean 'light'" in str(e.value)
+
+
+def test_test_split_may_not_reuse_training_images_or_ask_untrained_classes(tmp_path):
+    _folder(tmp_path / "imgs", {"dark": 3, "light": 3})
+    with pytest.raises(SceneError) as e:
+        load_scene(write(tmp_path, FOLDER_SCENE))
+    assert e.value.key == "test.subset" and "disjoint" in str(e.value)
+    with pytest.raises(SceneError) as e:
+        load_scene(write(tmp_path, FOLDER_SCENE + "[train]\nsubset = [0, 0.6]\n[test]\nsubset = [0.5, 1]\n"))
+    assert e.value.key == "test.subset"
+    text = 'name = "c"\n[stimuli]\nsource = "characters"\nclasses = ["X", "E"]\n[test]\nclasses = ["X", "O"]\n'
+    with pytest.raises(SceneError) as e:
+        load_scene(write(tmp_path, text))
+    assert e.value.key == "test.classes" and "'O'" in str(e.value)
 
 
 # ---------------------------------------------------------------------------------------
