@@ -84,10 +84,8 @@ def cmd_run(args) -> int:
         train = scene.stimuli("train", seed=seed_train)
         test = scene.stimuli("test", seed=seed_test)
         spec = scene.machine_spec()
-    except Exception as e:                        # SceneError and SpecError are ValueErrors
-        if isinstance(e, ValueError):
-            raise UsageError(str(e)) from None
-        raise
+    except ValueError as e:                       # SceneError and SpecError are ValueErrors
+        raise UsageError(str(e)) from None
     schedule = scene.schedule
     machine = MarkI(spec=spec, seed=seed_machine, trace="full" if args.trace == "full" else "summary")
     env = on_event = None
@@ -135,7 +133,9 @@ def cmd_run(args) -> int:
     from .plotting import learning_curve
     learning_curve(machine.history_, title=scene.name, test_accuracy=test_acc, reported=rep.value,
                    out=out / "learning_curve.png")
-    machine.trace_.to_csv(out / "trace.csv") if machine.trace_.full else \
+    if machine.trace_.full:
+        machine.trace_.to_csv(out / "trace.csv")
+    else:
         write_text(out / "trace.csv", _history_csv(machine.history_))
     write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     if args.json:

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .patchboard import Patchboard
+from .patchboard import Patchboard, with_bias
 from .potentiometers import PotentiometerRack
 from .response import OutputCode
 from .retina import Retina, RetinaState
+from .rules import erring
 from .runs import progress_bar
 from .simulator import HISTORY_DTYPE, RunResult, Trace, finish, simulate
 from .specs import MARK_I, MachineSpec
@@ -274,8 +275,7 @@ class MarkI:
         tm = self.spec.timing
         s_states = self.retina.fire(self.retina.steady_signal(light))
         phi = self.patchboard.associate(s_states)
-        x = np.ones((len(phi), phi.shape[1] + 1))
-        x[:, :-1] = phi
+        x = with_bias(phi)
         targets = code.targets[label_index].astype(float)
         n, n_pres = len(phi), len(schedule)
         epochs = n_pres // n
@@ -294,7 +294,7 @@ class MarkI:
             weights, sums = r.weights, r.sums
         inc = self.spec.trainer.increment
         rack.p_from[:] = rack.p_to[:] = weights * inc
-        err = targets[schedule] * sums <= 0
+        err = erring(targets[schedule], sums)
         hist = np.zeros(n_pres, dtype=HISTORY_DTYPE)
         hist["presentation"] = np.arange(n_pres)
         hist["epoch"] = epoch_of
@@ -327,8 +327,7 @@ class MarkI:
         self._check_fitted()
         cards = self._check_cards(cards)
         phi = self.associate(self.sense(cards))
-        x = np.ones((len(phi), phi.shape[1] + 1))
-        x[:, :-1] = phi
+        x = with_bias(phi)
         sums = x @ self.weights_.T
         if self.spec.rack.wiper_noise > 0:
             counts = x @ self.rack_.mask.T

@@ -21,7 +21,7 @@ import numpy as np
 from .atomic import write_text
 from .specs import PatchboardSpec
 
-__all__ = ["Patchboard"]
+__all__ = ["Patchboard", "with_bias"]
 
 _HEADER = "a_unit,s_row,s_col,sign"
 
@@ -206,3 +206,19 @@ class Patchboard:
     def __repr__(self) -> str:
         return (f"Patchboard({self.n_sensors} S-units -> {self.n_associators} A-units, "
                 f"{int((self.connections != 0).sum())} connections, threshold {self.a_threshold})")
+
+
+def with_bias(phi: np.ndarray) -> np.ndarray:
+    """A-unit outputs with the always-on bias unit appended last.
+
+    Parameters
+    ----------
+    phi : array of shape (n, n_a) bool
+
+    Returns
+    -------
+    array of shape (n, n_a + 1) float64, 0 or 1 — the inputs of the pot rack.
+    """
+    x = np.ones((len(phi), phi.shape[1] + 1))
+    x[:, :-1] = phi
+    return x

@@ -29,10 +29,10 @@ import numpy as np
 import simpy
 
 from .atomic import atomic_path
-from .patchboard import Patchboard
+from .patchboard import Patchboard, with_bias
 from .potentiometers import PotentiometerRack
 from .retina import Retina, RetinaState
-from .rules import RULES
+from .rules import RULES, erring
 from .specs import MachineSpec
 
 __all__ = ["Trace", "SensoryPipeline", "simulate", "HISTORY_DTYPE"]
@@ -144,8 +144,7 @@ class SensoryPipeline:
                                           settle=self.settle, steady=self.steady[cards])
         s = self.retina.fire(signal)
         phi = self.patchboard.associate(s)
-        x = np.ones((len(phi), phi.shape[1] + 1))
-        x[:, :-1] = phi
+        x = with_bias(phi)
         self.x = x
         # read noise of the sum of the active wipers of each unit (see PotentiometerRack.sums)
         self.noise_scale = self.noise * np.sqrt(x @ self.mask_t) if self.noise > 0 else None
@@ -262,7 +261,7 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
             if seg.any_err[k] or not error_driven:
                 t = targets[labels[p]]
                 sums = seg.sums[k]
-                units_erred[p] = int((t * sums <= 0).sum())
+                units_erred[p] = int(erring(t, sums).sum())
                 phi_bool[:] = seg.x[k] > 0
                 command = rule(phi_bool, t, sums, mask, inc, lms_rate)
                 moving = int(np.count_nonzero(command))
@@ -341,7 +340,7 @@ class _Segment:
         if noise is not None:
             sums = base + noise_scale[row:row + (p1 - p0)] * noise.get(p0, p1)
         self.start, self.stop, self.x, self.sums = p0, p1, x, sums
-        self.any_err = (targets[labels[p0:p1]] * sums <= 0).any(axis=1)
+        self.any_err = erring(targets[labels[p0:p1]], sums).any(axis=1)
         self.response = code.decode(sums)
 
 
