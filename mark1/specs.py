@@ -193,7 +193,8 @@ class RackSpec(_Spec):
     _group = "rack"
     topology: str = param("all", "choice", "contradictory",
                           "'all': every A-unit to every R-unit (512x8 pots); "
-                          "'split': 512 pots, each R-unit fed by its own 64 A-units",
+                          "'split': 512 pots, each R-unit fed by its own 64 A-units (so with one "
+                          "R-unit in use, two classes see only 64 A-units)",
                           choices=("all", "split"))
     end_stops: bool = param(True, "switch", "single-source",
                             "wipers stop at +-1 full scale (+-11 V); false removes the stops")
