@@ -143,16 +143,15 @@ def cmd_run(args) -> int:
         return 0
     rows = [
         ("scene", scene.name),
-        ("machine", f"{spec.name}, {machine.code_.kind} code on {machine.code_.n_units} R-unit(s), "
-                    f"rule {spec.trainer.rule}"),
+        ("machine", f"{spec.name}; {machine.code_.describe()}; rule {spec.trainer.rule}"),
         ("cards", f"{len(train.cards)} training, {len(test.cards)} test"),
         ("presentations", f"{len(machine.history_)} ({schedule.epochs} epochs, {schedule.order})"),
-        ("errors per epoch", " ".join(map(str, machine.mistakes_per_epoch_.tolist()))),
-        ("train accuracy", f"{train_acc:.1%}"),
+        ("wrong while training", " ".join(map(str, machine.mistakes_per_epoch_.tolist())) + "  (per epoch)"),
+        ("train accuracy", f"{train_acc:.1%}  (after training)"),
         ("test accuracy", f"{test_acc:.1%}"),
         ("reported", f"{rep.value:.1%} ({rep.source})" if rep.value is not None else f"- ({rep.source})"),
         ("machine time", _hms(machine.machine_time_)),
-        ("wall time", f"{wall:.2f} s"),
+        ("wall time", f"{wall:.2f} s  (training on this computer)"),
         ("written", f"{out}/summary.json, learning_curve.png, trace.csv"),
     ]
     print(_format_table(rows))

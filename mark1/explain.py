@@ -44,7 +44,7 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0) -> str:
     tm, tr = spec.timing, spec.trainer
     lines = [
         f"{spec.name}: {m.patchboard.n_sensors} S-units, {m.patchboard.n_associators} A-units, "
-        f"{code.n_units} R-unit(s) in use ({_code_words(code)}), rule {tr.rule} "
+        f"{code.n_units} R-unit(s) in use ({code.describe()}), rule {tr.rule} "
         f"({_rule_words(spec)}), one card every {tm.period:g} s. Cards are numbered from 1.",
         "",
     ]
@@ -61,16 +61,6 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0) -> str:
     lines.append(f"Machine time for the first {told}: {shown['start'][-1] + tm.period:.3f} s "
                  f"(the whole epoch of {len(m.history_)} cards: {m.machine_time_:.3f} s).")
     return "\n".join(lines)
-
-
-def _code_words(code) -> str:
-    names = [str(c) for c in code.classes]
-    if code.kind == "single":
-        return f"R1 lamp on means \"{names[1]}\", off means \"{names[0]}\""
-    if code.kind == "one-per-class":
-        return "one R-unit per class: " + ", ".join(f"R{k + 1} \"{c}\"" for k, c in enumerate(names)) \
-            + "; the largest sum wins"
-    return f"a binary code of {code.n_units} lamps per class, read as the nearest code word"
 
 
 def _rule_words(spec) -> str:

@@ -82,6 +82,16 @@ class OutputCode:
             self.targets = _far_apart_codes(k, n_r)
         self.n_units = self.targets.shape[1]
 
+    def describe(self) -> str:
+        """How the classes are read from the R-units, in plain words."""
+        names = [str(c) for c in self.classes]
+        if self.kind == "single":
+            return f"R1 lamp on means \"{names[1]}\", off means \"{names[0]}\""
+        if self.kind == "one-per-class":
+            return "one R-unit per class: " + ", ".join(f"R{k + 1} \"{c}\"" for k, c in enumerate(names)) \
+                + "; the largest sum wins"
+        return f"a binary code of {self.n_units} lamps per class, read as the nearest code word"
+
     def encode(self, labels: np.ndarray) -> np.ndarray:
         """Class indices (n,) → R-unit targets (n, n_units) in ±1."""
         return self.targets[labels]
