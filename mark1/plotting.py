@@ -42,21 +42,22 @@ def _save_atomic(fig: Figure, out, **kwargs) -> None:
 # contact sheet: cards beside what the retina makes of them
 
 
-def contact_sheet(scene, *, seed: int = 0, per_class: int = 4, out=None) -> Figure:
+def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=None) -> Figure:
     """Sample training cards of every class beside what the retina makes of them.
 
     For each card three small panels: the card (reflectance, white paper), the light on
     the 20×20 photocells (illuminance relative to paper white under nominal lamps, from
     ``MarkI.retina.illuminance``) and the S-units that fire (``MarkI.sense``, black =
-    firing). One row per class.
+    firing). One row per class; beyond 9 classes the rows are set in side-by-side blocks
+    so the sheet keeps a slide's proportions.
 
     Parameters
     ----------
     scene : mark1.scenes.Scene
     seed : int
         Seed for the cards (train split) and for the machine (photocell spread).
-    per_class : int
-        Cards shown per class (1 to 12).
+    per_class : int, optional
+        Cards shown per class (1 to 12); default 4, or 2 beyond 9 classes.
     out : str or path-like, optional
         Where to save the figure (PNG unless the file ending says otherwise).
 
@@ -71,6 +72,8 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int = 4, out=None) -> Figu
     """
     from .machine import MarkI
 
+    if per_class is None:
+        per_class = 4 if len(scene.classes) <= 9 else 2
     if isinstance(per_class, bool) or not isinstance(per_class, (int, np.integer)) or not 1 <= per_class <= 12:
         raise ValueError(f"per_class: expected an integer from 1 to 12, got {per_class!r}")
     from .runs import experiment_seeds
@@ -89,14 +92,18 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int = 4, out=None) -> Figu
     light_max = max(1.0, float(illum.max()))
 
     n_cls = len(classes)
-    ncols = 3 * per_class
-    fig = _new_figure(width=1.0 + 0.95 * ncols, height=0.8 + 1.05 * n_cls)
-    grid = fig.add_gridspec(n_cls, ncols, wspace=0.08, hspace=0.25,
-                            left=0.6 / (1.0 + 0.95 * ncols), right=0.99,
-                            top=1 - 0.55 / (0.8 + 1.05 * n_cls), bottom=0.02)
+    blocks = -(-n_cls // 9)                        # side-by-side blocks of at most 9 classes
+    n_rows = -(-n_cls // blocks)
+    per_block = 3 * per_class + 1                  # panels of a block, plus a spacer column
+    ncols = blocks * per_block - 1
+    width, height = 1.0 + 0.95 * ncols, 0.9 + 1.05 * n_rows
+    fig = _new_figure(width=width, height=height)
+    grid = fig.add_gridspec(n_rows, ncols, wspace=0.08, hspace=0.3,
+                            left=0.6 / width, right=0.99, top=1 - 0.75 / height, bottom=0.02)
     titles = ("card", "light on cells", "S-units")
     i = 0
-    for r, (c, p) in enumerate(zip(classes, picks)):
+    for k, (c, p) in enumerate(zip(classes, picks)):
+        r, col0 = k % n_rows, (k // n_rows) * per_block
         for j in range(per_class):
             panels = (
                 (cards[i], dict(cmap="gray", vmin=0.0, vmax=1.0)),
@@ -104,7 +111,7 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int = 4, out=None) -> Figu
                 (~s_units[i], dict(cmap="gray", vmin=0, vmax=1)),
             ) if j < len(p) else ()
             for t in range(3):
-                ax = fig.add_subplot(grid[r, 3 * j + t])
+                ax = fig.add_subplot(grid[r, col0 + 3 * j + t])
                 ax.set_xticks([])
                 ax.set_yticks([])
                 if panels:
