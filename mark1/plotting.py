@@ -211,6 +211,8 @@ def learning_curves_figure(curves, *, out=None) -> Figure:
     ax_cards = fig.add_subplot(1, 2, 1)
     ax_time = fig.add_subplot(1, 2, 2, sharey=ax_cards)
     cards = np.asarray(curves.cards, dtype=float)
+    band = " (mean, min–max band)" if len(curves.seeds) > 1 else ""
+    lowest = 1.0
     for v in curves.accuracy:
         acc = np.asarray(curves.accuracy[v], dtype=float)            # (seeds, points)
         hours = np.asarray(curves.machine_hours[v], dtype=float).mean(axis=0)
@@ -218,11 +220,14 @@ def learning_curves_figure(curves, *, out=None) -> Figure:
         mean, lo, hi = acc.mean(axis=0), acc.min(axis=0), acc.max(axis=0)
         for ax, x in ((ax_cards, cards), (ax_time, hours)):
             ax.fill_between(x, lo, hi, color=color, alpha=0.2, linewidth=0)
-            ax.plot(x, mean, marker="o", markersize=3, color=color, label=f"{v} (mean, min–max band)")
+            ax.plot(x, mean, marker="o", markersize=3, color=color, label=f"{v}{band}")
+        lowest = min(lowest, float(lo.min()))
     if curves.reported is not None:
         for ax in (ax_cards, ax_time):
             ax.axhline(curves.reported, color="k", linestyle="--", linewidth=1,
                        label=f"reported {curves.reported:.1%}")
+    # from 0.5 (chance for two classes) or below, so that small gaps do not look large
+    ax_cards.set_ylim(min(0.5, lowest - 0.05), 1.01)
     ax_cards.set_xlabel("cards presented")
     ax_cards.set_ylabel("test accuracy")
     ax_time.set_xlabel("machine time (hours)")
