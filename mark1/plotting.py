@@ -297,7 +297,7 @@ def ablation_figure(result, *, out=None) -> Figure:
     ax_acc.set_xlabel("test accuracy")
     ax_time.set_xlabel("machine time (hours)")
     lo = min([r["test_mean"] for r in result.rows if r["test_mean"] is not None] or [0.0])
-    ax_acc.set_xlim(max(0.0, lo - 0.1), 1.005)
+    ax_acc.set_xlim(max(0.0, min(0.5, lo - 0.05)), 1.005)   # from chance for two classes or below
     ax_time.tick_params(labelleft=False)
     for ax in (ax_acc, ax_time):
         ax.grid(axis="x", alpha=0.3)
