@@ -1017,6 +1017,8 @@ def cmd_compare(args) -> int:
                                     "summary": comp.summary(), "out": str(out)}), indent=2))
         return 0
     print(comp.table())
+    print("mark1: the simulated Mark I as the scene specifies it; ideal: the same wiring with digital, "
+          "instant weights;\n-S: trained on the S-unit states; -phi: on the A-unit outputs of the same patch board.")
     print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/results.csv, results.json, report.md, "
           f"accuracy.png, seeds/")
     return 0
