@@ -17,6 +17,8 @@ it never rewires the patch board.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .patchboard import Patchboard, with_bias
@@ -28,7 +30,11 @@ from .runs import progress_bar
 from .simulator import HISTORY_DTYPE, RunResult, Trace, finish, simulate
 from .specs import MARK_I, MachineSpec
 
-__all__ = ["MarkI"]
+__all__ = ["MarkI", "LMSStepWarning"]
+
+
+class LMSStepWarning(UserWarning):
+    """The LMS step is too large for the sums to settle."""
 
 _STREAMS = ("wiring", "photocells", "motors", "order", "noise")
 
@@ -253,6 +259,7 @@ class MarkI:
                               trace=trace, env=env, progress=(lambda p: bar.update(1)) if bar else None)
         if bar is not None:
             bar.close()
+        self._check_lms_step(result.history)
         self.rack_ = rack
         self.history_ = result.history
         self.machine_time_ = result.machine_time
@@ -260,6 +267,22 @@ class MarkI:
         self.mistakes_per_epoch_ = result.mistakes_per_epoch
         self.waited_ = result.waited
         return self
+
+    def _check_lms_step(self, history) -> None:
+        """Warn when the LMS step is past Widrow and Hoff's stability limit.
+
+        One LMS step changes a sum by ``lms_rate * (active pots) * (t - s)``; beyond
+        ``lms_rate * active > 2`` it overshoots the target by more than it corrects, so
+        the sums oscillate instead of settling.
+        """
+        tr = self.spec.trainer
+        if tr.rule != "lms" or not len(history):
+            return
+        active = int(history["a_active"].max()) + 1            # + the bias pot
+        if tr.lms_rate * active > 2:
+            warnings.warn(f"trainer.lms_rate: {tr.lms_rate:g} x {active} active pots = "
+                          f"{tr.lms_rate * active:.3g} > 2, so the LMS steps overshoot and the sums "
+                          f"oscillate; use lms_rate < {2 / active:.3g}", LMSStepWarning, stacklevel=3)
 
     def _fit_ideal(self, light, schedule, epoch_of, label_index, code, rack, trace) -> RunResult:
         """The textbook digital perceptron on the same φ, vectorized and exact.

@@ -239,3 +239,20 @@ def test_card_smaller_than_the_retina_names_the_scene_key(tmp_path, capsys):
     assert main(["run", str(scene), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "stimuli.card_size" in err and "20" in err
+
+
+def test_lms_step_past_the_stability_limit_warns():
+    import warnings
+
+    from mark1.machine import LMSStepWarning
+    from mark1.scenes import load_scene
+
+    scene = load_scene(DEMO)
+    train = scene.stimuli("train", seed=0, count=8)
+    from mark1 import MarkI
+    spec = scene.machine_spec().with_overrides({"trainer.rule": "lms"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        MarkI(spec=spec, seed=0).fit(train.cards, train.labels)         # 0.002: stable, silent
+    with pytest.warns(LMSStepWarning, match="lms_rate"):
+        MarkI(spec=spec.with_overrides({"trainer.lms_rate": 0.5}), seed=0).fit(train.cards, train.labels)
