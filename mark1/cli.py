@@ -136,7 +136,7 @@ def cmd_run(args) -> int:
     if machine.trace_.full:
         machine.trace_.to_csv(out / "trace.csv")
     else:
-        write_text(out / "trace.csv", _history_csv(machine.history_))
+        write_text(out / "trace.csv", _history_csv(machine.history_, machine.classes_))
     write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -158,14 +158,24 @@ def cmd_run(args) -> int:
     return 0
 
 
-def _history_csv(history: np.ndarray) -> str:
-    """The per-presentation record (the summary-level trace) as CSV text."""
+def _history_csv(history: np.ndarray, classes: np.ndarray) -> str:
+    """The per-presentation record (the summary-level trace) as CSV text.
+
+    ``label`` and ``response`` are written as the class labels themselves, cards as
+    their index in the training deck, times in seconds of machine time.
+    """
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
     names = history.dtype.names
-    lines = [",".join(names)]
+    w.writerow(names)
+    named = {"label", "response"}
     for row in history.tolist():
-        lines.append(",".join(repr(v) if isinstance(v, float) else str(int(v)) if isinstance(v, bool) else str(v)
-                              for v in row))
-    return "\n".join(lines) + "\n"
+        w.writerow([classes[v] if n in named else int(v) if isinstance(v, bool) else repr(v)
+                    if isinstance(v, float) else v for n, v in zip(names, row)])
+    return buf.getvalue()
 
 
 def _hms(seconds: float) -> str:

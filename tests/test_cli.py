@@ -256,3 +256,14 @@ def test_lms_step_past_the_stability_limit_warns():
         MarkI(spec=spec, seed=0).fit(train.cards, train.labels)         # 0.002: stable, silent
     with pytest.warns(LMSStepWarning, match="lms_rate"):
         MarkI(spec=spec.with_overrides({"trainer.lms_rate": 0.5}), seed=0).fit(train.cards, train.labels)
+
+
+def test_summary_trace_names_the_classes(tmp_path, capsys):
+    import csv
+
+    out = tmp_path / "named"
+    assert main(["run", str(DEMO), "--out", str(out)]) == 0
+    rows = list(csv.DictReader((out / "trace.csv").open()))
+    classes = set(json.loads((out / "summary.json").read_text())["classes"])
+    assert {r["label"] for r in rows} == classes and {r["response"] for r in rows} <= classes
+    assert all((r["correct"] == "1") == (r["label"] == r["response"]) for r in rows)
