@@ -985,8 +985,19 @@ def _cli_common(args, n_jobs: int):
         scene = load_scene(args.scene)
     except SceneError as e:
         raise UsageError(str(e)) from None
+    for opt in ("train_count", "test_count"):
+        v = getattr(args, opt, None)
+        if v is not None and v < len(scene.classes):
+            raise UsageError(f"--{opt.replace('_', '-')}: expected at least one card per class "
+                             f"(>= {len(scene.classes)}), got {v}")
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     return scene, min(workers, n_jobs)
+
+
+def _one_line(args, error: ValueError) -> str:
+    """The error as one line naming the scene file once."""
+    text = str(error)
+    return text if text.startswith(str(args.scene)) else f"{args.scene}: {text}"
 
 
 def _executor(workers: int):
@@ -1011,7 +1022,7 @@ def cmd_compare(args) -> int:
                            resume=args.resume, progress=not args.json, train_count=args.train_count,
                            test_count=args.test_count)
     except ValueError as e:                      # SceneError, SpecError, classes that do not fit
-        raise UsageError(f"{args.scene}: {e}") from None
+        raise UsageError(_one_line(args, e)) from None
     if args.json:
         print(json.dumps(jsonable({"scene": comp.scene, "seeds": comp.seeds, "reported": comp.reported,
                                     "summary": comp.summary(), "out": str(out)}), indent=2))
@@ -1037,7 +1048,7 @@ def cmd_ablate(args) -> int:
             result = ablate(scene, seeds=args.seeds, executor=executor, out=out,
                             train_count=args.train_count, test_count=args.test_count)
     except ValueError as e:
-        raise UsageError(f"{args.scene}: {e}") from None
+        raise UsageError(_one_line(args, e)) from None
     if args.json:
         print(json.dumps(jsonable(result.to_json()), indent=2))
         return 0
@@ -1075,7 +1086,7 @@ def cmd_curves(args) -> int:
             curves = learning_curves(scene, seeds=args.seeds, points=args.points, executor=executor,
                                      train_count=args.train_count, test_count=args.test_count)
     except ValueError as e:
-        raise UsageError(f"{args.scene}: {e}") from None
+        raise UsageError(_one_line(args, e)) from None
     write_text(out / "curves.csv", curves_csv(curves))
     learning_curves_figure(curves, out=out / "curves.png")
     for variant in curves.variants:
