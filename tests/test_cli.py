@@ -198,6 +198,7 @@ def test_changing_spec_or_seed_rebuilds_the_machine():
     (["curves", "{demo}", "--out", "{file}"], "--out"),
     (["compare", "{demo}", "--seeds", "100000000000"], "--seeds"),
     (["run", "{demo}", "--realtime", "inf"], "--realtime"),
+    (["compare", "{demo}", "--train-count", "1", "--out", "{dir}/c"], "--train-count"),
 ])
 def test_bad_outputs_and_numbers_fail_before_any_work(tmp_path, capsys, argv, word):
     (tmp_path / "afile").write_text("keep me")
