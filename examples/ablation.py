@@ -20,11 +20,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np                               # noqa: E402
-from matplotlib.figure import Figure             # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
-from mark1.atomic import atomic_path             # noqa: E402
-from mark1.machine import MarkI                  # noqa: E402
+from mark1.atomic import atomic_path  # noqa: E402
+from mark1.machine import MarkI  # noqa: E402
+from mark1.runs import scene_cards
 from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 #: The non-idealities switched off one at a time (names of mark1.specs.NON_IDEALITIES).
@@ -47,10 +48,9 @@ def main(argv=None) -> None:
     variants.update({f"without {n}": full.without(n) for n in SWITCHED if full.is_on(n)})
     acc = {v: [] for v in variants}
     for seed in range(args.seeds):
-        train = scene.stimuli("train", seed=seed)
-        test = scene.stimuli("test", seed=seed, count=args.test_count)
+        train, test, machine_seed = scene_cards(scene, seed, test_count=args.test_count)
         for v, spec in variants.items():
-            m = MarkI(spec=spec, seed=seed).fit(train.cards, train.labels, epochs=scene.schedule.epochs,
+            m = MarkI(spec=spec, seed=machine_seed).fit(train.cards, train.labels, epochs=scene.schedule.epochs,
                                                 order=scene.schedule.order)
             m.score(train.cards, train.labels)            # as everywhere: train read first
             acc[v].append(m.score(test.cards, test.labels))

@@ -19,11 +19,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np                               # noqa: E402
-from matplotlib.figure import Figure             # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
-from mark1.atomic import atomic_path             # noqa: E402
-from mark1.machine import MarkI                  # noqa: E402
+from mark1.atomic import atomic_path  # noqa: E402
+from mark1.machine import MarkI  # noqa: E402
+from mark1.runs import scene_cards
 from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 
@@ -42,10 +43,9 @@ def main(argv=None) -> None:
     epochs = scene.schedule.epochs
     results = {v: {"mistakes": [], "train": [], "test": [], "hours": [], "waited": []} for v in variants}
     for seed in range(args.seeds):
-        train = scene.stimuli("train", seed=seed)
-        test = scene.stimuli("test", seed=seed)
+        train, test, machine_seed = scene_cards(scene, seed)        # as `mark1 run --seed` does
         for v, s in variants.items():
-            m = MarkI(spec=s, seed=seed).fit(train.cards, train.labels, epochs=epochs, order=scene.schedule.order)
+            m = MarkI(spec=s, seed=machine_seed).fit(train.cards, train.labels, epochs=epochs, order=scene.schedule.order)
             r = results[v]
             r["mistakes"].append(m.mistakes_per_epoch_)
             r["train"].append(m.score(train.cards, train.labels))     # train first: reads draw noise

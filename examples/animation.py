@@ -19,10 +19,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from PIL import Image                            # noqa: E402
+from PIL import Image  # noqa: E402
 
-from mark1 import plotting                       # noqa: E402
-from mark1.machine import MarkI                  # noqa: E402
+from mark1 import plotting  # noqa: E402
+from mark1.machine import MarkI  # noqa: E402
+from mark1.runs import scene_cards
 from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 
@@ -36,13 +37,12 @@ def main(argv=None) -> None:
     args.out.mkdir(parents=True, exist_ok=True)
 
     scene = load_scene(SCENES_DIR / "demo.toml")
-    train = scene.stimuli("train", seed=args.seed)
-    test = scene.stimuli("test", seed=args.seed)
+    train, test, machine_seed = scene_cards(scene, args.seed)     # as `mark1 run --seed` does
     spec, epochs = scene.machine_spec(), scene.schedule.epochs
     gif = args.out / "demo_training.gif"
-    plotting.training_animation(spec, train.cards, train.labels, seed=args.seed, out=gif,
+    plotting.training_animation(spec, train.cards, train.labels, seed=machine_seed, out=gif,
                                 epochs=epochs, every=args.every)
-    machine = MarkI(spec=spec, seed=args.seed).fit(train.cards, train.labels, epochs=epochs)
+    machine = MarkI(spec=spec, seed=machine_seed).fit(train.cards, train.labels, epochs=epochs)
     with Image.open(gif) as im:
         frames, size = im.n_frames, im.size
     print(f"scene: {scene.name}; {len(train)} cards x {epochs} epochs = {len(train) * epochs} presentations")

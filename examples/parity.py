@@ -24,12 +24,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np                               # noqa: E402
-from matplotlib.figure import Figure             # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
-from mark1 import plotting                       # noqa: E402
-from mark1.atomic import atomic_path             # noqa: E402
-from mark1.machine import MarkI                  # noqa: E402
+from mark1 import plotting  # noqa: E402
+from mark1.atomic import atomic_path  # noqa: E402
+from mark1.machine import MarkI  # noqa: E402
+from mark1.runs import scene_cards
 from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 
@@ -57,14 +58,13 @@ def main(argv=None) -> None:
     args.out.mkdir(parents=True, exist_ok=True)
 
     scene = load_scene(SCENES_DIR / "parity.toml")
-    train = scene.stimuli("train", seed=args.seed)
-    test = scene.stimuli("test", seed=args.seed)
+    train, test, machine_seed = scene_cards(scene, args.seed)     # as `mark1 run --seed` does
     epochs = scene.schedule.epochs
     spec = scene.machine_spec()
     print(f"scene: {scene.name}; {len(train)} training cards x {epochs} epochs, {len(test)} test cards")
     results = {}
     for name, s in (("Mark I", spec), ("ideal", spec.ideal())):
-        m = MarkI(spec=s, seed=args.seed).fit(train.cards, train.labels, epochs=epochs,
+        m = MarkI(spec=s, seed=machine_seed).fit(train.cards, train.labels, epochs=epochs,
                                               order=scene.schedule.order)
         tr, te = m.score(train.cards, train.labels), m.score(test.cards, test.labels)
         results[name] = (m, tr, te)
@@ -72,7 +72,7 @@ def main(argv=None) -> None:
         print(f"[{name}] train accuracy: {tr:.3f}")
         print(f"[{name}] test accuracy: {te:.3f}")
     long_epochs = 6 * epochs
-    m = MarkI(spec=spec.ideal(), seed=args.seed).fit(train.cards, train.labels, epochs=long_epochs,
+    m = MarkI(spec=spec.ideal(), seed=machine_seed).fit(train.cards, train.labels, epochs=long_epochs,
                                                      order=scene.schedule.order)
     zero = np.flatnonzero(m.mistakes_per_epoch_ == 0)
     print(f"[ideal, {long_epochs} epochs] first epoch without a mistake: "

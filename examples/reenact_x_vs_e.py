@@ -19,8 +19,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from mark1 import plotting                      # noqa: E402
-from mark1.machine import MarkI                 # noqa: E402
+from mark1 import plotting  # noqa: E402
+from mark1.machine import MarkI  # noqa: E402
+from mark1.runs import scene_cards
 from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 
@@ -33,9 +34,8 @@ def main(argv=None) -> None:
     args.out.mkdir(parents=True, exist_ok=True)
 
     scene = load_scene(SCENES_DIR / "e_vs_x.toml")
-    train = scene.stimuli("train", seed=args.seed)
-    test = scene.stimuli("test", seed=args.seed)
-    machine = MarkI(spec=scene.machine_spec(), seed=args.seed)
+    train, test, machine_seed = scene_cards(scene, args.seed)     # as `mark1 run --seed` does
+    machine = MarkI(spec=scene.machine_spec(), seed=machine_seed)
     machine.fit(train.cards, train.labels, epochs=scene.schedule.epochs, order=scene.schedule.order)
     train_acc = machine.score(train.cards, train.labels)        # train first: reads draw noise
     test_acc = machine.score(test.cards, test.labels)

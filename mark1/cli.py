@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .runs import experiment_seeds, jsonable
+from .runs import experiment_seeds, jsonable, scene_cards
 
 __all__ = ["main"]
 
@@ -78,11 +78,9 @@ def cmd_run(args) -> int:
     from .machine import MarkI
 
     scene = _load_scene(args.scene)
-    seed_train, seed_test, seed_machine = experiment_seeds(args.seed)
     out = output_folder(args)
     try:
-        train = scene.stimuli("train", seed=seed_train)
-        test = scene.stimuli("test", seed=seed_test)
+        train, test, seed_machine = scene_cards(scene, args.seed)
         spec = scene.machine_spec()
     except ValueError as e:                       # SceneError and SpecError are ValueErrors
         raise UsageError(str(e)) from None

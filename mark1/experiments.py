@@ -45,7 +45,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .atomic import write_text
-from .runs import experiment_seeds, jsonable, progress_bar
+from .runs import experiment_seeds, jsonable, progress_bar, scene_cards
 
 __all__ = [
     "LEARNERS",
@@ -175,10 +175,8 @@ def _run_jobs(fn: Callable, jobs: list[tuple], executor: Executor | None,
 
 
 def _stimuli(scene, seed: int, train_count, test_count):
-    seed_train, seed_test, seed_machine = experiment_seeds(seed)
-    train = scene.stimuli("train", seed=seed_train, count=train_count)
-    test = scene.stimuli("test", seed=seed_test, count=test_count)
-    return train, test, (seed_train, seed_test, seed_machine)
+    train, test, _ = scene_cards(scene, seed, train_count=train_count, test_count=test_count)
+    return train, test, experiment_seeds(seed)
 
 
 def cards_to_final_accuracy(history: np.ndarray, n_cards: int, final_accuracy: float) -> int:
