@@ -293,8 +293,9 @@ def _twin(m, cards, labels):
         w = w * math.exp(-(t_read - t_prev) * rate)
         t_prev = t_read
         s = (w * mask) @ X[i]
-        erred.append(int((T[i] * s <= 0).sum()))
-        cmd = RULES[spec.trainer.rule](X[i] > 0, T[i], s, mask, spec.trainer.increment, spec.trainer.lms_rate)
+        erred.append(int((T[i] * s <= m.code_.tie).sum()))           # the tie rule of mark1.rules
+        cmd = RULES[spec.trainer.rule](X[i] > 0, T[i], s, mask, spec.trainer.increment, spec.trainer.lms_rate,
+                                       tie=m.code_.tie)
         for u, j in zip(*np.nonzero(cmd)):
             d = int(np.sign(cmd[u, j]))
             travel = gain[u, j] * abs(cmd[u, j])
