@@ -251,9 +251,12 @@ def cmd_lesson(args) -> int:
         v = getattr(args, name)
         if v is not None and v < 1:
             raise UsageError(f"--{name}: expected a positive integer, got {v}")
+    from .scenes import SceneError
     try:
         path = build(scene, out, seed=args.seed, cards=args.cards, epochs=args.epochs, progress=True)
-    except ValueError as e:
+    except SceneError as e:
+        raise UsageError(f"--cards: {e.reason}" if e.key == "count" else str(e)) from None
+    except ValueError as e:                       # e.g. classes that do not fit the R-units
         raise UsageError(f"{args.scene}: {e}") from None
     print(f"wrote {path} ({path.stat().st_size / 1024:.0f} kB); open it in a browser")
     return 0

@@ -65,7 +65,7 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     seed : int
         Seed of the run (the same cards and machine as ``mark1 run --seed``).
     cards : int, optional
-        Training cards in the deck (default the scene's count, at most 20).
+        Training cards in the deck (default the scene's count, at most 20 or one per class).
     epochs : int, optional
         Passes over the deck (default the scene's).
     spec : MachineSpec, optional
@@ -82,8 +82,8 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     """
     scene = _scene(scene)
     spec = scene.machine_spec() if spec is None else spec
-    if cards is None:
-        cards = min(scene.settings["train"].count, DEFAULT_CARDS)
+    if cards is None:                       # a short deck, with every class on it
+        cards = min(scene.settings["train"].count, max(DEFAULT_CARDS, len(scene.classes)))
     train, _, seed_machine = scene_cards(scene, seed, train_count=cards)
     epochs = scene.schedule.epochs if epochs is None else epochs
     if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
@@ -161,7 +161,7 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     meta = {
         "scene": scene.name, "scene_file": str(scene.path or ""), "seed": seed, "machine": spec.name,
         "rows": rows, "cols": cols, "n_a": board.n_associators, "a_threshold": board.a_threshold,
-        "n_units": code.n_units, "classes": [str(c) for c in classes], "code": code.describe(),
+        "quantum": QUANTUM, "n_units": code.n_units, "classes": [str(c) for c in classes], "code": code.describe(),
         "code_kind": code.kind, "targets": code.targets.tolist(),
         "rule": spec.trainer.rule, "increment": spec.trainer.increment,
         "period": tm.period, "card_change": tm.card_change, "settle": tm.settle,
@@ -214,21 +214,21 @@ def _presentation(p, row, t_read, pos, sums_text, x, s, mask, planned, motor_tim
     Keys: ``c`` deck card, ``e`` epoch, ``y`` label and ``r`` response (class indices),
     ``ok``, ``t`` card change and ``tr`` read time (s), ``s`` S-units lit (hex, row-major
     bits), ``a`` A-units lit, ``w`` per R-unit the wiper positions of the pots of the lit
-    A-units then the bias pot (None where the topology has no pot), ``clean`` their sums,
-    ``sums`` the sums the machine read (its trace, 4 significant digits, with read noise),
-    ``mv`` the pots commanded (unit, pot, command, before, after, slack s, run s),
+    A-units then the bias pot (None where the topology has no pot; in 1/QUANTUM full
+    scale), ``clean`` their sums, ``sums`` the sums the machine read (its trace, 4
+    significant digits, with read noise), ``mv`` the pots commanded (unit, pot, then in
+    1/QUANTUM full scale or seconds: command, before, after, backlash time, run time),
     ``m0``/``m1`` motors start and stop (s), ``wait`` s the next card waited.
     """
     active = np.flatnonzero(x[:-1] > 0)
     cols = np.append(active, len(x) - 1)
-    w = [[round(float(pos[k, i]), 6) if mask[k, i] else None for i in cols] for k in range(len(pos))]
+    w = [[_q(pos[k, i]) if mask[k, i] else None for i in cols] for k in range(len(pos))]
     clean = [float(np.sum(pos[k, cols] * mask[k, cols])) for k in range(len(pos))]
     mv = []
     for now, cmd, (idx, start, target, slack_time, duration, _direction) in planned:
         for j in range(len(cmd)):
-            mv.append([int(idx[0][j]), int(idx[1][j]), round(float(cmd[j]), 6), round(float(start[j]), 6),
-                       round(float(target[j]), 6), round(float(slack_time[j]), 6),
-                       round(float(duration[j]), 6)])
+            mv.append([int(idx[0][j]), int(idx[1][j]), _q(cmd[j]), _q(start[j]), _q(target[j]),
+                       _q(slack_time[j]), _q(duration[j])])
     bits = np.packbits(s.astype(np.uint8))
     entry = {
         "c": int(row["card"]), "e": int(row["epoch"]), "y": int(row["label"]), "r": int(row["response"]),
@@ -239,6 +239,15 @@ def _presentation(p, row, t_read, pos, sums_text, x, s, mask, planned, motor_tim
     if motor_times:
         entry["m0"], entry["m1"] = round(min(motor_times), 6), round(max(motor_times), 6)
     return entry
+
+
+#: wiper positions, travels and motor times are stored as integers in units of 1/QUANTUM
+#: (full scale or seconds): far below the read noise, and a page a third smaller
+QUANTUM = 100_000
+
+
+def _q(v) -> int:
+    return int(round(float(v) * QUANTUM))
 
 
 def _png_data_url(card: np.ndarray) -> str:

@@ -3,7 +3,11 @@
 "use strict";
 (function () {
   const D = JSON.parse(document.getElementById("lesson-data").textContent);
-  const M = D.meta, P = D.pres;
+  const M = D.meta, P = D.pres, Q = M.quantum;
+  for (const p of P) {                       // stored as integers in 1/quantum full scale or seconds
+    p.w = p.w.map((u) => u.map((v) => (v === null ? null : v / Q)));
+    p.mv = p.mv.map(([u, i, ...rest]) => [u, i, ...rest.map((v) => v / Q)]);
+  }
   const NS = "http://www.w3.org/2000/svg";
   const $ = (id) => document.getElementById(id);
   const fmt = (v, d = 4) => (v >= 0 ? "+" : "\u2212") + Math.abs(v).toFixed(d);
@@ -30,8 +34,6 @@
   // retina
   const CELL = 15, retina = $("retina");
   retina.setAttribute("viewBox", `0 0 ${M.cols * CELL} ${M.rows * CELL}`);
-  retina.setAttribute("width", M.cols * CELL);
-  retina.setAttribute("height", M.rows * CELL);
   const sUnits = [];
   for (let i = 0; i < M.rows * M.cols; i++) {
     const r = el("rect", { x: (i % M.cols) * CELL + 1.5, y: Math.floor(i / M.cols) * CELL + 1.5,
@@ -44,8 +46,6 @@
   const AC = Math.max(9, Math.min(26, Math.floor(300 / aCols)));
   const aSvg = $("aunits");
   aSvg.setAttribute("viewBox", `0 0 ${aCols * AC} ${aRows * AC}`);
-  aSvg.setAttribute("width", aCols * AC);
-  aSvg.setAttribute("height", aRows * AC);
   const aUnits = [];
   for (let a = 0; a < M.n_a; a++) {
     const r = el("rect", { x: (a % aCols) * AC + 1.5, y: Math.floor(a / aCols) * AC + 1.5,
@@ -80,11 +80,9 @@
 
   // mistakes per epoch
   function drawMistakes() {
-    const svg = $("mistakes"), W = 320, H = 120, n = M.epochs;
+    const svg = $("mistakes"), W = 300, H = 130, n = M.epochs;
     svg.innerHTML = "";
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-    svg.setAttribute("width", W);
-    svg.setAttribute("height", H);
     const top = Math.max(1, ...M.mistakes_per_epoch);
     const bw = (W - 40) / n;
     const pNow = P[cur];
