@@ -69,14 +69,19 @@
     stripCells.push(s);
   });
 
-  // one scale for every sum track: the largest stack of contributions in the run
-  let span = 0.02;
-  for (const p of P) for (const w of p.w) {
-    let pos = 0, neg = 0;
-    for (const v of w) if (v !== null) { if (v > 0) pos += v; else neg -= v; }
-    span = Math.max(span, pos, neg);
+  // the sum tracks' scale: a round number that fits this presentation's largest stack, so it
+  // changes only now and then as the wipers grow
+  function trackSpan(p) {
+    let span = 0;
+    for (const w of p.w) {
+      let pos = 0, neg = 0;
+      for (const v of w) if (v !== null) { if (v > 0) pos += v; else neg -= v; }
+      span = Math.max(span, pos, neg);
+    }
+    for (const s of p.sums) span = Math.max(span, Math.abs(parseFloat(s)));
+    for (const nice of [0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]) if (span <= nice * 0.95) return nice;
+    return span * 1.05;
   }
-  span *= 1.08;
 
   // mistakes per epoch
   function drawMistakes() {
@@ -91,7 +96,7 @@
       let shown = m;
       if (e === pNow.e) shown = P.filter((p, i) => p.e === e && i <= cur && !p.ok).length;
       if (e > pNow.e) shown = 0;
-      const h = (H - 34) * shown / top;
+      const h = (H - 50) * shown / top;
       el("rect", { x: 36 + e * bw + 2, y: H - 18 - h, width: bw - 4, height: h,
         class: "bar" + (e === pNow.e ? " cur" : "") }, svg);
       el("text", { x: 36 + e * bw + bw / 2, y: H - 22 - h, "text-anchor": "middle" }, svg, e <= pNow.e ? shown : "");
@@ -142,7 +147,7 @@
   function drawSums(p) {
     const box = $("runits");
     box.innerHTML = "";
-    const W = 900, H = 70, x0 = W / 2, sc = (W / 2 - 20) / span;
+    const span = trackSpan(p), W = 900, H = 70, x0 = W / 2, sc = (W / 2 - 20) / span;
     const X = (v) => x0 + v * sc;
     for (let k = 0; k < M.n_units; k++) {
       const target = M.targets[p.y][k], sum = parseFloat(p.sums[k]);
@@ -165,7 +170,7 @@
         "data-unit": k }, div);
       el("line", { x1: 10, x2: W - 10, y1: 40, y2: 40, class: "axis" }, svg);
       for (const t of [-1, -0.5, 0.5, 1]) {
-        const v = t * span / 1.08;
+        const v = t * span;
         el("line", { x1: X(v), x2: X(v), y1: 38, y2: 42, class: "axis" }, svg);
         el("text", { x: X(v), y: 66, "text-anchor": "middle", fill: "#777" }, svg, fmt(v, 3));
       }
@@ -192,9 +197,10 @@
       const right = xs < W - 80;
       el("text", { x: xs + (right ? 9 : -9), y: 50, "text-anchor": right ? "start" : "end", "font-weight": "bold" },
         svg, "sum " + p.sums[k]);
-      el("text", { x: 12, y: 10 }, svg, `\u2190 pushes the lamp off (${className(M.targets.findIndex((t) => t[k] < 0))})`);
+      const single = M.code_kind === "single";
+      el("text", { x: 12, y: 10 }, svg, "\u2190 pushes the lamp off" + (single ? ` (\u201c${className(0)}\u201d)` : ""));
       el("text", { x: W - 12, y: 10, "text-anchor": "end" }, svg,
-        `pushes the lamp on (${className(M.targets.findIndex((t) => t[k] > 0))}) \u2192`);
+        "pushes the lamp on" + (single ? ` (\u201c${className(1)}\u201d)` : "") + " \u2192");
       box.appendChild(div);
     }
     const note = document.createElement("p");
@@ -239,28 +245,39 @@
     }
   }
 
-  // a window on the wiper's travel around this move, with the end stops where they fall in it
+  // left: the whole travel from end stop to end stop, with the wiper on it; right: a window
+  // on this move (before \u2192 after), with the end stops where they fall in it
   function gauge(before, after, cmd) {
-    const W = 260, H = 26, svg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "gauge" });
+    const W = 330, H = 26, svg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "gauge" });
+    const F = (v) => 16 + (v + 1) / 2 * 56;
+    el("line", { x1: F(-1), x2: F(1), y1: 13, y2: 13, class: "rail" }, svg);
+    for (const e of [-1, 0, 1]) {
+      el("line", { x1: F(e), x2: F(e), y1: e ? 5 : 9, y2: e ? 21 : 17, class: e && M.end_stops ? "end" : "rail" }, svg);
+    }
+    el("text", { x: F(-1) - 3, y: 17, "text-anchor": "end" }, svg, "\u22121");
+    el("text", { x: F(1) + 3, y: 17 }, svg, "+1");
+    el("circle", { cx: F(after), cy: 13, r: 3, fill: "#1f5fbf" }, svg);
     const half = Math.max(0.03, 1.6 * Math.abs(cmd), 1.2 * Math.abs(after - before));
     let lo = (before + after) / 2 - half, hi = (before + after) / 2 + half;
     if (hi > 1.05) { lo -= hi - 1.05; hi = 1.05; }
     if (lo < -1.05) { hi += -1.05 - lo; lo = -1.05; }
-    const X = (v) => 8 + (v - lo) / (hi - lo) * (W - 16);
+    const X = (v) => 106 + (v - lo) / (hi - lo) * (W - 114);
+    el("rect", { x: 94, y: 1, width: W - 94, height: H - 2, fill: "#f7f9fc", stroke: "#dde" }, svg);
     el("line", { x1: X(Math.max(lo, -1)), x2: X(Math.min(hi, 1)), y1: 13, y2: 13, class: "rail" }, svg);
     for (const e of [-1, 1]) if (M.end_stops && e >= lo && e <= hi) {
       el("line", { x1: X(e), x2: X(e), y1: 3, y2: 23, class: "end" }, svg);
       el("text", { x: X(e) + (e > 0 ? -3 : 3), y: 9, "text-anchor": e > 0 ? "end" : "start" }, svg, "stop");
     }
-    el("text", { x: 2, y: 25 }, svg, lo.toFixed(2));
-    el("text", { x: W - 2, y: 25, "text-anchor": "end" }, svg, hi.toFixed(2));
+    el("text", { x: 96, y: 24 }, svg, lo.toFixed(2));
+    el("text", { x: W - 2, y: 24, "text-anchor": "end" }, svg, hi.toFixed(2));
     if (after !== before) {
       const d = after > before ? -5 : 5;
       el("path", { d: `M${X(before)},13 L${X(after)},13 M${X(after) + d},9 L${X(after)},13 L${X(after) + d},17`,
         class: "arrow" }, svg);
     }
     el("circle", { cx: X(before), cy: 13, r: 3.5, class: "from" }, svg);
-    el("title", {}, svg, `wiper ${fmt(before)} \u2192 ${fmt(after)} (window ${lo.toFixed(2)} to ${hi.toFixed(2)})`);
+    el("title", {}, svg, `wiper ${fmt(before)} \u2192 ${fmt(after)}; left: the whole travel between the end ` +
+      `stops; right: a close-up from ${lo.toFixed(2)} to ${hi.toFixed(2)}`);
     return svg;
   }
 
@@ -305,7 +322,7 @@
   $("next").addEventListener("click", () => show(cur + 1));
   $("play").addEventListener("click", () => setPlaying(!playing));
   $("next-error").addEventListener("click", nextError);
-  const speedText = () => { $("speed-text").textContent = `${speed()} cards/s`; };
+  const speedText = () => { $("speed-text").textContent = `${speed()} card${speed() === 1 ? "" : "s"} a second`; };
   $("speed").addEventListener("input", speedText);
   speedText();
   document.addEventListener("keydown", (ev) => {
