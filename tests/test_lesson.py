@@ -192,3 +192,16 @@ def test_page_in_chromium(browser, tmp_path):
     assert "play" in page.text_content("#play")
     assert errors == []
     page.close()
+
+
+def test_cli_lesson(tmp_path, capsys):
+    from mark1.cli import main
+
+    assert main(["lesson", str(DEMO), "--cards", "4", "--epochs", "1", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "lesson.html").stat().st_size > 0
+    assert "lesson.html" in capsys.readouterr().out
+    for argv, says in ((["--cards", "0"], "--cards"), (["--cards", "1"], "--cards"), (["--epochs", "0"], "--epochs")):
+        assert main(["lesson", str(DEMO), "--out", str(tmp_path / "bad")] + argv) == 2
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1
+        assert not (tmp_path / "bad").exists()
