@@ -31,20 +31,26 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def machine_run(scene, seed, cards, epochs):
+def machine_run(scene, seed, cards, epochs, spec=None):
     """The same run made by MarkI.fit itself, with its full trace."""
     train, _, seed_machine = scene_cards(scene, seed, train_count=cards)
-    m = MarkI(spec=scene.machine_spec(), seed=seed_machine, trace="full")
+    m = MarkI(spec=spec or scene.machine_spec(), seed=seed_machine, trace="full")
     m.fit(train.cards, train.labels, epochs=epochs, order=scene.schedule.order)
     sums = {p: d.split(";")[0].removeprefix("sums ").split() for t, e, p, d in m.trace_ if e == "R read"}
     return m, sums
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_record_is_the_machines_run(seed):
+@pytest.mark.parametrize("seed, overrides", [
+    (0, {}), (1, {}), (2, {}),
+    (0, {"rack.drivers": 2, "timing.overlap": True}),     # queued motors, reads while wipers move
+    (1, {"trainer.rule": "gamma", "rack.drive": "ratchet"}),
+    (2, {"rack.topology": "split", "trainer.rule": "lms"}),
+])
+def test_record_is_the_machines_run(seed, overrides):
     scene = load_scene(DEMO)
-    data = lesson.record(scene, seed=seed, cards=8, epochs=3)
-    m, sums = machine_run(scene, seed, 8, 3)
+    spec = scene.machine_spec().with_overrides(overrides)
+    data = lesson.record(scene, seed=seed, cards=8, epochs=3, spec=spec)
+    m, sums = machine_run(scene, seed, 8, 3, spec)
     hist = m.history_
     assert len(data["pres"]) == len(hist) == 24
     assert data["meta"]["mistakes_per_epoch"] == m.mistakes_per_epoch_.tolist()

@@ -10,8 +10,8 @@ check it presentation by presentation). Around it we only listen:
 
 * a full :class:`~mark1.simulator.Trace` whose listener, at each "R read" event,
   reads the wiper positions of the rack at that instant (the pots that make the sum);
-* this run's own :class:`~mark1.potentiometers.PotentiometerRack` with its ``plan``
-  wrapped, so every command's pots, their positions before and after, the backlash
+* this run's own :class:`~mark1.potentiometers.PotentiometerRack` with its ``plan`` and
+  ``apply`` wrapped, so every command's pots, their positions before and after, the backlash
   taken up and the motors' run times are recorded as the rack worked them out.
 
 The A-units lit at each presentation are the patch board's answer to the S-units the
@@ -118,15 +118,24 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         elif event in ("motors start", "motors queued", "motors stop"):
             motors.setdefault(p, []).append(t)
 
+    # A move is recorded when the rack sets it going (apply), with the command of the plan
+    # just made for it: with a driver limit the rack plans the whole command first, then
+    # plans and applies each pot when its driver is free.
     by_pres: dict[int, list] = {}
-    plan = rack.plan
+    plan, apply = rack.plan, rack.apply
+    commanded = [None]
 
     def recording_plan(command, now):
         planned = plan(command, now)
-        by_pres.setdefault(reinforced[0], []).append((now, command[planned[0]].copy(), planned))
+        commanded[0] = command[planned[0]].copy()
         return planned
 
-    rack.plan = recording_plan
+    def recording_apply(*planned_and_t0):
+        apply(*planned_and_t0)
+        *planned, t0 = planned_and_t0
+        by_pres.setdefault(reinforced[0], []).append((t0, commanded[0], planned))
+
+    rack.plan, rack.apply = recording_plan, recording_apply
     trace = Trace("full", listener=listen)
     bar = progress_bar(len(schedule), "card") if progress else None
     result = simulate(spec=spec, retina=retina, patchboard=board, rack=rack, light=retina.light(deck),
