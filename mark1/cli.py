@@ -280,7 +280,7 @@ def cmd_device(args) -> int:
     except ValueError as e:
         raise UsageError(f"--set: {e}") from None
     out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "device"), scene=""))
-    for path in write_device(args.kind, spec, out):
+    for path in write_device(args.kind, spec, out, progress=True):
         print(f"wrote {path}")
     return 0
 

@@ -32,6 +32,7 @@ import simpy
 from .atomic import write_text
 from .potentiometers import PotentiometerRack
 from .retina import Retina, RetinaState
+from .runs import progress_bar
 from .specs import MachineSpec
 
 __all__ = ["RackResponse", "PhotocellResponse", "rack_response", "photocell_response",
@@ -364,9 +365,23 @@ def _csv(header, rows) -> str:
     return buf.getvalue()
 
 
-def write_device(kind: str, spec: MachineSpec, out) -> list[Path]:
-    """Write ``rack.png`` + CSVs or ``photocell.png`` + CSVs into folder ``out``; returns the paths."""
-    out = Path(out)
+def write_device(kind: str, spec: MachineSpec, out, progress: bool = False) -> list[Path]:
+    """Write ``rack.png`` + CSVs or ``photocell.png`` + CSVs into folder ``out``; returns the paths.
+
+    ``progress`` shows a bar on a terminal (the figure takes a few seconds).
+    """
+    if kind not in ("rack", "photocell"):
+        raise ValueError(f"device: expected 'rack' or 'photocell', got {kind!r}")
+    bar = progress_bar(1, "figure") if progress else None
+    try:
+        return _write_device(kind, spec, Path(out))
+    finally:
+        if bar is not None:
+            bar.update(1)
+            bar.close()
+
+
+def _write_device(kind, spec, out) -> list[Path]:
     if kind == "rack":
         r = rack_response(spec)
         n_pots = r.position.shape[1]
@@ -380,17 +395,15 @@ def write_device(kind: str, spec: MachineSpec, out) -> list[Path]:
             ["time_s"] + pots, [[repr(float(t))] + [repr(float(v)) for v in x] for t, x in zip(r.t, r.x)]))
         rack_figure(r, out=out / "rack.png")
         return [out / "rack.png", out / "rack_pulses.csv", out / "rack_time.csv"]
-    if kind == "photocell":
-        r = photocell_response(spec)
-        write_text(out / "photocell_rise.csv", _csv(["time_s", "signal"], zip(map(repr, r.rise_t.tolist()),
-                                                                               map(repr, r.rise.tolist()))))
-        write_text(out / "photocell_fall.csv", _csv(["dark_s", "signal"], zip(map(repr, r.fall_t.tolist()),
-                                                                               map(repr, r.fall.tolist()))))
-        write_text(out / "photocell_history.csv", _csv(
-            ["card", "time_s", "light", "signal"],
-            [[i, repr(float(t)), repr(float(li)), repr(float(v))]
-             for i, (t, li, v) in enumerate(zip(r.history_t, r.history_light, r.history))]))
-        photocell_figure(r, out=out / "photocell.png")
-        return [out / "photocell.png", out / "photocell_rise.csv", out / "photocell_fall.csv",
-                out / "photocell_history.csv"]
-    raise ValueError(f"device: expected 'rack' or 'photocell', got {kind!r}")
+    r = photocell_response(spec)
+    write_text(out / "photocell_rise.csv", _csv(["time_s", "signal"], zip(map(repr, r.rise_t.tolist()),
+                                                                           map(repr, r.rise.tolist()))))
+    write_text(out / "photocell_fall.csv", _csv(["dark_s", "signal"], zip(map(repr, r.fall_t.tolist()),
+                                                                           map(repr, r.fall.tolist()))))
+    write_text(out / "photocell_history.csv", _csv(
+        ["card", "time_s", "light", "signal"],
+        [[i, repr(float(t)), repr(float(li)), repr(float(v))]
+         for i, (t, li, v) in enumerate(zip(r.history_t, r.history_light, r.history))]))
+    photocell_figure(r, out=out / "photocell.png")
+    return [out / "photocell.png", out / "photocell_rise.csv", out / "photocell_fall.csv",
+            out / "photocell_history.csv"]

@@ -45,6 +45,7 @@ def machine_run(scene, seed, cards, epochs, spec=None):
     (0, {"rack.drivers": 2, "timing.overlap": True}),     # queued motors, reads while wipers move
     (1, {"trainer.rule": "gamma", "rack.drive": "ratchet"}),
     (2, {"rack.topology": "split", "trainer.rule": "lms"}),
+    (3, {"rack.drivers": 1}),                               # the next card waits for the motors
 ])
 def test_record_is_the_machines_run(seed, overrides):
     scene = load_scene(DEMO)

@@ -279,11 +279,19 @@ def _figure_data_url(fig) -> str:
     return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode("ascii")
 
 
-def device_images(spec) -> dict:
+def device_images(spec, progress: bool = False) -> dict:
     """The rack and photocell response plots of ``spec`` as data URLs."""
     from ..device import photocell_figure, photocell_response, rack_figure, rack_response
-    return {"rack": _figure_data_url(rack_figure(rack_response(spec))),
-            "photocell": _figure_data_url(photocell_figure(photocell_response(spec)))}
+    bar = progress_bar(2, "plot") if progress else None
+    images = {}
+    for name, response, figure in (("rack", rack_response, rack_figure),
+                                   ("photocell", photocell_response, photocell_figure)):
+        images[name] = _figure_data_url(figure(response(spec)))
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return images
 
 
 def render_page(data: dict, devices: dict | None = None) -> str:
@@ -323,7 +331,7 @@ def build(scene, out, *, seed: int = 0, cards: int | None = None, epochs: int | 
     """
     scene = _scene(scene)
     data = record(scene, seed=seed, cards=cards, epochs=epochs, progress=progress)
-    imgs = device_images(scene.machine_spec()) if devices else None
+    imgs = device_images(scene.machine_spec(), progress) if devices else None
     path = Path(out) / "lesson.html"
     write_text(path, render_page(data, imgs))
     return path
