@@ -524,23 +524,29 @@ def retina_figure(machine, card, *, out=None) -> Figure:
 _DIAL_SWEEP = 1.5 * np.pi
 
 
-def rack_figure(machine, *, out=None) -> Figure:
-    """The potentiometer rack as dials: one panel per R-unit in use.
+def rack_figure(machine, *, card=None, top: int = 16, out=None) -> Figure:
+    """The pots that matter, as dials large enough to read: one panel per R-unit in use.
 
-    Each pot is a small dial whose pointer shows its wiper position: straight up is 0,
-    the end stops at -1 and +1 full scale are 135° either side (grey ticks). The pointer
-    colour shows the position on a scale stretched to the largest wiper of the rack
-    (the colour bar), since wipers often travel only a few per cent of full scale. A
-    pointer at or beyond an end stop is drawn black and thick. The A-unit pots form a
-    grid (16×32 for 512 A-units), the bias pot is the larger dial on the right; pots
-    that do not exist (split topology) are blank grey discs. Drawn as three collections
-    per panel (discs, end-stop ticks, pointers), so the 8 × 513 pots of the Mark I
-    draw quickly.
+    Which pots: with ``card``, the pots of the A-units that fire on that card (the ones
+    the trainer would turn if the machine erred on it); otherwise each R-unit's ``top``
+    pots that have travelled furthest from 0 (the wipers start at 0, so these are the
+    pots learning moved most). The bias pot is always shown, as the last dial.
+
+    Each dial's pointer shows its wiper position: straight up is 0, the end stops at -1
+    and +1 full scale are 135° either side (grey ticks). The pointer colour shows the
+    position on a scale stretched to the largest wiper of the rack (the colour bar),
+    since wipers often travel only a few per cent of full scale; a pointer at an end
+    stop is drawn black and thick. Under each dial: the A-unit it belongs to (numbered
+    from 1) and its position.
 
     Parameters
     ----------
     machine : mark1.MarkI
         A trained machine.
+    card : array of shape (H, W), optional
+        Show the pots of the A-units this card fires (read from a dark-adapted retina).
+    top : int
+        Pots per R-unit when no card is given (1 to 64).
     out : str or path-like, optional
 
     Returns
@@ -556,72 +562,96 @@ def rack_figure(machine, *, out=None) -> Figure:
     mask = np.asarray(machine.rack_.mask, dtype=bool)
     n_units, n_in = w.shape
     n_a = n_in - 1
-    rows, cols = _grid_shape(n_a)
-    r, c = np.divmod(np.arange(n_a), cols)
-    cx = np.r_[c, cols + 1.2].astype(float)
-    cy = np.r_[r, (rows - 1) / 2.0].astype(float)
-    radius = np.r_[np.full(n_a, 0.42), 0.9]
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 1 <= top <= 64:
+        raise ValueError(f"top: expected an integer from 1 to 64, got {top!r}")
+    if card is not None:
+        cards = np.asarray(card)
+        cards = cards[None] if cards.ndim == 2 else cards
+        if cards.ndim != 3 or len(cards) != 1:
+            raise ValueError(f"card: expected one card of shape (H, W), got shape {np.shape(card)}")
+        firing = np.flatnonzero(np.asarray(machine.associate(machine.sense(cards)))[0])
+        shown = [firing[mask[k, firing]] for k in range(n_units)]
+        which = f"the pots of the {len(firing)} A-units this card fires"
+        if max(len(s) for s in shown) > 64:                   # a readable panel: the 64 furthest moved
+            shown = [np.sort(s[np.argsort(-np.abs(w[k, s]), kind="stable")[:64]]) for k, s in enumerate(shown)]
+            which += " (the 64 moved furthest)"
+    else:
+        shown = []
+        for k in range(n_units):
+            have = np.flatnonzero(mask[k, :n_a])
+            order = np.argsort(-np.abs(w[k, have]), kind="stable")[:top]
+            shown.append(np.sort(have[order]))
+        which = f"each R-unit's {top} pots moved furthest from 0"
     scale = max(float(np.abs(w[mask]).max()) if mask.any() else 0.0, 1e-12)
     norm = Normalize(-scale, scale)
     cmap = "coolwarm"
     stops = np.array([np.pi / 2 + _DIAL_SWEEP / 2, np.pi / 2 - _DIAL_SWEEP / 2])
 
+    n_dials = max(max((len(s) for s in shown), default=0), 1)
+    dcols = int(min(n_dials, 8 if n_units > 1 else 12))
+    drows = -(-n_dials // dcols)
     ncols = 1 if n_units == 1 else 2
     nrows = -(-n_units // ncols)
-    unit = 0.17                                               # inches per dial pitch
-    pw, ph = unit * (cols + 3.0), unit * (rows + 0.4)         # panel size = data extent
-    gap_w, gap_h, top, right = 0.15, 0.45, 0.75, 1.3           # inches
-    fig_w = ncols * (pw + gap_w) + gap_w + right
-    fig_h = nrows * (ph + gap_h) + top
+    unit = 0.62                                               # inches per dial pitch
+    pw, ph = unit * (dcols + 1.6), unit * (drows + 0.35)         # panel size = data extent
+    gap_w, gap_h, top_in, right = 0.25, 0.55, 0.85, 1.3      # inches
+    fig_w = max(ncols * (pw + gap_w) + gap_w + right, 7.5)   # wide enough for the title
+    x0 = (fig_w - (ncols * (pw + gap_w) + gap_w + right)) / 2
+    fig_h = max(nrows * (ph + gap_h) + top_in, 1.6 + top_in + 0.3)    # room for the colour bar
     fig = _new_figure(fig_w, fig_h)
-
-    def panel(i, j):
-        left = gap_w + j * (pw + gap_w)
-        bottom = fig_h - top - (i + 1) * ph - i * gap_h
-        return fig.add_axes([left / fig_w, bottom / fig_h, pw / fig_w, ph / fig_h])
 
     labels = _unit_labels(machine)
     for k in range(n_units):
-        ax = panel(k // ncols, k % ncols)
-        have = mask[k]
+        i, j = divmod(k, ncols)
+        left = x0 + gap_w + j * (pw + gap_w)
+        bottom = fig_h - top_in - (i + 1) * ph - i * gap_h
+        ax = fig.add_axes([left / fig_w, bottom / fig_h, pw / fig_w, ph / fig_h])
+        idx = np.r_[shown[k], n_a].astype(int)             # the pots drawn, bias last
+        m = len(idx) - 1
+        r, c = np.divmod(np.arange(m), dcols)
+        cx = np.r_[c, dcols + 0.35].astype(float)
+        cy = np.r_[r, (drows - 1) / 2.0].astype(float)
+        radius = np.r_[np.full(m, 0.34), 0.42]
+        have = mask[k, idx]
         faces = np.where(have[:, None], np.array([0.96, 0.96, 0.93, 1.0]), np.array([0.75, 0.75, 0.75, 1.0]))
         d = 2 * radius
-        ax.add_collection(EllipseCollection(d, d, np.zeros(n_in), units="xy", offsets=np.c_[cx, cy],
+        ax.add_collection(EllipseCollection(d, d, np.zeros(len(idx)), units="xy", offsets=np.c_[cx, cy],
                                             offset_transform=ax.transData, facecolors=faces,
-                                            edgecolors="0.35", linewidths=0.25))
+                                            edgecolors="0.35", linewidths=0.6))
         # end stops: short radial ticks at -1 and +1
         ang = np.repeat(stops[None, :], have.sum(), axis=0).ravel()
         hx, hy, hr = (np.repeat(v[have], 2) for v in (cx, cy, radius))
-        inner, outer = 0.65 * hr, hr
-        ticks = np.stack([np.c_[hx + inner * np.cos(ang), hy - inner * np.sin(ang)],
-                          np.c_[hx + outer * np.cos(ang), hy - outer * np.sin(ang)]], axis=1)
-        ax.add_collection(LineCollection(ticks, colors="0.45", linewidths=0.5))
+        ticks = np.stack([np.c_[hx + 0.65 * hr * np.cos(ang), hy - 0.65 * hr * np.sin(ang)],
+                          np.c_[hx + hr * np.cos(ang), hy - hr * np.sin(ang)]], axis=1)
+        ax.add_collection(LineCollection(ticks, colors="0.45", linewidths=0.8))
         # pointers
-        wk = w[k, have]
+        wk = w[k, idx][have]
         theta = np.pi / 2 - np.clip(wk, -1.0, 1.0) * (_DIAL_SWEEP / 2)
         px, py, pr = cx[have], cy[have], 0.9 * radius[have]
         seg = np.stack([np.c_[px, py], np.c_[px + pr * np.cos(theta), py - pr * np.sin(theta)]], axis=1)
         at_stop = np.abs(wk) >= 1.0 - 1e-9
         colors = ScalarMappable(norm=norm, cmap=cmap).to_rgba(wk)
         colors[at_stop] = (0.0, 0.0, 0.0, 1.0)
-        lw = np.where(at_stop, 1.4, 0.8)
-        lw[-1:] = np.where(have[-1], 2.0, lw[-1:])        # bias pointer thicker
+        lw = np.where(at_stop, 3.0, 2.0)
         ax.add_collection(LineCollection(seg, colors=colors, linewidths=lw, capstyle="round"))
-        ax.text(cx[-1], cy[-1] + radius[-1] + 0.35, f"bias\n{w[k, -1]:+.3f}", ha="center", va="top",
-                fontsize=7)
-        ax.set_xlim(-0.7, cols + 2.3)
-        ax.set_ylim(rows - 0.3, -0.7)
+        for x, y, rr, a, v, h in zip(cx, cy, radius, idx, w[k, idx], have):
+            name = "bias" if a == n_a else f"A{a + 1}"
+            ax.text(x, y + rr + 0.02, f"{name}\n{v:+.3f}" if h else f"{name}\n(none)", ha="center",
+                    va="top", fontsize=6.5, linespacing=0.95)
+        ax.set_xlim(-0.5, dcols + 0.9)
+        ax.set_ylim(drows - 0.15, -0.5)
         ax.set_aspect("equal")
         ax.set_xticks([])
         ax.set_yticks([])
-        n_stop = int(at_stop.sum())
-        ax.set_title(f"{labels[k]} — largest |wiper| {np.abs(wk).max() if wk.size else 0:.3f}"
+        n_stop = int((np.abs(w[k][mask[k]]) >= 1.0 - 1e-9).sum())
+        ax.set_title(f"{labels[k]} — largest |wiper| {np.abs(w[k][mask[k]]).max(initial=0.0):.3f}"
                      + (f", {n_stop} at an end stop" if n_stop else ""), fontsize=8)
-    cb_h = min(nrows * ph + (nrows - 1) * gap_h, 4.0)
-    cax = fig.add_axes([(fig_w - right + 0.2) / fig_w, (fig_h - top - cb_h) / fig_h, 0.15 / fig_w, cb_h / fig_h])
+    cb_h = min(max(nrows * ph + (nrows - 1) * gap_h, 1.6), 4.0)
+    cax = fig.add_axes([(x0 + ncols * (pw + gap_w) + gap_w + 0.2) / fig_w, (fig_h - top_in - cb_h) / fig_h,
+                        0.15 / fig_w, cb_h / fig_h])
     fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=cax, label="wiper position (full scale)")
-    fig.suptitle(f"{machine.spec.name}: the potentiometer rack ({int(mask.sum())} pots; pointer up = 0, "
-                 f"end stops at ±1 full scale)", fontsize=10, y=1 - 0.12 / fig_h, va="top")
+    fig.suptitle(f"{machine.spec.name}: the potentiometer rack, {which}\n({int(mask.sum())} pots in all; "
+                 f"pointer up = 0, end stops at ±1 full scale)", fontsize=9, y=1 - 0.08 / fig_h, va="top")
     if out is not None:
         _save_atomic(fig, out, dpi=120)
     return fig
