@@ -47,9 +47,14 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
 
     For each card three small panels: the card (reflectance, white paper), the light on
     the 20×20 photocells (illuminance relative to paper white under nominal lamps, from
-    ``MarkI.retina.illuminance``) and the S-units that fire (``MarkI.sense``, black =
-    firing). One row per class; beyond 9 classes the rows are set in side-by-side blocks
-    so the sheet keeps a slide's proportions.
+    ``MarkI.retina.illuminance``) and the S-units that fire (``MarkI.sense`` with the
+    cards shown one after another as on the machine; black = firing). An S-unit drawn
+    red fires only because of the cards before it: read from a dark-adapted retina it
+    would not. That is light history (a cell lit by earlier cards reads a higher
+    resistance, as if dimmer) meeting cell spread (the less sensitive cells sit closest
+    to the threshold), and it is why an S-unit can fire on blank paper. A key under the
+    panels says so, with this machine's numbers. One row per class; beyond 9 classes the
+    rows are set in side-by-side blocks so the sheet keeps a slide's proportions.
 
     Parameters
     ----------
@@ -89,6 +94,11 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     illum = np.asarray(machine.retina.illuminance(cards))
     rows, cols = illum.shape[-2:]
     s_units = np.asarray(machine.sense(cards), dtype=bool).reshape(len(cards), rows, cols)
+    s_alone = np.concatenate([machine.sense(c[None]) for c in cards]).reshape(s_units.shape)
+    strays = s_units & ~s_alone                    # fire only after the cards before them
+    s_rgb = np.ones(s_units.shape + (3,))
+    s_rgb[s_units] = 0.0
+    s_rgb[strays] = (0.85, 0.1, 0.1)
     light_max = max(1.0, float(illum.max()))
 
     n_cls = len(classes)
@@ -96,10 +106,11 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     n_rows = -(-n_cls // blocks)
     per_block = 3 * per_class + 1                  # panels of a block, plus a spacer column
     ncols = blocks * per_block - 1
-    width, height = 1.0 + 0.95 * ncols, 0.9 + 1.05 * n_rows
+    key_h = 0.75                                   # inches for the key under the panels
+    width, height = max(1.0 + 0.95 * ncols, 8.0), 0.9 + 1.05 * n_rows + key_h
     fig = _new_figure(width=width, height=height)
     grid = fig.add_gridspec(n_rows, ncols, wspace=0.08, hspace=0.3,
-                            left=0.6 / width, right=0.99, top=1 - 0.75 / height, bottom=0.02)
+                            left=0.6 / width, right=0.99, top=1 - 0.75 / height, bottom=(key_h + 0.02) / height)
     titles = ("card", "light on cells", "S-units")
     i = 0
     for k, (c, p) in enumerate(zip(classes, picks)):
@@ -108,7 +119,7 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
             panels = (
                 (cards[i], dict(cmap="gray", vmin=0.0, vmax=1.0)),
                 (illum[i], dict(cmap="gray", vmin=0.0, vmax=light_max)),
-                (~s_units[i], dict(cmap="gray", vmin=0, vmax=1)),
+                (s_rgb[i], {}),
             ) if j < len(p) else ()
             for t in range(3):
                 ax = fig.add_subplot(grid[r, col0 + 3 * j + t])
@@ -127,6 +138,17 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
                 i += 1
     fig.suptitle(f"{scene.name} — training cards (seed {seed}) and what the retina makes of them",
                  fontsize=9)
+    rs = machine.spec.retina
+    key = (f"card: reflectance, white paper = 1.   light on cells: relative to paper white under the lamps"
+           + (f" (up to {rs.uneven_lighting:.0%} dimmer towards the edges)" if machine.spec.is_on("lens") else "")
+           + f".\nS-units: black = firing; an S-unit fires where its light is below {rs.threshold:g} of paper "
+           f"white (ink).")
+    if strays.any():
+        key += (f"\nred = fires only because of the cards shown before ({int(strays.sum())} on this sheet): "
+                f"a cell lit by earlier cards is light-adapted (reads up to {rs.history_ratio:g}× the resistance), "
+                f"and the less sensitive cells (spread ±{rs.cell_spread:.0%}), most at the dimmer edges, fall below the threshold "
+                f"even on blank paper.")
+    fig.text(0.6 / width, key_h / height, key, ha="left", va="top", fontsize=7, wrap=True)
     if out is not None:
         _save_atomic(fig, out, dpi=110)
     return fig
@@ -317,6 +339,13 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
                    reported: float | None = None, window: int | None = None, out=None) -> Figure:
     """Training accuracy against cards presented, with machine time on the top axis.
 
+    The curve is the fraction right over the last ``window`` cards, drawn from the first
+    full window on (a fraction over one or two cards says nothing: it would start at
+    0 % or 100 %); every wrong answer is a red tick from card 1. Chance (one over the
+    number of classes) is a dotted line; the test accuracy after training is a green
+    diamond at the end with its value; the reported figure, when there is one, a dashed
+    line, so that one never hides the other.
+
     Parameters
     ----------
     history : structured array
@@ -327,7 +356,8 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     reported : float, optional
         The historical figure the scene re-enacts, drawn as a dashed line.
     window : int, optional
-        Presentations in the running average (default: one epoch).
+        Presentations in the running average (default: one epoch, but at most a quarter
+        of the run, so that the curve has a shape).
     out : path, optional
         Where to save the figure (atomically).
 
@@ -338,23 +368,26 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     correct = np.asarray(history["correct"], dtype=float)
     n = len(correct)
     per_epoch = int(np.sum(history["epoch"] == 0)) if n else 1
-    window = max(1, min(window or per_epoch, n))
-    kernel = np.ones(window) / window
-    running = np.convolve(correct, kernel, mode="full")[:n]
-    running[:window - 1] = np.cumsum(correct)[:window - 1] / np.arange(1, window)
+    window = max(1, min(window or min(per_epoch, max(n // 4, 1)), n))
+    running = np.convolve(correct, np.ones(window) / window, mode="valid")   # cards window..n
     x = np.arange(1, n + 1)
     fig = _new_figure(7.5, 4.2)
     fig.set_layout_engine("constrained")
     ax = fig.add_subplot()
-    ax.plot(x, running, color="tab:blue", lw=1.8, label=f"training accuracy (last {window} cards)")
+    n_classes = len(np.unique(history["label"])) if n else 2
+    ax.axhline(1.0 / max(n_classes, 1), color="0.5", lw=1, ls=":", label=f"chance {1 / max(n_classes, 1):.0%}")
+    if reported is not None:
+        ax.axhline(reported, color="0.25", lw=1.2, ls="--", zorder=1, label=f"reported {reported:.1%}")
+    ax.plot(x[window - 1:], running, color="tab:blue", lw=1.8, zorder=3,
+            label=f"training accuracy (last {window} cards)")
     wrong = np.flatnonzero(correct == 0)
     ax.plot(wrong + 1, np.zeros_like(wrong, dtype=float) - 0.03, "|", color="tab:red", ms=8,
             label="wrong answer (trainer reinforces)")
     if test_accuracy is not None:
-        ax.axhline(test_accuracy, color="tab:green", lw=1.5,
-                   label=f"test accuracy after training {test_accuracy:.1%}")
-    if reported is not None:
-        ax.axhline(reported, color="0.3", lw=1.2, ls="--", label=f"reported {reported:.1%}")
+        ax.plot([n], [test_accuracy], "D", color="tab:green", ms=9, zorder=4, clip_on=False,
+                label=f"test accuracy after training {test_accuracy:.1%}")
+        ax.annotate(f"test {test_accuracy:.1%}", (n, test_accuracy), xytext=(-8, -14),
+                    textcoords="offset points", ha="right", fontsize=8, color="tab:green")
     ax.set_xlabel("cards presented")
     ax.set_ylabel("fraction correct")
     ax.set_ylim(-0.07, 1.05)
@@ -406,8 +439,11 @@ def _grid_shape(n: int) -> tuple[int, int]:
     return (r, c)
 
 
-def _lamps(ax, on, shape, *, lit="gold", off="0.22", title=None) -> None:
-    """Draw ``on`` (bool, flat, row-major) as a grid of round lamps on a dark panel."""
+def _lamps(ax, on, shape, *, lit="gold", off="0.22", title=None):
+    """Draw ``on`` (bool, flat, row-major) as a grid of round lamps on a dark panel.
+
+    Returns the lamps' collection and a function that relights them for a new ``on``.
+    """
     from matplotlib.collections import EllipseCollection
     from matplotlib.colors import to_rgba
 
@@ -416,9 +452,9 @@ def _lamps(ax, on, shape, *, lit="gold", off="0.22", title=None) -> None:
     r, c = np.divmod(np.arange(len(on)), cols)
     faces = np.where(on[:, None], np.array(to_rgba(lit)), np.array(to_rgba(off)))
     d = np.full(len(on), 0.8)
-    ax.add_collection(EllipseCollection(d, d, np.zeros(len(on)), units="xy", offsets=np.c_[c, r],
-                                        offset_transform=ax.transData, facecolors=faces,
-                                        edgecolors="0.05", linewidths=0.3))
+    lamps = ax.add_collection(EllipseCollection(d, d, np.zeros(len(on)), units="xy", offsets=np.c_[c, r],
+                                                offset_transform=ax.transData, facecolors=faces,
+                                                edgecolors="0.05", linewidths=0.3))
     ax.set_xlim(-0.7, cols - 0.3)
     ax.set_ylim(rows - 0.3, -0.7)
     ax.set_aspect("equal")
@@ -427,6 +463,8 @@ def _lamps(ax, on, shape, *, lit="gold", off="0.22", title=None) -> None:
     ax.set_yticks([])
     if title:
         ax.set_title(title, fontsize=9)
+    colors = np.array([to_rgba(off), to_rgba(lit)])
+    return lamps, lambda new: lamps.set_facecolors(colors[np.asarray(new, dtype=bool).ravel().astype(int)])
 
 
 def _unit_labels(machine) -> list[str]:
@@ -795,34 +833,47 @@ def fisher_histograms_figure(X, y, *, bins: int = 30, out=None) -> Figure:
     return fig
 
 
-def _animation_frames(n_presentations: int, first: int, every: int, max_frames: int) -> np.ndarray:
-    """Presentation counts after which :func:`training_animation` draws a frame."""
-    p = np.arange(every, n_presentations + 1, every)
-    if len(p) == 0 or p[-1] != n_presentations:
-        p = np.r_[p, n_presentations]
-    p = p[p >= first]
-    if len(p) > max_frames:
-        p = p[np.unique(np.round(np.linspace(0, len(p) - 1, max_frames)).astype(int))]
-    return p
+def _animation_frames(n_presentations: int, first: int, every: int) -> np.ndarray:
+    """Presentation counts after which :func:`training_animation` draws a frame.
+
+    Every ``every``-th presentation counted back from the last, so the frames are evenly
+    spaced and the last presentation is always shown; none before ``first``.
+    """
+    p = np.arange(n_presentations, first - 1, -every)[::-1]
+    return p[p >= max(first, 1)]
+
+
+def _read_sums(trace, n_pres: int, n_units: int) -> np.ndarray:
+    """The R-unit sums the trainer read at each presentation, from a full trace's "R read"."""
+    sums = np.zeros((n_pres, n_units))
+    for _, event, p, detail in trace:
+        if event == "R read":
+            sums[p] = [float(v) for v in detail.split(";")[0].removeprefix("sums ").split()]
+    return sums
 
 
 def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 1, every: int = 1,
-                       max_frames: int = 40, duration: int = 250, dpi: int = 72) -> Figure:
-    """An animated GIF of the machine learning: card, weights on the retina, accuracy.
+                       duration: int = 400, dpi: int = 100, progress: bool = False) -> Figure:
+    """An animated GIF of the machine learning, every stage of one presentation per frame.
 
     The machine (``MarkI(spec=machine_spec, seed=seed)``) is trained on the cards in the
     given order for ``epochs`` epochs. A frame is drawn after every ``every``-th
-    presentation (at most ``max_frames``, evenly spread, always including the last);
-    each shows the card just presented as the retina sees it with the machine's answer,
-    each R-unit's weights projected onto the retina (see
+    presentation, counted back from the last one (so the frames are evenly spaced and
+    the last presentation is always shown). Each frame (1280 × 720 pixels at the
+    default ``dpi``) shows that presentation stage by stage: the light on the photocells,
+    the S-units that fire, the A-units that fire, each R-unit's sum against its threshold
+    (0) with its target, the pots of the firing A-units of one R-unit before and after
+    the trainer turned them, that R-unit's weights projected onto the retina (see
     :func:`weights_on_retina_figure`; one colour scale for the whole film) and the
-    running training accuracy so far.
+    running training accuracy. Presentations and deck cards are numbered from 1.
 
-    The weights after ``p`` presentations are those of the same machine (same seed, so
-    the same wiring, photocells, motors and noise) trained on the first ``p``
-    presentations of the schedule as one deck: the event simulation is causal, so this
-    is exactly the state of the full run at that moment. Frames start once every class
-    has been presented (the output code needs all classes).
+    The sums are those the trainer read in the run (from its full trace). The wipers
+    after ``p`` presentations are those of the same machine (same seed, so the same
+    wiring, photocells, motors and noise) trained on the first ``p`` presentations of
+    the schedule as one deck: the event simulation is causal, so this is exactly the
+    state of the full run at that moment. The S- and A-units are read with the cards
+    shown in schedule order on the nominal cycle (the run's own states when no card
+    waited for the motors). Frames start once every class has been presented.
 
     Parameters
     ----------
@@ -832,11 +883,13 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     seed : int
     out : str or path-like
         The GIF, written atomically.
-    epochs, every, max_frames : int
+    epochs, every : int
     duration : int
         Milliseconds per frame.
     dpi : int
-        Resolution of the frames.
+        Resolution of the frames (12.8 × 7.2 inches; at least 79 dpi, so 1000 pixels wide).
+    progress : bool
+        A progress bar over the frames (tqdm, only on a terminal).
 
     Returns
     -------
@@ -846,11 +899,16 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     from PIL import Image
 
     from .machine import MarkI
+    from .runs import progress_bar
 
-    for name, v in (("every", every), ("max_frames", max_frames), ("duration", duration), ("dpi", dpi)):
+    for name, v in (("every", every), ("duration", duration), ("dpi", dpi)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{name}: expected a positive integer, got {v!r}")
-    full = MarkI(spec=machine_spec, seed=seed).fit(cards, labels, epochs=epochs)   # checks the arguments
+    fig_w, fig_h = 12.8, 7.2
+    if fig_w * dpi < 1000:
+        raise ValueError(f"dpi: expected at least {int(np.ceil(1000 / fig_w))} (frames 1000 pixels wide), "
+                         f"got {dpi}")
+    full = MarkI(spec=machine_spec, seed=seed, trace="full").fit(cards, labels, epochs=epochs)   # checks
     cards = np.asarray(cards, dtype=float)
     labels = np.asarray(labels)
     n = len(cards)
@@ -859,75 +917,154 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     classes = full.classes_
     seen = labels[schedule]
     first = max(int(np.argmax(seen == c)) for c in classes) + 1     # every class presented by then
-    frames_at = _animation_frames(n_pres, first, int(every), int(max_frames))
-
-    board = full.patchboard
-    images = []
-    for p in frames_at:
-        if p == n_pres:
-            w = full.weights_
-        else:
-            idx = schedule[:p]
-            w = MarkI(spec=machine_spec, seed=seed).fit(cards[idx], labels[idx], epochs=1).weights_
-        images.append(_projected_weights(w, board.connections, board.retina_shape))
-    images = np.asarray(images)                                     # (frames, units, rows, cols)
-    vmax = max(float(np.abs(images).max()), 1e-12)
-    light = np.asarray(full.retina.illuminance(cards))
+    frames_at = _animation_frames(n_pres, first + 1, int(every))    # the wipers before need a full code
     hist = full.history_
+    code = full.code_
+    n_units = code.n_units
+    sums = _read_sums(full.trace_, n_pres, n_units)
+    board = full.patchboard
+    n_a = board.n_associators
+
+    bar = progress_bar(len(frames_at), "frame") if progress else None
+    fits: dict[int, np.ndarray] = {n_pres: full.weights_}
+
+    def wipers(p):
+        """The wiper positions after p presentations (exact: a causal refit of the prefix)."""
+        if p not in fits:
+            idx = schedule[:p]
+            fits[p] = MarkI(spec=machine_spec, seed=seed).fit(cards[idx], labels[idx], epochs=1).weights_
+        return fits[p]
+
+    states = []
+    for p in frames_at:
+        states.append((wipers(p - 1), wipers(p)))
+        for old in [q for q in fits if q < p - 1]:
+            del fits[old]
+        if bar is not None:
+            bar.update(0.5)
+    s_units = np.asarray(full.sense(cards[schedule[:frames_at[-1]]]), dtype=bool)
+    a_units = np.asarray(full.associate(s_units), dtype=bool)
+    illum = np.asarray(full.retina.illuminance(cards))
+    projected = np.asarray([_projected_weights(after, board.connections, board.retina_shape)
+                            for _, after in states])               # (frames, units, rows, cols)
+    vmax = max(float(np.abs(projected).max()), 1e-12)
+    wmax = max(float(np.abs(np.asarray([a for _, a in states])).max()), 1e-12)
     correct = np.asarray(hist["correct"], dtype=float)
     window = n
     running = np.array([correct[max(0, i + 1 - window):i + 1].mean() for i in range(n_pres)])
     unit_labels = _unit_labels(full)
-    n_units = images.shape[1]
+    rows, cols = board.retina_shape
+    targets = np.asarray(code.targets, dtype=float)                 # (classes, units) in ±1
 
-    fig = _new_figure(3.0 * (2 + n_units) + 0.6, 3.4)
+    fig = _new_figure(fig_w, fig_h)
     fig.set_dpi(dpi)
-    grid = fig.add_gridspec(1, 2 + n_units, width_ratios=[1] * (1 + n_units) + [1.6],
-                            left=0.02, right=0.98, top=0.8, bottom=0.14, wspace=0.25)
-    ax_card = fig.add_subplot(grid[0])
-    im_card = ax_card.imshow(light[0], cmap="gray", vmin=0.0, vmax=max(1.0, float(light.max())),
+    grid = fig.add_gridspec(2, 4, width_ratios=[1, 1, 1.5, 1.25], height_ratios=[1, 1],
+                            left=0.06, right=0.98, top=0.86, bottom=0.08, wspace=0.28, hspace=0.42)
+    ax_card = fig.add_subplot(grid[0, 0])
+    im_card = ax_card.imshow(illum[0], cmap="gray", vmin=0.0, vmax=max(1.0, float(illum.max())),
                              interpolation="nearest")
-    ax_card.set_xticks([])
-    ax_card.set_yticks([])
-    im_w = []
-    for k in range(n_units):
-        ax = fig.add_subplot(grid[1 + k])
-        im_w.append(ax.imshow(images[0, k], cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest"))
+    ax_s = fig.add_subplot(grid[0, 1])
+    ax_a = fig.add_subplot(grid[0, 2])
+    ax_r = fig.add_subplot(grid[0, 3])
+    ax_pots = fig.add_subplot(grid[1, 0:2])
+    ax_w = fig.add_subplot(grid[1, 2])
+    im_w = ax_w.imshow(projected[0, 0], cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
+    ax_acc = fig.add_subplot(grid[1, 3])
+    for ax in (ax_card, ax_w):
         ax.set_xticks([])
         ax.set_yticks([])
-        ax.set_title(unit_labels[k], fontsize=8)
-    ax_acc = fig.add_subplot(grid[-1])
-    (line,) = ax_acc.plot([], [], color="tab:blue", lw=1.5)
-    (wrong,) = ax_acc.plot([], [], "|", color="tab:red", ms=6)
+    (line,) = ax_acc.plot([], [], color="tab:blue", lw=1.8)
+    (wrong,) = ax_acc.plot([], [], "|", color="tab:red", ms=8)
     ax_acc.set_xlim(0, n_pres + 1)
     ax_acc.set_ylim(-0.07, 1.05)
-    ax_acc.set_xlabel("cards presented", fontsize=8)
-    ax_acc.tick_params(labelsize=7)
+    ax_acc.set_xlabel("cards presented", fontsize=9)
+    ax_acc.axhline(1.0 / len(classes), color="0.5", ls=":", lw=1)
+    ax_acc.tick_params(labelsize=8)
     ax_acc.grid(alpha=0.3)
-    suptitle = fig.suptitle("", fontsize=10)
+    suptitle = fig.suptitle("", fontsize=13)
 
     frames = []
+    last = None
+    _, relight_s = _lamps(ax_s, s_units[0], (rows, cols))
+    _, relight_a = _lamps(ax_a, a_units[0], _grid_shape(n_a))
+    y = np.arange(n_units)[::-1]
+    r_bars = ax_r.barh(y, np.zeros(n_units), height=0.6)
+    ax_r.axvline(0.0, color="k", lw=1.2)
+    lim = max(float(np.abs(sums).max()), 1e-12) * 1.15
+    ax_r.set_xlim(-lim, lim)
+    ax_r.set_ylim(-0.7, n_units - 0.3)
+    ax_r.set_yticks(y)
+    ax_r.tick_params(axis="x", labelsize=8)
+    ax_r.set_xlabel("sum of pots × A-units (threshold 0)", fontsize=9)
     for f, p in enumerate(frames_at):
-        i = p - 1
+        i = p - 1                                                  # the presentation shown (index)
         card = schedule[i]
+        label_i = int(hist["label"][i])
         answer = classes[hist["response"][i]]
         ok = bool(hist["correct"][i])
-        im_card.set_data(light[card])
-        ax_card.set_title(f"card {card}: {labels[card]}, answered {answer} " + ("(right)" if ok else "(wrong)"),
-                          fontsize=8, color="black" if ok else "tab:red")
-        for k in range(n_units):
-            im_w[k].set_data(images[f, k])
+        before, after = states[f]
+        # 1. the card on the photocells
+        im_card.set_data(illum[card])
+        ax_card.set_title(f"card {card + 1} of the deck: \"{labels[card]}\"\nlight on the {rows}×{cols} cells",
+                          fontsize=10)
+        # 2. S-units, 3. A-units
+        relight_s(s_units[i])
+        relight_a(a_units[i])
+        ax_s.set_title(f"S-units firing: {int(s_units[i].sum())} of {rows * cols}", fontsize=10)
+        ax_a.set_title(f"A-units firing: {int(a_units[i].sum())} of {n_a}", fontsize=10)
+        # 4. R-unit sums against the threshold
+        t = targets[label_i]
+        s_i = sums[i]
+        erring = np.sign(s_i) != t
+        for bar_k, v, e in zip(r_bars, s_i, erring):
+            bar_k.set_width(v)
+            bar_k.set_color("tab:red" if e else "tab:green")
+        ax_r.set_yticklabels([f"R{k + 1} (target {'+' if t[k] > 0 else '−'})" for k in range(n_units)],
+                             fontsize=8 if n_units > 2 else 9)
+        ax_r.set_title(f"R-units: answer \"{answer}\" — " + ("right" if ok else "wrong, the trainer turns pots"),
+                       fontsize=10, color="black" if ok else "tab:red")
+        # 5. the pots of one R-unit: its firing A-units' pots and the bias, before -> after
+        k = int(np.argmax(t)) if code.kind == "one-per-class" else 0
+        firing = np.r_[np.flatnonzero(a_units[i]), n_a]
+        ax_pots.clear()
+        xs = np.arange(len(firing))
+        ax_pots.bar(xs, before[k, firing], width=0.8, color="none", edgecolor="0.4", lw=1.0,
+                    label="before this card")
+        ax_pots.bar(xs, after[k, firing], width=0.5,
+                    color=np.where(after[k, firing] >= 0, "tab:red", "tab:blue"), label="after")
+        moved = int(hist["pots_moved"][i])
+        ax_pots.axhline(0.0, color="k", lw=0.8)
+        ax_pots.set_ylim(-wmax * 1.15, wmax * 1.15)
+        ax_pots.set_xlim(-0.7, len(firing) - 0.3)
+        names = [f"A{a + 1}" if a < n_a else "bias" for a in firing]
+        step = max(1, -(-len(names) // 30))
+        ax_pots.set_xticks(xs[::step], names[::step], rotation=90, fontsize=7)
+        ax_pots.tick_params(axis="y", labelsize=8)
+        ax_pots.set_ylabel("wiper (full scale)", fontsize=9)
+        ax_pots.legend(fontsize=8, loc="upper right", frameon=False, ncol=2)
+        ax_pots.set_title(f"R{k + 1}'s pots of the firing A-units (end stops at ±1); "
+                          f"{moved} pots commanded on this card", fontsize=10)
+        # 6. what R-unit k looks for; 7. training accuracy
+        im_w.set_data(projected[f, k])
+        ax_w.set_title(f"R{k + 1}'s weights on the retina\n(red: ink here pushes its sum up)", fontsize=10)
         x = np.arange(1, p + 1)
-        line.set_data(x, running[:p])
+        line.set_data(x[window - 1:], running[window - 1:p])
         bad = np.flatnonzero(correct[:p] == 0) + 1
         wrong.set_data(bad, np.full(len(bad), -0.03))
-        ax_acc.set_title(f"training accuracy (last {min(window, p)} cards): {running[i]:.0%}", fontsize=8)
-        suptitle.set_text(f"{full.spec.name}: presentation {p} of {n_pres} "
-                          f"(epoch {int(hist['epoch'][i]) + 1} of {epochs})")
+        acc_now = f"{running[i]:.0%}" if p >= window else "after the first epoch"
+        ax_acc.set_title(f"training accuracy, last {window} cards: {acc_now}\n(red ticks: wrong answers)",
+                         fontsize=10)
+        suptitle.set_text(f"{full.spec.name}: presentation {p} of {n_pres} (epoch {int(hist['epoch'][i]) + 1} "
+                          f"of {epochs}), machine time {hist['start'][i]:.6f} s")
         fig.canvas.draw()
         rgba = np.asarray(fig.canvas.buffer_rgba())
         frames.append(Image.fromarray(np.ascontiguousarray(rgba[..., :3])))
+        if bar is not None:
+            bar.update(0.5)
+        last = fig
+    if bar is not None:
+        bar.close()
     with atomic_path(out) as tmp:
         frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:], duration=int(duration),
                        loop=0)
-    return fig
+    return last
