@@ -242,14 +242,16 @@ def learning_curves_figure(curves, *, out=None) -> Figure:
         mean, lo, hi = acc.mean(axis=0), acc.min(axis=0), acc.max(axis=0)
         for ax, x in ((ax_cards, cards), (ax_time, hours)):
             ax.fill_between(x, lo, hi, color=color, alpha=0.2, linewidth=0)
-            ax.plot(x, mean, marker="o", markersize=3, color=color, label=f"{v}{band}")
+            ax.plot(x, mean, marker="o", markersize=3, color=color, label=f"{v}{band}", zorder=3)
         lowest = min(lowest, float(lo.min()))
     if curves.reported is not None:
         for ax in (ax_cards, ax_time):
-            ax.axhline(curves.reported, color="k", linestyle="--", linewidth=1,
-                       label=f"reported {curves.reported:.1%}")
+            ax.axhline(curves.reported, color="0.25", linestyle="--", linewidth=1, zorder=1,
+                       label=f"reported {curves.reported:.1%}")     # under the curves, never hiding them
     # from 0.5 (chance for two classes) or below, so that small gaps do not look large
     ax_cards.set_ylim(min(0.5, lowest - 0.05), 1.01)
+    ax_cards.set_xlim(left=0)                               # training starts at the origin
+    ax_time.set_xlim(left=0)
     ax_cards.set_xlabel("cards presented")
     ax_cards.set_ylabel("test accuracy")
     ax_time.set_xlabel("machine time (hours)")
