@@ -272,7 +272,10 @@ def ablation_figure(result, *, out=None) -> Figure:
     alone off the full machine (horizontal bars, ±std whiskers), with the ideal and full
     machines as vertical reference lines; the non-idealities are sorted by cost
     (ideal minus "on alone"), the costliest on top. Right panel: machine time in hours
-    for the same variants.
+    for the same variants, drawn only when the variants' times differ; when they are
+    all the same (the motors never hold up the cards) the common time is said in the
+    title instead of a panel of identical bars. A variant without a result has no bar
+    and "(no result)" after its name.
 
     Parameters
     ----------
@@ -282,52 +285,71 @@ def ablation_figure(result, *, out=None) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        Two axes with ``2 * len(result.non_idealities)`` bars each.
+        One or two axes with ``2 * len(result.non_idealities)`` bars each.
     """
     ideal, full = result.row("ideal"), result.row("full")
     names = list(result.non_idealities)
 
     def cost(n):
         on = result.row(f"on:{n}")["test_mean"]
-        return (ideal["test_mean"] or 0.0) - (on if on is not None else 0.0)
+        return (ideal["test_mean"] or 0.0) - on if on is not None else -np.inf   # no result: at the bottom
 
     names.sort(key=cost)                                   # costliest last = on top
+    times = [r["machine_time_h_mean"] for r in result.rows if r["machine_time_h_mean"] is not None]
+    same_time = not times or max(times) - min(times) <= 1e-9 * max(abs(max(times)), 1e-300)
     y = np.arange(len(names), dtype=float)
     h = 0.38
-    fig = _new_figure(10.0, 2.2 + 0.42 * max(len(names), 1))
-    ax_acc = fig.add_subplot(1, 2, 1)
-    ax_time = fig.add_subplot(1, 2, 2, sharey=ax_acc)
+    fig = _new_figure(10.0 if not same_time else 7.0, 2.2 + 0.42 * max(len(names), 1))
+    ax_acc = fig.add_subplot(1, 1 if same_time else 2, 1)
+    ax_time = None if same_time else fig.add_subplot(1, 2, 2, sharey=ax_acc)
     kinds = (("on", "alone on (ideal + it)", "tab:orange", +h / 2),
              ("off", "alone off (full − it)", "tab:green", -h / 2))
+    missing = set()
+
+    def value(r, key):
+        return np.nan if r[key] is None else r[key]
+
     for prefix, label, color, dy in kinds:
         rows = [result.row(f"{prefix}:{n}") for n in names]
-        acc = [r["test_mean"] or 0.0 for r in rows]
-        acc_err = [r["test_std"] or 0.0 for r in rows]
-        hours = [r["machine_time_h_mean"] or 0.0 for r in rows]
-        hours_err = [r["machine_time_h_std"] or 0.0 for r in rows]
+        missing |= {n for n, r in zip(names, rows) if r["test_mean"] is None}
+        acc = [value(r, "test_mean") for r in rows]
+        sd = [r["test_std"] or 0.0 for r in rows]               # whiskers stop at 0 and 1 (accuracies)
+        acc_err = [[min(e, a) if a == a else 0.0 for a, e in zip(acc, sd)],
+                   [min(e, 1.0 - a) if a == a else 0.0 for a, e in zip(acc, sd)]]
         ax_acc.barh(y + dy, acc, height=h, xerr=acc_err, color=color, label=label,
                     error_kw=dict(elinewidth=0.8, capsize=2))
-        ax_time.barh(y + dy, hours, height=h, xerr=hours_err, color=color, label=label,
-                     error_kw=dict(elinewidth=0.8, capsize=2))
+        if ax_time is not None:
+            hours = [value(r, "machine_time_h_mean") for r in rows]
+            hours_err = [r["machine_time_h_std"] or 0.0 for r in rows]
+            ax_time.barh(y + dy, hours, height=h, xerr=hours_err, color=color, label=label,
+                         error_kw=dict(elinewidth=0.8, capsize=2))
     for ref, style, name in ((ideal, ":", "ideal"), (full, "--", "full")):
         if ref["test_mean"] is not None:
             ax_acc.axvline(ref["test_mean"], color="k", linestyle=style, linewidth=1,
                            label=f"{name} {ref['test_mean']:.1%}")
-        if ref["machine_time_h_mean"] is not None:
+        if ax_time is not None and ref["machine_time_h_mean"] is not None:
             ax_time.axvline(ref["machine_time_h_mean"], color="k", linestyle=style, linewidth=1,
                             label=f"{name} {ref['machine_time_h_mean']:.3g} h")
     ax_acc.set_yticks(y)
-    ax_acc.set_yticklabels(names, fontsize=8)
+    ax_acc.set_yticklabels([n + (" (no result)" if n in missing else "") for n in names], fontsize=8)
+    if not names:
+        ax_acc.text(0.5, 0.5, "this machine has no non-ideality on", transform=ax_acc.transAxes,
+                    ha="center", va="center", fontsize=9)
     ax_acc.set_xlabel("test accuracy")
-    ax_time.set_xlabel("machine time (hours)")
     lo = min([r["test_mean"] for r in result.rows if r["test_mean"] is not None] or [0.0])
     ax_acc.set_xlim(max(0.0, min(0.5, lo - 0.05)), 1.005)   # from chance for two classes or below
-    ax_time.tick_params(labelleft=False)
-    for ax in (ax_acc, ax_time):
+    axes = [ax_acc] if ax_time is None else [ax_acc, ax_time]
+    if ax_time is not None:
+        ax_time.set_xlabel("machine time (hours)")
+        ax_time.tick_params(labelleft=False)
+    for ax in axes:
         ax.grid(axis="x", alpha=0.3)
         ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
-    fig.suptitle(f"{result.scene} — which non-ideality costs most ({len(result.seeds)} seed(s), "
-                 f"costliest on top)", fontsize=9)
+    title = (f"{result.scene} — which non-ideality costs most\n({len(result.seeds)} seed(s), "
+             f"costliest on top")
+    if same_time and times:
+        title += f"; machine time {times[0]:.3g} h for every variant"
+    fig.suptitle(title + ")", fontsize=9)
     fig.tight_layout()
     if out is not None:
         _save_atomic(fig, out, dpi=120)

@@ -63,21 +63,44 @@ def test_grid_shape():
 
 # -- rack_figure ----------------------------------------------------------------------------
 
-def test_rack_figure_pointers_show_wiper_positions(trained, tmp_path):
+def _pointer_angles(pointers):
+    seg = np.array(pointers.get_segments())              # (pots, 2, 2)
+    dx, dy = seg[:, 1, 0] - seg[:, 0, 0], -(seg[:, 1, 1] - seg[:, 0, 1])     # y axis points down
+    return np.arctan2(dy, dx)
+
+
+def test_rack_figure_shows_the_pots_moved_furthest(trained, tmp_path):
     m, _, _ = trained
-    fig = plotting.rack_figure(m, out=tmp_path / "rack.png")
+    fig = plotting.rack_figure(m, top=16, out=tmp_path / "rack.png")
     n_units, n_in = m.weights_.shape
     assert len(fig.axes) == n_units + 1                  # panels + colour bar
     ax = fig.axes[0]
     dials = [c for c in ax.collections if isinstance(c, EllipseCollection)]
     lines = [c for c in ax.collections if isinstance(c, LineCollection)]
-    assert len(dials) == 1 and len(dials[0].get_offsets()) == n_in
+    assert len(dials) == 1 and len(dials[0].get_offsets()) == 16 + 1         # 16 pots and the bias
+    w = m.weights_[0]
+    top = np.sort(np.argsort(-np.abs(w[:-1]), kind="stable")[:16])
+    assert np.abs(w[top]).min() >= np.abs(np.delete(w[:-1], top)).max()
+    names = [t.get_text().split("\n")[0] for t in ax.texts]
+    assert names == [f"A{a + 1}" for a in top] + ["bias"]                     # A-units numbered from 1
     stops, pointers = lines
-    assert len(stops.get_segments()) == 2 * n_in
-    seg = np.array(pointers.get_segments())              # (n_in, 2, 2)
-    dx, dy = seg[:, 1, 0] - seg[:, 0, 0], -(seg[:, 1, 1] - seg[:, 0, 1])     # y axis points down
-    angle = np.arctan2(dy, dx)
-    np.testing.assert_allclose(angle, np.pi / 2 - m.weights_[0] * 0.75 * np.pi, atol=1e-9)
+    assert len(stops.get_segments()) == 2 * 17
+    np.testing.assert_allclose(_pointer_angles(pointers), np.pi / 2 - w[np.r_[top, n_in - 1]] * 0.75 * np.pi,
+                               atol=1e-9)
+    with Image.open(tmp_path / "rack.png") as im:      # the title is inside the picture
+        assert im.size[0] >= 7.5 * 120 - 1
+    assert fig.get_suptitle() and fig.texts[0].get_window_extent(fig.canvas.get_renderer()).x0 >= 0
+    with pytest.raises(ValueError, match="top"):
+        plotting.rack_figure(m, top=0)
+
+
+def test_rack_figure_for_a_card_shows_its_firing_a_units(trained):
+    m, cards, _ = trained
+    fig = plotting.rack_figure(m, card=cards[0])
+    firing = np.flatnonzero(m.associate(m.sense(cards[:1]))[0])
+    names = [t.get_text().split("\n")[0] for t in fig.axes[0].texts]
+    assert names == [f"A{a + 1}" for a in firing] + ["bias"]
+    assert f"the {len(firing)} A-units this card fires" in fig.get_suptitle()
 
 
 def test_rack_figure_marks_end_stops(card_maker):
@@ -87,7 +110,7 @@ def test_rack_figure_marks_end_stops(card_maker):
     m.rack_.p_to[0, 1] = -1.0
     fig = plotting.rack_figure(m)
     assert "2 at an end stop" in fig.axes[0].get_title()
-    colors = fig.axes[0].collections[2].get_colors()
+    colors = fig.axes[0].collections[2].get_colors()    # the two are the furthest moved: shown first
     np.testing.assert_allclose(colors[:2], [[0, 0, 0, 1], [0, 0, 0, 1]])
 
 
@@ -171,18 +194,42 @@ def test_fisher_histograms_needs_two_classes():
 
 # -- training_animation ---------------------------------------------------------------------
 
-def test_animation_frames_and_last_weights(card_maker, tmp_path):
+def test_animation_frames_are_evenly_spaced_and_end_on_the_last():
+    for n, first, every in [(24, 3, 5), (200, 9, 4), (7, 7, 3), (10, 1, 1)]:
+        p = plotting._animation_frames(n, first, every)
+        assert p[-1] == n and p[0] >= first and p[0] - every < first
+        assert set(np.diff(p)) <= {every}
+
+
+def test_animation_every_stage_and_the_run_s_own_numbers(card_maker, tmp_path):
     cards, labels = card_maker(12, np.random.default_rng(6))
     out = tmp_path / "a.gif"
     fig = plotting.training_animation(specs.SMALL, cards, labels, seed=2, out=out, epochs=2, every=3)
+    full = MarkI(spec=specs.SMALL, seed=2, trace="full").fit(cards, labels, epochs=2)
+    schedule = np.tile(np.arange(12), 2)
+    first = max(int(np.argmax(labels[schedule] == c)) for c in full.classes_) + 1
     with Image.open(out) as im:
-        assert im.format == "GIF"
-        assert im.n_frames == 8                          # presentations 3, 6, ..., 24
+        assert im.format == "GIF" and im.size[0] >= 1000
+        assert im.n_frames == len(plotting._animation_frames(24, first + 1, 3))
     assert [p.name for p in tmp_path.iterdir()] == ["a.gif"]
-    full = MarkI(spec=specs.SMALL, seed=2).fit(cards, labels, epochs=2)
+    ax_card, ax_s, ax_a, ax_r, ax_pots, ax_w, ax_acc = fig.axes
+    assert "presentation 24 of 24" in fig.get_suptitle()                      # counted from 1
+    assert f"card {schedule[-1] + 1} of the deck" in ax_card.get_title()
+    s = full.sense(cards[schedule])[-1]
+    a = full.associate(s[None])[0]
+    assert f"S-units firing: {int(s.sum())} of 400" == ax_s.get_title() and s.sum() == full.history_["s_active"][-1]
+    assert f"A-units firing: {int(a.sum())} of 64" == ax_a.get_title()
+    read = [d for _, e, p, d in full.trace_ if e == "R read" and p == 23][0]
+    widths = [b.get_width() for b in ax_r.patches]
+    np.testing.assert_allclose(widths, [float(v) for v in read.split(";")[0].split()[1:]])
+    assert len(ax_pots.patches) == 2 * (int(a.sum()) + 1)                     # before and after, + bias
     direct = plotting._projected_weights(full.weights_, full.patchboard.connections,
                                          full.patchboard.retina_shape)[0]
-    np.testing.assert_allclose(np.asarray(fig.axes[1].images[0].get_array()), direct, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(ax_w.images[0].get_array()), direct, atol=1e-12)
+    with pytest.raises(ValueError, match="dpi"):
+        plotting.training_animation(specs.SMALL, cards, labels, seed=0, out=out, dpi=50)
+    with pytest.raises(ValueError, match="every"):
+        plotting.training_animation(specs.SMALL, cards, labels, seed=0, out=out, every=0)
 
 
 def test_animation_prefix_weights_equal_the_run_at_that_moment(card_maker):
@@ -197,16 +244,3 @@ def test_animation_prefix_weights_equal_the_run_at_that_moment(card_maker):
     p = 30                                                # the whole run: the same final wipers
     part = MarkI(spec=specs.SMALL, seed=4).fit(cards[schedule[:p]], labels[schedule[:p]], epochs=1)
     np.testing.assert_array_equal(part.weights_, full.weights_)
-
-
-def test_animation_frame_cap_and_start(card_maker, tmp_path):
-    cards, labels = card_maker(12, np.random.default_rng(9))
-    out = tmp_path / "b.gif"
-    plotting.training_animation(specs.SMALL.ideal(), cards, labels, seed=0, out=out, epochs=2,
-                                max_frames=5)
-    with Image.open(out) as im:
-        assert im.n_frames == 5
-    frames = plotting._animation_frames(24, 2, 1, 40)
-    assert frames[0] == 2 and frames[-1] == 24 and len(frames) == 23
-    with pytest.raises(ValueError, match="every"):
-        plotting.training_animation(specs.SMALL, cards, labels, seed=0, out=out, every=0)
