@@ -223,7 +223,7 @@ def cmd_render(args) -> int:
     scene = _load_scene(args.scene)
     out = output_file(args, Path("runs") / Path(args.scene).stem / "contact_sheet.png")
     try:
-        contact_sheet(scene, seed=args.seed, out=out)
+        contact_sheet(scene, seed=args.seed, out=out, progress=True)
     except ValueError as e:
         raise UsageError(str(e)) from None
     print(f"wrote {out}")

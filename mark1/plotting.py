@@ -42,7 +42,8 @@ def _save_atomic(fig: Figure, out, **kwargs) -> None:
 # contact sheet: cards beside what the retina makes of them
 
 
-def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=None) -> Figure:
+def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=None,
+                  progress: bool = False) -> Figure:
     """Sample training cards of every class beside what the retina makes of them.
 
     For each card three small panels: the card (reflectance, white paper), the light on
@@ -65,6 +66,8 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
         Cards shown per class (1 to 12); default 4, or 2 beyond 9 classes.
     out : str or path-like, optional
         Where to save the figure (PNG unless the file ending says otherwise).
+    progress : bool
+        A progress bar over the cards read (tqdm, only on a terminal).
 
     Returns
     -------
@@ -94,7 +97,14 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     illum = np.asarray(machine.retina.illuminance(cards))
     rows, cols = illum.shape[-2:]
     s_units = np.asarray(machine.sense(cards), dtype=bool).reshape(len(cards), rows, cols)
-    s_alone = np.concatenate([machine.sense(c[None]) for c in cards]).reshape(s_units.shape)
+    from .runs import progress_bar
+
+    bar = progress_bar(len(cards) + 1, "card") if progress else None
+    s_alone = np.zeros_like(s_units)
+    for i, c in enumerate(cards):                  # each card alone, on a dark-adapted retina
+        s_alone[i] = np.asarray(machine.sense(c[None]), dtype=bool).reshape(rows, cols)
+        if bar is not None:
+            bar.update(1)
     strays = s_units & ~s_alone                    # fire only after the cards before them
     s_rgb = np.ones(s_units.shape + (3,))
     s_rgb[s_units] = 0.0
@@ -146,11 +156,13 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     if strays.any():
         key += (f"\nred = fires only because of the cards shown before ({int(strays.sum())} on this sheet): "
                 f"a cell lit by earlier cards is light-adapted (reads up to {rs.history_ratio:g}× the resistance), "
-                f"and the less sensitive cells (spread ±{rs.cell_spread:.0%}), most at the dimmer edges, fall below the threshold "
-                f"even on blank paper.")
+                f"and the less sensitive cells (spread ±{rs.cell_spread:.0%}), most at the dimmer edges, "
+                f"fall below the threshold even on blank paper.")
     fig.text(0.6 / width, key_h / height, key, ha="left", va="top", fontsize=7, wrap=True)
     if out is not None:
         _save_atomic(fig, out, dpi=110)
+    if bar is not None:
+        bar.close()
     return fig
 
 

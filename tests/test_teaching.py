@@ -244,3 +244,85 @@ def test_animation_prefix_weights_equal_the_run_at_that_moment(card_maker):
     p = 30                                                # the whole run: the same final wipers
     part = MarkI(spec=specs.SMALL, seed=4).fit(cards[schedule[:p]], labels[schedule[:p]], epochs=1)
     np.testing.assert_array_equal(part.weights_, full.weights_)
+
+
+# -- signs of life: progress bars on a terminal only ----------------------------------------
+
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    import io
+    import sys
+
+    from mark1.runs import progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert progress_bar(10, "card") is None                      # a log file or a pipe
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    bar = progress_bar(10, "card")
+    assert bar is not None
+    bar.update(10)
+    bar.close()
+    assert "card" in sys.stderr.getvalue()
+    monkeypatch.setenv("CI", "true")
+    assert progress_bar(10, "card") is None                      # CI logs stay clean
+
+
+def _run_cli(args, tmp_path, *, terminal: bool) -> str:
+    """Run ``python -m mark1 ARGS``; stderr is a pseudo-terminal when ``terminal``, else a pipe."""
+    import os
+    import pty
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    env.pop("CI", None)
+    if not terminal:
+        r = subprocess.run([sys.executable, "-m", "mark1", *args], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return r.stderr
+    import threading
+
+    import fcntl
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))   # a terminal's size
+    chunks = []
+
+    def drain():                                  # read while it runs: a full terminal would block it
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:                       # the terminal closed: everything read
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        r = subprocess.run([sys.executable, "-m", "mark1", *args], cwd=tmp_path, env=env,
+                           stdout=subprocess.DEVNULL, stderr=follower, timeout=300)
+    finally:
+        os.close(follower)
+        reader.join(timeout=30)
+        os.close(leader)
+    assert r.returncode == 0
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_no_bar_in_logs_but_one_on_a_terminal(tmp_path):
+    from pathlib import Path
+
+    demo = str(Path(__file__).resolve().parent.parent / "scenes" / "demo.toml")
+    args = ["explain", demo, "--cards", "1"]
+    assert _run_cli(args, tmp_path, terminal=False) == ""                   # stderr a pipe: no bar
+    assert "card" in _run_cli(args, tmp_path, terminal=True)               # stderr a terminal: a bar
