@@ -326,3 +326,125 @@ def test_no_bar_in_logs_but_one_on_a_terminal(tmp_path):
     args = ["explain", demo, "--cards", "1"]
     assert _run_cli(args, tmp_path, terminal=False) == ""                   # stderr a pipe: no bar
     assert "card" in _run_cli(args, tmp_path, terminal=True)               # stderr a terminal: a bar
+
+
+# -- one numbering for people ---------------------------------------------------------------
+
+def test_event_line_counts_from_one_and_rounds_to_the_microsecond():
+    from mark1.explain import event_line
+
+    assert event_line(1.9999999999999998, "card change", 0, "card 0, lamps off") == (
+        "    2.000000 s  presentation    1  card change        card 1 of the deck, lamps off")
+    assert event_line(3.5, "R read", 9, "sums +0.1; answer X, card shows X").endswith(
+        "presentation   10  R read             sums +0.1; answer X, card shows X")
+
+
+def test_realtime_and_explain_number_cards_from_one(tmp_path, capsys):
+    from pathlib import Path
+
+    from mark1.cli import main
+
+    demo = Path(__file__).resolve().parent.parent / "scenes" / "demo.toml"
+    assert main(["run", str(demo), "--out", str(tmp_path / "rt"), "--realtime", "1e-6"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if " presentation " in ln]
+    first = [ln for ln in lines if "card change" in ln][:2]
+    assert "presentation    1" in first[0] and "card 1 of the deck" in first[0]
+    assert "presentation    2" in first[1] and "card 0" not in " ".join(lines)
+    for ln in lines:                                             # seconds, six decimals
+        t = ln.split(" s ")[0].strip()
+        assert len(t.split(".")[1]) == 6
+    trace = (tmp_path / "rt" / "trace.csv").read_text().splitlines()
+    assert trace[0] == "time_s,event,presentation,detail"
+    rows = list(__import__("csv").reader(trace[1:]))
+    assert rows[0][2] == "0" and rows[0][3] == "card 0, lamps off"   # the CSV counts from 0, as the arrays do
+    assert all(len(r[0].split(".")[1]) == 6 for r in rows)      # 2.000000, not 1.9999999999999998
+
+
+def test_summary_trace_times_round_to_the_microsecond(tmp_path, capsys):
+    import csv
+    from pathlib import Path
+
+    from mark1.cli import main
+
+    demo = Path(__file__).resolve().parent.parent / "scenes" / "demo.toml"
+    assert main(["run", str(demo), "--out", str(tmp_path / "s"), "--json"]) == 0
+    summary = __import__("json").loads(capsys.readouterr().out)
+    with open(tmp_path / "s" / "trace.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["presentation"]) for r in rows] == list(range(summary["presentations"]))
+    assert all(len(r["start"].split(".")[1]) == 6 for r in rows)
+    assert rows[1]["start"] == f"{summary['spec']['timing']['period']:.6f}"
+
+
+# -- learning curve, contact sheet, ablation ------------------------------------------------
+
+def test_learning_curve_starts_at_the_first_full_window_and_shows_test_and_reported(trained):
+    m, _, _ = trained
+    n = len(m.history_)
+    fig = plotting.learning_curve(m.history_, test_accuracy=0.9, reported=0.9, window=5)
+    ax = fig.axes[0]
+    curve = [ln for ln in ax.lines if ln.get_label().startswith("training accuracy")][0]
+    x, y = curve.get_data()
+    assert x[0] == 5 and x[-1] == n                                   # no point over fewer cards
+    correct = m.history_["correct"].astype(float)
+    np.testing.assert_allclose(y, [correct[i - 5:i].mean() for i in range(5, n + 1)])
+    test = [ln for ln in ax.lines if ln.get_label().startswith("test accuracy")][0]
+    reported = [ln for ln in ax.lines if ln.get_label().startswith("reported")][0]
+    assert test.get_marker() == "D" and reported.get_linestyle() == "--"  # equal values, both visible
+    assert test.get_zorder() > reported.get_zorder()
+    assert any(ln.get_label() == "chance 50%" for ln in ax.lines)
+
+
+def test_contact_sheet_marks_strays_and_keys_them():
+    from pathlib import Path
+
+    from mark1.runs import experiment_seeds
+    from mark1.scenes import load_scene
+
+    scene = load_scene(Path(__file__).resolve().parent.parent / "scenes" / "demo.toml")
+    fig = plotting.contact_sheet(scene, seed=0, per_class=3)
+    seed_train, _, seed_machine = experiment_seeds(0)
+    stim = scene.stimuli("train", seed=seed_train, count=6)
+    order = np.concatenate([np.flatnonzero(stim.labels == c)[:3] for c in scene.classes])
+    cards = stim.cards[order]
+    m = MarkI(spec=scene.machine_spec(), seed=seed_machine)
+    seq = m.sense(cards)
+    alone = np.concatenate([m.sense(c[None]) for c in cards])
+    s_panels = [ax for ax in fig.axes                          # the S-unit panels are the RGB ones
+                if ax.get_images() and np.asarray(ax.get_images()[0].get_array()).ndim == 3]
+    shown = np.stack([np.asarray(ax.get_images()[0].get_array()) for ax in s_panels])   # (cards, 20, 20, 3)
+    red = (shown[..., 0] > 0.5) & (shown[..., 1] < 0.5)
+    black = shown.sum(axis=-1) < 0.1
+    np.testing.assert_array_equal(red.reshape(len(cards), -1), seq & ~alone)
+    np.testing.assert_array_equal((red | black).reshape(len(cards), -1), seq)
+    key = " ".join(t.get_text() for t in fig.texts)
+    assert "below 0.35 of paper white" in key
+    if (seq & ~alone).any():
+        assert "light-adapted" in key and "blank paper" in key
+
+
+def _ablation(times):
+    from mark1.experiments import Ablation
+
+    names = ["backlash", "decay"]
+    rows = [dict(variant="full", kind="reference", non_ideality=None, test_mean=0.9, test_std=0.01,
+                 machine_time_h_mean=times[0], machine_time_h_std=0.0),
+            dict(variant="ideal", kind="reference", non_ideality=None, test_mean=0.97, test_std=None,
+                 machine_time_h_mean=times[1], machine_time_h_std=None)]
+    for i, n in enumerate(names):
+        rows.append(dict(variant=f"on:{n}", kind="on_alone", non_ideality=n, test_mean=None if i else 0.95,
+                         test_std=0.2, machine_time_h_mean=times[2], machine_time_h_std=0.0))
+        rows.append(dict(variant=f"off:{n}", kind="off_alone", non_ideality=n, test_mean=0.92,
+                         test_std=None, machine_time_h_mean=times[3], machine_time_h_std=0.0))
+    return Ablation(scene="fake", seeds=[0, 1], rows=rows, non_idealities=names)
+
+
+def test_ablation_figure_has_no_panel_of_identical_bars():
+    same = plotting.ablation_figure(_ablation([1.0, 1.0, 1.0, 1.0]))
+    assert len(same.axes) == 1 and "machine time 1 h for every variant" in same.get_suptitle()
+    differ = plotting.ablation_figure(_ablation([2.0, 1.0, 1.5, 1.8]))
+    assert len(differ.axes) == 2
+    labels = [t.get_text() for t in differ.axes[0].get_yticklabels()]
+    assert labels == ["decay (no result)", "backlash"]                      # no result: at the bottom
+    for bar in differ.axes[0].patches:                                     # whiskers inside [0, 1]
+        assert np.isnan(bar.get_width()) or bar.get_width() <= 1.0
