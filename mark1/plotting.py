@@ -994,8 +994,8 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
 
     fig = _new_figure(fig_w, fig_h)
     fig.set_dpi(dpi)
-    grid = fig.add_gridspec(2, 4, width_ratios=[1, 1, 1.5, 1.25], height_ratios=[1, 1],
-                            left=0.06, right=0.98, top=0.86, bottom=0.08, wspace=0.28, hspace=0.42)
+    grid = fig.add_gridspec(2, 4, width_ratios=[1, 1, 1.35, 1.25], height_ratios=[1, 1],
+                            left=0.06, right=0.98, top=0.86, bottom=0.08, wspace=0.38, hspace=0.42)
     ax_card = fig.add_subplot(grid[0, 0])
     im_card = ax_card.imshow(illum[0], cmap="gray", vmin=0.0, vmax=max(1.0, float(illum.max())),
                              interpolation="nearest")
@@ -1021,6 +1021,10 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
 
     frames = []
     last = None
+    from matplotlib.patches import Patch
+
+    key_pots = [Patch(facecolor="none", edgecolor="0.4", label="before this card"),
+                Patch(facecolor="tab:red", label="after (+)"), Patch(facecolor="tab:blue", label="after (−)")]
     _, relight_s = _lamps(ax_s, s_units[0], (rows, cols))
     _, relight_a = _lamps(ax_a, a_units[0], _grid_shape(n_a))
     y = np.arange(n_units)[::-1]
@@ -1032,6 +1036,7 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     ax_r.set_yticks(y)
     ax_r.tick_params(axis="x", labelsize=8)
     ax_r.set_xlabel("sum of pots × A-units (threshold 0)", fontsize=9)
+    ax_r.set_ylabel("R-unit, target sign", fontsize=8, labelpad=1)
     for f, p in enumerate(frames_at):
         i = p - 1                                                  # the presentation shown (index)
         card = schedule[i]
@@ -1055,19 +1060,18 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
         for bar_k, v, e in zip(r_bars, s_i, erring):
             bar_k.set_width(v)
             bar_k.set_color("tab:red" if e else "tab:green")
-        ax_r.set_yticklabels([f"R{k + 1} (target {'+' if t[k] > 0 else '−'})" for k in range(n_units)],
+        ax_r.set_yticklabels([f"R{k + 1} {'+' if t[k] > 0 else '−'}" for k in range(n_units)],
                              fontsize=8 if n_units > 2 else 9)
-        ax_r.set_title(f"R-units: answer \"{answer}\" — " + ("right" if ok else "wrong, the trainer turns pots"),
+        ax_r.set_title(f"R-units: answer \"{answer}\", " + ("right" if ok else "wrong:\nthe trainer turns pots"),
                        fontsize=10, color="black" if ok else "tab:red")
         # 5. the pots of one R-unit: its firing A-units' pots and the bias, before -> after
         k = int(np.argmax(t)) if code.kind == "one-per-class" else 0
         firing = np.r_[np.flatnonzero(a_units[i]), n_a]
         ax_pots.clear()
         xs = np.arange(len(firing))
-        ax_pots.bar(xs, before[k, firing], width=0.8, color="none", edgecolor="0.4", lw=1.0,
-                    label="before this card")
+        ax_pots.bar(xs, before[k, firing], width=0.8, color="none", edgecolor="0.4", lw=1.0)
         ax_pots.bar(xs, after[k, firing], width=0.5,
-                    color=np.where(after[k, firing] >= 0, "tab:red", "tab:blue"), label="after")
+                    color=np.where(after[k, firing] >= 0, "tab:red", "tab:blue"))
         moved = int(hist["pots_moved"][i])
         ax_pots.axhline(0.0, color="k", lw=0.8)
         ax_pots.set_ylim(-wmax * 1.15, wmax * 1.15)
@@ -1077,7 +1081,7 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
         ax_pots.set_xticks(xs[::step], names[::step], rotation=90, fontsize=7)
         ax_pots.tick_params(axis="y", labelsize=8)
         ax_pots.set_ylabel("wiper (full scale)", fontsize=9)
-        ax_pots.legend(fontsize=8, loc="upper right", frameon=False, ncol=2)
+        ax_pots.legend(handles=key_pots, fontsize=8, loc="upper right", frameon=False, ncol=3)
         ax_pots.set_title(f"R{k + 1}'s pots of the firing A-units (end stops at ±1); "
                           f"{moved} pots commanded on this card", fontsize=10)
         # 6. what R-unit k looks for; 7. training accuracy
@@ -1087,9 +1091,9 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
         line.set_data(x[window - 1:], running[window - 1:p])
         bad = np.flatnonzero(correct[:p] == 0) + 1
         wrong.set_data(bad, np.full(len(bad), -0.03))
-        acc_now = f"{running[i]:.0%}" if p >= window else "after the first epoch"
-        ax_acc.set_title(f"training accuracy, last {window} cards: {acc_now}\n(red ticks: wrong answers)",
-                         fontsize=10)
+        acc_now = (f"training accuracy, last {window} cards: {running[i]:.0%}" if p >= window
+                   else f"training accuracy (drawn from card {window})")
+        ax_acc.set_title(f"{acc_now}\n(red ticks: wrong answers)", fontsize=10)
         suptitle.set_text(f"{full.spec.name}: presentation {p} of {n_pres} (epoch {int(hist['epoch'][i]) + 1} "
                           f"of {epochs}), machine time {hist['start'][i]:.6f} s")
         fig.canvas.draw()
