@@ -26,6 +26,7 @@ def run_example(name: str, tmp_path: Path, *args: str) -> tuple[str, Path]:
     proc = subprocess.run([sys.executable, str(EXAMPLES / name), "--out", str(out), *args],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, f"{name} failed:\n{proc.stdout}\n{proc.stderr}"
+    assert "\r" not in proc.stderr, f"{name}: a progress bar was written to a pipe"   # logs stay clean
     return proc.stdout, out
 
 
