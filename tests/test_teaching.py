@@ -319,6 +319,7 @@ def _run_cli(args, tmp_path, *, terminal: bool) -> str:
     return b"".join(chunks).decode(errors="replace")
 
 
+@pytest.mark.skipif(not hasattr(__import__("os"), "openpty"), reason="needs a POSIX pseudo-terminal")
 def test_no_bar_in_logs_but_one_on_a_terminal(tmp_path):
     from pathlib import Path
 
