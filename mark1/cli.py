@@ -96,8 +96,10 @@ def cmd_run(args) -> int:
                              f"got {args.realtime}")
         env = simpy.rt.RealtimeEnvironment(factor=args.realtime, strict=False)
 
+        from .explain import event_line
+
         def on_event(t, event, p, detail):
-            print(f"{t:10.3f} s  card {p + 1:>4}  {event:<18} {detail}", flush=True)
+            print(event_line(t, event, p, detail), flush=True)
     t0 = time.perf_counter()
     try:
         machine.fit(train.cards, train.labels, epochs=schedule.epochs, order=schedule.order,
@@ -161,8 +163,10 @@ def cmd_run(args) -> int:
 def _history_csv(history: np.ndarray, classes: np.ndarray) -> str:
     """The per-presentation record (the summary-level trace) as CSV text.
 
-    ``label`` and ``response`` are written as the class labels themselves, cards as
-    their index in the training deck, times in seconds of machine time.
+    ``label`` and ``response`` are written as the class labels themselves;
+    ``presentation``, ``epoch`` and ``card`` (the index in the training deck) count from
+    0, as the arrays do (people read them from 1 in the terminal); ``start`` is machine
+    time in seconds, rounded to the microsecond.
     """
     import csv
     import io
@@ -173,7 +177,7 @@ def _history_csv(history: np.ndarray, classes: np.ndarray) -> str:
     w.writerow(names)
     named = {"label", "response"}
     for row in history.tolist():
-        w.writerow([classes[v] if n in named else int(v) if isinstance(v, bool) else repr(v)
+        w.writerow([classes[v] if n in named else int(v) if isinstance(v, bool) else f"{v:.6f}"
                     if isinstance(v, float) else v for n, v in zip(names, row)])
     return buf.getvalue()
 
@@ -221,7 +225,7 @@ def cmd_render(args) -> int:
     scene = _load_scene(args.scene)
     out = output_file(args, Path("runs") / Path(args.scene).stem / "contact_sheet.png")
     try:
-        contact_sheet(scene, seed=args.seed, out=out)
+        contact_sheet(scene, seed=args.seed, out=out, progress=True)
     except ValueError as e:
         raise UsageError(str(e)) from None
     print(f"wrote {out}")
@@ -235,7 +239,8 @@ def cmd_explain(args) -> int:
     seed_train, _, seed_machine = experiment_seeds(args.seed)
     try:
         train = scene.stimuli("train", seed=seed_train)
-        text = explain(scene.machine_spec(), train.cards, train.labels, n_cards=args.cards, seed=seed_machine)
+        text = explain(scene.machine_spec(), train.cards, train.labels, n_cards=args.cards, seed=seed_machine,
+                       progress=True)
     except ValueError as e:
         raise UsageError(f"{args.scene}: {e}") from None
     print(text)

@@ -87,12 +87,17 @@ class Trace:
         return np.array(self.events, dtype=dt)
 
     def to_csv(self, path: str | os.PathLike | None = None) -> str | None:
-        """Write the events as CSV (atomically), or return the text when ``path`` is None."""
+        """Write the events as CSV (atomically), or return the text when ``path`` is None.
+
+        Columns ``time_s`` (machine time in seconds, rounded to the microsecond, so that
+        2 s reads ``2.000000``, not ``1.9999999999999998``), ``event``, ``presentation``
+        (an array index: the first presentation is 0, as in ``history_``) and ``detail``.
+        """
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(["time_s", "event", "presentation", "detail"])
         for t, e, p, d in self.events:
-            w.writerow([repr(t), e, p, d])
+            w.writerow([f"{t:.6f}", e, p, d])
         if path is None:
             return buf.getvalue()
         with atomic_path(path) as tmp:
@@ -477,7 +482,7 @@ def finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float) -
 
 def _log_presentation(trace, p, t0, tm, card, pipeline, sums, response, label):
     """The instants of one presentation that need no event of their own."""
-    trace.log(t0, "card change", p, f"card {card}, lamps off")
+    trace.log(t0, "card change", p, f"card {card}, lamps off")      # deck index, from 0 like `presentation`
     trace.log(t0 + tm.card_change, "lamps on", p, "")
     t_s = t0 + tm.card_change + tm.settle
     trace.log(t_s, "S sampled", p, f"{int(pipeline.s_active[p])} S-units fire")

@@ -251,7 +251,7 @@ def test_trace_csv_and_array(tmp_path):
     assert rows[0] == ["time_s", "event", "presentation", "detail"]
     assert len(rows) - 1 == len(m.trace_)
     for row, (t, e, p, d) in zip(rows[1:], m.trace_.events):
-        assert float(row[0]) == t and row[1] == e and int(row[2]) == p and row[3] == d
+        assert float(row[0]) == pytest.approx(t, abs=5e-7) and row[1] == e and int(row[2]) == p and row[3] == d
     m.trace_.to_csv(tmp_path / "events.csv")
     assert (tmp_path / "events.csv").read_text() == text
     arr = m.trace_.to_array()
