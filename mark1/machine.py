@@ -29,6 +29,7 @@ from .rules import erring, tie_tolerance
 from .runs import progress_bar
 from .simulator import HISTORY_DTYPE, RunResult, Trace, finish, simulate
 from .specs import MARK_I, MachineSpec
+from .threads import one_blas_thread
 
 __all__ = ["MarkI", "LMSStepWarning"]
 
@@ -266,7 +267,7 @@ class MarkI:
             schedule = np.concatenate([order_rng.permutation(n) for _ in range(epochs)])
         epoch_of = np.repeat(np.arange(epochs), n)
 
-        retina, board = self.retina, self.patchboard
+        retina = self.retina
         gains = PotentiometerRack.motor_gains(self.spec.rack, (code.n_units, n_inputs), self._rng("motors"))
         rack = PotentiometerRack(self.spec.rack, code.n_units, n_inputs, self.spec.response.n_responses, gains)
         light = retina.light(cards)
@@ -274,15 +275,8 @@ class MarkI:
         self._noise_rng = self._rng("noise")
 
         bar = progress_bar(len(schedule), "card") if progress else None
-        if self.fast and self.spec.is_ideal and self.spec.trainer.rule == "alpha" and not trace.full and env is None:
-            result = self._fit_ideal(light, schedule, epoch_of, label_index, code, rack, trace)
-            if bar is not None:
-                bar.update(len(schedule))
-        else:
-            result = simulate(spec=self.spec, retina=retina, patchboard=board, rack=rack, light=light,
-                              order=schedule, epoch_of=epoch_of, label_index=label_index,
-                              code=code, noise_rng=self._noise_rng,
-                              trace=trace, env=env, progress=bar.update if bar else None)
+        with one_blas_thread():
+            result = self._train(light, schedule, epoch_of, label_index, code, rack, trace, env, bar)
         if bar is not None:
             bar.close()
         self._check_lms_step(result.history)
@@ -293,6 +287,19 @@ class MarkI:
         self.mistakes_per_epoch_ = result.mistakes_per_epoch
         self.waited_ = result.waited
         return self
+
+    def _train(self, light, schedule, epoch_of, label_index, code, rack, trace, env, bar) -> RunResult:
+        """The fast ideal path where it applies, else the event simulation."""
+        if self.fast and self.spec.is_ideal and self.spec.trainer.rule == "alpha" and not trace.full and env is None:
+            result = self._fit_ideal(light, schedule, epoch_of, label_index, code, rack, trace)
+            if bar is not None:
+                bar.update(len(schedule))
+        else:
+            result = simulate(spec=self.spec, retina=self.retina, patchboard=self.patchboard, rack=rack, light=light,
+                              order=schedule, epoch_of=epoch_of, label_index=label_index,
+                              code=code, noise_rng=self._noise_rng,
+                              trace=trace, env=env, progress=bar.update if bar else None)
+        return result
 
     def _check_lms_step(self, history) -> None:
         """Warn when the LMS step is past Widrow and Hoff's stability limit.

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import simpy
+import simpy.rt
 
 from .atomic import atomic_path
 from .patchboard import Patchboard, with_bias
@@ -230,7 +231,7 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     pipeline = SensoryPipeline(retina, patchboard, light, order, spec, rack.mask)
     full = trace.full
     # someone watches the events as they happen: one step per card
-    step_each = full or type(env) is not simpy.Environment
+    step_each = full or isinstance(env, simpy.rt.RealtimeEnvironment)
     queued = rack.spec.drivers > 0                   # moves wait for drivers: SimPy runs them
     current = [0]
     if full:
