@@ -170,14 +170,16 @@ class PotentiometerRack:
         s = self.spec
         if self._rate and now - self._t_ref > 100.0 * s.decay_time:
             self._renormalize(now)
-        # one reinforcement moves a few hundred of the rack's pots: work on those only
-        idx = np.nonzero((command != 0) & self.mask)
-        cmd = command[idx]
+        # one reinforcement moves a few hundred of the rack's pots: work on those only,
+        # through flat indices (much cheaper than a pair of index arrays)
+        flat = np.flatnonzero((command != 0) & self.mask)
+        idx = np.divmod(flat, command.shape[1])
+        cmd = command.ravel().take(flat)
         direction = np.sign(cmd).astype(np.int8)
-        start = (self.p_to if now >= self.busy_until else self._stored(now))[idx]
+        start = (self.p_to if now >= self.busy_until else self._stored(now)).ravel().take(flat)
         if self._rate:
             start = self.decay_factor(now) * start
-        gain = self.gain[idx]
+        gain = self.gain.ravel().take(flat)
         if s.drive == "continuous":
             travel = gain * np.abs(cmd)                   # the pulse lasts |cmd| / motor_speed
             rate = s.motor_speed * gain
@@ -188,7 +190,7 @@ class PotentiometerRack:
             instant = s.step_time == 0
             rate = s.step / s.step_time if not instant else math.inf
         if s.backlash:
-            last = self.last_dir[idx]
+            last = self.last_dir.ravel().take(flat)
             slack = np.where((last != 0) & (last != direction), s.backlash, 0.0)
             slack = np.minimum(slack, travel)
         else:
@@ -198,7 +200,7 @@ class PotentiometerRack:
             direction = np.where(travel > 0, direction, 0).astype(np.int8)
         target = start + direction * (travel - slack)
         if s.end_stops:
-            target = np.clip(target, -1.0, 1.0)
+            target = np.minimum(np.maximum(target, -1.0), 1.0)      # np.clip, without its overhead
         # a pot already against its stop in the driven direction does not move at all
         moved = np.abs(target - start)
         if instant:
@@ -217,11 +219,14 @@ class PotentiometerRack:
         if self._rate:
             f = self.decay_factor(t0)
             start, target = start / f, target / f
-        self.p_from[idx] = start
-        self.p_to[idx] = target
-        self.t_start[idx] = t0 + slack_time
-        self.t_end[idx] = t0 + duration
-        self.last_dir[idx] = direction if direction.all() else np.where(direction != 0, direction, self.last_dir[idx])
+        flat = idx[0] * self.mask.shape[1] + idx[1]
+        _put(self.p_from, flat, start)
+        _put(self.p_to, flat, target)
+        _put(self.t_start, flat, t0 + slack_time)
+        _put(self.t_end, flat, t0 + duration)
+        if not direction.all():                           # a ratchet command too small to step
+            direction = np.where(direction != 0, direction, self.last_dir.ravel().take(flat))
+        _put(self.last_dir, flat, direction)
         if len(duration):
             self.busy_until = max(self.busy_until, t0 + float(duration.max()))
 
@@ -268,3 +273,11 @@ class PotentiometerRack:
             d = float(plan[4].max(initial=0.0))
             if d > 0:
                 yield env.timeout(d)
+
+
+def _put(a: np.ndarray, flat: np.ndarray, values) -> None:
+    """``a.flat[flat] = values``, fast where ``a`` is C-contiguous (then ravel() is a view)."""
+    if a.flags.c_contiguous:
+        a.ravel().put(flat, values)
+    else:
+        a[np.unravel_index(flat, a.shape)] = values
