@@ -778,18 +778,31 @@ def predicate_fit(card_size: int, size: float) -> int:
 def render_predicate(labels, *, seed=0, predicate: str = "parity", card_size: int = 60,
                      size: float = 8, blobs=(1, 6), thickness: float = 3.0,
                      jitter: Jitter = NO_JITTER) -> Rendered:
-    """Patterns for Minsky and Papert's predicates, labelled by the predicate.
+    """Patterns for Minsky and Papert's predicates, labelled by the predicate, with the
+    amount of ink matched across the two classes.
 
-    ``predicate = "parity"``: separate round blobs of diameter ``size`` at random places
-    (one per cell of a coarse grid, so that they never touch); the number of blobs is
-    drawn from ``blobs`` (inclusive) with the parity of the label ("even" or "odd").
+    The ink is matched so that only the predicate tells the classes apart: the total ink
+    (the dark area) of a card says nothing about its class, so a single threshold on it
+    scores chance (``tests/test_scene_fidelity.py``).
 
-    ``predicate = "connectedness"``: two straight bars ``thickness`` pixels wide at random;
-    "connected" when they cross or touch, "disconnected" when a clear gap (at least
-    ``max(3, thickness)`` pixels) separates them.
+    ``predicate = "parity"``: separate round blobs at random places, at least
+    ``max(4, size / 2)`` pixels apart; their number is drawn from ``blobs`` (inclusive,
+    at least 1) with the parity of the label ("even" or "odd"). Every card carries the
+    ink of ``(low + high) / 2`` blobs of diameter ``size``, times a factor drawn from
+    [0.9, 1.1], shared at random (weights from [0.5, 1.5]) among its blobs: fewer blobs
+    are larger, so the count is not in the ink.
+
+    ``predicate = "connectedness"``: two straight bars ``thickness`` pixels wide (round
+    ends) at random; "connected" when they cross or touch, "disconnected" when a clear
+    gap (at least ``max(3, thickness)`` pixels) separates them. Crossing bars share ink,
+    so each card is chosen from a pool of candidates of its class as the one whose ink is
+    nearest to a target drawn uniformly over the range both classes cover.
 
     Geometric jitter (shift, rotation, scale, slant) is not used: the patterns are random
     already. Appearance jitter (contrast, noise, smudges, blur) applies as usual.
+
+    The variation holds ``blobs`` (parity) or ``gap`` (connectedness, in pixels) and
+    ``ink`` (the drawn ink area of each card before the appearance jitter, pixels).
     """
     card_size = _check_card_size(card_size)
     if predicate not in PREDICATES:
@@ -799,80 +812,148 @@ def render_predicate(labels, *, seed=0, predicate: str = "parity", card_size: in
                                     "(they are random already)")
     labels = [str(l) for l in labels]
     cls = _labels_index(labels, PREDICATES[predicate])
-    n = len(cls)
     streams = _streams(seed)
-    rs = streams["source"]
-    H = W = card_size
-    px = np.arange(W) + 0.5
     var: dict = {}
     if predicate == "parity":
-        lo, hi = int(blobs[0]), int(blobs[1])
-        fit = predicate_fit(card_size, size)
-        if hi > fit:
-            raise RenderError("blobs", f"expected at most {fit} blobs of {size:g} px on a {card_size}-px card, got {hi}")
-        evens = [c for c in range(lo, hi + 1) if c % 2 == 0]
-        odds = [c for c in range(lo, hi + 1) if c % 2 == 1]
-        if not evens or not odds or lo < 0:
-            raise RenderError("blobs", f"expected a range of counts >= 0 holding both even and odd numbers, "
-                                       f"got {[lo, hi]!r}")
-        pick_e = rs.integers(0, len(evens), size=n)
-        pick_o = rs.integers(0, len(odds), size=n)
-        counts = np.where(cls == 0, np.array(evens)[pick_e], np.array(odds)[pick_o])
-        cell = size + max(2.0, size / 2)
-        per_axis = int((card_size - 2) // cell)
-        n_cells = per_axis * per_axis
-        origin = (card_size - per_axis * cell) / 2
-        order = np.argsort(rs.random((n, n_cells)), axis=1)[:, :max(hi, 1)]
-        room = cell - size - 1.0
-        jx = rs.uniform(0, max(room, 0), size=order.shape)
-        jy = rs.uniform(0, max(room, 0), size=order.shape)
-        r = size / 2
-        cx = origin + (order % per_axis) * cell + 0.5 + r + jx
-        cy = origin + (order // per_axis) * cell + 0.5 + r + jy
-        cov = np.zeros((n, H, W), dtype=_F)
-        for j in range(hi):
-            dx2 = (px[None, :] - cx[:, j, None]) ** 2
-            dy2 = (px[None, :] - cy[:, j, None]) ** 2
-            d = np.sqrt(dy2[:, :, None] + dx2[:, None, :])
-            disc = np.clip(r + 0.5 - d, 0.0, 1.0).astype(_F)
-            disc[counts <= j] = 0.0
-            np.maximum(cov, disc, out=cov)
-        var["blobs"] = counts
+        cov, var["blobs"] = _parity_blobs(streams["source"], cls, card_size, float(size), blobs)
     else:
-        t = float(thickness)
-        gap = max(3.0, t)
-        margin = t / 2 + 1.0
-        want = np.bincount(cls, minlength=2)
-        got = [[], []]
-        for _ in range(1000):
-            if all(sum(len(x) for x in got[c]) >= want[c] for c in (0, 1)):
-                break
-            m = max(64, 2 * n)
-            pts = rs.uniform(margin, card_size - margin, size=(m, 4, 2))
-            long_enough = ((np.hypot(*(pts[:, 1] - pts[:, 0]).T) > card_size / 4)
-                           & (np.hypot(*(pts[:, 3] - pts[:, 2]).T) > card_size / 4))
-            d = _segment_distance(pts[:, 0], pts[:, 1], pts[:, 2], pts[:, 3])
-            conn = long_enough & (d <= t * 0.5)
-            disc = long_enough & (d >= t + gap)
-            got[0].append(pts[conn])
-            got[1].append(pts[disc])
-        pools = [np.concatenate(g)[:want[c]] if g else np.zeros((0, 4, 2)) for c, g in enumerate(got)]
-        if any(len(pools[c]) < want[c] for c in (0, 1)):  # pragma: no cover - needs an absurd card
-            raise RenderError("thickness", f"expected bars that fit the card, got thickness {t:g} px")
-        seg = np.empty((n, 4, 2))
-        for c in (0, 1):
-            seg[cls == c] = pools[c]
-        cov = np.zeros((n, H, W), dtype=_F)
-        P = np.stack(np.meshgrid(px, px), axis=-1).reshape(-1, 2)   # (HW, 2) as (x, y)
-        for a, b_ in ((0, 1), (2, 3)):
-            A = seg[:, a][:, None, :]
-            AB = (seg[:, b_] - seg[:, a])[:, None, :]
-            tt = np.clip(((P[None] - A) * AB).sum(-1) / np.maximum((AB * AB).sum(-1), 1e-12), 0, 1)
-            d = np.linalg.norm(A + tt[..., None] * AB - P[None], axis=-1)
-            np.maximum(cov, np.clip(t / 2 + 0.5 - d, 0, 1).reshape(n, H, W).astype(_F), out=cov)
-        var["gap"] = _segment_distance(seg[:, 0], seg[:, 1], seg[:, 2], seg[:, 3])
-    cards = _appearance(lambda sl: cov[sl], n, H, W, streams, jitter, var)
+        cov, var["gap"] = _bar_pairs(streams["source"], cls, card_size, float(thickness))
+    var["ink"] = cov.sum(axis=(1, 2), dtype=np.float64)
+    cards = _appearance(lambda sl: cov[sl], len(cls), card_size, card_size, streams, jitter, var)
     return Rendered(cards, var)
+
+
+def _parity_blobs(rs, cls, card_size: int, size: float, blobs):
+    """Coverage (n, H, W) of separate blobs, odd counts for class 1, and the counts.
+
+    The total blob area is the same for every count (see :func:`render_predicate`).
+    """
+    n = len(cls)
+    lo, hi = int(blobs[0]), int(blobs[1])
+    if lo < 1:
+        raise RenderError("blobs", f"expected at least 1 blob on every card (a blank card would show its "
+                                   f"class by its lack of ink), got {[lo, hi]!r}")
+    fit = predicate_fit(card_size, size)
+    if hi > fit:
+        raise RenderError("blobs", f"expected at most {fit} blobs of {size:g} px on a {card_size}-px card, got {hi}")
+    evens = [c for c in range(lo, hi + 1) if c % 2 == 0]
+    odds = [c for c in range(lo, hi + 1) if c % 2 == 1]
+    if not evens or not odds:
+        raise RenderError("blobs", f"expected a range of counts holding both even and odd numbers, got {[lo, hi]!r}")
+    pick_e = rs.integers(0, len(evens), size=n)
+    pick_o = rs.integers(0, len(odds), size=n)
+    counts = np.where(cls == 0, np.array(evens)[pick_e], np.array(odds)[pick_o])
+    # the same ink for every count: (lo + hi) / 2 blobs of diameter `size`, shared at random
+    total = (lo + hi) / 2 * math.pi * (size / 2) ** 2 * rs.uniform(0.9, 1.1, size=n)
+    weight = rs.uniform(0.5, 1.5, size=(n, hi))
+    weight[np.arange(hi)[None, :] >= counts[:, None]] = 0.0
+    weight = -np.sort(-weight / weight.sum(axis=1, keepdims=True), axis=1)     # largest blob first
+    radius = np.sqrt(total[:, None] * weight / math.pi)
+    room = card_size / 2 - 1.0 - radius[:, 0]
+    if np.any(room <= 0):
+        raise RenderError("size", f"expected blobs that fit the card, got one blob of "
+                                  f"{2 * radius[:, 0].max():.1f} px (the ink of {(lo + hi) / 2:g} blobs of "
+                                  f"{size:g} px) on a {card_size}-px card")
+    gap = max(4.0, size / 2)
+    cx = np.zeros((n, hi))
+    cy = np.zeros((n, hi))
+    for j in range(hi):
+        need = np.flatnonzero(counts > j)
+        for _ in range(2000):
+            if not len(need):
+                break
+            r = radius[need, j]
+            x = rs.uniform(r + 1.0, card_size - r - 1.0)
+            y = rs.uniform(r + 1.0, card_size - r - 1.0)
+            d = np.hypot(x[:, None] - cx[need, :j], y[:, None] - cy[need, :j])
+            ok = np.all(d >= r[:, None] + radius[need, :j] + gap, axis=1)
+            cx[need[ok], j], cy[need[ok], j] = x[ok], y[ok]
+            need = need[~ok]
+        if len(need):
+            raise RenderError("blobs", f"expected blobs that fit the card {gap:g} px apart, got no room "
+                                       f"for {j + 1} blobs of about {size:g} px on a {card_size}-px card")
+    px = np.arange(card_size) + 0.5
+    cov = np.zeros((n, card_size, card_size), dtype=_F)
+    for j in range(hi):
+        dx2 = (px[None, :] - cx[:, j, None]) ** 2
+        dy2 = (px[None, :] - cy[:, j, None]) ** 2
+        d = np.sqrt(dy2[:, :, None] + dx2[:, None, :])
+        disc = np.clip(radius[:, j, None, None] + 0.5 - d, 0.0, 1.0).astype(_F)
+        disc[counts <= j] = 0.0
+        np.maximum(cov, disc, out=cov)
+    return cov, counts
+
+
+def _bars_coverage(seg: np.ndarray, t: float, card_size: int) -> np.ndarray:
+    """Coverage (m, H, W) of two round-ended bars ``t`` wide per card; ``seg`` (m, 4, 2)."""
+    px = np.arange(card_size, dtype=_F) + _F(0.5)
+    cov = np.zeros((len(seg), card_size, card_size), dtype=_F)
+    for a, b_ in ((0, 1), (2, 3)):
+        A = seg[:, a].astype(_F)
+        AB = (seg[:, b_] - seg[:, a]).astype(_F)
+        inv = _F(1.0) / np.maximum((AB * AB).sum(-1), _F(1e-12))
+        ux = px[None, :] - A[:, 0, None]                      # (m, W): x - Ax
+        uy = px[None, :] - A[:, 1, None]                      # (m, H): y - Ay
+        # position along the bar, separable in x and y, then clipped to the bar
+        tt = (ux * (AB[:, 0] * inv)[:, None])[:, None, :] + (uy * (AB[:, 1] * inv)[:, None])[:, :, None]
+        np.clip(tt, 0, 1, out=tt)
+        dx = ux[:, None, :] - tt * AB[:, 0, None, None]
+        dy = uy[:, :, None] - tt * AB[:, 1, None, None]
+        d = np.sqrt(dx * dx + dy * dy)
+        np.maximum(cov, np.clip(_F(t / 2 + 0.5) - d, 0, 1), out=cov)
+    return cov
+
+
+def _bar_pairs(rs, cls, card_size: int, t: float):
+    """Coverage (n, H, W) of connected (class 0) and disconnected (class 1) bar pairs with
+    matched ink, and the gap of each pair."""
+    n = len(cls)
+    gap = max(3.0, t)
+    margin = t / 2 + 1.0
+    want = np.bincount(cls, minlength=2)
+    pool_size = 8 * want + 8           # candidates per class to choose the ink from
+    got = [[], []]
+    for _ in range(1000):
+        if all(sum(len(x) for x in got[c]) >= pool_size[c] for c in (0, 1)):
+            break
+        m = int(max(256, pool_size.max()))
+        pts = rs.uniform(margin, card_size - margin, size=(m, 4, 2))
+        long_enough = ((np.hypot(*(pts[:, 1] - pts[:, 0]).T) > card_size / 4)
+                       & (np.hypot(*(pts[:, 3] - pts[:, 2]).T) > card_size / 4))
+        d = _segment_distance(pts[:, 0], pts[:, 1], pts[:, 2], pts[:, 3])
+        got[0].append(pts[long_enough & (d <= t * 0.5)])
+        got[1].append(pts[long_enough & (d >= t + gap)])
+    pools = [np.concatenate(g)[:pool_size[c]] for c, g in enumerate(got)]
+    if any(len(pools[c]) < pool_size[c] for c in (0, 1)):  # pragma: no cover - needs an absurd card
+        raise RenderError("thickness", f"expected bars that fit the card, got thickness {t:g} px")
+    inks = [np.concatenate([_bars_coverage(p[i:i + 256], t, card_size).sum(axis=(1, 2), dtype=np.float64)
+                            for i in range(0, len(p), 256)]) for p in pools]
+    # targets uniform over the ink range both classes cover (their 10th to 90th percentiles)
+    low = max(np.quantile(i, 0.1) for i in inks)
+    high = min(np.quantile(i, 0.9) for i in inks)
+    target = rs.uniform(low, high, size=n)
+    seg = np.empty((n, 4, 2))
+    for c in (0, 1):
+        order = np.argsort(inks[c], kind="stable")
+        sorted_ink = inks[c][order]
+        used = np.zeros(len(order), dtype=bool)
+        for i in np.flatnonzero(cls == c):
+            k = int(np.searchsorted(sorted_ink, target[i]))
+            left, right = k - 1, k              # nearest unused candidate on either side
+            while left >= 0 and used[left]:
+                left -= 1
+            while right < len(order) and used[right]:
+                right += 1
+            if right >= len(order) or (left >= 0 and target[i] - sorted_ink[left] <= sorted_ink[right] - target[i]):
+                k = left
+            else:
+                k = right
+            used[k] = True
+            seg[i] = pools[c][order[k]]
+    cov = np.zeros((n, card_size, card_size), dtype=_F)
+    for i in range(0, n, 256):
+        cov[i:i + 256] = _bars_coverage(seg[i:i + 256], t, card_size)
+    return cov, _segment_distance(seg[:, 0], seg[:, 1], seg[:, 2], seg[:, 3])
 
 
 # ----------------------------------------------------------------------------------------
