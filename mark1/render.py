@@ -50,6 +50,8 @@ __all__ = [
     "shape_mask",
     "missing_characters",
     "check_font",
+    "font_file",
+    "MATPLOTLIB_FONT",
     "render_characters",
     "render_shapes",
     "render_marks",
@@ -68,6 +70,9 @@ SHAPES = ("square", "circle", "diamond", "triangle", "hbar", "vbar")
 PREDICATES = {"parity": ("even", "odd"), "connectedness": ("connected", "disconnected")}
 #: File name endings read as images by :func:`list_image_folder` (case-insensitive).
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
+#: Font names starting with this prefix name a TrueType face shipped with matplotlib, so that a
+#: scene can use a second typeface on any machine: ``"matplotlib:DejaVuSerif.ttf"``.
+MATPLOTLIB_FONT = "matplotlib:"
 
 _F = np.float32
 
@@ -189,6 +194,39 @@ def _streams(seed) -> dict[str, np.random.Generator]:
 def _uniform(rng: np.random.Generator, rng_pair, n: int) -> np.ndarray:
     lo, hi = rng_pair
     return rng.uniform(lo, hi, size=n)
+
+
+# ----------------------------------------------------------------------------------------
+# fonts shipped with matplotlib
+
+
+def font_file(font: str) -> str:
+    """The font file a font name means.
+
+    ``"matplotlib:NAME"`` is the TrueType face ``NAME`` shipped with matplotlib (in
+    ``matplotlib.get_data_path()/fonts/ttf``: DejaVu Sans, Serif and Sans Mono, STIX, and
+    Computer Modern such as ``cmr10.ttf``); any other name is returned unchanged.
+
+    Raises
+    ------
+    RenderError
+        ``setting == "font"`` when matplotlib ships no such face.
+    """
+    if not font.startswith(MATPLOTLIB_FONT):
+        return font
+    import matplotlib  # only for the location of its fonts
+
+    folder = os.path.join(matplotlib.get_data_path(), "fonts", "ttf")
+    name = font[len(MATPLOTLIB_FONT):]
+    shipped = sorted(f for f in os.listdir(folder) if f.lower().endswith((".ttf", ".otf"))) \
+        if os.path.isdir(folder) else []
+    if name not in shipped:
+        examples = [f for f in ("DejaVuSans.ttf", "DejaVuSerif.ttf", "DejaVuSansMono.ttf", "STIXGeneral.ttf",
+                                "cmr10.ttf") if f in shipped]
+        raise RenderError("font", f"expected a face shipped with matplotlib, e.g. "
+                                  f"{', '.join(MATPLOTLIB_FONT + f for f in examples)} "
+                                  f"({len(shipped)} faces in {folder}), got {font!r}")
+    return os.path.join(folder, name)
 
 
 # ----------------------------------------------------------------------------------------
@@ -655,7 +693,8 @@ def render_characters(labels, *, seed=0, card_size: int = 60, font: str = "defau
     card_size : int
         Card side in pixels.
     font : str
-        ``"default"`` (Pillow's bundled scalable font) or a TTF/OTF path.
+        ``"default"`` (Pillow's bundled scalable font), a face shipped with matplotlib
+        (``"matplotlib:DejaVuSerif.ttf"``, see :func:`font_file`) or a TTF/OTF path.
     size : float
         Font size in card pixels.
     stroke : float
@@ -670,6 +709,7 @@ def render_characters(labels, *, seed=0, card_size: int = 60, font: str = "defau
         ``cards`` of shape (n, card_size, card_size) and the sampled ``variation``.
     """
     card_size = _check_card_size(card_size)
+    font = font_file(font)
     labels = [str(l) for l in labels]
     texts = sorted(set(labels))
     k = oversample_for(card_size)
