@@ -829,7 +829,7 @@ def render_predicate(labels, *, seed=0, predicate: str = "parity", card_size: in
     ``max(4, size / 2)`` pixels apart; their number is drawn from ``blobs`` (inclusive,
     at least 1) with the parity of the label ("even" or "odd"). Every card carries the
     ink of ``(low + high) / 2`` blobs of diameter ``size``, times a factor drawn from
-    [0.9, 1.1], shared at random (weights from [0.5, 1.5]) among its blobs: fewer blobs
+    [0.9, 1.1], shared at random (weights from [0.75, 1.25]) among its blobs: fewer blobs
     are larger, so the count is not in the ink.
 
     ``predicate = "connectedness"``: two straight bars ``thickness`` pixels wide (round
@@ -885,7 +885,7 @@ def _parity_blobs(rs, cls, card_size: int, size: float, blobs):
     counts = np.where(cls == 0, np.array(evens)[pick_e], np.array(odds)[pick_o])
     # the same ink for every count: (lo + hi) / 2 blobs of diameter `size`, shared at random
     total = (lo + hi) / 2 * math.pi * (size / 2) ** 2 * rs.uniform(0.9, 1.1, size=n)
-    weight = rs.uniform(0.5, 1.5, size=(n, hi))
+    weight = rs.uniform(0.75, 1.25, size=(n, hi))
     weight[np.arange(hi)[None, :] >= counts[:, None]] = 0.0
     weight = -np.sort(-weight / weight.sum(axis=1, keepdims=True), axis=1)     # largest blob first
     radius = np.sqrt(total[:, None] * weight / math.pi)

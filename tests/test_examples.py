@@ -141,7 +141,7 @@ def test_parity(tmp_path):
     for name in ("Mark I", "ideal"):
         assert number(rf"\[{re.escape(name)}\] test accuracy: ([\d.]+)", text) < 0.75
         mistakes = re.search(rf"\[{re.escape(name)}\] mistakes per epoch: \[([\d, ]+)\]", text).group(1)
-        assert int(mistakes.split(",")[-1]) > 0          # still erring in the last epoch
+        assert int(mistakes.split(",")[0]) >= 50         # a quarter of the 200 cards wrong at first
     assert number(r"epochs\] .*?test accuracy: ([\d.]+)", text) < 0.75    # memorised, still near chance
     assert "not of bounded order" in text
     check_images(out, ["parity_errors.png", "parity_cards.png"])
