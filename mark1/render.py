@@ -821,9 +821,13 @@ def render_predicate(labels, *, seed=0, predicate: str = "parity", card_size: in
     """Patterns for Minsky and Papert's predicates, labelled by the predicate, with the
     amount of ink matched across the two classes.
 
-    The ink is matched so that only the predicate tells the classes apart: the total ink
-    (the dark area) of a card says nothing about its class, so a single threshold on it
-    scores chance (``tests/test_scene_fidelity.py``).
+    The ink is matched so that only the predicate tells the classes apart: neither the
+    total ink (the dark area) of a card nor the number of photocells it darkens says
+    anything about its class, so a single threshold on either scores chance
+    (``tests/test_scene_fidelity.py``). Candidates of each class are drawn (six per card)
+    and each card is the candidate of its class from a bin of (ink, dark cells) drawn
+    from the mass both classes share, bins a quarter of the spread wide; a dark cell is
+    one of a 20x20 grid (the Mark I's photocells) more than 65 % covered.
 
     ``predicate = "parity"``: separate round blobs at random places, at least
     ``max(4, size / 2)`` pixels apart; their number is drawn from ``blobs`` (inclusive,
@@ -834,9 +838,8 @@ def render_predicate(labels, *, seed=0, predicate: str = "parity", card_size: in
 
     ``predicate = "connectedness"``: two straight bars ``thickness`` pixels wide (round
     ends) at random; "connected" when they cross or touch, "disconnected" when a clear
-    gap (at least ``max(3, thickness)`` pixels) separates them. Crossing bars share ink,
-    so each card is chosen from a pool of candidates of its class as the one whose ink is
-    nearest to a target drawn uniformly over the range both classes cover.
+    gap (at least ``max(3, thickness)`` pixels) separates them (crossing bars share ink,
+    which the matching makes up for).
 
     Geometric jitter (shift, rotation, scale, slant) is not used: the patterns are random
     already. Appearance jitter (contrast, noise, smudges, blur) applies as usual.
@@ -866,7 +869,8 @@ def render_predicate(labels, *, seed=0, predicate: str = "parity", card_size: in
 def _parity_blobs(rs, cls, card_size: int, size: float, blobs):
     """Coverage (n, H, W) of separate blobs, odd counts for class 1, and the counts.
 
-    The total blob area is the same for every count (see :func:`render_predicate`).
+    The total blob area is the same for every count, and the cards of both classes are
+    chosen to match in ink and dark cells (see :func:`render_predicate`).
     """
     n = len(cls)
     lo, hi = int(blobs[0]), int(blobs[1])
@@ -876,27 +880,43 @@ def _parity_blobs(rs, cls, card_size: int, size: float, blobs):
     fit = predicate_fit(card_size, size)
     if hi > fit:
         raise RenderError("blobs", f"expected at most {fit} blobs of {size:g} px on a {card_size}-px card, got {hi}")
-    evens = [c for c in range(lo, hi + 1) if c % 2 == 0]
-    odds = [c for c in range(lo, hi + 1) if c % 2 == 1]
-    if not evens or not odds:
+    choices = [[c for c in range(lo, hi + 1) if c % 2 == 0], [c for c in range(lo, hi + 1) if c % 2 == 1]]
+    if not choices[0] or not choices[1]:
         raise RenderError("blobs", f"expected a range of counts holding both even and odd numbers, got {[lo, hi]!r}")
-    pick_e = rs.integers(0, len(evens), size=n)
-    pick_o = rs.integers(0, len(odds), size=n)
-    counts = np.where(cls == 0, np.array(evens)[pick_e], np.array(odds)[pick_o])
+    pools = []
+    for c, m in enumerate(_pool_sizes(cls)):
+        counts = np.array(choices[c])[rs.integers(0, len(choices[c]), size=m)]
+        pools.append((counts, *_place_blobs(rs, counts, card_size, size, lo, hi)))
+    pick = _match([_features(lambda sl, p=p: _blob_coverage(*(a[sl] for a in p), card_size), len(p[0]))
+                   for p in pools], cls, rs)
+    counts, radius, cx, cy = (np.zeros((n,) + a.shape[1:], dtype=a.dtype) for a in pools[0])
+    for c in (0, 1):
+        cards = np.flatnonzero(cls == c)
+        for out, a in zip((counts, radius, cx, cy), pools[c]):
+            out[cards] = a[pick[cards]]
+    cov = np.zeros((n, card_size, card_size), dtype=_F)
+    for i in range(0, n, _BLOCK):
+        sl = slice(i, i + _BLOCK)
+        cov[sl] = _blob_coverage(counts[sl], radius[sl], cx[sl], cy[sl], card_size)
+    return cov, counts
+
+
+def _place_blobs(rs, counts, card_size: int, size: float, lo: int, hi: int):
+    """Radii and centres (m, hi) of ``counts`` blobs per card sharing one total area."""
+    m = len(counts)
     # the same ink for every count: (lo + hi) / 2 blobs of diameter `size`, shared at random
-    total = (lo + hi) / 2 * math.pi * (size / 2) ** 2 * rs.uniform(0.9, 1.1, size=n)
-    weight = rs.uniform(0.75, 1.25, size=(n, hi))
+    total = (lo + hi) / 2 * math.pi * (size / 2) ** 2 * rs.uniform(0.9, 1.1, size=m)
+    weight = rs.uniform(0.75, 1.25, size=(m, hi))
     weight[np.arange(hi)[None, :] >= counts[:, None]] = 0.0
     weight = -np.sort(-weight / weight.sum(axis=1, keepdims=True), axis=1)     # largest blob first
     radius = np.sqrt(total[:, None] * weight / math.pi)
-    room = card_size / 2 - 1.0 - radius[:, 0]
-    if np.any(room <= 0):
+    if np.any(card_size / 2 - 1.0 - radius[:, 0] <= 0):
         raise RenderError("size", f"expected blobs that fit the card, got one blob of "
                                   f"{2 * radius[:, 0].max():.1f} px (the ink of {(lo + hi) / 2:g} blobs of "
                                   f"{size:g} px) on a {card_size}-px card")
     gap = max(4.0, size / 2)
-    cx = np.zeros((n, hi))
-    cy = np.zeros((n, hi))
+    cx = np.zeros((m, hi))
+    cy = np.zeros((m, hi))
     for j in range(hi):
         need = np.flatnonzero(counts > j)
         for _ in range(2000):
@@ -912,16 +932,95 @@ def _parity_blobs(rs, cls, card_size: int, size: float, blobs):
         if len(need):
             raise RenderError("blobs", f"expected blobs that fit the card {gap:g} px apart, got no room "
                                        f"for {j + 1} blobs of about {size:g} px on a {card_size}-px card")
-    px = np.arange(card_size) + 0.5
-    cov = np.zeros((n, card_size, card_size), dtype=_F)
-    for j in range(hi):
-        dx2 = (px[None, :] - cx[:, j, None]) ** 2
-        dy2 = (px[None, :] - cy[:, j, None]) ** 2
-        d = np.sqrt(dy2[:, :, None] + dx2[:, None, :])
-        disc = np.clip(radius[:, j, None, None] + 0.5 - d, 0.0, 1.0).astype(_F)
+    return radius, cx, cy
+
+
+def _blob_coverage(counts, radius, cx, cy, card_size: int) -> np.ndarray:
+    """Coverage (m, H, W) of the blobs placed by :func:`_place_blobs`."""
+    px = np.arange(card_size, dtype=_F) + _F(0.5)
+    cov = np.zeros((len(counts), card_size, card_size), dtype=_F)
+    for j in range(radius.shape[1]):
+        dx2 = (px[None, :] - cx[:, j, None].astype(_F)) ** 2
+        dy2 = (px[None, :] - cy[:, j, None].astype(_F)) ** 2
+        disc = np.clip(radius[:, j, None, None].astype(_F) + _F(0.5) - np.sqrt(dy2[:, :, None] + dx2[:, None, :]),
+                       0.0, 1.0)
         disc[counts <= j] = 0.0
         np.maximum(cov, disc, out=cov)
-    return cov, counts
+    return cov
+
+
+#: The grid on which the predicates' dark cells are counted, and how much ink makes a cell
+#: dark: the Mark I's 20x20 photocells, whose S-units fire below 35 % of paper-white light.
+_CELLS = 20
+_DARK = 0.65
+
+
+def _features(coverage, m: int) -> np.ndarray:
+    """(m, 2) ink area (card pixels) and dark cells of ``coverage(slice)``, block by block.
+
+    A dark cell is one of a 20x20 grid over the card more than 65 % covered with ink: a
+    stand-in for the photocells of the Mark I the card lights (its S-units fire below 35 %
+    of paper-white light).
+    """
+    out = np.empty((m, 2))
+    for i in range(0, m, _BLOCK):
+        cov = coverage(slice(i, min(m, i + _BLOCK)))
+        H, W = cov.shape[1:]
+        ey = np.linspace(0, H, _CELLS + 1).round().astype(int)
+        ex = np.linspace(0, W, _CELLS + 1).round().astype(int)
+        blocks = np.add.reduceat(np.add.reduceat(cov, ey[:-1], axis=1, dtype=np.float64), ex[:-1], axis=2)
+        area = np.outer(np.diff(ey), np.diff(ex))
+        out[i:i + len(cov), 0] = cov.sum(axis=(1, 2), dtype=np.float64)
+        out[i:i + len(cov), 1] = (blocks > _DARK * area).sum(axis=(1, 2))
+    return out
+
+
+def _pool_sizes(cls) -> np.ndarray:
+    """Candidates to draw per class: six per card, so that both classes cover the features."""
+    return 6 * np.bincount(cls, minlength=2) + 16
+
+
+def _match(features, cls, rs, per_sigma: float = 4.0) -> np.ndarray:
+    """For each card, a candidate of its class, so that both classes' features share one distribution.
+
+    ``features`` holds the (m_c, d) features of the candidates of class 0 and class 1. The
+    features are binned (bins a quarter of their spread wide); each card draws a bin from
+    the mass both classes have in common, and takes an unused candidate of its class from
+    it. Returns the candidate index of each card within its class's pool.
+    """
+    both = np.concatenate(features)
+    low = both.min(axis=0)
+    step = np.maximum(both.std(axis=0), 1e-9) / per_sigma
+    dims = np.floor((both - low) / step).astype(np.int64).max(axis=0) + 1
+    codes = [np.ravel_multi_index(np.floor((f - low) / step).astype(np.int64).T, dims) for f in features]
+    n_bins = int(np.prod(dims))
+    have = [np.bincount(c, minlength=n_bins) for c in codes]
+    common = np.minimum(have[0], have[1]).astype(np.float64)
+    pick = np.empty(len(cls), dtype=np.int64)
+    for c in (0, 1):
+        cards = np.flatnonzero(cls == c)
+        left = have[c].copy()
+        weight = common.copy()
+        bins = np.empty(0, dtype=np.int64)
+        while len(bins) < len(cards):
+            if weight.sum() <= 0:  # pragma: no cover - the pools are six times the cards
+                raise RenderError("classes", "expected candidates of both classes with the same ink, got too few")
+            draw = rs.choice(n_bins, size=len(cards) - len(bins), p=weight / weight.sum())
+            order = np.argsort(draw, kind="stable")
+            rank = np.empty(len(draw), dtype=np.int64)
+            rank[order] = np.arange(len(draw)) - np.searchsorted(draw[order], draw[order])
+            draw = draw[rank < left[draw]]                       # within what the class has in that bin
+            np.subtract.at(left, draw, 1)
+            weight[left <= 0] = 0.0
+            bins = np.concatenate([bins, draw])
+        # candidates grouped by bin, in random order within a bin
+        order = np.lexsort((rs.random(len(codes[c])), codes[c]))
+        start = np.searchsorted(codes[c][order], np.arange(n_bins))
+        s = np.argsort(bins, kind="stable")
+        rank = np.empty(len(bins), dtype=np.int64)
+        rank[s] = np.arange(len(bins)) - np.searchsorted(bins[s], bins[s])
+        pick[cards] = order[start[bins] + rank]
+    return pick
 
 
 def _bars_coverage(seg: np.ndarray, t: float, card_size: int) -> np.ndarray:
@@ -945,13 +1044,12 @@ def _bars_coverage(seg: np.ndarray, t: float, card_size: int) -> np.ndarray:
 
 
 def _bar_pairs(rs, cls, card_size: int, t: float):
-    """Coverage (n, H, W) of connected (class 0) and disconnected (class 1) bar pairs with
-    matched ink, and the gap of each pair."""
+    """Coverage (n, H, W) of connected (class 0) and disconnected (class 1) bar pairs
+    matched in ink and dark cells, and the gap of each pair."""
     n = len(cls)
     gap = max(3.0, t)
     margin = t / 2 + 1.0
-    want = np.bincount(cls, minlength=2)
-    pool_size = 8 * want + 8           # candidates per class to choose the ink from
+    pool_size = _pool_sizes(cls)
     got = [[], []]
     for _ in range(1000):
         if all(sum(len(x) for x in got[c]) >= pool_size[c] for c in (0, 1)):
@@ -966,33 +1064,15 @@ def _bar_pairs(rs, cls, card_size: int, t: float):
     pools = [np.concatenate(g)[:pool_size[c]] for c, g in enumerate(got)]
     if any(len(pools[c]) < pool_size[c] for c in (0, 1)):  # pragma: no cover - needs an absurd card
         raise RenderError("thickness", f"expected bars that fit the card, got thickness {t:g} px")
-    inks = [np.concatenate([_bars_coverage(p[i:i + 256], t, card_size).sum(axis=(1, 2), dtype=np.float64)
-                            for i in range(0, len(p), 256)]) for p in pools]
-    # targets uniform over the ink range both classes cover (their 10th to 90th percentiles)
-    low = max(np.quantile(i, 0.1) for i in inks)
-    high = min(np.quantile(i, 0.9) for i in inks)
-    target = rs.uniform(low, high, size=n)
+    pick = _match([_features(lambda sl, p=p: _bars_coverage(p[sl], t, card_size), len(p)) for p in pools],
+                  cls, rs)
     seg = np.empty((n, 4, 2))
     for c in (0, 1):
-        order = np.argsort(inks[c], kind="stable")
-        sorted_ink = inks[c][order]
-        used = np.zeros(len(order), dtype=bool)
-        for i in np.flatnonzero(cls == c):
-            k = int(np.searchsorted(sorted_ink, target[i]))
-            left, right = k - 1, k              # nearest unused candidate on either side
-            while left >= 0 and used[left]:
-                left -= 1
-            while right < len(order) and used[right]:
-                right += 1
-            if right >= len(order) or (left >= 0 and target[i] - sorted_ink[left] <= sorted_ink[right] - target[i]):
-                k = left
-            else:
-                k = right
-            used[k] = True
-            seg[i] = pools[c][order[k]]
+        cards = np.flatnonzero(cls == c)
+        seg[cards] = pools[c][pick[cards]]
     cov = np.zeros((n, card_size, card_size), dtype=_F)
-    for i in range(0, n, 256):
-        cov[i:i + 256] = _bars_coverage(seg[i:i + 256], t, card_size)
+    for i in range(0, n, _BLOCK):
+        cov[i:i + _BLOCK] = _bars_coverage(seg[i:i + _BLOCK], t, card_size)
     return cov, _segment_distance(seg[:, 0], seg[:, 1], seg[:, 2], seg[:, 3])
 
 

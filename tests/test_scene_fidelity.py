@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mark1 import render, scenes
+from mark1 import render, scenes, specs
+from mark1.retina import Retina
 from mark1.runs import scene_cards
 from mark1.scenes import SceneError, load_scene
 
@@ -43,13 +44,22 @@ def best_threshold(x: np.ndarray, y: np.ndarray) -> tuple[float, bool]:
     return float(cuts[k_down]), False
 
 
-def ink_only_accuracy(train, test) -> float:
-    """Test accuracy of the best single threshold on total ink, fitted on the training cards."""
+def threshold_accuracy(measure, train, test) -> float:
+    """Test accuracy of the best single threshold on ``measure(cards)``, fitted on the training cards."""
     cls = train.classes[0]
-    ink = lambda st: (1.0 - st.cards).sum(axis=(1, 2))      # noqa: E731 - dark area, card pixels
-    t, up = best_threshold(ink(train), (train.labels == cls).astype(int))
-    called = (ink(test) > t) if up else (ink(test) <= t)
+    t, up = best_threshold(measure(train.cards), (train.labels == cls).astype(int))
+    called = (measure(test.cards) > t) if up else (measure(test.cards) <= t)
     return float(np.mean(called == (test.labels == cls)))
+
+
+def ink(cards):
+    """Total dark area of each card, card pixels."""
+    return (1.0 - cards).sum(axis=(1, 2))
+
+
+def lit_photocells(cards):
+    """S-units of the Mark I's retina each card makes fire."""
+    return Retina(specs.MARK_I.retina).sense_static(cards).sum(axis=1).astype(float)
 
 
 def test_best_threshold_finds_a_clean_cut():
@@ -64,16 +74,18 @@ N_TRAIN, N_TEST = 300, 600
 # Binomial(N_TEST, 1/2) / N_TEST, standard deviation sigma = 0.5 / sqrt(N_TEST) = 0.020.
 # 0.5 + 3 sigma = 0.561 is passed by chance with probability 0.13 % per seed. The cards
 # drawn before the ink was matched score 0.648-0.685 (parity) and 0.583-0.605
-# (connectedness) in this very test, seeds 0-2, so it would catch them.
-INK_BOUND = 0.5 + 3 * 0.5 / math.sqrt(N_TEST)
+# (connectedness) on the ink, 0.655-0.675 and 0.610-0.637 on the lit photocells, in this
+# very test, seeds 0-2, so it would catch them.
+CHANCE_BOUND = 0.5 + 3 * 0.5 / math.sqrt(N_TEST)
 
 
 @pytest.mark.parametrize("stem", ["parity", "connectedness"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_ink_alone_scores_chance_on_predicates(stem, seed):
+def test_ink_and_lit_photocells_alone_score_chance_on_predicates(stem, seed):
     scene = load_scene(ROOT / "scenes" / f"{stem}.toml")
     train, test, _ = scene_cards(scene, seed, train_count=N_TRAIN, test_count=N_TEST)
-    assert ink_only_accuracy(train, test) <= INK_BOUND
+    assert threshold_accuracy(ink, train, test) <= CHANCE_BOUND
+    assert threshold_accuracy(lit_photocells, train, test) <= CHANCE_BOUND
 
 
 def test_parity_ink_does_not_grow_with_the_count():
@@ -87,13 +99,20 @@ def test_parity_ink_does_not_grow_with_the_count():
     assert e.value.setting == "blobs"               # a blank card would carry no ink at all
 
 
+def ks_distance(a, b) -> float:
+    """Largest gap between the empirical distribution functions of two samples."""
+    x = np.sort(np.concatenate([a, b]))
+    return float(np.max(np.abs(np.searchsorted(np.sort(a), x, side="right") / len(a)
+                                - np.searchsorted(np.sort(b), x, side="right") / len(b))))
+
+
 def test_connectedness_ink_is_spread_alike_in_both_classes():
     labels = ["connected", "disconnected"] * 300
     r = render.render_predicate(labels, seed=5, predicate="connectedness", thickness=3)
-    ink = r.variation["ink"]
-    a, b = ink[0::2], ink[1::2]
-    for q in (0.1, 0.5, 0.9):
-        assert abs(np.quantile(a, q) - np.quantile(b, q)) < 0.03 * np.quantile(ink, 0.5)
+    a, b = r.variation["ink"][0::2], r.variation["ink"][1::2]
+    # Kolmogorov-Smirnov: two samples of 300 from one distribution differ by more than
+    # 1.95 * sqrt(2 / 300) = 0.159 with probability 0.1 %
+    assert ks_distance(a, b) < 1.95 * math.sqrt(2 / 300)
     assert np.all(r.variation["gap"][0::2] <= 1.5) and np.all(r.variation["gap"][1::2] >= 6.0)
 
 
