@@ -55,6 +55,10 @@ class MarkI:
     fast : bool
         Use the exact vectorized path for a fully ideal machine (same updates as the
         event simulation, much faster). Set False to force the event simulation.
+    epochs : int
+        Passes over the cards in :meth:`fit` (unless ``fit`` is given its own).
+    order : {"cyclic", "shuffled"}
+        Presentation order in :meth:`fit` (unless ``fit`` is given its own).
 
     Attributes
     ----------
@@ -74,13 +78,32 @@ class MarkI:
         Presentations answered wrongly in each epoch.
     """
 
+    _PARAMS = ("spec", "seed", "noise_seed", "trace", "fast", "epochs", "order")
+
     def __init__(self, *, spec: MachineSpec = MARK_I, seed: int | None = None,
-                 noise_seed: int | None = None, trace: str = "summary", fast: bool = True):
+                 noise_seed: int | None = None, trace: str = "summary", fast: bool = True,
+                 epochs: int = 1, order: str = "cyclic"):
         self.spec = spec
         self.seed = seed
         self.noise_seed = noise_seed
         self.trace = trace
         self.fast = fast
+        self.epochs = epochs
+        self.order = order
+
+    # -- scikit-learn's estimator protocol (clone, GridSearchCV, cross_val_score) ---------
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor's arguments, by name (``deep`` has nothing to descend into)."""
+        return {name: getattr(self, name) for name in self._PARAMS}
+
+    def set_params(self, **params) -> "MarkI":
+        """Set constructor arguments by name; the parts are rebuilt on next use. Returns self."""
+        for name, value in params.items():
+            if name not in self._PARAMS:
+                raise ValueError(f"set_params: MarkI has no parameter {name!r}; "
+                                 f"expected one of {', '.join(self._PARAMS)}")
+            setattr(self, name, value)
+        return self
 
     # -- building the parts (on first use) ----------------------------------------------
     def _streams(self) -> dict[str, np.random.SeedSequence]:
@@ -185,8 +208,8 @@ class MarkI:
         return self.patchboard.associate(s)
 
     # -- training --------------------------------------------------------------------------
-    def fit(self, cards, labels, *, epochs: int = 1, order: str = "cyclic", progress: bool = False,
-            env=None, on_event=None) -> "MarkI":
+    def fit(self, cards, labels, *, epochs: int | None = None, order: str | None = None,
+            progress: bool = False, env=None, on_event=None) -> "MarkI":
         """Train the machine: present the cards, epoch after epoch, with the trainer on.
 
         Parameters
@@ -195,11 +218,11 @@ class MarkI:
             Reflectance in [0, 1], H, W >= the retina's size.
         labels : array of shape (n,)
             Any labels (ints, strings); at least two classes.
-        epochs : int
-            Passes over the cards.
-        order : {"cyclic", "shuffled"}
+        epochs : int, optional
+            Passes over the cards (default: the machine's ``epochs``).
+        order : {"cyclic", "shuffled"}, optional
             Cards in the given order every epoch, or a fresh permutation per epoch drawn
-            from the run's order stream.
+            from the run's order stream (default: the machine's ``order``).
         progress : bool
             Show a progress bar (tqdm, when installed and on a terminal).
         env : simpy.Environment, optional
@@ -213,6 +236,8 @@ class MarkI:
         -------
         self
         """
+        epochs = self.epochs if epochs is None else epochs
+        order = self.order if order is None else order
         cards = self._check_cards(cards)
         labels = np.asarray(labels)
         if labels.ndim != 1 or len(labels) != len(cards):
@@ -257,7 +282,7 @@ class MarkI:
             result = simulate(spec=self.spec, retina=retina, patchboard=board, rack=rack, light=light,
                               order=schedule, epoch_of=epoch_of, label_index=label_index,
                               code=code, noise_rng=self._noise_rng,
-                              trace=trace, env=env, progress=(lambda p: bar.update(1)) if bar else None)
+                              trace=trace, env=env, progress=bar.update if bar else None)
         if bar is not None:
             bar.close()
         self._check_lms_step(result.history)
