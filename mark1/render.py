@@ -50,6 +50,8 @@ __all__ = [
     "shape_mask",
     "missing_characters",
     "check_font",
+    "font_file",
+    "MATPLOTLIB_FONT",
     "render_characters",
     "render_shapes",
     "render_marks",
@@ -68,6 +70,9 @@ SHAPES = ("square", "circle", "diamond", "triangle", "hbar", "vbar")
 PREDICATES = {"parity": ("even", "odd"), "connectedness": ("connected", "disconnected")}
 #: File name endings read as images by :func:`list_image_folder` (case-insensitive).
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
+#: Font names starting with this prefix name a TrueType face shipped with matplotlib, so that a
+#: scene can use a second typeface on any machine: ``"matplotlib:DejaVuSerif.ttf"``.
+MATPLOTLIB_FONT = "matplotlib:"
 
 _F = np.float32
 
@@ -189,6 +194,39 @@ def _streams(seed) -> dict[str, np.random.Generator]:
 def _uniform(rng: np.random.Generator, rng_pair, n: int) -> np.ndarray:
     lo, hi = rng_pair
     return rng.uniform(lo, hi, size=n)
+
+
+# ----------------------------------------------------------------------------------------
+# fonts shipped with matplotlib
+
+
+def font_file(font: str) -> str:
+    """The font file a font name means.
+
+    ``"matplotlib:NAME"`` is the TrueType face ``NAME`` shipped with matplotlib (in
+    ``matplotlib.get_data_path()/fonts/ttf``: DejaVu Sans, Serif and Sans Mono, STIX, and
+    Computer Modern such as ``cmr10.ttf``); any other name is returned unchanged.
+
+    Raises
+    ------
+    RenderError
+        ``setting == "font"`` when matplotlib ships no such face.
+    """
+    if not font.startswith(MATPLOTLIB_FONT):
+        return font
+    import matplotlib  # only for the location of its fonts
+
+    folder = os.path.join(matplotlib.get_data_path(), "fonts", "ttf")
+    name = font[len(MATPLOTLIB_FONT):]
+    shipped = sorted(f for f in os.listdir(folder) if f.lower().endswith((".ttf", ".otf"))) \
+        if os.path.isdir(folder) else []
+    if name not in shipped:
+        examples = [f for f in ("DejaVuSans.ttf", "DejaVuSerif.ttf", "DejaVuSansMono.ttf", "STIXGeneral.ttf",
+                                "cmr10.ttf") if f in shipped]
+        raise RenderError("font", f"expected a face shipped with matplotlib, e.g. "
+                                  f"{', '.join(MATPLOTLIB_FONT + f for f in examples)} "
+                                  f"({len(shipped)} faces in {folder}), got {font!r}")
+    return os.path.join(folder, name)
 
 
 # ----------------------------------------------------------------------------------------
@@ -655,7 +693,8 @@ def render_characters(labels, *, seed=0, card_size: int = 60, font: str = "defau
     card_size : int
         Card side in pixels.
     font : str
-        ``"default"`` (Pillow's bundled scalable font) or a TTF/OTF path.
+        ``"default"`` (Pillow's bundled scalable font), a face shipped with matplotlib
+        (``"matplotlib:DejaVuSerif.ttf"``, see :func:`font_file`) or a TTF/OTF path.
     size : float
         Font size in card pixels.
     stroke : float
@@ -670,6 +709,7 @@ def render_characters(labels, *, seed=0, card_size: int = 60, font: str = "defau
         ``cards`` of shape (n, card_size, card_size) and the sampled ``variation``.
     """
     card_size = _check_card_size(card_size)
+    font = font_file(font)
     labels = [str(l) for l in labels]
     texts = sorted(set(labels))
     k = oversample_for(card_size)
@@ -778,18 +818,34 @@ def predicate_fit(card_size: int, size: float) -> int:
 def render_predicate(labels, *, seed=0, predicate: str = "parity", card_size: int = 60,
                      size: float = 8, blobs=(1, 6), thickness: float = 3.0,
                      jitter: Jitter = NO_JITTER) -> Rendered:
-    """Patterns for Minsky and Papert's predicates, labelled by the predicate.
+    """Patterns for Minsky and Papert's predicates, labelled by the predicate, with the
+    amount of ink matched across the two classes.
 
-    ``predicate = "parity"``: separate round blobs of diameter ``size`` at random places
-    (one per cell of a coarse grid, so that they never touch); the number of blobs is
-    drawn from ``blobs`` (inclusive) with the parity of the label ("even" or "odd").
+    The ink is matched so that only the predicate tells the classes apart: neither the
+    total ink (the dark area) of a card nor the number of photocells it darkens says
+    anything about its class, so a single threshold on either scores chance
+    (``tests/test_scene_fidelity.py``). Candidates of each class are drawn (six per card)
+    and each card is the candidate of its class from a bin of (ink, dark cells) drawn
+    from the mass both classes share, bins a quarter of the spread wide; a dark cell is
+    one of a 20x20 grid (the Mark I's photocells) more than 65 % covered.
 
-    ``predicate = "connectedness"``: two straight bars ``thickness`` pixels wide at random;
-    "connected" when they cross or touch, "disconnected" when a clear gap (at least
-    ``max(3, thickness)`` pixels) separates them.
+    ``predicate = "parity"``: separate round blobs at random places, at least
+    ``max(4, size / 2)`` pixels apart; their number is drawn from ``blobs`` (inclusive,
+    at least 1) with the parity of the label ("even" or "odd"). Every card carries the
+    ink of ``(low + high) / 2`` blobs of diameter ``size``, times a factor drawn from
+    [0.9, 1.1], shared at random (weights from [0.75, 1.25]) among its blobs: fewer blobs
+    are larger, so the count is not in the ink.
+
+    ``predicate = "connectedness"``: two straight bars ``thickness`` pixels wide (round
+    ends) at random; "connected" when they cross or touch, "disconnected" when a clear
+    gap (at least ``max(3, thickness)`` pixels) separates them (crossing bars share ink,
+    which the matching makes up for).
 
     Geometric jitter (shift, rotation, scale, slant) is not used: the patterns are random
     already. Appearance jitter (contrast, noise, smudges, blur) applies as usual.
+
+    The variation holds ``blobs`` (parity) or ``gap`` (connectedness, in pixels) and
+    ``ink`` (the drawn ink area of each card before the appearance jitter, pixels).
     """
     card_size = _check_card_size(card_size)
     if predicate not in PREDICATES:
@@ -799,80 +855,225 @@ def render_predicate(labels, *, seed=0, predicate: str = "parity", card_size: in
                                     "(they are random already)")
     labels = [str(l) for l in labels]
     cls = _labels_index(labels, PREDICATES[predicate])
-    n = len(cls)
     streams = _streams(seed)
-    rs = streams["source"]
-    H = W = card_size
-    px = np.arange(W) + 0.5
     var: dict = {}
     if predicate == "parity":
-        lo, hi = int(blobs[0]), int(blobs[1])
-        fit = predicate_fit(card_size, size)
-        if hi > fit:
-            raise RenderError("blobs", f"expected at most {fit} blobs of {size:g} px on a {card_size}-px card, got {hi}")
-        evens = [c for c in range(lo, hi + 1) if c % 2 == 0]
-        odds = [c for c in range(lo, hi + 1) if c % 2 == 1]
-        if not evens or not odds or lo < 0:
-            raise RenderError("blobs", f"expected a range of counts >= 0 holding both even and odd numbers, "
-                                       f"got {[lo, hi]!r}")
-        pick_e = rs.integers(0, len(evens), size=n)
-        pick_o = rs.integers(0, len(odds), size=n)
-        counts = np.where(cls == 0, np.array(evens)[pick_e], np.array(odds)[pick_o])
-        cell = size + max(2.0, size / 2)
-        per_axis = int((card_size - 2) // cell)
-        n_cells = per_axis * per_axis
-        origin = (card_size - per_axis * cell) / 2
-        order = np.argsort(rs.random((n, n_cells)), axis=1)[:, :max(hi, 1)]
-        room = cell - size - 1.0
-        jx = rs.uniform(0, max(room, 0), size=order.shape)
-        jy = rs.uniform(0, max(room, 0), size=order.shape)
-        r = size / 2
-        cx = origin + (order % per_axis) * cell + 0.5 + r + jx
-        cy = origin + (order // per_axis) * cell + 0.5 + r + jy
-        cov = np.zeros((n, H, W), dtype=_F)
-        for j in range(hi):
-            dx2 = (px[None, :] - cx[:, j, None]) ** 2
-            dy2 = (px[None, :] - cy[:, j, None]) ** 2
-            d = np.sqrt(dy2[:, :, None] + dx2[:, None, :])
-            disc = np.clip(r + 0.5 - d, 0.0, 1.0).astype(_F)
-            disc[counts <= j] = 0.0
-            np.maximum(cov, disc, out=cov)
-        var["blobs"] = counts
+        cov, var["blobs"] = _parity_blobs(streams["source"], cls, card_size, float(size), blobs)
     else:
-        t = float(thickness)
-        gap = max(3.0, t)
-        margin = t / 2 + 1.0
-        want = np.bincount(cls, minlength=2)
-        got = [[], []]
-        for _ in range(1000):
-            if all(sum(len(x) for x in got[c]) >= want[c] for c in (0, 1)):
-                break
-            m = max(64, 2 * n)
-            pts = rs.uniform(margin, card_size - margin, size=(m, 4, 2))
-            long_enough = ((np.hypot(*(pts[:, 1] - pts[:, 0]).T) > card_size / 4)
-                           & (np.hypot(*(pts[:, 3] - pts[:, 2]).T) > card_size / 4))
-            d = _segment_distance(pts[:, 0], pts[:, 1], pts[:, 2], pts[:, 3])
-            conn = long_enough & (d <= t * 0.5)
-            disc = long_enough & (d >= t + gap)
-            got[0].append(pts[conn])
-            got[1].append(pts[disc])
-        pools = [np.concatenate(g)[:want[c]] if g else np.zeros((0, 4, 2)) for c, g in enumerate(got)]
-        if any(len(pools[c]) < want[c] for c in (0, 1)):  # pragma: no cover - needs an absurd card
-            raise RenderError("thickness", f"expected bars that fit the card, got thickness {t:g} px")
-        seg = np.empty((n, 4, 2))
-        for c in (0, 1):
-            seg[cls == c] = pools[c]
-        cov = np.zeros((n, H, W), dtype=_F)
-        P = np.stack(np.meshgrid(px, px), axis=-1).reshape(-1, 2)   # (HW, 2) as (x, y)
-        for a, b_ in ((0, 1), (2, 3)):
-            A = seg[:, a][:, None, :]
-            AB = (seg[:, b_] - seg[:, a])[:, None, :]
-            tt = np.clip(((P[None] - A) * AB).sum(-1) / np.maximum((AB * AB).sum(-1), 1e-12), 0, 1)
-            d = np.linalg.norm(A + tt[..., None] * AB - P[None], axis=-1)
-            np.maximum(cov, np.clip(t / 2 + 0.5 - d, 0, 1).reshape(n, H, W).astype(_F), out=cov)
-        var["gap"] = _segment_distance(seg[:, 0], seg[:, 1], seg[:, 2], seg[:, 3])
-    cards = _appearance(lambda sl: cov[sl], n, H, W, streams, jitter, var)
+        cov, var["gap"] = _bar_pairs(streams["source"], cls, card_size, float(thickness))
+    var["ink"] = cov.sum(axis=(1, 2), dtype=np.float64)
+    cards = _appearance(lambda sl: cov[sl], len(cls), card_size, card_size, streams, jitter, var)
     return Rendered(cards, var)
+
+
+def _parity_blobs(rs, cls, card_size: int, size: float, blobs):
+    """Coverage (n, H, W) of separate blobs, odd counts for class 1, and the counts.
+
+    The total blob area is the same for every count, and the cards of both classes are
+    chosen to match in ink and dark cells (see :func:`render_predicate`).
+    """
+    n = len(cls)
+    lo, hi = int(blobs[0]), int(blobs[1])
+    if lo < 1:
+        raise RenderError("blobs", f"expected at least 1 blob on every card (a blank card would show its "
+                                   f"class by its lack of ink), got {[lo, hi]!r}")
+    fit = predicate_fit(card_size, size)
+    if hi > fit:
+        raise RenderError("blobs", f"expected at most {fit} blobs of {size:g} px on a {card_size}-px card, got {hi}")
+    choices = [[c for c in range(lo, hi + 1) if c % 2 == 0], [c for c in range(lo, hi + 1) if c % 2 == 1]]
+    if not choices[0] or not choices[1]:
+        raise RenderError("blobs", f"expected a range of counts holding both even and odd numbers, got {[lo, hi]!r}")
+    pools = []
+    for c, m in enumerate(_pool_sizes(cls)):
+        counts = np.array(choices[c])[rs.integers(0, len(choices[c]), size=m)]
+        pools.append((counts, *_place_blobs(rs, counts, card_size, size, lo, hi)))
+    pick = _match([_features(lambda sl, p=p: _blob_coverage(*(a[sl] for a in p), card_size), len(p[0]))
+                   for p in pools], cls, rs)
+    counts, radius, cx, cy = (np.zeros((n,) + a.shape[1:], dtype=a.dtype) for a in pools[0])
+    for c in (0, 1):
+        cards = np.flatnonzero(cls == c)
+        for out, a in zip((counts, radius, cx, cy), pools[c]):
+            out[cards] = a[pick[cards]]
+    cov = np.zeros((n, card_size, card_size), dtype=_F)
+    for i in range(0, n, _BLOCK):
+        sl = slice(i, i + _BLOCK)
+        cov[sl] = _blob_coverage(counts[sl], radius[sl], cx[sl], cy[sl], card_size)
+    return cov, counts
+
+
+def _place_blobs(rs, counts, card_size: int, size: float, lo: int, hi: int):
+    """Radii and centres (m, hi) of ``counts`` blobs per card sharing one total area."""
+    m = len(counts)
+    # the same ink for every count: (lo + hi) / 2 blobs of diameter `size`, shared at random
+    total = (lo + hi) / 2 * math.pi * (size / 2) ** 2 * rs.uniform(0.9, 1.1, size=m)
+    weight = rs.uniform(0.75, 1.25, size=(m, hi))
+    weight[np.arange(hi)[None, :] >= counts[:, None]] = 0.0
+    weight = -np.sort(-weight / weight.sum(axis=1, keepdims=True), axis=1)     # largest blob first
+    radius = np.sqrt(total[:, None] * weight / math.pi)
+    if np.any(card_size / 2 - 1.0 - radius[:, 0] <= 0):
+        raise RenderError("size", f"expected blobs that fit the card, got one blob of "
+                                  f"{2 * radius[:, 0].max():.1f} px (the ink of {(lo + hi) / 2:g} blobs of "
+                                  f"{size:g} px) on a {card_size}-px card")
+    gap = max(4.0, size / 2)
+    cx = np.zeros((m, hi))
+    cy = np.zeros((m, hi))
+    for j in range(hi):
+        need = np.flatnonzero(counts > j)
+        for _ in range(2000):
+            if not len(need):
+                break
+            r = radius[need, j]
+            x = rs.uniform(r + 1.0, card_size - r - 1.0)
+            y = rs.uniform(r + 1.0, card_size - r - 1.0)
+            d = np.hypot(x[:, None] - cx[need, :j], y[:, None] - cy[need, :j])
+            ok = np.all(d >= r[:, None] + radius[need, :j] + gap, axis=1)
+            cx[need[ok], j], cy[need[ok], j] = x[ok], y[ok]
+            need = need[~ok]
+        if len(need):
+            raise RenderError("blobs", f"expected blobs that fit the card {gap:g} px apart, got no room "
+                                       f"for {j + 1} blobs of about {size:g} px on a {card_size}-px card")
+    return radius, cx, cy
+
+
+def _blob_coverage(counts, radius, cx, cy, card_size: int) -> np.ndarray:
+    """Coverage (m, H, W) of the blobs placed by :func:`_place_blobs`."""
+    px = np.arange(card_size, dtype=_F) + _F(0.5)
+    cov = np.zeros((len(counts), card_size, card_size), dtype=_F)
+    for j in range(radius.shape[1]):
+        dx2 = (px[None, :] - cx[:, j, None].astype(_F)) ** 2
+        dy2 = (px[None, :] - cy[:, j, None].astype(_F)) ** 2
+        disc = np.clip(radius[:, j, None, None].astype(_F) + _F(0.5) - np.sqrt(dy2[:, :, None] + dx2[:, None, :]),
+                       0.0, 1.0)
+        disc[counts <= j] = 0.0
+        np.maximum(cov, disc, out=cov)
+    return cov
+
+
+#: The grid on which the predicates' dark cells are counted, and how much ink makes a cell
+#: dark: the Mark I's 20x20 photocells, whose S-units fire below 35 % of paper-white light.
+_CELLS = 20
+_DARK = 0.65
+
+
+def _features(coverage, m: int) -> np.ndarray:
+    """(m, 2) ink area (card pixels) and dark cells of ``coverage(slice)``, block by block.
+
+    A dark cell is one of a 20x20 grid over the card more than 65 % covered with ink: a
+    stand-in for the photocells of the Mark I the card lights (its S-units fire below 35 %
+    of paper-white light).
+    """
+    out = np.empty((m, 2))
+    for i in range(0, m, _BLOCK):
+        cov = coverage(slice(i, min(m, i + _BLOCK)))
+        H, W = cov.shape[1:]
+        ey = np.linspace(0, H, _CELLS + 1).round().astype(int)
+        ex = np.linspace(0, W, _CELLS + 1).round().astype(int)
+        blocks = np.add.reduceat(np.add.reduceat(cov, ey[:-1], axis=1, dtype=np.float64), ex[:-1], axis=2)
+        area = np.outer(np.diff(ey), np.diff(ex))
+        out[i:i + len(cov), 0] = cov.sum(axis=(1, 2), dtype=np.float64)
+        out[i:i + len(cov), 1] = (blocks > _DARK * area).sum(axis=(1, 2))
+    return out
+
+
+def _pool_sizes(cls) -> np.ndarray:
+    """Candidates to draw per class: six per card, so that both classes cover the features."""
+    return 6 * np.bincount(cls, minlength=2) + 16
+
+
+def _match(features, cls, rs, per_sigma: float = 4.0) -> np.ndarray:
+    """For each card, a candidate of its class, so that both classes' features share one distribution.
+
+    ``features`` holds the (m_c, d) features of the candidates of class 0 and class 1. The
+    features are binned (bins a quarter of their spread wide); each card draws a bin from
+    the mass both classes have in common, and takes an unused candidate of its class from
+    it. Returns the candidate index of each card within its class's pool.
+    """
+    both = np.concatenate(features)
+    low = both.min(axis=0)
+    step = np.maximum(both.std(axis=0), 1e-9) / per_sigma
+    dims = np.floor((both - low) / step).astype(np.int64).max(axis=0) + 1
+    codes = [np.ravel_multi_index(np.floor((f - low) / step).astype(np.int64).T, dims) for f in features]
+    n_bins = int(np.prod(dims))
+    have = [np.bincount(c, minlength=n_bins) for c in codes]
+    common = np.minimum(have[0], have[1]).astype(np.float64)
+    pick = np.empty(len(cls), dtype=np.int64)
+    for c in (0, 1):
+        cards = np.flatnonzero(cls == c)
+        left = have[c].copy()
+        weight = common.copy()
+        bins = np.empty(0, dtype=np.int64)
+        while len(bins) < len(cards):
+            if weight.sum() <= 0:  # pragma: no cover - the pools are six times the cards
+                raise RenderError("classes", "expected candidates of both classes with the same ink, got too few")
+            draw = rs.choice(n_bins, size=len(cards) - len(bins), p=weight / weight.sum())
+            order = np.argsort(draw, kind="stable")
+            rank = np.empty(len(draw), dtype=np.int64)
+            rank[order] = np.arange(len(draw)) - np.searchsorted(draw[order], draw[order])
+            draw = draw[rank < left[draw]]                       # within what the class has in that bin
+            np.subtract.at(left, draw, 1)
+            weight[left <= 0] = 0.0
+            bins = np.concatenate([bins, draw])
+        # candidates grouped by bin, in random order within a bin
+        order = np.lexsort((rs.random(len(codes[c])), codes[c]))
+        start = np.searchsorted(codes[c][order], np.arange(n_bins))
+        s = np.argsort(bins, kind="stable")
+        rank = np.empty(len(bins), dtype=np.int64)
+        rank[s] = np.arange(len(bins)) - np.searchsorted(bins[s], bins[s])
+        pick[cards] = order[start[bins] + rank]
+    return pick
+
+
+def _bars_coverage(seg: np.ndarray, t: float, card_size: int) -> np.ndarray:
+    """Coverage (m, H, W) of two round-ended bars ``t`` wide per card; ``seg`` (m, 4, 2)."""
+    px = np.arange(card_size, dtype=_F) + _F(0.5)
+    cov = np.zeros((len(seg), card_size, card_size), dtype=_F)
+    for a, b_ in ((0, 1), (2, 3)):
+        A = seg[:, a].astype(_F)
+        AB = (seg[:, b_] - seg[:, a]).astype(_F)
+        inv = _F(1.0) / np.maximum((AB * AB).sum(-1), _F(1e-12))
+        ux = px[None, :] - A[:, 0, None]                      # (m, W): x - Ax
+        uy = px[None, :] - A[:, 1, None]                      # (m, H): y - Ay
+        # position along the bar, separable in x and y, then clipped to the bar
+        tt = (ux * (AB[:, 0] * inv)[:, None])[:, None, :] + (uy * (AB[:, 1] * inv)[:, None])[:, :, None]
+        np.clip(tt, 0, 1, out=tt)
+        dx = ux[:, None, :] - tt * AB[:, 0, None, None]
+        dy = uy[:, :, None] - tt * AB[:, 1, None, None]
+        d = np.sqrt(dx * dx + dy * dy)
+        np.maximum(cov, np.clip(_F(t / 2 + 0.5) - d, 0, 1), out=cov)
+    return cov
+
+
+def _bar_pairs(rs, cls, card_size: int, t: float):
+    """Coverage (n, H, W) of connected (class 0) and disconnected (class 1) bar pairs
+    matched in ink and dark cells, and the gap of each pair."""
+    n = len(cls)
+    gap = max(3.0, t)
+    margin = t / 2 + 1.0
+    pool_size = _pool_sizes(cls)
+    got = [[], []]
+    for _ in range(1000):
+        if all(sum(len(x) for x in got[c]) >= pool_size[c] for c in (0, 1)):
+            break
+        m = int(max(256, pool_size.max()))
+        pts = rs.uniform(margin, card_size - margin, size=(m, 4, 2))
+        long_enough = ((np.hypot(*(pts[:, 1] - pts[:, 0]).T) > card_size / 4)
+                       & (np.hypot(*(pts[:, 3] - pts[:, 2]).T) > card_size / 4))
+        d = _segment_distance(pts[:, 0], pts[:, 1], pts[:, 2], pts[:, 3])
+        got[0].append(pts[long_enough & (d <= t * 0.5)])
+        got[1].append(pts[long_enough & (d >= t + gap)])
+    pools = [np.concatenate(g)[:pool_size[c]] for c, g in enumerate(got)]
+    if any(len(pools[c]) < pool_size[c] for c in (0, 1)):  # pragma: no cover - needs an absurd card
+        raise RenderError("thickness", f"expected bars that fit the card, got thickness {t:g} px")
+    pick = _match([_features(lambda sl, p=p: _bars_coverage(p[sl], t, card_size), len(p)) for p in pools],
+                  cls, rs)
+    seg = np.empty((n, 4, 2))
+    for c in (0, 1):
+        cards = np.flatnonzero(cls == c)
+        seg[cards] = pools[c][pick[cards]]
+    cov = np.zeros((n, card_size, card_size), dtype=_F)
+    for i in range(0, n, _BLOCK):
+        cov[i:i + _BLOCK] = _bars_coverage(seg[i:i + _BLOCK], t, card_size)
+    return cov, _segment_distance(seg[:, 0], seg[:, 1], seg[:, 2], seg[:, 3])
 
 
 # ----------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ __all__ = [
     "Stimuli",
     "Schedule",
     "Reported",
+    "Change",
     "StimulusSettings",
     "load_scene",
     "scene_from_dict",
@@ -164,12 +165,35 @@ class Reported:
         Reported test accuracy as a fraction, or None when no number was reported.
     note : str
         Anything else worth saying (e.g. "reported as > 80 %", "expected to fail").
+    training : {"distinct", "repeated", "unreported"}
+        How the reported training amount reads: N different cards each shown once
+        (the scene then shows its ``train.count`` cards for one epoch), N cards shown over
+        several passes, or no amount reported (the scene's choice).
     """
 
     source: str = ""
     conditions: str = ""
     value: float | None = None
     note: str = ""
+    training: str = "unreported"
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change made to a scene after seeing a result (a ``[[history]]`` entry).
+
+    Attributes
+    ----------
+    date, change, why : str
+        When, what was changed, and why.
+    before : str
+        The figure measured before the change, and how it was measured.
+    """
+
+    date: str
+    change: str
+    why: str
+    before: str = ""
 
 
 @dataclass(frozen=True)
@@ -324,6 +348,33 @@ def _subset(v):
     return (float(v[0]), float(v[1]))
 
 
+_HISTORY = ("date", "change", "why", "before")
+
+
+def _history(v):
+    """[[history]] entries: tables of strings, 'change' and 'why' required."""
+    exp = "an array of tables [[history]] with strings " + ", ".join(_HISTORY)
+    if not isinstance(v, list):
+        raise _Bad(exp, v)
+    out = []
+    for i, entry in enumerate(v):
+        if not isinstance(entry, Mapping):
+            raise _Bad(exp, entry, key_suffix=f"[{i}]")
+        # an unquoted TOML date (date = 2026-11-22) reads as a date: keep it as text
+        e = {k: x.isoformat() if hasattr(x, "isoformat") else x for k, x in entry.items()}
+        for k, x in e.items():
+            if k not in _HISTORY:
+                raise _Bad(f"a key among {', '.join(_HISTORY)}", k, key_suffix=f"[{i}]")
+            if not isinstance(x, str) or (k in ("change", "why") and not x.strip()):
+                raise _Bad("a non-empty string" if k in ("change", "why") else "a string", x,
+                           key_suffix=f"[{i}].{k}")
+        missing = [k for k in ("change", "why") if k not in e]
+        if missing:
+            raise _Bad(f"a table with {' and '.join(map(repr, missing))}", sorted(e), key_suffix=f"[{i}]")
+        out.append(Change(date=e.get("date", ""), change=e["change"], why=e["why"], before=e.get("before", "")))
+    return tuple(out)
+
+
 def _blobs(v):
     exp = "[low, high] numbers of blobs, integers with 0 <= low < high <= 100"
     if (not isinstance(v, list) or len(v) != 2
@@ -418,6 +469,9 @@ REPORTED_KEYS: dict[str, Key] = {
     "conditions": _k(_str(), "", "string", "the conditions, as reported"),
     "value": _k(_num(0, 1), None, "number", "reported test accuracy as a fraction; omit if none"),
     "note": _k(_str(), "", "string", "anything else (e.g. 'reported as > 80 %', 'expected to fail')"),
+    "training": _k(_choice(("distinct", "repeated", "unreported")), "unreported", "string",
+                   "how the reported training amount reads: 'distinct' (N different cards, each shown once: "
+                   "schedule.epochs must be 1), 'repeated' (N cards x epochs) or 'unreported'"),
 }
 
 SCHEDULE_KEYS: dict[str, Key] = {
@@ -434,6 +488,8 @@ TOP_KEYS: dict[str, Key] = {
     "name": _k(_str(nonempty=True, what="a non-empty string"), None, "string",
                "short title (default: the file name)"),
     "description": _k(_str(), "", "string", "what the scene shows, and what to expect"),
+    "history": _k(_history, (), "array of tables",
+                  "changes made after seeing a result: [[history]] with date, change, why, before"),
 }
 
 MACHINE_KEYS = ("preset", "overrides")
@@ -484,6 +540,8 @@ class Scene:
         Machine overrides as written (nested tables).
     settings : dict of str to StimulusSettings
         The effective card settings of ``"train"`` and ``"test"``.
+    history : tuple of Change
+        Changes made to the scene after seeing a result, oldest first.
     """
 
     name: str
@@ -494,6 +552,7 @@ class Scene:
     preset: str
     overrides: Mapping[str, Any]
     settings: Mapping[str, StimulusSettings]
+    history: tuple = ()
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def machine_spec(self) -> specs.MachineSpec:
@@ -728,6 +787,9 @@ def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_di
 
     sch = _check_table(path, "schedule", data.get("schedule", {}), SCHEDULE_KEYS)
     schedule = Schedule(**sch)
+    if reported.training == "distinct" and schedule.epochs != 1:
+        raise SceneError(path, "schedule.epochs", f"expected 1 when reported.training is 'distinct' (each "
+                                                  f"card shown once), got {schedule.epochs}")
 
     machine = data.get("machine", {})
     _unknown(path, "machine", machine, MACHINE_KEYS)
@@ -748,7 +810,8 @@ def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_di
     shared = data.get("stimuli", {})
     settings = {split: _resolve(path, base, shared, data.get(split, {}), split) for split in SPLITS}
     scene = Scene(name=name, description=top["description"], path=path, reported=reported,
-                  schedule=schedule, preset=preset, overrides=_freeze(overrides), settings=settings)
+                  schedule=schedule, preset=preset, overrides=_freeze(overrides), settings=settings,
+                  history=top["history"])
     for split in SPLITS:
         _validate_source(scene, split)
         # the camera images the card onto the retina: it needs at least one pixel per cell
@@ -927,6 +990,11 @@ def _resolve(path, base: Path, shared: Mapping, own: Mapping, split: str) -> Sti
     d["size"] = _SIZE_DEFAULT[source]
     d["count"] = None
     d.update(values)
+    if d["font"].startswith(render.MATPLOTLIB_FONT):        # a face shipped with matplotlib, by name
+        try:
+            d["font"] = render.font_file(d["font"])
+        except render.RenderError as e:
+            raise SceneError(path, origin.get("font", "stimuli.font"), e.reason) from None
     for k in ("font", "folder"):
         v = d[k]
         if v is not None and not (k == "font" and v == "default"):

@@ -106,13 +106,13 @@ def test_demo_is_small_and_reenactments_name_their_targets():
         assert "fail" in p.description and "fail" in p.reported.note
 
 
-def test_typefaces_test_split_uses_a_different_rendering():
+def test_typefaces_test_split_uses_a_different_face():
     scene = load_scene(ROOT / "scenes" / "typefaces.toml")
     tr, te = scene.settings["train"], scene.settings["test"]
-    assert (tr.stroke, tr.slant) != (te.stroke, te.slant)
+    assert tr.font != te.font                      # another face (tests/test_scene_fidelity.py)
     a = scene.stimuli("train", seed=0, count=26)
     b = scene.stimuli("test", seed=0, count=26)
-    assert (1 - b.cards).sum() > 1.2 * (1 - a.cards).sum()     # heavier ink at test
+    assert not np.allclose(a.cards, b.cards)
 
 
 # ---------------------------------------------------------------------------------------
