@@ -8,6 +8,8 @@
     mark1 compare SCENE [--seeds 10] [--out DIR]       the machine beside the textbook classifiers
     mark1 ablate SCENE [--seeds 3] [--out DIR]         which non-ideality costs most
     mark1 curves SCENE [--seeds 3] [--points 10]       learning curves, analog and ideal
+    mark1 sweep SCENE --param KEY --values V1,V2,...   dose-response of one parameter, paired seeds
+    mark1 reenact [SCENES...] [--seeds 10]             every reported figure re-enacted, one page
 
 Bad input gives one line on stderr and exit status 2, no traceback; it is found before any
 work, so nothing is written. Each result file is written atomically (complete or absent).
@@ -257,6 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .lab import add_commands              # compare, ablate, curves
     add_commands(sub)
+    from .lab import reenact, sweep
+    sweep.add_command(sub)
+    reenact.add_command(sub)
     return parser
 
 
