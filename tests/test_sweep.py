@@ -139,3 +139,22 @@ def test_cli_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, wo
     for w in words:
         assert w in err
     assert not (tmp_path / "sw").exists()
+
+
+def test_decay_example_states_a_finding(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "decay.py"), "--seeds", "2", "--out", str(out)],
+                          cwd=tmp_path, env=dict(os.environ, MPLBACKEND="Agg"), capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[-2].startswith("finding: ") and "slight" in lines[-2]
+    assert sum(line.strip().startswith(("30.0", "inf")) for line in lines) == 2
+    rows = read_csv(out / "decay_sweep" / "sweep.csv")
+    assert [r["value"] for r in rows[::2]] == ["30.0", "100.0", "300.0", "1000.0", "3000.0", "10000.0", "inf"]
+    with Image.open(out / "decay_sweep" / "sweep.png") as im:
+        assert im.size[0] > 300

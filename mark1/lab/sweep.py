@@ -37,7 +37,7 @@ from ..atomic import write_text
 from ..runs import experiment_seeds, jsonable
 from . import runner
 
-__all__ = ["SWEEP_FIELDS", "Sweep", "parse_values", "sweep", "sweep_job", "sweep_figure"]
+__all__ = ["SWEEP_FIELDS", "Sweep", "parse_value", "parse_values", "sweep", "sweep_job", "sweep_figure"]
 
 #: Columns of ``sweep.csv``: one row per (value, seed).
 SWEEP_FIELDS = ("param", "value", "seed", "test_accuracy", "train_accuracy", "machine_time_s",
@@ -59,6 +59,46 @@ def _field(key: str):
     return {f.name: f for f in dataclasses.fields(getattr(MachineSpec(), group))}[name]
 
 
+def parse_value(key: str, value):
+    """One value of the spec field ``key``, from its text or as given, checked.
+
+    ``inf`` for a float field that allows it, ``true``/``false`` for a switch.
+
+    Raises
+    ------
+    mark1.specs.SpecError
+        Naming the key, for an unknown key or a value of the wrong type or range.
+    """
+    from ..specs import MachineSpec, SpecError
+
+    default = _field(key).default
+    v = value
+    if isinstance(value, str):
+        text = value.strip()
+        if isinstance(default, bool):
+            if text.lower() not in ("true", "false"):
+                raise SpecError(key, f"expected true or false, got {text!r}")
+            v = text.lower() == "true"
+        elif isinstance(default, float):
+            try:
+                v = float(text)
+            except ValueError:
+                raise SpecError(key, f"expected a number, got {text!r}") from None
+        elif isinstance(default, int):
+            try:
+                v = int(text)
+            except ValueError:
+                raise SpecError(key, f"expected an integer, got {text!r}") from None
+        else:
+            v = text
+    if isinstance(default, tuple):
+        raise SpecError(key, "cannot be swept (a shape); choose a number, switch or choice")
+    MachineSpec().with_overrides({key: v})                # type and range, naming the key
+    if isinstance(default, float) and not isinstance(v, bool):
+        v = float(v)
+    return v
+
+
 def parse_values(key: str, values: Sequence[Any] | str) -> list:
     """The values of a sweep, typed as the spec field ``key`` wants them.
 
@@ -68,7 +108,7 @@ def parse_values(key: str, values: Sequence[Any] | str) -> list:
         A dotted spec key, e.g. ``"rack.motor_speed"``.
     values : str or sequence
         A comma-separated string (``"0.01,0.1,inf"``) or a sequence of values or their
-        texts; ``inf`` for a float field that allows it, ``true``/``false`` for a switch.
+        texts (see :func:`parse_value`).
 
     Returns
     -------
@@ -81,35 +121,12 @@ def parse_values(key: str, values: Sequence[Any] | str) -> list:
         Naming the key, for an unknown key, a value of the wrong type or range, or
         fewer than two distinct values.
     """
-    from ..specs import MachineSpec, SpecError
+    from ..specs import SpecError
 
-    f = _field(key)
-    texts = [v.strip() for v in values.split(",")] if isinstance(values, str) else list(values)
-    default = f.default
+    texts = values.split(",") if isinstance(values, str) else list(values)
     out = []
     for t in texts:
-        v = t
-        if isinstance(t, str):
-            low = t.lower()
-            if isinstance(default, bool):
-                if low not in ("true", "false"):
-                    raise SpecError(key, f"expected true or false, got {t!r}")
-                v = low == "true"
-            elif isinstance(default, float):
-                try:
-                    v = float(low)
-                except ValueError:
-                    raise SpecError(key, f"expected a number, got {t!r}") from None
-            elif isinstance(default, int):
-                try:
-                    v = int(t)
-                except ValueError:
-                    raise SpecError(key, f"expected an integer, got {t!r}") from None
-            elif isinstance(default, tuple):
-                raise SpecError(key, "cannot be swept (a shape); choose a number, switch or choice")
-        MachineSpec().with_overrides({key: v})            # range and type check, naming the key
-        if isinstance(default, float) and not isinstance(v, bool):
-            v = float(v)
+        v = parse_value(key, t)
         if v not in out:
             out.append(v)
     if len(out) < 2:
@@ -286,8 +303,9 @@ class Sweep:
         return buf.getvalue()
 
 
-def sweep(scene, param: str, values, *, seeds=5, executor=None, out=None, resume: bool = False,
-          progress: bool = False, train_count: int | None = None, test_count: int | None = None) -> Sweep:
+def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, out=None,
+          resume: bool = False, progress: bool = False, train_count: int | None = None,
+          test_count: int | None = None) -> Sweep:
     """Dose-response of one spec parameter, over paired seeds.
 
     Parameters
@@ -300,6 +318,9 @@ def sweep(scene, param: str, values, *, seeds=5, executor=None, out=None, resume
         At least two distinct values (see :func:`parse_values`).
     seeds : int or sequence of int
         ``n`` means seeds ``0 .. n-1``; every value runs on every seed.
+    reference : value, optional
+        One of ``values``: the paired changes are measured against it (default: the
+        scene machine's own value when it is among ``values``, else the first).
     executor : concurrent.futures.Executor, optional
         Runs the jobs (default: serially). Results do not depend on it.
     out : str or path-like, optional
@@ -331,8 +352,14 @@ def sweep(scene, param: str, values, *, seeds=5, executor=None, out=None, resume
     test_count = runner.count_option(test_count, "test_count")
     if resume and out is None:
         raise ValueError("resume: needs out, the folder of the sweep to resume")
-    base = scene.machine_spec().get(param)
-    reference = base if base in vals else vals[0]
+    if reference is not None:
+        ref_value = parse_value(param, reference)
+        if ref_value not in vals:
+            raise ValueError(f"reference: expected one of the values {[_value_text(v) for v in vals]}, "
+                             f"got {reference!r}")
+    else:
+        base = scene.machine_spec().get(param)
+        ref_value = base if base in vals else vals[0]
     ref = runner.scene_ref(scene)
     jobs = [(ref, s, param, v, train_count, test_count) for v in vals for s in seed_ids]
     keys = [f"value-{_value_text(v)}-seed-{s:04d}" for v in vals for s in seed_ids]
@@ -348,7 +375,7 @@ def sweep(scene, param: str, values, *, seeds=5, executor=None, out=None, resume
         records = runner.Records(Path(out) / "jobs", config, valid=valid)
     results = runner.run_jobs(sweep_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
                               progress="runs" if progress else None)
-    result = Sweep(scene=scene.name, param=param, values=vals, reference=reference, seeds=seed_ids,
+    result = Sweep(scene=scene.name, param=param, values=vals, reference=ref_value, seeds=seed_ids,
                    records=list(results))
     if out is not None:
         out = Path(out)
@@ -476,6 +503,9 @@ def add_command(subparsers) -> None:
                     help="a dotted machine parameter, e.g. rack.motor_speed (see `mark1 specs`)")
     sw.add_argument("--values", required=True, metavar="V1,V2,...",
                     help="comma-separated values, e.g. 0.003,0.01,0.1,inf (true/false for a switch)")
+    sw.add_argument("--reference", metavar="V",
+                    help="the value the paired changes are measured from (default: the scene's own "
+                         "value when it is swept, else the first)")
     sw.add_argument("--json", action="store_true", help="print the result as JSON")
     sw.set_defaults(func=cmd_sweep)
 
@@ -494,13 +524,23 @@ def cmd_sweep(args) -> int:
         values = parse_values(args.param, args.values)
     except SpecError as e:
         raise UsageError(f"--values: {e}") from None
+    if args.reference is not None:
+        try:
+            ref = parse_value(args.param, args.reference)
+        except SpecError as e:
+            raise UsageError(f"--reference: {e}") from None
+        if ref not in values:
+            raise UsageError(f"--reference: expected one of the swept values "
+                             f"({', '.join(map(_value_text, values))}), got {args.reference!r}")
+        args.reference = ref
     if args.out is None:
         args.out = str(Path("runs") / Path(args.scene).stem / "sweep" / args.param)
     scene, out, workers = check_common(args, len(values) * args.seeds)
     t0 = time.perf_counter()
     try:
         with runner.executor_for(workers, getattr(args, "scheduler", None)) as ex:
-            result = sweep(scene, args.param, values, seeds=args.seeds, executor=ex, out=out,
+            result = sweep(scene, args.param, values, seeds=args.seeds, reference=args.reference,
+                           executor=ex, out=out,
                            resume=args.resume, progress=not args.json, train_count=args.train_count,
                            test_count=args.test_count)
     except ValueError as e:
