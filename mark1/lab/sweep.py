@@ -437,7 +437,8 @@ def sweep_figure(result: Sweep, *, out=None):
     rows = result.summary()
     fig = _new_figure(9.0, 6.4)
     axes = [fig.add_subplot(2, 2, i + 1) for i in range(4)]
-    ref_x = x[[_value_text(v) for v in result.values].index(_value_text(result.reference))]
+    ref_i = [_value_text(v) for v in result.values].index(_value_text(result.reference))
+    ref_x = x[ref_i]
 
     def band(ax, key, scale, color):
         m = np.array([r[f"{key}_mean"] if r[f"{key}_mean"] is not None else np.nan for r in rows], float)
@@ -461,7 +462,7 @@ def sweep_figure(result: Sweep, *, out=None):
     band(ax, "change", 100, "tab:purple")
     ax.axhline(0, color="k", linestyle=":", linewidth=1)
     ax.set_ylabel("change (points)")
-    ax.set_title(f"paired change from {_value_text(result.reference)} (same cards, same board)",
+    ax.set_title(f"paired change from {labels[ref_i]} (same cards, same board)",
                  fontsize=9)
     ax = axes[2]
     band(ax, "machine_h", 1, "tab:blue")
@@ -475,7 +476,7 @@ def sweep_figure(result: Sweep, *, out=None):
         if log:
             ax.set_xscale("log")
         ax.set_xticks(x)
-        ax.set_xticklabels(labels, fontsize=7, rotation=45 if len(labels) > 6 else 0)
+        ax.set_xticklabels(labels, fontsize=8, rotation=45 if len(labels) > 6 else 0)
         ax.minorticks_off()
         ax.axvline(ref_x, color="k", linestyle=":", linewidth=0.8)
         ax.grid(alpha=0.3)
