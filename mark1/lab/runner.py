@@ -490,6 +490,7 @@ def dask_executor(address: str):
 
 _CARDS: dict = {}
 _CARDS_KEPT = 4
+_CARDS_LOCK = threading.Lock()          # a Dask worker may run jobs in threads
 
 
 def run_cards(scene, seed: int, train_count: int | None = None, test_count: int | None = None):
@@ -501,9 +502,14 @@ def run_cards(scene, seed: int, train_count: int | None = None, test_count: int 
     """
     from ..runs import scene_cards
     key = (id(scene), scene.path, int(seed), train_count, test_count)
-    if key not in _CARDS:
-        if len(_CARDS) >= _CARDS_KEPT:
+    with _CARDS_LOCK:
+        hit = _CARDS.get(key)
+    if hit is not None:
+        return hit[1]
+    cards = scene_cards(scene, seed, train_count=train_count, test_count=test_count)
+    with _CARDS_LOCK:
+        while len(_CARDS) >= _CARDS_KEPT:
             _CARDS.pop(next(iter(_CARDS)))
         # the scene is kept beside its cards so that its id cannot be reused meanwhile
-        _CARDS[key] = (scene, scene_cards(scene, seed, train_count=train_count, test_count=test_count))
-    return _CARDS[key][1]
+        _CARDS[key] = (scene, cards)
+    return cards
