@@ -25,7 +25,7 @@ from .patchboard import Patchboard, with_bias
 from .potentiometers import PotentiometerRack
 from .response import OutputCode
 from .retina import Retina, RetinaState
-from .rules import erring
+from .rules import erring, tie_tolerance
 from .runs import progress_bar
 from .simulator import HISTORY_DTYPE, RunResult, Trace, finish, simulate
 from .specs import MARK_I, MachineSpec
@@ -228,7 +228,9 @@ class MarkI:
         classes, label_index = np.unique(labels, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(f"labels: expected at least 2 classes, got only {classes.tolist()}")
-        code = OutputCode(classes, self.spec.response)
+        n_inputs = self.patchboard.n_associators + 1
+        code = OutputCode(classes, self.spec.response,
+                          tie=tie_tolerance(self.spec.trainer.increment, n_inputs))
         self.classes_, self.code_ = classes, code
 
         n = len(cards)
@@ -240,7 +242,6 @@ class MarkI:
         epoch_of = np.repeat(np.arange(epochs), n)
 
         retina, board = self.retina, self.patchboard
-        n_inputs = board.n_associators + 1
         gains = PotentiometerRack.motor_gains(self.spec.rack, (code.n_units, n_inputs), self._rng("motors"))
         rack = PotentiometerRack(self.spec.rack, code.n_units, n_inputs, self.spec.response.n_responses, gains)
         light = retina.light(cards)
@@ -291,7 +292,9 @@ class MarkI:
         so φ of a card is the same at every presentation; wipers start at 0, move
         instantly and without bounds. Starting from zero, error correction with
         increment δ makes exactly the decisions of η = 1 with all sums scaled by δ, so
-        the integer-valued η = 1 run is computed and scaled.
+        the integer-valued η = 1 run is computed and scaled. Its sums are exact; the
+        event simulation adds the increments in floating point, and the tie rule
+        (:mod:`mark1.rules`) makes both decide alike.
         """
         from .perceptron import train_error_correction
 
@@ -302,6 +305,8 @@ class MarkI:
         targets = code.targets[label_index].astype(float)
         n, n_pres = len(phi), len(schedule)
         epochs = n_pres // n
+        inc = self.spec.trainer.increment
+        tie = code.tie / inc                      # the tie zone in units of increments
         if rack.spec.topology == "split":
             # each unit sees only its own pots: train unit by unit on its own inputs
             weights = np.zeros(rack.mask.shape)
@@ -309,15 +314,15 @@ class MarkI:
             for k in range(code.n_units):
                 cols = rack.mask[k]
                 r = train_error_correction(x[:, cols], targets[:, k:k + 1], epochs=epochs,
-                                           order=schedule.reshape(epochs, n))
+                                           order=schedule.reshape(epochs, n), tie=tie)
                 weights[k, cols] = r.weights[0]
                 sums[:, k] = r.sums[:, 0]
         else:
-            r = train_error_correction(x, targets, epochs=epochs, order=schedule.reshape(epochs, n))
+            r = train_error_correction(x, targets, epochs=epochs, order=schedule.reshape(epochs, n), tie=tie)
             weights, sums = r.weights, r.sums
-        inc = self.spec.trainer.increment
         rack.p_from[:] = rack.p_to[:] = weights * inc
-        err = erring(targets[schedule], sums)
+        sums = sums * inc
+        err = erring(targets[schedule], sums, code.tie)
         hist = np.zeros(n_pres, dtype=HISTORY_DTYPE)
         hist["presentation"] = np.arange(n_pres)
         hist["epoch"] = epoch_of

@@ -261,9 +261,9 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
             if seg.any_err[k] or not error_driven:
                 t = targets[labels[p]]
                 sums = seg.sums[k]
-                units_erred[p] = int(erring(t, sums).sum())
+                units_erred[p] = int(erring(t, sums, code.tie).sum())
                 phi_bool[:] = seg.x[k] > 0
-                command = rule(phi_bool, t, sums, mask, inc, lms_rate)
+                command = rule(phi_bool, t, sums, mask, inc, lms_rate, tie=code.tie)
                 moving = int(np.count_nonzero(command))
                 pots_moved[p] = moving
                 if moving:
@@ -340,7 +340,7 @@ class _Segment:
         if noise is not None:
             sums = base + noise_scale[row:row + (p1 - p0)] * noise.get(p0, p1)
         self.start, self.stop, self.x, self.sums = p0, p1, x, sums
-        self.any_err = erring(targets[labels[p0:p1]], sums).any(axis=1)
+        self.any_err = erring(targets[labels[p0:p1]], sums, code.tie).any(axis=1)
         self.response = code.decode(sums)
 
 

@@ -90,7 +90,7 @@ def test_compare_all_learners_rows_files_and_report(tiny, tmp_path):
     for r in comp.records:
         assert 0.0 <= r["test_accuracy"] <= 1.0 and 0.0 <= r["train_accuracy"] <= 1.0
         assert (r["seed_train"], r["seed_test"], r["seed_machine"]) == _seeds(r["seed"])
-        if r["learner"] in ("mark1", "ideal"):
+        if r["learner"] in ("mark1", "digital", "ideal"):
             assert r["machine_time_s"] > 0 and 0 <= r["cards_seen"] <= 4 * 8
         else:
             assert r["machine_time_s"] is None and r["cards_seen"] is None
@@ -113,18 +113,49 @@ def test_compare_all_learners_rows_files_and_report(tiny, tmp_path):
     assert not list(out.rglob("*.tmp"))
 
 
-def test_ideal_learner_is_a_direct_fit_on_the_same_seeds(tiny):
-    comp = cp.compare(tiny, seeds=[3], learners=["ideal", "mark1"])
+def test_machine_learners_are_direct_fits_on_the_same_seeds(tiny):
+    comp = cp.compare(tiny, seeds=[3], learners=["ideal", "mark1", "digital"])
     s_train, s_test, s_machine = _seeds(3)
     train, test = tiny.stimuli("train", s_train), tiny.stimuli("test", s_test)
     spec = tiny.machine_spec()
-    for name, sp in (("mark1", spec), ("ideal", spec.ideal())):
+    for name, sp in (("mark1", spec), ("digital", spec.digital()), ("ideal", spec.ideal())):
         m = MarkI(spec=sp, seed=s_machine).fit(train.cards, train.labels, epochs=4)
         train_acc = m.score(train.cards, train.labels)
         rec = next(r for r in comp.records if r["learner"] == name)
         assert rec["train_accuracy"] == train_acc
         assert rec["test_accuracy"] == m.score(test.cards, test.labels)
         assert rec["machine_time_s"] == m.machine_time_
+
+
+def test_baselines_learn_from_the_analog_machines_own_s_units(tiny):
+    """features="analog": the S-units mark1 itself senses; "ideal": those of spec.ideal()."""
+    from mark1 import baselines
+    s_train, s_test, s_machine = _seeds(1)
+    train, test = tiny.stimuli("train", s_train), tiny.stimuli("test", s_test)
+    spec = tiny.machine_spec()
+    analog = MarkI(spec=spec, seed=s_machine)
+    np.testing.assert_array_equal(MarkI(spec=spec.digital(), seed=s_machine).sense(train.cards),
+                                  analog.sense(train.cards))
+    for features, sp in (("analog", spec), ("ideal", spec.ideal())):
+        eyes = MarkI(spec=sp, seed=s_machine)
+        x_tr = eyes.associate(eyes.sense(train.cards)).astype(float)
+        x_te = eyes.associate(eyes.sense(test.cards)).astype(float)
+        clf = baselines.LeastSquaresClassifier().fit(x_tr, train.labels)
+        comp = cp.compare(tiny, seeds=[1], learners=["lstsq-phi"], features=features)
+        assert comp.records[0]["test_accuracy"] == clf.score(x_te, test.labels)
+        assert comp.config["features"] == features
+    with pytest.raises(ValueError, match="features"):
+        cp.compare(tiny, seeds=1, features="retina")
+
+
+def test_every_learner_is_named_apart_in_the_table(tiny):
+    comp = cp.compare(tiny, seeds=1, learners=["mark1", "digital", "ideal", "gauss-S"])
+    text = comp.table()
+    lines = {name: cp.describe_learner(name) for name in comp.learners}
+    assert len(set(lines.values())) == len(lines)
+    for line in lines.values():
+        assert line in text
+    assert "spec.digital()" in text and "spec.ideal()" in text
 
 
 def test_process_pool_gives_the_serial_results(tiny):

@@ -33,25 +33,47 @@ from .runner import (Records, as_scene, count_option, executor_for, run_jobs, sc
                      seed_list)
 from .stats import summarize
 
-__all__ = ["LEARNERS", "RECORD_FIELDS", "Comparison", "compare", "run_seed", "cards_to_final_accuracy",
-           "add_command"]
+__all__ = ["LEARNERS", "FEATURES", "RECORD_FIELDS", "Comparison", "compare", "run_seed", "describe_learner",
+           "cards_to_final_accuracy", "add_command"]
 
 #: Every learner :func:`compare` knows, in the order of its tables.
 LEARNERS = (
     "mark1",          # the analog machine, scene.machine_spec()
-    "ideal",          # spec.ideal() on the same wiring (same machine seed)
+    "digital",        # spec.digital(): the same retina and wiring, ideal weights and timing
+    "ideal",          # spec.ideal(): ideal retina too, same wiring (same machine seed)
     "perceptron-S",   # digital perceptron on the raw S-units
     "lstsq-S", "fisher-S", "gauss-S",
     "lstsq-phi", "fisher-phi", "gauss-phi",
 )
 
-_MACHINES = ("mark1", "ideal")
+_MACHINES = ("mark1", "digital", "ideal")
+
+#: Where the textbook classifiers' S-units and φ come from (``features`` of :func:`compare`).
+FEATURES = ("analog", "ideal")
+
 
 #: Fields of one row of ``results.csv`` (one learner on one seed).
 RECORD_FIELDS = ("learner", "seed", "test_accuracy", "train_accuracy", "cards_seen",
                  "machine_time_s", "wall_time_s", "seed_train", "seed_test", "seed_machine", "note", "error")
 
-_RECORD_VERSION = 1
+_RECORD_VERSION = 2          # 2: the digital learner; baselines on the analog retina by default
+
+
+def describe_learner(name: str, features: str = "analog") -> str:
+    """One line saying what learner ``name`` is, so no two can be mistaken for each other."""
+    fixed = {
+        "mark1": "the simulated Mark I as the scene specifies it: analog retina, motor-driven pots",
+        "digital": "spec.digital(): mark1's own retina, optics and patch board; instant, exact weights",
+        "ideal": "spec.ideal(): every non-ideality off, the retina's too; same patch board",
+    }
+    if name in fixed:
+        return fixed[name]
+    kind, feat = name.split("-")
+    what = {"perceptron": "digital perceptron (PRML 4.1.7)", "lstsq": "least squares (PRML 4.1.3)",
+            "fisher": "Fisher discriminant (PRML 4.1.4-6)", "gauss": "Gaussian generative (PRML 4.2.2)"}[kind]
+    retina = "mark1's analog retina" if features == "analog" else "the ideal retina"
+    on = f"the S-units of {retina}" if feat == "S" else f"the A-unit outputs phi (same board) of {retina}"
+    return f"{what} on {on}"
 
 
 def cards_to_final_accuracy(history: np.ndarray, n_cards: int, final_accuracy: float) -> int:
@@ -146,7 +168,14 @@ class Comparison:
         lines.append(f"{self.scene}: {len(self.seeds)} seed(s); reported "
                      + (f"{rep['value']:.1%}" if rep.get("value") is not None else "no figure")
                      + f" ({rep.get('source', '')})")
+        lines.append("")
+        lines.extend(f"{name:<{widths[0]}}  {describe_learner(name, self.features)}" for name in summ)
         return "\n".join(lines)
+
+    @property
+    def features(self) -> str:
+        """The retina the textbook classifiers were trained on: "analog" or "ideal"."""
+        return self.config.get("features", "analog")
 
     def to_json(self) -> dict:
         return {"scene": self.scene, "scene_file": self.scene_file, "learners": list(self.learners),
@@ -202,7 +231,7 @@ def _fit_note(clf) -> str | None:
 
 
 def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | None = None,
-             test_count: int | None = None) -> dict:
+             test_count: int | None = None, features: str = "analog") -> dict:
     """One seed of :func:`compare`: every learner trained and scored on the same cards.
 
     A pure function of its arguments (top level, so a process pool can run it).
@@ -217,6 +246,8 @@ def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | N
         Names from :data:`LEARNERS`.
     train_count, test_count : int or None
         Card counts instead of the scene's.
+    features : {"analog", "ideal"}
+        The retina whose S-units (and φ) the textbook classifiers are trained on.
 
     Returns
     -------
@@ -240,10 +271,11 @@ def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | N
         r.update(kw)
         rows.append(r)
 
-    ideal = MarkI(spec=spec.ideal(), seed=s_machine)
-    for name, m in (("mark1", MarkI(spec=spec, seed=s_machine)), ("ideal", ideal)):
+    specs = {"mark1": spec, "digital": spec.digital(), "ideal": spec.ideal()}
+    for name in _MACHINES:
         if name not in learners:
             continue
+        m = MarkI(spec=specs[name], seed=s_machine)
         t0 = time.perf_counter()
         m.fit(train.cards, train.labels, epochs=sched.epochs, order=sched.order)
         train_acc = m.score(train.cards, train.labels)
@@ -255,11 +287,13 @@ def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | N
 
     others = [n for n in learners if n not in _MACHINES]
     if others:
-        # features of the ideal retina and the same patch board (independent of training)
-        s_tr, s_te = ideal.sense(train.cards), ideal.sense(test.cards)
+        # S and phi of the analog machine's retina (spec.digital() senses as spec does) or of
+        # the ideal retina, through the same patch board; independent of training
+        eyes = MarkI(spec=specs["digital" if features == "analog" else "ideal"], seed=s_machine)
+        s_tr, s_te = eyes.sense(train.cards), eyes.sense(test.cards)
         feats = {"S": (s_tr.astype(float), s_te.astype(float))}
         if any(n.endswith("-phi") for n in others):
-            feats["phi"] = (ideal.associate(s_tr).astype(float), ideal.associate(s_te).astype(float))
+            feats["phi"] = (eyes.associate(s_tr).astype(float), eyes.associate(s_te).astype(float))
         for name in others:
             x_tr, x_te = feats[name.split("-")[1]]
             t0 = time.perf_counter()
@@ -278,7 +312,7 @@ def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | N
 
 def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None, out=None,
             resume: bool = False, progress: bool = False, train_count: int | None = None,
-            test_count: int | None = None) -> Comparison:
+            test_count: int | None = None, features: str = "analog") -> Comparison:
     """The machine beside the textbook classifiers on one scene, over seeds.
 
     For each seed (a new patch board, new cards, new noise) every learner is trained on
@@ -286,13 +320,21 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
 
     ``mark1``
         the analog machine (``scene.machine_spec()``), the scene's epochs and order;
+    ``digital``
+        ``spec.digital()``: the same retina, optics and patch board (same machine
+        seed), only the weights and timing ideal, so the difference to ``mark1`` is
+        what the analog learning costs;
     ``ideal``
-        ``spec.ideal()`` with the same machine seed, so the same wiring;
+        ``spec.ideal()`` with the same machine seed: the sensing made ideal too;
     ``perceptron-S``
-        :class:`mark1.baselines.Perceptron` on the S-units of the ideal retina;
+        :class:`mark1.baselines.Perceptron` on the S-units;
     ``lstsq-S``, ``fisher-S``, ``gauss-S``, ``lstsq-phi``, ``fisher-phi``, ``gauss-phi``
         least squares, Fisher and Gaussian classifiers on the S-units and on the A-unit
-        outputs φ of the ideal machine's patch board.
+        outputs φ of the same patch board.
+
+    The textbook classifiers see the S-units of the analog machine's own retina
+    (``features="analog"``, what ``mark1`` and ``digital`` see) or of the ideal retina
+    (``features="ideal"``). :func:`describe_learner` says each in one line.
 
     Parameters
     ----------
@@ -314,6 +356,8 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
         A progress bar over seeds (tqdm), only on a terminal and outside CI.
     train_count, test_count : int, optional
         Card counts instead of the scene's (for quick runs and tests).
+    features : {"analog", "ideal"}
+        The retina the textbook classifiers' S-units and φ come from.
 
     Returns
     -------
@@ -328,19 +372,21 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
     scene = as_scene(scene)
     names = _check_learners(learners)
     seed_ids = seed_list(seeds)
+    if features not in FEATURES:
+        raise ValueError(f"features: expected one of {', '.join(FEATURES)}, got {features!r}")
     train_count = count_option(train_count, "train_count")
     test_count = count_option(test_count, "test_count")
     if resume and out is None:
         raise ValueError("resume: needs out, the folder of the run to resume")
     config = {"version": _RECORD_VERSION, "scene": scene.name, "scene_sha256": scene_digest(scene),
               "learners": names, "train_count": train_count, "test_count": test_count,
-              "epochs": scene.schedule.epochs, "order": scene.schedule.order}
+              "epochs": scene.schedule.epochs, "order": scene.schedule.order, "features": features}
     out = Path(out) if out is not None else None
 
     keys = [f"seed-{s:04d}" for s in seed_ids]
     store = None if out is None else Records(out / "seeds", config, valid=_valid_seed_record(config))
     ref = scene_ref(scene)
-    done = run_jobs(run_seed, [(ref, s, names, train_count, test_count) for s in seed_ids],
+    done = run_jobs(run_seed, [(ref, s, names, train_count, test_count, features) for s in seed_ids],
                     executor=executor, keys=keys, records=store, resume=resume,
                     progress="seeds" if progress else None)
 
@@ -416,15 +462,15 @@ def _report_md(comp: Comparison, scene, figures) -> str:
                  + (f"; {rep['conditions']}" if rep.get("conditions") else "")
                  + (f" ({rep['note']})" if rep.get("note") else ""))
     lines.append("")
-    lines.append("| learner | test accuracy (mean ± std) | min – max | train accuracy | cards seen "
+    lines.append("| learner | what it is | test accuracy (mean ± std) | min – max | train accuracy | cards seen "
                  "| machine time (h) | wall time (s) | reported |")
-    lines.append("|---|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
     for name, s in summ.items():
         acc = "n/a" if s["mean"] is None else (f"{s['mean']:.1%} ± {s['std']:.1%}" if s["std"] is not None
                                                else f"{s['mean']:.1%}")
         rng = "" if s["mean"] is None else f"{s['min']:.1%} – {s['max']:.1%}"
         beside = rep_txt if name == "mark1" else ""
-        lines.append(f"| {name} | {acc} | {rng} | {_pct(s['train_mean'])} | "
+        lines.append(f"| {name} | {describe_learner(name, comp.features)} | {acc} | {rng} | {_pct(s['train_mean'])} | "
                      f"{_num(s['cards_seen_mean'], '{:.0f}')} | {_num(s['machine_time_h_mean'], '{:.3f}')} | "
                      f"{_num(s['wall_time_s_mean'], '{:.3f}')} | {beside} |")
     errs = {n: s["errors"] for n, s in summ.items() if s.get("errors")}
@@ -436,13 +482,10 @@ def _report_md(comp: Comparison, scene, figures) -> str:
     lines.append("std is the sample standard deviation over seeds. *Cards seen*: presentations before "
                  "the machine first held its final training accuracy over one epoch's worth of "
                  "consecutive cards. *Machine time*: the simulated Mark I's clock. *Wall time*: this "
-                 "computer, fit and score only. S: S-unit states of the ideal retina; "
-                 "phi: A-unit outputs of the same patch board.")
+                 "computer, fit and score only.")
     for fname, caption in figures:
         lines += ["", f"![{caption}]({fname})"]
     return "\n".join(lines) + "\n"
-
-
 
 
 # ----------------------------------------------------------------------------------------
@@ -454,6 +497,9 @@ def add_command(subparsers) -> None:
     cp = subparsers.add_parser("compare", help="the machine beside the textbook classifiers, over seeds")
     add_common_options(cp, seeds=10, folder="compare")
     cp.add_argument("--learners", help=f"comma-separated subset of: {','.join(LEARNERS)}")
+    cp.add_argument("--features", choices=FEATURES, default="analog",
+                    help="the retina whose S-units and phi the textbook classifiers learn from: the analog "
+                         "machine's own (default) or the ideal one")
     cp.add_argument("--json", action="store_true", help="print the summary as JSON")
     cp.set_defaults(func=cmd_compare)
 
@@ -469,7 +515,7 @@ def cmd_compare(args) -> int:
         with executor_for(workers, args.scheduler) as executor:
             comp = compare(scene, seeds=args.seeds, learners=names, executor=executor, out=out,
                            resume=args.resume, progress=not args.json, train_count=args.train_count,
-                           test_count=args.test_count)
+                           test_count=args.test_count, features=args.features)
     except ValueError as e:                      # SceneError, SpecError, classes that do not fit
         raise UsageError(one_line(args, e)) from None
     if args.json:
@@ -477,8 +523,6 @@ def cmd_compare(args) -> int:
                                     "summary": comp.summary(), "out": str(out)}), indent=2))
         return 0
     print(comp.table())
-    print("mark1: the simulated Mark I as the scene specifies it; ideal: the same wiring with digital, "
-          "instant weights;\n-S: trained on the S-unit states; -phi: on the A-unit outputs of the same patch board.")
     print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/results.csv, results.json, report.md, "
           f"accuracy.png, seeds/")
     return 0

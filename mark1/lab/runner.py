@@ -48,7 +48,8 @@ from ..atomic import write_text
 from ..runs import jsonable, progress_bar
 
 __all__ = ["run_jobs", "Records", "executor_for", "process_pool", "dask_executor", "Interrupted",
-           "seed_list", "count_option", "as_scene", "scene_ref", "scene_digest", "run_cards"]
+           "seed_list", "count_option", "as_scene", "scene_ref", "scene_digest", "run_cards",
+           "one_blas_thread"]
 
 
 # ----------------------------------------------------------------------------------------
@@ -294,6 +295,7 @@ def executor_for(workers: int = 1, scheduler: str | None = None) -> Iterator[Exe
     -----
     In the main thread, SIGTERM is turned into :class:`Interrupted` for the duration,
     so it stops the run as Ctrl-C does; the previous handlers are restored on exit.
+    A serial run, like each pool worker, uses one BLAS thread (:func:`one_blas_thread`).
     """
     with _sigterm_interrupts():
         if scheduler is not None:
@@ -303,7 +305,23 @@ def executor_for(workers: int = 1, scheduler: str | None = None) -> Iterator[Exe
             with process_pool(workers) as ex:
                 yield ex
         else:
-            yield None
+            with one_blas_thread():
+                yield None
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """Limit numpy's BLAS to one thread in this process for the duration.
+
+    The jobs' matrices are small (hundreds of cards by a few hundred units): a second
+    BLAS thread gains little on an idle machine and loses much on a busy one. Measured
+    on this project's 2 shared cores at load 13: one seed of
+    ``scenes/square_vs_circle.toml`` took 25.3 s with OpenBLAS's 2 threads and 7.7 s
+    with 1 (least squares on S alone 9.3 s against 0.29 s).
+    """
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 @contextlib.contextmanager
@@ -490,6 +508,7 @@ def dask_executor(address: str):
 
 _CARDS: dict = {}
 _CARDS_KEPT = 4
+_CARDS_LOCK = threading.Lock()          # a Dask worker may run jobs in threads
 
 
 def run_cards(scene, seed: int, train_count: int | None = None, test_count: int | None = None):
@@ -501,9 +520,14 @@ def run_cards(scene, seed: int, train_count: int | None = None, test_count: int 
     """
     from ..runs import scene_cards
     key = (id(scene), scene.path, int(seed), train_count, test_count)
-    if key not in _CARDS:
-        if len(_CARDS) >= _CARDS_KEPT:
+    with _CARDS_LOCK:
+        hit = _CARDS.get(key)
+    if hit is not None:
+        return hit[1]
+    cards = scene_cards(scene, seed, train_count=train_count, test_count=test_count)
+    with _CARDS_LOCK:
+        while len(_CARDS) >= _CARDS_KEPT:
             _CARDS.pop(next(iter(_CARDS)))
         # the scene is kept beside its cards so that its id cannot be reused meanwhile
-        _CARDS[key] = (scene, scene_cards(scene, seed, train_count=train_count, test_count=test_count))
-    return _CARDS[key][1]
+        _CARDS[key] = (scene, cards)
+    return cards
