@@ -55,13 +55,15 @@ def test_verdict(mean, low, high, expected):
     assert verdict(mean, low, high, (0.95, 1.0)) == expected
 
 
-def constructed(accuracies, reported=1.0, ideal=None, train=1.0) -> SceneResult:
-    ideal = accuracies if ideal is None else ideal
+def constructed(accuracies, reported=1.0, digital=None, ideal=None, train=1.0) -> SceneResult:
+    digital = accuracies if digital is None else digital
+    ideal = digital if ideal is None else ideal
     recs = [{"scene_file": "made_up.toml", "seed": i, "train_cards": 20, "test_cards": 200,
              "test_accuracy": a, "train_accuracy": train, "machine_time_s": 600.0,
-             "ideal_test_accuracy": b, "ideal_train_accuracy": 1.0, "wall_time_s": 0.1,
+             "digital_test_accuracy": b, "digital_train_accuracy": 1.0,
+             "ideal_test_accuracy": c, "ideal_train_accuracy": 1.0, "wall_time_s": 0.1,
              "seed_train": 1, "seed_test": 2, "seed_machine": 3}
-            for i, (a, b) in enumerate(zip(accuracies, ideal))]
+            for i, (a, b, c) in enumerate(zip(accuracies, digital, ideal))]
     rep = Reported(source="Rosenblatt (IBM 704 simulation)", conditions="made up", value=reported)
     return SceneResult(file="made_up.toml", name="made up", reported=vars(rep), band=band(rep),
                        lower_bound=False, conditions={"a_units": 512, "train_cards": 20, "test_cards": 200,
@@ -69,11 +71,11 @@ def constructed(accuracies, reported=1.0, ideal=None, train=1.0) -> SceneResult:
 
 
 def test_a_result_outside_its_band_is_flagged_and_explained():
-    miss = constructed([0.70, 0.72, 0.71, 0.69], ideal=[0.90, 0.91, 0.92, 0.90])
+    miss = constructed([0.70, 0.72, 0.71, 0.69], digital=[0.90, 0.91, 0.92, 0.90])
     hit = constructed([0.96, 0.97, 0.99, 1.0])
     s = miss.summary()
     assert s["verdict"] == "OUT OF BAND" and s["meeting"] == 0.0
-    assert "hardware costs" in s["explanation"] and "IBM 704" in s["explanation"]
+    assert "rack and motors cost" in s["explanation"] and "IBM 704" in s["explanation"]
     assert hit.summary()["verdict"] == "within" and hit.summary()["explanation"] == ""
     assert hit.summary()["meeting"] == 1.0
     result = Reenactment(scenes=[miss, hit], seeds=[0, 1, 2, 3], tolerance=0.05)
@@ -86,6 +88,9 @@ def test_a_result_outside_its_band_is_flagged_and_explained():
 def test_a_miss_the_ideal_machine_shares_is_not_blamed_on_the_hardware():
     s = constructed([0.70, 0.72, 0.71, 0.69], train=0.8).summary()
     assert "misses too" in s["explanation"] and "does not learn its own 20 training cards" in s["explanation"]
+    assert "nor does the textbook perceptron" in s["explanation"]
+    retina = constructed([0.70, 0.72, 0.71, 0.69], ideal=[0.97, 0.98, 0.99, 0.97]).summary()
+    assert "photocells and optics cost it" in retina["explanation"]
     above = constructed([0.9, 0.92, 0.91], reported=0.7).summary()
     assert above["verdict"] == "OUT OF BAND" and "above the report" in above["explanation"]
 

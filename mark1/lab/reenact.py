@@ -1,7 +1,9 @@
 """Re-enactment: every scene with a reported figure, over seeds, against its report.
 
-``mark1 reenact [SCENES...] --seeds N`` trains each scene's machine (and, beside it, the
-ideal machine on the same wiring, ``spec.ideal()``) on N seeds and writes one page:
+``mark1 reenact [SCENES...] --seeds N`` trains each scene's machine and, beside it on
+the same cards and wiring, the digital learner (``spec.digital()``: the same retina and
+patch board, an ideal rack) and the textbook perceptron (``spec.ideal()``, as an IBM 704
+simulation would be), on N seeds, and writes one page:
 Markdown and a summary figure on a common accuracy axis. Per scene: the reported
 figure and its source, the simulated mean with its 95 % t-interval, the fraction of
 seeds meeting the report, machine hours, a verdict against the report's band and,
@@ -47,6 +49,7 @@ DEFAULT_TOLERANCE = 0.05
 
 #: Columns of ``reenact.csv``: one row per (scene, seed).
 REENACT_FIELDS = ("scene_file", "seed", "train_cards", "test_cards", "test_accuracy", "train_accuracy", "machine_time_s",
+                  "digital_test_accuracy", "digital_train_accuracy",
                   "ideal_test_accuracy", "ideal_train_accuracy", "wall_time_s",
                   "seed_train", "seed_test", "seed_machine")
 
@@ -100,7 +103,9 @@ def catalog(folder=None) -> list[Path]:
 
 
 def reenact_job(scene_ref, seed: int, train_count: int | None = None, test_count: int | None = None) -> dict:
-    """One seed of one scene: its machine and the ideal machine on the same wiring.
+    """One seed of one scene: its machine, the digital learner and the ideal machine.
+
+    All three on the same cards and machine seed (so the same patch board).
 
     Top level and picklable. Returns the fields of :data:`REENACT_FIELDS`.
     """
@@ -112,7 +117,7 @@ def reenact_job(scene_ref, seed: int, train_count: int | None = None, test_count
     t0 = time.perf_counter()
     rec: dict[str, Any] = {"scene_file": str(scene.path) if scene.path else scene.name, "seed": int(seed),
                            "train_cards": int(len(train.cards)), "test_cards": int(len(test.cards))}
-    for prefix, s in (("", spec), ("ideal_", spec.ideal())):
+    for prefix, s in (("", spec), ("digital_", spec.digital()), ("ideal_", spec.ideal())):
         m = MarkI(spec=s, seed=seed_machine).fit(train.cards, train.labels, epochs=scene.schedule.epochs,
                                                  order=scene.schedule.order)
         rec[f"{prefix}train_accuracy"] = float(m.score(train.cards, train.labels))
@@ -150,10 +155,12 @@ class SceneResult:
         acc = self._values("test_accuracy")
         mean, low, high = _clipped(mean_interval(acc), 0.0, 1.0)
         ideal = _clipped(mean_interval(self._values("ideal_test_accuracy")), 0.0, 1.0)
+        digital = _clipped(mean_interval(self._values("digital_test_accuracy")), 0.0, 1.0)
         hours = [t / 3600.0 for t in self._values("machine_time_s")]
         out = {"n": len(acc), "mean": mean, "low": low, "high": high,
                "meeting": float(np.mean([a >= self.band[0] - 1e-12 for a in acc])),
                "train_mean": float(np.mean(self._values("train_accuracy"))),
+               "digital_mean": digital[0], "digital_low": digital[1], "digital_high": digital[2],
                "ideal_mean": ideal[0], "ideal_low": ideal[1], "ideal_high": ideal[2],
                "ideal_train_mean": float(np.mean(self._values("ideal_train_accuracy"))),
                "machine_hours": float(np.mean(hours)),
@@ -165,9 +172,10 @@ class SceneResult:
         """A line on what may explain a miss ("" for a result within its band).
 
         Read from the measurements only: is the simulated result above or below the
-        band, does the machine learn its own training cards, does the ideal machine on
-        the same wiring do better (then the hardware costs it), and was the report an
-        IBM 704 simulation (no motors) or measured on a different machine size.
+        band, does the machine learn its own training cards, does the digital learner on
+        the same retina and wiring do better (then the rack and motors cost it), does the
+        textbook perceptron (ideal retina too) reach the report, and was the report an
+        IBM 704 simulation (no motors, no photocells).
         """
         if s["verdict"] == "within":
             return ""
@@ -176,7 +184,7 @@ class SceneResult:
             parts.append("scores above the report: the simulated cards may be easier than the originals, "
                          "or the report's conditions harder than the secondary sources record")
         else:
-            gap = s["ideal_mean"] - s["mean"]
+            gap = s["digital_mean"] - s["mean"]
             if s["train_mean"] < 0.95:
                 parts.append(f"does not learn its own {self.conditions['train_cards']} training cards "
                              f"(train {s['train_mean']:.1%}): the {self.conditions['a_units']} A-units of "
@@ -185,12 +193,17 @@ class SceneResult:
                 parts.append(f"learns its {self.conditions['train_cards']} training cards "
                              f"(train {s['train_mean']:.1%}) but generalises to {s['mean']:.1%}")
             if gap > 0.03:
-                parts.append(f"the hardware costs {gap * 100:.1f} points: the ideal machine on the same "
-                             f"wiring scores {s['ideal_mean']:.1%}")
+                parts.append(f"the rack and motors cost {gap * 100:.1f} points: the digital learner on the "
+                             f"same retina and wiring scores {s['digital_mean']:.1%}")
             else:
-                parts.append(f"the ideal machine on the same wiring misses too ({s['ideal_mean']:.1%}), so "
-                             f"not the motors and pots: the cards, the machine size or the reading of the "
-                             f"report")
+                parts.append(f"the digital learner on the same retina and wiring misses too "
+                             f"({s['digital_mean']:.1%}), so not the motors and pots")
+            if s["ideal_mean"] >= self.band[0]:
+                parts.append(f"the textbook perceptron with an ideal retina reaches the band "
+                             f"({s['ideal_mean']:.1%}): the photocells and optics cost it")
+            elif gap <= 0.03:
+                parts.append(f"nor does the textbook perceptron with an ideal retina ({s['ideal_mean']:.1%}): "
+                             f"the cards, the machine size or the reading of the report")
         if "704" in self.reported.get("source", ""):
             parts.append("the report is an IBM 704 simulation, not the Mark I")
         return "; ".join(parts)
@@ -219,12 +232,14 @@ class Reenactment:
         """A plain-text table, one line per scene, with the verdicts."""
         rows = self.rows()
         w = max([len(r["scene"]) for r in rows] + [5])
-        lines = [f"{'scene':<{w}}  {'reported':>9}  {'simulated [95 %]':>22}  {'ideal':>6}  {'meeting':>7}  "
+        lines = [f"{'scene':<{w}}  {'reported':>9}  {'simulated [95 %]':>22}  {'digital':>7}  {'ideal':>6}  "
+                 f"{'meeting':>7}  "
                  f"{'machine h':>9}  verdict"]
         for r in rows:
             rep = (">" if r["lower_bound"] else "") + f"{r['reported']:.1%}"
             lines.append(f"{r['scene']:<{w}}  {rep:>9}  {_interval(r['mean'], r['low'], r['high']):>22}  "
-                         f"{r['ideal_mean']:>6.1%}  {r['meeting']:>7.0%}  {r['machine_hours']:>9.2f}  "
+                         f"{r['digital_mean']:>7.1%}  {r['ideal_mean']:>6.1%}  {r['meeting']:>7.0%}  "
+                         f"{r['machine_hours']:>9.2f}  "
                          f"{r['verdict']}")
         n_in = sum(r["verdict"] == "within" for r in rows)
         n_out = sum(r["verdict"] == "OUT OF BAND" for r in rows)
@@ -382,20 +397,24 @@ def reenact_markdown(result: Reenactment, *, figure: str | None, command: str, n
         f"of an accuracy near 90 % measured on 100 test cards), or [reported, 100 %] when the report is a "
         f"lower bound (\">\"). A seed *meets* the report when its test accuracy reaches the band's low end. "
         f"**within**: the simulated mean lies in the band; **OUT OF BAND**: the 95 % t-interval of the mean "
-        f"lies entirely outside it; **unclear**: the mean lies outside, its interval reaches in. *ideal* is "
-        f"the textbook perceptron on the same wiring and cards (`spec.ideal()`), to tell the hardware's "
-        f"share of a miss. Machine hours: the training's machine time on the scene's machine.",
+        f"lies entirely outside it; **unclear**: the mean lies outside, its interval reaches in. On the same "
+        f"cards and wiring: *digital* keeps the machine's retina and patch board with an ideal rack "
+        f"(`spec.digital()`: instant, exact, unbounded weights), so simulated minus digital is what the "
+        f"motors and pots cost; *ideal* also makes the retina ideal (`spec.ideal()`, the textbook "
+        f"perceptron, as an IBM 704 simulation would be). Machine hours: the training's machine time on "
+        f"the scene's machine.",
         "",
     ]
     if figure:
         lines += [f"![test accuracy of every scene against its report]({figure})", ""]
-    lines += ["| scene | reported | simulated mean [95 %] | ideal | seeds meeting | machine h | verdict |",
-              "|---|---:|---:|---:|---:|---:|---|"]
+    lines += ["| scene | reported | simulated mean [95 %] | digital | ideal | seeds meeting | machine h | verdict |",
+              "|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         rep = (">" if r["lower_bound"] else "") + f"{r['reported']:.1%}"
         flag = "**OUT OF BAND**" if r["verdict"] == "OUT OF BAND" else r["verdict"]
         lines.append(f"| {r['scene']} (`{Path(r['file']).name}`) | {rep} | "
-                     f"{_interval(r['mean'], r['low'], r['high'])} | {r['ideal_mean']:.1%} | "
+                     f"{_interval(r['mean'], r['low'], r['high'])} | {r['digital_mean']:.1%} | "
+                     f"{r['ideal_mean']:.1%} | "
                      f"{r['meeting']:.0%} | {r['machine_hours']:.2f} | {flag} |")
     misses = [r for r in rows if r["verdict"] != "within"]
     if misses:
@@ -420,7 +439,7 @@ def reenact_figure(result: Reenactment, *, out=None):
     One row per scene: the band (grey), the reported figure (black diamond; a
     triangle for a lower bound), each seed's test accuracy (faint dots), the mean with
     its 95 % interval (red when out of band, orange when unclear, green within) and
-    the ideal machine's mean (open circle).
+    the digital learner's mean (open circle) and the ideal machine's (open square).
 
     Returns
     -------
@@ -442,8 +461,10 @@ def reenact_figure(result: Reenactment, *, out=None):
         c = colors[r["verdict"]]
         err = None if math.isnan(r["low"]) else [[(r["mean"] - r["low"]) * 100], [(r["high"] - r["mean"]) * 100]]
         ax.errorbar([r["mean"] * 100], [y], xerr=err, fmt="o", color=c, markersize=6, capsize=3, zorder=3)
-        ax.scatter([r["ideal_mean"] * 100], [y + 0.17], s=28, facecolors="none", edgecolors="tab:blue",
-                   zorder=3, label="ideal machine, mean" if i == 0 else None)
+        ax.scatter([r["digital_mean"] * 100], [y + 0.17], s=28, facecolors="none", edgecolors="tab:blue",
+                   zorder=3, label="digital learner, mean" if i == 0 else None)
+        ax.scatter([r["ideal_mean"] * 100], [y + 0.17], s=28, marker="s", facecolors="none",
+                   edgecolors="tab:purple", zorder=3, label="ideal machine, mean" if i == 0 else None)
         ax.scatter([r["reported"] * 100], [y], marker=">" if r["lower_bound"] else "D", s=40, color="k",
                    zorder=4, label="reported" if i == 0 else None)
     for v, c in colors.items():
