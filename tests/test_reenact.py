@@ -76,6 +76,7 @@ def test_a_result_outside_its_band_is_flagged_and_explained():
     s = miss.summary()
     assert s["verdict"] == "OUT OF BAND" and s["meeting"] == 0.0
     assert "rack and motors cost" in s["explanation"] and "IBM 704" in s["explanation"]
+    assert "if the report counted errors on the cards it was trained on" in s["explanation"]
     assert hit.summary()["verdict"] == "within" and hit.summary()["explanation"] == ""
     assert hit.summary()["meeting"] == 1.0
     result = Reenactment(scenes=[miss, hit], seeds=[0, 1, 2, 3], tolerance=0.05)
