@@ -68,7 +68,8 @@ def test_csv_pairs_the_seeds_and_a_parameter_that_cannot_act_costs_exactly_nothi
         assert len({(r["seed_train"], r["seed_test"], r["seed_machine"], r["cards_sha256"]) for r in mine}) == 1
         assert [int(mine[0][k]) for k in ("seed_train", "seed_test", "seed_machine")] == list(experiment_seeds(seed))
         assert len({(r["test_accuracy"], r["train_accuracy"], r["machine_time_s"], r["mistakes"]) for r in mine}) == 1
-    assert {r["cards_sha256"] for r in rows if r["seed"] == "0"} != {r["cards_sha256"] for r in rows if r["seed"] == "3"}
+    digests = {seed: {r["cards_sha256"] for r in rows if r["seed"] == seed} for seed in ("0", "3")}
+    assert digests["0"] != digests["3"]
     for row in result.summary():
         assert row["change_mean"] == 0.0 and row["change_low"] == 0.0 and row["change_high"] == 0.0
         assert not row["distinguishable"]

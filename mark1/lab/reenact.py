@@ -39,7 +39,7 @@ import numpy as np
 from ..atomic import write_text
 from ..runs import experiment_seeds, jsonable
 from . import runner
-from .sweep import _clipped
+from .sweep import clip_interval
 
 __all__ = ["DEFAULT_TOLERANCE", "Reenactment", "band", "catalog", "reenact", "reenact_job",
            "reenact_figure", "verdict"]
@@ -48,7 +48,8 @@ __all__ = ["DEFAULT_TOLERANCE", "Reenactment", "band", "catalog", "reenact", "re
 DEFAULT_TOLERANCE = 0.05
 
 #: Columns of ``reenact.csv``: one row per (scene, seed).
-REENACT_FIELDS = ("scene_file", "seed", "train_cards", "test_cards", "test_accuracy", "train_accuracy", "machine_time_s",
+REENACT_FIELDS = ("scene_file", "seed", "train_cards", "test_cards", "test_accuracy", "train_accuracy",
+                  "machine_time_s",
                   "digital_test_accuracy", "digital_train_accuracy",
                   "ideal_test_accuracy", "ideal_train_accuracy", "wall_time_s",
                   "seed_train", "seed_test", "seed_machine")
@@ -153,9 +154,9 @@ class SceneResult:
         from .stats import mean_interval
 
         acc = self._values("test_accuracy")
-        mean, low, high = _clipped(mean_interval(acc), 0.0, 1.0)
-        ideal = _clipped(mean_interval(self._values("ideal_test_accuracy")), 0.0, 1.0)
-        digital = _clipped(mean_interval(self._values("digital_test_accuracy")), 0.0, 1.0)
+        mean, low, high = clip_interval(mean_interval(acc), 0.0, 1.0)
+        ideal = clip_interval(mean_interval(self._values("ideal_test_accuracy")), 0.0, 1.0)
+        digital = clip_interval(mean_interval(self._values("digital_test_accuracy")), 0.0, 1.0)
         hours = [t / 3600.0 for t in self._values("machine_time_s")]
         out = {"n": len(acc), "mean": mean, "low": low, "high": high,
                "meeting": float(np.mean([a >= self.band[0] - 1e-12 for a in acc])),

@@ -37,7 +37,8 @@ from ..atomic import write_text
 from ..runs import experiment_seeds, jsonable
 from . import runner
 
-__all__ = ["SWEEP_FIELDS", "Sweep", "parse_value", "parse_values", "sweep", "sweep_job", "sweep_figure"]
+__all__ = ["SWEEP_FIELDS", "Sweep", "clip_interval", "parse_value", "parse_values", "sweep", "sweep_job",
+           "sweep_figure"]
 
 #: Columns of ``sweep.csv``: one row per (value, seed).
 SWEEP_FIELDS = ("param", "value", "seed", "test_accuracy", "train_accuracy", "machine_time_s",
@@ -51,11 +52,11 @@ SWEEP_FIELDS = ("param", "value", "seed", "test_accuracy", "train_accuracy", "ma
 
 def _field(key: str):
     """The dataclass field of a dotted spec key (SpecError naming the key if unknown)."""
-    from ..specs import MachineSpec, SpecError, parameter_keys, _suggest
+    from ..specs import MachineSpec, parameter_keys
 
     group, _, name = key.partition(".")
     if key not in parameter_keys():
-        raise SpecError(key, "unknown parameter" + _suggest(key, parameter_keys()))
+        MachineSpec().with_overrides({key: None})       # SpecError: unknown, with the nearest name
     return {f.name: f for f in dataclasses.fields(getattr(MachineSpec(), group))}[name]
 
 
@@ -188,7 +189,7 @@ def sweep_job(scene_ref, seed: int, key: str, value, train_count: int | None = N
 # the result
 
 
-def _clipped(stat, low: float, high: float):
+def clip_interval(stat, low: float, high: float):
     """A (mean, low, high) interval with its ends clipped to what the quantity can be.
 
     A t-interval of accuracies near 100 % reaches past 100 %; an accuracy cannot.
@@ -244,11 +245,11 @@ class Sweep:
         rows = []
         for v in self.values:
             recs = self._by_value(v)
-            acc = _clipped(mean_interval([r["test_accuracy"] for r in recs]), 0.0, 1.0)
+            acc = clip_interval(mean_interval([r["test_accuracy"] for r in recs]), 0.0, 1.0)
             diffs = [r["test_accuracy"] - ref[r["seed"]] for r in recs if r["seed"] in ref]
-            change = _clipped(mean_interval(diffs), -1.0, 1.0)
-            hours = _clipped(mean_interval([r["machine_time_s"] / 3600.0 for r in recs]), 0.0, math.inf)
-            learned = _clipped(mean_interval([r["learned_after"] for r in recs]), 0.0, math.inf)
+            change = clip_interval(mean_interval(diffs), -1.0, 1.0)
+            hours = clip_interval(mean_interval([r["machine_time_s"] / 3600.0 for r in recs]), 0.0, math.inf)
+            learned = clip_interval(mean_interval([r["learned_after"] for r in recs]), 0.0, math.inf)
             row = {"value": _value_text(v), "n": len(recs)}
             for name, stat in (("test", acc), ("change", change), ("machine_h", hours), ("learned_after", learned)):
                 row[f"{name}_mean"], row[f"{name}_low"], row[f"{name}_high"] = stat if stat else (None,) * 3
