@@ -74,17 +74,20 @@ def uninterrupted(scene_file):
     return _no_wall(cp.compare(load_scene(scene_file), seeds=SEEDS, learners=LEARNERS).records)
 
 
-def _children(pid: int) -> list[int]:
-    out = []
+def _descendants(pid: int) -> list[int]:
+    """Children, grandchildren, ... of ``pid`` (pool workers, forkserver, resource tracker)."""
+    parent_of = {}
     for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{d}/stat").read_text()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-            out.append(int(d))
+        if d.isdigit():
+            try:
+                parent_of[int(d)] = int(Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    out, frontier = [], [pid]
+    while frontier:
+        kids = [c for c, p in parent_of.items() if p in frontier]
+        out += kids
+        frontier = kids
     return out
 
 
@@ -113,7 +116,8 @@ def _interrupt(scene_file, out, send) -> tuple[int, float, list[int], str]:
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() - t0 < 300, "no seed finished"
             time.sleep(0.05)
-        children = _children(proc.pid)
+        children = _descendants(proc.pid)
+        assert len(children) >= 2, children          # at least the two workers
         t1 = time.monotonic()
         send(proc)
         _, err = proc.communicate(timeout=60)

@@ -349,17 +349,23 @@ BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"
 def process_pool(workers: int):
     """A process pool for the jobs: single-threaded BLAS, started at once, stopped hard.
 
-    Each worker is a fresh interpreter ("spawn") started with the thread variables of
-    the BLAS libraries set to 1 (unless the user set them): ``workers`` processes each
-    running a multi-threaded BLAS on the same cores thrash (measured 8.5 s instead of
-    1 s for ``mark1 compare scenes/e_vs_x.toml --seeds 3`` on 2 cores). The workers are
-    started as the pool opens and import the lab while this process does its own
-    set-up. They ignore Ctrl-C and die with this process (see the module notes).
+    On Linux the workers are forked from this process when the pool opens, so they
+    start with everything already imported and the scene already loaded; elsewhere
+    each is a fresh interpreter ("spawn") that imports the lab first. Measured on 4
+    seeds of ``scenes/square_vs_circle.toml`` (``benchmarks/bench_sweeps.py``, CPU
+    seconds on the critical path): fresh interpreters cost about 0.5-1 s of imports per
+    worker, which held 2 workers to 1.67x of one; forked workers do not.
+
+    Either way each worker limits its BLAS to one thread (and a spawned one starts
+    with the BLAS thread variables at 1 unless the user set them): ``workers``
+    processes each running a multi-threaded BLAS on the same cores thrash (measured
+    8.5 s instead of 1 s for ``mark1 compare scenes/e_vs_x.toml --seeds 3`` on 2 cores).
+    Workers ignore Ctrl-C and die with this process (see the module notes).
 
     On normal exit the pool is shut down cleanly. On an exception (Ctrl-C, SIGTERM, an
     error in a job) the workers are terminated at once, not waited for; a second
-    Ctrl-C meanwhile kills them and exits the process with status 130. As with any
-    "spawn" pool, a script that uses it must guard its entry point with
+    Ctrl-C meanwhile kills them and exits the process with status 130. With "spawn", a
+    script that uses the pool must guard its entry point with
     ``if __name__ == "__main__":`` (the ``mark1`` command and ``python -m mark1`` are
     safe).
 
@@ -373,14 +379,16 @@ def process_pool(workers: int):
     saved = {k: os.environ.get(k) for k in BLAS_THREAD_VARS}
     for k in BLAS_THREAD_VARS:
         os.environ.setdefault(k, "1")
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
     pool = None
     try:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_worker_start, initargs=(os.getpid(),))
-        # Start every worker now, with Ctrl-C ignored: a spawned interpreter inherits the
-        # ignored signal, so a Ctrl-C in the terminal reaches this process only.
+        # Workers started while Ctrl-C is ignored inherit the ignored signal (a fresh
+        # interpreter keeps it too), so a Ctrl-C in the terminal reaches this process
+        # only, which stops the workers itself.
         with _sigint_ignored():
-            for _ in range(workers):
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                                       initializer=_worker_start, initargs=(os.getpid(),))
+            for _ in range(workers):               # start every worker now
                 pool.submit(_warm_up)
         yield pool
     except BaseException:
@@ -442,36 +450,67 @@ def _stop_now(pool) -> None:
             signal.signal(signal.SIGINT, old)
 
 
-def _worker_start(parent_pid: int) -> None:
-    """In each pool worker: ignore Ctrl-C, die with the parent, import the lab."""
+def _worker_start(main_pid: int) -> None:
+    """In each pool worker: ignore Ctrl-C, die with the main process, one BLAS thread.
+
+    On Linux the kernel kills the worker when its parent, the main process, dies
+    (``PR_SET_PDEATHSIG``); besides, and on other systems, a thread waits on the main
+    process (a pidfd on Linux, else a poll every half second) and ends the worker when
+    it is gone. A forked worker also drops the parent's SIGTERM handler, so that
+    terminating it ends it.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if not _die_with_parent() and os.getppid() == parent_pid:
-        def watch():
-            import time
-            while os.getppid() == parent_pid:
-                time.sleep(0.5)
-            os._exit(1)
-        threading.Thread(target=watch, daemon=True, name="mark1-parent-watch").start()
-    if os.getppid() != parent_pid:                   # the parent died before we could ask
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent()
+    if not _alive(main_pid):                         # died before we could ask
         os._exit(1)
+    threading.Thread(target=_exit_when_gone, args=(main_pid,), daemon=True, name="mark1-main-watch").start()
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(limits=1, user_api="blas")
 
 
-def _die_with_parent() -> bool:
+def _exit_when_gone(pid: int) -> None:
+    """Block until process ``pid`` ends, then end this process at once."""
+    try:
+        import select
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is not None:
+        select.select([fd], [], [])              # readable when the process has ended
+    else:
+        import time
+        while _alive(pid):
+            time.sleep(0.5)
+    os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _die_with_parent() -> None:
     """Linux: ask the kernel to SIGKILL this process when its parent dies."""
     if not sys.platform.startswith("linux"):
-        return False
+        return
     try:
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
         pr_set_pdeathsig = 1
-        return libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0) == 0
+        libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
     except (OSError, AttributeError):
-        return False
+        pass
 
 
 def _warm_up() -> None:
-    """Import what the jobs need while the parent sets up (a worker's start-up cost)."""
-    from .. import baselines, machine, scenes  # noqa: F401
+    """Import what the jobs need (a no-op in a forked worker)."""
+    from . import ablate, compare, curves  # noqa: F401
 
 
 @contextlib.contextmanager
