@@ -8,6 +8,8 @@
     mark1 compare SCENE [--seeds 10] [--out DIR]       the machine beside the textbook classifiers
     mark1 ablate SCENE [--seeds 3] [--out DIR]         which non-ideality costs most
     mark1 curves SCENE [--seeds 3] [--points 10]       learning curves, analog and ideal
+    mark1 sweep SCENE --param KEY --values V1,V2,...   dose-response of one parameter, paired seeds
+    mark1 reenact [SCENES...] [--seeds 10]             every reported figure re-enacted, one page
     mark1 lesson SCENE [--seed N] [--cards N]          one HTML page: a short run, card by card
     mark1 device rack|photocell [--spec NAME]          device response plots (PNG + CSV)
 
@@ -26,28 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .lab.options import UsageError, output_folder
 from .runs import experiment_seeds, jsonable, scene_cards
 
 __all__ = ["main"]
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for: reported in one line, exit status 2."""
-
-
-def output_folder(args, *parts: str) -> Path:
-    """The folder ``--out`` names (default ``runs/<scene>/<parts>``), checked before any work."""
-    import os
-
-    out = Path(args.out) if args.out else Path("runs").joinpath(Path(args.scene).stem, *parts)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out: {out} is a file; expected a folder for the results")
-    parent = out
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"--out: cannot create or write {out} (no write permission in {parent})")
-    return out
 
 
 def output_file(args, default: Path, formats=("png", "pdf", "svg", "jpg", "jpeg")) -> Path:
@@ -351,8 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
     dv.add_argument("--out", help="output folder (default runs/device/)")
     dv.set_defaults(func=cmd_device)
 
-    from .experiments import add_commands      # compare, ablate
+    from .lab import add_commands              # compare, ablate, curves
     add_commands(sub)
+    from .lab import reenact, sweep
+    sweep.add_command(sub)
+    reenact.add_command(sub)
     return parser
 
 
@@ -374,9 +361,9 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{e.filename}: " if e.filename else ""
         print(f"mark1: error: {where}{e.strerror or e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:          # Ctrl-C, or SIGTERM during a lab command (143)
         print("mark1: interrupted; nothing was written for the unfinished step", file=sys.stderr)
-        return 130
+        return getattr(e, "exit_status", 130)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,4 @@
-"""Experiments: compare, resume, executors, learning curves, ablation, their figures and commands.
+"""The lab: compare, resume, executors, learning curves, ablation, their figures and commands.
 
 Every test runs on a tiny scene written here (a few cards, the SMALL machine, few
 epochs), so the whole file stays within seconds.
@@ -19,7 +19,11 @@ matplotlib.use("Agg")
 
 from matplotlib.figure import Figure  # noqa: E402
 
-from mark1 import experiments as ex  # noqa: E402
+from mark1 import lab  # noqa: E402
+import mark1.lab.ablate as ab  # noqa: E402
+import mark1.lab.compare as cp  # noqa: E402
+import mark1.lab.curves as cu  # noqa: E402
+import mark1.lab.runner as runner  # noqa: E402
 from mark1.machine import MarkI  # noqa: E402
 from mark1.scenes import load_scene  # noqa: E402
 from mark1.specs import NON_IDEALITIES  # noqa: E402
@@ -79,19 +83,19 @@ def _seeds(i):
 
 def test_compare_all_learners_rows_files_and_report(tiny, tmp_path):
     out = tmp_path / "cmp"
-    comp = ex.compare(tiny, seeds=2, out=out)
-    assert comp.learners == list(ex.LEARNERS)
-    assert len(comp.records) == len(ex.LEARNERS) * 2
-    assert {(r["learner"], r["seed"]) for r in comp.records} == {(n, s) for n in ex.LEARNERS for s in (0, 1)}
+    comp = cp.compare(tiny, seeds=2, out=out)
+    assert comp.learners == list(cp.LEARNERS)
+    assert len(comp.records) == len(cp.LEARNERS) * 2
+    assert {(r["learner"], r["seed"]) for r in comp.records} == {(n, s) for n in cp.LEARNERS for s in (0, 1)}
     for r in comp.records:
         assert 0.0 <= r["test_accuracy"] <= 1.0 and 0.0 <= r["train_accuracy"] <= 1.0
         assert (r["seed_train"], r["seed_test"], r["seed_machine"]) == _seeds(r["seed"])
-        if r["learner"] in ("mark1", "ideal"):
+        if r["learner"] in ("mark1", "digital", "ideal"):
             assert r["machine_time_s"] > 0 and 0 <= r["cards_seen"] <= 4 * 8
         else:
             assert r["machine_time_s"] is None and r["cards_seen"] is None
     summ = comp.summary()
-    assert set(summ) == set(ex.LEARNERS)
+    assert set(summ) == set(cp.LEARNERS)
     for s in summ.values():
         assert s["n"] == 2 and 0 <= s["min"] <= s["mean"] <= s["max"] <= 1
     assert "mark1" in comp.table() and "87.5%" in comp.table()
@@ -99,9 +103,9 @@ def test_compare_all_learners_rows_files_and_report(tiny, tmp_path):
     with open(out / "results.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == len(comp.records)
-    assert {r["learner"] for r in rows} == set(ex.LEARNERS)
+    assert {r["learner"] for r in rows} == set(cp.LEARNERS)
     data = json.loads((out / "results.json").read_text())
-    assert data["records"] == comp.records and set(data["summary"]) == set(ex.LEARNERS)
+    assert data["records"] == comp.records and set(data["summary"]) == set(cp.LEARNERS)
     report = (out / "report.md").read_text()
     assert "87.5%" in report and "a made-up report for the tests" in report
     assert "](accuracy.png)" in report and (out / "accuracy.png").stat().st_size > 0
@@ -109,12 +113,12 @@ def test_compare_all_learners_rows_files_and_report(tiny, tmp_path):
     assert not list(out.rglob("*.tmp"))
 
 
-def test_ideal_learner_is_a_direct_fit_on_the_same_seeds(tiny):
-    comp = ex.compare(tiny, seeds=[3], learners=["ideal", "mark1"])
+def test_machine_learners_are_direct_fits_on_the_same_seeds(tiny):
+    comp = cp.compare(tiny, seeds=[3], learners=["ideal", "mark1", "digital"])
     s_train, s_test, s_machine = _seeds(3)
     train, test = tiny.stimuli("train", s_train), tiny.stimuli("test", s_test)
     spec = tiny.machine_spec()
-    for name, sp in (("mark1", spec), ("ideal", spec.ideal())):
+    for name, sp in (("mark1", spec), ("digital", spec.digital()), ("ideal", spec.ideal())):
         m = MarkI(spec=sp, seed=s_machine).fit(train.cards, train.labels, epochs=4)
         train_acc = m.score(train.cards, train.labels)
         rec = next(r for r in comp.records if r["learner"] == name)
@@ -123,36 +127,67 @@ def test_ideal_learner_is_a_direct_fit_on_the_same_seeds(tiny):
         assert rec["machine_time_s"] == m.machine_time_
 
 
+def test_baselines_learn_from_the_analog_machines_own_s_units(tiny):
+    """features="analog": the S-units mark1 itself senses; "ideal": those of spec.ideal()."""
+    from mark1 import baselines
+    s_train, s_test, s_machine = _seeds(1)
+    train, test = tiny.stimuli("train", s_train), tiny.stimuli("test", s_test)
+    spec = tiny.machine_spec()
+    analog = MarkI(spec=spec, seed=s_machine)
+    np.testing.assert_array_equal(MarkI(spec=spec.digital(), seed=s_machine).sense(train.cards),
+                                  analog.sense(train.cards))
+    for features, sp in (("analog", spec), ("ideal", spec.ideal())):
+        eyes = MarkI(spec=sp, seed=s_machine)
+        x_tr = eyes.associate(eyes.sense(train.cards)).astype(float)
+        x_te = eyes.associate(eyes.sense(test.cards)).astype(float)
+        clf = baselines.LeastSquaresClassifier().fit(x_tr, train.labels)
+        comp = cp.compare(tiny, seeds=[1], learners=["lstsq-phi"], features=features)
+        assert comp.records[0]["test_accuracy"] == clf.score(x_te, test.labels)
+        assert comp.config["features"] == features
+    with pytest.raises(ValueError, match="features"):
+        cp.compare(tiny, seeds=1, features="retina")
+
+
+def test_every_learner_is_named_apart_in_the_table(tiny):
+    comp = cp.compare(tiny, seeds=1, learners=["mark1", "digital", "ideal", "gauss-S"])
+    text = comp.table()
+    lines = {name: cp.describe_learner(name) for name in comp.learners}
+    assert len(set(lines.values())) == len(lines)
+    for line in lines.values():
+        assert line in text
+    assert "spec.digital()" in text and "spec.ideal()" in text
+
+
 def test_process_pool_gives_the_serial_results(tiny):
     learners = ["mark1", "ideal", "perceptron-S", "gauss-phi"]
-    serial = ex.compare(tiny, seeds=2, learners=learners)
+    serial = cp.compare(tiny, seeds=2, learners=learners)
     with ProcessPoolExecutor(max_workers=2) as pool:
-        pooled = ex.compare(tiny, seeds=2, learners=learners, executor=pool)
+        pooled = cp.compare(tiny, seeds=2, learners=learners, executor=pool)
     assert len(serial.records) == 8
     assert _no_wall(pooled.records) == _no_wall(serial.records)
-    with ex.process_pool(2) as pool:                  # the CLI's pool: spawned, BLAS single-threaded
-        spawned = ex.compare(tiny, seeds=2, learners=learners, executor=pool)
+    with runner.process_pool(2) as pool:                  # the CLI's pool: spawned, BLAS single-threaded
+        spawned = cp.compare(tiny, seeds=2, learners=learners, executor=pool)
     assert _no_wall(spawned.records) == _no_wall(serial.records)
 
 
 def test_resume_finishes_like_an_uninterrupted_run(tiny, tmp_path, monkeypatch):
     learners = ["mark1", "ideal", "lstsq-S"]
     out = tmp_path / "run"
-    ex.compare(tiny, seeds=2, learners=learners, out=out)          # "interrupted" after 2 of 3
+    cp.compare(tiny, seeds=2, learners=learners, out=out)          # "interrupted" after 2 of 3
     mtimes = {p.name: p.stat().st_mtime_ns for p in (out / "seeds").iterdir()}
     computed = []
-    real = ex.run_seed
+    real = cp.run_seed
 
     def counting(scene_ref, seed, *args):
         computed.append(seed)
         return real(scene_ref, seed, *args)
 
-    monkeypatch.setattr(ex, "run_seed", counting)
-    resumed = ex.compare(tiny, seeds=3, learners=learners, out=out, resume=True)
+    monkeypatch.setattr(cp, "run_seed", counting)
+    resumed = cp.compare(tiny, seeds=3, learners=learners, out=out, resume=True)
     assert computed == [2]
     assert {p.name: p.stat().st_mtime_ns for p in (out / "seeds").iterdir() if p.name in mtimes} == mtimes
 
-    fresh = ex.compare(tiny, seeds=3, learners=learners, out=tmp_path / "fresh")
+    fresh = cp.compare(tiny, seeds=3, learners=learners, out=tmp_path / "fresh")
     assert _no_wall(resumed.records) == _no_wall(fresh.records)
     a = json.loads((out / "results.json").read_text())
     b = json.loads((tmp_path / "fresh" / "results.json").read_text())
@@ -161,28 +196,28 @@ def test_resume_finishes_like_an_uninterrupted_run(tiny, tmp_path, monkeypatch):
 
 def test_resume_recomputes_a_broken_or_foreign_record(tiny, tmp_path, monkeypatch):
     out = tmp_path / "run"
-    first = ex.compare(tiny, seeds=2, learners=["ideal"], out=out)
+    first = cp.compare(tiny, seeds=2, learners=["ideal"], out=out)
     (out / "seeds" / "seed-0001.json").write_text('{"seed": 1, "resu')        # cut off mid-write
     computed = []
-    real = ex.run_seed
-    monkeypatch.setattr(ex, "run_seed", lambda ref, seed, *a: computed.append(seed) or real(ref, seed, *a))
-    again = ex.compare(tiny, seeds=2, learners=["ideal"], out=out, resume=True)
+    real = cp.run_seed
+    monkeypatch.setattr(cp, "run_seed", lambda ref, seed, *a: computed.append(seed) or real(ref, seed, *a))
+    again = cp.compare(tiny, seeds=2, learners=["ideal"], out=out, resume=True)
     assert computed == [1]
     assert _no_wall(again.records) == _no_wall(first.records)
     computed.clear()
-    ex.compare(tiny, seeds=2, learners=["ideal", "lstsq-S"], out=out, resume=True)   # other learners
+    cp.compare(tiny, seeds=2, learners=["ideal", "lstsq-S"], out=out, resume=True)   # other learners
     assert computed == [0, 1]
 
 
 def test_unknown_learner_names_it_and_the_known_ones(tiny):
     with pytest.raises(ValueError, match="'lstsq-X'") as err:
-        ex.compare(tiny, seeds=1, learners=["ideal", "lstsq-X"])
-    for name in ex.LEARNERS:
+        cp.compare(tiny, seeds=1, learners=["ideal", "lstsq-X"])
+    for name in cp.LEARNERS:
         assert name in str(err.value)
     with pytest.raises(ValueError, match="seeds"):
-        ex.compare(tiny, seeds=0)
+        cp.compare(tiny, seeds=0)
     with pytest.raises(ValueError, match="resume"):
-        ex.compare(tiny, seeds=1, resume=True)
+        cp.compare(tiny, seeds=1, resume=True)
 
 
 def test_cards_to_final_accuracy():
@@ -193,10 +228,10 @@ def test_cards_to_final_accuracy():
 
     # 4 cards: the last mistake at presentation 5 (0-based), all right after it
     h = hist([0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1])
-    assert ex.cards_to_final_accuracy(h, 4, 1.0) == 6
-    assert ex.cards_to_final_accuracy(h, 4, 0.75) == 1          # window 1..4 holds 3 of 4
-    assert ex.cards_to_final_accuracy(h, 4, 1.0 + 1e-9) == 12   # never: everything presented
-    assert ex.cards_to_final_accuracy(hist([1, 1]), 4, 1.0) == 2
+    assert cp.cards_to_final_accuracy(h, 4, 1.0) == 6
+    assert cp.cards_to_final_accuracy(h, 4, 0.75) == 1          # window 1..4 holds 3 of 4
+    assert cp.cards_to_final_accuracy(h, 4, 1.0 + 1e-9) == 12   # never: everything presented
+    assert cp.cards_to_final_accuracy(hist([1, 1]), 4, 1.0) == 2
 
 
 # ----------------------------------------------------------------------------------------
@@ -204,7 +239,7 @@ def test_cards_to_final_accuracy():
 
 
 def test_learning_curves_shapes_monotone_and_exact(tiny):
-    curves = ex.learning_curves(tiny, seeds=2, points=3)
+    curves = cu.learning_curves(tiny, seeds=2, points=3)
     assert curves.epochs.tolist() == [1, 2, 4]
     assert curves.cards.tolist() == [8, 16, 32]
     assert curves.variants == ["analog", "ideal"]
@@ -214,7 +249,7 @@ def test_learning_curves_shapes_monotone_and_exact(tiny):
         assert np.all((curves.accuracy[v] >= 0) & (curves.accuracy[v] <= 1))
         assert np.all(np.diff(curves.machine_hours[v], axis=1) > 0)
     # the last checkpoint is the scene's full schedule: the same machines as compare's
-    comp = ex.compare(tiny, seeds=2, learners=["mark1", "ideal"])
+    comp = cp.compare(tiny, seeds=2, learners=["mark1", "ideal"])
     for v, name in (("analog", "mark1"), ("ideal", "ideal")):
         ref = [r for r in comp.records if r["learner"] == name]
         assert curves.accuracy[v][:, -1].tolist() == [r["test_accuracy"] for r in ref]
@@ -240,7 +275,7 @@ def test_a_checkpoint_is_the_full_run_stopped_there(tiny):
 
 def test_ablate_rows_references_and_files(tiny, tmp_path):
     out = tmp_path / "abl"
-    result = ex.ablate(tiny, seeds=1, out=out)
+    result = ab.ablate(tiny, seeds=1, out=out)
     spec = tiny.machine_spec()
     expected = [n for n in NON_IDEALITIES if spec.is_on(n)]
     if "ratchet" not in expected:
@@ -286,7 +321,7 @@ def _fake_ablation():
                          test_std=0.02, machine_time_h_mean=1.5, machine_time_h_std=0.0))
         rows.append(dict(variant=f"off:{n}", kind="off_alone", non_ideality=n, test_mean=0.92,
                          test_std=None, machine_time_h_mean=1.8, machine_time_h_std=0.0))
-    return ex.Ablation(scene="fake", seeds=[0, 1], rows=rows, non_idealities=names)
+    return ab.Ablation(scene="fake", seeds=[0, 1], rows=rows, non_idealities=names)
 
 
 def test_ablation_figure_has_two_panels_of_bars(tmp_path):
@@ -305,7 +340,7 @@ def test_learning_curves_figure_two_panels_two_lines_each():
     rng = np.random.default_rng(0)
     acc = {v: rng.uniform(0.5, 1.0, size=(3, 4)) for v in ("analog", "ideal")}
     hours = {v: np.cumsum(rng.uniform(0.1, 1.0, size=(3, 4)), axis=1) for v in ("analog", "ideal")}
-    curves = ex.LearningCurves(scene="fake", seeds=[0, 1, 2], epochs=np.arange(1, 5),
+    curves = cu.LearningCurves(scene="fake", seeds=[0, 1, 2], epochs=np.arange(1, 5),
                                cards=np.arange(1, 5) * 10, accuracy=acc, train_accuracy=acc,
                                machine_hours=hours, reported=None)
     fig = learning_curves_figure(curves)
@@ -320,7 +355,7 @@ def test_learning_curves_figure_two_panels_two_lines_each():
 
 def test_comparison_figure_one_row_per_learner(tiny):
     from mark1.plotting import comparison_figure
-    comp = ex.compare(tiny, seeds=2, learners=["mark1", "ideal", "lstsq-S"])
+    comp = cp.compare(tiny, seeds=2, learners=["mark1", "ideal", "lstsq-S"])
     fig = comparison_figure(comp)
     assert isinstance(fig, Figure) and len(fig.axes) == 1
     ax = fig.axes[0]
@@ -334,7 +369,7 @@ def test_comparison_figure_one_row_per_learner(tiny):
 
 def _parser():
     parser = argparse.ArgumentParser(prog="mark1")
-    ex.add_commands(parser.add_subparsers(dest="command", required=True))
+    lab.add_commands(parser.add_subparsers(dest="command", required=True))
     return parser
 
 
@@ -361,7 +396,7 @@ def test_compare_and_ablate_commands(tiny, tmp_path, capsys):
 
 
 def test_commands_bad_input_is_a_usage_error(tiny, tmp_path, monkeypatch):
-    from mark1.cli import UsageError
+    from mark1.lab.options import UsageError
     monkeypatch.chdir(tmp_path)                       # the default output folder is runs/...
     parser = _parser()
     for argv, words in (

@@ -1,0 +1,361 @@
+"""Which non-ideality costs most: each alone on, each alone off, paired over seeds (``mark1 ablate``).
+
+Two arms per non-ideality, each against its own reference machine, on the same seeds:
+
+* **alone on**: the ideal machine with only this non-ideality on (``spec.only(name)``),
+  against the ideal machine;
+* **alone off**: the full machine with only this one off (``spec.without(name)``),
+  against the full machine.
+
+Every variant of a seed sees the same training and test cards and the same machine
+seed (the same patch board and noise streams), so the arms are *paired*: the cost of a
+non-ideality on seed ``s`` is the difference of two runs that differ only by it. One
+sign convention throughout: **cost = points lost because of it**, i.e.
+accuracy without it minus accuracy with it (ideal − on-alone; off-alone − full), in
+percentage points of test accuracy; positive means it hurts. The mean cost comes with
+a two-sided 95 % t-interval over seeds (the paired t-interval: mean ± t(0.975; n−1) ·
+sd / √n of the per-seed differences). An interval that contains 0 is marked "not
+distinguishable from 0"; a non-ideality that changes nothing on any seed reports
+exactly 0.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..atomic import write_text
+from ..runs import jsonable
+from .options import UsageError, add_common_options, check_common, one_line
+from .runner import (Records, as_scene, count_option, executor_for, run_cards, run_jobs, scene_digest,
+                     scene_ref, seed_list)
+from .stats import mean_interval, summarize
+
+__all__ = ["Ablation", "ablate", "ablation_variants", "ablation_job", "paired_cost", "ABLATION_FIELDS",
+           "add_command"]
+
+_VERSION = 2
+
+#: Fields of ``ablation.csv``: one row per variant; cost fields for the two arms only.
+ABLATION_FIELDS = ("variant", "kind", "non_ideality", "reference", "test_mean", "test_std", "n", "train_mean",
+                   "cost_points", "cost_low", "cost_high", "verdict", "machine_time_h_mean",
+                   "machine_time_h_std", "machine_time_h_change", "same_as")
+
+#: The verdicts on a cost, from its per-seed paired differences.
+VERDICTS = {
+    "zero": "exactly 0 (identical on every seed)",
+    "null": "not distinguishable from 0",
+    "cost": "costs points",
+    "gain": "gains points",
+    "one": "one seed: no interval",
+}
+
+
+def paired_cost(without: list[float], with_: list[float]) -> dict[str, Any]:
+    """The cost of a non-ideality from paired runs: accuracy without it minus with it.
+
+    Parameters
+    ----------
+    without, with_ : list of float
+        Test accuracy (fraction) per seed, the same seeds in the same order.
+
+    Returns
+    -------
+    dict
+        ``costs`` (per seed, fraction), ``mean``, ``low``, ``high`` (95 % t-interval of
+        the mean; NaN for one seed), ``verdict`` (a key of :data:`VERDICTS`).
+    """
+    if len(without) != len(with_) or not without:
+        raise ValueError("paired_cost: expected the same seeds, at least one, in both arms")
+    costs = [a - b for a, b in zip(without, with_)]
+    mean, low, high = mean_interval(costs)
+    if all(c == 0.0 for c in costs):
+        verdict, low, high = "zero", 0.0, 0.0
+    elif len(costs) == 1:
+        verdict = "one"
+    elif low <= 0.0 <= high:
+        verdict = "null"
+    else:
+        verdict = "cost" if low > 0.0 else "gain"
+    return {"costs": costs, "mean": mean, "low": low, "high": high, "verdict": verdict}
+
+
+@dataclass
+class Ablation:
+    """Each non-ideality alone on the ideal machine and alone off the full machine.
+
+    Attributes
+    ----------
+    scene : str
+    seeds : list of int
+    rows : list of dict
+        One per variant: ``variant`` (e.g. ``"on:backlash"``), ``kind`` (``"reference"``,
+        ``"on_alone"``, ``"off_alone"``), ``non_ideality`` (None for the references
+        ``full`` and ``ideal``), ``reference`` (the variant an arm is compared with),
+        ``test_mean``, ``test_std``, ``n``, ``train_mean``, ``machine_time_h_mean``,
+        ``machine_time_h_std``, ``same_as`` (the variant with an identical machine whose
+        runs were reused, or None), ``test_accuracy`` and ``machine_time_s`` (one per
+        seed). The arms also carry ``cost_points`` (mean cost in percentage points:
+        accuracy without it minus with it), ``cost_low``, ``cost_high`` (its 95 %
+        t-interval, points), ``costs`` (per seed, points), ``verdict`` (see
+        :data:`VERDICTS`) and ``machine_time_h_change`` (mean change of machine time
+        against the reference, hours; None where it is the same on every seed).
+    non_idealities : list of str
+    """
+
+    scene: str
+    seeds: list
+    rows: list
+    non_idealities: list
+
+    def row(self, variant: str) -> dict:
+        for r in self.rows:
+            if r["variant"] == variant:
+                return r
+        raise KeyError(variant)
+
+    def table(self) -> str:
+        """Plain text: per non-ideality and arm, the cost with its interval and verdict."""
+        full, ideal = self.row("full"), self.row("ideal")
+        head = ("non-ideality", "arm", "accuracy", "cost (pt)", "95% interval (pt)", "verdict",
+                "machine time (h)")
+        rows = [("(reference)", "ideal", _pct(ideal["test_mean"]), "", "", "",
+                 _num(ideal["machine_time_h_mean"], "{:.3f}")),
+                ("(reference)", "full", _pct(full["test_mean"]), "", "", "",
+                 _num(full["machine_time_h_mean"], "{:.3f}"))]
+        for n in self.non_idealities:
+            for prefix, arm in (("on", "alone on"), ("off", "alone off")):
+                r = self.row(f"{prefix}:{n}")
+                rows.append((n if prefix == "on" else "", arm, _pct(r["test_mean"]),
+                             f"{r['cost_points']:+.1f}", _interval(r), VERDICTS[r["verdict"]],
+                             "same" if r["machine_time_h_change"] is None
+                             else f"{r['machine_time_h_mean']:.3f} ({r['machine_time_h_change']:+.3f})"))
+        widths = [max(len(str(r[i])) for r in (head, *rows)) for i in range(len(head))]
+        lines = ["  ".join(f"{c:<{w}}" if i in (0, 1, 5) else f"{c:>{w}}" for i, (c, w) in enumerate(zip(r, widths)))
+                 for r in (head, *rows)]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        lines.append("")
+        lines.append(f"{self.scene}: test accuracy, mean of {len(self.seeds)} paired seed(s) (same cards, "
+                     "board and noise in every variant).")
+        lines.append("cost = points lost because of it: ideal - (ideal + it) for 'alone on', "
+                     "(full - it) - full for 'alone off'; positive hurts.")
+        lines.append("95% interval: t-interval of the mean per-seed difference (paired t, n-1 degrees of "
+                     "freedom). machine time: 'same' when equal to the reference's on every seed, else the "
+                     "variant's (change).")
+        if len(self.seeds) < 5:
+            lines.append(f"With {len(self.seeds)} seed(s) the intervals say little: they are wide, or of zero "
+                         "width when the per-seed differences happen to coincide; use --seeds 5 or more.")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        return {"scene": self.scene, "seeds": self.seeds, "non_idealities": self.non_idealities,
+                "rows": self.rows,
+                "sign": "cost = accuracy without the non-ideality minus accuracy with it (points lost)",
+                "interval": "two-sided 95 % paired t-interval over seeds"}
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
+def _num(x, fmt) -> str:
+    return "-" if x is None else fmt.format(x)
+
+
+def _interval(r) -> str:
+    if r["cost_low"] is None or math.isnan(r["cost_low"]):
+        return "-"
+    return f"[{r['cost_low']:+.1f}, {r['cost_high']:+.1f}]"
+
+
+def ablation_variants(spec) -> list[tuple[str, str, str | None, Any]]:
+    """(variant, kind, non-ideality, MachineSpec) for :func:`ablate`, references first.
+
+    The non-idealities are those of :data:`mark1.specs.NON_IDEALITIES` that ``spec`` has
+    on, plus ``"ratchet"`` always: when the spec drives its pots continuously, the
+    ratchet's "on alone" is the ideal machine with ``rack.drive = "ratchet"`` and its
+    "off alone" is the full machine itself.
+    """
+    from ..specs import NON_IDEALITIES
+    names = [n for n in NON_IDEALITIES if spec.is_on(n)]
+    if "ratchet" not in names:
+        names.append("ratchet")
+    out = [("full", "reference", None, spec), ("ideal", "reference", None, spec.ideal())]
+    for n in names:
+        if n == "ratchet" and not spec.is_on("ratchet"):
+            on = spec.ideal().with_overrides({"rack.drive": "ratchet"})
+        else:
+            on = spec.only(n)
+        out.append((f"on:{n}", "on_alone", n, on))
+        out.append((f"off:{n}", "off_alone", n, spec.without(n)))
+    return out
+
+
+def _spec_key(spec) -> str:
+    d = spec.to_dict()
+    d.pop("name", None)
+    return json.dumps(jsonable(d), sort_keys=True)
+
+
+def ablation_job(scene_ref, seed: int, spec, train_count: int | None = None,
+                 test_count: int | None = None) -> dict:
+    """One seed of one machine variant of :func:`ablate` (top level, picklable)."""
+    from ..machine import MarkI
+
+    scene = as_scene(scene_ref)
+    train, test, s_machine = run_cards(scene, seed, train_count, test_count)
+    t0 = time.perf_counter()
+    m = MarkI(spec=spec, seed=s_machine).fit(train.cards, train.labels, epochs=scene.schedule.epochs,
+                                             order=scene.schedule.order)
+    train_acc = m.score(train.cards, train.labels)          # train first, as compare and `mark1 run`
+    return {"test_accuracy": m.score(test.cards, test.labels), "train_accuracy": train_acc,
+            "machine_time_s": float(m.machine_time_), "wall_time_s": time.perf_counter() - t0}
+
+
+def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume: bool = False,
+           progress: bool = False, train_count: int | None = None,
+           test_count: int | None = None) -> Ablation:
+    """Which non-ideality costs most: each one alone on, and alone off, paired over seeds.
+
+    For every non-ideality the scene's machine has on (see :func:`ablation_variants`):
+    (a) the ideal machine with only that one on (``spec.only(name)``), compared with
+    the ideal machine, and (b) the full machine with only that one off
+    (``spec.without(name)``), compared with the full machine. All variants of a seed
+    share its cards and machine seed, so each cost is a paired difference (see
+    :func:`paired_cost`). Variants with identical machines are run once.
+
+    Parameters
+    ----------
+    scene : Scene or str
+    seeds : int or sequence of int
+    executor : concurrent.futures.Executor, optional
+        Runs the jobs (one per distinct machine and seed); results do not depend on it.
+    out : str or path-like, optional
+        Folder for one record per job (``jobs/``, written as each finishes) and
+        ``ablation.csv``, ``ablation.json`` and ``ablation.png`` at the end (atomic).
+    resume : bool
+        Skip jobs whose record in ``out/jobs`` exists and matches this run.
+    progress : bool
+        A progress bar over the jobs (terminal only).
+    train_count, test_count : int, optional
+
+    Returns
+    -------
+    Ablation
+    """
+    scene = as_scene(scene)
+    seed_ids = seed_list(seeds)
+    train_count = count_option(train_count, "train_count")
+    test_count = count_option(test_count, "test_count")
+    if resume and out is None:
+        raise ValueError("resume: needs out, the folder of the run to resume")
+    variants = ablation_variants(scene.machine_spec())
+    first_of: dict[str, str] = {}
+    unique = []
+    for name, _, _, spec in variants:
+        key = _spec_key(spec)
+        if key not in first_of:
+            first_of[key] = name
+            unique.append((name, spec))
+    ref = scene_ref(scene)
+    # seed-major order: a worker running several variants of a seed renders its cards once
+    order = [(name, spec, s) for s in seed_ids for name, spec in unique]
+    jobs = [(ref, s, spec, train_count, test_count) for _, spec, s in order]
+    keys = [f"{name.replace(':', '-')}-seed-{s:04d}" for name, _, s in order]
+    store = None
+    if out is not None:
+        config = {"version": _VERSION, "scene": scene.name, "scene_sha256": scene_digest(scene),
+                  "train_count": train_count, "test_count": test_count,
+                  "variants": {name: _spec_key(spec) for name, spec in unique}}
+        store = Records(Path(out) / "jobs", config,
+                        valid=lambda key, r: 0.0 <= r["test_accuracy"] <= 1.0 and r["machine_time_s"] >= 0)
+    res = run_jobs(ablation_job, jobs, executor=executor, keys=keys, records=store, resume=resume,
+                   progress="runs" if progress else None)
+    per_variant: dict[str, list] = {name: [] for name, _ in unique}
+    for (name, _, _), r in zip(order, res):
+        per_variant[name].append(r)
+    rows = []
+    for name, kind, ni, spec in variants:
+        src = first_of[_spec_key(spec)]
+        runs = per_variant[src]
+        acc = summarize([r["test_accuracy"] for r in runs])
+        mt = summarize([r["machine_time_s"] / 3600.0 for r in runs])
+        rows.append({"variant": name, "kind": kind, "non_ideality": ni,
+                     "reference": {"on_alone": "ideal", "off_alone": "full"}.get(kind),
+                     "test_mean": acc["mean"], "test_std": acc["std"], "n": acc["n"],
+                     "train_mean": summarize([r["train_accuracy"] for r in runs])["mean"],
+                     "machine_time_h_mean": mt["mean"], "machine_time_h_std": mt["std"],
+                     "same_as": None if src == name else src,
+                     "test_accuracy": [r["test_accuracy"] for r in runs],
+                     "machine_time_s": [r["machine_time_s"] for r in runs]})
+    by_name = {r["variant"]: r for r in rows}
+    for r in rows:
+        if r["reference"] is None:
+            continue
+        ref_row = by_name[r["reference"]]
+        if r["kind"] == "on_alone":                       # ideal - (ideal + it)
+            c = paired_cost(ref_row["test_accuracy"], r["test_accuracy"])
+        else:                                             # (full - it) - full
+            c = paired_cost(r["test_accuracy"], ref_row["test_accuracy"])
+        dt = [a - b for a, b in zip(r["machine_time_s"], ref_row["machine_time_s"])]
+        r.update(cost_points=100.0 * c["mean"], cost_low=100.0 * c["low"], cost_high=100.0 * c["high"],
+                 costs=[100.0 * x for x in c["costs"]], verdict=c["verdict"],
+                 machine_time_h_change=None if all(d == 0.0 for d in dt) else sum(dt) / len(dt) / 3600.0)
+    result = Ablation(scene=scene.name, seeds=seed_ids, rows=rows,
+                      non_idealities=[v[2] for v in variants if v[1] == "on_alone"])
+    if out is not None:
+        from ..plotting import ablation_figure
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        write_text(out / "ablation.csv", _csv_text(rows, ABLATION_FIELDS))
+        write_text(out / "ablation.json", json.dumps(jsonable(result.to_json()), indent=1) + "\n")
+        ablation_figure(result, out=out / "ablation.png")
+    return result
+
+
+def _csv_text(rows: list[dict], fields) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
+    return buf.getvalue()
+
+
+# ----------------------------------------------------------------------------------------
+# command line
+
+
+def add_command(subparsers) -> None:
+    """Register ``mark1 ablate``."""
+    ab = subparsers.add_parser("ablate", help="which non-ideality costs most: each alone on, each alone off, "
+                                              "paired seeds, 95% intervals")
+    add_common_options(ab, seeds=3, folder="ablate")
+    ab.add_argument("--json", action="store_true", help="print the result as JSON")
+    ab.set_defaults(func=cmd_ablate)
+
+
+def cmd_ablate(args) -> int:
+    from ..specs import NON_IDEALITIES
+
+    scene, out, workers = check_common(args, args.seeds * 2 * (len(NON_IDEALITIES) + 1))
+    t0 = time.perf_counter()
+    try:
+        with executor_for(workers, args.scheduler) as executor:
+            result = ablate(scene, seeds=args.seeds, executor=executor, out=out, resume=args.resume,
+                            progress=not args.json, train_count=args.train_count, test_count=args.test_count)
+    except ValueError as e:
+        raise UsageError(one_line(args, e)) from None
+    if args.json:
+        print(json.dumps(jsonable(result.to_json()), indent=2))
+        return 0
+    print(result.table())
+    print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/ablation.csv, ablation.json, ablation.png, jobs/")
+    return 0

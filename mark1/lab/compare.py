@@ -1,0 +1,528 @@
+"""The machine beside the textbook classifiers on one scene, over seeds (``mark1 compare``).
+
+For each seed (a new patch board, new cards, new noise; one integer split with
+:class:`numpy.random.SeedSequence` by :func:`mark1.runs.experiment_seeds`) every learner
+is trained on the scene's training cards and scored on its test cards. Each seed is one
+job of :func:`mark1.lab.runner.run_jobs`: any executor, results identical to a serial
+run, one record per seed written as it finishes, ``resume`` skips seeds recorded.
+
+>>> from mark1.scenes import load_scene
+>>> from mark1.lab import compare
+>>> comp = compare.compare(load_scene("scenes/demo.toml"), seeds=3)     # doctest: +SKIP
+>>> print(comp.table())                                                 # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+import warnings
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..atomic import write_text
+from ..runs import experiment_seeds, jsonable, scene_cards
+from .options import UsageError, add_common_options, check_common, one_line
+from .runner import (Records, as_scene, count_option, executor_for, run_jobs, scene_digest, scene_ref,
+                     seed_list)
+from .stats import summarize
+
+__all__ = ["LEARNERS", "FEATURES", "RECORD_FIELDS", "Comparison", "compare", "run_seed", "describe_learner",
+           "cards_to_final_accuracy", "add_command"]
+
+#: Every learner :func:`compare` knows, in the order of its tables.
+LEARNERS = (
+    "mark1",          # the analog machine, scene.machine_spec()
+    "digital",        # spec.digital(): the same retina and wiring, ideal weights and timing
+    "ideal",          # spec.ideal(): ideal retina too, same wiring (same machine seed)
+    "perceptron-S",   # digital perceptron on the raw S-units
+    "lstsq-S", "fisher-S", "gauss-S",
+    "lstsq-phi", "fisher-phi", "gauss-phi",
+)
+
+_MACHINES = ("mark1", "digital", "ideal")
+
+#: Where the textbook classifiers' S-units and φ come from (``features`` of :func:`compare`).
+FEATURES = ("analog", "ideal")
+
+
+#: Fields of one row of ``results.csv`` (one learner on one seed).
+RECORD_FIELDS = ("learner", "seed", "test_accuracy", "train_accuracy", "cards_seen",
+                 "machine_time_s", "wall_time_s", "seed_train", "seed_test", "seed_machine", "note", "error")
+
+_RECORD_VERSION = 2          # 2: the digital learner; baselines on the analog retina by default
+
+
+def describe_learner(name: str, features: str = "analog") -> str:
+    """One line saying what learner ``name`` is, so no two can be mistaken for each other."""
+    fixed = {
+        "mark1": "the simulated Mark I as the scene specifies it: analog retina, motor-driven pots",
+        "digital": "spec.digital(): mark1's own retina, optics and patch board; instant, exact weights",
+        "ideal": "spec.ideal(): every non-ideality off, the retina's too; same patch board",
+    }
+    if name in fixed:
+        return fixed[name]
+    kind, feat = name.split("-")
+    what = {"perceptron": "digital perceptron (PRML 4.1.7)", "lstsq": "least squares (PRML 4.1.3)",
+            "fisher": "Fisher discriminant (PRML 4.1.4-6)", "gauss": "Gaussian generative (PRML 4.2.2)"}[kind]
+    retina = "mark1's analog retina" if features == "analog" else "the ideal retina"
+    on = f"the S-units of {retina}" if feat == "S" else f"the A-unit outputs phi (same board) of {retina}"
+    return f"{what} on {on}"
+
+
+def cards_to_final_accuracy(history: np.ndarray, n_cards: int, final_accuracy: float) -> int:
+    """Presentations before the machine first held its final training accuracy.
+
+    The online record ``history["correct"]`` is read in windows of ``n_cards``
+    consecutive presentations (one epoch's worth). The answer is the number of
+    presentations before the first window whose accuracy is at least
+    ``final_accuracy``. For the ideal machine on a cyclic order with a separable
+    training set this is exact: the presentation after which the weights stopped
+    changing. When no window qualifies (one epoch only, or the final accuracy was never
+    matched online), the total number of presentations.
+    """
+    correct = np.asarray(history["correct"], dtype=np.int64)
+    n_pres = len(correct)
+    if n_cards < 1 or n_pres < n_cards:
+        return int(n_pres)
+    cs = np.concatenate([[0], np.cumsum(correct)])
+    window = (cs[n_cards:] - cs[:-n_cards]) / n_cards          # window starting at j
+    hit = np.flatnonzero(window >= final_accuracy - 1e-12)
+    return int(hit[0]) if len(hit) else int(n_pres)
+
+
+@dataclass
+class Comparison:
+    """Learners side by side on one scene, over seeds.
+
+    Attributes
+    ----------
+    scene : str
+        The scene's name.
+    scene_file : str or None
+    learners : list of str
+    seeds : list of int
+    records : list of dict
+        One per learner and seed (fields :data:`RECORD_FIELDS`): ``test_accuracy`` and
+        ``train_accuracy`` as fractions, ``cards_seen`` (machines: presentations before
+        the final training accuracy was first held, see :func:`cards_to_final_accuracy`;
+        other learners None), ``machine_time_s`` (machines only, seconds of machine
+        time), ``wall_time_s`` (seconds of this computer's time for fit and score).
+    reported : dict
+        The scene's historical figure: source, conditions, value, note.
+    config : dict
+        What identifies the run (scene digest, card counts, schedule).
+    """
+
+    scene: str
+    scene_file: str | None
+    learners: list
+    seeds: list
+    records: list
+    reported: dict
+    config: dict = field(default_factory=dict)
+
+    def summary(self) -> dict[str, dict[str, Any]]:
+        """learner → {mean, std, n, min, max} of test accuracy, plus means of the rest.
+
+        ``std`` is the sample standard deviation over seeds (None for one seed). Extra
+        keys: ``train_mean``, ``cards_seen_mean``, ``machine_time_h_mean``,
+        ``wall_time_s_mean`` (None where a learner has no such figure).
+        """
+        out = {}
+        for name in self.learners:
+            rows = [r for r in self.records if r["learner"] == name]
+            s = summarize([r["test_accuracy"] for r in rows])
+            s["train_mean"] = summarize([r["train_accuracy"] for r in rows])["mean"]
+            s["cards_seen_mean"] = summarize([r["cards_seen"] for r in rows])["mean"]
+            mt = summarize([r["machine_time_s"] for r in rows])["mean"]
+            s["machine_time_h_mean"] = None if mt is None else mt / 3600.0
+            s["wall_time_s_mean"] = summarize([r["wall_time_s"] for r in rows])["mean"]
+            errors = sorted({r["error"] for r in rows if r.get("error")})
+            if errors:
+                s["errors"] = errors
+            out[name] = s
+        return out
+
+    def table(self) -> str:
+        """A plain-text table: test accuracy mean ± std per learner and the other figures."""
+        summ = self.summary()
+        head = ("learner", "test acc", "± std", "train acc", "cards seen", "machine h", "wall s")
+        rows = []
+        for name, s in summ.items():
+            rows.append((name, _pct(s["mean"]), _pct(s["std"]), _pct(s["train_mean"]),
+                         _num(s["cards_seen_mean"], "{:.0f}"), _num(s["machine_time_h_mean"], "{:.3f}"),
+                         _num(s["wall_time_s_mean"], "{:.3f}")))
+        widths = [max(len(str(r[i])) for r in (head, *rows)) for i in range(len(head))]
+        lines = ["  ".join(f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(r, widths)))
+                 for r in (head, *rows)]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        rep = self.reported
+        lines.append("")
+        lines.append(f"{self.scene}: {len(self.seeds)} seed(s); reported "
+                     + (f"{rep['value']:.1%}" if rep.get("value") is not None else "no figure")
+                     + f" ({rep.get('source', '')})")
+        lines.append("")
+        lines.extend(f"{name:<{widths[0]}}  {describe_learner(name, self.features)}" for name in summ)
+        return "\n".join(lines)
+
+    @property
+    def features(self) -> str:
+        """The retina the textbook classifiers were trained on: "analog" or "ideal"."""
+        return self.config.get("features", "analog")
+
+    def to_json(self) -> dict:
+        return {"scene": self.scene, "scene_file": self.scene_file, "learners": list(self.learners),
+                "seeds": list(self.seeds), "config": self.config, "reported": self.reported,
+                "records": self.records, "summary": self.summary()}
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
+def _num(x, fmt) -> str:
+    return "-" if x is None else fmt.format(x)
+
+
+def _check_learners(learners) -> list[str]:
+    if learners is None:
+        return list(LEARNERS)
+    if isinstance(learners, str):
+        learners = [x.strip() for x in learners.split(",") if x.strip()]
+    learners = list(learners)
+    for name in learners:
+        if name not in LEARNERS:
+            raise ValueError(f"learners: unknown learner {name!r}; known: {', '.join(LEARNERS)}")
+    if not learners:
+        raise ValueError(f"learners: expected at least one of {', '.join(LEARNERS)}")
+    return [n for n in LEARNERS if n in learners]                 # canonical order, no duplicates
+
+
+def _baseline(name: str, schedule, seed: int):
+    """A fresh textbook classifier for learner ``name``.
+
+    The digital perceptron gets the machine's budget: at most the scene's epochs, in the
+    scene's order (shuffled with the machine seed when the scene shuffles); it stops
+    early after an epoch without a mistake.
+    """
+    from .. import baselines
+    kind = name.split("-")[0]
+    if kind == "perceptron":
+        return baselines.Perceptron(epochs=schedule.epochs, shuffle=schedule.order == "shuffled", seed=seed)
+    return {"lstsq": baselines.LeastSquaresClassifier, "fisher": baselines.FisherDiscriminant,
+            "gauss": baselines.GaussianClassifier}[kind]()
+
+
+def _fit_note(clf) -> str | None:
+    """What a baseline did beyond the textbook formula (shrinkage of a singular covariance)."""
+    s = getattr(clf, "shrinkage_", None)
+    if s is not None and np.any(np.asarray(s) > 0):
+        return f"shrinkage {float(np.max(s)):g}"
+    if getattr(clf, "converged_", None) is False:
+        return f"not separated in {clf.n_epochs_} epochs"
+    return None
+
+
+def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | None = None,
+             test_count: int | None = None, features: str = "analog") -> dict:
+    """One seed of :func:`compare`: every learner trained and scored on the same cards.
+
+    A pure function of its arguments (top level, so a process pool can run it).
+
+    Parameters
+    ----------
+    scene_ref : str or Scene
+        The scene file (absolute path) or the scene.
+    seed : int
+        The run's seed; split into training cards, test cards and machine seeds.
+    learners : sequence of str
+        Names from :data:`LEARNERS`.
+    train_count, test_count : int or None
+        Card counts instead of the scene's.
+    features : {"analog", "ideal"}
+        The retina whose S-units (and φ) the textbook classifiers are trained on.
+
+    Returns
+    -------
+    dict
+        ``{"seed", "seeds": {train, test, machine}, "results": [row per learner]}``.
+    """
+    from .. import baselines
+    from ..machine import MarkI
+
+    scene = as_scene(scene_ref)
+    train, test, s_machine = scene_cards(scene, seed, train_count=train_count, test_count=test_count)
+    s_train, s_test, _ = experiment_seeds(seed)
+    spec = scene.machine_spec()
+    sched = scene.schedule
+    base = {"seed": int(seed), "seed_train": s_train, "seed_test": s_test, "seed_machine": s_machine}
+    rows = []
+
+    def row(name, **kw):
+        r = dict(learner=name, **base, test_accuracy=None, train_accuracy=None, cards_seen=None,
+                 machine_time_s=None, wall_time_s=None, note=None, error=None)
+        r.update(kw)
+        rows.append(r)
+
+    specs = {"mark1": spec, "digital": spec.digital(), "ideal": spec.ideal()}
+    for name in _MACHINES:
+        if name not in learners:
+            continue
+        m = MarkI(spec=specs[name], seed=s_machine)
+        t0 = time.perf_counter()
+        m.fit(train.cards, train.labels, epochs=sched.epochs, order=sched.order)
+        train_acc = m.score(train.cards, train.labels)
+        test_acc = m.score(test.cards, test.labels)
+        wall = time.perf_counter() - t0
+        row(name, test_accuracy=test_acc, train_accuracy=train_acc,
+            cards_seen=cards_to_final_accuracy(m.history_, len(train.cards), train_acc),
+            machine_time_s=float(m.machine_time_), wall_time_s=wall)
+
+    others = [n for n in learners if n not in _MACHINES]
+    if others:
+        # S and phi of the analog machine's retina (spec.digital() senses as spec does) or of
+        # the ideal retina, through the same patch board; independent of training
+        eyes = MarkI(spec=specs["digital" if features == "analog" else "ideal"], seed=s_machine)
+        s_tr, s_te = eyes.sense(train.cards), eyes.sense(test.cards)
+        feats = {"S": (s_tr.astype(float), s_te.astype(float))}
+        if any(n.endswith("-phi") for n in others):
+            feats["phi"] = (eyes.associate(s_tr).astype(float), eyes.associate(s_te).astype(float))
+        for name in others:
+            x_tr, x_te = feats[name.split("-")[1]]
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                # binary S and φ make singular covariances the rule: the shrinkage used is
+                # recorded in the note instead of a warning per seed
+                warnings.simplefilter("ignore", baselines.SingularCovarianceWarning)
+                clf = _baseline(name, sched, s_machine).fit(x_tr, train.labels)
+            train_acc = float(clf.score(x_tr, train.labels))
+            test_acc = float(clf.score(x_te, test.labels))
+            row(name, test_accuracy=test_acc, train_accuracy=train_acc,
+                wall_time_s=time.perf_counter() - t0, note=_fit_note(clf))
+    return {"seed": int(seed), "seeds": {"train": s_train, "test": s_test, "machine": s_machine},
+            "results": rows}
+
+
+def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None, out=None,
+            resume: bool = False, progress: bool = False, train_count: int | None = None,
+            test_count: int | None = None, features: str = "analog") -> Comparison:
+    """The machine beside the textbook classifiers on one scene, over seeds.
+
+    For each seed (a new patch board, new cards, new noise) every learner is trained on
+    the scene's training cards and scored on its test cards:
+
+    ``mark1``
+        the analog machine (``scene.machine_spec()``), the scene's epochs and order;
+    ``digital``
+        ``spec.digital()``: the same retina, optics and patch board (same machine
+        seed), only the weights and timing ideal, so the difference to ``mark1`` is
+        what the analog learning costs;
+    ``ideal``
+        ``spec.ideal()`` with the same machine seed: the sensing made ideal too;
+    ``perceptron-S``
+        :class:`mark1.baselines.Perceptron` on the S-units;
+    ``lstsq-S``, ``fisher-S``, ``gauss-S``, ``lstsq-phi``, ``fisher-phi``, ``gauss-phi``
+        least squares, Fisher and Gaussian classifiers on the S-units and on the A-unit
+        outputs φ of the same patch board.
+
+    The textbook classifiers see the S-units of the analog machine's own retina
+    (``features="analog"``, what ``mark1`` and ``digital`` see) or of the ideal retina
+    (``features="ideal"``). :func:`describe_learner` says each in one line.
+
+    Parameters
+    ----------
+    scene : Scene or str
+        A scene or a scene file.
+    seeds : int or sequence of int
+        ``n`` means seeds ``0 .. n-1``.
+    learners : sequence of str or comma-separated str, optional
+        A subset of :data:`LEARNERS` (default: all).
+    executor : concurrent.futures.Executor, optional
+        Runs the seeds (default: serially in this process). Results do not depend on it.
+    out : str or path-like, optional
+        Folder for ``seeds/seed-NNNN.json`` (written as each seed finishes),
+        ``results.csv``, ``results.json``, ``accuracy.png`` and ``report.md`` (at the
+        end). Every file is written atomically.
+    resume : bool
+        Skip seeds whose record in ``out/seeds`` exists and matches this run.
+    progress : bool
+        A progress bar over seeds (tqdm), only on a terminal and outside CI.
+    train_count, test_count : int, optional
+        Card counts instead of the scene's (for quick runs and tests).
+    features : {"analog", "ideal"}
+        The retina the textbook classifiers' S-units and φ come from.
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    ValueError
+        For an unknown learner (naming the known ones), bad seeds or counts;
+        :class:`mark1.scenes.SceneError` for a bad scene.
+    """
+    scene = as_scene(scene)
+    names = _check_learners(learners)
+    seed_ids = seed_list(seeds)
+    if features not in FEATURES:
+        raise ValueError(f"features: expected one of {', '.join(FEATURES)}, got {features!r}")
+    train_count = count_option(train_count, "train_count")
+    test_count = count_option(test_count, "test_count")
+    if resume and out is None:
+        raise ValueError("resume: needs out, the folder of the run to resume")
+    config = {"version": _RECORD_VERSION, "scene": scene.name, "scene_sha256": scene_digest(scene),
+              "learners": names, "train_count": train_count, "test_count": test_count,
+              "epochs": scene.schedule.epochs, "order": scene.schedule.order, "features": features}
+    out = Path(out) if out is not None else None
+
+    keys = [f"seed-{s:04d}" for s in seed_ids]
+    store = None if out is None else Records(out / "seeds", config, valid=_valid_seed_record(config))
+    ref = scene_ref(scene)
+    done = run_jobs(run_seed, [(ref, s, names, train_count, test_count, features) for s in seed_ids],
+                    executor=executor, keys=keys, records=store, resume=resume,
+                    progress="seeds" if progress else None)
+
+    records = [r for rec in done for r in rec["results"]]
+    rep = scene.reported
+    comp = Comparison(scene=scene.name, scene_file=scene.path, learners=names, seeds=seed_ids,
+                      records=records, config=config,
+                      reported={"source": rep.source, "conditions": rep.conditions, "value": rep.value,
+                                "note": rep.note})
+    if out is not None:
+        _write_comparison(comp, out, scene)
+    return comp
+
+
+def _valid_seed_record(config: dict):
+    """Checks on a stored seed record before a resumed run trusts it."""
+    def valid(key: str, rec: dict) -> bool:
+        seed = int(key.split("-")[1])
+        if rec.get("seed") != seed or list(rec["seeds"].values()) != list(experiment_seeds(seed)):
+            return False
+        results = rec["results"]
+        if [r["learner"] for r in results] != config["learners"]:
+            return False
+        for r in results:
+            if not all(k in r for k in RECORD_FIELDS):
+                return False
+            acc = r["test_accuracy"]
+            if r["error"] is None and not (isinstance(acc, (int, float)) and 0.0 <= acc <= 1.0):
+                return False
+        return True
+    return valid
+
+
+def _csv_text(rows: list[dict], fields: Sequence[str]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
+    return buf.getvalue()
+
+
+def _write_comparison(comp: Comparison, out: Path, scene) -> None:
+
+    out.mkdir(parents=True, exist_ok=True)
+    write_text(out / "results.csv", _csv_text(comp.records, RECORD_FIELDS))
+    write_text(out / "results.json", json.dumps(jsonable(comp.to_json()), indent=1) + "\n")
+    figures = []
+    try:
+        from ..plotting import comparison_figure
+    except ImportError:                                   # plotting not there: no figure
+        comparison_figure = None
+    if comparison_figure is not None:
+        comparison_figure(comp, out=out / "accuracy.png")
+        figures.append(("accuracy.png", "Test accuracy of every learner, one dot per seed"))
+    write_text(out / "report.md", _report_md(comp, scene, figures))
+
+
+def _report_md(comp: Comparison, scene, figures) -> str:
+    summ = comp.summary()
+    rep = comp.reported
+    rep_txt = f"{rep['value']:.1%}" if rep.get("value") is not None else "no figure"
+    cfg = comp.config
+    lines = [f"# {comp.scene}: the machine beside the textbook classifiers", ""]
+    lines.append(f"Scene file `{comp.scene_file}`; seeds {', '.join(map(str, comp.seeds))} "
+                 f"(each a new patch board, new cards, new noise); "
+                 f"{scene.schedule.epochs} epochs, {scene.schedule.order} order, rule "
+                 f"{scene.machine_spec().trainer.rule}."
+                 + (f" Card counts overridden: train {cfg['train_count']}, test {cfg['test_count']}."
+                    if cfg.get("train_count") or cfg.get("test_count") else ""))
+    lines.append("")
+    lines.append(f"**Reported:** {rep_txt} — {rep.get('source', '')}"
+                 + (f"; {rep['conditions']}" if rep.get("conditions") else "")
+                 + (f" ({rep['note']})" if rep.get("note") else ""))
+    lines.append("")
+    lines.append("| learner | what it is | test accuracy (mean ± std) | min – max | train accuracy | cards seen "
+                 "| machine time (h) | wall time (s) | reported |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    for name, s in summ.items():
+        acc = "n/a" if s["mean"] is None else (f"{s['mean']:.1%} ± {s['std']:.1%}" if s["std"] is not None
+                                               else f"{s['mean']:.1%}")
+        rng = "" if s["mean"] is None else f"{s['min']:.1%} – {s['max']:.1%}"
+        beside = rep_txt if name == "mark1" else ""
+        lines.append(f"| {name} | {describe_learner(name, comp.features)} | {acc} | {rng} | {_pct(s['train_mean'])} | "
+                     f"{_num(s['cards_seen_mean'], '{:.0f}')} | {_num(s['machine_time_h_mean'], '{:.3f}')} | "
+                     f"{_num(s['wall_time_s_mean'], '{:.3f}')} | {beside} |")
+    errs = {n: s["errors"] for n, s in summ.items() if s.get("errors")}
+    if errs:
+        lines.append("")
+        for n, e in errs.items():
+            lines.append(f"- {n}: {'; '.join(e)}")
+    lines.append("")
+    lines.append("std is the sample standard deviation over seeds. *Cards seen*: presentations before "
+                 "the machine first held its final training accuracy over one epoch's worth of "
+                 "consecutive cards. *Machine time*: the simulated Mark I's clock. *Wall time*: this "
+                 "computer, fit and score only.")
+    for fname, caption in figures:
+        lines += ["", f"![{caption}]({fname})"]
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------------------
+# command line
+
+
+def add_command(subparsers) -> None:
+    """Register ``mark1 compare``."""
+    cp = subparsers.add_parser("compare", help="the machine beside the textbook classifiers, over seeds")
+    add_common_options(cp, seeds=10, folder="compare")
+    cp.add_argument("--learners", help=f"comma-separated subset of: {','.join(LEARNERS)}")
+    cp.add_argument("--features", choices=FEATURES, default="analog",
+                    help="the retina whose S-units and phi the textbook classifiers learn from: the analog "
+                         "machine's own (default) or the ideal one")
+    cp.add_argument("--json", action="store_true", help="print the summary as JSON")
+    cp.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args) -> int:
+    try:
+        names = _check_learners(args.learners)
+    except ValueError as e:
+        raise UsageError(f"--learners: {e}".replace("learners: ", "", 1)) from None
+    scene, out, workers = check_common(args, args.seeds)
+    t0 = time.perf_counter()
+    try:
+        with executor_for(workers, args.scheduler) as executor:
+            comp = compare(scene, seeds=args.seeds, learners=names, executor=executor, out=out,
+                           resume=args.resume, progress=not args.json, train_count=args.train_count,
+                           test_count=args.test_count, features=args.features)
+    except ValueError as e:                      # SceneError, SpecError, classes that do not fit
+        raise UsageError(one_line(args, e)) from None
+    if args.json:
+        print(json.dumps(jsonable({"scene": comp.scene, "seeds": comp.seeds, "reported": comp.reported,
+                                    "summary": comp.summary(), "out": str(out)}), indent=2))
+        return 0
+    print(comp.table())
+    print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/results.csv, results.json, report.md, "
+          f"accuracy.png, seeds/")
+    return 0
