@@ -50,6 +50,9 @@ __all__ = [
     "FisherDiscriminant",
     "GaussianClassifier",
     "Perceptron",
+    "LogisticRegression",
+    "SeparableDataWarning",
+    "ConvergenceWarning",
 ]
 
 #: Shrinkage applied by ``shrinkage="auto"`` to a singular or ill-conditioned covariance.
@@ -1236,3 +1239,285 @@ class Perceptron(_Classifier):
         ndarray of shape (n_samples,) for two classes, else (n_samples, K)
         """
         return self._linear_decision(X)
+
+
+# ---------------------------------------------------------------- logistic regression
+
+
+def _newton_direction(Phi, Y, G, explicit):
+    """Solve ``H s = G`` for the Newton step of the softmax cross-entropy.
+
+    ``Y`` (n, K) are the posteriors, ``G`` (K-1, p) the gradient for the free
+    classes 1..K-1 (class 0 is the reference with weights 0), and ``H`` the
+    Hessian of eq. 4.110 restricted to them: blocks
+    ``H_jl = Phi^T diag(y_j (delta_jl - y_l)) Phi``.  ``explicit``: the Hessian is
+    formed and solved (Cholesky test, minimum-norm least squares when it is
+    singular, e.g. a constant input beside the bias).  Otherwise conjugate
+    gradients on Hessian-vector products (two products with ``Phi``, no
+    ``(K-1) p`` square matrix), Jacobi-preconditioned, to a relative residual
+    ``min(0.1, sqrt(|G|))`` (an inexact Newton step, still superlinear).
+    """
+    k, p = G.shape
+    Yk = Y[:, 1:]
+    if explicit:
+        H = np.empty((k * p, k * p))
+        for j in range(k):
+            for l in range(j, k):
+                if j == l:
+                    Q = Phi * np.sqrt(Yk[:, j] * (1.0 - Yk[:, j]))[:, None]
+                    block = Q.T @ Q                            # syrk: half the work
+                else:
+                    block = (Phi * (-Yk[:, j] * Yk[:, l])[:, None]).T @ Phi
+                H[j * p:(j + 1) * p, l * p:(l + 1) * p] = block
+                H[l * p:(l + 1) * p, j * p:(j + 1) * p] = block.T
+        g = G.ravel()
+        s = _equilibrated_solve(H, g[:, None])
+        if s is None:
+            s = np.linalg.lstsq(H, g, rcond=None)[0]
+        return s.reshape(k, p)
+
+    def hess(V):
+        C = Yk * (Phi @ V.T)
+        C -= Yk * C.sum(axis=1, keepdims=True)
+        return C.T @ Phi
+
+    diag = (Yk * (1.0 - Yk)).T @ (Phi * Phi)
+    diag = 1.0 / np.maximum(diag, _EPS * max(float(diag.max()), np.finfo(float).tiny))
+    gnorm = float(np.sqrt(np.sum(G * G)))
+    goal = min(0.1, np.sqrt(gnorm)) * gnorm
+    S = np.zeros_like(G)
+    R = G.copy()
+    Z = diag * R
+    D = Z.copy()
+    rz = float(np.sum(R * Z))
+    for _ in range(min(k * p, 500)):
+        HD = hess(D)
+        dHd = float(np.sum(D * HD))
+        if dHd <= 0:                                        # flat direction (singular H)
+            break
+        step = rz / dHd
+        S += step * D
+        R -= step * HD
+        if float(np.sqrt(np.sum(R * R))) <= goal:
+            break
+        Z = diag * R
+        rz_new = float(np.sum(R * Z))
+        D = Z + (rz_new / rz) * D
+        rz = rz_new
+    return S if S.any() else diag * G
+
+
+class SeparableDataWarning(UserWarning):
+    """The training data are linearly separable: maximum likelihood has no finite solution."""
+
+
+class ConvergenceWarning(UserWarning):
+    """An iterative fit stopped at ``max_iter`` before meeting its tolerance."""
+
+
+class LogisticRegression(_Classifier):
+    """Logistic regression by iterative reweighted least squares (PRML §4.3.2-4.3.4).
+
+    Maximum likelihood, no penalty, as in the book.  Two classes:
+    ``p(C_1 | x) = sigma(w^T x + w_0)`` (eq. 4.87) with ``C_1 = classes_[1]``; K
+    classes: the softmax of ``a_k = w_k^T x + w_k0`` (eq. 4.104).  Both are fitted
+    by Newton-Raphson on the cross-entropy (eq. 4.90, 4.108): for two classes
+    each step is the weighted least-squares problem of IRLS (eq. 4.99-4.100,
+    weights ``R = diag(y (1 - y))``); for K classes the same Newton step with the
+    block Hessian of eq. 4.110 (the book's choice in §4.3.4, one joint softmax
+    model, not K one-vs-rest fits).  Class 0's weights are held at zero during the
+    fit (the softmax is unchanged by adding one vector to every ``w_k``, so the
+    Hessian over all K classes is singular); afterwards the K weight vectors are
+    shifted to sum to zero, the solution scikit-learn's
+    ``LogisticRegression(penalty=None)`` converges to.
+
+    Parameters
+    ----------
+    max_iter : int, default 100
+        Maximum number of Newton steps.
+    tol : float, default 1e-10
+        Stop when half the Newton decrement ``g^T H^{-1} g / 2`` (an estimate of
+        how far the cross-entropy is above its minimum) is at most
+        ``tol * max(1, E)``.
+    newton : {'auto', 'explicit', 'cg'}, default 'auto'
+        How each Newton system is solved: ``'explicit'`` forms the
+        ``(K-1)(d+1)`` square Hessian (the book's IRLS; cost ``n (K-1)^2 d^2 / 2``
+        per step), ``'cg'`` uses conjugate gradients on Hessian-vector products
+        (cost ``4 n (K-1) d`` per CG iteration); ``'auto'`` forms it when
+        ``(K-1)(d+1) <= 1024``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+    coef_ : ndarray of shape (1, n_features) for two classes, else (K, n_features)
+    intercept_ : ndarray of shape (1,) or (K,)
+    n_iter_ : int
+        Newton steps taken.
+    converged_ : bool
+        The tolerance was met.
+    separable_ : bool
+        Training stopped because the current weights classify every training
+        sample correctly: the data are linearly separable, the likelihood has no
+        maximum (``||w|| -> inf``, PRML §4.3.2) and the weights returned are the
+        separating ones found, with a :class:`SeparableDataWarning`.
+    n_features_in_ : int
+
+    Notes
+    -----
+    The inputs are centred before the fit (the bias is recovered afterwards),
+    so large offsets do not cancel in the products.  A data set that is only
+    partly separable (some class separable from the rest) has no finite
+    maximum either; there the fit stops at ``max_iter`` with a
+    :class:`ConvergenceWarning` and large weights.
+    """
+
+    def __init__(self, *, max_iter=100, tol=1e-10, newton="auto"):
+        self.max_iter = max_iter
+        self.tol = tol
+        self.newton = newton
+
+    def fit(self, X, y):
+        """Fit by Newton-Raphson (IRLS).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        max_iter = self.max_iter
+        if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
+            raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
+        tol = _check_real(self.tol, "tol", low=0.0)
+        newton = _check_choice(self.newton, "newton", ("auto", "explicit", "cg"))
+        X, classes, yi = _check_X_y(X, y)
+        n, d = X.shape
+        K = len(classes)
+        k = K - 1
+        xbar = X.mean(axis=0)
+        Phi = np.empty((n, d + 1))
+        np.subtract(X, xbar, out=Phi[:, :d])
+        Phi[:, d] = 1.0
+        explicit = newton == "explicit" or (newton == "auto" and k * (d + 1) <= 1024)
+        rows = np.arange(n)
+        T = np.zeros((n, K))
+        T[rows, yi] = 1.0
+
+        def forward(W):
+            A = np.zeros((n, K))
+            A[:, 1:] = Phi @ W.T
+            logp = _log_softmax(A)
+            return A, float(-logp[rows, yi].sum()), logp
+
+        W = np.zeros((k, d + 1))
+        A, E, logp = forward(W)
+        converged = separable = False
+        it = 0
+        while it < max_iter:
+            it += 1
+            Y = np.exp(logp)
+            G = (Y[:, 1:] - T[:, 1:]).T @ Phi                  # gradient, eq. 4.96 / 4.109
+            S = _newton_direction(Phi, Y, G, explicit)
+            dec = float(np.sum(G * S))                          # Newton decrement squared
+            if not np.isfinite(dec) or dec <= 0:
+                S, dec = G, float(np.sum(G * G))                # fall back to steepest descent
+            if dec / 2 <= tol * max(1.0, E):
+                converged = True
+                break
+            t = 1.0                                             # backtracking (Armijo)
+            while True:
+                A_new, E_new, logp_new = forward(W - t * S)
+                if E_new <= E - 1e-4 * t * dec:
+                    break
+                t *= 0.5
+                if t < 1e-10:
+                    break
+            if not E_new < E:                                   # no progress at float64 precision
+                converged = True
+                break
+            W = W - t * S
+            A, E, logp = A_new, E_new, logp_new
+            others = A.copy()
+            others[rows, yi] = -np.inf
+            if (A[rows, yi] > others.max(axis=1)).all():
+                separable = True
+                break
+        if separable:
+            warnings.warn(
+                f"the training data are linearly separable (every sample classified correctly "
+                f"after {it} Newton steps): maximum likelihood has no finite solution (PRML "
+                f"§4.3.2); returning the separating weights found. Use a penalised model "
+                f"for probabilities.", SeparableDataWarning, stacklevel=2)
+        elif not converged:
+            warnings.warn(
+                f"Newton-Raphson did not converge in max_iter={max_iter} steps (cross-entropy "
+                f"{E:.6g}; data partly separable?). Increase max_iter or check the data.",
+                ConvergenceWarning, stacklevel=2)
+        full = np.zeros((K, d + 1))
+        full[1:] = W
+        if K == 2:
+            coef, bias = W[:, :d], W[:, d]
+        else:
+            full -= full.mean(axis=0)                          # sum-to-zero, as scikit-learn
+            coef, bias = full[:, :d], full[:, d]
+        self.classes_ = classes
+        self.n_features_in_ = d
+        self.coef_ = np.ascontiguousarray(coef)
+        self.intercept_ = bias - coef @ xbar
+        self._xbar, self._coef_c, self._intercept_c = xbar, coef.copy(), bias.copy()
+        self.n_iter_ = it
+        self.converged_ = converged
+        self.separable_ = separable
+        if not (np.isfinite(self.coef_).all() and np.isfinite(self.intercept_).all()):
+            raise ValueError("logistic regression is not finite (inputs too large?)")
+        return self
+
+    def decision_function(self, X):
+        """Decision values.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, K)
+            Two classes: the log-odds ``ln p(C_1|x) / p(C_0|x)``; K classes: the
+            activations ``a_k`` (eq. 4.105).
+        """
+        X = self._check_X(X)
+        scores = (X - self._xbar) @ self._coef_c.T + self._intercept_c
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict_log_proba(self, X):
+        """Log posterior probabilities by a stable log-softmax.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+        """
+        a = self.decision_function(X)
+        if a.ndim == 1:
+            a = np.c_[np.zeros_like(a), a]
+        return _log_softmax(a)
+
+    def predict_proba(self, X):
+        """Posterior probabilities ``p(C_k | x)`` (eq. 4.87 / 4.104).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+            Rows sum to one.
+        """
+        return np.exp(self.predict_log_proba(X))
