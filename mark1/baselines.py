@@ -1244,13 +1244,14 @@ class Perceptron(_Classifier):
 # ---------------------------------------------------------------- logistic regression
 
 
-def _newton_direction(Phi, Y, G, explicit):
+def _newton_direction(Phi, Yk, G, explicit, alpha):
     """Solve ``H s = G`` for the Newton step of the softmax cross-entropy.
 
-    ``Y`` (n, K) are the posteriors, ``G`` (K-1, p) the gradient for the free
-    classes 1..K-1 (class 0 is the reference with weights 0), and ``H`` the
-    Hessian of eq. 4.110 restricted to them: blocks
-    ``H_jl = Phi^T diag(y_j (delta_jl - y_l)) Phi``.  ``explicit``: the Hessian is
+    ``Yk`` (n, k) are the posteriors of the k free classes (1..K-1 when class 0
+    is the reference with weights 0; all K with a penalty), ``G`` (k, p) the
+    gradient for them, and ``H`` the Hessian of eq. 4.110 restricted to them:
+    blocks ``H_jl = Phi^T diag(y_j (delta_jl - y_l)) Phi``, plus ``alpha`` on the
+    diagonal of every weight but the bias (the last column of ``Phi``).  ``explicit``: the Hessian is
     formed and solved (Cholesky test, minimum-norm least squares when it is
     singular, e.g. a constant input beside the bias).  Otherwise conjugate
     gradients on Hessian-vector products (two products with ``Phi``, no
@@ -1258,7 +1259,8 @@ def _newton_direction(Phi, Y, G, explicit):
     ``min(0.1, sqrt(|G|))`` (an inexact Newton step, still superlinear).
     """
     k, p = G.shape
-    Yk = Y[:, 1:]
+    mask = np.ones(p)
+    mask[-1] = 0.0                                      # the bias is not penalised
     if explicit:
         H = np.empty((k * p, k * p))
         for j in range(k):
@@ -1270,6 +1272,7 @@ def _newton_direction(Phi, Y, G, explicit):
                     block = (Phi * (-Yk[:, j] * Yk[:, l])[:, None]).T @ Phi
                 H[j * p:(j + 1) * p, l * p:(l + 1) * p] = block
                 H[l * p:(l + 1) * p, j * p:(j + 1) * p] = block.T
+        H.flat[::k * p + 1] += alpha * np.tile(mask, k)
         g = G.ravel()
         s = _equilibrated_solve(H, g[:, None])
         if s is None:
@@ -1279,9 +1282,9 @@ def _newton_direction(Phi, Y, G, explicit):
     def hess(V):
         C = Yk * (Phi @ V.T)
         C -= Yk * C.sum(axis=1, keepdims=True)
-        return C.T @ Phi
+        return C.T @ Phi + alpha * (V * mask)
 
-    diag = (Yk * (1.0 - Yk)).T @ (Phi * Phi)
+    diag = (Yk * (1.0 - Yk)).T @ (Phi * Phi) + alpha * mask
     diag = 1.0 / np.maximum(diag, _EPS * max(float(diag.max()), np.finfo(float).tiny))
     gnorm = float(np.sqrt(np.sum(G * G)))
     goal = min(0.1, np.sqrt(gnorm)) * gnorm
@@ -1318,7 +1321,7 @@ class ConvergenceWarning(UserWarning):
 class LogisticRegression(_Classifier):
     """Logistic regression by iterative reweighted least squares (PRML §4.3.2-4.3.4).
 
-    Maximum likelihood, no penalty, as in the book.  Two classes:
+    Maximum likelihood as in the book (optionally a Gaussian prior).  Two classes:
     ``p(C_1 | x) = sigma(w^T x + w_0)`` (eq. 4.87) with ``C_1 = classes_[1]``; K
     classes: the softmax of ``a_k = w_k^T x + w_k0`` (eq. 4.104).  Both are fitted
     by Newton-Raphson on the cross-entropy (eq. 4.90, 4.108): for two classes
@@ -1333,6 +1336,12 @@ class LogisticRegression(_Classifier):
 
     Parameters
     ----------
+    alpha : float, default 0.0
+        Optional penalty ``alpha/2 ||w||^2`` on the weights (not the biases):
+        the MAP solution under an isotropic Gaussian prior, the remedy of §4.3.2
+        for separable data (scikit-learn's ``C = 1/alpha``; for K > 2 every
+        class's vector is penalised, as in scikit-learn's multinomial model).
+        ``0``: maximum likelihood, as in the book.
     max_iter : int, default 100
         Maximum number of Newton steps.
     tol : float, default 1e-14
@@ -1373,7 +1382,8 @@ class LogisticRegression(_Classifier):
     :class:`ConvergenceWarning` and large weights.
     """
 
-    def __init__(self, *, max_iter=100, tol=1e-14, newton="auto"):
+    def __init__(self, *, alpha=0.0, max_iter=100, tol=1e-14, newton="auto"):
+        self.alpha = alpha
         self.max_iter = max_iter
         self.tol = tol
         self.newton = newton
@@ -1394,11 +1404,16 @@ class LogisticRegression(_Classifier):
         if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
             raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
         tol = _check_real(self.tol, "tol", low=0.0)
+        alpha = _check_real(self.alpha, "alpha", low=0.0)
         newton = _check_choice(self.newton, "newton", ("auto", "explicit", "cg"))
         X, classes, yi = _check_X_y(X, y)
         n, d = X.shape
         K = len(classes)
-        k = K - 1
+        # free classes: 1..K-1 (class 0 the reference), or all K with a penalty on
+        # K > 2 classes (the penalty then fixes the softmax's free shift, and
+        # penalising all K vectors is scikit-learn's multinomial model)
+        start = 0 if alpha > 0 and K > 2 else 1
+        k = K - start
         xbar = X.mean(axis=0)
         Phi = np.empty((n, d + 1))
         np.subtract(X, xbar, out=Phi[:, :d])
@@ -1410,9 +1425,10 @@ class LogisticRegression(_Classifier):
 
         def forward(W):
             A = np.zeros((n, K))
-            A[:, 1:] = Phi @ W.T
+            A[:, start:] = Phi @ W.T
             logp = _log_softmax(A)
-            return A, float(-logp[rows, yi].sum()), logp
+            penalty = 0.5 * alpha * float(np.sum(W[:, :d] ** 2)) if alpha > 0 else 0.0
+            return A, float(-logp[rows, yi].sum()) + penalty, logp
 
         W = np.zeros((k, d + 1))
         A, E, logp = forward(W)
@@ -1421,8 +1437,10 @@ class LogisticRegression(_Classifier):
         while it < max_iter:
             it += 1
             Y = np.exp(logp)
-            G = (Y[:, 1:] - T[:, 1:]).T @ Phi                  # gradient, eq. 4.96 / 4.109
-            S = _newton_direction(Phi, Y, G, explicit)
+            G = (Y[:, start:] - T[:, start:]).T @ Phi          # gradient, eq. 4.96 / 4.109
+            if alpha > 0:
+                G[:, :d] += alpha * W[:, :d]
+            S = _newton_direction(Phi, Y[:, start:], G, explicit, alpha)
             dec = float(np.sum(G * S))                          # Newton decrement squared
             if not np.isfinite(dec) or dec <= 0:
                 S, dec = G, float(np.sum(G * G))                # fall back to steepest descent
@@ -1444,26 +1462,27 @@ class LogisticRegression(_Classifier):
             A, E, logp = A_new, E_new, logp_new
             others = A.copy()
             others[rows, yi] = -np.inf
-            if (A[rows, yi] > others.max(axis=1)).all():
+            if alpha == 0 and (A[rows, yi] > others.max(axis=1)).all():
                 separable = True
                 break
         if separable:
             warnings.warn(
                 f"the training data are linearly separable (every sample classified correctly "
                 f"after {it} Newton step{'s' if it > 1 else ''}): maximum likelihood has no finite solution (PRML "
-                f"§4.3.2); returning the separating weights found. Use a penalised model "
-                f"for probabilities.", SeparableDataWarning, stacklevel=2)
+                f"§4.3.2); returning the separating weights found. Use a Gaussian prior "
+                f"(alpha > 0) for a finite solution.", SeparableDataWarning, stacklevel=2)
         elif not converged:
             warnings.warn(
                 f"Newton-Raphson did not converge in max_iter={max_iter} steps (cross-entropy "
                 f"{E:.6g}; data partly separable?). Increase max_iter or check the data.",
                 ConvergenceWarning, stacklevel=2)
         full = np.zeros((K, d + 1))
-        full[1:] = W
+        full[start:] = W
         if K == 2:
             coef, bias = W[:, :d], W[:, d]
         else:
             full -= full.mean(axis=0)                          # sum-to-zero, as scikit-learn
+                                                                # (with a penalty: the biases)
             coef, bias = full[:, :d], full[:, d]
         self.classes_ = classes
         self.n_features_in_ = d

@@ -121,15 +121,17 @@ def test_not_fitted_error_is_sklearns(est):
 
 @pytest.mark.parametrize("K", [2, 3, 5])
 @pytest.mark.parametrize("newton", ["explicit", "cg"])
-def test_logistic_regression_matches_sklearn(K, newton):
+@pytest.mark.parametrize("alpha", [0.0, 2.0])
+def test_logistic_regression_matches_sklearn(K, newton, alpha):
     # overlapping classes (non-separable), so the maximum-likelihood solution exists
     rng = np.random.default_rng(K)
     n, d = 400, 4
     y = rng.integers(0, K, n)
     X = rng.normal(size=(K, d))[y] + 1.5 * rng.normal(size=(n, d)) + 3.0
-    ours = LogisticRegression(newton=newton).fit(X, y)
+    ours = LogisticRegression(alpha=alpha, newton=newton).fit(X, y)
     assert ours.converged_ and not ours.separable_
-    theirs = SkLogisticRegression(penalty=None, solver="newton-cg", tol=1e-12, max_iter=10_000).fit(X, y)
+    penalty = dict(penalty=None) if alpha == 0 else dict(C=1.0 / alpha)
+    theirs = SkLogisticRegression(**penalty, solver="newton-cg", tol=1e-12, max_iter=10_000).fit(X, y)
     # tolerance: scikit-learn's own stopping rule, and CG's inexact steps
     np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-5, atol=1e-5)
