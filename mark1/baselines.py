@@ -1,6 +1,6 @@
-"""Textbook linear classifiers of PRML (Bishop 2006) §4.1-4.2, beside the machine.
+"""Textbook linear classifiers of PRML (Bishop 2006) §4.1-4.3, beside the machine.
 
-Four classifiers with scikit-learn's conventions, without depending on it:
+Five classifiers with scikit-learn's conventions, without depending on it:
 
 * :class:`LeastSquaresClassifier`: least squares for classification (§4.1.3,
   eq. 4.14-4.17), optional ridge term and Fisher's target coding (§4.1.5);
@@ -9,7 +9,9 @@ Four classifiers with scikit-learn's conventions, without depending on it:
 * :class:`GaussianClassifier`: the generative model with Gaussian class densities
   (§4.2.2), shared covariance (linear) or one per class (quadratic);
 * :class:`Perceptron`: Rosenblatt's perceptron (§4.1.7), trained by the same core
-  as the machine (:func:`mark1.perceptron.train_error_correction`).
+  as the machine (:func:`mark1.perceptron.train_error_correction`);
+* :class:`LogisticRegression`: logistic and softmax regression by IRLS /
+  Newton-Raphson (§4.3.2-4.3.4).
 
 Conventions (as in scikit-learn): keyword-only ``__init__`` that only stores its
 arguments; validation happens in ``fit(X, y)``, which returns ``self``; learned
@@ -19,16 +21,31 @@ comparable labels: ints, strings); ``predict``, ``decision_function`` and
 ``(n_samples,)`` and a positive value means ``classes_[1]``; for K > 2 it returns
 ``(n_samples, K)`` and the prediction is the largest column.
 
+They are scikit-learn estimators when scikit-learn is installed: each has
+``__sklearn_tags__`` (which imports scikit-learn only when its tools ask),
+``get_params``/``set_params`` and ``__sklearn_is_fitted__``, so ``clone``,
+``Pipeline``, ``cross_val_score``, ``GridSearchCV`` and ``check_is_fitted``
+work, and scikit-learn's ``check_estimator`` passes but for one documented check
+(``tests/test_sklearn_compat.py``).  Use before ``fit`` raises
+:class:`mark1.errors.NotFittedError` (also importable from here), a subclass of
+scikit-learn's ``NotFittedError`` when it is installed.  Input that is not a
+dense real 2-D array with class labels is rejected with a one-line message:
+sparse matrices, complex numbers, continuous or complex targets, and values
+whose sums of squares overflow float64 (``|x| > ~1e150``).
+
 Singular covariances are normal here (binary pixel data: constant border pixels,
 fewer cards than inputs).  The covariance-based models (Fisher, Gaussian) take a
 ``shrinkage`` parameter: a float ``s`` in [0, 1] replaces the covariance ``S`` by
 the convex mix ``(1 - s) S + s (trace(S) / d) I`` (the same parametrisation as
 scikit-learn's ``LinearDiscriminantAnalysis(shrinkage=s)``), and the default
-``"auto"`` uses no shrinkage when the covariance is well conditioned and
-``s = 1e-3`` otherwise, with a :class:`SingularCovarianceWarning` that says so and
-names the parameter to set.  An explicit ``shrinkage=0`` on a singular covariance
-uses the pseudo-inverse (Fisher, shared Gaussian) with the same warning.  No fit
-raises ``LinAlgError`` and no fit returns NaN silently.
+``"auto"`` uses no shrinkage when the covariance's correlation matrix is well
+conditioned (so features in different units are not mistaken for a singular
+matrix; before, breast-cancer data were shrunk and scored 0.942 instead of
+0.965) and ``s = 1e-3`` otherwise, with a :class:`SingularCovarianceWarning`
+that says why (features with zero variance, or collinear features) and names the
+parameter to set.  An explicit ``shrinkage=0`` on a singular covariance uses the
+pseudo-inverse (Fisher, shared Gaussian) with the same warning.  No fit raises
+``LinAlgError`` and no fit returns NaN silently.
 """
 
 from __future__ import annotations
