@@ -1423,6 +1423,13 @@ class LogisticRegression(_Classifier):
     partly separable (some class separable from the rest) has no finite
     maximum either; there the fit stops at ``max_iter`` with a
     :class:`ConvergenceWarning` and large weights.
+
+    Cost (``benchmarks/bench_baselines.py``, 10,000 x 512 binary features,
+    ``alpha=1``, loaded 2-core machine): 2 classes 5.0 s, 8 classes 98 s, against
+    1.3 s and 30 s for scikit-learn's L-BFGS at its default ``tol=1e-4``, whose
+    weights stop 0.2-0.5 away from the optimum these reach (99.6 % and 99.1 % of
+    the test predictions equal).  Most of the time goes to the last Newton steps,
+    which the tight ``tol`` asks for.
     """
 
     def __init__(self, *, alpha=0.0, max_iter=100, tol=1e-14, newton="auto"):
