@@ -195,7 +195,8 @@ def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule, c
 
 
 def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
-                           stop_when_converged=False, eta_schedule=None) -> ErrorCorrectionResult:
+                           stop_when_converged=False, eta_schedule=None,
+                           tie: float = 0.0) -> ErrorCorrectionResult:
     """Train ``k`` independent perceptron units by fixed-increment error correction.
 
     Parameters
@@ -222,6 +223,10 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
     eta_schedule : {None, 'constant', 'inverse'}, default None
         ``'inverse'`` uses ``eta / j`` for the ``j``-th update of each unit
         (PRML's eta(j)), computed as that exact floating-point quotient.
+    tie : float, default 0.0
+        Half-width of the tie zone: unit ``u`` errs when ``T[i, u] * sum <= tie``.
+        The machine passes its own tie rule (:func:`mark1.rules.tie_tolerance`, in the
+        units of the sums); 0 is the textbook rule.
 
     Returns
     -------
@@ -239,7 +244,9 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
     """
     X, T, epochs, eta, order, W, inverse, stop = _validate(
         X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule)
-    return _run(X, T, epochs, eta, order, W, inverse, stop, bias=False)
+    if not (np.isfinite(tie) and tie >= 0):
+        raise ValueError(f"tie must be finite and >= 0; got {tie!r}")
+    return _run(X, T, epochs, eta, order, W, inverse, stop, bias=False, tie=float(tie))
 
 
 def _train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=False,
@@ -260,7 +267,7 @@ def _train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=F
     return _run(X, T, epochs, eta, order, W, inverse, stop, bias=True, record_sums=record_sums)
 
 
-def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True):
+def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True, tie=0.0):
     """The block-wise loop on validated inputs; ``W`` (k, d [+1]) is updated in place.
 
     An outer loop moves a window of upcoming cards (a view of ``X`` for the cyclic
@@ -332,7 +339,7 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True):
                 s = matmul(Xw[lo:hi], w, out=rec1[lo:hi])
                 if bias:
                     s += b
-                bad = (s * tw[lo:hi]) <= 0.0
+                bad = (s * tw[lo:hi]) <= tie
                 f = int(bad.argmax())
                 if not bad[f]:                           # no mistake in the block
                     lo = hi
@@ -380,7 +387,7 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True):
                 S = matmul(Xw[lo:hi], WT, out=rec[lo:hi])
                 if bias:
                     S += bvec
-                bad = ((S * Tw[lo:hi]) <= 0.0).ravel()
+                bad = ((S * Tw[lo:hi]) <= tie).ravel()
                 f = int(bad.argmax())
                 if not bad[f]:
                     lo = hi

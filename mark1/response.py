@@ -45,6 +45,10 @@ class OutputCode:
     classes : array of shape (k,)
         Sorted distinct labels.
     spec : ResponseSpec
+    tie : float
+        Half-width of the tie zone of the sums (:func:`mark1.rules.tie_tolerance`): a
+        sum within ``tie`` of 0 leaves its lamp off, and sums within ``tie`` of each
+        other are equal (the lower class index wins).
 
     Attributes
     ----------
@@ -56,8 +60,9 @@ class OutputCode:
         R-units in use (1 for single, k for one-per-class, bits for binary).
     """
 
-    def __init__(self, classes: np.ndarray, spec: ResponseSpec):
+    def __init__(self, classes: np.ndarray, spec: ResponseSpec, tie: float = 0.0):
         self.classes = np.asarray(classes)
+        self.tie = float(tie)
         k = len(self.classes)
         n_r = spec.n_responses
         kind = spec.code
@@ -110,17 +115,27 @@ class OutputCode:
     def decode(self, sums: np.ndarray) -> np.ndarray:
         """R-unit sums (n, n_units) → class indices (n,).
 
-        single: lamp on (sum > 0) means class 1. one-per-class: the largest sum.
-        binary: the code word nearest (Hamming) to the lamps; ties go to the word that
-        agrees best with the sums themselves.
+        single: lamp on (sum > tie) means class 1. one-per-class: the largest sum, the
+        lowest index among sums within ``tie`` of the largest. binary: the code word
+        nearest (Hamming) to the lamps; ties go to the word that agrees best with the
+        sums themselves, then to the lowest index.
         """
         sums = np.atleast_2d(sums)
+        tie = self.tie
         if self.kind == "single":
-            return (sums[:, 0] > 0).astype(np.intp)
+            return (sums[:, 0] > tie).astype(np.intp)
         if self.kind == "one-per-class":
-            return np.argmax(sums, axis=1)
-        lamps = np.where(sums > 0, 1.0, -1.0)
+            return _first_max(sums, tie)
+        lamps = np.where(sums > tie, 1.0, -1.0)
         agree = lamps @ self.targets.T                     # n_units - 2 * Hamming distance
         soft = sums @ self.targets.T
         scale = np.abs(soft).max(axis=1, keepdims=True) + 1.0
-        return np.argmax(agree + 0.5 * soft / scale, axis=1)
+        # the soft term is below 0.5, so it only orders words at equal Hamming distance;
+        # its own ties are judged with the tie zone scaled like it
+        return _first_max(agree + 0.5 * soft / scale, 0.5 * tie * self.n_units / scale)
+
+
+def _first_max(scores: np.ndarray, tie) -> np.ndarray:
+    """Row-wise index of the first score within ``tie`` of the row's largest: array (n,)."""
+    best = scores.max(axis=1, keepdims=True)
+    return np.argmax(scores >= best - tie, axis=1)

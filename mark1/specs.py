@@ -19,7 +19,9 @@ Presets
 ``SMALL``   a small, fast machine for tests and quick demonstrations.
 
 ``spec.ideal()`` switches every non-ideality off at once (the textbook digital
-perceptron on the same wiring); ``spec.without("backlash")`` switches off one, and
+perceptron on the same wiring, with an ideal retina too); ``spec.digital()`` keeps the
+analog retina, optics and patch board and makes only the learner (the rack and its
+timing) ideal; ``spec.without("backlash")`` switches off one, and
 :data:`NON_IDEALITIES` lists them.
 """
 
@@ -41,6 +43,7 @@ __all__ = [
     "TrainerSpec",
     "MachineSpec",
     "NON_IDEALITIES",
+    "LEARNER_NON_IDEALITIES",
     "MARK_I",
     "SMALL",
     "describe",
@@ -292,6 +295,10 @@ NON_IDEALITIES: dict[str, dict[str, Any]] = {
     "lens": {"retina.blur": 0.0, "retina.uneven_lighting": 0.0},
 }
 
+#: The non-idealities of the learner (the pot rack and its motors); the rest belong to sensing.
+LEARNER_NON_IDEALITIES = ("speed_limit", "end_stops", "ratchet", "motor_spread", "backlash",
+                          "wiper_noise", "decay")
+
 _GROUPS = ("retina", "patchboard", "rack", "response", "timing", "trainer")
 
 
@@ -379,6 +386,17 @@ class MachineSpec:
         for keys in NON_IDEALITIES.values():
             merged.update(keys)
         return self.with_overrides(merged).with_overrides({"name": f"{self.name} (ideal)"})
+
+    def digital(self) -> "MachineSpec":
+        """This machine's retina, optics and patch board with an ideal, digital learner.
+
+        Only the rack and its timing become ideal (:data:`LEARNER_NON_IDEALITIES` off:
+        instant, unbounded, exact weights); the photocells, lens and cell spread stay as
+        in this spec, so the S-units and φ are the analog machine's own. Compare with
+        :meth:`ideal`, which also idealizes the sensing side.
+        """
+        name = self.name if self.name.endswith(" (digital)") else f"{self.name} (digital)"
+        return self.without(*LEARNER_NON_IDEALITIES).with_overrides({"name": name})
 
     def without(self, *names: str) -> "MachineSpec":
         """A copy with the named non-idealities switched off (see :data:`NON_IDEALITIES`)."""
