@@ -50,7 +50,6 @@ pseudo-inverse (Fisher, shared Gaussian) with the same warning.  No fit raises
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import numbers
 import warnings
@@ -59,6 +58,7 @@ import numpy as np
 
 from . import errors as _errors
 from .perceptron import _all_finite, _average, _train_with_bias, train_error_correction
+from .threads import one_blas_thread
 
 __all__ = [
     "SingularCovarianceWarning",
@@ -381,23 +381,6 @@ def _eigh_covariance(S, shrinkage, what, *, fallback_scale=None):
     lam, V = np.linalg.eigh(Ss)
     lam = np.maximum(lam, np.finfo(float).tiny)
     return Ss, V / np.sqrt(lam), float(np.log(lam).sum()), s
-
-
-def _one_blas_thread():
-    """Hold BLAS to one thread (threadpoolctl, when installed; else no limit).
-
-    The perceptron's core multiplies blocks of a few dozen cards by the weights
-    between mistakes: products too small to split, where extra BLAS threads only
-    spin and, on a loaded machine, oversubscribe the cores (issue 10: 0.4-0.6x of
-    scikit-learn single-threaded, 3-8x with default threads under load).
-    threadpoolctl is optional (scikit-learn depends on it); without it the
-    default thread count stays.
-    """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 # ------------------------------------------------------------------------- base class
@@ -1230,8 +1213,10 @@ class Perceptron(_Classifier):
             return train_error_correction(X, T, epochs=n_epochs, eta=eta, order=order,
                                           stop_when_converged=stop, eta_schedule=self.eta_schedule)
 
+        # one BLAS thread: the core multiplies small blocks of cards in a loop
+        # (mark1.threads; issue 10: 3-8x scikit-learn's time under load otherwise)
         if not self.shuffle:
-            with _one_blas_thread():
+            with one_blas_thread():
                 res = train(None, epochs)
         else:
             # One permutation per epoch from one stream.  Orders are drawn only for
@@ -1248,7 +1233,7 @@ class Perceptron(_Classifier):
                 order = np.empty((n_epochs, n), dtype=np.intp)
                 for e in range(n_epochs):
                     order[e] = rng.permutation(n)
-                with _one_blas_thread():
+                with one_blas_thread():
                     res = train(order, n_epochs)
                 if res.converged or n_epochs == epochs:
                     break
