@@ -9,11 +9,12 @@ import warnings
 import numpy as np
 import pytest
 
-from mark1.baselines import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier,
-                             NotFittedError, Perceptron, SingularCovarianceWarning)
+from mark1.baselines import (ConvergenceWarning, FisherDiscriminant, GaussianClassifier,
+                             LeastSquaresClassifier, LogisticRegression, NotFittedError, Perceptron,
+                             ScaleWarning, SeparableDataWarning, SingularCovarianceWarning)
 from mark1.perceptron import averaged_weights, train_error_correction
 
-ALL = [LeastSquaresClassifier, FisherDiscriminant, GaussianClassifier, Perceptron]
+ALL = [LeastSquaresClassifier, FisherDiscriminant, GaussianClassifier, Perceptron, LogisticRegression]
 
 
 # ------------------------------------------------------------------------------- data
@@ -596,3 +597,228 @@ def test_string_labels_params_and_score(Est):
     with pytest.raises(ValueError, match="not a parameter"):
         m.set_params(bogus=1)
     assert type(m).__name__ in repr(m)
+
+
+# ---------------------------------------------------------- no silent wrong answers
+
+
+def test_least_squares_cholesky_first_svd_fallback():
+    rng = np.random.default_rng(5)
+    X, y = blobs(rng, n=200, d=6, K=3)
+    m = LeastSquaresClassifier().fit(X, y)
+    assert m.solver_ == "cholesky"
+    Xa = np.c_[X, np.ones(len(X))]
+    T = np.eye(3)[y]
+    W = np.linalg.lstsq(Xa, T, rcond=None)[0]                 # eq. 4.16 by the pseudo-inverse
+    np.testing.assert_allclose(m.coef_, W[:-1].T, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(m.intercept_, W[-1], rtol=1e-9, atol=1e-12)
+    # a constant and a duplicated input: singular normal equations, minimum-norm SVD solution
+    Xs = np.c_[X, np.full(len(X), 7.0), X[:, 0]]
+    ms = LeastSquaresClassifier().fit(Xs, y)
+    assert ms.solver_ == "svd"
+    assert ms.coef_[:, 6].tolist() == [0.0, 0.0, 0.0] or np.abs(ms.coef_[:, 6]).max() < 1e-12
+    np.testing.assert_allclose(ms.coef_[:, 0], ms.coef_[:, 7], rtol=1e-9)  # split evenly (min norm)
+    np.testing.assert_allclose(ms.decision_function(Xs), m.decision_function(X), atol=1e-9)
+    # badly scaled but well-conditioned inputs stay on the Cholesky path
+    scale = 10.0 ** np.arange(-4, 2)
+    assert LeastSquaresClassifier().fit(X * scale, y).solver_ == "cholesky"
+
+
+@pytest.mark.parametrize("covariance", ["shared", "separate"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_gaussian_scores_ignore_a_large_offset(covariance, seed):
+    rng = np.random.default_rng(seed)
+    X, y = blobs(rng, n=150, d=4, K=3)
+    a = GaussianClassifier(covariance=covariance).fit(X, y)
+    b = GaussianClassifier(covariance=covariance).fit(X + 1e10, y)   # was 0.347 on iris (issue 10)
+    assert b.score(X + 1e10, y) == a.score(X, y)
+    np.testing.assert_allclose(b.predict_proba(X + 1e10), a.predict_proba(X), atol=1e-4)
+
+
+def test_gaussian_iris_offset():
+    datasets = pytest.importorskip("sklearn.datasets")
+    X, y = datasets.load_iris(return_X_y=True)
+    for Est in (GaussianClassifier, FisherDiscriminant, LeastSquaresClassifier, LogisticRegression):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)     # iris is partly separable
+            assert Est().fit(X + 1e10, y).score(X + 1e10, y) == Est().fit(X, y).score(X, y)
+
+
+@pytest.mark.parametrize("Est", [FisherDiscriminant, GaussianClassifier])
+def test_auto_shrinkage_judges_the_correlation_matrix(Est):
+    rng = np.random.default_rng(3)
+    X, y = blobs(rng, n=300, d=6, K=3)
+    scale = 10.0 ** np.array([-6, -3, 0, 2, 4, 7])            # units, not collinearity
+    with no_singular_warning():
+        a = Est().fit(X, y)
+        b = Est().fit(X * scale, y)
+        q = GaussianClassifier(covariance="separate").fit(X * scale, y)
+    assert b.shrinkage_ == 0.0 and (q.shrinkage_ == 0.0).all()
+    np.testing.assert_array_equal(b.predict(X * scale), a.predict(X))
+    np.testing.assert_allclose(q.predict_proba(X * scale),
+                               GaussianClassifier(covariance="separate").fit(X, y).predict_proba(X),
+                               rtol=1e-6, atol=1e-9)
+
+
+def test_breast_cancer_is_badly_scaled_not_singular():
+    datasets = pytest.importorskip("sklearn.datasets")
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    with no_singular_warning():                               # was shrunk with "singular" (issue 10)
+        for Est in (FisherDiscriminant, GaussianClassifier):
+            m = Est().fit(X, y)
+            assert m.shrinkage_ == 0.0
+            assert m.score(X, y) == Est(shrinkage=0.0).fit(X, y).score(X, y)
+
+
+def test_singular_warning_says_why():
+    rng = np.random.default_rng(0)
+    X, y = blobs(rng, n=100, d=4, K=2)
+    with pytest.warns(SingularCovarianceWarning, match=r"1 feature with zero variance"):
+        GaussianClassifier().fit(np.c_[X, np.zeros(len(X))], y)
+    with pytest.warns(SingularCovarianceWarning, match=r"unit variance \(collinear"):
+        GaussianClassifier().fit(np.c_[X, 1e-3 * X[:, 0] - 2e5 * X[:, 1]], y)
+
+
+@pytest.mark.parametrize("Est", ALL)
+def test_overflowing_squares_are_rejected(Est):
+    X, y = _valid_data()
+    with pytest.raises(ValueError, match=r"^X has entries up to .* overflow float64"):
+        Est().fit(X * 1e154, y)
+    Est().fit(X * 1e140, y)                                    # large but workable
+
+
+def test_least_squares_swamped_by_alpha_warns():
+    rng = np.random.default_rng(1)
+    X, y = blobs(rng, n=150, d=4, K=3)
+    with pytest.warns(ScaleWarning, match=r"alpha=1 swamps the data"):
+        LeastSquaresClassifier(alpha=1.0).fit(X * 1e-150, y)   # predicted one class, silently
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ScaleWarning)
+        LeastSquaresClassifier(alpha=1.0).fit(X * 1e-3, y)
+    # two classes: the decision is formed as one difference, so it keeps its sign
+    with pytest.warns(ScaleWarning):
+        m = LeastSquaresClassifier(alpha=1.0).fit(X[y < 2] * 1e-150, y[y < 2])
+    assert m.score(X[y < 2] * 1e-150, y[y < 2]) > 0.8
+
+
+@pytest.mark.parametrize("Est", ALL)
+def test_targets_and_inputs_that_are_not_classification(Est):
+    X, y = _valid_data()
+    with pytest.raises(ValueError, match=r"Unknown label type: y is continuous"):
+        Est().fit(X, y + 0.5)
+    with pytest.raises(ValueError, match=r"Unknown label type: y is complex"):
+        Est().fit(X, y + 1j)
+    with pytest.raises(ValueError, match=r"^X is complex"):
+        Est().fit(X + 1j, y)
+    with pytest.raises(ValueError, match=r"requires y to be passed"):
+        Est().fit(X, None)
+    Est().fit(X, y.astype(float))                              # integral floats are labels
+    sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(TypeError, match=r"^X is a sparse matrix .*toarray"):
+        Est().fit(sparse.csr_matrix(X), y)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_perceptron_shuffle_draws_only_the_epochs_it_runs(seed):
+    import tracemalloc
+
+    rng = np.random.default_rng(seed)
+    n = 4000
+    y = np.arange(n) % 2
+    X = np.where(y[:, None] == 1, 1.0, -1.0) * (1.0 + rng.random((n, 3)))   # margin >= 1
+    tracemalloc.start()
+    m = Perceptron(shuffle=True, seed=seed, epochs=20_000).fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert m.converged_ and m.n_epochs_ <= 3
+    assert peak < 5e6                                          # drawn up front: 20000 x 4000 x 8 B = 640 MB
+    # the same run as drawing every epoch's order first (one permutation per epoch)
+    order_rng = np.random.default_rng(seed)
+    order = np.stack([order_rng.permutation(n) for _ in range(8)])
+    res = train_error_correction(np.c_[X, np.ones(n)], np.where(y == 1, 1.0, -1.0)[:, None],
+                                 epochs=8, order=order, stop_when_converged=True)
+    np.testing.assert_array_equal(m.coef_[0], res.weights[0, :3])
+    assert m.intercept_[0] == res.weights[0, 3]
+    # not converging: every epoch is run, the same as a full draw
+    Xx = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    yx = np.array([0, 0, 1, 1])
+    a = Perceptron(shuffle=True, seed=seed, epochs=37).fit(Xx, yx)
+    order = np.stack([np.random.default_rng(seed).permutation(4) for _ in range(1)])
+    assert a.n_epochs_ == 37 and not a.converged_
+
+
+# ------------------------------------------------------------------ logistic regression
+
+
+@pytest.mark.parametrize("K", [2, 3, 4])
+@pytest.mark.parametrize("newton", ["explicit", "cg"])
+def test_logistic_regression_stationarity(K, newton):
+    # at the maximum of the likelihood the gradient (eq. 4.91 / 4.109) vanishes:
+    # sum_n (y_nk - t_nk) phi_n = 0, so with a bias the predicted probabilities of
+    # each class add up to its count, and their first moments match the data's
+    rng = np.random.default_rng(K)
+    X, y = blobs(rng, n=300, d=3, K=K, sep=0.8)
+    m = LogisticRegression(newton=newton).fit(X, y)
+    assert m.converged_ and not m.separable_
+    P = m.predict_proba(X)
+    T = np.eye(K)[y]
+    np.testing.assert_allclose(P.sum(axis=0), T.sum(axis=0), rtol=1e-8)
+    np.testing.assert_allclose(X.T @ P, X.T @ T, rtol=1e-7, atol=1e-7)
+    if K == 2:
+        np.testing.assert_allclose(m.decision_function(X), np.log(P[:, 1] / P[:, 0]), rtol=1e-9, atol=1e-9)
+    else:
+        np.testing.assert_allclose(m.coef_.sum(axis=0), 0.0, atol=1e-10)
+
+
+def test_logistic_regression_one_input_by_hand():
+    # x in {0, 1}: the MLE is the empirical log-odds in each group, so
+    # w0 = ln(3/1) for x = 0 (3 of 4 in class 1) and w0 + w = ln(1/3) for x = 1
+    X = np.array([[0.0]] * 4 + [[1.0]] * 4)
+    y = np.array([1, 1, 1, 0, 1, 0, 0, 0])
+    m = LogisticRegression().fit(X, y)
+    assert m.intercept_[0] == pytest.approx(math.log(3), rel=1e-10)
+    assert m.coef_[0, 0] == pytest.approx(math.log(1 / 3) - math.log(3), rel=1e-10)
+
+
+def test_logistic_regression_separable_data_warns_and_stops():
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(-3, 0.5, (50, 2)), rng.normal(3, 0.5, (50, 2))]
+    y = np.repeat([0, 1], 50)
+    with pytest.warns(SeparableDataWarning, match=r"linearly separable.*no finite solution"):
+        m = LogisticRegression(max_iter=10_000).fit(X, y)
+    assert m.separable_ and not m.converged_ and m.n_iter_ < 50
+    assert m.score(X, y) == 1.0
+    # partly separable (class 0 apart from 1 and 2, which overlap): stops at max_iter
+    X3 = np.r_[X, rng.normal(3, 0.5, (50, 2))]
+    y3 = np.repeat([0, 1, 2], 50)
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=30"):
+        m3 = LogisticRegression(max_iter=30).fit(X3, y3)
+    assert m3.n_iter_ == 30 and not m3.converged_
+
+
+def test_mark1_runs_without_sklearn():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['sklearn'] = None\n"            # any import of sklearn fails
+        "import numpy as np\n"
+        "from mark1 import baselines\n"
+        "X = np.random.default_rng(0).normal(size=(40, 3)); y = np.arange(40) % 2\n"
+        "for E in (baselines.LeastSquaresClassifier, baselines.FisherDiscriminant,\n"
+        "          baselines.GaussianClassifier, baselines.Perceptron, baselines.LogisticRegression):\n"
+        "    try:\n"
+        "        E().predict(X)\n"
+        "    except baselines.NotFittedError as e:\n"
+        "        assert isinstance(e, ValueError) and isinstance(e, AttributeError)\n"
+        "    E().fit(X, y).score(X, y)\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    # and importing, fitting and predicting does not import scikit-learn
+    code = ("import sys, numpy as np\nfrom mark1 import baselines\n"
+            "X = np.random.default_rng(0).normal(size=(40, 3)); y = np.arange(40) % 2\n"
+            "baselines.LogisticRegression().fit(X, y).predict(X)\n"
+            "print('sklearn' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
