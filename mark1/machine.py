@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from . import errors
 from .patchboard import Patchboard, with_bias
 from .potentiometers import PotentiometerRack
 from .response import OutputCode
@@ -373,7 +374,24 @@ class MarkI:
     # -- answering ---------------------------------------------------------------------------
     def _check_fitted(self):
         if not hasattr(self, "rack_"):
-            raise ValueError("this MarkI has not been trained yet: call fit(cards, labels) first")
+            raise errors.NotFittedError("this MarkI has not been trained yet: call fit(cards, labels) first")
+
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether ``fit`` has run (scikit-learn's ``check_is_fitted`` asks this)."""
+        return hasattr(self, "rack_")
+
+    def __sklearn_tags__(self):
+        """scikit-learn's estimator tags (imports scikit-learn; only its tools call this).
+
+        A classifier of cards, arrays of shape (n, H, W) with class labels; no sparse
+        input, no NaN. Randomness comes from ``seed``, so same seed, same answers.
+        """
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(multi_class=True),
+                    input_tags=InputTags(two_d_array=False, three_d_array=True, sparse=False,
+                                         allow_nan=False))
 
     def decision_function(self, cards) -> np.ndarray:
         """R-unit sums for each card (wipers at rest, with read noise): array (n, n_units).
