@@ -26,7 +26,18 @@ once (jobs not finished are lost, finished ones are on disk) and raises
 :class:`Interrupted` (a :class:`KeyboardInterrupt`) within a few seconds; a second
 Ctrl-C while stopping exits the process at once. Pool workers ignore Ctrl-C (the
 parent stops them) and die with their parent even when it is killed with SIGKILL
-(Linux: ``prctl(PR_SET_PDEATHSIG)``; elsewhere a thread watching the parent).
+(Linux: ``prctl(PR_SET_PDEATHSIG)``, and a thread in each worker waiting on the main
+process). On a Dask cluster the pending jobs are cancelled and the client closed.
+
+For a new study (``sweep``, ``reenact``): write the job as a top-level function of
+plain arguments (the scene file from :func:`scene_ref`, a seed, what varies) that
+returns JSON-safe values; build the jobs and one key per job; keep a
+:class:`Records` under ``out`` whose ``config`` names everything that changes the
+results (scene digest from :func:`scene_digest`, counts, a version number); open the
+executor with :func:`executor_for` (the command line's ``--workers`` and
+``--scheduler``, see :func:`mark1.lab.options.add_common_options` and
+:func:`mark1.lab.options.check_common`); a job that shares a seed's cards with others
+reads them with :func:`run_cards`.
 """
 
 from __future__ import annotations
