@@ -25,7 +25,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from mark1.atomic import atomic_path  # noqa: E402
 from mark1.machine import MarkI  # noqa: E402
-from mark1.runs import scene_cards
+from mark1.runs import progress_bar, scene_cards  # noqa: E402
 from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 #: The non-idealities switched off one at a time (names of mark1.specs.NON_IDEALITIES).
@@ -47,6 +47,7 @@ def main(argv=None) -> None:
     variants = {"full": full, "ideal": full.ideal()}
     variants.update({f"without {n}": full.without(n) for n in SWITCHED if full.is_on(n)})
     acc = {v: [] for v in variants}
+    bar = progress_bar(args.seeds * len(variants), "run")          # a bar on a terminal only
     for seed in range(args.seeds):
         train, test, machine_seed = scene_cards(scene, seed, test_count=args.test_count)
         for v, spec in variants.items():
@@ -54,6 +55,10 @@ def main(argv=None) -> None:
                                                 order=scene.schedule.order)
             m.score(train.cards, train.labels)            # as everywhere: train read first
             acc[v].append(m.score(test.cards, test.labels))
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
 
     ref = np.mean(acc["full"])
     print(f"scene: {scene.name}; {len(train)} training cards x {scene.schedule.epochs} epochs, "

@@ -24,7 +24,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from mark1.atomic import atomic_path  # noqa: E402
 from mark1.machine import MarkI  # noqa: E402
-from mark1.runs import scene_cards
+from mark1.runs import progress_bar, scene_cards  # noqa: E402
 from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 
@@ -42,6 +42,7 @@ def main(argv=None) -> None:
     variants = {"analog": spec, "digital": spec.ideal()}
     epochs = scene.schedule.epochs
     results = {v: {"mistakes": [], "train": [], "test": [], "hours": [], "waited": []} for v in variants}
+    bar = progress_bar(args.seeds * len(variants), "run")          # a bar on a terminal only
     for seed in range(args.seeds):
         train, test, machine_seed = scene_cards(scene, seed)        # as `mark1 run --seed` does
         for v, s in variants.items():
@@ -52,6 +53,10 @@ def main(argv=None) -> None:
             r["test"].append(m.score(test.cards, test.labels))
             r["hours"].append(m.machine_time_ / 3600)
             r["waited"].append(m.waited_)
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
 
     print(f"scene: {scene.name}; {len(train)} training cards x {epochs} epochs, "
           f"{len(test)} test cards, {args.seeds} seed(s)")

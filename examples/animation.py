@@ -1,13 +1,17 @@
 """A film of the machine learning: training on the demo scene as an animated GIF.
 
 Loads ``scenes/demo.toml`` (X vs E on the SMALL machine, 64 A-units) and makes
-``plotting.training_animation``: each frame shows the card just presented as the
-retina sees it with the machine's answer, the R-unit's weights projected onto the
-retina (what it looks for, growing as it learns) and the running training accuracy.
+``plotting.training_animation``: each frame (1280 x 720 pixels) shows one presentation
+stage by stage: the card as the retina sees it, the S-units and A-units that fire, the
+R-unit's sum against its threshold, the pots of the firing A-units before and after the
+trainer turned them, the R-unit's weights projected onto the retina (what it looks for,
+growing as it learns) and the running training accuracy. Frames are evenly spaced,
+one every ``--every`` presentations, ending on the last; presentations and cards are
+numbered from 1.
 Prints the number of frames and the final training and test accuracy, and writes
 ``demo_training.gif`` into ``examples/output/`` (or ``--out``).
 
-Run:  python examples/animation.py [--seed 0] [--every 1] [--out DIR]
+Run:  python examples/animation.py [--seed 0] [--every 5] [--out DIR]
 """
 
 from __future__ import annotations
@@ -23,14 +27,14 @@ from PIL import Image  # noqa: E402
 
 from mark1 import plotting  # noqa: E402
 from mark1.machine import MarkI  # noqa: E402
-from mark1.runs import scene_cards
+from mark1.runs import scene_cards  # noqa: E402
 from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0, help="seed of the cards and of the machine")
-    ap.add_argument("--every", type=int, default=1, help="a frame every this many presentations")
+    ap.add_argument("--every", type=int, default=5, help="a frame every this many presentations (default 5)")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
                     help="folder for the GIF")
     args = ap.parse_args(argv)
@@ -41,7 +45,7 @@ def main(argv=None) -> None:
     spec, epochs = scene.machine_spec(), scene.schedule.epochs
     gif = args.out / "demo_training.gif"
     plotting.training_animation(spec, train.cards, train.labels, seed=machine_seed, out=gif,
-                                epochs=epochs, every=args.every)
+                                epochs=epochs, every=args.every, progress=True)
     machine = MarkI(spec=spec, seed=machine_seed).fit(train.cards, train.labels, epochs=epochs)
     with Image.open(gif) as im:
         frames, size = im.n_frames, im.size

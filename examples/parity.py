@@ -30,7 +30,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from mark1 import plotting  # noqa: E402
 from mark1.atomic import atomic_path  # noqa: E402
 from mark1.machine import MarkI  # noqa: E402
-from mark1.runs import scene_cards
+from mark1.runs import scene_cards  # noqa: E402
 from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 
@@ -65,7 +65,7 @@ def main(argv=None) -> None:
     results = {}
     for name, s in (("Mark I", spec), ("ideal", spec.ideal())):
         m = MarkI(spec=s, seed=machine_seed).fit(train.cards, train.labels, epochs=epochs,
-                                              order=scene.schedule.order)
+                                              order=scene.schedule.order, progress=True)
         tr, te = m.score(train.cards, train.labels), m.score(test.cards, test.labels)
         results[name] = (m, tr, te)
         print(f"[{name}] mistakes per epoch: {m.mistakes_per_epoch_.tolist()}")
@@ -73,7 +73,7 @@ def main(argv=None) -> None:
         print(f"[{name}] test accuracy: {te:.3f}")
     long_epochs = 6 * epochs
     m = MarkI(spec=spec.ideal(), seed=machine_seed).fit(train.cards, train.labels, epochs=long_epochs,
-                                                     order=scene.schedule.order)
+                                                     order=scene.schedule.order, progress=True)
     zero = np.flatnonzero(m.mistakes_per_epoch_ == 0)
     print(f"[ideal, {long_epochs} epochs] first epoch without a mistake: "
           f"{zero[0] + 1 if len(zero) else 'none'}; train accuracy: {m.score(train.cards, train.labels):.3f}, "
@@ -102,7 +102,8 @@ def main(argv=None) -> None:
     ax.set_title(f"{scene.name}: still erring after {epochs} epochs, near chance on new cards", fontsize=9)
     with atomic_path(args.out / "parity_errors.png") as tmp:
         fig.savefig(tmp, format="png", dpi=120)
-    plotting.contact_sheet(scene, seed=args.seed, per_class=4, out=args.out / "parity_cards.png")
+    plotting.contact_sheet(scene, seed=args.seed, per_class=4, out=args.out / "parity_cards.png",
+                           progress=True)
     print(f"figures: {args.out / 'parity_errors.png'}, {args.out / 'parity_cards.png'}")
 
 

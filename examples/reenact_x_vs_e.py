@@ -21,7 +21,7 @@ matplotlib.use("Agg")
 
 from mark1 import plotting  # noqa: E402
 from mark1.machine import MarkI  # noqa: E402
-from mark1.runs import scene_cards
+from mark1.runs import scene_cards  # noqa: E402
 from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 
@@ -36,7 +36,8 @@ def main(argv=None) -> None:
     scene = load_scene(SCENES_DIR / "e_vs_x.toml")
     train, test, machine_seed = scene_cards(scene, args.seed)     # as `mark1 run --seed` does
     machine = MarkI(spec=scene.machine_spec(), seed=machine_seed)
-    machine.fit(train.cards, train.labels, epochs=scene.schedule.epochs, order=scene.schedule.order)
+    machine.fit(train.cards, train.labels, epochs=scene.schedule.epochs, order=scene.schedule.order,
+                progress=True)                                  # a bar on a terminal only
     train_acc = machine.score(train.cards, train.labels)        # train first: reads draw noise
     test_acc = machine.score(test.cards, test.labels)
 

@@ -8,6 +8,8 @@
     mark1 compare SCENE [--seeds 10] [--out DIR]       the machine beside the textbook classifiers
     mark1 ablate SCENE [--seeds 3] [--out DIR]         which non-ideality costs most
     mark1 curves SCENE [--seeds 3] [--points 10]       learning curves, analog and ideal
+    mark1 lesson SCENE [--seed N] [--cards N]          one HTML page: a short run, card by card
+    mark1 device rack|photocell [--spec NAME]          device response plots (PNG + CSV)
 
 Bad input gives one line on stderr and exit status 2, no traceback; it is found before any
 work, so nothing is written. Each result file is written atomically (complete or absent).
@@ -76,8 +78,10 @@ def cmd_run(args) -> int:
                              f"got {args.realtime}")
         env = simpy.rt.RealtimeEnvironment(factor=args.realtime, strict=False)
 
+        from .explain import event_line
+
         def on_event(t, event, p, detail):
-            print(f"{t:10.3f} s  card {p + 1:>4}  {event:<18} {detail}", flush=True)
+            print(event_line(t, event, p, detail), flush=True)
     t0 = time.perf_counter()
     try:
         machine.fit(train.cards, train.labels, epochs=schedule.epochs, order=schedule.order,
@@ -141,8 +145,10 @@ def cmd_run(args) -> int:
 def _history_csv(history: np.ndarray, classes: np.ndarray) -> str:
     """The per-presentation record (the summary-level trace) as CSV text.
 
-    ``label`` and ``response`` are written as the class labels themselves, cards as
-    their index in the training deck, times in seconds of machine time.
+    ``label`` and ``response`` are written as the class labels themselves;
+    ``presentation``, ``epoch`` and ``card`` (the index in the training deck) count from
+    0, as the arrays do (people read them from 1 in the terminal); ``start`` is machine
+    time in seconds, rounded to the microsecond.
     """
     import csv
     import io
@@ -153,7 +159,7 @@ def _history_csv(history: np.ndarray, classes: np.ndarray) -> str:
     w.writerow(names)
     named = {"label", "response"}
     for row in history.tolist():
-        w.writerow([classes[v] if n in named else int(v) if isinstance(v, bool) else repr(v)
+        w.writerow([classes[v] if n in named else int(v) if isinstance(v, bool) else f"{v:.6f}"
                     if isinstance(v, float) else v for n, v in zip(names, row)])
     return buf.getvalue()
 
@@ -201,7 +207,7 @@ def cmd_render(args) -> int:
     scene = _load_scene(args.scene)
     out = output_file(args, Path("runs") / Path(args.scene).stem / "contact_sheet.png")
     try:
-        contact_sheet(scene, seed=args.seed, out=out)
+        contact_sheet(scene, seed=args.seed, out=out, progress=True)
     except ValueError as e:
         raise UsageError(str(e)) from None
     print(f"wrote {out}")
@@ -215,11 +221,67 @@ def cmd_explain(args) -> int:
     seed_train, _, seed_machine = experiment_seeds(args.seed)
     try:
         train = scene.stimuli("train", seed=seed_train)
-        text = explain(scene.machine_spec(), train.cards, train.labels, n_cards=args.cards, seed=seed_machine)
+        text = explain(scene.machine_spec(), train.cards, train.labels, n_cards=args.cards, seed=seed_machine,
+                       progress=True)
     except ValueError as e:
         raise UsageError(f"{args.scene}: {e}") from None
     print(text)
     return 0
+
+
+def cmd_lesson(args) -> int:
+    from .lesson import build
+
+    scene = _load_scene(args.scene)
+    out = output_folder(args, "lesson")
+    for name in ("cards", "epochs"):
+        v = getattr(args, name)
+        if v is not None and v < 1:
+            raise UsageError(f"--{name}: expected a positive integer, got {v}")
+    from .scenes import SceneError
+    try:
+        path = build(scene, out, seed=args.seed, cards=args.cards, epochs=args.epochs, progress=True)
+    except SceneError as e:
+        raise UsageError(f"--cards: {e.reason}" if e.key == "count" else str(e)) from None
+    except ValueError as e:                       # e.g. classes that do not fit the R-units
+        raise UsageError(f"{args.scene}: {e}") from None
+    print(f"wrote {path} ({path.stat().st_size / 1024:.0f} kB); open it in a browser")
+    return 0
+
+
+def cmd_device(args) -> int:
+    from . import specs
+    from .device import write_device
+
+    presets = {"MARK_I": specs.MARK_I, "SMALL": specs.SMALL}
+    if args.spec not in presets:
+        raise UsageError(f"--spec: expected one of {', '.join(presets)}, got {args.spec!r}")
+    overrides = {}
+    for item in args.set:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise UsageError(f"--set: expected key=value such as rack.backlash=0, got {item!r}")
+        overrides[key.strip()] = _setting(value.strip())
+    try:
+        spec = presets[args.spec].with_overrides(overrides)
+    except ValueError as e:
+        raise UsageError(f"--set: {e}") from None
+    out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "device"), scene=""))
+    for path in write_device(args.kind, spec, out, progress=True):
+        print(f"wrote {path}")
+    return 0
+
+
+def _setting(text: str):
+    """A --set value: true/false, an integer, a number (inf too), else the text."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -254,6 +316,22 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--cards", type=int, default=5, help="presentations to narrate (default 5)")
     ex.add_argument("--seed", type=int, default=0)
     ex.set_defaults(func=cmd_explain)
+
+    ls = sub.add_parser("lesson", help="one self-contained HTML page taking a short run apart, card by card")
+    ls.add_argument("scene")
+    ls.add_argument("--out", help="output folder (default runs/<scene>/lesson/)")
+    ls.add_argument("--seed", type=int, default=0)
+    ls.add_argument("--cards", type=int, help="training cards in the deck (default the scene's, at most 20)")
+    ls.add_argument("--epochs", type=int, help="passes over the deck (default the scene's)")
+    ls.set_defaults(func=cmd_lesson)
+
+    dv = sub.add_parser("device", help="device response plots: a pot under a pulse train, a photocell's step")
+    dv.add_argument("kind", choices=("rack", "photocell"))
+    dv.add_argument("--spec", default="MARK_I", help="MARK_I (default) or SMALL")
+    dv.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="change one parameter, e.g. --set rack.drive=ratchet (repeatable)")
+    dv.add_argument("--out", help="output folder (default runs/device/)")
+    dv.set_defaults(func=cmd_device)
 
     from .lab import add_commands              # compare, ablate, curves
     add_commands(sub)

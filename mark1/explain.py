@@ -1,4 +1,10 @@
-"""The machine's event log told in plain words, card by card (``mark1 explain``)."""
+"""The machine's event log told in plain words, card by card (``mark1 explain``).
+
+Numbering for people: presentations and cards are counted from 1 here and in every
+line printed for a person (``explain``, :func:`event_line` for ``mark1 run
+--realtime``); the arrays (``history_``) and the CSV files count from 0. Times are
+printed in seconds, rounded to the microsecond.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,10 @@ import numpy as np
 
 from .machine import MarkI
 
-__all__ = ["explain"]
+__all__ = ["explain", "event_line"]
 
 
-def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0) -> str:
+def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0, progress: bool = False) -> str:
     """Train on the first ``n_cards`` presentations with the full trace and narrate them.
 
     Parameters
@@ -22,6 +28,8 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0) -> str:
     n_cards : int
         Presentations to narrate (>= 1).
     seed : int
+    progress : bool
+        A progress bar over the epoch (tqdm, only on a terminal).
 
     Returns
     -------
@@ -34,7 +42,7 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0) -> str:
     # One epoch over every card (so the classes and the output code are those of a
     # real run); the first n_cards presentations are told.
     m = MarkI(spec=spec, seed=seed, trace="full")
-    m.fit(cards, labels, epochs=1)
+    m.fit(cards, labels, epochs=1, progress=progress)
     classes, code = m.classes_, m.code_
     shown = m.history_[:n_cards]
     events: dict[int, list] = {}
@@ -45,21 +53,22 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0) -> str:
     lines = [
         f"{spec.name}: {m.patchboard.n_sensors} S-units, {m.patchboard.n_associators} A-units, "
         f"{code.n_units} R-unit(s) in use ({code.describe()}), rule {tr.rule} "
-        f"({_rule_words(spec)}), one card every {tm.period:g} s. Cards are numbered from 1.",
+        f"({_rule_words(spec)}), one card every {tm.period:g} s. Presentations and cards are "
+        f"numbered from 1 (trace.csv and history_ count from 0).",
         "",
     ]
     for row in shown:
         p = int(row["presentation"])
         label, response = classes[row["label"]], classes[row["response"]]
-        lines.append(f"Card {p + 1} (\"{label}\") at t = {row['start']:.3f} s")
+        lines.append(f"Card {p + 1} (\"{label}\") at t = {row['start']:.6f} s")
         for t, e, d in events.get(p, []):
-            lines.append(f"  {t:9.3f} s  {_say(e, d, row, m)}")
+            lines.append(f"  {t:12.6f} s  {_say(e, d, row, m)}")
         verdict = "right" if row["correct"] else "wrong"
         lines.append(f"  The machine answered \"{response}\": {verdict}.")
         lines.append("")
     told = f"{len(shown)} card{'s' if len(shown) != 1 else ''}"
-    lines.append(f"Machine time for the first {told}: {shown['start'][-1] + tm.period:.3f} s "
-                 f"(the whole epoch of {len(m.history_)} cards: {m.machine_time_:.3f} s).")
+    lines.append(f"Machine time for the first {told}: {shown['start'][-1] + tm.period:.6f} s "
+                 f"(the whole epoch of {len(m.history_)} cards: {m.machine_time_:.6f} s).")
     return "\n".join(lines)
 
 
@@ -99,3 +108,19 @@ def _say(event, detail, row, m):
     if event == "waited for motors":
         return f"The next card waits for the motors ({detail})."
     return f"{event}: {detail}"
+
+
+def event_line(time: float, event: str, presentation: int, detail: str) -> str:
+    """One trace event as a line for people (``mark1 run --realtime``).
+
+    The trace counts presentations and deck cards from 0 (``card 0, lamps off``); the
+    line counts both from 1 and prints the time rounded to the microsecond::
+
+        0.000000 s  presentation    1  card change        card 1 of the deck, lamps off
+    """
+    if event == "card change":
+        index, sep, rest = detail.partition(",")
+        word, _, number = index.partition(" ")
+        if word == "card" and number.isdigit():
+            detail = f"card {int(number) + 1} of the deck{sep}{rest}"
+    return f"{time:12.6f} s  presentation {presentation + 1:>4}  {event:<18} {detail}"

@@ -29,6 +29,7 @@ from .rules import erring, tie_tolerance
 from .runs import progress_bar
 from .simulator import HISTORY_DTYPE, RunResult, Trace, finish, simulate
 from .specs import MARK_I, MachineSpec
+from .threads import one_blas_thread
 
 __all__ = ["MarkI", "LMSStepWarning"]
 
@@ -55,6 +56,10 @@ class MarkI:
     fast : bool
         Use the exact vectorized path for a fully ideal machine (same updates as the
         event simulation, much faster). Set False to force the event simulation.
+    epochs : int
+        Passes over the cards in :meth:`fit` (unless ``fit`` is given its own).
+    order : {"cyclic", "shuffled"}
+        Presentation order in :meth:`fit` (unless ``fit`` is given its own).
 
     Attributes
     ----------
@@ -74,13 +79,32 @@ class MarkI:
         Presentations answered wrongly in each epoch.
     """
 
+    _PARAMS = ("spec", "seed", "noise_seed", "trace", "fast", "epochs", "order")
+
     def __init__(self, *, spec: MachineSpec = MARK_I, seed: int | None = None,
-                 noise_seed: int | None = None, trace: str = "summary", fast: bool = True):
+                 noise_seed: int | None = None, trace: str = "summary", fast: bool = True,
+                 epochs: int = 1, order: str = "cyclic"):
         self.spec = spec
         self.seed = seed
         self.noise_seed = noise_seed
         self.trace = trace
         self.fast = fast
+        self.epochs = epochs
+        self.order = order
+
+    # -- scikit-learn's estimator protocol (clone, GridSearchCV, cross_val_score) ---------
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor's arguments, by name (``deep`` has nothing to descend into)."""
+        return {name: getattr(self, name) for name in self._PARAMS}
+
+    def set_params(self, **params) -> "MarkI":
+        """Set constructor arguments by name; the parts are rebuilt on next use. Returns self."""
+        for name, value in params.items():
+            if name not in self._PARAMS:
+                raise ValueError(f"set_params: MarkI has no parameter {name!r}; "
+                                 f"expected one of {', '.join(self._PARAMS)}")
+            setattr(self, name, value)
+        return self
 
     # -- building the parts (on first use) ----------------------------------------------
     def _streams(self) -> dict[str, np.random.SeedSequence]:
@@ -185,8 +209,8 @@ class MarkI:
         return self.patchboard.associate(s)
 
     # -- training --------------------------------------------------------------------------
-    def fit(self, cards, labels, *, epochs: int = 1, order: str = "cyclic", progress: bool = False,
-            env=None, on_event=None) -> "MarkI":
+    def fit(self, cards, labels, *, epochs: int | None = None, order: str | None = None,
+            progress: bool = False, env=None, on_event=None) -> "MarkI":
         """Train the machine: present the cards, epoch after epoch, with the trainer on.
 
         Parameters
@@ -195,11 +219,11 @@ class MarkI:
             Reflectance in [0, 1], H, W >= the retina's size.
         labels : array of shape (n,)
             Any labels (ints, strings); at least two classes.
-        epochs : int
-            Passes over the cards.
-        order : {"cyclic", "shuffled"}
+        epochs : int, optional
+            Passes over the cards (default: the machine's ``epochs``).
+        order : {"cyclic", "shuffled"}, optional
             Cards in the given order every epoch, or a fresh permutation per epoch drawn
-            from the run's order stream.
+            from the run's order stream (default: the machine's ``order``).
         progress : bool
             Show a progress bar (tqdm, when installed and on a terminal).
         env : simpy.Environment, optional
@@ -213,6 +237,8 @@ class MarkI:
         -------
         self
         """
+        epochs = self.epochs if epochs is None else epochs
+        order = self.order if order is None else order
         cards = self._check_cards(cards)
         labels = np.asarray(labels)
         if labels.ndim != 1 or len(labels) != len(cards):
@@ -241,7 +267,7 @@ class MarkI:
             schedule = np.concatenate([order_rng.permutation(n) for _ in range(epochs)])
         epoch_of = np.repeat(np.arange(epochs), n)
 
-        retina, board = self.retina, self.patchboard
+        retina = self.retina
         gains = PotentiometerRack.motor_gains(self.spec.rack, (code.n_units, n_inputs), self._rng("motors"))
         rack = PotentiometerRack(self.spec.rack, code.n_units, n_inputs, self.spec.response.n_responses, gains)
         light = retina.light(cards)
@@ -249,15 +275,8 @@ class MarkI:
         self._noise_rng = self._rng("noise")
 
         bar = progress_bar(len(schedule), "card") if progress else None
-        if self.fast and self.spec.is_ideal and self.spec.trainer.rule == "alpha" and not trace.full and env is None:
-            result = self._fit_ideal(light, schedule, epoch_of, label_index, code, rack, trace)
-            if bar is not None:
-                bar.update(len(schedule))
-        else:
-            result = simulate(spec=self.spec, retina=retina, patchboard=board, rack=rack, light=light,
-                              order=schedule, epoch_of=epoch_of, label_index=label_index,
-                              code=code, noise_rng=self._noise_rng,
-                              trace=trace, env=env, progress=(lambda p: bar.update(1)) if bar else None)
+        with one_blas_thread():
+            result = self._train(light, schedule, epoch_of, label_index, code, rack, trace, env, bar)
         if bar is not None:
             bar.close()
         self._check_lms_step(result.history)
@@ -268,6 +287,19 @@ class MarkI:
         self.mistakes_per_epoch_ = result.mistakes_per_epoch
         self.waited_ = result.waited
         return self
+
+    def _train(self, light, schedule, epoch_of, label_index, code, rack, trace, env, bar) -> RunResult:
+        """The fast ideal path where it applies, else the event simulation."""
+        if self.fast and self.spec.is_ideal and self.spec.trainer.rule == "alpha" and not trace.full and env is None:
+            result = self._fit_ideal(light, schedule, epoch_of, label_index, code, rack, trace)
+            if bar is not None:
+                bar.update(len(schedule))
+        else:
+            result = simulate(spec=self.spec, retina=self.retina, patchboard=self.patchboard, rack=rack, light=light,
+                              order=schedule, epoch_of=epoch_of, label_index=label_index,
+                              code=code, noise_rng=self._noise_rng,
+                              trace=trace, env=env, progress=bar.update if bar else None)
+        return result
 
     def _check_lms_step(self, history) -> None:
         """Warn when the LMS step is past Widrow and Hoff's stability limit.

@@ -42,14 +42,20 @@ def _save_atomic(fig: Figure, out, **kwargs) -> None:
 # contact sheet: cards beside what the retina makes of them
 
 
-def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=None) -> Figure:
+def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=None,
+                  progress: bool = False) -> Figure:
     """Sample training cards of every class beside what the retina makes of them.
 
     For each card three small panels: the card (reflectance, white paper), the light on
     the 20×20 photocells (illuminance relative to paper white under nominal lamps, from
-    ``MarkI.retina.illuminance``) and the S-units that fire (``MarkI.sense``, black =
-    firing). One row per class; beyond 9 classes the rows are set in side-by-side blocks
-    so the sheet keeps a slide's proportions.
+    ``MarkI.retina.illuminance``) and the S-units that fire (``MarkI.sense`` with the
+    cards shown one after another as on the machine; black = firing). An S-unit drawn
+    red fires only because of the cards before it: read from a dark-adapted retina it
+    would not. That is light history (a cell lit by earlier cards reads a higher
+    resistance, as if dimmer) meeting cell spread (the less sensitive cells sit closest
+    to the threshold), and it is why an S-unit can fire on blank paper. A key under the
+    panels says so, with this machine's numbers. One row per class; beyond 9 classes the
+    rows are set in side-by-side blocks so the sheet keeps a slide's proportions.
 
     Parameters
     ----------
@@ -60,6 +66,8 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
         Cards shown per class (1 to 12); default 4, or 2 beyond 9 classes.
     out : str or path-like, optional
         Where to save the figure (PNG unless the file ending says otherwise).
+    progress : bool
+        A progress bar over the cards read (tqdm, only on a terminal).
 
     Returns
     -------
@@ -89,6 +97,18 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     illum = np.asarray(machine.retina.illuminance(cards))
     rows, cols = illum.shape[-2:]
     s_units = np.asarray(machine.sense(cards), dtype=bool).reshape(len(cards), rows, cols)
+    from .runs import progress_bar
+
+    bar = progress_bar(len(cards) + 1, "card") if progress else None
+    s_alone = np.zeros_like(s_units)
+    for i, c in enumerate(cards):                  # each card alone, on a dark-adapted retina
+        s_alone[i] = np.asarray(machine.sense(c[None]), dtype=bool).reshape(rows, cols)
+        if bar is not None:
+            bar.update(1)
+    strays = s_units & ~s_alone                    # fire only after the cards before them
+    s_rgb = np.ones(s_units.shape + (3,))
+    s_rgb[s_units] = 0.0
+    s_rgb[strays] = (0.85, 0.1, 0.1)
     light_max = max(1.0, float(illum.max()))
 
     n_cls = len(classes)
@@ -96,10 +116,11 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     n_rows = -(-n_cls // blocks)
     per_block = 3 * per_class + 1                  # panels of a block, plus a spacer column
     ncols = blocks * per_block - 1
-    width, height = 1.0 + 0.95 * ncols, 0.9 + 1.05 * n_rows
+    key_h = 0.75                                   # inches for the key under the panels
+    width, height = max(1.0 + 0.95 * ncols, 8.0), 0.9 + 1.05 * n_rows + key_h
     fig = _new_figure(width=width, height=height)
     grid = fig.add_gridspec(n_rows, ncols, wspace=0.08, hspace=0.3,
-                            left=0.6 / width, right=0.99, top=1 - 0.75 / height, bottom=0.02)
+                            left=0.6 / width, right=0.99, top=1 - 0.75 / height, bottom=(key_h + 0.02) / height)
     titles = ("card", "light on cells", "S-units")
     i = 0
     for k, (c, p) in enumerate(zip(classes, picks)):
@@ -108,7 +129,7 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
             panels = (
                 (cards[i], dict(cmap="gray", vmin=0.0, vmax=1.0)),
                 (illum[i], dict(cmap="gray", vmin=0.0, vmax=light_max)),
-                (~s_units[i], dict(cmap="gray", vmin=0, vmax=1)),
+                (s_rgb[i], {}),
             ) if j < len(p) else ()
             for t in range(3):
                 ax = fig.add_subplot(grid[r, col0 + 3 * j + t])
@@ -127,8 +148,21 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
                 i += 1
     fig.suptitle(f"{scene.name} — training cards (seed {seed}) and what the retina makes of them",
                  fontsize=9)
+    rs = machine.spec.retina
+    key = (f"card: reflectance, white paper = 1.   light on cells: relative to paper white under the lamps"
+           + (f" (up to {rs.uneven_lighting:.0%} dimmer towards the edges)" if machine.spec.is_on("lens") else "")
+           + f".\nS-units: black = firing; an S-unit fires where its light is below {rs.threshold:g} of paper "
+           f"white (ink).")
+    if strays.any():
+        key += (f"\nred = fires only because of the cards shown before ({int(strays.sum())} on this sheet): "
+                f"a cell lit by earlier cards is light-adapted (reads up to {rs.history_ratio:g}× the resistance), "
+                f"and the less sensitive cells (spread ±{rs.cell_spread:.0%}), most at the dimmer edges, "
+                f"fall below the threshold even on blank paper.")
+    fig.text(0.6 / width, key_h / height, key, ha="left", va="top", fontsize=7, wrap=True)
     if out is not None:
         _save_atomic(fig, out, dpi=110)
+    if bar is not None:
+        bar.close()
     return fig
 
 
@@ -220,14 +254,16 @@ def learning_curves_figure(curves, *, out=None) -> Figure:
         mean, lo, hi = acc.mean(axis=0), acc.min(axis=0), acc.max(axis=0)
         for ax, x in ((ax_cards, cards), (ax_time, hours)):
             ax.fill_between(x, lo, hi, color=color, alpha=0.2, linewidth=0)
-            ax.plot(x, mean, marker="o", markersize=3, color=color, label=f"{v}{band}")
+            ax.plot(x, mean, marker="o", markersize=3, color=color, label=f"{v}{band}", zorder=3)
         lowest = min(lowest, float(lo.min()))
     if curves.reported is not None:
         for ax in (ax_cards, ax_time):
-            ax.axhline(curves.reported, color="k", linestyle="--", linewidth=1,
-                       label=f"reported {curves.reported:.1%}")
+            ax.axhline(curves.reported, color="0.25", linestyle="--", linewidth=1, zorder=1,
+                       label=f"reported {curves.reported:.1%}")     # under the curves, never hiding them
     # from 0.5 (chance for two classes) or below, so that small gaps do not look large
     ax_cards.set_ylim(min(0.5, lowest - 0.05), 1.01)
+    ax_cards.set_xlim(left=0)                               # training starts at the origin
+    ax_time.set_xlim(left=0)
     ax_cards.set_xlabel("cards presented")
     ax_cards.set_ylabel("test accuracy")
     ax_time.set_xlabel("machine time (hours)")
@@ -248,7 +284,10 @@ def ablation_figure(result, *, out=None) -> Figure:
     alone off the full machine (horizontal bars, ±std whiskers), with the ideal and full
     machines as vertical reference lines; the non-idealities are sorted by cost
     (ideal minus "on alone"), the costliest on top. Right panel: machine time in hours
-    for the same variants.
+    for the same variants, drawn only when the variants' times differ; when they are
+    all the same (the motors never hold up the cards) the common time is said in the
+    title instead of a panel of identical bars. A variant without a result has no bar
+    and "(no result)" after its name.
 
     Parameters
     ----------
@@ -258,52 +297,71 @@ def ablation_figure(result, *, out=None) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        Two axes with ``2 * len(result.non_idealities)`` bars each.
+        One or two axes with ``2 * len(result.non_idealities)`` bars each.
     """
     ideal, full = result.row("ideal"), result.row("full")
     names = list(result.non_idealities)
 
     def cost(n):
         on = result.row(f"on:{n}")["test_mean"]
-        return (ideal["test_mean"] or 0.0) - (on if on is not None else 0.0)
+        return (ideal["test_mean"] or 0.0) - on if on is not None else -np.inf   # no result: at the bottom
 
     names.sort(key=cost)                                   # costliest last = on top
+    times = [r["machine_time_h_mean"] for r in result.rows if r["machine_time_h_mean"] is not None]
+    same_time = not times or max(times) - min(times) <= 1e-9 * max(abs(max(times)), 1e-300)
     y = np.arange(len(names), dtype=float)
     h = 0.38
-    fig = _new_figure(10.0, 2.2 + 0.42 * max(len(names), 1))
-    ax_acc = fig.add_subplot(1, 2, 1)
-    ax_time = fig.add_subplot(1, 2, 2, sharey=ax_acc)
+    fig = _new_figure(10.0 if not same_time else 7.0, 2.2 + 0.42 * max(len(names), 1))
+    ax_acc = fig.add_subplot(1, 1 if same_time else 2, 1)
+    ax_time = None if same_time else fig.add_subplot(1, 2, 2, sharey=ax_acc)
     kinds = (("on", "alone on (ideal + it)", "tab:orange", +h / 2),
              ("off", "alone off (full − it)", "tab:green", -h / 2))
+    missing = set()
+
+    def value(r, key):
+        return np.nan if r[key] is None else r[key]
+
     for prefix, label, color, dy in kinds:
         rows = [result.row(f"{prefix}:{n}") for n in names]
-        acc = [r["test_mean"] or 0.0 for r in rows]
-        acc_err = [r["test_std"] or 0.0 for r in rows]
-        hours = [r["machine_time_h_mean"] or 0.0 for r in rows]
-        hours_err = [r["machine_time_h_std"] or 0.0 for r in rows]
+        missing |= {n for n, r in zip(names, rows) if r["test_mean"] is None}
+        acc = [value(r, "test_mean") for r in rows]
+        sd = [r["test_std"] or 0.0 for r in rows]               # whiskers stop at 0 and 1 (accuracies)
+        acc_err = [[min(e, a) if a == a else 0.0 for a, e in zip(acc, sd)],
+                   [min(e, 1.0 - a) if a == a else 0.0 for a, e in zip(acc, sd)]]
         ax_acc.barh(y + dy, acc, height=h, xerr=acc_err, color=color, label=label,
                     error_kw=dict(elinewidth=0.8, capsize=2))
-        ax_time.barh(y + dy, hours, height=h, xerr=hours_err, color=color, label=label,
-                     error_kw=dict(elinewidth=0.8, capsize=2))
+        if ax_time is not None:
+            hours = [value(r, "machine_time_h_mean") for r in rows]
+            hours_err = [r["machine_time_h_std"] or 0.0 for r in rows]
+            ax_time.barh(y + dy, hours, height=h, xerr=hours_err, color=color, label=label,
+                         error_kw=dict(elinewidth=0.8, capsize=2))
     for ref, style, name in ((ideal, ":", "ideal"), (full, "--", "full")):
         if ref["test_mean"] is not None:
             ax_acc.axvline(ref["test_mean"], color="k", linestyle=style, linewidth=1,
                            label=f"{name} {ref['test_mean']:.1%}")
-        if ref["machine_time_h_mean"] is not None:
+        if ax_time is not None and ref["machine_time_h_mean"] is not None:
             ax_time.axvline(ref["machine_time_h_mean"], color="k", linestyle=style, linewidth=1,
                             label=f"{name} {ref['machine_time_h_mean']:.3g} h")
     ax_acc.set_yticks(y)
-    ax_acc.set_yticklabels(names, fontsize=8)
+    ax_acc.set_yticklabels([n + (" (no result)" if n in missing else "") for n in names], fontsize=8)
+    if not names:
+        ax_acc.text(0.5, 0.5, "this machine has no non-ideality on", transform=ax_acc.transAxes,
+                    ha="center", va="center", fontsize=9)
     ax_acc.set_xlabel("test accuracy")
-    ax_time.set_xlabel("machine time (hours)")
     lo = min([r["test_mean"] for r in result.rows if r["test_mean"] is not None] or [0.0])
     ax_acc.set_xlim(max(0.0, min(0.5, lo - 0.05)), 1.005)   # from chance for two classes or below
-    ax_time.tick_params(labelleft=False)
-    for ax in (ax_acc, ax_time):
+    axes = [ax_acc] if ax_time is None else [ax_acc, ax_time]
+    if ax_time is not None:
+        ax_time.set_xlabel("machine time (hours)")
+        ax_time.tick_params(labelleft=False)
+    for ax in axes:
         ax.grid(axis="x", alpha=0.3)
         ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
-    fig.suptitle(f"{result.scene} — which non-ideality costs most ({len(result.seeds)} seed(s), "
-                 f"costliest on top)", fontsize=9)
+    title = (f"{result.scene} — which non-ideality costs most\n({len(result.seeds)} seed(s), "
+             f"costliest on top")
+    if same_time and times:
+        title += f"; machine time {times[0]:.3g} h for every variant"
+    fig.suptitle(title + ")", fontsize=9)
     fig.tight_layout()
     if out is not None:
         _save_atomic(fig, out, dpi=120)
@@ -317,6 +375,13 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
                    reported: float | None = None, window: int | None = None, out=None) -> Figure:
     """Training accuracy against cards presented, with machine time on the top axis.
 
+    The curve is the fraction right over the last ``window`` cards, drawn from the first
+    full window on (a fraction over one or two cards says nothing: it would start at
+    0 % or 100 %); every wrong answer is a red tick from card 1. Chance (one over the
+    number of classes) is a dotted line; the test accuracy after training is a green
+    diamond at the end with its value; the reported figure, when there is one, a dashed
+    line, so that one never hides the other.
+
     Parameters
     ----------
     history : structured array
@@ -327,7 +392,8 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     reported : float, optional
         The historical figure the scene re-enacts, drawn as a dashed line.
     window : int, optional
-        Presentations in the running average (default: one epoch).
+        Presentations in the running average (default: one epoch, but at most a quarter
+        of the run, so that the curve has a shape).
     out : path, optional
         Where to save the figure (atomically).
 
@@ -338,23 +404,26 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     correct = np.asarray(history["correct"], dtype=float)
     n = len(correct)
     per_epoch = int(np.sum(history["epoch"] == 0)) if n else 1
-    window = max(1, min(window or per_epoch, n))
-    kernel = np.ones(window) / window
-    running = np.convolve(correct, kernel, mode="full")[:n]
-    running[:window - 1] = np.cumsum(correct)[:window - 1] / np.arange(1, window)
+    window = max(1, min(window or min(per_epoch, max(n // 4, 1)), n))
+    running = np.convolve(correct, np.ones(window) / window, mode="valid")   # cards window..n
     x = np.arange(1, n + 1)
     fig = _new_figure(7.5, 4.2)
     fig.set_layout_engine("constrained")
     ax = fig.add_subplot()
-    ax.plot(x, running, color="tab:blue", lw=1.8, label=f"training accuracy (last {window} cards)")
+    n_classes = len(np.unique(history["label"])) if n else 2
+    ax.axhline(1.0 / max(n_classes, 1), color="0.5", lw=1, ls=":", label=f"chance {1 / max(n_classes, 1):.0%}")
+    if reported is not None:
+        ax.axhline(reported, color="0.25", lw=1.2, ls="--", zorder=1, label=f"reported {reported:.1%}")
+    ax.plot(x[window - 1:], running, color="tab:blue", lw=1.8, zorder=3,
+            label=f"training accuracy (last {window} cards)")
     wrong = np.flatnonzero(correct == 0)
     ax.plot(wrong + 1, np.zeros_like(wrong, dtype=float) - 0.03, "|", color="tab:red", ms=8,
             label="wrong answer (trainer reinforces)")
     if test_accuracy is not None:
-        ax.axhline(test_accuracy, color="tab:green", lw=1.5,
-                   label=f"test accuracy after training {test_accuracy:.1%}")
-    if reported is not None:
-        ax.axhline(reported, color="0.3", lw=1.2, ls="--", label=f"reported {reported:.1%}")
+        ax.plot([n], [test_accuracy], "D", color="tab:green", ms=9, zorder=4, clip_on=False,
+                label=f"test accuracy after training {test_accuracy:.1%}")
+        ax.annotate(f"test {test_accuracy:.1%}", (n, test_accuracy), xytext=(-8, -14),
+                    textcoords="offset points", ha="right", fontsize=8, color="tab:green")
     ax.set_xlabel("cards presented")
     ax.set_ylabel("fraction correct")
     ax.set_ylim(-0.07, 1.05)
@@ -406,8 +475,11 @@ def _grid_shape(n: int) -> tuple[int, int]:
     return (r, c)
 
 
-def _lamps(ax, on, shape, *, lit="gold", off="0.22", title=None) -> None:
-    """Draw ``on`` (bool, flat, row-major) as a grid of round lamps on a dark panel."""
+def _lamps(ax, on, shape, *, lit="gold", off="0.22", title=None):
+    """Draw ``on`` (bool, flat, row-major) as a grid of round lamps on a dark panel.
+
+    Returns the lamps' collection and a function that relights them for a new ``on``.
+    """
     from matplotlib.collections import EllipseCollection
     from matplotlib.colors import to_rgba
 
@@ -416,9 +488,9 @@ def _lamps(ax, on, shape, *, lit="gold", off="0.22", title=None) -> None:
     r, c = np.divmod(np.arange(len(on)), cols)
     faces = np.where(on[:, None], np.array(to_rgba(lit)), np.array(to_rgba(off)))
     d = np.full(len(on), 0.8)
-    ax.add_collection(EllipseCollection(d, d, np.zeros(len(on)), units="xy", offsets=np.c_[c, r],
-                                        offset_transform=ax.transData, facecolors=faces,
-                                        edgecolors="0.05", linewidths=0.3))
+    lamps = ax.add_collection(EllipseCollection(d, d, np.zeros(len(on)), units="xy", offsets=np.c_[c, r],
+                                                offset_transform=ax.transData, facecolors=faces,
+                                                edgecolors="0.05", linewidths=0.3))
     ax.set_xlim(-0.7, cols - 0.3)
     ax.set_ylim(rows - 0.3, -0.7)
     ax.set_aspect("equal")
@@ -427,6 +499,8 @@ def _lamps(ax, on, shape, *, lit="gold", off="0.22", title=None) -> None:
     ax.set_yticks([])
     if title:
         ax.set_title(title, fontsize=9)
+    colors = np.array([to_rgba(off), to_rgba(lit)])
+    return lamps, lambda new: lamps.set_facecolors(colors[np.asarray(new, dtype=bool).ravel().astype(int)])
 
 
 def _unit_labels(machine) -> list[str]:
@@ -524,23 +598,29 @@ def retina_figure(machine, card, *, out=None) -> Figure:
 _DIAL_SWEEP = 1.5 * np.pi
 
 
-def rack_figure(machine, *, out=None) -> Figure:
-    """The potentiometer rack as dials: one panel per R-unit in use.
+def rack_figure(machine, *, card=None, top: int = 16, out=None) -> Figure:
+    """The pots that matter, as dials large enough to read: one panel per R-unit in use.
 
-    Each pot is a small dial whose pointer shows its wiper position: straight up is 0,
-    the end stops at -1 and +1 full scale are 135° either side (grey ticks). The pointer
-    colour shows the position on a scale stretched to the largest wiper of the rack
-    (the colour bar), since wipers often travel only a few per cent of full scale. A
-    pointer at or beyond an end stop is drawn black and thick. The A-unit pots form a
-    grid (16×32 for 512 A-units), the bias pot is the larger dial on the right; pots
-    that do not exist (split topology) are blank grey discs. Drawn as three collections
-    per panel (discs, end-stop ticks, pointers), so the 8 × 513 pots of the Mark I
-    draw quickly.
+    Which pots: with ``card``, the pots of the A-units that fire on that card (the ones
+    the trainer would turn if the machine erred on it); otherwise each R-unit's ``top``
+    pots that have travelled furthest from 0 (the wipers start at 0, so these are the
+    pots learning moved most). The bias pot is always shown, as the last dial.
+
+    Each dial's pointer shows its wiper position: straight up is 0, the end stops at -1
+    and +1 full scale are 135° either side (grey ticks). The pointer colour shows the
+    position on a scale stretched to the largest wiper of the rack (the colour bar),
+    since wipers often travel only a few per cent of full scale; a pointer at an end
+    stop is drawn black and thick. Under each dial: the A-unit it belongs to (numbered
+    from 1) and its position.
 
     Parameters
     ----------
     machine : mark1.MarkI
         A trained machine.
+    card : array of shape (H, W), optional
+        Show the pots of the A-units this card fires (read from a dark-adapted retina).
+    top : int
+        Pots per R-unit when no card is given (1 to 64).
     out : str or path-like, optional
 
     Returns
@@ -556,72 +636,96 @@ def rack_figure(machine, *, out=None) -> Figure:
     mask = np.asarray(machine.rack_.mask, dtype=bool)
     n_units, n_in = w.shape
     n_a = n_in - 1
-    rows, cols = _grid_shape(n_a)
-    r, c = np.divmod(np.arange(n_a), cols)
-    cx = np.r_[c, cols + 1.2].astype(float)
-    cy = np.r_[r, (rows - 1) / 2.0].astype(float)
-    radius = np.r_[np.full(n_a, 0.42), 0.9]
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 1 <= top <= 64:
+        raise ValueError(f"top: expected an integer from 1 to 64, got {top!r}")
+    if card is not None:
+        cards = np.asarray(card)
+        cards = cards[None] if cards.ndim == 2 else cards
+        if cards.ndim != 3 or len(cards) != 1:
+            raise ValueError(f"card: expected one card of shape (H, W), got shape {np.shape(card)}")
+        firing = np.flatnonzero(np.asarray(machine.associate(machine.sense(cards)))[0])
+        shown = [firing[mask[k, firing]] for k in range(n_units)]
+        which = f"the pots of the {len(firing)} A-units this card fires"
+        if max(len(s) for s in shown) > 64:                   # a readable panel: the 64 furthest moved
+            shown = [np.sort(s[np.argsort(-np.abs(w[k, s]), kind="stable")[:64]]) for k, s in enumerate(shown)]
+            which += " (the 64 moved furthest)"
+    else:
+        shown = []
+        for k in range(n_units):
+            have = np.flatnonzero(mask[k, :n_a])
+            order = np.argsort(-np.abs(w[k, have]), kind="stable")[:top]
+            shown.append(np.sort(have[order]))
+        which = f"each R-unit's {top} pots moved furthest from 0"
     scale = max(float(np.abs(w[mask]).max()) if mask.any() else 0.0, 1e-12)
     norm = Normalize(-scale, scale)
     cmap = "coolwarm"
     stops = np.array([np.pi / 2 + _DIAL_SWEEP / 2, np.pi / 2 - _DIAL_SWEEP / 2])
 
+    n_dials = max(max((len(s) for s in shown), default=0), 1)
+    dcols = int(min(n_dials, 8 if n_units > 1 else 12))
+    drows = -(-n_dials // dcols)
     ncols = 1 if n_units == 1 else 2
     nrows = -(-n_units // ncols)
-    unit = 0.17                                               # inches per dial pitch
-    pw, ph = unit * (cols + 3.0), unit * (rows + 0.4)         # panel size = data extent
-    gap_w, gap_h, top, right = 0.15, 0.45, 0.75, 1.3           # inches
-    fig_w = ncols * (pw + gap_w) + gap_w + right
-    fig_h = nrows * (ph + gap_h) + top
+    unit = 0.62                                               # inches per dial pitch
+    pw, ph = unit * (dcols + 1.6), unit * (drows + 0.35)         # panel size = data extent
+    gap_w, gap_h, top_in, right = 0.25, 0.55, 0.85, 1.3      # inches
+    fig_w = max(ncols * (pw + gap_w) + gap_w + right, 7.5)   # wide enough for the title
+    x0 = (fig_w - (ncols * (pw + gap_w) + gap_w + right)) / 2
+    fig_h = max(nrows * (ph + gap_h) + top_in, 1.6 + top_in + 0.3)    # room for the colour bar
     fig = _new_figure(fig_w, fig_h)
-
-    def panel(i, j):
-        left = gap_w + j * (pw + gap_w)
-        bottom = fig_h - top - (i + 1) * ph - i * gap_h
-        return fig.add_axes([left / fig_w, bottom / fig_h, pw / fig_w, ph / fig_h])
 
     labels = _unit_labels(machine)
     for k in range(n_units):
-        ax = panel(k // ncols, k % ncols)
-        have = mask[k]
+        i, j = divmod(k, ncols)
+        left = x0 + gap_w + j * (pw + gap_w)
+        bottom = fig_h - top_in - (i + 1) * ph - i * gap_h
+        ax = fig.add_axes([left / fig_w, bottom / fig_h, pw / fig_w, ph / fig_h])
+        idx = np.r_[shown[k], n_a].astype(int)             # the pots drawn, bias last
+        m = len(idx) - 1
+        r, c = np.divmod(np.arange(m), dcols)
+        cx = np.r_[c, dcols + 0.35].astype(float)
+        cy = np.r_[r, (drows - 1) / 2.0].astype(float)
+        radius = np.r_[np.full(m, 0.34), 0.42]
+        have = mask[k, idx]
         faces = np.where(have[:, None], np.array([0.96, 0.96, 0.93, 1.0]), np.array([0.75, 0.75, 0.75, 1.0]))
         d = 2 * radius
-        ax.add_collection(EllipseCollection(d, d, np.zeros(n_in), units="xy", offsets=np.c_[cx, cy],
+        ax.add_collection(EllipseCollection(d, d, np.zeros(len(idx)), units="xy", offsets=np.c_[cx, cy],
                                             offset_transform=ax.transData, facecolors=faces,
-                                            edgecolors="0.35", linewidths=0.25))
+                                            edgecolors="0.35", linewidths=0.6))
         # end stops: short radial ticks at -1 and +1
         ang = np.repeat(stops[None, :], have.sum(), axis=0).ravel()
         hx, hy, hr = (np.repeat(v[have], 2) for v in (cx, cy, radius))
-        inner, outer = 0.65 * hr, hr
-        ticks = np.stack([np.c_[hx + inner * np.cos(ang), hy - inner * np.sin(ang)],
-                          np.c_[hx + outer * np.cos(ang), hy - outer * np.sin(ang)]], axis=1)
-        ax.add_collection(LineCollection(ticks, colors="0.45", linewidths=0.5))
+        ticks = np.stack([np.c_[hx + 0.65 * hr * np.cos(ang), hy - 0.65 * hr * np.sin(ang)],
+                          np.c_[hx + hr * np.cos(ang), hy - hr * np.sin(ang)]], axis=1)
+        ax.add_collection(LineCollection(ticks, colors="0.45", linewidths=0.8))
         # pointers
-        wk = w[k, have]
+        wk = w[k, idx][have]
         theta = np.pi / 2 - np.clip(wk, -1.0, 1.0) * (_DIAL_SWEEP / 2)
         px, py, pr = cx[have], cy[have], 0.9 * radius[have]
         seg = np.stack([np.c_[px, py], np.c_[px + pr * np.cos(theta), py - pr * np.sin(theta)]], axis=1)
         at_stop = np.abs(wk) >= 1.0 - 1e-9
         colors = ScalarMappable(norm=norm, cmap=cmap).to_rgba(wk)
         colors[at_stop] = (0.0, 0.0, 0.0, 1.0)
-        lw = np.where(at_stop, 1.4, 0.8)
-        lw[-1:] = np.where(have[-1], 2.0, lw[-1:])        # bias pointer thicker
+        lw = np.where(at_stop, 3.0, 2.0)
         ax.add_collection(LineCollection(seg, colors=colors, linewidths=lw, capstyle="round"))
-        ax.text(cx[-1], cy[-1] + radius[-1] + 0.35, f"bias\n{w[k, -1]:+.3f}", ha="center", va="top",
-                fontsize=7)
-        ax.set_xlim(-0.7, cols + 2.3)
-        ax.set_ylim(rows - 0.3, -0.7)
+        for x, y, rr, a, v, h in zip(cx, cy, radius, idx, w[k, idx], have):
+            name = "bias" if a == n_a else f"A{a + 1}"
+            ax.text(x, y + rr + 0.02, f"{name}\n{v:+.3f}" if h else f"{name}\n(none)", ha="center",
+                    va="top", fontsize=6.5, linespacing=0.95)
+        ax.set_xlim(-0.5, dcols + 0.9)
+        ax.set_ylim(drows - 0.15, -0.5)
         ax.set_aspect("equal")
         ax.set_xticks([])
         ax.set_yticks([])
-        n_stop = int(at_stop.sum())
-        ax.set_title(f"{labels[k]} — largest |wiper| {np.abs(wk).max() if wk.size else 0:.3f}"
+        n_stop = int((np.abs(w[k][mask[k]]) >= 1.0 - 1e-9).sum())
+        ax.set_title(f"{labels[k]} — largest |wiper| {np.abs(w[k][mask[k]]).max(initial=0.0):.3f}"
                      + (f", {n_stop} at an end stop" if n_stop else ""), fontsize=8)
-    cb_h = min(nrows * ph + (nrows - 1) * gap_h, 4.0)
-    cax = fig.add_axes([(fig_w - right + 0.2) / fig_w, (fig_h - top - cb_h) / fig_h, 0.15 / fig_w, cb_h / fig_h])
+    cb_h = min(max(nrows * ph + (nrows - 1) * gap_h, 1.6), 4.0)
+    cax = fig.add_axes([(x0 + ncols * (pw + gap_w) + gap_w + 0.2) / fig_w, (fig_h - top_in - cb_h) / fig_h,
+                        0.15 / fig_w, cb_h / fig_h])
     fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=cax, label="wiper position (full scale)")
-    fig.suptitle(f"{machine.spec.name}: the potentiometer rack ({int(mask.sum())} pots; pointer up = 0, "
-                 f"end stops at ±1 full scale)", fontsize=10, y=1 - 0.12 / fig_h, va="top")
+    fig.suptitle(f"{machine.spec.name}: the potentiometer rack, {which}\n({int(mask.sum())} pots in all; "
+                 f"pointer up = 0, end stops at ±1 full scale)", fontsize=9, y=1 - 0.08 / fig_h, va="top")
     if out is not None:
         _save_atomic(fig, out, dpi=120)
     return fig
@@ -765,34 +869,47 @@ def fisher_histograms_figure(X, y, *, bins: int = 30, out=None) -> Figure:
     return fig
 
 
-def _animation_frames(n_presentations: int, first: int, every: int, max_frames: int) -> np.ndarray:
-    """Presentation counts after which :func:`training_animation` draws a frame."""
-    p = np.arange(every, n_presentations + 1, every)
-    if len(p) == 0 or p[-1] != n_presentations:
-        p = np.r_[p, n_presentations]
-    p = p[p >= first]
-    if len(p) > max_frames:
-        p = p[np.unique(np.round(np.linspace(0, len(p) - 1, max_frames)).astype(int))]
-    return p
+def _animation_frames(n_presentations: int, first: int, every: int) -> np.ndarray:
+    """Presentation counts after which :func:`training_animation` draws a frame.
+
+    Every ``every``-th presentation counted back from the last, so the frames are evenly
+    spaced and the last presentation is always shown; none before ``first``.
+    """
+    p = np.arange(n_presentations, first - 1, -every)[::-1]
+    return p[p >= max(first, 1)]
+
+
+def _read_sums(trace, n_pres: int, n_units: int) -> np.ndarray:
+    """The R-unit sums the trainer read at each presentation, from a full trace's "R read"."""
+    sums = np.zeros((n_pres, n_units))
+    for _, event, p, detail in trace:
+        if event == "R read":
+            sums[p] = [float(v) for v in detail.split(";")[0].removeprefix("sums ").split()]
+    return sums
 
 
 def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 1, every: int = 1,
-                       max_frames: int = 40, duration: int = 250, dpi: int = 72) -> Figure:
-    """An animated GIF of the machine learning: card, weights on the retina, accuracy.
+                       duration: int = 400, dpi: int = 100, progress: bool = False) -> Figure:
+    """An animated GIF of the machine learning, every stage of one presentation per frame.
 
     The machine (``MarkI(spec=machine_spec, seed=seed)``) is trained on the cards in the
     given order for ``epochs`` epochs. A frame is drawn after every ``every``-th
-    presentation (at most ``max_frames``, evenly spread, always including the last);
-    each shows the card just presented as the retina sees it with the machine's answer,
-    each R-unit's weights projected onto the retina (see
+    presentation, counted back from the last one (so the frames are evenly spaced and
+    the last presentation is always shown). Each frame (1280 × 720 pixels at the
+    default ``dpi``) shows that presentation stage by stage: the light on the photocells,
+    the S-units that fire, the A-units that fire, each R-unit's sum against its threshold
+    (0) with its target, the pots of the firing A-units of one R-unit before and after
+    the trainer turned them, that R-unit's weights projected onto the retina (see
     :func:`weights_on_retina_figure`; one colour scale for the whole film) and the
-    running training accuracy so far.
+    running training accuracy. Presentations and deck cards are numbered from 1.
 
-    The weights after ``p`` presentations are those of the same machine (same seed, so
-    the same wiring, photocells, motors and noise) trained on the first ``p``
-    presentations of the schedule as one deck: the event simulation is causal, so this
-    is exactly the state of the full run at that moment. Frames start once every class
-    has been presented (the output code needs all classes).
+    The sums are those the trainer read in the run (from its full trace). The wipers
+    after ``p`` presentations are those of the same machine (same seed, so the same
+    wiring, photocells, motors and noise) trained on the first ``p`` presentations of
+    the schedule as one deck: the event simulation is causal, so this is exactly the
+    state of the full run at that moment. The S- and A-units are read with the cards
+    shown in schedule order on the nominal cycle (the run's own states when no card
+    waited for the motors). Frames start once every class has been presented.
 
     Parameters
     ----------
@@ -802,11 +919,13 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     seed : int
     out : str or path-like
         The GIF, written atomically.
-    epochs, every, max_frames : int
+    epochs, every : int
     duration : int
         Milliseconds per frame.
     dpi : int
-        Resolution of the frames.
+        Resolution of the frames (12.8 × 7.2 inches; at least 79 dpi, so 1000 pixels wide).
+    progress : bool
+        A progress bar over the frames (tqdm, only on a terminal).
 
     Returns
     -------
@@ -816,11 +935,16 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     from PIL import Image
 
     from .machine import MarkI
+    from .runs import progress_bar
 
-    for name, v in (("every", every), ("max_frames", max_frames), ("duration", duration), ("dpi", dpi)):
+    for name, v in (("every", every), ("duration", duration), ("dpi", dpi)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{name}: expected a positive integer, got {v!r}")
-    full = MarkI(spec=machine_spec, seed=seed).fit(cards, labels, epochs=epochs)   # checks the arguments
+    fig_w, fig_h = 12.8, 7.2
+    if fig_w * dpi < 1000:
+        raise ValueError(f"dpi: expected at least {int(np.ceil(1000 / fig_w))} (frames 1000 pixels wide), "
+                         f"got {dpi}")
+    full = MarkI(spec=machine_spec, seed=seed, trace="full").fit(cards, labels, epochs=epochs)   # checks
     cards = np.asarray(cards, dtype=float)
     labels = np.asarray(labels)
     n = len(cards)
@@ -829,75 +953,158 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     classes = full.classes_
     seen = labels[schedule]
     first = max(int(np.argmax(seen == c)) for c in classes) + 1     # every class presented by then
-    frames_at = _animation_frames(n_pres, first, int(every), int(max_frames))
-
-    board = full.patchboard
-    images = []
-    for p in frames_at:
-        if p == n_pres:
-            w = full.weights_
-        else:
-            idx = schedule[:p]
-            w = MarkI(spec=machine_spec, seed=seed).fit(cards[idx], labels[idx], epochs=1).weights_
-        images.append(_projected_weights(w, board.connections, board.retina_shape))
-    images = np.asarray(images)                                     # (frames, units, rows, cols)
-    vmax = max(float(np.abs(images).max()), 1e-12)
-    light = np.asarray(full.retina.illuminance(cards))
+    frames_at = _animation_frames(n_pres, first + 1, int(every))    # the wipers before need a full code
     hist = full.history_
+    code = full.code_
+    n_units = code.n_units
+    sums = _read_sums(full.trace_, n_pres, n_units)
+    board = full.patchboard
+    n_a = board.n_associators
+
+    bar = progress_bar(len(frames_at), "frame") if progress else None
+    fits: dict[int, np.ndarray] = {n_pres: full.weights_}
+
+    def wipers(p):
+        """The wiper positions after p presentations (exact: a causal refit of the prefix)."""
+        if p not in fits:
+            idx = schedule[:p]
+            fits[p] = MarkI(spec=machine_spec, seed=seed).fit(cards[idx], labels[idx], epochs=1).weights_
+        return fits[p]
+
+    states = []
+    for p in frames_at:
+        states.append((wipers(p - 1), wipers(p)))
+        for old in [q for q in fits if q < p - 1]:
+            del fits[old]
+        if bar is not None:
+            bar.update(0.5)
+    s_units = np.asarray(full.sense(cards[schedule[:frames_at[-1]]]), dtype=bool)
+    a_units = np.asarray(full.associate(s_units), dtype=bool)
+    illum = np.asarray(full.retina.illuminance(cards))
+    projected = np.asarray([_projected_weights(after, board.connections, board.retina_shape)
+                            for _, after in states])               # (frames, units, rows, cols)
+    vmax = max(float(np.abs(projected).max()), 1e-12)
+    wmax = max(float(np.abs(np.asarray([a for _, a in states])).max()), 1e-12)
     correct = np.asarray(hist["correct"], dtype=float)
     window = n
     running = np.array([correct[max(0, i + 1 - window):i + 1].mean() for i in range(n_pres)])
     unit_labels = _unit_labels(full)
-    n_units = images.shape[1]
+    rows, cols = board.retina_shape
+    targets = np.asarray(code.targets, dtype=float)                 # (classes, units) in ±1
 
-    fig = _new_figure(3.0 * (2 + n_units) + 0.6, 3.4)
+    fig = _new_figure(fig_w, fig_h)
     fig.set_dpi(dpi)
-    grid = fig.add_gridspec(1, 2 + n_units, width_ratios=[1] * (1 + n_units) + [1.6],
-                            left=0.02, right=0.98, top=0.8, bottom=0.14, wspace=0.25)
-    ax_card = fig.add_subplot(grid[0])
-    im_card = ax_card.imshow(light[0], cmap="gray", vmin=0.0, vmax=max(1.0, float(light.max())),
+    grid = fig.add_gridspec(2, 4, width_ratios=[1, 1, 1.35, 1.25], height_ratios=[1, 1],
+                            left=0.06, right=0.98, top=0.86, bottom=0.08, wspace=0.38, hspace=0.42)
+    ax_card = fig.add_subplot(grid[0, 0])
+    im_card = ax_card.imshow(illum[0], cmap="gray", vmin=0.0, vmax=max(1.0, float(illum.max())),
                              interpolation="nearest")
-    ax_card.set_xticks([])
-    ax_card.set_yticks([])
-    im_w = []
-    for k in range(n_units):
-        ax = fig.add_subplot(grid[1 + k])
-        im_w.append(ax.imshow(images[0, k], cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest"))
+    ax_s = fig.add_subplot(grid[0, 1])
+    ax_a = fig.add_subplot(grid[0, 2])
+    ax_r = fig.add_subplot(grid[0, 3])
+    ax_pots = fig.add_subplot(grid[1, 0:2])
+    ax_w = fig.add_subplot(grid[1, 2])
+    im_w = ax_w.imshow(projected[0, 0], cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
+    ax_acc = fig.add_subplot(grid[1, 3])
+    for ax in (ax_card, ax_w):
         ax.set_xticks([])
         ax.set_yticks([])
-        ax.set_title(unit_labels[k], fontsize=8)
-    ax_acc = fig.add_subplot(grid[-1])
-    (line,) = ax_acc.plot([], [], color="tab:blue", lw=1.5)
-    (wrong,) = ax_acc.plot([], [], "|", color="tab:red", ms=6)
+    (line,) = ax_acc.plot([], [], color="tab:blue", lw=1.8)
+    (wrong,) = ax_acc.plot([], [], "|", color="tab:red", ms=8)
     ax_acc.set_xlim(0, n_pres + 1)
     ax_acc.set_ylim(-0.07, 1.05)
-    ax_acc.set_xlabel("cards presented", fontsize=8)
-    ax_acc.tick_params(labelsize=7)
+    ax_acc.set_xlabel("cards presented", fontsize=9)
+    ax_acc.axhline(1.0 / len(classes), color="0.5", ls=":", lw=1)
+    ax_acc.tick_params(labelsize=8)
     ax_acc.grid(alpha=0.3)
-    suptitle = fig.suptitle("", fontsize=10)
+    suptitle = fig.suptitle("", fontsize=13)
 
     frames = []
+    last = None
+    from matplotlib.patches import Patch
+
+    key_pots = [Patch(facecolor="none", edgecolor="0.4", label="before this card"),
+                Patch(facecolor="tab:red", label="after (+)"), Patch(facecolor="tab:blue", label="after (−)")]
+    _, relight_s = _lamps(ax_s, s_units[0], (rows, cols))
+    _, relight_a = _lamps(ax_a, a_units[0], _grid_shape(n_a))
+    y = np.arange(n_units)[::-1]
+    r_bars = ax_r.barh(y, np.zeros(n_units), height=0.6)
+    ax_r.axvline(0.0, color="k", lw=1.2)
+    lim = max(float(np.abs(sums).max()), 1e-12) * 1.15
+    ax_r.set_xlim(-lim, lim)
+    ax_r.set_ylim(-0.7, n_units - 0.3)
+    ax_r.set_yticks(y)
+    ax_r.tick_params(axis="x", labelsize=8)
+    ax_r.set_xlabel("sum of pots × A-units (threshold 0)", fontsize=9)
+    ax_r.set_ylabel("R-unit, target sign", fontsize=8, labelpad=1)
     for f, p in enumerate(frames_at):
-        i = p - 1
+        i = p - 1                                                  # the presentation shown (index)
         card = schedule[i]
+        label_i = int(hist["label"][i])
         answer = classes[hist["response"][i]]
         ok = bool(hist["correct"][i])
-        im_card.set_data(light[card])
-        ax_card.set_title(f"card {card}: {labels[card]}, answered {answer} " + ("(right)" if ok else "(wrong)"),
-                          fontsize=8, color="black" if ok else "tab:red")
-        for k in range(n_units):
-            im_w[k].set_data(images[f, k])
+        before, after = states[f]
+        # 1. the card on the photocells
+        im_card.set_data(illum[card])
+        ax_card.set_title(f"card {card + 1} of the deck: \"{labels[card]}\"\nlight on the {rows}×{cols} cells",
+                          fontsize=10)
+        # 2. S-units, 3. A-units
+        relight_s(s_units[i])
+        relight_a(a_units[i])
+        ax_s.set_title(f"S-units firing: {int(s_units[i].sum())} of {rows * cols}", fontsize=10)
+        ax_a.set_title(f"A-units firing: {int(a_units[i].sum())} of {n_a}", fontsize=10)
+        # 4. R-unit sums against the threshold
+        t = targets[label_i]
+        s_i = sums[i]
+        erring = np.sign(s_i) != t
+        for bar_k, v, e in zip(r_bars, s_i, erring):
+            bar_k.set_width(v)
+            bar_k.set_color("tab:red" if e else "tab:green")
+        ax_r.set_yticklabels([f"R{k + 1} {'+' if t[k] > 0 else '−'}" for k in range(n_units)],
+                             fontsize=8 if n_units > 2 else 9)
+        ax_r.set_title(f"R-units: answer \"{answer}\", " + ("right" if ok else "wrong:\nthe trainer turns pots"),
+                       fontsize=10, color="black" if ok else "tab:red")
+        # 5. the pots of one R-unit: its firing A-units' pots and the bias, before -> after
+        k = int(np.argmax(t)) if code.kind == "one-per-class" else 0
+        firing = np.r_[np.flatnonzero(a_units[i]), n_a]
+        ax_pots.clear()
+        xs = np.arange(len(firing))
+        ax_pots.bar(xs, before[k, firing], width=0.8, color="none", edgecolor="0.4", lw=1.0)
+        ax_pots.bar(xs, after[k, firing], width=0.5,
+                    color=np.where(after[k, firing] >= 0, "tab:red", "tab:blue"))
+        moved = int(hist["pots_moved"][i])
+        ax_pots.axhline(0.0, color="k", lw=0.8)
+        ax_pots.set_ylim(-wmax * 1.15, wmax * 1.15)
+        ax_pots.set_xlim(-0.7, len(firing) - 0.3)
+        names = [f"A{a + 1}" if a < n_a else "bias" for a in firing]
+        step = max(1, -(-len(names) // 30))
+        ax_pots.set_xticks(xs[::step], names[::step], rotation=90, fontsize=7)
+        ax_pots.tick_params(axis="y", labelsize=8)
+        ax_pots.set_ylabel("wiper (full scale)", fontsize=9)
+        ax_pots.legend(handles=key_pots, fontsize=8, loc="upper right", frameon=False, ncol=3)
+        ax_pots.set_title(f"R{k + 1}'s pots of the firing A-units (end stops at ±1); "
+                          f"{moved} pots commanded on this card", fontsize=10)
+        # 6. what R-unit k looks for; 7. training accuracy
+        im_w.set_data(projected[f, k])
+        ax_w.set_title(f"R{k + 1}'s weights on the retina\n(red: ink here pushes its sum up)", fontsize=10)
         x = np.arange(1, p + 1)
-        line.set_data(x, running[:p])
+        line.set_data(x[window - 1:], running[window - 1:p])
         bad = np.flatnonzero(correct[:p] == 0) + 1
         wrong.set_data(bad, np.full(len(bad), -0.03))
-        ax_acc.set_title(f"training accuracy (last {min(window, p)} cards): {running[i]:.0%}", fontsize=8)
-        suptitle.set_text(f"{full.spec.name}: presentation {p} of {n_pres} "
-                          f"(epoch {int(hist['epoch'][i]) + 1} of {epochs})")
+        acc_now = (f"training accuracy, last {window} cards: {running[i]:.0%}" if p >= window
+                   else f"training accuracy (drawn from card {window})")
+        ax_acc.set_title(f"{acc_now}\n(red ticks: wrong answers)", fontsize=10)
+        suptitle.set_text(f"{full.spec.name}: presentation {p} of {n_pres} (epoch {int(hist['epoch'][i]) + 1} "
+                          f"of {epochs}), machine time {hist['start'][i]:.6f} s")
         fig.canvas.draw()
         rgba = np.asarray(fig.canvas.buffer_rgba())
         frames.append(Image.fromarray(np.ascontiguousarray(rgba[..., :3])))
+        if bar is not None:
+            bar.update(0.5)
+        last = fig
+    if bar is not None:
+        bar.close()
     with atomic_path(out) as tmp:
         frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:], duration=int(duration),
                        loop=0)
-    return fig
+    return last

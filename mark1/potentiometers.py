@@ -170,30 +170,42 @@ class PotentiometerRack:
         s = self.spec
         if self._rate and now - self._t_ref > 100.0 * s.decay_time:
             self._renormalize(now)
+        # one reinforcement moves a few hundred of the rack's pots: work on those only
         idx = np.nonzero((command != 0) & self.mask)
         cmd = command[idx]
         direction = np.sign(cmd).astype(np.int8)
-        start = self.positions(now)[idx]
-        speed = s.motor_speed * self.gain[idx]
+        start = (self.p_to if now >= self.busy_until else self._stored(now))[idx]
+        if self._rate:
+            start = self.decay_factor(now) * start
+        gain = self.gain[idx]
         if s.drive == "continuous":
-            travel = self.gain[idx] * np.abs(cmd)         # the pulse lasts |cmd| / motor_speed
-            rate = speed
+            travel = gain * np.abs(cmd)                   # the pulse lasts |cmd| / motor_speed
+            rate = s.motor_speed * gain
+            instant = math.isinf(s.motor_speed)
         else:
             steps = np.rint(np.abs(cmd) / s.step)
             travel = steps * s.step
-            rate = np.full(len(cmd), s.step / s.step_time if s.step_time > 0 else math.inf)
-        slack = np.where((self.last_dir[idx] != 0) & (self.last_dir[idx] != direction), s.backlash, 0.0)
-        slack = np.minimum(slack, travel)
-        # a command that turns nothing (a ratchet command below half a step) leaves the gears as they were
-        direction = np.where(travel > 0, direction, 0).astype(np.int8)
+            instant = s.step_time == 0
+            rate = s.step / s.step_time if not instant else math.inf
+        if s.backlash:
+            last = self.last_dir[idx]
+            slack = np.where((last != 0) & (last != direction), s.backlash, 0.0)
+            slack = np.minimum(slack, travel)
+        else:
+            slack = np.zeros(len(cmd))
+        if s.drive != "continuous":
+            # a command that turns nothing (a ratchet command below half a step) leaves the gears as they were
+            direction = np.where(travel > 0, direction, 0).astype(np.int8)
         target = start + direction * (travel - slack)
         if s.end_stops:
             target = np.clip(target, -1.0, 1.0)
         # a pot already against its stop in the driven direction does not move at all
         moved = np.abs(target - start)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slack_time = np.where(np.isinf(rate), 0.0, slack / rate)
-            duration = np.where(np.isinf(rate), 0.0, (slack + moved) / rate)
+        if instant:
+            slack_time = duration = np.zeros(len(cmd))
+        else:
+            slack_time = slack / rate
+            duration = (slack + moved) / rate
         return idx, start, target, slack_time, duration, direction
 
     def apply(self, idx, start, target, slack_time, duration, direction, t0) -> None:
@@ -202,14 +214,16 @@ class PotentiometerRack:
         ``start`` and ``target`` are true positions at ``t0``; decay acts on the whole
         trajectory from then on.
         """
-        f = self.decay_factor(t0)
-        self.p_from[idx] = start / f
-        self.p_to[idx] = target / f
+        if self._rate:
+            f = self.decay_factor(t0)
+            start, target = start / f, target / f
+        self.p_from[idx] = start
+        self.p_to[idx] = target
         self.t_start[idx] = t0 + slack_time
         self.t_end[idx] = t0 + duration
-        self.last_dir[idx] = np.where(direction != 0, direction, self.last_dir[idx])
+        self.last_dir[idx] = direction if direction.all() else np.where(direction != 0, direction, self.last_dir[idx])
         if len(duration):
-            self.busy_until = max(self.busy_until, float(np.max(t0 + duration)))
+            self.busy_until = max(self.busy_until, t0 + float(duration.max()))
 
     def drive(self, env: simpy.Environment, command: np.ndarray):
         """SimPy process: carry out a command; ends when every wiper has stopped.

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import simpy
+import simpy.rt
 
 from .atomic import atomic_path
 from .patchboard import Patchboard, with_bias
@@ -87,12 +88,17 @@ class Trace:
         return np.array(self.events, dtype=dt)
 
     def to_csv(self, path: str | os.PathLike | None = None) -> str | None:
-        """Write the events as CSV (atomically), or return the text when ``path`` is None."""
+        """Write the events as CSV (atomically), or return the text when ``path`` is None.
+
+        Columns ``time_s`` (machine time in seconds, rounded to the microsecond, so that
+        2 s reads ``2.000000``, not ``1.9999999999999998``), ``event``, ``presentation``
+        (an array index: the first presentation is 0, as in ``history_``) and ``detail``.
+        """
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(["time_s", "event", "presentation", "detail"])
         for t, e, p, d in self.events:
-            w.writerow([repr(t), e, p, d])
+            w.writerow([f"{t:.6f}", e, p, d])
         if path is None:
             return buf.getvalue()
         with atomic_path(path) as tmp:
@@ -196,13 +202,26 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     label_index : array (n_cards,) int
         Class index of each card.
     code : OutputCode
-        R-unit targets of each class and the decoding of the sums.
+        R-unit targets of each class and the decoding of the sums (with its tie rule).
     noise_rng : Generator
         Stream for wiper read noise.
     env : simpy.Environment, optional
         Pass ``simpy.rt.RealtimeEnvironment(factor=...)`` to watch it in real time.
     progress : callable, optional
-        Called with the presentation number after each presentation.
+        Called with the number of presentations finished since its last call.
+
+    Notes
+    -----
+    The events that matter are reinforcements. Between two of them nothing moves, so
+    the clock (card ``p`` changes at ``t_anchor + (p - p_anchor) * period``) and the
+    sums of the upcoming cards are known in closed form: the trainer computes them a
+    block at a time and jumps to the next erring presentation in one timeout. Motor
+    moves are closed form too (:meth:`PotentiometerRack.plan`), so a move needs no
+    event of its own; a move that outlasts the period shifts the schedule (the next
+    card waits for it). The trainer steps card by card, one timeout each, where the
+    timing can interact: while wipers move during reads (``timing.overlap``), while
+    motors queue for drivers, with a full trace, and in real-time replay. Both ways
+    give the same history, bit for bit (the clock is closed form in both).
     """
     env = env if env is not None else simpy.Environment()
     tm, tr = spec.timing, spec.trainer
@@ -211,11 +230,15 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     n = len(order)
     pipeline = SensoryPipeline(retina, patchboard, light, order, spec, rack.mask)
     full = trace.full
+    # someone watches the events as they happen: one step per card
+    step_each = full or isinstance(env, simpy.rt.RealtimeEnvironment)
+    queued = rack.spec.drivers > 0                   # moves wait for drivers: SimPy runs them
     current = [0]
     if full:
         rack.on_move = lambda t, e, d: trace.log(t, e, current[0], d)
     targets = code.targets.astype(float)
     labels = label_index[order]
+    tie = code.tie
     response = np.zeros(n, np.int64)
     units_erred = np.zeros(n, np.int16)
     pots_moved = np.zeros(n, np.int32)
@@ -224,73 +247,112 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     mask = rack.mask
     phi_bool = np.ones(mask.shape[1], dtype=bool)
     inc, lms_rate = tr.increment, tr.lms_rate
+    period = tm.period
     read_at = tm.card_change + tm.settle + tm.a_delay + tm.r_delay
-    waited = [0.0]
+    clock = _Clock(period)
     seg = _Segment()
+    waited = 0.0
+    motors = None                                    # the SimPy process of queued moves
 
-    def read(p, now):
-        """Sums, errors and responses of presentation p, read at ``now``.
+    def moving(t: float) -> bool:
+        return t < rack.busy_until or (motors is not None and motors.is_alive)
 
-        While no wiper moves, the sums of the upcoming presentations of the block are
-        computed together (the wipers only shrink by decay, a known factor, and the
-        noise is drawn per presentation); a move invalidates them.
-        """
-        if now < rack.busy_until:                      # overlap: wipers mid-move
-            row = pipeline.ensure(p)
-            seg.fill(p, p + 1, pipeline.x[row:row + 1], rack.sums(pipeline.x[row], now)[None, :],
-                     noise, pipeline.noise_scale, row, targets, labels, code)
-        elif not (seg.start <= p < seg.stop):
-            row = pipeline.ensure(p)
-            x = pipeline.x[row:]
-            times = now + tm.period * np.arange(len(x))
-            base = (x @ rack.p_to.T) * rack.decay_factors(times)[:, None]
-            seg.fill(p, p + len(x), x, base, noise, pipeline.noise_scale, row, targets, labels, code)
-        return p - seg.start
+    def read_ahead(p: int) -> None:
+        """Sums of the presentations from ``p`` on, wipers at rest, a block at a time."""
+        row = pipeline.ensure(p)
+        hi = min(pipeline.stop, p + seg.size)
+        x = pipeline.x[row:row + (hi - p)]
+        times = clock.card_change(np.arange(p, hi)) + read_at
+        base = (x @ rack.p_to.T) * rack.decay_factors(times)[:, None]
+        seg.fill(p, hi, x, base, noise, pipeline.noise_scale, row, targets, labels, code, tie)
+
+    def read_one(p: int, t: float) -> None:
+        """The sums of presentation ``p`` read at ``t`` while wipers move."""
+        row = pipeline.ensure(p)
+        x = pipeline.x[row:row + 1]
+        seg.fill(p, p + 1, x, rack.sums(x[0], t)[None, :], noise, pipeline.noise_scale, row,
+                 targets, labels, code, tie)
 
     def trainer(env):
-        yield env.timeout(read_at)
-        for p in range(n):
+        nonlocal waited, motors
+        p = 0
+        while p < n:
             current[0] = p
-            t0 = env.now - read_at
-            start[p] = t0
-            k = read(p, env.now)
-            response[p] = seg.response[k]
-            if full:
-                _log_presentation(trace, p, t0, tm, order[p], pipeline, seg.sums[k],
-                                  code.classes[response[p]], code.classes[labels[p]])
-            if seg.any_err[k] or not error_driven:
-                t = targets[labels[p]]
-                sums = seg.sums[k]
-                units_erred[p] = int(erring(t, sums, code.tie).sum())
-                phi_bool[:] = seg.x[k] > 0
-                command = rule(phi_bool, t, sums, mask, inc, lms_rate, tie=code.tie)
-                moving = int(np.count_nonzero(command))
-                pots_moved[p] = moving
-                if moving:
-                    seg.stop = 0                        # the sums ahead are stale now
-                    if full:
-                        trace.log(env.now, "reinforce", p,
-                                  f"{units_erred[p]} R-unit{'s' if units_erred[p] != 1 else ''} erred, "
-                                  f"{moving} pots commanded")
+            t_read = clock.card_change(p) + read_at
+            if moving(t_read) or step_each:
+                # the wipers may move before this read: let SimPy bring the clock there first
+                yield env.timeout(_delay_to(env.now, t_read))
+                if moving(t_read):
+                    read_one(p, t_read)
+                elif not (seg.start <= p < seg.stop):
+                    read_ahead(p)
+                q = p
+            else:
+                if not (seg.start <= p < seg.stop):
+                    read_ahead(p)
+                # the first presentation from p on where the trainer acts
+                if error_driven:
+                    k = p - seg.start
+                    f = int(seg.any_err[k:].argmax())
+                    q = p + f if seg.any_err[k + f] else seg.stop - 1
+                else:
+                    q = p
+            k0, k1 = p - seg.start, q + 1 - seg.start
+            response[p:q + 1] = seg.response[k0:k1]
+            start[p:q + 1] = clock.card_change(np.arange(p, q + 1))
+            acts = not error_driven or bool(seg.any_err[k1 - 1])
+            if full:                                  # one card per step here: q == p
+                _log_presentation(trace, q, float(start[q]), tm, order[q], pipeline, seg.sums[k1 - 1],
+                                  code.classes[response[q]], code.classes[labels[q]])
+            if not acts:
+                seg.grow()
+                if progress is not None:
+                    progress(q + 1 - p)
+                p = q + 1
+                continue
+            t0 = float(start[q])
+            t_read = t0 + read_at
+            if env.now < t_read:
+                yield env.timeout(_delay_to(env.now, t_read))
+            current[0] = q
+            k = k1 - 1
+            sums = seg.sums[k]
+            t = targets[labels[q]]
+            units_erred[q] = int(erring(t, sums, tie).sum())
+            phi_bool[:] = seg.x[k] > 0
+            command = rule(phi_bool, t, sums, mask, inc, lms_rate, tie=tie)
+            moving_pots = int(np.count_nonzero(command))
+            pots_moved[q] = moving_pots
+            if moving_pots:
+                seg.invalidate(q)                 # the sums ahead are stale now
+                if full:
+                    trace.log(t_read, "reinforce", q,
+                              f"{units_erred[q]} R-unit{'s' if units_erred[q] != 1 else ''} erred, "
+                              f"{moving_pots} pots commanded")
+                if queued or full:
                     motors = env.process(rack.drive(env, command))
                     if not tm.overlap:
                         yield motors
-            end = t0 + tm.period
-            if env.now > end:                       # waited for the motors past the period
-                waited[0] += env.now - end
+                else:
+                    rack.apply(*rack.plan(command, t_read), t_read)
+            end = t0 + period
+            if not tm.overlap and rack.busy_until > end:   # the next card waits for the motors
+                done = rack.busy_until
+                waited += done - end
                 if full:
-                    trace.log(env.now, "waited for motors", p, f"{env.now - end:.4g} s past the period")
-                pipeline.retime(p, env.now - t0 - tm.card_change)
-                end = env.now
+                    trace.log(done, "waited for motors", q, f"{done - end:.4g} s past the period")
+                pipeline.retime(q, done - t0 - tm.card_change)
+                clock.shift(q + 1, done)
+                seg.stop = 0                          # the read times ahead moved
             if progress is not None:
-                progress(p)
-            if p + 1 < n:
-                yield env.timeout(end + read_at - env.now)
-            elif end > env.now:
-                yield env.timeout(end - env.now)
+                progress(q + 1 - p)
+            p = q + 1
         # the run ends when the last period is over and every wiper has stopped
-        if env.now < rack.busy_until:
-            yield env.timeout(rack.busy_until - env.now)
+        last = max(clock.card_change(n), rack.busy_until)
+        if env.now < last:
+            yield env.timeout(_delay_to(env.now, last))
+        if motors is not None and motors.is_alive:
+            yield motors
 
     env.process(trainer(env))
     env.run()
@@ -307,7 +369,42 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     hist["start"] = start
     hist["s_active"] = pipeline.s_active
     hist["a_active"] = pipeline.a_active
-    return finish(hist, env.now, trace, waited[0])
+    return finish(hist, env.now, trace, waited)
+
+
+def _delay_to(now: float, target: float) -> float:
+    """A delay that brings SimPy's clock from ``now`` exactly to ``target``.
+
+    ``now + (target - now)`` can miss ``target`` by a rounding step; nudging the delay
+    by one unit in the last place fixes that, so the SimPy clock equals the closed-form
+    clock bit for bit however many timeouts led there.
+    """
+    d = target - now
+    for _ in range(4):
+        got = now + d
+        if got == target:
+            break
+        d = np.nextafter(d, np.inf if got < target else -np.inf)
+    return max(float(d), 0.0)
+
+
+class _Clock:
+    """Card-change times in closed form: ``t_anchor + (p - p_anchor) * period``.
+
+    The anchor moves only when the machine waited for its motors.
+    """
+
+    def __init__(self, period: float):
+        self.period = period
+        self.t_anchor, self.p_anchor = 0.0, 0
+
+    def card_change(self, p):
+        """Machine time (s) of the card change of presentation(s) ``p`` (int or int array)."""
+        return self.t_anchor + (p - self.p_anchor) * self.period
+
+    def shift(self, p: int, t: float) -> None:
+        """Presentation ``p`` starts at ``t`` (later than planned), the rest follow on the period."""
+        self.t_anchor, self.p_anchor = float(t), int(p)
 
 
 class _NoiseStream:
@@ -331,17 +428,39 @@ class _NoiseStream:
 
 
 class _Segment:
-    """Sums, errors and responses of a run of upcoming presentations."""
+    """Sums, errors and responses of a run of upcoming presentations.
 
-    start = stop = 0
+    Its length adapts like the error-correction core's blocks (:mod:`mark1.perceptron`):
+    it doubles after a stretch without an error and shrinks to about the running gap
+    between reinforcements after one, so little is computed and then thrown away.
+    """
 
-    def fill(self, p0, p1, x, base, noise, noise_scale, row, targets, labels, code):
+    MIN, MAX = 4, 256
+
+    def __init__(self):
+        self.start = self.stop = 0
+        self.size = self.MIN
+        self.gap = float(self.MIN)
+        self.last = -1
+
+    def fill(self, p0, p1, x, base, noise, noise_scale, row, targets, labels, code, tie):
         sums = base
         if noise is not None:
             sums = base + noise_scale[row:row + (p1 - p0)] * noise.get(p0, p1)
         self.start, self.stop, self.x, self.sums = p0, p1, x, sums
-        self.any_err = erring(targets[labels[p0:p1]], sums, code.tie).any(axis=1)
+        self.any_err = erring(targets[labels[p0:p1]], sums, tie).any(axis=1)
         self.response = code.decode(sums)
+
+    def grow(self) -> None:
+        """A stretch went by without a reinforcement: look further ahead next time."""
+        self.size = min(2 * self.size, self.MAX)
+
+    def invalidate(self, p: int) -> None:
+        """The wipers moved (or the schedule shifted) at presentation ``p``."""
+        self.stop = 0
+        self.gap += 0.3 * (p - self.last - self.gap)
+        self.last = p
+        self.size = int(min(self.MAX, max(self.MIN, self.gap)))
 
 
 def finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float) -> RunResult:
@@ -364,7 +483,7 @@ def finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float) -
 
 def _log_presentation(trace, p, t0, tm, card, pipeline, sums, response, label):
     """The instants of one presentation that need no event of their own."""
-    trace.log(t0, "card change", p, f"card {card}, lamps off")
+    trace.log(t0, "card change", p, f"card {card}, lamps off")      # deck index, from 0 like `presentation`
     trace.log(t0 + tm.card_change, "lamps on", p, "")
     t_s = t0 + tm.card_change + tm.settle
     trace.log(t_s, "S sampled", p, f"{int(pipeline.s_active[p])} S-units fire")

@@ -251,7 +251,7 @@ def test_trace_csv_and_array(tmp_path):
     assert rows[0] == ["time_s", "event", "presentation", "detail"]
     assert len(rows) - 1 == len(m.trace_)
     for row, (t, e, p, d) in zip(rows[1:], m.trace_.events):
-        assert float(row[0]) == t and row[1] == e and int(row[2]) == p and row[3] == d
+        assert float(row[0]) == pytest.approx(t, abs=5e-7) and row[1] == e and int(row[2]) == p and row[3] == d
     m.trace_.to_csv(tmp_path / "events.csv")
     assert (tmp_path / "events.csv").read_text() == text
     arr = m.trace_.to_array()
@@ -293,8 +293,9 @@ def _twin(m, cards, labels):
         w = w * math.exp(-(t_read - t_prev) * rate)
         t_prev = t_read
         s = (w * mask) @ X[i]
-        erred.append(int((T[i] * s <= 0).sum()))
-        cmd = RULES[spec.trainer.rule](X[i] > 0, T[i], s, mask, spec.trainer.increment, spec.trainer.lms_rate)
+        erred.append(int((T[i] * s <= m.code_.tie).sum()))           # the tie rule of mark1.rules
+        cmd = RULES[spec.trainer.rule](X[i] > 0, T[i], s, mask, spec.trainer.increment, spec.trainer.lms_rate,
+                                       tie=m.code_.tie)
         for u, j in zip(*np.nonzero(cmd)):
             d = int(np.sign(cmd[u, j]))
             travel = gain[u, j] * abs(cmd[u, j])

@@ -63,21 +63,44 @@ def test_grid_shape():
 
 # -- rack_figure ----------------------------------------------------------------------------
 
-def test_rack_figure_pointers_show_wiper_positions(trained, tmp_path):
+def _pointer_angles(pointers):
+    seg = np.array(pointers.get_segments())              # (pots, 2, 2)
+    dx, dy = seg[:, 1, 0] - seg[:, 0, 0], -(seg[:, 1, 1] - seg[:, 0, 1])     # y axis points down
+    return np.arctan2(dy, dx)
+
+
+def test_rack_figure_shows_the_pots_moved_furthest(trained, tmp_path):
     m, _, _ = trained
-    fig = plotting.rack_figure(m, out=tmp_path / "rack.png")
+    fig = plotting.rack_figure(m, top=16, out=tmp_path / "rack.png")
     n_units, n_in = m.weights_.shape
     assert len(fig.axes) == n_units + 1                  # panels + colour bar
     ax = fig.axes[0]
     dials = [c for c in ax.collections if isinstance(c, EllipseCollection)]
     lines = [c for c in ax.collections if isinstance(c, LineCollection)]
-    assert len(dials) == 1 and len(dials[0].get_offsets()) == n_in
+    assert len(dials) == 1 and len(dials[0].get_offsets()) == 16 + 1         # 16 pots and the bias
+    w = m.weights_[0]
+    top = np.sort(np.argsort(-np.abs(w[:-1]), kind="stable")[:16])
+    assert np.abs(w[top]).min() >= np.abs(np.delete(w[:-1], top)).max()
+    names = [t.get_text().split("\n")[0] for t in ax.texts]
+    assert names == [f"A{a + 1}" for a in top] + ["bias"]                     # A-units numbered from 1
     stops, pointers = lines
-    assert len(stops.get_segments()) == 2 * n_in
-    seg = np.array(pointers.get_segments())              # (n_in, 2, 2)
-    dx, dy = seg[:, 1, 0] - seg[:, 0, 0], -(seg[:, 1, 1] - seg[:, 0, 1])     # y axis points down
-    angle = np.arctan2(dy, dx)
-    np.testing.assert_allclose(angle, np.pi / 2 - m.weights_[0] * 0.75 * np.pi, atol=1e-9)
+    assert len(stops.get_segments()) == 2 * 17
+    np.testing.assert_allclose(_pointer_angles(pointers), np.pi / 2 - w[np.r_[top, n_in - 1]] * 0.75 * np.pi,
+                               atol=1e-9)
+    with Image.open(tmp_path / "rack.png") as im:      # the title is inside the picture
+        assert im.size[0] >= 7.5 * 120 - 1
+    assert fig.get_suptitle() and fig.texts[0].get_window_extent(fig.canvas.get_renderer()).x0 >= 0
+    with pytest.raises(ValueError, match="top"):
+        plotting.rack_figure(m, top=0)
+
+
+def test_rack_figure_for_a_card_shows_its_firing_a_units(trained):
+    m, cards, _ = trained
+    fig = plotting.rack_figure(m, card=cards[0])
+    firing = np.flatnonzero(m.associate(m.sense(cards[:1]))[0])
+    names = [t.get_text().split("\n")[0] for t in fig.axes[0].texts]
+    assert names == [f"A{a + 1}" for a in firing] + ["bias"]
+    assert f"the {len(firing)} A-units this card fires" in fig.get_suptitle()
 
 
 def test_rack_figure_marks_end_stops(card_maker):
@@ -87,7 +110,7 @@ def test_rack_figure_marks_end_stops(card_maker):
     m.rack_.p_to[0, 1] = -1.0
     fig = plotting.rack_figure(m)
     assert "2 at an end stop" in fig.axes[0].get_title()
-    colors = fig.axes[0].collections[2].get_colors()
+    colors = fig.axes[0].collections[2].get_colors()    # the two are the furthest moved: shown first
     np.testing.assert_allclose(colors[:2], [[0, 0, 0, 1], [0, 0, 0, 1]])
 
 
@@ -171,18 +194,42 @@ def test_fisher_histograms_needs_two_classes():
 
 # -- training_animation ---------------------------------------------------------------------
 
-def test_animation_frames_and_last_weights(card_maker, tmp_path):
+def test_animation_frames_are_evenly_spaced_and_end_on_the_last():
+    for n, first, every in [(24, 3, 5), (200, 9, 4), (7, 7, 3), (10, 1, 1)]:
+        p = plotting._animation_frames(n, first, every)
+        assert p[-1] == n and p[0] >= first and p[0] - every < first
+        assert set(np.diff(p)) <= {every}
+
+
+def test_animation_every_stage_and_the_run_s_own_numbers(card_maker, tmp_path):
     cards, labels = card_maker(12, np.random.default_rng(6))
     out = tmp_path / "a.gif"
     fig = plotting.training_animation(specs.SMALL, cards, labels, seed=2, out=out, epochs=2, every=3)
+    full = MarkI(spec=specs.SMALL, seed=2, trace="full").fit(cards, labels, epochs=2)
+    schedule = np.tile(np.arange(12), 2)
+    first = max(int(np.argmax(labels[schedule] == c)) for c in full.classes_) + 1
     with Image.open(out) as im:
-        assert im.format == "GIF"
-        assert im.n_frames == 8                          # presentations 3, 6, ..., 24
+        assert im.format == "GIF" and im.size[0] >= 1000
+        assert im.n_frames == len(plotting._animation_frames(24, first + 1, 3))
     assert [p.name for p in tmp_path.iterdir()] == ["a.gif"]
-    full = MarkI(spec=specs.SMALL, seed=2).fit(cards, labels, epochs=2)
+    ax_card, ax_s, ax_a, ax_r, ax_pots, ax_w, ax_acc = fig.axes
+    assert "presentation 24 of 24" in fig.get_suptitle()                      # counted from 1
+    assert f"card {schedule[-1] + 1} of the deck" in ax_card.get_title()
+    s = full.sense(cards[schedule])[-1]
+    a = full.associate(s[None])[0]
+    assert f"S-units firing: {int(s.sum())} of 400" == ax_s.get_title() and s.sum() == full.history_["s_active"][-1]
+    assert f"A-units firing: {int(a.sum())} of 64" == ax_a.get_title()
+    read = [d for _, e, p, d in full.trace_ if e == "R read" and p == 23][0]
+    widths = [b.get_width() for b in ax_r.patches]
+    np.testing.assert_allclose(widths, [float(v) for v in read.split(";")[0].split()[1:]])
+    assert len(ax_pots.patches) == 2 * (int(a.sum()) + 1)                     # before and after, + bias
     direct = plotting._projected_weights(full.weights_, full.patchboard.connections,
                                          full.patchboard.retina_shape)[0]
-    np.testing.assert_allclose(np.asarray(fig.axes[1].images[0].get_array()), direct, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(ax_w.images[0].get_array()), direct, atol=1e-12)
+    with pytest.raises(ValueError, match="dpi"):
+        plotting.training_animation(specs.SMALL, cards, labels, seed=0, out=out, dpi=50)
+    with pytest.raises(ValueError, match="every"):
+        plotting.training_animation(specs.SMALL, cards, labels, seed=0, out=out, every=0)
 
 
 def test_animation_prefix_weights_equal_the_run_at_that_moment(card_maker):
@@ -199,14 +246,206 @@ def test_animation_prefix_weights_equal_the_run_at_that_moment(card_maker):
     np.testing.assert_array_equal(part.weights_, full.weights_)
 
 
-def test_animation_frame_cap_and_start(card_maker, tmp_path):
-    cards, labels = card_maker(12, np.random.default_rng(9))
-    out = tmp_path / "b.gif"
-    plotting.training_animation(specs.SMALL.ideal(), cards, labels, seed=0, out=out, epochs=2,
-                                max_frames=5)
-    with Image.open(out) as im:
-        assert im.n_frames == 5
-    frames = plotting._animation_frames(24, 2, 1, 40)
-    assert frames[0] == 2 and frames[-1] == 24 and len(frames) == 23
-    with pytest.raises(ValueError, match="every"):
-        plotting.training_animation(specs.SMALL, cards, labels, seed=0, out=out, every=0)
+# -- signs of life: progress bars on a terminal only ----------------------------------------
+
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    import io
+    import sys
+
+    from mark1.runs import progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert progress_bar(10, "card") is None                      # a log file or a pipe
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    bar = progress_bar(10, "card")
+    assert bar is not None
+    bar.update(10)
+    bar.close()
+    assert "card" in sys.stderr.getvalue()
+    monkeypatch.setenv("CI", "true")
+    assert progress_bar(10, "card") is None                      # CI logs stay clean
+
+
+def _run_cli(args, tmp_path, *, terminal: bool) -> str:
+    """Run ``python -m mark1 ARGS``; stderr is a pseudo-terminal when ``terminal``, else a pipe."""
+    import os
+    import pty
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    env.pop("CI", None)
+    if not terminal:
+        r = subprocess.run([sys.executable, "-m", "mark1", *args], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return r.stderr
+    import threading
+
+    import fcntl
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))   # a terminal's size
+    chunks = []
+
+    def drain():                                  # read while it runs: a full terminal would block it
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:                       # the terminal closed: everything read
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        r = subprocess.run([sys.executable, "-m", "mark1", *args], cwd=tmp_path, env=env,
+                           stdout=subprocess.DEVNULL, stderr=follower, timeout=300)
+    finally:
+        os.close(follower)
+        reader.join(timeout=30)
+        os.close(leader)
+    assert r.returncode == 0
+    return b"".join(chunks).decode(errors="replace")
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "openpty"), reason="needs a POSIX pseudo-terminal")
+def test_no_bar_in_logs_but_one_on_a_terminal(tmp_path):
+    from pathlib import Path
+
+    demo = str(Path(__file__).resolve().parent.parent / "scenes" / "demo.toml")
+    args = ["explain", demo, "--cards", "1"]
+    assert _run_cli(args, tmp_path, terminal=False) == ""                   # stderr a pipe: no bar
+    assert "card" in _run_cli(args, tmp_path, terminal=True)               # stderr a terminal: a bar
+
+
+# -- one numbering for people ---------------------------------------------------------------
+
+def test_event_line_counts_from_one_and_rounds_to_the_microsecond():
+    from mark1.explain import event_line
+
+    assert event_line(1.9999999999999998, "card change", 0, "card 0, lamps off") == (
+        "    2.000000 s  presentation    1  card change        card 1 of the deck, lamps off")
+    assert event_line(3.5, "R read", 9, "sums +0.1; answer X, card shows X").endswith(
+        "presentation   10  R read             sums +0.1; answer X, card shows X")
+
+
+def test_realtime_and_explain_number_cards_from_one(tmp_path, capsys):
+    from pathlib import Path
+
+    from mark1.cli import main
+
+    demo = Path(__file__).resolve().parent.parent / "scenes" / "demo.toml"
+    assert main(["run", str(demo), "--out", str(tmp_path / "rt"), "--realtime", "1e-6"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if " presentation " in ln]
+    first = [ln for ln in lines if "card change" in ln][:2]
+    assert "presentation    1" in first[0] and "card 1 of the deck" in first[0]
+    assert "presentation    2" in first[1] and "card 0" not in " ".join(lines)
+    for ln in lines:                                             # seconds, six decimals
+        t = ln.split(" s ")[0].strip()
+        assert len(t.split(".")[1]) == 6
+    trace = (tmp_path / "rt" / "trace.csv").read_text().splitlines()
+    assert trace[0] == "time_s,event,presentation,detail"
+    rows = list(__import__("csv").reader(trace[1:]))
+    assert rows[0][2] == "0" and rows[0][3] == "card 0, lamps off"   # the CSV counts from 0, as the arrays do
+    assert all(len(r[0].split(".")[1]) == 6 for r in rows)      # 2.000000, not 1.9999999999999998
+
+
+def test_summary_trace_times_round_to_the_microsecond(tmp_path, capsys):
+    import csv
+    from pathlib import Path
+
+    from mark1.cli import main
+
+    demo = Path(__file__).resolve().parent.parent / "scenes" / "demo.toml"
+    assert main(["run", str(demo), "--out", str(tmp_path / "s"), "--json"]) == 0
+    summary = __import__("json").loads(capsys.readouterr().out)
+    with open(tmp_path / "s" / "trace.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["presentation"]) for r in rows] == list(range(summary["presentations"]))
+    assert all(len(r["start"].split(".")[1]) == 6 for r in rows)
+    assert rows[1]["start"] == f"{summary['spec']['timing']['period']:.6f}"
+
+
+# -- learning curve, contact sheet, ablation ------------------------------------------------
+
+def test_learning_curve_starts_at_the_first_full_window_and_shows_test_and_reported(trained):
+    m, _, _ = trained
+    n = len(m.history_)
+    fig = plotting.learning_curve(m.history_, test_accuracy=0.9, reported=0.9, window=5)
+    ax = fig.axes[0]
+    curve = [ln for ln in ax.lines if ln.get_label().startswith("training accuracy")][0]
+    x, y = curve.get_data()
+    assert x[0] == 5 and x[-1] == n                                   # no point over fewer cards
+    correct = m.history_["correct"].astype(float)
+    np.testing.assert_allclose(y, [correct[i - 5:i].mean() for i in range(5, n + 1)])
+    test = [ln for ln in ax.lines if ln.get_label().startswith("test accuracy")][0]
+    reported = [ln for ln in ax.lines if ln.get_label().startswith("reported")][0]
+    assert test.get_marker() == "D" and reported.get_linestyle() == "--"  # equal values, both visible
+    assert test.get_zorder() > reported.get_zorder()
+    assert any(ln.get_label() == "chance 50%" for ln in ax.lines)
+
+
+def test_contact_sheet_marks_strays_and_keys_them():
+    from pathlib import Path
+
+    from mark1.runs import experiment_seeds
+    from mark1.scenes import load_scene
+
+    scene = load_scene(Path(__file__).resolve().parent.parent / "scenes" / "demo.toml")
+    fig = plotting.contact_sheet(scene, seed=0, per_class=3)
+    seed_train, _, seed_machine = experiment_seeds(0)
+    stim = scene.stimuli("train", seed=seed_train, count=6)
+    order = np.concatenate([np.flatnonzero(stim.labels == c)[:3] for c in scene.classes])
+    cards = stim.cards[order]
+    m = MarkI(spec=scene.machine_spec(), seed=seed_machine)
+    seq = m.sense(cards)
+    alone = np.concatenate([m.sense(c[None]) for c in cards])
+    s_panels = [ax for ax in fig.axes                          # the S-unit panels are the RGB ones
+                if ax.get_images() and np.asarray(ax.get_images()[0].get_array()).ndim == 3]
+    shown = np.stack([np.asarray(ax.get_images()[0].get_array()) for ax in s_panels])   # (cards, 20, 20, 3)
+    red = (shown[..., 0] > 0.5) & (shown[..., 1] < 0.5)
+    black = shown.sum(axis=-1) < 0.1
+    np.testing.assert_array_equal(red.reshape(len(cards), -1), seq & ~alone)
+    np.testing.assert_array_equal((red | black).reshape(len(cards), -1), seq)
+    key = " ".join(t.get_text() for t in fig.texts)
+    assert "below 0.35 of paper white" in key
+    if (seq & ~alone).any():
+        assert "light-adapted" in key and "blank paper" in key
+
+
+def _ablation(times):
+    from mark1.experiments import Ablation
+
+    names = ["backlash", "decay"]
+    rows = [dict(variant="full", kind="reference", non_ideality=None, test_mean=0.9, test_std=0.01,
+                 machine_time_h_mean=times[0], machine_time_h_std=0.0),
+            dict(variant="ideal", kind="reference", non_ideality=None, test_mean=0.97, test_std=None,
+                 machine_time_h_mean=times[1], machine_time_h_std=None)]
+    for i, n in enumerate(names):
+        rows.append(dict(variant=f"on:{n}", kind="on_alone", non_ideality=n, test_mean=None if i else 0.95,
+                         test_std=0.2, machine_time_h_mean=times[2], machine_time_h_std=0.0))
+        rows.append(dict(variant=f"off:{n}", kind="off_alone", non_ideality=n, test_mean=0.92,
+                         test_std=None, machine_time_h_mean=times[3], machine_time_h_std=0.0))
+    return Ablation(scene="fake", seeds=[0, 1], rows=rows, non_idealities=names)
+
+
+def test_ablation_figure_has_no_panel_of_identical_bars():
+    same = plotting.ablation_figure(_ablation([1.0, 1.0, 1.0, 1.0]))
+    assert len(same.axes) == 1 and "machine time 1 h for every variant" in same.get_suptitle()
+    differ = plotting.ablation_figure(_ablation([2.0, 1.0, 1.5, 1.8]))
+    assert len(differ.axes) == 2
+    labels = [t.get_text() for t in differ.axes[0].get_yticklabels()]
+    assert labels == ["decay (no result)", "backlash"]                      # no result: at the bottom
+    for bar in differ.axes[0].patches:                                     # whiskers inside [0, 1]
+        assert np.isnan(bar.get_width()) or bar.get_width() <= 1.0

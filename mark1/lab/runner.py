@@ -57,10 +57,10 @@ import numpy as np
 
 from ..atomic import write_text
 from ..runs import jsonable, progress_bar
+from ..threads import one_blas_thread
 
 __all__ = ["run_jobs", "Records", "executor_for", "process_pool", "dask_executor", "Interrupted",
-           "seed_list", "count_option", "as_scene", "scene_ref", "scene_digest", "run_cards",
-           "one_blas_thread"]
+           "seed_list", "count_option", "as_scene", "scene_ref", "scene_digest", "run_cards"]
 
 
 # ----------------------------------------------------------------------------------------
@@ -306,7 +306,8 @@ def executor_for(workers: int = 1, scheduler: str | None = None) -> Iterator[Exe
     -----
     In the main thread, SIGTERM is turned into :class:`Interrupted` for the duration,
     so it stops the run as Ctrl-C does; the previous handlers are restored on exit.
-    A serial run, like each pool worker, uses one BLAS thread (:func:`one_blas_thread`).
+    A serial run, like each pool worker, uses one BLAS thread
+    (:func:`mark1.threads.one_blas_thread`).
     """
     with _sigterm_interrupts():
         if scheduler is not None:
@@ -316,23 +317,10 @@ def executor_for(workers: int = 1, scheduler: str | None = None) -> Iterator[Exe
             with process_pool(workers) as ex:
                 yield ex
         else:
+            # measured at load 13 on the 2 shared cores: one seed of square vs circle took
+            # 25.3 s with OpenBLAS's 2 threads, 7.7 s with 1 (least squares on S: 9.3 s vs 0.29 s)
             with one_blas_thread():
                 yield None
-
-
-@contextlib.contextmanager
-def one_blas_thread():
-    """Limit numpy's BLAS to one thread in this process for the duration.
-
-    The jobs' matrices are small (hundreds of cards by a few hundred units): a second
-    BLAS thread gains little on an idle machine and loses much on a busy one. Measured
-    on this project's 2 shared cores at load 13: one seed of
-    ``scenes/square_vs_circle.toml`` took 25.3 s with OpenBLAS's 2 threads and 7.7 s
-    with 1 (least squares on S alone 9.3 s against 0.29 s).
-    """
-    from threadpoolctl import threadpool_limits
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
 
 
 @contextlib.contextmanager
@@ -477,7 +465,7 @@ def _worker_start(main_pid: int) -> None:
         os._exit(1)
     threading.Thread(target=_exit_when_gone, args=(main_pid,), daemon=True, name="mark1-main-watch").start()
     from threadpoolctl import threadpool_limits
-    threadpool_limits(limits=1, user_api="blas")
+    threadpool_limits(limits=1, user_api="blas")        # for the worker's whole life
 
 
 def _exit_when_gone(pid: int) -> None:

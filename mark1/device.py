@@ -1,0 +1,409 @@
+"""Device response plots: one potentiometer driven pulse after pulse, one photocell lit and darkened.
+
+In the manner of analog-hardware toolkits (a device's response to a pulse train, its
+spread across devices, its drift), but with the machine's own parts: the pots are a
+real :class:`~mark1.potentiometers.PotentiometerRack` driven by SimPy through
+``rack.drive``, the photocell a real :class:`~mark1.retina.Retina` read through
+``retina.expose``. Nothing here re-derives the physics; it only chooses the stimulus.
+
+* :func:`rack_response` — a few pots (one nominal, the others with the motor spread
+  drawn from the seed) get the same train of reinforcement pulses, one per machine
+  cycle: up, reversed, up again. Shows the speed limit (ramps), backlash at a reversal
+  (a pause, then less travel), ratchet steps, the end stops at ±1, the spread between
+  motors and, left alone afterwards, the decay towards 0.
+* :func:`photocell_response` — one nominal cell: the rise after lamps on, the fall in
+  the dark (fast phase, then the slow tail), and the reading of the same white card as
+  the cell becomes light-adapted (light history) and recovers in the dark.
+
+Arrays are indexed from 0 (pulse 0 is the first pulse); the figures number pulses
+from 1 for people. Times are seconds of machine time.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import simpy
+
+from .atomic import write_text
+from .potentiometers import PotentiometerRack
+from .retina import Retina, RetinaState
+from .runs import progress_bar
+from .specs import MachineSpec
+
+__all__ = ["RackResponse", "PhotocellResponse", "rack_response", "photocell_response",
+           "rack_figure", "photocell_figure", "write_device"]
+
+
+@dataclass
+class RackResponse:
+    """What the pots did under a pulse train.
+
+    Attributes
+    ----------
+    command : array (n_pulses,)
+        Travel commanded by each pulse (full scale, signed).
+    pulse_time : array (n_pulses,)
+        Machine time of each pulse (s).
+    position : array (n_pulses + 1, n_pots)
+        Wiper positions at rest: row 0 before the first pulse, row i after pulse i - 1.
+    duration : array (n_pulses, n_pots)
+        How long each pot's motor ran for each pulse (s).
+    t, x : arrays (m,), (m, n_pots)
+        Wiper positions read during the train: finely while the motors may run after
+        each pulse, and once just before the next pulse.
+    gain : array (n_pots,)
+        Each motor's speed relative to nominal (pot 0 is nominal).
+    idle_t, idle_x : arrays (k,), (k, n_pots)
+        Positions read while the rack is left alone after the train (decay).
+    spec : MachineSpec
+    """
+
+    command: np.ndarray
+    pulse_time: np.ndarray
+    position: np.ndarray
+    duration: np.ndarray
+    t: np.ndarray
+    x: np.ndarray
+    gain: np.ndarray
+    idle_t: np.ndarray
+    idle_x: np.ndarray
+    spec: MachineSpec
+
+
+def rack_response(spec: MachineSpec, *, pulses=(30, 25, 15), start: float = 0.61, n_pots: int = 6,
+                  seed: int = 0, samples_per_pulse: int = 25) -> RackResponse:
+    """Drive a row of pots with the same reinforcement pulses, one per machine cycle.
+
+    Parameters
+    ----------
+    spec : MachineSpec
+        Its ``rack`` group is the device; ``trainer.increment`` the travel of one
+        pulse; ``timing.period`` the time between pulses.
+    pulses : sequence of int
+        Pulses up, then down, then up, ... (alternating directions, starting up).
+    start : float
+        Wiper position of every pot before the train (full scale).
+    n_pots : int
+        Pots driven together; pot 0 has a nominal motor, the others a motor speed
+        drawn with ``rack.motor_spread`` from ``seed``.
+    seed : int
+        Seed of the motor-spread draw.
+    samples_per_pulse : int
+        Readings of the wipers while a pulse's motors run (one more at the end of each cycle).
+
+    Returns
+    -------
+    RackResponse
+    """
+    if not -1.0 <= start <= 1.0:
+        raise ValueError(f"start: expected a wiper position in [-1, 1], got {start!r}")
+    if n_pots < 1 or not len(pulses) or min(pulses) < 0:
+        raise ValueError("pulses, n_pots: expected at least one pot and non-negative pulse counts")
+    gain = PotentiometerRack.motor_gains(spec.rack, (1, n_pots), np.random.default_rng(seed))
+    gain[0, 0] = 1.0
+    rack = PotentiometerRack(spec.rack, 1, n_pots, spec.response.n_responses, gain)
+    rack.mask[:] = True                                  # a bench row: every pot wired
+    rack.p_from[:] = rack.p_to[:] = start
+    inc, period = spec.trainer.increment, spec.timing.period
+    command = np.concatenate([np.full(n, inc * (1 if i % 2 == 0 else -1)) for i, n in enumerate(pulses)])
+    n = len(command)
+    position = np.empty((n + 1, n_pots))
+    duration = np.empty((n, n_pots))
+    position[0] = rack.positions(0.0)[0]
+    t_read, x_read = [], []
+    env = simpy.Environment()
+    s = spec.rack
+    if s.drive == "ratchet":
+        move = np.ceil(inc / s.step) * s.step_time
+    else:
+        move = inc / s.motor_speed if np.isfinite(s.motor_speed) else 0.0
+    # read finely while a pulse's motors may run (slowest motor, plus backlash), then once at the cycle's end
+    window = min(0.9 * period, 1.6 * move / max(float(gain.min()), 0.1))
+    offsets = np.append(np.linspace(0.0, window, samples_per_pulse), period * (1 - 1e-3))
+
+    def trainer(env):
+        for i, c in enumerate(command):
+            t0 = i * period
+            if env.now < t0:
+                yield env.timeout(t0 - env.now)
+            yield env.process(rack.drive(env, np.full((1, n_pots), c)))
+            duration[i] = rack.t_end[0] - t0
+            position[i + 1] = rack.positions(env.now)[0]
+
+    def reader(env):
+        for t in (np.arange(n)[:, None] * period + offsets[None, :]).ravel():
+            if t > env.now:
+                yield env.timeout(t - env.now)
+            t_read.append(env.now)
+            x_read.append(rack.positions(env.now)[0].copy())
+
+    env.process(trainer(env))
+    env.process(reader(env))
+    env.run()
+    end = max(env.now, rack.busy_until)
+    tau = spec.rack.decay_time
+    horizon = 3.0 * tau if np.isfinite(tau) else 86400.0 * 3
+    idle_t = end + np.linspace(0.0, horizon, 200)
+    idle_x = np.array([rack.positions(t)[0] for t in idle_t])
+    return RackResponse(command=command, pulse_time=np.arange(n) * period, position=position,
+                        duration=duration, t=np.array(t_read), x=np.array(x_read), gain=gain[0],
+                        idle_t=idle_t, idle_x=idle_x, spec=spec)
+
+
+@dataclass
+class PhotocellResponse:
+    """One nominal photocell's responses (signal relative to a dark-adapted cell in paper white).
+
+    Attributes
+    ----------
+    rise_t, rise : arrays (m,)
+        Seconds after lamps on (white card, cell dark before) and the signal then.
+    fall_t, fall : arrays (m,)
+        Seconds in the dark after a long time in white light, and the signal then.
+    history_t, history_light, history : arrays (k,)
+        Sampling instant of each card of a sequence (white cards, then black, then white),
+        the light on the cell, and the signal read.
+    threshold : float
+        The S-unit threshold signal (figure polarity: the S-unit fires below it).
+    spec : MachineSpec
+    """
+
+    rise_t: np.ndarray
+    rise: np.ndarray
+    fall_t: np.ndarray
+    fall: np.ndarray
+    history_t: np.ndarray
+    history_light: np.ndarray
+    history: np.ndarray
+    threshold: float
+    spec: MachineSpec
+
+
+def photocell_response(spec: MachineSpec, *, cards=(15, 3, 15), soak: float = 10.0) -> PhotocellResponse:
+    """Light one photocell and darken it, reading it through :meth:`Retina.expose`.
+
+    Parameters
+    ----------
+    spec : MachineSpec
+        Its ``retina`` group is the device (the cell is nominal: no cell-to-cell spread);
+        ``timing`` gives the card cycle of the light-history sequence.
+    cards : (int, int, int)
+        White cards, black cards, white cards in the light-history sequence.
+    soak : float
+        Seconds in white light before the fall (long enough to fill the slow tail).
+
+    Returns
+    -------
+    PhotocellResponse
+    """
+    rs = spec.retina.replace(shape=(1, 1))
+    cell = Retina(rs)
+    dark = RetinaState.dark(1)
+    white, black = np.ones((1, 1)), np.zeros((1, 1))
+    tm = spec.timing
+    top = 6.0 * rs.rise_time
+    rise_t = np.linspace(0.0, max(top, 1.5 * tm.settle), 200)
+    rise = np.array([cell.expose(white, np.array([t]), dark, card_change=0.0, settle=t)[0][0, 0]
+                     for t in rise_t])
+    fall_t = np.linspace(0.0, 4.0 * rs.slow_fall_time, 300)
+    pair = np.vstack([white, black])
+    fall = np.array([cell.expose(pair, np.array([soak, 0.0]), dark, card_change=t, settle=0.0)[0][1, 0]
+                     for t in fall_t])
+    n_w, n_b, n_w2 = cards
+    light = np.concatenate([np.ones(n_w), np.zeros(n_b), np.ones(n_w2)])[:, None]
+    lit = np.full(len(light), tm.period - tm.card_change)
+    signal, _ = cell.expose(light, lit, dark, card_change=tm.card_change, settle=tm.settle)
+    history_t = np.arange(len(light)) * tm.period + tm.card_change + tm.settle
+    return PhotocellResponse(rise_t=rise_t, rise=rise, fall_t=fall_t, fall=fall, history_t=history_t,
+                             history_light=light[:, 0], history=signal[:, 0],
+                             threshold=float(cell.signal_threshold), spec=spec)
+
+
+# -- figures (matplotlib through mark1.plotting only) -----------------------------------
+
+def rack_figure(r: RackResponse, *, out=None, dpi: int = 100):
+    """Four panels: position against pulse number, against time (zoomed on a
+    reversal), each motor's run time per pulse, and the decay when left alone."""
+    from .plotting import _new_figure, _save_atomic
+
+    s = r.spec.rack
+    fig = _new_figure(11, 7.4)
+    axes = fig.subplots(2, 2)
+    n, n_pots = r.duration.shape
+    pulse_no = np.arange(n + 1)                          # 0 = before the first pulse
+    colors = ["C0"] + ["0.6"] * (n_pots - 1)
+    ax = axes[0, 0]
+    for j in range(n_pots):
+        ax.plot(pulse_no, r.position[:, j], drawstyle="steps-post" if s.drive == "ratchet" else "default",
+                color=colors[j], lw=2 if j == 0 else 0.9, marker="." if j == 0 else None, ms=3, zorder=3 if j == 0 else 2,
+                label="nominal motor" if j == 0 else ("other motors (spread)" if j == 1 else None))
+    _stops(ax, s)
+    rev = np.flatnonzero(np.diff(np.sign(r.command))) + 1
+    for i in rev:
+        ax.axvline(i, color="0.8", lw=0.8, ls=":")
+    ax.set(xlabel="pulse number (after pulse n; 0 = before the first)", ylabel="wiper position (full scale)",
+           title=f"{n} pulses of {r.spec.trainer.increment:g} full scale, one every {r.spec.timing.period:g} s")
+    ax.legend(loc="lower left", fontsize=8)
+
+    ax = axes[0, 1]
+    # single pulses of the nominal motor against time since the pulse: free travel, the
+    # pulse that meets the end stop, one against the stop, the reversal and the one after
+    i0 = int(rev[0]) if len(rev) else n - 1
+    hits = np.flatnonzero((r.duration[:, 0] > 0) & (r.duration[:, 0] < 0.999 * r.duration[0, 0]))
+    picks = {0: "free travel", i0: "reversal (backlash)", min(i0 + 1, n - 1): "after the reversal"}
+    if len(hits):
+        picks[int(hits[0])] = "meets the end stop"
+        picks[int(hits[0]) + 1] = "against the end stop"
+    for k, (i, name) in enumerate(sorted(picks.items())):
+        sel = (r.t >= r.pulse_time[i]) & (r.t < r.pulse_time[i] + r.spec.timing.period * 0.999)
+        if not sel.any():
+            continue
+        x0 = r.position[i, 0]
+        ax.plot((r.t[sel] - r.pulse_time[i]) * 1e3, r.x[sel, 0] - x0, marker=".", ms=3, lw=1.4,
+                color=f"C{k}", label=f"pulse {i + 1}: {name}")
+    ax.axhline(0, color="0.6", lw=0.6)
+    span = max(float(r.duration[:, 0].max()), 1e-3) * 1e3
+    ax.set_xlim(-0.05 * span, 1.3 * span)
+    what = [f"speed limit {s.motor_speed:g} full scale/s" if np.isfinite(s.motor_speed) else "instant moves",
+            f"backlash {s.backlash:g}" if s.backlash else "no backlash"]
+    if s.drive == "ratchet":
+        what[0] = f"ratchet steps of {s.step:g} every {s.step_time:g} s"
+    ax.set(xlabel="ms after the pulse (machine time)", ylabel="travel of the nominal pot (full scale)",
+           title="single pulses\n" + "; ".join(what))
+    ax.legend(fontsize=8, loc="best")
+
+    ax = axes[1, 0]
+    for j in range(n_pots - 1, -1, -1):
+        ax.plot(np.arange(1, n + 1), r.duration[:, j] * 1e3, color=colors[j], lw=2 if j == 0 else 0.9,
+                marker="." if j == 0 else None, ms=3)
+    ax.set(xlabel="pulse number", ylabel="motor run time (ms)",
+           title="time on the machine clock per pulse (short at an end stop: the limit switch cuts it)")
+    ax.title.set_fontsize(9)
+    ax.set_ylim(bottom=0)
+
+    ax = axes[1, 1]
+    days = (r.idle_t - r.idle_t[0]) / 3600.0
+    for j in range(n_pots - 1, -1, -1):
+        ax.plot(days, r.idle_x[:, j], color=colors[j], lw=2 if j == 0 else 0.9)
+    tau = s.decay_time
+    ax.set(xlabel="hours left alone after the train", ylabel="wiper position (full scale)",
+           title=(f"decay towards 0, time constant {tau:g} s ({tau / 3600:g} h)" if np.isfinite(tau)
+                  else "decay off (decay_time = inf)"))
+    ax.axhline(0, color="0.5", lw=0.6)
+    spread = f"; motor spread sigma {s.motor_spread:g}" if s.motor_spread else "; no motor spread"
+    fig.suptitle(f"One pot, pulse after pulse — {r.spec.name}: {s.drive} drive{spread}, "
+                 f"end stops {'on' if s.end_stops else 'off'}", fontsize=12)
+    fig.tight_layout()
+    if out is not None:
+        _save_atomic(fig, out, dpi=dpi)
+    return fig
+
+
+def _stops(ax, s) -> None:
+    if s.end_stops:
+        for y in (-1, 1):
+            ax.axhline(y, color="firebrick", lw=1, ls="--")
+        ax.text(0.99, 0.985, "end stop +1", transform=ax.get_yaxis_transform(), ha="right", va="top",
+                color="firebrick", fontsize=8)
+
+
+def photocell_figure(r: PhotocellResponse, *, out=None, dpi: int = 100):
+    """Three panels: rise after lamps on, fall in the dark (log scale), light history."""
+    from .plotting import _new_figure, _save_atomic
+
+    rs, tm = r.spec.retina, r.spec.timing
+    fig = _new_figure(12, 3.9)
+    axes = fig.subplots(1, 3)
+    ax = axes[0]
+    ax.plot(r.rise_t * 1e3, r.rise, color="C1", lw=2)
+    ax.axvline(rs.rise_time * 1e3, color="0.6", ls=":", lw=1)
+    ax.text(rs.rise_time * 1e3, 0.05, f" rise_time {rs.rise_time * 1e3:g} ms", fontsize=8, color="0.4")
+    ax.axvline(tm.settle * 1e3, color="C0", lw=1)
+    ax.text(tm.settle * 1e3, 0.2, " S-units sampled", fontsize=8, color="C0")
+    ax.axhline(r.threshold, color="firebrick", ls="--", lw=1)
+    ax.text(0, r.threshold, " S threshold", va="bottom", fontsize=8, color="firebrick")
+    ax.set(xlabel="ms after lamps on (paper white, cell dark before)", ylabel="signal (1 = settled in white)",
+           title="rise", ylim=(0, 1.08))
+    ax = axes[1]
+    ax.semilogy(r.fall_t * 1e3, np.maximum(r.fall, 1e-6), color="C2", lw=2)
+    ax.axvline(tm.card_change * 1e3, color="C0", lw=1)
+    ax.text(tm.card_change * 1e3, 0.5, " card change ends", fontsize=8, color="C0")
+    ax.set(xlabel="ms in the dark (after a long time in white)", ylabel="signal (log)",
+           title=f"fall: fast ({rs.fall_time * 1e3:g} ms), then the slow tail ({rs.slow_fall_time:g} s, "
+                 f"{rs.slow_fraction:.0%})")
+    ax.title.set_fontsize(10)
+    ax.set_ylim(bottom=max(1e-4, float(r.fall.min()) * 0.5) if r.fall.min() > 0 else 1e-4)
+    ax = axes[2]
+    white = r.history_light > 0
+    ax.plot(r.history_t, np.where(white, r.history, np.nan), "o-", color="C1", ms=3, label="white card")
+    ax.plot(r.history_t, np.where(white, np.nan, r.history), "o", color="0.3", ms=3, label="black card")
+    ax.axhline(1 / rs.history_ratio, color="0.5", ls=":", lw=1)
+    ax.text(r.history_t[0], 1 / rs.history_ratio, f" fully light-adapted: 1/{rs.history_ratio:g}",
+            va="top", fontsize=8, color="0.4")
+    ax.axhline(r.threshold, color="firebrick", ls="--", lw=1)
+    ax.set(xlabel="machine time (s), one card every %g s" % tm.period, ylabel="signal when sampled",
+           title=f"light history (history_time {rs.history_time:g} s)", ylim=(0, 1.08))
+    ax.legend(loc="lower right", fontsize=8)
+    fig.suptitle(f"One photocell — {r.spec.name}: gamma {rs.gamma:g}, dynamics "
+                 f"{'on' if rs.dynamics else 'off'}", fontsize=12)
+    fig.tight_layout()
+    if out is not None:
+        _save_atomic(fig, out, dpi=dpi)
+    return fig
+
+
+def _csv(header, rows) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def write_device(kind: str, spec: MachineSpec, out, progress: bool = False) -> list[Path]:
+    """Write ``rack.png`` + CSVs or ``photocell.png`` + CSVs into folder ``out``; returns the paths.
+
+    ``progress`` shows a bar on a terminal (the figure takes a few seconds).
+    """
+    if kind not in ("rack", "photocell"):
+        raise ValueError(f"device: expected 'rack' or 'photocell', got {kind!r}")
+    bar = progress_bar(1, "figure") if progress else None
+    try:
+        return _write_device(kind, spec, Path(out))
+    finally:
+        if bar is not None:
+            bar.update(1)
+            bar.close()
+
+
+def _write_device(kind, spec, out) -> list[Path]:
+    if kind == "rack":
+        r = rack_response(spec)
+        n_pots = r.position.shape[1]
+        pots = [f"pot{j}" for j in range(n_pots)]
+        write_text(out / "rack_pulses.csv", _csv(
+            ["pulse", "time_s", "command"] + [f"{p}_after" for p in pots] + [f"{p}_run_s" for p in pots],
+            [[i, repr(float(r.pulse_time[i])), repr(float(r.command[i]))]
+             + [repr(float(v)) for v in r.position[i + 1]] + [repr(float(v)) for v in r.duration[i]]
+             for i in range(len(r.command))]))
+        write_text(out / "rack_time.csv", _csv(
+            ["time_s"] + pots, [[repr(float(t))] + [repr(float(v)) for v in x] for t, x in zip(r.t, r.x)]))
+        rack_figure(r, out=out / "rack.png")
+        return [out / "rack.png", out / "rack_pulses.csv", out / "rack_time.csv"]
+    r = photocell_response(spec)
+    write_text(out / "photocell_rise.csv", _csv(["time_s", "signal"], zip(map(repr, r.rise_t.tolist()),
+                                                                           map(repr, r.rise.tolist()))))
+    write_text(out / "photocell_fall.csv", _csv(["dark_s", "signal"], zip(map(repr, r.fall_t.tolist()),
+                                                                           map(repr, r.fall.tolist()))))
+    write_text(out / "photocell_history.csv", _csv(
+        ["card", "time_s", "light", "signal"],
+        [[i, repr(float(t)), repr(float(li)), repr(float(v))]
+         for i, (t, li, v) in enumerate(zip(r.history_t, r.history_light, r.history))]))
+    photocell_figure(r, out=out / "photocell.png")
+    return [out / "photocell.png", out / "photocell_rise.csv", out / "photocell_fall.csv",
+            out / "photocell_history.csv"]

@@ -1,0 +1,214 @@
+"""The lesson page: its data is the machine's run, and it works in a real browser.
+
+The browser test opens the page from disk in headless Chromium (Debian's ``chromium``
+driven by Playwright with the system browser), steps through cards, hovers and clicks
+A-units, and checks the DOM against the machine itself: the sum shown is the one in
+``MarkI.fit``'s own full trace, the lit S- and A-units are those the machine counted,
+and the highlighted plugs are the patch board's. It skips, saying why, only when no
+browser or no Playwright can be had.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mark1 import lesson
+from mark1.machine import MarkI
+from mark1.runs import scene_cards
+from mark1.scenes import load_scene
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "scenes" / "demo.toml"
+CHROMIUM = os.environ.get("MARK1_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def machine_run(scene, seed, cards, epochs, spec=None):
+    """The same run made by MarkI.fit itself, with its full trace."""
+    train, _, seed_machine = scene_cards(scene, seed, train_count=cards)
+    m = MarkI(spec=spec or scene.machine_spec(), seed=seed_machine, trace="full")
+    m.fit(train.cards, train.labels, epochs=epochs, order=scene.schedule.order)
+    sums = {p: d.split(";")[0].removeprefix("sums ").split() for t, e, p, d in m.trace_ if e == "R read"}
+    return m, sums
+
+
+@pytest.mark.parametrize("seed, overrides", [
+    (0, {}), (1, {}), (2, {}),
+    (0, {"rack.drivers": 2, "timing.overlap": True}),     # queued motors, reads while wipers move
+    (1, {"trainer.rule": "gamma", "rack.drive": "ratchet"}),
+    (2, {"rack.topology": "split", "trainer.rule": "lms"}),
+    (3, {"rack.drivers": 1}),                               # the next card waits for the motors
+])
+def test_record_is_the_machines_run(seed, overrides):
+    scene = load_scene(DEMO)
+    spec = scene.machine_spec().with_overrides(overrides)
+    data = lesson.record(scene, seed=seed, cards=8, epochs=3, spec=spec)
+    m, sums = machine_run(scene, seed, 8, 3, spec)
+    hist = m.history_
+    assert len(data["pres"]) == len(hist) == 24
+    assert data["meta"]["mistakes_per_epoch"] == m.mistakes_per_epoch_.tolist()
+    for p, (entry, row) in enumerate(zip(data["pres"], hist)):
+        assert entry["sums"] == sums[p]
+        assert (entry["c"], entry["y"], entry["r"], entry["ok"]) == (row["card"], row["label"], row["response"],
+                                                                      row["correct"])
+        assert len(entry["a"]) == row["a_active"]
+        bits = np.unpackbits(np.frombuffer(bytes.fromhex(entry["s"]), np.uint8))[:400]
+        assert bits.sum() == row["s_active"]
+        assert len(entry["mv"]) == row["pots_moved"]
+    # the wiring on the page is the machine's patch board
+    conn = m.patchboard.connections
+    for a, (exc, inh) in enumerate(data["wiring"]):
+        assert exc == np.flatnonzero(conn[:, a] > 0).tolist()
+        assert inh == np.flatnonzero(conn[:, a] < 0).tolist()
+
+
+def test_recorded_moves_obey_the_rack():
+    """Every recorded move: alpha's command, within the end stops, backlash only on reversal."""
+    scene = load_scene(DEMO)
+    data = lesson.record(scene, seed=3, cards=10, epochs=4)
+    inc, backlash = data["meta"]["increment"], data["meta"]["backlash"]
+    moved = [mv for p in data["pres"] for mv in p["mv"]]
+    assert moved
+    q = data["meta"]["quantum"]
+    for cmd, before, after, slack, run in (np.array(mv[2:]) / q for mv in moved):
+        assert abs(abs(cmd) - inc) <= 1 / q
+        assert -1 <= after <= 1
+        assert np.sign(after - before) in (0, np.sign(cmd))
+        assert slack >= 0 and run >= slack
+    # a reinforcement only on a wrong answer (alpha), and then every lit A-unit's pot plus the bias
+    for p in data["pres"]:
+        assert bool(p["mv"]) == (not p["ok"])
+        if p["mv"]:
+            assert sorted(mv[1] for mv in p["mv"]) == sorted(p["a"] + [data["meta"]["n_a"]])
+
+
+def test_wipers_read_make_the_sum_without_noise():
+    """With the read noise off, the wipers the page shows add up to the sum the machine read."""
+    scene = load_scene(DEMO)
+    spec = scene.machine_spec().with_overrides({"rack.wiper_noise": 0.0})
+    data = lesson.record(scene, seed=0, cards=6, epochs=3, spec=spec)
+    for p in data["pres"]:
+        for clean, shown in zip(p["clean"], p["sums"]):
+            assert clean == pytest.approx(float(shown), rel=6e-4, abs=1e-12)
+
+
+def test_page_is_self_contained(tmp_path):
+    path = lesson.build(DEMO, tmp_path, seed=0, cards=6, epochs=2, devices=False)
+    html = path.read_text()
+    assert not re.search(r"""(src|href)=["'](https?:)?//""", html)
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+    data = json.loads(re.search(r'<script id="lesson-data" type="application/json">(.*?)</script>', html,
+                                re.S).group(1))
+    assert len(data["pres"]) == 12
+
+
+def test_package_data_is_declared():
+    text = (ROOT / "pyproject.toml").read_text()
+    for name in ("lesson.html", "lesson.js", "lesson.css"):
+        assert (ROOT / "mark1" / "lesson" / name).exists()
+    assert "mark1.lesson" in text and "*.js" in text
+
+
+# -- in a real browser -----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed "
+                                   "(pip install playwright; the test extra has it)")
+    exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if exe is None:
+        pytest.skip(f"no Chromium at {CHROMIUM} or on PATH (apt-get install chromium)")
+    with sync_api.sync_playwright() as pw:
+        try:
+            b = pw.chromium.launch(executable_path=exe, args=ARGS)
+        except Exception as e:  # noqa: BLE001 - any launch failure means no browser here
+            pytest.skip(f"Chromium at {exe} did not start: {str(e).splitlines()[0]}")
+        yield b
+        b.close()
+
+
+def test_page_in_chromium(browser, tmp_path):
+    scene = load_scene(DEMO)
+    seed, cards, epochs = 1, 10, 3
+    path = lesson.build(scene, tmp_path, seed=seed, cards=cards, epochs=epochs)
+    m, sums = machine_run(scene, seed, cards, epochs)
+    hist = m.history_
+    conn = m.patchboard.connections
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: errors.append("network: " + r.url) if not r.url.startswith(("file:", "data:"))
+            else None)
+    page.goto(path.as_uri())
+
+    def check_presentation(p):
+        assert page.text_content("#counter").startswith(f"card {p + 1} of {len(hist)}")
+        assert page.text_content("#sum-0") == sums[p][0]
+        assert page.locator(".a-unit.lit").count() == hist["a_active"][p]
+        assert page.locator(".s-unit.lit").count() == hist["s_active"][p]
+
+    check_presentation(0)
+    for p in range(1, 4):
+        page.click("#next")
+        check_presentation(p)
+    page.click("#prev")
+    check_presentation(2)
+
+    # hovering an A-unit lights its plugs on the retina, told apart by sign
+    for a in (0, 5, conn.shape[1] - 1):
+        page.hover(f'.a-unit[data-a="{a}"]')
+        exc = sorted(int(v) for v in page.eval_on_selector_all(".s-unit.exc", "els => els.map(e => e.dataset.s)"))
+        inh = sorted(int(v) for v in page.eval_on_selector_all(".s-unit.inh", "els => els.map(e => e.dataset.s)"))
+        assert exc == np.flatnonzero(conn[:, a] > 0).tolist()
+        assert inh == np.flatnonzero(conn[:, a] < 0).tolist()
+    page.mouse.move(0, 0)
+    assert page.locator(".s-unit.exc, .s-unit.inh").count() == 0
+
+    # a click keeps the choice while stepping on
+    page.click('.a-unit[data-a="3"]')
+    page.mouse.move(0, 0)
+    page.click("#next")
+    assert page.locator(".s-unit.exc").count() == int((conn[:, 3] > 0).sum())
+
+    # the next error is the machine's next wrong answer, with its pots listed
+    page.click("#next-error")
+    wrong = np.flatnonzero(~hist["correct"][4:]) + 4
+    if len(wrong):
+        p = int(wrong[0])
+        check_presentation(p)
+        assert page.locator("#pots .pot").count() == hist["pots_moved"][p]
+    page.screenshot(path=str(tmp_path / "lesson.png"), full_page=True)
+    assert (tmp_path / "lesson.png").stat().st_size > 10_000
+
+    # play runs on its own, pause stops it
+    page.fill("#speed", "8")
+    page.dispatch_event("#speed", "input")
+    before = page.text_content("#counter")
+    page.click("#play")
+    expect = pytest.importorskip("playwright.sync_api").expect
+    expect(page.locator("#counter")).not_to_have_text(before)   # waits, without eval (the page forbids it)
+    page.click("#play")
+    assert "play" in page.text_content("#play")
+    assert errors == []
+    page.close()
+
+
+def test_cli_lesson(tmp_path, capsys):
+    from mark1.cli import main
+
+    assert main(["lesson", str(DEMO), "--cards", "4", "--epochs", "1", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "lesson.html").stat().st_size > 0
+    assert "lesson.html" in capsys.readouterr().out
+    for argv, says in ((["--cards", "0"], "--cards"), (["--cards", "1"], "--cards"), (["--epochs", "0"], "--epochs")):
+        assert main(["lesson", str(DEMO), "--out", str(tmp_path / "bad")] + argv) == 2
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1
+        assert not (tmp_path / "bad").exists()
