@@ -50,7 +50,7 @@ ABLATION_FIELDS = ("variant", "kind", "non_ideality", "reference", "test_mean", 
 
 #: The verdicts on a cost, from its per-seed paired differences.
 VERDICTS = {
-    "zero": "exactly 0 (identical on every seed)",
+    "zero": "exactly 0 (same accuracy on every seed)",
     "null": "not distinguishable from 0",
     "cost": "costs points",
     "gain": "gains points",

@@ -26,7 +26,18 @@ once (jobs not finished are lost, finished ones are on disk) and raises
 :class:`Interrupted` (a :class:`KeyboardInterrupt`) within a few seconds; a second
 Ctrl-C while stopping exits the process at once. Pool workers ignore Ctrl-C (the
 parent stops them) and die with their parent even when it is killed with SIGKILL
-(Linux: ``prctl(PR_SET_PDEATHSIG)``; elsewhere a thread watching the parent).
+(Linux: ``prctl(PR_SET_PDEATHSIG)``, and a thread in each worker waiting on the main
+process). On a Dask cluster the pending jobs are cancelled and the client closed.
+
+For a new study (``sweep``, ``reenact``): write the job as a top-level function of
+plain arguments (the scene file from :func:`scene_ref`, a seed, what varies) that
+returns JSON-safe values; build the jobs and one key per job; keep a
+:class:`Records` under ``out`` whose ``config`` names everything that changes the
+results (scene digest from :func:`scene_digest`, counts, a version number); open the
+executor with :func:`executor_for` (the command line's ``--workers`` and
+``--scheduler``, see :func:`mark1.lab.options.add_common_options` and
+:func:`mark1.lab.options.check_common`); a job that shares a seed's cards with others
+reads them with :func:`run_cards`.
 """
 
 from __future__ import annotations
@@ -46,10 +57,10 @@ import numpy as np
 
 from ..atomic import write_text
 from ..runs import jsonable, progress_bar
+from ..threads import one_blas_thread
 
 __all__ = ["run_jobs", "Records", "executor_for", "process_pool", "dask_executor", "Interrupted",
-           "seed_list", "count_option", "as_scene", "scene_ref", "scene_digest", "run_cards",
-           "one_blas_thread"]
+           "seed_list", "count_option", "as_scene", "scene_ref", "scene_digest", "run_cards"]
 
 
 # ----------------------------------------------------------------------------------------
@@ -295,7 +306,8 @@ def executor_for(workers: int = 1, scheduler: str | None = None) -> Iterator[Exe
     -----
     In the main thread, SIGTERM is turned into :class:`Interrupted` for the duration,
     so it stops the run as Ctrl-C does; the previous handlers are restored on exit.
-    A serial run, like each pool worker, uses one BLAS thread (:func:`one_blas_thread`).
+    A serial run, like each pool worker, uses one BLAS thread
+    (:func:`mark1.threads.one_blas_thread`).
     """
     with _sigterm_interrupts():
         if scheduler is not None:
@@ -305,23 +317,10 @@ def executor_for(workers: int = 1, scheduler: str | None = None) -> Iterator[Exe
             with process_pool(workers) as ex:
                 yield ex
         else:
+            # measured at load 13 on the 2 shared cores: one seed of square vs circle took
+            # 25.3 s with OpenBLAS's 2 threads, 7.7 s with 1 (least squares on S: 9.3 s vs 0.29 s)
             with one_blas_thread():
                 yield None
-
-
-@contextlib.contextmanager
-def one_blas_thread():
-    """Limit numpy's BLAS to one thread in this process for the duration.
-
-    The jobs' matrices are small (hundreds of cards by a few hundred units): a second
-    BLAS thread gains little on an idle machine and loses much on a busy one. Measured
-    on this project's 2 shared cores at load 13: one seed of
-    ``scenes/square_vs_circle.toml`` took 25.3 s with OpenBLAS's 2 threads and 7.7 s
-    with 1 (least squares on S alone 9.3 s against 0.29 s).
-    """
-    from threadpoolctl import threadpool_limits
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
 
 
 @contextlib.contextmanager
@@ -466,7 +465,7 @@ def _worker_start(main_pid: int) -> None:
         os._exit(1)
     threading.Thread(target=_exit_when_gone, args=(main_pid,), daemon=True, name="mark1-main-watch").start()
     from threadpoolctl import threadpool_limits
-    threadpool_limits(limits=1, user_api="blas")
+    threadpool_limits(limits=1, user_api="blas")        # for the worker's whole life
 
 
 def _exit_when_gone(pid: int) -> None:
