@@ -10,12 +10,17 @@ One presentation, as the machine does it::
                         and sends pulses to the motors
     t0 + period         next card (waiting first for the motors, unless overlap is on)
 
-Only the instants where the simulation must act are SimPy events: the trainer's read
-of the R-units (one timeout per presentation) and the motors' moves (one timeout per
-command); card change, lamps on, S and A settling and the end of the period are logged
-in the trace at their computed times. Photocell responses between events are closed form
-(:meth:`Retina.expose`), computed for blocks of upcoming cards at once and recomputed
-only when a wait for the motors shifts the schedule.
+Only the instants where the simulation must act are SimPy events. Between two
+reinforcements nothing moves, so the clock and the R-unit sums are closed form and the
+trainer jumps to the next erring presentation in one timeout; motor moves are closed
+form too (:meth:`PotentiometerRack.plan`). SimPy steps card by card, with a timeout per
+read and a process per motor command, where the timing can interact: wipers moving
+during reads (overlap), motors queueing for drivers, a full trace, real-time replay.
+Both ways give the same history, bit for bit. Card change, lamps on, S and A settling
+and the end of the period are logged in the trace at their computed times. Photocell
+responses between events are closed form (:meth:`Retina.expose`), computed for blocks
+of upcoming cards at once and recomputed only when a wait for the motors shifts the
+schedule.
 """
 
 from __future__ import annotations
