@@ -8,6 +8,7 @@ import io
 import math
 
 import numpy as np
+import simpy
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -397,3 +398,51 @@ def test_read_noise_of_the_answers():
     expected_sd = noise * np.sqrt(x.sum(axis=1))
     np.testing.assert_allclose(reps[:, :, 0].mean(axis=0), x @ m.weights_[0], atol=6 * expected_sd.max() / np.sqrt(3000))
     np.testing.assert_allclose(reps[:, :, 0].std(axis=0), expected_sd, rtol=0.1)      # ~8 standard errors
+
+
+# -- jumping between reinforcements vs stepping card by card ------------------------------------
+
+class _CountingEnvironment(simpy.Environment):
+    """Counts the events SimPy schedules."""
+
+    def __init__(self):
+        super().__init__()
+        self.events = 0
+
+    def schedule(self, event, priority=1, delay=0):
+        self.events += 1
+        super().schedule(event, priority, delay)
+
+
+_TIMING_VARIANTS = {
+    "default": {},
+    "overlap": {"timing.overlap": True, "rack.motor_speed": 0.01},
+    "slow motors wait": {"rack.motor_speed": 0.01},
+    "two drivers": {"rack.drivers": 2},
+    "ratchet": {"rack.drive": "ratchet"},
+    "gamma": {"trainer.rule": "gamma"},
+    "lms": {"trainer.rule": "lms"},
+    "fast decay": {"rack.decay_time": 30.0},
+}
+
+
+@settings(max_examples=16)
+@given(seed=seeds, variant=st.sampled_from(sorted(_TIMING_VARIANTS)))
+def test_jumping_to_the_next_reinforcement_gives_the_card_by_card_history(seed, variant):
+    """trace='full' forces one SimPy step per card; trace='off' jumps between
+    reinforcements. Same seed, same history, bit for bit (times included)."""
+    spec = specs.SMALL.with_overrides(_TIMING_VARIANTS[variant])
+    cards, labels = make_cards(12, np.random.default_rng(seed), shapes=("x", "box", "bar"))
+    jump_env, step_env = _CountingEnvironment(), _CountingEnvironment()
+    jump = MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=3, env=jump_env)
+    step = MarkI(spec=spec, seed=seed, trace="full").fit(cards, labels, epochs=3, env=step_env)
+    for field in jump.history_.dtype.names:
+        assert np.array_equal(jump.history_[field], step.history_[field]), field
+    assert jump.machine_time_ == step.machine_time_ and jump.waited_ == step.waited_
+    assert np.array_equal(jump.weights_, step.weights_)
+    assert jump_env.events <= step_env.events
+    if spec.rack.drivers == 0 and not spec.timing.overlap:
+        # one timeout per reinforcement, one to reach the end of the run, and SimPy's own
+        # start and finish events of the trainer process: nothing per quiet card
+        reinforced = int(np.count_nonzero(jump.history_["pots_moved"]))
+        assert jump_env.events <= reinforced + 4
