@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import errno
 import math
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +48,7 @@ __all__ = [
     "scene_from_dict",
     "shipped_scenes",
     "SCENES_DIR",
+    "printable",
     "SOURCES",
     "SPLITS",
     "KEYS",
@@ -66,6 +69,10 @@ MAX_PIXELS = 250_000_000          # count × card_size², about 2 GB of float64 
 MAX_CARD = 512
 MAX_EPOCHS = 1_000_000
 MAX_CLASSES = 1000
+MAX_SCENE_BYTES = 1_000_000       # the shipped scenes are ~2 kB; a larger file is not a scene
+MAX_TEXT = 10_000                 # characters of a name, description or reported text
+MAX_FONT_BYTES = 64_000_000       # the largest CJK fonts are ~20 MB
+MAX_DEPTH = 8                     # nesting of tables; the deepest real key is 4 levels down
 
 
 class SceneError(ValueError):
@@ -87,10 +94,33 @@ class SceneError(ValueError):
 
     def __init__(self, path, key, reason: str):
         where = f"{path}: " if path is not None else ""
-        super().__init__(f"{where}{key if key is not None else 'file'}: {reason}")
+        super().__init__(printable(f"{where}{key if key is not None else 'file'}: {reason}"))
         self.path = None if path is None else str(path)
         self.key = key
         self.reason = reason
+
+
+def printable(text: str) -> str:
+    """``text`` on one line and encodable: line breaks shown as ``\\n``, file names that are
+    not UTF-8 (``os.fsdecode``'s surrogate escapes) as ``\\xNN`` bytes."""
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif 0xD800 <= o <= 0xDFFF or ch in "\r\n\x85\u2028\u2029" or (o < 32 and ch != "\t"):
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 class _Bad(Exception):
@@ -281,10 +311,12 @@ def _range(lo, hi, *, symmetric: bool, integer=False, unit="", lo_open=False):
     return check
 
 
-def _str(*, nonempty=False, what="a string"):
+def _str(*, nonempty=False, what="a string", max_len=MAX_TEXT):
     def check(v):
         if not isinstance(v, str) or (nonempty and not v.strip()):
             raise _Bad(what, v)
+        if len(v) > max_len:
+            raise _Bad(f"{what} of at most {max_len:,} characters", f"{len(v):,} characters")
         return v
     return check
 
@@ -360,7 +392,8 @@ STIMULUS_KEYS: dict[str, Key] = {
                   + "; folder: which subfolders (default all); not used by marks/parity"),
     "card_size": _k(_num(8, MAX_CARD, integer=True, unit="pixels"), 60, "integer",
                     "card side in pixels (finer than the 20x20 retina)"),
-    "font": _k(_str(nonempty=True, what="'default' or the path of a TTF/OTF file"), "default", "string",
+    "font": _k(_str(nonempty=True, what="'default' or the path of a TTF/OTF file", max_len=4096), "default",
+               "string",
                "characters: 'default' (Pillow's bundled font) or a font file, relative to the scene file"),
     "size": _k(_num(1, 2 * MAX_CARD, unit="card pixels"), None, "number",
                "font size / shape size / mark side / blob diameter, in card pixels "
@@ -372,7 +405,8 @@ STIMULUS_KEYS: dict[str, Key] = {
     "fill": _k(_choice(("solid", "outline")), "solid", "string", "shapes: 'solid' or 'outline'"),
     "thickness": _k(_num(0.25, 64, unit="card pixels"), 3.0, "number",
                     "shapes: outline thickness; parity (connectedness): bar width; card pixels"),
-    "folder": _k(_str(nonempty=True, what="the path of a folder with one subfolder per class"), None, "string",
+    "folder": _k(_str(nonempty=True, what="the path of a folder with one subfolder per class", max_len=4096),
+                 None, "string",
                  "folder: the image folder, one subfolder per class, relative to the scene file"),
     "invert": _k(_bool, False, "boolean", "folder: true for white ink on black images"),
     "subset": _k(_subset, (0.0, 1.0), "[number, number]",
@@ -431,7 +465,7 @@ SCHEDULE_KEYS: dict[str, Key] = {
 TOP_KEYS: dict[str, Key] = {
     "format": _k(_num(FORMAT_VERSION, FORMAT_VERSION, integer=True), FORMAT_VERSION, "integer",
                  "version of this file format (1)"),
-    "name": _k(_str(nonempty=True, what="a non-empty string"), None, "string",
+    "name": _k(_str(nonempty=True, what="a non-empty string", max_len=200), None, "string",
                "short title (default: the file name)"),
     "description": _k(_str(), "", "string", "what the scene shows, and what to expect"),
 }
@@ -561,7 +595,7 @@ class Scene:
         st = self.settings[split]
         classes = list(self._classes_of(split))
         if st.source == "folder":
-            _, file_labels, images = self._folder(st, load=True)
+            _, file_labels, images, _ = self._folder(st, load=True)
             per_class = [np.flatnonzero(np.asarray(file_labels) == c) for c in classes]
             if count is None:
                 counts = [len(p) for p in per_class]
@@ -597,7 +631,7 @@ class Scene:
         return Stimuli(cards=r.cards, labels=labels, classes=np.unique(labels), variation=r.variation)
 
     def _folder(self, st: StimulusSettings, load: bool = False):
-        """(classes, label of each file, images or None) for a folder source, cached."""
+        """(classes, label of each file, images or None, files) for a folder source, cached."""
         key = (st.folder, st.classes, st.subset, st.invert, st.card_size, load)
         if key in self._cache:
             return self._cache[key]
@@ -617,7 +651,7 @@ class Scene:
         images = None
         if load:
             images = np.stack([render.read_image(f, st.card_size, st.invert) for f in files])
-        out = (classes, labels, images)
+        out = (classes, labels, images, files)
         self._cache[key] = out
         return out
 
@@ -686,13 +720,26 @@ def load_scene(path) -> Scene:
     p = Path(path)
     shown = str(path)
     try:
-        raw = p.read_bytes()
+        info = os.stat(p)                 # before opening: a FIFO would block, a device never end
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(info.st_mode):
+            raise SceneError(shown, None, f"expected a regular scene file, got {_file_kind(info.st_mode)}")
+        if info.st_size > MAX_SCENE_BYTES:
+            raise SceneError(shown, None, f"expected a scene file of at most {MAX_SCENE_BYTES:,} bytes, "
+                                          f"got {info.st_size:,}")
+        with open(p, "rb") as f:
+            raw = f.read(MAX_SCENE_BYTES + 1)
+        if len(raw) > MAX_SCENE_BYTES:    # grew since stat
+            raise SceneError(shown, None, f"expected a scene file of at most {MAX_SCENE_BYTES:,} bytes")
     except FileNotFoundError:
         raise SceneError(shown, None, "expected an existing scene file, got no such file") from None
     except IsADirectoryError:
         raise SceneError(shown, None, "expected a scene file, got a folder") from None
     except OSError as exc:
-        raise SceneError(shown, None, f"expected a readable scene file, got {exc.strerror}") from None
+        if exc.errno == errno.ELOOP:
+            raise SceneError(shown, None, "expected a scene file, got a symlink loop") from None
+        raise SceneError(shown, None, f"expected a readable scene file, got {exc.strerror or exc}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -716,6 +763,7 @@ def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_di
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     if not isinstance(data, Mapping):
         raise SceneError(path, None, f"expected a table of keys, got {_describe(data)}")
+    _check_depth(path, data)
     _unknown(path, "", data, [*TOP_KEYS, *TABLES])
     top = _check_table(path, "", data, TOP_KEYS)
     name = top["name"] if top["name"] is not None else default_name
@@ -777,6 +825,41 @@ def _check_train_test(scene: "Scene", data: Mapping) -> None:
                              f"train and test would share images of {tr.folder}: expected disjoint subsets, "
                              f"e.g. [0, 0.8] for train and [0.8, 1] for test, got {list(tr.subset)} and "
                              f"{list(te.subset)}")
+    if tr.source == te.source == "folder":
+        # compared as files on disk (device, inode): another spelling of the folder, a
+        # symlinked class folder or a hard link is still the same image
+        def identities(st):
+            return {_file_id(f): f for f in scene._folder(st)[3]}
+        train_files, test_files = identities(tr), identities(te)
+        shared = [test_files[i] for i in test_files if i in train_files]
+        if shared:
+            key = "test.subset" if tr.folder == te.folder else te.origin.get("folder", "test.folder")
+            raise SceneError(path, key,
+                             f"expected test images the machine is not trained on, got {len(shared)} shared "
+                             f"with the training images (e.g. {shared[0]!r}); use disjoint subsets such as "
+                             f"[0, 0.8] for train and [0.8, 1] for test, or another folder")
+
+
+def _file_id(f: str):
+    try:
+        info = os.stat(f)
+    except OSError:
+        return os.path.realpath(f)
+    return (info.st_dev, info.st_ino)
+
+
+def _check_depth(path, data: Mapping) -> None:
+    """Refuse tables nested deeper than :data:`MAX_DEPTH` (walked without recursion)."""
+    stack = [((), data)]
+    while stack:
+        keys, m = stack.pop()
+        if len(keys) > MAX_DEPTH:
+            shown = ".".join(map(str, keys[:MAX_DEPTH])) + "..."
+            raise SceneError(path, shown, f"expected tables nested at most {MAX_DEPTH} deep, got deeper")
+        items = m.items() if isinstance(m, Mapping) else enumerate(m)
+        for k, v in items:
+            if isinstance(v, (Mapping, list)):
+                stack.append(((*keys, k), v))
 
 
 def _freeze(m):
@@ -930,13 +1013,29 @@ def _resolve(path, base: Path, shared: Mapping, own: Mapping, split: str) -> Sti
     for k in ("font", "folder"):
         v = d[k]
         if v is not None and not (k == "font" and v == "default"):
-            d[k] = str((base / os.path.expanduser(v)).resolve()) if not os.path.isabs(os.path.expanduser(v)) \
-                else os.path.expanduser(v)
+            d[k] = _real_path(path, origin.get(k, f"stimuli.{k}"), base / os.path.expanduser(v))
     return StimulusSettings(
         source=source, classes=d["classes"], count=d["count"], card_size=d["card_size"], font=d["font"],
         size=d["size"], stroke=d["stroke"], slant=d["slant"], fill=d["fill"], thickness=d["thickness"],
         folder=d["folder"], invert=d["invert"], subset=tuple(d["subset"]), predicate=d["predicate"],
         blobs=tuple(d["blobs"]), jitter=jitter, origin=origin)
+
+
+def _real_path(path, key: str, p: Path) -> str:
+    """The resolved path (symlinks followed), or a SceneError for a symlink loop.
+
+    A path that does not exist is returned absolute; the check of the source names it.
+    """
+    try:
+        return str(p.resolve(strict=True))
+    except (FileNotFoundError, NotADirectoryError):
+        return str(p.absolute())
+    except RuntimeError:                          # Python < 3.13: "Symlink loop from ..."
+        raise SceneError(path, key, f"expected a file or folder, got a symlink loop at {str(p)!r}") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SceneError(path, key, f"expected a file or folder, got a symlink loop at {str(p)!r}") from None
+        raise SceneError(path, key, f"expected a readable path, got {str(p)!r} ({exc.strerror})") from None
 
 
 def _raw(v):
@@ -958,6 +1057,7 @@ def _validate_source(scene: Scene, split: str) -> None:
             if st.stroke > st.size / 2:
                 raise SceneError(path, key("stroke"), f"expected a stroke <= size / 2 = {st.size / 2:g}, "
                                                        f"got {st.stroke:g}")
+            _check_regular(path, key("font"), st.font, "font file")
             render.check_font(st.font)
             for c in st.classes:
                 missing = render.missing_characters(c, st.font)
@@ -1006,6 +1106,23 @@ def _validate_source(scene: Scene, split: str) -> None:
         raise SceneError(path, _key_for(st, e.setting, split), e.reason) from None
 
 
+def _check_regular(path, key: str, file: str, what: str) -> None:
+    """A named file must be a regular file of sensible size (a FIFO would block, a device never end)."""
+    if file == "default":
+        return
+    try:
+        info = os.stat(file)
+    except FileNotFoundError:
+        raise SceneError(path, key, f"expected an existing {what}, got {file!r} (no such file)") from None
+    except OSError as exc:
+        why = "a symlink loop" if exc.errno == errno.ELOOP else exc.strerror
+        raise SceneError(path, key, f"expected a readable {what}, got {file!r} ({why})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise SceneError(path, key, f"expected a regular {what}, got {file!r} ({_file_kind(info.st_mode)})")
+    if info.st_size > MAX_FONT_BYTES:
+        raise SceneError(path, key, f"expected a {what} of at most {MAX_FONT_BYTES:,} bytes, got {info.st_size:,}")
+
+
 def _distinct(path, key, masks: dict) -> None:
     seen = {}
     for c, m in masks.items():
@@ -1021,7 +1138,14 @@ def _validate_folder(scene: Scene, st: StimulusSettings, key) -> None:
     if st.folder is None:
         raise SceneError(path, key("folder"), "expected a folder for source 'folder', got none")
     listing = render.list_image_folder(st.folder)
+    for c in listing:
+        if printable(c) != c or not c.isprintable():
+            raise SceneError(path, key("folder"), f"expected class folder names in UTF-8 without control "
+                                                  f"characters, got {printable(repr(c))} in {st.folder!r}")
     with_images = [c for c in listing if listing[c]]
+    if len(with_images) > MAX_CLASSES and st.classes is None:
+        raise SceneError(path, key("folder"), f"expected at most {MAX_CLASSES} class subfolders with images "
+                                              f"in {st.folder!r}, got {len(with_images)}")
     if st.classes is not None:
         missing = [c for c in st.classes if c not in listing]
         if missing:
@@ -1039,7 +1163,7 @@ def _validate_folder(scene: Scene, st: StimulusSettings, key) -> None:
         if n < 2:
             raise SceneError(path, key("folder"), f"expected at least 2 images in class {c!r} "
                                                   f"({os.path.join(st.folder, c)}), got {n}")
-    _, labels, _ = scene._folder(st)
+    _, labels, _, _ = scene._folder(st)
     for c in classes:
         if labels.count(c) < 1:
             raise SceneError(path, key("subset"), f"expected at least 1 image of class {c!r} in the subset "
