@@ -40,6 +40,7 @@ from . import render, specs
 __all__ = [
     "SceneError",
     "Scene",
+    "Resources",
     "Stimuli",
     "Schedule",
     "Reported",
@@ -69,6 +70,12 @@ MAX_PIXELS = 250_000_000          # count × card_size², about 2 GB of float64 
 MAX_CARD = 512
 MAX_EPOCHS = 1_000_000
 MAX_CLASSES = 1000
+#: A deck whose float64 cards would take more bytes than this is stored as 8-bit reflectance,
+#: rendered CHUNK_BYTES of float64 at a time (smaller decks are unchanged, bit for bit).
+COMPACT_ABOVE = 256 * 2**20
+CHUNK_BYTES = 32 * 2**20
+#: spawn_key element of the seeds of a compact deck's chunks.
+CHUNK_STREAM = 0xC4C
 MAX_SCENE_BYTES = 1_000_000       # the shipped scenes are ~2 kB; a larger file is not a scene
 MAX_TEXT = 10_000                 # characters of a name, description or reported text
 MAX_FONT_BYTES = 64_000_000       # the largest CJK fonts are ~20 MB
@@ -142,8 +149,9 @@ class Stimuli:
 
     Attributes
     ----------
-    cards : ndarray of shape (n_cards, H, W), float64
-        Reflectance in [0, 1]: 1 is paper white, 0 black ink.
+    cards : ndarray of shape (n_cards, H, W), float64 or uint8
+        Reflectance in [0, 1]: 1 is paper white, 0 black ink. A deck larger than
+        :data:`COMPACT_ABOVE` bytes of float64 is uint8, reflectance × 255 (rounded).
     labels : ndarray of shape (n_cards,), str
         The class of each card.
     classes : ndarray of shape (n_classes,), str
@@ -495,6 +503,33 @@ _USES = {
 _SIZE_DEFAULT = {"characters": 40.0, "shapes": 36.0, "marks": 8.0, "parity": 8.0, "folder": None}
 
 
+@dataclass(frozen=True)
+class Resources:
+    """What a run of a scene will need, estimated before any card is drawn.
+
+    Attributes
+    ----------
+    memory : int
+        Peak bytes of ``mark1 run`` (cards, the retina's light, the record of every
+        presentation, scoring).
+    parts : dict of str to int
+        Bytes by cause, keyed by the scene key that sets it.
+    presentations : int
+        Cards shown while training (epochs x training cards).
+    pot_updates : int
+        presentations x pots: the machine's work.
+    """
+
+    memory: int
+    parts: dict
+    presentations: int
+    pot_updates: int
+
+    def largest(self) -> str:
+        """The key whose part of the memory is largest."""
+        return max(self.parts, key=self.parts.get)
+
+
 # ----------------------------------------------------------------------------------------
 # the scene
 
@@ -594,6 +629,7 @@ class Scene:
     def _render(self, split: str, ss, count, ckey) -> Stimuli:
         st = self.settings[split]
         classes = list(self._classes_of(split))
+        images = which = None
         if st.source == "folder":
             _, file_labels, images, _ = self._folder(st, load=True)
             per_class = [np.flatnonzero(np.asarray(file_labels) == c) for c in classes]
@@ -610,25 +646,60 @@ class Scene:
                 picks.append(np.concatenate([src.permutation(p) for _ in range(reps)])[:c]
                              if count is not None else p)
             which, labels = _interleave(picks, classes)
-            r = render.render_images(images, which, seed=ss, jitter=st.jitter)
         else:
             count = 100 if count is None else count
             _check_count(self.path, ckey, count, len(classes), st.card_size)
             labels = _labels(count, classes)
-            kw = dict(seed=ss, card_size=st.card_size, jitter=st.jitter)
-            if st.source == "characters":
-                r = render.render_characters(labels, font=st.font, size=st.size, stroke=st.stroke,
-                                             slant=st.slant, **kw)
-            elif st.source == "shapes":
-                r = render.render_shapes(labels, size=st.size, fill=st.fill, thickness=st.thickness,
-                                         slant=st.slant, **kw)
-            elif st.source == "marks":
-                r = render.render_marks(labels, size=st.size, **kw)
-            else:
-                r = render.render_predicate(labels, predicate=st.predicate, size=st.size, blobs=st.blobs,
-                                            thickness=st.thickness, **kw)
+        n, side = len(labels), st.card_size
+        if n * side * side * 8 <= COMPACT_ABOVE:
+            cards, variation = self._draw(st, ss, labels, which, images)
+        else:
+            cards, variation = self._draw_compact(st, ss, labels, which, images)
         labels = np.asarray(labels, dtype=str)
-        return Stimuli(cards=r.cards, labels=labels, classes=np.unique(labels), variation=r.variation)
+        return Stimuli(cards=cards, labels=labels, classes=np.unique(labels), variation=variation)
+
+    def _draw(self, st: StimulusSettings, ss, labels, which, images):
+        """Render the cards ``labels`` (folder: the images ``which``) in one go: (cards, variation)."""
+        if st.source == "folder":
+            r = render.render_images(images, which, seed=ss, jitter=st.jitter)
+            return r.cards, r.variation
+        kw = dict(seed=ss, card_size=st.card_size, jitter=st.jitter)
+        if st.source == "characters":
+            r = render.render_characters(labels, font=st.font, size=st.size, stroke=st.stroke,
+                                         slant=st.slant, **kw)
+        elif st.source == "shapes":
+            r = render.render_shapes(labels, size=st.size, fill=st.fill, thickness=st.thickness,
+                                     slant=st.slant, **kw)
+        elif st.source == "marks":
+            r = render.render_marks(labels, size=st.size, **kw)
+        else:
+            r = render.render_predicate(labels, predicate=st.predicate, size=st.size, blobs=st.blobs,
+                                        thickness=st.thickness, **kw)
+        return r.cards, r.variation
+
+    def _draw_compact(self, st: StimulusSettings, ss, labels, which, images):
+        """A large deck: rendered in chunks, each from a seed of its own (spawned from ``ss``),
+        and kept as 8-bit reflectance (uint8, value / 255): one byte a pixel instead of eight."""
+        from .runs import progress_bar
+
+        n, side = len(labels), st.card_size
+        step = max(1, CHUNK_BYTES // (8 * side * side))
+        cards = np.empty((n, side, side), dtype=np.uint8)
+        parts: dict[str, list] = {}
+        bar = progress_bar(n, "card")
+        for i, lo in enumerate(range(0, n, step)):
+            hi = min(n, lo + step)
+            seed = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, CHUNK_STREAM, i))
+            part, variation = self._draw(st, seed, labels[lo:hi], None if which is None else which[lo:hi], images)
+            np.rint(np.clip(part, 0.0, 1.0) * 255.0, out=part)
+            cards[lo:hi] = part
+            for k, v in variation.items():
+                parts.setdefault(k, []).append(np.asarray(v))
+            if bar is not None:
+                bar.update(hi - lo)
+        if bar is not None:
+            bar.close()
+        return cards, {k: np.concatenate(v) for k, v in parts.items()}
 
     def _folder(self, st: StimulusSettings, load: bool = False):
         """(classes, label of each file, images or None, files) for a folder source, cached."""
@@ -654,6 +725,60 @@ class Scene:
         out = (classes, labels, images, files)
         self._cache[key] = out
         return out
+
+    def resources(self, *, train_count: int | None = None, test_count: int | None = None,
+                  trace: str = "summary") -> Resources:
+        """Estimate the memory and work of training and scoring, without drawing a card.
+
+        Per training card: the deck (1 or 8 bytes a pixel), the retina's light and
+        photocell signals (float64 per cell, several copies while scoring) and the
+        A-unit outputs fed to the rack (float64 per A-unit); per presentation: the
+        schedule and the record of it (plus ~10 events of ~120 bytes with the full trace).
+        """
+        spec = self.machine_spec()
+        cells = spec.retina.shape[0] * spec.retina.shape[1]
+        n_a = spec.patchboard.n_associators
+        counts = {}
+        for split, given in (("train", train_count), ("test", test_count)):
+            st = self.settings[split]
+            if given is not None:
+                n = int(given)
+            elif st.count is not None:
+                n = st.count
+            elif st.source == "folder":
+                n = len(self._folder(st)[1])
+            else:
+                n = 100
+            counts[split] = (n, st.card_size)
+        n_units = max(1, min(spec.response.n_responses, len(self._classes_of("train"))))
+
+        def deck(n, side):
+            return n * side * side * (8 if n * side * side * 8 <= COMPACT_ABOVE else 1)
+
+        def render_peak(n, side):            # a float64 chunk (or the whole deck) and its working copies
+            return 4 * 8 * side * side * min(n, max(1, CHUNK_BYTES // (8 * side * side))
+                                             if n * side * side * 8 > COMPACT_ABOVE else n)
+
+        n_tr, side_tr = counts["train"]
+        n_te, side_te = counts["test"]
+        presentations = self.schedule.epochs * n_tr
+        # schedule and epoch (16), the simulator's per-presentation arrays (~30), the history
+        # row (~55) and its line of trace.csv, built in memory (~150)
+        per_presentation = 250
+        if trace == "full":
+            per_presentation += 10 * 120
+        scoring = max(n_tr, n_te) * (8 * cells * 7 + cells + n_a * 9 + 16 * n_units)
+        key_tr = self.settings["train"].origin.get("count", "train.count")
+        key_te = self.settings["test"].origin.get("count", "test.count")
+        parts = {
+            key_tr: deck(n_tr, side_tr) + max(render_peak(n_tr, side_tr), 8 * cells * 2 * n_tr),
+            key_te: deck(n_te, side_te) + render_peak(n_te, side_te),
+            "schedule.epochs": presentations * per_presentation,
+            "machine.overrides.patchboard.n_associators": scoring + 8 * n_units * (n_a + 1) * 4,
+        }
+        memory = 150 * 2**20 + sum(parts.values())          # + the interpreter and its libraries
+        return Resources(memory=int(memory), parts=parts, presentations=int(presentations),
+                         pot_updates=int(presentations * n_units * (n_a + 1)))
 
     def __repr__(self) -> str:
         return f"Scene({self.name!r}, path={self.path!r})"
@@ -925,6 +1050,7 @@ def _build_spec(path, preset: str, overrides: Mapping, rule) -> specs.MachineSpe
         raise SceneError(path, f"machine.overrides.{e.key}", _spec_reason(e)) from None
     except (TypeError, ValueError, ArithmeticError) as e:  # defensive: anything else is still the file's fault
         raise SceneError(path, "machine.overrides", f"expected valid machine parameters, got {e}") from None
+    _check_live(path, spec, overrides)
     if rule is not None:
         current = _flat_get(overrides, "trainer.rule")
         if current is not None and current != rule:
@@ -935,6 +1061,23 @@ def _build_spec(path, preset: str, overrides: Mapping, rule) -> specs.MachineSpe
         except specs.SpecError as e:
             raise SceneError(path, "schedule.rule", _spec_reason(e)) from None
     return spec
+
+
+def _check_live(path, spec: specs.MachineSpec, overrides: Mapping) -> None:
+    """Refuse overrides that leave the machine inert: nothing it does could depend on the cards."""
+    pb = spec.patchboard
+    if pb.a_threshold > pb.excitatory:
+        key = ("patchboard.a_threshold" if _flat_get(overrides, "patchboard.a_threshold") is not None
+               else "patchboard.excitatory")
+        raise SceneError(path, f"machine.overrides.{key}",
+                         f"expected a_threshold <= excitatory ({pb.excitatory}) so that an A-unit can fire, "
+                         f"got a_threshold {pb.a_threshold}")
+    n_in = pb.n_associators + 1
+    if spec.rack.wiper_noise * math.sqrt(n_in) >= n_in:
+        raise SceneError(path, "machine.overrides.rack.wiper_noise",
+                         f"expected read noise below sqrt(n_associators + 1) = {math.sqrt(n_in):.3g} full scale "
+                         f"(above it the noise of a sum outweighs any sum the wipers can make), "
+                         f"got {spec.rack.wiper_noise:g}")
 
 
 def _spec_reason(e: specs.SpecError) -> str:
