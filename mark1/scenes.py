@@ -756,7 +756,7 @@ class Scene:
             return n * side * side * (8 if n * side * side * 8 <= COMPACT_ABOVE else 1)
 
         def render_peak(n, side):            # a float64 chunk (or the whole deck) and its working copies
-            return 4 * 8 * side * side * min(n, max(1, CHUNK_BYTES // (8 * side * side))
+            return 8 * side * side * min(n, max(1, CHUNK_BYTES // (8 * side * side))
                                              if n * side * side * 8 > COMPACT_ABOVE else n)
 
         n_tr, side_tr = counts["train"]
@@ -767,7 +767,7 @@ class Scene:
         per_presentation = 250
         if trace == "full":
             per_presentation += 10 * 120
-        scoring = max(n_tr, n_te) * (8 * cells * 7 + cells + n_a * 9 + 16 * n_units)
+        scoring = max(n_tr, n_te) * (8 * cells * 8 + cells + n_a * 9 + 16 * n_units)
         key_tr = self.settings["train"].origin.get("count", "train.count")
         key_te = self.settings["test"].origin.get("count", "test.count")
         parts = {
