@@ -767,14 +767,20 @@ class Scene:
         per_presentation = 250
         if trace == "full":
             per_presentation += 10 * 120
-        scoring = max(n_tr, n_te) * (8 * cells * 8 + cells + n_a * 9 + 16 * n_units)
+        # scoring the larger split: light, photocell signals and states (float64 per cell),
+        # S-unit states; A-unit outputs and their float64 copy for the rack (per A-unit)
+        n_score = max(n_tr, n_te)
+        scoring = n_score * (8 * cells * 8 + cells + 16 * n_units)
         key_tr = self.settings["train"].origin.get("count", "train.count")
         key_te = self.settings["test"].origin.get("count", "test.count")
         parts = {
-            key_tr: deck(n_tr, side_tr) + max(render_peak(n_tr, side_tr), 8 * cells * 2 * n_tr),
-            key_te: deck(n_te, side_te) + render_peak(n_te, side_te),
+            key_tr: deck(n_tr, side_tr) + max(render_peak(n_tr, side_tr), 8 * cells * 2 * n_tr,
+                                              scoring if n_tr >= n_te else 0),
+            key_te: deck(n_te, side_te) + render_peak(n_te, side_te) + (scoring if n_te > n_tr else 0),
             "schedule.epochs": presentations * per_presentation,
-            "machine.overrides.patchboard.n_associators": scoring + 8 * n_units * (n_a + 1) * 4,
+            # per scored card, and the wiring (int8) with its float32 copy, the pots and their masks
+            "machine.overrides.patchboard.n_associators": n_score * 9 * n_a + 5 * cells * n_a
+            + 8 * n_units * (n_a + 1) * 4,
         }
         memory = 150 * 2**20 + sum(parts.values())          # + the interpreter and its libraries
         return Resources(memory=int(memory), parts=parts, presentations=int(presentations),
@@ -1284,7 +1290,7 @@ def _validate_folder(scene: Scene, st: StimulusSettings, key) -> None:
     for c in listing:
         if printable(c) != c or not c.isprintable():
             raise SceneError(path, key("folder"), f"expected class folder names in UTF-8 without control "
-                                                  f"characters, got {printable(repr(c))} in {st.folder!r}")
+                                                  f"characters, got '{printable(c)}' in {st.folder!r}")
     with_images = [c for c in listing if listing[c]]
     if len(with_images) > MAX_CLASSES and st.classes is None:
         raise SceneError(path, key("folder"), f"expected at most {MAX_CLASSES} class subfolders with images "
