@@ -2,6 +2,7 @@
 
     mark1 run SCENE [--seed N] [--out DIR] [--json]    train and test as the scene says
                     [--trace full] [--realtime F]      (every event; replay in real time)
+                    [--memory-limit GB]                (refused up front if estimated above)
     mark1 specs [--preset NAME] [--json]               every parameter: unit, default, status
     mark1 render SCENE [--out sheet.png] [--seed N]    contact sheet: cards and what the retina sees
     mark1 explain SCENE [--cards 5]                    the event log in plain words, card by card
@@ -10,7 +11,8 @@
     mark1 curves SCENE [--seeds 3] [--points 10]       learning curves, analog and ideal
 
 Bad input gives one line on stderr and exit status 2, no traceback; it is found before any
-work, so nothing is written. Each result file is written atomically (complete or absent).
+work, so nothing is written. So is a run estimated (``Scene.resources``) not to fit in
+memory: 80 % of this computer's unless ``--memory-limit`` says otherwise. Each result file is written atomically (complete or absent).
 """
 
 from __future__ import annotations

@@ -79,6 +79,7 @@ CHUNK_STREAM = 0xC4C
 MAX_SCENE_BYTES = 1_000_000       # the shipped scenes are ~2 kB; a larger file is not a scene
 MAX_TEXT = 10_000                 # characters of a name, description or reported text
 MAX_FONT_BYTES = 64_000_000       # the largest CJK fonts are ~20 MB
+MAX_REASON = 600                  # characters of an error's explanation
 MAX_DEPTH = 8                     # nesting of tables; the deepest real key is 4 levels down
 
 
@@ -101,6 +102,8 @@ class SceneError(ValueError):
 
     def __init__(self, path, key, reason: str):
         where = f"{path}: " if path is not None else ""
+        if len(reason) > MAX_REASON:              # e.g. a huge value quoted back
+            reason = reason[:MAX_REASON - 20] + " ... " + reason[-15:]
         super().__init__(printable(f"{where}{key if key is not None else 'file'}: {reason}"))
         self.path = None if path is None else str(path)
         self.key = key
