@@ -127,7 +127,7 @@ def cmd_run(args) -> int:
         train, test, seed_machine = scene_cards(scene, args.seed)
         spec = scene.machine_spec()
     except ValueError as e:                       # SceneError and SpecError are ValueErrors
-        raise UsageError(str(e)) from None
+        raise UsageError(str(e) if str(e).startswith(str(args.scene)) else f"{args.scene}: {e}") from None
     schedule = scene.schedule
     machine = MarkI(spec=spec, seed=seed_machine, trace="full" if args.trace == "full" else "summary")
     env = on_event = None

@@ -284,7 +284,7 @@ def _num(lo=None, hi=None, *, lo_open=False, integer=False, unit=""):
                 raise _Bad(exp.replace("a number", "a finite number"), v)
         if (lo is not None and (v < lo or (lo_open and v == lo))) or (hi is not None and v > hi):
             raise _Bad(exp, v)
-        return v if integer else float(v)
+        return v if integer else float(v) + 0.0          # + 0.0: no negative zero (-0.0 > 0.0 to numpy ranges)
     return check
 
 

@@ -453,7 +453,6 @@ def _check_finite(spec: "MachineSpec", changed: Mapping[str, Any]) -> None:
     pots and cards: each overridden value is kept far from overflow (the presets pass).
     """
     rack = spec.rack
-    # times are added and multiplied by presentation counts: keep them far from overflow
     for key in ("timing.period", "timing.card_change", "timing.settle", "timing.a_delay", "timing.r_delay",
                 "rack.step_time"):
         if key in changed and spec.get(key) > MAX_SECONDS:
@@ -470,6 +469,8 @@ def _check_finite(spec: "MachineSpec", changed: Mapping[str, Any]) -> None:
             raise SpecError(key, f"expected a number of at most {MAX_MAGNITUDE:g}, got {v:g}")
         if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_COUNT:
             raise SpecError(key, f"expected an integer of at most {MAX_COUNT:,}, got {v}")
+        if isinstance(v, tuple) and max(v) > 1000:
+            raise SpecError(key, f"expected at most 1000 cells a side, got {v!r}")
     if "rack.motor_speed" in changed and math.isfinite(rack.motor_speed) and rack.motor_speed < 1e-9:
         raise SpecError("rack.motor_speed", f"expected at least 1e-9 full scale per s (or inf), "
                                             f"got {rack.motor_speed:g}")
