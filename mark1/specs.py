@@ -471,6 +471,10 @@ def _check_finite(spec: "MachineSpec", changed: Mapping[str, Any]) -> None:
             raise SpecError(key, f"expected an integer of at most {MAX_COUNT:,}, got {v}")
         if isinstance(v, tuple) and max(v) > 1000:
             raise SpecError(key, f"expected at most 1000 cells a side, got {v!r}")
+    side = max(spec.retina.shape)
+    if "retina.blur" in changed and spec.retina.blur > side:
+        raise SpecError("retina.blur", f"expected at most the retina's side, {side} cells (wider, every cell "
+                                       f"sees the same average), got {spec.retina.blur:g}")
     if "rack.motor_speed" in changed and math.isfinite(rack.motor_speed) and rack.motor_speed < 1e-9:
         raise SpecError("rack.motor_speed", f"expected at least 1e-9 full scale per s (or inf), "
                                             f"got {rack.motor_speed:g}")

@@ -231,6 +231,7 @@ def test_disjoint_folders_are_accepted(tmp_path):
     ("rack.motor_speed = 1e-300", "rack.motor_speed"),
     ("rack.decay_time = 1e300", "rack.decay_time"),
     ("retina.lamp_level = 1e300", "retina.lamp_level"),
+    ("retina.blur = 1000000", "retina.blur"),                   # was a hang: a kernel of 8e6 taps
     ("trainer.increment = 1e300", "trainer.increment"),
     ("patchboard.a_threshold = 1000000", "patchboard.a_threshold"),
     ("patchboard.a_threshold = 11", "patchboard.a_threshold"),
