@@ -113,10 +113,8 @@ def _format_table(rows: list[tuple[str, str]]) -> str:
 
 
 def cmd_run(args) -> int:
-    from .atomic import write_text
+    from .atomic import check_target, write_text
     from .machine import MarkI
-
-    from .atomic import check_target
 
     scene = _load_scene(args.scene)
     out = output_folder(args)
