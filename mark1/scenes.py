@@ -773,7 +773,7 @@ class Scene:
         # scoring the larger split: light, photocell signals and states (float64 per cell),
         # S-unit states; A-unit outputs and their float64 copy for the rack (per A-unit)
         n_score = max(n_tr, n_te)
-        scoring = n_score * (8 * cells * 8 + cells + 16 * n_units)
+        scoring = n_score * (8 * cells * 9 + cells + 16 * n_units)
         key_tr = self.settings["train"].origin.get("count", "train.count")
         key_te = self.settings["test"].origin.get("count", "test.count")
         parts = {
