@@ -84,8 +84,8 @@ def memory_limit(args) -> int:
         return 8 * 10**9
 
 
-#: Pot updates (presentations x pots) above which `mark1 run` says how long it may take.
-_LONG_WORK = 2 * 10**8
+#: Estimated seconds above which `mark1 run` says, before starting, how long it may take.
+_LONG_WORK = 30
 
 
 def check_budget(args, scene, **counts) -> None:
@@ -101,10 +101,17 @@ def check_budget(args, scene, **counts) -> None:
         raise UsageError(f"{args.scene}: {key}: expected a run that fits in {limit / 1e9:.2f} GB of memory, "
                          f"got an estimated {res.memory / 1e9:.2f} GB ({res.parts[key] / 1e9:.2f} GB for {key}); "
                          "lower it, or raise --memory-limit if this computer has the memory")
-    if res.pot_updates > _LONG_WORK:
-        print(f"mark1: {res.presentations:,} presentations x "
-              f"{res.pot_updates // max(1, res.presentations):,} pots: this will take a while "
-              f"(about {res.memory / 2**20:,.0f} MiB of memory)", file=sys.stderr, flush=True)
+    if res.seconds > _LONG_WORK:
+        print(f"mark1: {res.presentations:,} presentations x {res.pot_updates // max(1, res.presentations):,} "
+              f"pots: this may take {_duration(res.seconds)} (about {res.memory / 2**20:,.0f} MiB of memory)",
+              file=sys.stderr, flush=True)
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"about {seconds / size:,.0f} {unit}"
+    return f"about {seconds:.0f} s"
 
 
 def _format_table(rows: list[tuple[str, str]]) -> str:

@@ -76,6 +76,10 @@ COMPACT_ABOVE = 256 * 2**20
 CHUNK_BYTES = 32 * 2**20
 #: spawn_key element of the seeds of a compact deck's chunks.
 CHUNK_STREAM = 0xC4C
+#: Per-second rates behind :attr:`Resources.seconds`, measured on the development machine
+#: (2 cores shared with other work): card pixels rendered, A-units wired, presentations
+#: simulated (their fixed cost) and pots updated.
+RATES = {"pixels": 2e6, "a_units": 1e4, "presentations": 5e3, "pot_updates": 2e7}
 MAX_SCENE_BYTES = 1_000_000       # the shipped scenes are ~2 kB; a larger file is not a scene
 MAX_TEXT = 10_000                 # characters of a name, description or reported text
 MAX_FONT_BYTES = 64_000_000       # the largest CJK fonts are ~20 MB
@@ -521,12 +525,16 @@ class Resources:
         Cards shown while training (epochs x training cards).
     pot_updates : int
         presentations x pots: the machine's work.
+    seconds : float
+        Rough wall time: rendering, wiring and presentations at the rates of
+        :data:`RATES` (measured on a loaded 2-core machine; the order of magnitude only).
     """
 
     memory: int
     parts: dict
     presentations: int
     pot_updates: int
+    seconds: float = 0.0
 
     def largest(self) -> str:
         """The key whose part of the memory is largest."""
@@ -753,7 +761,8 @@ class Scene:
             else:
                 n = 100
             counts[split] = (n, st.card_size)
-        n_units = max(1, min(spec.response.n_responses, len(self._classes_of("train"))))
+        n_classes = len(self._classes_of("train"))
+        n_units = 1 if n_classes == 2 else max(1, min(spec.response.n_responses, n_classes))
 
         def deck(n, side):
             return n * side * side * (8 if n * side * side * 8 <= COMPACT_ABOVE else 1)
@@ -786,8 +795,12 @@ class Scene:
             + 8 * n_units * (n_a + 1) * 4,
         }
         memory = 150 * 2**20 + sum(parts.values())          # + the interpreter and its libraries
+        pixels = n_tr * side_tr ** 2 + n_te * side_te ** 2
+        pot_updates = presentations * n_units * (n_a + 1)
+        seconds = (pixels / RATES["pixels"] + n_a / RATES["a_units"] + presentations / RATES["presentations"]
+                   + pot_updates / RATES["pot_updates"])
         return Resources(memory=int(memory), parts=parts, presentations=int(presentations),
-                         pot_updates=int(presentations * n_units * (n_a + 1)))
+                         pot_updates=int(pot_updates), seconds=float(seconds))
 
     def __repr__(self) -> str:
         return f"Scene({self.name!r}, path={self.path!r})"

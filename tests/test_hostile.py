@@ -404,3 +404,17 @@ def test_light_does_not_depend_on_the_chunk(monkeypatch):
     monkeypatch.setattr(retina_mod, "_LIGHT_CHUNK_BYTES", 8 * 24 * 24 * 3)
     assert np.array_equal(r.light(cards), whole)
     assert np.array_equal(r.light(np.rint(cards * 255).astype(np.uint8)), r.light(np.rint(cards * 255) / 255))
+
+
+def test_long_work_says_so_before_it_starts(tmp_path, capsys):
+    import argparse
+    from mark1.cli import check_budget
+    p = write(tmp_path, SMALL_SCENE.replace("epochs = 1", "epochs = 1000000"))
+    scene = load_scene(p)
+    assert scene.resources().presentations == 4_000_000
+    check_budget(argparse.Namespace(scene=str(p), memory_limit=None, trace="summary"), scene)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "4,000,000 presentations" in err[0] and "may take" in err[0]
+    check_budget(argparse.Namespace(scene=str(p), memory_limit=None, trace="summary"),
+                 load_scene(ROOT / "scenes" / "demo.toml"))
+    assert capsys.readouterr().err == ""                          # a quick scene runs without a word
