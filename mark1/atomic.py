@@ -1,4 +1,9 @@
-"""Atomic writes: a result file is either complete or absent, never half-written."""
+"""Atomic writes: a result file is either complete or absent, never half-written.
+
+The temporary file sits beside its target as ``.<name>.<pid>.<random>.tmp``. A process
+killed between creating and renaming it (SIGKILL, power loss) leaves it behind; the next
+write of the same target removes such leftovers whose process no longer runs.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,46 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_path", "write_text"]
+__all__ = ["atomic_path", "write_text", "check_target"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:                    # someone else's process: alive
+        return True
+    return True
+
+
+def _clean_leftovers(path: Path) -> None:
+    """Remove ``.<name>.<pid>.*.tmp`` files of ``path`` left by processes that are gone."""
+    prefix = f".{path.name}."
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return
+    for e in entries:
+        if not (e.name.startswith(prefix) and e.name.endswith(".tmp")):
+            continue
+        pid = e.name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                if e.is_file(follow_symlinks=False):
+                    os.unlink(e.path)
+
+
+def check_target(path: str | os.PathLike) -> None:
+    """Raise ``IsADirectoryError`` (or another OSError) now if ``path`` could not be replaced by a file.
+
+    Lets a command find an output clash (e.g. a folder named ``summary.json``) before any work.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(21, "expected a file name for a result, got an existing folder", str(path))
+    if path.exists() and not path.is_file():
+        raise FileExistsError(17, "expected a file name for a result, got an existing special file", str(path))
 
 
 @contextlib.contextmanager
@@ -18,7 +62,9 @@ def atomic_path(path: str | os.PathLike):
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix + ".tmp")
+    check_target(path)
+    _clean_leftovers(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     os.close(fd)
     try:
         yield Path(tmp)

@@ -2,6 +2,7 @@
 
     mark1 run SCENE [--seed N] [--out DIR] [--json]    train and test as the scene says
                     [--trace full] [--realtime F]      (every event; replay in real time)
+                    [--memory-limit GB]                (refused up front if estimated above)
     mark1 specs [--preset NAME] [--json]               every parameter: unit, default, status
     mark1 render SCENE [--out sheet.png] [--seed N]    contact sheet: cards and what the retina sees
     mark1 explain SCENE [--cards 5]                    the event log in plain words, card by card
@@ -14,7 +15,8 @@
     mark1 device rack|photocell [--spec NAME]          device response plots (PNG + CSV)
 
 Bad input gives one line on stderr and exit status 2, no traceback; it is found before any
-work, so nothing is written. Each result file is written atomically (complete or absent).
+work, so nothing is written. So is a run estimated (``Scene.resources``) not to fit in
+memory: 80 % of this computer's unless ``--memory-limit`` says otherwise. Each result file is written atomically (complete or absent).
 """
 
 from __future__ import annotations
@@ -54,22 +56,69 @@ def _load_scene(path: str):
         raise UsageError(str(e)) from None
 
 
+def memory_limit(args) -> int:
+    """Bytes a command may use: ``--memory-limit`` GB, else 80 % of this computer's memory."""
+    if getattr(args, "memory_limit", None) is not None:
+        gb = args.memory_limit
+        if not (math.isfinite(gb) and gb > 0):
+            raise UsageError(f"--memory-limit: expected a positive number of GB, got {gb}")
+        return int(gb * 1e9)
+    import os
+    try:
+        return int(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):       # pragma: no cover - not POSIX
+        return 8 * 10**9
+
+
+#: Estimated seconds above which `mark1 run` says, before starting, how long it may take.
+_LONG_WORK = 30
+
+
+def check_budget(args, scene, **counts) -> None:
+    """Refuse, naming the key, a run that cannot fit in memory; say so when it will be long."""
+    from .scenes import SceneError
+    try:
+        res = scene.resources(**counts, trace=getattr(args, "trace", "summary") or "summary")
+    except (SceneError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    limit = memory_limit(args)
+    if res.memory > limit:
+        key = res.largest()
+        raise UsageError(f"{args.scene}: {key}: expected a run that fits in {limit / 1e9:.2f} GB of memory, "
+                         f"got an estimated {res.memory / 1e9:.2f} GB ({res.parts[key] / 1e9:.2f} GB for {key}); "
+                         "lower it, or raise --memory-limit if this computer has the memory")
+    if res.seconds > _LONG_WORK:
+        print(f"mark1: {res.presentations:,} presentations x {res.pot_updates // max(1, res.presentations):,} "
+              f"pots: this may take {_duration(res.seconds)} (about {res.memory / 2**20:,.0f} MiB of memory)",
+              file=sys.stderr, flush=True)
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"about {seconds / size:,.0f} {unit}"
+    return f"about {seconds:.0f} s"
+
+
 def _format_table(rows: list[tuple[str, str]]) -> str:
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"  {k:<{width}}  {v}" for k, v in rows)
 
 
 def cmd_run(args) -> int:
-    from .atomic import write_text
+    from .atomic import check_target, write_text
     from .machine import MarkI
 
     scene = _load_scene(args.scene)
     out = output_folder(args)
+    for name in ("summary.json", "learning_curve.png", "trace.csv"):
+        check_target(out / name)                 # a clash is found before any work
+    check_budget(args, scene)
     try:
         train, test, seed_machine = scene_cards(scene, args.seed)
         spec = scene.machine_spec()
     except ValueError as e:                       # SceneError and SpecError are ValueErrors
-        raise UsageError(str(e)) from None
+        raise UsageError(str(e) if str(e).startswith(str(args.scene)) else f"{args.scene}: {e}") from None
     schedule = scene.schedule
     machine = MarkI(spec=spec, seed=seed_machine, trace="full" if args.trace == "full" else "summary")
     env = on_event = None
@@ -203,11 +252,22 @@ def _fmt(v) -> str:
     return str(v)
 
 
+#: Classes a contact sheet can show legibly (a 26-letter alphabet fits).
+MAX_SHEET_CLASSES = 60
+
+
 def cmd_render(args) -> int:
     from .plotting import contact_sheet
 
+    from .atomic import check_target
+
     scene = _load_scene(args.scene)
     out = output_file(args, Path("runs") / Path(args.scene).stem / "contact_sheet.png")
+    check_target(out)
+    if len(scene.classes) > MAX_SHEET_CLASSES:
+        key = scene.settings["train"].origin.get("classes", "stimuli.folder")
+        raise UsageError(f"{args.scene}: {key}: expected at most {MAX_SHEET_CLASSES} classes on a contact sheet, "
+                         f"got {len(scene.classes)}")
     try:
         contact_sheet(scene, seed=args.seed, out=out, progress=True)
     except ValueError as e:
@@ -300,6 +360,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--realtime", type=float, metavar="FACTOR",
                      help="replay in real time, FACTOR wall seconds per machine second "
                           "(e.g. 0.1), printing every event as it happens")
+    run.add_argument("--memory-limit", type=float, metavar="GB",
+                     help="refuse a scene estimated to need more memory (default 80%% of this computer's)")
     run.set_defaults(func=cmd_run)
 
     sp = sub.add_parser("specs", help="list every machine parameter with unit, default and status")
@@ -343,6 +405,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def printable(text: str) -> str:
+    """One line that any terminal can print (see :func:`mark1.scenes.printable`)."""
+    from .scenes import printable as one_line
+    return one_line(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)          # argparse itself exits 2 on bad usage
@@ -352,14 +420,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except UsageError as e:
-        print(f"mark1: error: {e}", file=sys.stderr)
+        print(f"mark1: error: {printable(str(e))}", file=sys.stderr)
         return 2
     except BrokenPipeError:                 # e.g. `mark1 run ... | head`
         sys.stderr.close()
         return 0
     except OSError as e:                    # a full disk, a folder that vanished, ...
         where = f"{e.filename}: " if e.filename else ""
-        print(f"mark1: error: {where}{e.strerror or e}", file=sys.stderr)
+        print(printable(f"mark1: error: {where}{e.strerror or e}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:          # Ctrl-C, or SIGTERM during a lab command (143)
         print("mark1: interrupted; nothing was written for the unfinished step", file=sys.stderr)

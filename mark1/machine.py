@@ -151,9 +151,7 @@ class MarkI:
         """Plug a given wiring chart (e.g. ``Patchboard.load(...)``) into this machine."""
         if not isinstance(board, Patchboard):
             raise ValueError(f"patchboard: expected a Patchboard, got {type(board).__name__}")
-        if board.retina_shape != tuple(self.spec.retina.shape):
-            raise ValueError(f"patchboard: wired for a {board.retina_shape} retina, the spec has "
-                             f"{self.spec.retina.shape}")
+        board.check_fits(self.spec.patchboard, self.spec.retina.shape)
         self._streams()
         self._patchboard = board
 
@@ -167,6 +165,10 @@ class MarkI:
                              f"got shape {cards.shape}")
         if not np.issubdtype(cards.dtype, np.number) or np.issubdtype(cards.dtype, np.complexfloating):
             raise ValueError(f"{name}: expected real reflectance values, got dtype {cards.dtype}")
+        if cards.dtype == np.uint8:          # 8-bit reflectance x 255 (a large deck): no float copy
+            if len(cards) == 0:
+                raise ValueError(f"{name}: expected at least one card, got none")
+            return cards
         cards = cards.astype(float, copy=False)
         if not np.all(np.isfinite(cards)):
             raise ValueError(f"{name}: expected finite reflectance values, found NaN or infinity")

@@ -14,6 +14,7 @@ edited by hand and loaded back.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,7 @@ from .specs import PatchboardSpec
 __all__ = ["Patchboard", "with_bias"]
 
 _HEADER = "a_unit,s_row,s_col,sign"
+_MAX_CHART_BYTES = 100_000_000     # 1e6 A-units x 15 connections of ~12 bytes; more is not a chart
 
 
 class Patchboard:
@@ -142,9 +144,18 @@ class Patchboard:
         """
         path = Path(path)
         try:
+            info = os.stat(path)
+            if not stat.S_ISREG(info.st_mode):     # a FIFO would block, a device never end
+                raise ValueError(f"{path}: expected a wiring chart file, got something that is not a regular file")
+            if info.st_size > _MAX_CHART_BYTES:
+                raise ValueError(f"{path}: expected a wiring chart of at most {_MAX_CHART_BYTES:,} bytes, "
+                                 f"got {info.st_size:,}")
             text = path.read_text()
         except OSError as e:
-            raise ValueError(f"{path}: cannot read the wiring chart ({e.strerror})") from None
+            raise ValueError(f"{path}: cannot read the wiring chart ({e.strerror or e})") from None
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path}: expected a text wiring chart, got undecodable bytes at offset {e.start}") \
+                from None
         meta: dict[str, int] = {}
         body: list[tuple[int, str]] = []
         header_seen = False
@@ -195,6 +206,31 @@ class Patchboard:
                 raise ValueError(f"{path}:{lineno}: S-unit ({r}, {c}) would feed more than {fan_out} A-units "
                                  f"(the fan-out limit)")
         return cls(conn, (rows, cols), meta["a_threshold"])
+
+    def check_fits(self, spec: PatchboardSpec, retina_shape: tuple[int, int]) -> None:
+        """Raise ValueError unless this board can be plugged into a machine of this spec.
+
+        A hand-made chart must have the spec's retina, number of A-units and threshold,
+        keep every S-unit within the fan-out limit, and let at least one A-unit fire.
+        """
+        where = "patchboard"
+        if self.retina_shape != tuple(retina_shape):
+            raise ValueError(f"{where}: wired for a {self.retina_shape} retina, the spec has {tuple(retina_shape)}")
+        if self.n_associators != spec.n_associators:
+            raise ValueError(f"{where}: expected {spec.n_associators} A-units (patchboard.n_associators), "
+                             f"got a chart with {self.n_associators}")
+        if self.a_threshold != spec.a_threshold:
+            raise ValueError(f"{where}: expected a_threshold {spec.a_threshold} (patchboard.a_threshold), "
+                             f"got a chart with {self.a_threshold}")
+        load = (self.connections != 0).sum(axis=1)
+        if load.max(initial=0) > spec.fan_out:
+            s = int(np.argmax(load))
+            raise ValueError(f"{where}: expected every S-unit to feed at most {spec.fan_out} A-units "
+                             f"(patchboard.fan_out), got S-unit ({s // self.retina_shape[1]}, "
+                             f"{s % self.retina_shape[1]}) feeding {int(load[s])}")
+        if (self.connections == 1).sum(axis=0).max(initial=0) < self.a_threshold:
+            raise ValueError(f"{where}: expected an A-unit with at least a_threshold = {self.a_threshold} "
+                             "excitatory inputs, got none: no A-unit could ever fire")
 
     def __eq__(self, other) -> bool:
         return (isinstance(other, Patchboard) and self.retina_shape == other.retina_shape

@@ -160,6 +160,10 @@ class RetinaState:
         return cls(z, z.copy(), z.copy())
 
 
+#: Float64 bytes of cards imaged at once by :meth:`Retina.light`.
+_LIGHT_CHUNK_BYTES = 16 * 2**20
+
+
 class Retina:
     """Camera optics, lamps and CdS photocells.
 
@@ -220,8 +224,21 @@ class Retina:
         return imaged * (self.spec.lamp_level * self.lighting)
 
     def light(self, cards: np.ndarray) -> np.ndarray:
-        """Illuminance flattened to shape (n, n_cells), clipped at 0."""
-        return np.clip(self.illuminance(cards).reshape(len(cards), -1), 0.0, None)
+        """Illuminance flattened to shape (n, n_cells), clipped at 0.
+
+        ``cards`` (n, H, W) is reflectance in [0, 1], or uint8 meaning reflectance × 255.
+        Computed a chunk of cards at a time (each card imaged on its own, so the result
+        does not depend on the chunk), never copying the whole deck as float64.
+        """
+        cards = np.asarray(cards)
+        n, h, w = len(cards), cards.shape[-2], cards.shape[-1]
+        out = np.empty((n, self.n_cells))
+        step = max(1, _LIGHT_CHUNK_BYTES // (8 * h * w))
+        for lo in range(0, n, step):
+            part = cards[lo:lo + step]
+            part = part / 255.0 if part.dtype == np.uint8 else part
+            out[lo:lo + step] = np.clip(self.illuminance(part).reshape(len(part), -1), 0.0, None)
+        return out
 
     # -- photocells -----------------------------------------------------------------
     def steady_signal(self, light: np.ndarray, history: np.ndarray | float = 0.0) -> np.ndarray:

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import errno
 import math
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +40,7 @@ from . import render, specs
 __all__ = [
     "SceneError",
     "Scene",
+    "Resources",
     "Stimuli",
     "Schedule",
     "Reported",
@@ -47,6 +50,7 @@ __all__ = [
     "scene_from_dict",
     "shipped_scenes",
     "SCENES_DIR",
+    "printable",
     "SOURCES",
     "SPLITS",
     "KEYS",
@@ -67,6 +71,21 @@ MAX_PIXELS = 250_000_000          # count × card_size², about 2 GB of float64 
 MAX_CARD = 512
 MAX_EPOCHS = 1_000_000
 MAX_CLASSES = 1000
+#: A deck whose float64 cards would take more bytes than this is stored as 8-bit reflectance,
+#: rendered CHUNK_BYTES of float64 at a time (smaller decks are unchanged, bit for bit).
+COMPACT_ABOVE = 256 * 2**20
+CHUNK_BYTES = 32 * 2**20
+#: spawn_key element of the seeds of a compact deck's chunks.
+CHUNK_STREAM = 0xC4C
+#: Per-second rates behind :attr:`Resources.seconds`, measured on the development machine
+#: (2 cores shared with other work): card pixels rendered, A-units wired, presentations
+#: simulated (their fixed cost) and pots updated.
+RATES = {"pixels": 2e6, "a_units": 1e4, "presentations": 5e3, "pot_updates": 2e7}
+MAX_SCENE_BYTES = 1_000_000       # the shipped scenes are ~2 kB; a larger file is not a scene
+MAX_TEXT = 10_000                 # characters of a name, description or reported text
+MAX_FONT_BYTES = 64_000_000       # the largest CJK fonts are ~20 MB
+MAX_REASON = 600                  # characters of an error's explanation
+MAX_DEPTH = 8                     # nesting of tables; the deepest real key is 4 levels down
 
 
 class SceneError(ValueError):
@@ -88,10 +107,35 @@ class SceneError(ValueError):
 
     def __init__(self, path, key, reason: str):
         where = f"{path}: " if path is not None else ""
-        super().__init__(f"{where}{key if key is not None else 'file'}: {reason}")
+        if len(reason) > MAX_REASON:              # e.g. a huge value quoted back
+            reason = reason[:MAX_REASON - 20] + " ... " + reason[-15:]
+        super().__init__(printable(f"{where}{key if key is not None else 'file'}: {reason}"))
         self.path = None if path is None else str(path)
         self.key = key
         self.reason = reason
+
+
+def printable(text: str) -> str:
+    """``text`` on one line and encodable: line breaks shown as ``\\n``, file names that are
+    not UTF-8 (``os.fsdecode``'s surrogate escapes) as ``\\xNN`` bytes."""
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif 0xD800 <= o <= 0xDFFF or ch in "\r\n\x85\u2028\u2029" or (o < 32 and ch != "\t"):
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 class _Bad(Exception):
@@ -113,8 +157,9 @@ class Stimuli:
 
     Attributes
     ----------
-    cards : ndarray of shape (n_cards, H, W), float64
-        Reflectance in [0, 1]: 1 is paper white, 0 black ink.
+    cards : ndarray of shape (n_cards, H, W), float64 or uint8
+        Reflectance in [0, 1]: 1 is paper white, 0 black ink. A deck larger than
+        :data:`COMPACT_ABOVE` bytes of float64 is uint8, reflectance × 255 (rounded).
     labels : ndarray of shape (n_cards,), str
         The class of each card.
     classes : ndarray of shape (n_classes,), str
@@ -267,7 +312,7 @@ def _num(lo=None, hi=None, *, lo_open=False, integer=False, unit=""):
                 raise _Bad(exp.replace("a number", "a finite number"), v)
         if (lo is not None and (v < lo or (lo_open and v == lo))) or (hi is not None and v > hi):
             raise _Bad(exp, v)
-        return v if integer else float(v)
+        return v if integer else float(v) + 0.0          # + 0.0: no negative zero (-0.0 > 0.0 to numpy ranges)
     return check
 
 
@@ -305,10 +350,12 @@ def _range(lo, hi, *, symmetric: bool, integer=False, unit="", lo_open=False):
     return check
 
 
-def _str(*, nonempty=False, what="a string"):
+def _str(*, nonempty=False, what="a string", max_len=MAX_TEXT):
     def check(v):
         if not isinstance(v, str) or (nonempty and not v.strip()):
             raise _Bad(what, v)
+        if len(v) > max_len:
+            raise _Bad(f"{what} of at most {max_len:,} characters", f"{len(v):,} characters")
         return v
     return check
 
@@ -411,7 +458,8 @@ STIMULUS_KEYS: dict[str, Key] = {
                   + "; folder: which subfolders (default all); not used by marks/parity"),
     "card_size": _k(_num(8, MAX_CARD, integer=True, unit="pixels"), 60, "integer",
                     "card side in pixels (finer than the 20x20 retina)"),
-    "font": _k(_str(nonempty=True, what="'default' or the path of a TTF/OTF file"), "default", "string",
+    "font": _k(_str(nonempty=True, what="'default' or the path of a TTF/OTF file", max_len=4096), "default",
+               "string",
                "characters: 'default' (Pillow's bundled font) or a font file, relative to the scene file"),
     "size": _k(_num(1, 2 * MAX_CARD, unit="card pixels"), None, "number",
                "font size / shape size / mark side / blob diameter, in card pixels "
@@ -423,7 +471,8 @@ STIMULUS_KEYS: dict[str, Key] = {
     "fill": _k(_choice(("solid", "outline")), "solid", "string", "shapes: 'solid' or 'outline'"),
     "thickness": _k(_num(0.25, 64, unit="card pixels"), 3.0, "number",
                     "shapes: outline thickness; parity (connectedness): bar width; card pixels"),
-    "folder": _k(_str(nonempty=True, what="the path of a folder with one subfolder per class"), None, "string",
+    "folder": _k(_str(nonempty=True, what="the path of a folder with one subfolder per class", max_len=4096),
+                 None, "string",
                  "folder: the image folder, one subfolder per class, relative to the scene file"),
     "invert": _k(_bool, False, "boolean", "folder: true for white ink on black images"),
     "subset": _k(_subset, (0.0, 1.0), "[number, number]",
@@ -485,7 +534,7 @@ SCHEDULE_KEYS: dict[str, Key] = {
 TOP_KEYS: dict[str, Key] = {
     "format": _k(_num(FORMAT_VERSION, FORMAT_VERSION, integer=True), FORMAT_VERSION, "integer",
                  "version of this file format (1)"),
-    "name": _k(_str(nonempty=True, what="a non-empty string"), None, "string",
+    "name": _k(_str(nonempty=True, what="a non-empty string", max_len=200), None, "string",
                "short title (default: the file name)"),
     "description": _k(_str(), "", "string", "what the scene shows, and what to expect"),
     "history": _k(_history, (), "array of tables",
@@ -515,6 +564,37 @@ _USES = {
     "parity": {"card_size", "predicate", "size", "blobs", "thickness"},
 }
 _SIZE_DEFAULT = {"characters": 40.0, "shapes": 36.0, "marks": 8.0, "parity": 8.0, "folder": None}
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What a run of a scene will need, estimated before any card is drawn.
+
+    Attributes
+    ----------
+    memory : int
+        Peak bytes of ``mark1 run`` (cards, the retina's light, the record of every
+        presentation, scoring).
+    parts : dict of str to int
+        Bytes by cause, keyed by the scene key that sets it.
+    presentations : int
+        Cards shown while training (epochs x training cards).
+    pot_updates : int
+        presentations x pots: the machine's work.
+    seconds : float
+        Rough wall time: rendering, wiring and presentations at the rates of
+        :data:`RATES` (measured on a loaded 2-core machine; the order of magnitude only).
+    """
+
+    memory: int
+    parts: dict
+    presentations: int
+    pot_updates: int
+    seconds: float = 0.0
+
+    def largest(self) -> str:
+        """The key whose part of the memory is largest."""
+        return max(self.parts, key=self.parts.get)
 
 
 # ----------------------------------------------------------------------------------------
@@ -619,8 +699,9 @@ class Scene:
     def _render(self, split: str, ss, count, ckey) -> Stimuli:
         st = self.settings[split]
         classes = list(self._classes_of(split))
+        images = which = None
         if st.source == "folder":
-            _, file_labels, images = self._folder(st, load=True)
+            _, file_labels, images, _ = self._folder(st, load=True)
             per_class = [np.flatnonzero(np.asarray(file_labels) == c) for c in classes]
             if count is None:
                 counts = [len(p) for p in per_class]
@@ -635,28 +716,63 @@ class Scene:
                 picks.append(np.concatenate([src.permutation(p) for _ in range(reps)])[:c]
                              if count is not None else p)
             which, labels = _interleave(picks, classes)
-            r = render.render_images(images, which, seed=ss, jitter=st.jitter)
         else:
             count = 100 if count is None else count
             _check_count(self.path, ckey, count, len(classes), st.card_size)
             labels = _labels(count, classes)
-            kw = dict(seed=ss, card_size=st.card_size, jitter=st.jitter)
-            if st.source == "characters":
-                r = render.render_characters(labels, font=st.font, size=st.size, stroke=st.stroke,
-                                             slant=st.slant, **kw)
-            elif st.source == "shapes":
-                r = render.render_shapes(labels, size=st.size, fill=st.fill, thickness=st.thickness,
-                                         slant=st.slant, **kw)
-            elif st.source == "marks":
-                r = render.render_marks(labels, size=st.size, **kw)
-            else:
-                r = render.render_predicate(labels, predicate=st.predicate, size=st.size, blobs=st.blobs,
-                                            thickness=st.thickness, **kw)
+        n, side = len(labels), st.card_size
+        if n * side * side * 8 <= COMPACT_ABOVE:
+            cards, variation = self._draw(st, ss, labels, which, images)
+        else:
+            cards, variation = self._draw_compact(st, ss, labels, which, images)
         labels = np.asarray(labels, dtype=str)
-        return Stimuli(cards=r.cards, labels=labels, classes=np.unique(labels), variation=r.variation)
+        return Stimuli(cards=cards, labels=labels, classes=np.unique(labels), variation=variation)
+
+    def _draw(self, st: StimulusSettings, ss, labels, which, images):
+        """Render the cards ``labels`` (folder: the images ``which``) in one go: (cards, variation)."""
+        if st.source == "folder":
+            r = render.render_images(images, which, seed=ss, jitter=st.jitter)
+            return r.cards, r.variation
+        kw = dict(seed=ss, card_size=st.card_size, jitter=st.jitter)
+        if st.source == "characters":
+            r = render.render_characters(labels, font=st.font, size=st.size, stroke=st.stroke,
+                                         slant=st.slant, **kw)
+        elif st.source == "shapes":
+            r = render.render_shapes(labels, size=st.size, fill=st.fill, thickness=st.thickness,
+                                     slant=st.slant, **kw)
+        elif st.source == "marks":
+            r = render.render_marks(labels, size=st.size, **kw)
+        else:
+            r = render.render_predicate(labels, predicate=st.predicate, size=st.size, blobs=st.blobs,
+                                        thickness=st.thickness, **kw)
+        return r.cards, r.variation
+
+    def _draw_compact(self, st: StimulusSettings, ss, labels, which, images):
+        """A large deck: rendered in chunks, each from a seed of its own (spawned from ``ss``),
+        and kept as 8-bit reflectance (uint8, value / 255): one byte a pixel instead of eight."""
+        from .runs import progress_bar
+
+        n, side = len(labels), st.card_size
+        step = max(1, CHUNK_BYTES // (8 * side * side))
+        cards = np.empty((n, side, side), dtype=np.uint8)
+        parts: dict[str, list] = {}
+        bar = progress_bar(n, "card")
+        for i, lo in enumerate(range(0, n, step)):
+            hi = min(n, lo + step)
+            seed = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, CHUNK_STREAM, i))
+            part, variation = self._draw(st, seed, labels[lo:hi], None if which is None else which[lo:hi], images)
+            np.rint(np.clip(part, 0.0, 1.0) * 255.0, out=part)
+            cards[lo:hi] = part
+            for k, v in variation.items():
+                parts.setdefault(k, []).append(np.asarray(v))
+            if bar is not None:
+                bar.update(hi - lo)
+        if bar is not None:
+            bar.close()
+        return cards, {k: np.concatenate(v) for k, v in parts.items()}
 
     def _folder(self, st: StimulusSettings, load: bool = False):
-        """(classes, label of each file, images or None) for a folder source, cached."""
+        """(classes, label of each file, images or None, files) for a folder source, cached."""
         key = (st.folder, st.classes, st.subset, st.invert, st.card_size, load)
         if key in self._cache:
             return self._cache[key]
@@ -676,9 +792,74 @@ class Scene:
         images = None
         if load:
             images = np.stack([render.read_image(f, st.card_size, st.invert) for f in files])
-        out = (classes, labels, images)
+        out = (classes, labels, images, files)
         self._cache[key] = out
         return out
+
+    def resources(self, *, train_count: int | None = None, test_count: int | None = None,
+                  trace: str = "summary") -> Resources:
+        """Estimate the memory and work of training and scoring, without drawing a card.
+
+        Per training card: the deck (1 or 8 bytes a pixel), the retina's light and
+        photocell signals (float64 per cell, several copies while scoring) and the
+        A-unit outputs fed to the rack (float64 per A-unit); per presentation: the
+        schedule and the record of it (plus ~10 events of ~120 bytes with the full trace).
+        """
+        spec = self.machine_spec()
+        cells = spec.retina.shape[0] * spec.retina.shape[1]
+        n_a = spec.patchboard.n_associators
+        counts = {}
+        for split, given in (("train", train_count), ("test", test_count)):
+            st = self.settings[split]
+            if given is not None:
+                n = int(given)
+            elif st.count is not None:
+                n = st.count
+            elif st.source == "folder":
+                n = len(self._folder(st)[1])
+            else:
+                n = 100
+            counts[split] = (n, st.card_size)
+        n_classes = len(self._classes_of("train"))
+        n_units = 1 if n_classes == 2 else max(1, min(spec.response.n_responses, n_classes))
+
+        def deck(n, side):
+            return n * side * side * (8 if n * side * side * 8 <= COMPACT_ABOVE else 1)
+
+        def render_peak(n, side):            # a float64 chunk (or the whole deck) and its working copies
+            return 8 * side * side * min(n, max(1, CHUNK_BYTES // (8 * side * side))
+                                             if n * side * side * 8 > COMPACT_ABOVE else n)
+
+        n_tr, side_tr = counts["train"]
+        n_te, side_te = counts["test"]
+        presentations = self.schedule.epochs * n_tr
+        # schedule and epoch (16), the simulator's per-presentation arrays (~30), the history
+        # row (~55) and its line of trace.csv, built in memory (~150)
+        per_presentation = 250
+        if trace == "full":
+            per_presentation += 10 * 120
+        # scoring the larger split: light, photocell signals and states (float64 per cell),
+        # S-unit states; A-unit outputs and their float64 copy for the rack (per A-unit)
+        n_score = max(n_tr, n_te)
+        scoring = n_score * (8 * cells * 9 + cells + 16 * n_units)
+        key_tr = self.settings["train"].origin.get("count", "train.count")
+        key_te = self.settings["test"].origin.get("count", "test.count")
+        parts = {
+            key_tr: deck(n_tr, side_tr) + max(render_peak(n_tr, side_tr), 8 * cells * 2 * n_tr,
+                                              scoring if n_tr >= n_te else 0),
+            key_te: deck(n_te, side_te) + render_peak(n_te, side_te) + (scoring if n_te > n_tr else 0),
+            "schedule.epochs": presentations * per_presentation,
+            # per scored card, and the wiring (int8) with its float32 copy, the pots and their masks
+            "machine.overrides.patchboard.n_associators": n_score * 9 * n_a + 5 * cells * n_a
+            + 8 * n_units * (n_a + 1) * 4,
+        }
+        memory = 150 * 2**20 + sum(parts.values())          # + the interpreter and its libraries
+        pixels = n_tr * side_tr ** 2 + n_te * side_te ** 2
+        pot_updates = presentations * n_units * (n_a + 1)
+        seconds = (pixels / RATES["pixels"] + n_a / RATES["a_units"] + presentations / RATES["presentations"]
+                   + pot_updates / RATES["pot_updates"])
+        return Resources(memory=int(memory), parts=parts, presentations=int(presentations),
+                         pot_updates=int(pot_updates), seconds=float(seconds))
 
     def __repr__(self) -> str:
         return f"Scene({self.name!r}, path={self.path!r})"
@@ -745,13 +926,26 @@ def load_scene(path) -> Scene:
     p = Path(path)
     shown = str(path)
     try:
-        raw = p.read_bytes()
+        info = os.stat(p)                 # before opening: a FIFO would block, a device never end
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(info.st_mode):
+            raise SceneError(shown, None, f"expected a regular scene file, got {_file_kind(info.st_mode)}")
+        if info.st_size > MAX_SCENE_BYTES:
+            raise SceneError(shown, None, f"expected a scene file of at most {MAX_SCENE_BYTES:,} bytes, "
+                                          f"got {info.st_size:,}")
+        with open(p, "rb") as f:
+            raw = f.read(MAX_SCENE_BYTES + 1)
+        if len(raw) > MAX_SCENE_BYTES:    # grew since stat
+            raise SceneError(shown, None, f"expected a scene file of at most {MAX_SCENE_BYTES:,} bytes")
     except FileNotFoundError:
         raise SceneError(shown, None, "expected an existing scene file, got no such file") from None
     except IsADirectoryError:
         raise SceneError(shown, None, "expected a scene file, got a folder") from None
     except OSError as exc:
-        raise SceneError(shown, None, f"expected a readable scene file, got {exc.strerror}") from None
+        if exc.errno == errno.ELOOP:
+            raise SceneError(shown, None, "expected a scene file, got a symlink loop") from None
+        raise SceneError(shown, None, f"expected a readable scene file, got {exc.strerror or exc}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -775,6 +969,7 @@ def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_di
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     if not isinstance(data, Mapping):
         raise SceneError(path, None, f"expected a table of keys, got {_describe(data)}")
+    _check_depth(path, data)
     _unknown(path, "", data, [*TOP_KEYS, *TABLES])
     top = _check_table(path, "", data, TOP_KEYS)
     name = top["name"] if top["name"] is not None else default_name
@@ -840,6 +1035,41 @@ def _check_train_test(scene: "Scene", data: Mapping) -> None:
                              f"train and test would share images of {tr.folder}: expected disjoint subsets, "
                              f"e.g. [0, 0.8] for train and [0.8, 1] for test, got {list(tr.subset)} and "
                              f"{list(te.subset)}")
+    if tr.source == te.source == "folder":
+        # compared as files on disk (device, inode): another spelling of the folder, a
+        # symlinked class folder or a hard link is still the same image
+        def identities(st):
+            return {_file_id(f): f for f in scene._folder(st)[3]}
+        train_files, test_files = identities(tr), identities(te)
+        shared = [test_files[i] for i in test_files if i in train_files]
+        if shared:
+            key = "test.subset" if tr.folder == te.folder else te.origin.get("folder", "test.folder")
+            raise SceneError(path, key,
+                             f"expected test images the machine is not trained on, got {len(shared)} shared "
+                             f"with the training images (e.g. {shared[0]!r}); use disjoint subsets such as "
+                             f"[0, 0.8] for train and [0.8, 1] for test, or another folder")
+
+
+def _file_id(f: str):
+    try:
+        info = os.stat(f)
+    except OSError:
+        return os.path.realpath(f)
+    return (info.st_dev, info.st_ino)
+
+
+def _check_depth(path, data: Mapping) -> None:
+    """Refuse tables nested deeper than :data:`MAX_DEPTH` (walked without recursion)."""
+    stack = [((), data)]
+    while stack:
+        keys, m = stack.pop()
+        if len(keys) > MAX_DEPTH:
+            shown = ".".join(map(str, keys[:MAX_DEPTH])) + "..."
+            raise SceneError(path, shown, f"expected tables nested at most {MAX_DEPTH} deep, got deeper")
+        items = m.items() if isinstance(m, Mapping) else enumerate(m)
+        for k, v in items:
+            if isinstance(v, (Mapping, list)):
+                stack.append(((*keys, k), v))
 
 
 def _freeze(m):
@@ -905,6 +1135,7 @@ def _build_spec(path, preset: str, overrides: Mapping, rule) -> specs.MachineSpe
         raise SceneError(path, f"machine.overrides.{e.key}", _spec_reason(e)) from None
     except (TypeError, ValueError, ArithmeticError) as e:  # defensive: anything else is still the file's fault
         raise SceneError(path, "machine.overrides", f"expected valid machine parameters, got {e}") from None
+    _check_live(path, spec, overrides)
     if rule is not None:
         current = _flat_get(overrides, "trainer.rule")
         if current is not None and current != rule:
@@ -915,6 +1146,23 @@ def _build_spec(path, preset: str, overrides: Mapping, rule) -> specs.MachineSpe
         except specs.SpecError as e:
             raise SceneError(path, "schedule.rule", _spec_reason(e)) from None
     return spec
+
+
+def _check_live(path, spec: specs.MachineSpec, overrides: Mapping) -> None:
+    """Refuse overrides that leave the machine inert: nothing it does could depend on the cards."""
+    pb = spec.patchboard
+    if pb.a_threshold > pb.excitatory:
+        key = ("patchboard.a_threshold" if _flat_get(overrides, "patchboard.a_threshold") is not None
+               else "patchboard.excitatory")
+        raise SceneError(path, f"machine.overrides.{key}",
+                         f"expected a_threshold <= excitatory ({pb.excitatory}) so that an A-unit can fire, "
+                         f"got a_threshold {pb.a_threshold}")
+    n_in = pb.n_associators + 1
+    if spec.rack.wiper_noise * math.sqrt(n_in) >= n_in:
+        raise SceneError(path, "machine.overrides.rack.wiper_noise",
+                         f"expected read noise below sqrt(n_associators + 1) = {math.sqrt(n_in):.3g} full scale "
+                         f"(above it the noise of a sum outweighs any sum the wipers can make), "
+                         f"got {spec.rack.wiper_noise:g}")
 
 
 def _spec_reason(e: specs.SpecError) -> str:
@@ -998,13 +1246,29 @@ def _resolve(path, base: Path, shared: Mapping, own: Mapping, split: str) -> Sti
     for k in ("font", "folder"):
         v = d[k]
         if v is not None and not (k == "font" and v == "default"):
-            d[k] = str((base / os.path.expanduser(v)).resolve()) if not os.path.isabs(os.path.expanduser(v)) \
-                else os.path.expanduser(v)
+            d[k] = _real_path(path, origin.get(k, f"stimuli.{k}"), base / os.path.expanduser(v))
     return StimulusSettings(
         source=source, classes=d["classes"], count=d["count"], card_size=d["card_size"], font=d["font"],
         size=d["size"], stroke=d["stroke"], slant=d["slant"], fill=d["fill"], thickness=d["thickness"],
         folder=d["folder"], invert=d["invert"], subset=tuple(d["subset"]), predicate=d["predicate"],
         blobs=tuple(d["blobs"]), jitter=jitter, origin=origin)
+
+
+def _real_path(path, key: str, p: Path) -> str:
+    """The resolved path (symlinks followed), or a SceneError for a symlink loop.
+
+    A path that does not exist is returned absolute; the check of the source names it.
+    """
+    try:
+        return str(p.resolve(strict=True))
+    except (FileNotFoundError, NotADirectoryError):
+        return str(p.absolute())
+    except RuntimeError:                          # Python < 3.13: "Symlink loop from ..."
+        raise SceneError(path, key, f"expected a file or folder, got a symlink loop at {str(p)!r}") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SceneError(path, key, f"expected a file or folder, got a symlink loop at {str(p)!r}") from None
+        raise SceneError(path, key, f"expected a readable path, got {str(p)!r} ({exc.strerror})") from None
 
 
 def _raw(v):
@@ -1026,6 +1290,7 @@ def _validate_source(scene: Scene, split: str) -> None:
             if st.stroke > st.size / 2:
                 raise SceneError(path, key("stroke"), f"expected a stroke <= size / 2 = {st.size / 2:g}, "
                                                        f"got {st.stroke:g}")
+            _check_regular(path, key("font"), st.font, "font file")
             render.check_font(st.font)
             for c in st.classes:
                 missing = render.missing_characters(c, st.font)
@@ -1074,6 +1339,23 @@ def _validate_source(scene: Scene, split: str) -> None:
         raise SceneError(path, _key_for(st, e.setting, split), e.reason) from None
 
 
+def _check_regular(path, key: str, file: str, what: str) -> None:
+    """A named file must be a regular file of sensible size (a FIFO would block, a device never end)."""
+    if file == "default":
+        return
+    try:
+        info = os.stat(file)
+    except FileNotFoundError:
+        raise SceneError(path, key, f"expected an existing {what}, got {file!r} (no such file)") from None
+    except OSError as exc:
+        why = "a symlink loop" if exc.errno == errno.ELOOP else exc.strerror
+        raise SceneError(path, key, f"expected a readable {what}, got {file!r} ({why})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise SceneError(path, key, f"expected a regular {what}, got {file!r} ({_file_kind(info.st_mode)})")
+    if info.st_size > MAX_FONT_BYTES:
+        raise SceneError(path, key, f"expected a {what} of at most {MAX_FONT_BYTES:,} bytes, got {info.st_size:,}")
+
+
 def _distinct(path, key, masks: dict) -> None:
     seen = {}
     for c, m in masks.items():
@@ -1089,7 +1371,14 @@ def _validate_folder(scene: Scene, st: StimulusSettings, key) -> None:
     if st.folder is None:
         raise SceneError(path, key("folder"), "expected a folder for source 'folder', got none")
     listing = render.list_image_folder(st.folder)
+    for c in listing:
+        if printable(c) != c or not c.isprintable():
+            raise SceneError(path, key("folder"), f"expected class folder names in UTF-8 without control "
+                                                  f"characters, got '{printable(c)}' in {st.folder!r}")
     with_images = [c for c in listing if listing[c]]
+    if len(with_images) > MAX_CLASSES and st.classes is None:
+        raise SceneError(path, key("folder"), f"expected at most {MAX_CLASSES} class subfolders with images "
+                                              f"in {st.folder!r}, got {len(with_images)}")
     if st.classes is not None:
         missing = [c for c in st.classes if c not in listing]
         if missing:
@@ -1107,7 +1396,7 @@ def _validate_folder(scene: Scene, st: StimulusSettings, key) -> None:
         if n < 2:
             raise SceneError(path, key("folder"), f"expected at least 2 images in class {c!r} "
                                                   f"({os.path.join(st.folder, c)}), got {n}")
-    _, labels, _ = scene._folder(st)
+    _, labels, _, _ = scene._folder(st)
     for c in classes:
         if labels.count(c) < 1:
             raise SceneError(path, key("subset"), f"expected at least 1 image of class {c!r} in the subset "

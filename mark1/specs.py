@@ -383,7 +383,9 @@ class MachineSpec:
         new = {}
         for group, changes in groups.items():
             new[group] = dataclasses.replace(getattr(self, group), **changes)
-        return dataclasses.replace(self, name=name, **new)
+        spec = dataclasses.replace(self, name=name, **new)
+        _check_finite(spec, flat)
+        return spec
 
     def ideal(self) -> "MachineSpec":
         """The textbook digital perceptron on the same wiring: every non-ideality off."""
@@ -443,16 +445,70 @@ class MachineSpec:
 
 
 def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Dotted keys of nested overrides; a key given twice (in two spellings) is an error.
+
+    Parameter keys are two levels deep (``group.name``), so deeper tables are refused
+    before they are walked: nesting cannot exhaust the stack.
+    """
     if not isinstance(mapping, Mapping):
         raise SpecError(prefix.rstrip(".") or "overrides", f"expected a table of parameters, got {mapping!r}")
     flat: dict[str, Any] = {}
     for k, v in mapping.items():
         key = f"{prefix}{k}"
         if isinstance(v, Mapping):
-            flat.update(_flatten(v, key + "."))
+            if key.count(".") >= 2:
+                raise SpecError(key, "unknown parameter (parameters are two levels deep: group.name)")
+            items = _flatten(v, key + ".").items()
         else:
-            flat[key] = v
+            items = [(key, v)]
+        for fk, fv in items:
+            if fk in flat:
+                raise SpecError(fk, f"expected each parameter once, got it twice ({flat[fk]!r} and {fv!r}, "
+                                    "e.g. as a dotted key and inside a table)")
+            flat[fk] = fv
     return flat
+
+
+def _check_finite(spec: "MachineSpec", changed: Mapping[str, Any]) -> None:
+    """Refuse overridden values whose arithmetic would leave the finite numbers.
+
+    Times are added up and multiplied by presentation counts, other values by counts of
+    pots and cards: each overridden value is kept far from overflow (the presets pass).
+    """
+    rack = spec.rack
+    for key in ("timing.period", "timing.card_change", "timing.settle", "timing.a_delay", "timing.r_delay",
+                "rack.step_time"):
+        if key in changed and spec.get(key) > MAX_SECONDS:
+            raise SpecError(key, f"expected at most {MAX_SECONDS:g} s (about 30 years), got {spec.get(key):g} s")
+    for key in ("rack.decay_time", "retina.history_time", "retina.slow_fall_time", "retina.rise_time",
+                "retina.fall_time"):
+        v = spec.get(key)
+        if key in changed and math.isfinite(v) and v > MAX_SECONDS:
+            raise SpecError(key, f"expected at most {MAX_SECONDS:g} s" + (" or inf" if key == "rack.decay_time"
+                                                                          else "") + f", got {v:g} s")
+    for key in changed:
+        v = spec.get(key) if key != "name" else None
+        if isinstance(v, float) and math.isfinite(v) and abs(v) > MAX_MAGNITUDE:
+            raise SpecError(key, f"expected a number of at most {MAX_MAGNITUDE:g}, got {v:g}")
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_COUNT:
+            raise SpecError(key, f"expected an integer of at most {MAX_COUNT:,}, got {v}")
+        if isinstance(v, tuple) and max(v) > 1000:
+            raise SpecError(key, f"expected at most 1000 cells a side, got {v!r}")
+    side = max(spec.retina.shape)
+    if "retina.blur" in changed and spec.retina.blur > side:
+        raise SpecError("retina.blur", f"expected at most the retina's side, {side} cells (wider, every cell "
+                                       f"sees the same average), got {spec.retina.blur:g}")
+    if "rack.motor_speed" in changed and math.isfinite(rack.motor_speed) and rack.motor_speed < 1e-9:
+        raise SpecError("rack.motor_speed", f"expected at least 1e-9 full scale per s (or inf), "
+                                            f"got {rack.motor_speed:g}")
+
+
+#: Longest time a single timing parameter may take, s (keeps sums of times finite).
+MAX_SECONDS = 1e9
+#: Largest finite value of any other parameter (far beyond any physical one; keeps products finite).
+MAX_MAGNITUDE = 1e12
+#: Largest integer parameter (A-units, connections, fan-out, drivers).
+MAX_COUNT = 1_000_000
 
 
 def _suggest(key: str, known: list[str]) -> str:

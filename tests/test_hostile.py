@@ -1,0 +1,420 @@
+"""Hostile input, as an adversarial user would give it: each is one clear line and exit 2.
+
+Every case of issue 11's list and its kind: nesting, symlink loops, names that are not
+UTF-8, files that are not regular, non-finite arithmetic, an inert machine, an override
+given twice, one image in both splits, hand-made wiring charts, output clashes, stale
+temporary files, and work too large for the memory (refused before any card is drawn).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from mark1 import atomic, scenes, specs
+from mark1.cli import main
+from mark1.machine import MarkI
+from mark1.patchboard import Patchboard
+from mark1.scenes import SceneError, load_scene
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SMALL_SCENE = """
+name = "hostile"
+[stimuli]
+source = "characters"
+classes = ["X", "E"]
+card_size = 20
+size = 16
+[train]
+count = 4
+[test]
+count = 4
+[machine]
+preset = "SMALL"
+[schedule]
+epochs = 1
+"""
+
+
+def cli(capsys, *argv) -> tuple[int, list[str]]:
+    """Run the CLI in-process; the exit status and the lines on stderr."""
+    rc = main([str(a) for a in argv])
+    err = capsys.readouterr().err
+    return rc, err.strip().splitlines()
+
+
+def refused(capsys, command, scene, *extra, key: str | None = None, out=None) -> str:
+    """Assert exit 2 with one line naming the scene (and key); return the line."""
+    out = out or scene.parent / "out"
+    target = ["--out", out if command == "run" else out.with_suffix(".png")]
+    rc, lines = cli(capsys, command, scene, *target, *extra)
+    assert rc == 2 and len(lines) == 1, lines
+    assert str(scene) in lines[0] or os.fsdecode(bytes(scene)) in lines[0], lines[0]
+    if key is not None:
+        assert f": {key}" in lines[0], lines[0]
+    assert "Traceback" not in lines[0]
+    return lines[0]
+
+
+def write(folder: Path, text: str, name: str = "s.toml") -> Path:
+    p = folder / name
+    p.write_text(text)
+    return p
+
+
+def _images(root: Path, layout: dict[str, int]) -> Path:
+    for c, n in layout.items():
+        (root / c).mkdir(parents=True, exist_ok=True)
+        for i in range(n):
+            a = np.full((12, 12), 255, np.uint8)
+            a[: 3 + i, : 6 if c == "dark" else 3] = 0
+            Image.fromarray(a).save(root / c / f"{i:02d}.png")
+    return root
+
+
+FOLDER = """
+name = "f"
+[stimuli]
+source = "folder"
+card_size = 20
+[machine]
+preset = "SMALL"
+[schedule]
+epochs = 1
+"""
+
+
+# ---------------------------------------------------------------------------------------
+# files that are not scene files
+
+
+def test_scene_path_fifo_device_oversize_loop_refused_before_reading(tmp_path, capsys):
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    assert "FIFO" in refused(capsys, "run", fifo)           # would block forever if opened
+    assert "FIFO" in refused(capsys, "render", fifo)
+    if os.path.exists("/dev/zero"):
+        rc, lines = cli(capsys, "run", "/dev/zero", "--out", tmp_path / "o")
+        assert rc == 2 and len(lines) == 1 and "character device" in lines[0]
+    big = write(tmp_path, SMALL_SCENE + "\n" + "# padding\n" * 200_000, "big.toml")
+    assert "at most 1,000,000 bytes" in refused(capsys, "run", big)
+    loop = tmp_path / "loop.toml"
+    loop.symlink_to(loop)
+    assert "symlink loop" in refused(capsys, "run", loop)
+
+
+def test_long_name_and_deep_nesting(tmp_path, capsys):
+    p = write(tmp_path, SMALL_SCENE.replace('name = "hostile"', f'name = "{"n" * 20_000}"'))
+    assert "at most 200 characters" in refused(capsys, "run", p, key="name")
+    header = "[machine.overrides." + ".".join(["a"] * 3000) + "]\nx = 1\n"
+    p = write(tmp_path, SMALL_SCENE + header)
+    line = refused(capsys, "run", p, key="machine.overrides.a.a")
+    assert "nested at most" in line and len(line) < 400
+    p = write(tmp_path, SMALL_SCENE + "[machine.overrides.rack.motor_speed]\nx = 1\n")
+    refused(capsys, "run", p, key="machine.overrides.rack.motor_speed")
+
+
+# ---------------------------------------------------------------------------------------
+# paths inside the scene
+
+
+def test_symlink_loop_as_folder_or_font(tmp_path, capsys):
+    (tmp_path / "imgs").symlink_to(tmp_path / "imgs")
+    p = write(tmp_path, FOLDER.replace('card_size = 20', 'card_size = 20\nfolder = "imgs"'))
+    assert "symlink loop" in refused(capsys, "run", p, key="stimuli.folder")
+    assert "symlink loop" in refused(capsys, "render", p, key="stimuli.folder")
+    (tmp_path / "f.ttf").symlink_to(tmp_path / "f.ttf")
+    p = write(tmp_path, SMALL_SCENE.replace("size = 16", 'size = 16\nfont = "f.ttf"'))
+    assert "symlink loop" in refused(capsys, "run", p, key="stimuli.font")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_font_that_is_a_fifo_or_a_folder(tmp_path, capsys):
+    os.mkfifo(tmp_path / "f.ttf")
+    p = write(tmp_path, SMALL_SCENE.replace("size = 16", 'size = 16\nfont = "f.ttf"'))
+    assert "FIFO" in refused(capsys, "run", p, key="stimuli.font")
+    (tmp_path / "dir.ttf").mkdir()
+    p = write(tmp_path, SMALL_SCENE.replace("size = 16", 'size = 16\nfont = "dir.ttf"'))
+    assert "folder" in refused(capsys, "run", p, key="stimuli.font")
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses names that are not UTF-8")
+def test_class_folder_name_not_utf8_is_shown_escaped(tmp_path, capsys):
+    _images(tmp_path / "imgs", {"dark": 3, "light": 3})
+    bad = os.path.join(os.fsencode(tmp_path / "imgs"), b"caf\xe9")
+    os.mkdir(bad)
+    for i in range(2):
+        Image.new("L", (8, 8), 0).save(os.path.join(bad, b"%d.png" % i).decode("utf-8", "surrogateescape"))
+    p = write(tmp_path, FOLDER.replace('card_size = 20', 'card_size = 20\nfolder = "imgs"'))
+    for command in ("run", "render"):
+        line = refused(capsys, command, p, key="stimuli.folder")
+        assert "caf\\xe9" in line and "UTF-8" in line
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses names that are not UTF-8")
+def test_scene_file_name_not_utf8_is_shown_escaped(tmp_path, capsys):
+    name = os.path.join(os.fsencode(tmp_path), b"sc\xffene.toml")
+    with open(name, "w") as f:
+        f.write("[stimuli]\nsource = 3\n")
+    rc, lines = cli(capsys, "run", os.fsdecode(name), "--out", tmp_path / "o")
+    assert rc == 2 and len(lines) == 1 and "sc\\xffene.toml" in lines[0] and "stimuli.source" in lines[0]
+
+
+def test_too_many_class_folders(tmp_path, capsys):
+    png = tmp_path / "one.png"
+    Image.new("L", (4, 4), 0).save(png)
+    data = png.read_bytes()
+    root = tmp_path / "imgs"
+    for c in range(scenes.MAX_CLASSES + 1):
+        (root / f"c{c:04d}").mkdir(parents=True)
+        for i in range(2):
+            (root / f"c{c:04d}" / f"{i}.png").write_bytes(data)
+    p = write(tmp_path, FOLDER.replace('card_size = 20', 'card_size = 20\nfolder = "imgs"'))
+    t0 = time.monotonic()
+    assert "at most 1000 class subfolders" in refused(capsys, "render", p, key="stimuli.folder")
+    assert time.monotonic() - t0 < 60                       # refused from the listing, not rendered
+
+
+# ---------------------------------------------------------------------------------------
+# one image in both splits
+
+
+@pytest.mark.parametrize("spelling", ["absolute", "dot", "symlinked classes", "hard links"])
+def test_train_and_test_images_compared_as_files(tmp_path, capsys, spelling):
+    _images(tmp_path / "imgs", {"dark": 3, "light": 3})
+    if spelling == "absolute":
+        test_folder = str(tmp_path / "imgs")
+    elif spelling == "dot":
+        test_folder = "imgs/./"
+    elif spelling == "symlinked classes":
+        (tmp_path / "other").mkdir()
+        for c in ("dark", "light"):
+            (tmp_path / "other" / c).symlink_to(tmp_path / "imgs" / c)
+        test_folder = "other"
+    else:
+        for c in ("dark", "light"):
+            (tmp_path / "other" / c).mkdir(parents=True)
+            for f in (tmp_path / "imgs" / c).iterdir():
+                os.link(f, tmp_path / "other" / c / f.name)
+        test_folder = "other"
+    text = FOLDER.replace('card_size = 20', 'card_size = 20\nfolder = "imgs"') + \
+        f'[test]\nfolder = "{test_folder}"\n'
+    p = write(tmp_path, text)
+    line = refused(capsys, "run", p)
+    assert "not trained on" in line or "disjoint" in line
+
+
+def test_disjoint_folders_are_accepted(tmp_path):
+    _images(tmp_path / "imgs", {"dark": 3, "light": 3})
+    _images(tmp_path / "imgs_test", {"dark": 2, "light": 2})
+    text = FOLDER.replace('card_size = 20', 'card_size = 20\nfolder = "imgs"') + '[test]\nfolder = "imgs_test"\n'
+    scene = load_scene(write(tmp_path, text))
+    assert len(scene.stimuli("test")) == 4
+
+
+# ---------------------------------------------------------------------------------------
+# machine overrides
+
+
+@pytest.mark.parametrize("override,key", [
+    ("timing.period = 1e308", "timing.period"),
+    ("timing.settle = 1e300", "timing."),
+    ("rack.wiper_noise = 1e308", "rack.wiper_noise"),
+    ("rack.wiper_noise = 100.0", "rack.wiper_noise"),          # finite, but a coin toss
+    ("rack.motor_speed = 1e-300", "rack.motor_speed"),
+    ("rack.decay_time = 1e300", "rack.decay_time"),
+    ("retina.lamp_level = 1e300", "retina.lamp_level"),
+    ("retina.blur = 1000000", "retina.blur"),                   # was a hang: a kernel of 8e6 taps
+    ("trainer.increment = 1e300", "trainer.increment"),
+    ("patchboard.a_threshold = 1000000", "patchboard.a_threshold"),
+    ("patchboard.a_threshold = 11", "patchboard.a_threshold"),
+    ("patchboard.excitatory = 1", "patchboard.excitatory"),
+    ("patchboard.n_associators = 10000000", "patchboard."),
+])
+def test_override_that_overflows_or_makes_the_machine_inert(tmp_path, capsys, override, key):
+    p = write(tmp_path, SMALL_SCENE + f"[machine.overrides]\n{override}\n")
+    refused(capsys, "run", p, key=f"machine.overrides.{key}")
+
+
+def test_one_override_in_two_spellings(tmp_path, capsys):
+    p = write(tmp_path, SMALL_SCENE + '[machine.overrides]\n"rack.motor_speed" = 0.5\nrack.motor_speed = 0.01\n')
+    assert "twice" in refused(capsys, "run", p, key="machine.overrides.rack.motor_speed")
+    p = write(tmp_path, SMALL_SCENE + '[machine.overrides]\n"rack.motor_speed" = 0.5\n'
+                                      '[machine.overrides.rack]\nmotor_speed = 0.01\n')
+    assert "twice" in refused(capsys, "run", p, key="machine.overrides.rack.motor_speed")
+    with pytest.raises(specs.SpecError) as e:
+        specs.MARK_I.with_overrides({"rack.motor_speed": 0.5, "rack": {"motor_speed": 0.01}})
+    assert e.value.key == "rack.motor_speed" and "twice" in str(e.value)
+    with pytest.raises(specs.SpecError) as e:
+        specs.MARK_I.with_overrides({"rack": {"motor_speed": {"deeper": {"still": 1}}}})
+    assert e.value.key.startswith("rack.motor_speed")
+
+
+def test_deep_overrides_in_the_api_do_not_exhaust_the_stack():
+    deep: dict = {}
+    node = deep
+    for _ in range(5000):
+        node["a"] = {}
+        node = node["a"]
+    with pytest.raises(specs.SpecError):
+        specs.MARK_I.with_overrides(deep)
+    with pytest.raises(SceneError) as e:
+        scenes.scene_from_dict({"machine": {"overrides": deep}})
+    assert "nested at most" in str(e.value)
+
+
+# ---------------------------------------------------------------------------------------
+# wiring charts plugged into a machine
+
+
+def _chart(tmp_path, board: Patchboard) -> Path:
+    path = tmp_path / "w.csv"
+    board.save(path)
+    return path
+
+
+def test_hand_made_charts_are_checked_against_the_spec(tmp_path):
+    spec = specs.SMALL                                   # 64 A-units, fan-out 40, threshold 2
+    m = MarkI(spec=spec, seed=0)
+    ok = Patchboard.load(_chart(tmp_path, m.patchboard))
+    MarkI(spec=spec, seed=1).patchboard = ok              # its own chart fits
+    few = np.zeros((400, 3), np.int8)
+    few[:10, :] = 1
+    with pytest.raises(ValueError, match="expected 64 A-units"):
+        MarkI(spec=spec, seed=0).patchboard = Patchboard(few, (20, 20), 2)
+    crowded = np.zeros((400, 64), np.int8)
+    crowded[0, :] = 1                                     # S-unit 0 feeds all 64 > 40
+    crowded[1:3, :] = 1
+    with pytest.raises(ValueError, match="at most 40 A-units.*feeding 64"):
+        MarkI(spec=spec, seed=0).patchboard = Patchboard(crowded, (20, 20), 2)
+    dead = np.zeros((400, 64), np.int8)
+    for a in range(64):
+        dead[(a * 5) % 400, a] = 1                        # one excitatory input each, threshold 2
+    with pytest.raises(ValueError, match="no A-unit could ever fire"):
+        MarkI(spec=spec, seed=0).patchboard = Patchboard(dead, (20, 20), 2)
+    with pytest.raises(ValueError, match="a_threshold 2"):
+        MarkI(spec=spec, seed=0).patchboard = Patchboard(m.patchboard.connections, (20, 20), 3)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_chart_that_is_a_fifo_is_refused_before_reading(tmp_path):
+    os.mkfifo(tmp_path / "w.csv")
+    with pytest.raises(ValueError, match="not a regular file"):
+        Patchboard.load(tmp_path / "w.csv")
+
+
+# ---------------------------------------------------------------------------------------
+# output
+
+
+def test_output_clash_is_found_before_any_work(tmp_path, capsys):
+    out = tmp_path / "out"
+    (out / "summary.json").mkdir(parents=True)
+    p = write(tmp_path, SMALL_SCENE)
+    rc, lines = cli(capsys, "run", p, "--out", out)
+    assert rc == 2 and len(lines) == 1 and "summary.json" in lines[0] and ".tmp" not in lines[0]
+    assert sorted(x.name for x in out.iterdir()) == ["summary.json"]      # nothing written
+    sheet = tmp_path / "sheet.png"
+    sheet.mkdir()
+    rc, lines = cli(capsys, "render", p, "--out", sheet)
+    assert rc == 2 and len(lines) == 1
+
+
+def test_a_killed_runs_tmp_is_cleaned_by_the_next_write(tmp_path):
+    import subprocess
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()                                          # a pid that is gone
+    target = tmp_path / "summary.json"
+    stale = tmp_path / f".summary.json.{dead.pid}.abc123.tmp"
+    stale.write_text("half")
+    live = tmp_path / f".summary.json.{os.getppid()}.def456.tmp"     # a running process's: kept
+    live.write_text("in progress")
+    other = tmp_path / f".trace.csv.{dead.pid}.abc123.tmp"          # another target's: kept
+    other.write_text("x")
+    atomic.write_text(target, "{}\n")
+    assert target.read_text() == "{}\n" and not stale.exists() and live.exists() and other.exists()
+
+
+# ---------------------------------------------------------------------------------------
+# resources: refused up front, naming the key
+
+
+@pytest.mark.parametrize("patch,key", [
+    ("[schedule]\nepochs = 1000000\n", "schedule.epochs"),
+    ("[train]\ncount = 1000000\n", "train.count"),
+])
+def test_work_that_cannot_fit_is_refused_before_drawing_a_card(tmp_path, capsys, patch, key):
+    text = SMALL_SCENE.replace("[schedule]\nepochs = 1\n", "").replace("[train]\ncount = 4\n", "") + patch
+    p = write(tmp_path, text)
+    t0 = time.monotonic()
+    line = refused(capsys, "run", p, "--memory-limit", "1", key=key)
+    assert "--memory-limit" in line and time.monotonic() - t0 < 30
+
+
+def test_large_decks_are_estimated_not_drawn(tmp_path, capsys):
+    text = SMALL_SCENE.replace("card_size = 20", "card_size = 60").replace("size = 16", "size = 40") \
+        .replace("count = 4\n[test]", "count = 60000\n[test]")
+    scene = load_scene(write(tmp_path, text))
+    res = scene.resources()
+    assert res.presentations == 60_000 and res.parts["train.count"] >= 60_000 * 60 * 60
+    refused(capsys, "run", Path(scene.path), "--memory-limit", "0.5", key="train.count")
+    rc, lines = cli(capsys, "run", scene.path, "--memory-limit", "-1")
+    assert rc == 2 and "--memory-limit" in lines[0]
+
+
+def test_render_refuses_more_classes_than_a_sheet_can_show(tmp_path, capsys):
+    classes = [f"{a}{b}" for a in "ABCDEFGHIJKLMNOPQRST" for b in "0123456789"][:61]
+    text = SMALL_SCENE.replace('classes = ["X", "E"]', f"classes = {classes!r}".replace("'", '"')) \
+        .replace("count = 4", "count = 61")
+    p = write(tmp_path, text)
+    assert "at most 60 classes" in refused(capsys, "render", p, key="stimuli.classes")
+
+
+# ---------------------------------------------------------------------------------------
+# compact decks: 8-bit reflectance, the same machine
+
+
+def test_compact_deck_is_uint8_reproducible_and_read_as_reflectance(monkeypatch):
+    scene = load_scene(ROOT / "scenes" / "demo.toml")
+    monkeypatch.setattr(scenes, "COMPACT_ABOVE", 0)
+    monkeypatch.setattr(scenes, "CHUNK_BYTES", 8 * 60 * 60 * 7)       # chunks of 7 cards
+    a = scene.stimuli("train", seed=3, count=30)
+    b = scene.stimuli("train", seed=3, count=30)
+    assert a.cards.dtype == np.uint8 and np.array_equal(a.cards, b.cards)
+    assert len(a.variation["shift_x"]) == 30 if "shift_x" in a.variation else True
+    # the machine reads uint8 as value / 255: the same training as the float deck
+    spec = scene.machine_spec()
+    m8 = MarkI(spec=spec, seed=1).fit(a.cards, a.labels, epochs=2)
+    mf = MarkI(spec=spec, seed=1).fit(a.cards / 255.0, a.labels, epochs=2)
+    assert np.array_equal(m8.history_, mf.history_) and np.array_equal(m8.weights_, mf.weights_)
+
+
+def test_light_does_not_depend_on_the_chunk(monkeypatch):
+    from mark1 import retina as retina_mod
+    r = MarkI(spec=specs.SMALL, seed=0).retina
+    cards = np.random.default_rng(5).random((50, 24, 24))
+    whole = r.light(cards)
+    monkeypatch.setattr(retina_mod, "_LIGHT_CHUNK_BYTES", 8 * 24 * 24 * 3)
+    assert np.array_equal(r.light(cards), whole)
+    assert np.array_equal(r.light(np.rint(cards * 255).astype(np.uint8)), r.light(np.rint(cards * 255) / 255))
+
+
+def test_long_work_says_so_before_it_starts(tmp_path, capsys):
+    import argparse
+    from mark1.cli import check_budget
+    p = write(tmp_path, SMALL_SCENE.replace("epochs = 1", "epochs = 1000000"))
+    scene = load_scene(p)
+    assert scene.resources().presentations == 4_000_000
+    check_budget(argparse.Namespace(scene=str(p), memory_limit=None, trace="summary"), scene)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "4,000,000 presentations" in err[0] and "may take" in err[0]
+    check_budget(argparse.Namespace(scene=str(p), memory_limit=None, trace="summary"),
+                 load_scene(ROOT / "scenes" / "demo.toml"))
+    assert capsys.readouterr().err == ""                          # a quick scene runs without a word
