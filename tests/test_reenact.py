@@ -55,12 +55,12 @@ def test_verdict(mean, low, high, expected):
     assert verdict(mean, low, high, (0.95, 1.0)) == expected
 
 
-def constructed(accuracies, reported=1.0, digital=None, ideal=None, train=1.0) -> SceneResult:
+def constructed(accuracies, reported=1.0, digital=None, ideal=None, train=1.0, digital_train=1.0) -> SceneResult:
     digital = accuracies if digital is None else digital
     ideal = digital if ideal is None else ideal
     recs = [{"scene_file": "made_up.toml", "seed": i, "train_cards": 20, "test_cards": 200,
              "test_accuracy": a, "train_accuracy": train, "machine_time_s": 600.0,
-             "digital_test_accuracy": b, "digital_train_accuracy": 1.0,
+             "digital_test_accuracy": b, "digital_train_accuracy": digital_train,
              "ideal_test_accuracy": c, "ideal_train_accuracy": 1.0, "wall_time_s": 0.1,
              "seed_train": 1, "seed_test": 2, "seed_machine": 3}
             for i, (a, b, c) in enumerate(zip(accuracies, digital, ideal))]
@@ -87,11 +87,18 @@ def test_a_result_outside_its_band_is_flagged_and_explained():
 
 
 def test_a_miss_the_ideal_machine_shares_is_not_blamed_on_the_hardware():
-    s = constructed([0.70, 0.72, 0.71, 0.69], train=0.8).summary()
+    s = constructed([0.70, 0.72, 0.71, 0.69], train=0.8, digital_train=0.8).summary()
     assert "misses too" in s["explanation"] and "does not learn its own 20 training cards" in s["explanation"]
+    assert "A-units of this patch board do not separate them" in s["explanation"]
     assert "nor does the textbook perceptron" in s["explanation"]
     retina = constructed([0.70, 0.72, 0.71, 0.69], ideal=[0.97, 0.98, 0.99, 0.97]).summary()
     assert "photocells and optics cost it" in retina["explanation"]
+    # the digital learner on the same board reaches the band: the rack, not the board or the retina
+    rack = constructed([0.70, 0.72, 0.71, 0.69], train=0.8, digital=[0.97, 0.98, 0.99, 0.97],
+                       ideal=[0.97, 0.98, 0.99, 0.97]).summary()
+    assert "where the digital learner on the same board does" in rack["explanation"]
+    assert "rack and motors cost" in rack["explanation"]
+    assert "do not separate" not in rack["explanation"] and "photocells" not in rack["explanation"]
     above = constructed([0.9, 0.92, 0.91], reported=0.7).summary()
     assert above["verdict"] == "OUT OF BAND" and "above the report" in above["explanation"]
 

@@ -164,6 +164,7 @@ class SceneResult:
                "digital_mean": digital[0], "digital_low": digital[1], "digital_high": digital[2],
                "ideal_mean": ideal[0], "ideal_low": ideal[1], "ideal_high": ideal[2],
                "ideal_train_mean": float(np.mean(self._values("ideal_train_accuracy"))),
+               "digital_train_mean": float(np.mean(self._values("digital_train_accuracy"))),
                "machine_hours": float(np.mean(hours)),
                "verdict": verdict(mean, low, high, self.band)}
         out["explanation"] = self.explain(out)
@@ -187,7 +188,11 @@ class SceneResult:
                          "or the report's conditions harder than the secondary sources record")
         else:
             gap = s["digital_mean"] - s["mean"]
-            if s["train_mean"] < 0.95:
+            if s["train_mean"] < 0.95 and s.get("digital_train_mean", 0.0) >= 0.95:
+                parts.append(f"does not learn its own {self.conditions['train_cards']} training cards "
+                             f"(train {s['train_mean']:.1%}) where the digital learner on the same board "
+                             f"does (train {s['digital_train_mean']:.1%})")
+            elif s["train_mean"] < 0.95:
                 parts.append(f"does not learn its own {self.conditions['train_cards']} training cards "
                              f"(train {s['train_mean']:.1%}): the {self.conditions['a_units']} A-units of "
                              f"this patch board do not separate them")
@@ -200,7 +205,7 @@ class SceneResult:
             else:
                 parts.append(f"the digital learner on the same retina and wiring misses too "
                              f"({s['digital_mean']:.1%}), so not the motors and pots")
-            if s["ideal_mean"] >= self.band[0]:
+            if s["ideal_mean"] >= self.band[0] and s["digital_mean"] < self.band[0]:
                 parts.append(f"the textbook perceptron with an ideal retina reaches the band "
                              f"({s['ideal_mean']:.1%}): the photocells and optics cost it")
             elif gap <= 0.03:
