@@ -35,6 +35,31 @@ from .threads import one_blas_thread
 __all__ = ["MarkI", "LMSStepWarning"]
 
 
+#: Cards read through the retina at once when sensing or scoring (memory for one chunk).
+_SENSE_CHUNK = 4096
+#: A deck whose light (float64 per photocell) fits in this is imaged once, up front;
+#: a larger one is imaged a block of presentations at a time (:class:`_DeckLight`).
+_LIGHT_KEPT_BYTES = 64 * 2**20
+
+
+class _DeckLight:
+    """The light of a large deck's cards, imaged when the simulator asks for them.
+
+    ``light[indices]`` gives the rows :meth:`Retina.light` would give (each card is
+    imaged on its own, so the bits are the same); only the cards, not their light,
+    are kept for the whole deck.
+    """
+
+    def __init__(self, retina, cards):
+        self.retina, self.cards = retina, cards
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def __getitem__(self, index) -> np.ndarray:
+        return self.retina.light(self.cards[index])
+
+
 class LMSStepWarning(UserWarning):
     """The LMS step is too large for the sums to settle."""
 
@@ -194,14 +219,22 @@ class MarkI:
         array of shape (n, n_s) bool
         """
         cards = self._check_cards(cards)
-        return self._sense_light(self.retina.light(cards))
+        return np.concatenate(list(self._sensed_chunks(cards)))
 
-    def _sense_light(self, light: np.ndarray) -> np.ndarray:
+    def _sensed_chunks(self, cards):
+        """S-unit states of the cards shown in order, a chunk of cards at a time.
+
+        The photocells' state is carried from one chunk to the next, so a large deck is
+        read with memory for one chunk, not for every card's photocell history.
+        """
         t = self.spec.timing
-        lit = np.full(len(light), t.period - t.card_change)
-        signal, _ = self.retina.expose(light, lit, RetinaState.dark(self.retina.n_cells),
-                                       card_change=t.card_change, settle=t.settle)
-        return self.retina.fire(signal)
+        state = RetinaState.dark(self.retina.n_cells)
+        for lo in range(0, len(cards), _SENSE_CHUNK):
+            light = self.retina.light(cards[lo:lo + _SENSE_CHUNK])
+            lit = np.full(len(light), t.period - t.card_change)
+            signal, ends = self.retina.expose(light, lit, state, card_change=t.card_change, settle=t.settle)
+            state = ends.at(len(light))
+            yield self.retina.fire(signal)
 
     def associate(self, s_states) -> np.ndarray:
         """A-unit outputs φ: array (n, n_a) bool, from S-unit states (n, n_s) bool."""
@@ -273,7 +306,8 @@ class MarkI:
         retina = self.retina
         gains = PotentiometerRack.motor_gains(self.spec.rack, (code.n_units, n_inputs), self._rng("motors"))
         rack = PotentiometerRack(self.spec.rack, code.n_units, n_inputs, self.spec.response.n_responses, gains)
-        light = retina.light(cards)
+        n_cells = retina.n_cells
+        light = retina.light(cards) if len(cards) * n_cells * 8 <= _LIGHT_KEPT_BYTES else _DeckLight(retina, cards)
         trace = Trace("full" if on_event is not None else self.trace, listener=on_event)
         self._noise_rng = self._rng("noise")
 
@@ -334,7 +368,8 @@ class MarkI:
         from .perceptron import train_error_correction
 
         tm = self.spec.timing
-        s_states = self.retina.fire(self.retina.steady_signal(light))
+        s_states = np.concatenate([self.retina.fire(self.retina.steady_signal(light[lo:lo + _SENSE_CHUNK]))
+                                   for lo in range(0, len(light), _SENSE_CHUNK)])
         phi = self.patchboard.associate(s_states)
         x = with_bias(phi)
         targets = code.targets[label_index].astype(float)
@@ -406,11 +441,14 @@ class MarkI:
         """
         self._check_fitted()
         cards = self._check_cards(cards)
-        phi = self.associate(self.sense(cards))
-        x = with_bias(phi)
-        sums = x @ self.weights_.T
+        weights, mask = self.weights_.T, self.rack_.mask.T.astype(float)
+        sums, counts = [], []
+        for s_states in self._sensed_chunks(cards):            # memory for one chunk of cards
+            x = with_bias(self.associate(s_states))
+            sums.append(x @ weights)
+            counts.append(x @ mask)
+        sums, counts = np.concatenate(sums), np.concatenate(counts)
         if self.spec.rack.wiper_noise > 0:
-            counts = x @ self.rack_.mask.T
             sums = sums + self.spec.rack.wiper_noise * np.sqrt(counts) * self._noise_rng.standard_normal(sums.shape)
         return sums
 

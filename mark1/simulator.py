@@ -132,7 +132,6 @@ class SensoryPipeline:
                  order: np.ndarray, spec: MachineSpec, mask: np.ndarray, block: int = 256):
         self.retina, self.patchboard = retina, patchboard
         self.light, self.order = light, order
-        self.steady = retina.steady_signal(light)          # per card, before adaptation
         t = spec.timing
         self.card_change, self.settle = t.card_change, t.settle
         self.nominal_lit = t.period - t.card_change
@@ -151,8 +150,9 @@ class SensoryPipeline:
         if lit_first is not None:
             lit[0] = lit_first
         cards = self.order[first:stop]
-        signal, ends = self.retina.expose(self.light[cards], lit, state, card_change=self.card_change,
-                                          settle=self.settle, steady=self.steady[cards])
+        light = self.light[cards]          # an array, or the machine's lazy light of a large deck
+        signal, ends = self.retina.expose(light, lit, state, card_change=self.card_change,
+                                          settle=self.settle, steady=self.retina.steady_signal(light))
         s = self.retina.fire(signal)
         phi = self.patchboard.associate(s)
         x = with_bias(phi)
@@ -200,7 +200,8 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     Parameters
     ----------
     light : array (n_cards, n_cells)
-        Relative illuminance of each card.
+        Relative illuminance of each card (or any object whose ``light[indices]`` gives
+        those rows, e.g. one that images the cards of a large deck on demand).
     order : array (n_presentations,) int
         Card shown at each presentation.
     epoch_of : array (n_presentations,) int
