@@ -36,10 +36,10 @@ __all__ = ["MarkI", "LMSStepWarning"]
 
 
 #: Cards read through the retina at once when sensing or scoring (memory for one chunk).
-_SENSE_CHUNK = 4096
+SENSE_CHUNK = 4096
 #: A deck whose light (float64 per photocell) fits in this is imaged once, up front;
 #: a larger one is imaged a block of presentations at a time (:class:`_DeckLight`).
-_LIGHT_KEPT_BYTES = 64 * 2**20
+LIGHT_KEPT_BYTES = 64 * 2**20
 
 
 class _DeckLight:
@@ -229,8 +229,8 @@ class MarkI:
         """
         t = self.spec.timing
         state = RetinaState.dark(self.retina.n_cells)
-        for lo in range(0, len(cards), _SENSE_CHUNK):
-            light = self.retina.light(cards[lo:lo + _SENSE_CHUNK])
+        for lo in range(0, len(cards), SENSE_CHUNK):
+            light = self.retina.light(cards[lo:lo + SENSE_CHUNK])
             lit = np.full(len(light), t.period - t.card_change)
             signal, ends = self.retina.expose(light, lit, state, card_change=t.card_change, settle=t.settle)
             state = ends.at(len(light))
@@ -307,7 +307,7 @@ class MarkI:
         gains = PotentiometerRack.motor_gains(self.spec.rack, (code.n_units, n_inputs), self._rng("motors"))
         rack = PotentiometerRack(self.spec.rack, code.n_units, n_inputs, self.spec.response.n_responses, gains)
         n_cells = retina.n_cells
-        light = retina.light(cards) if len(cards) * n_cells * 8 <= _LIGHT_KEPT_BYTES else _DeckLight(retina, cards)
+        light = retina.light(cards) if len(cards) * n_cells * 8 <= LIGHT_KEPT_BYTES else _DeckLight(retina, cards)
         trace = Trace("full" if on_event is not None else self.trace, listener=on_event)
         self._noise_rng = self._rng("noise")
 
@@ -368,8 +368,8 @@ class MarkI:
         from .perceptron import train_error_correction
 
         tm = self.spec.timing
-        s_states = np.concatenate([self.retina.fire(self.retina.steady_signal(light[lo:lo + _SENSE_CHUNK]))
-                                   for lo in range(0, len(light), _SENSE_CHUNK)])
+        s_states = np.concatenate([self.retina.fire(self.retina.steady_signal(light[lo:lo + SENSE_CHUNK]))
+                                   for lo in range(0, len(light), SENSE_CHUNK)])
         phi = self.patchboard.associate(s_states)
         x = with_bias(phi)
         targets = code.targets[label_index].astype(float)

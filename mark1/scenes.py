@@ -36,6 +36,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from . import render, specs
+from .machine import LIGHT_KEPT_BYTES, SENSE_CHUNK
 
 __all__ = [
     "SceneError",
@@ -838,19 +839,22 @@ class Scene:
         per_presentation = 250
         if trace == "full":
             per_presentation += 10 * 120
-        # scoring the larger split: light, photocell signals and states (float64 per cell),
-        # S-unit states; A-unit outputs and their float64 copy for the rack (per A-unit)
+        # scoring the larger split, a chunk of cards at a time: light, photocell signals and
+        # states (float64 per cell), S-unit states; per card the sums and pot counts
         n_score = max(n_tr, n_te)
-        scoring = n_score * (8 * cells * 9 + cells + 16 * n_units)
+        chunk = min(n_score, SENSE_CHUNK)
+        scoring = chunk * (8 * cells * 9 + cells) + n_score * 16 * n_units
+        # training: the light of every card, kept when small, else a block of presentations
+        light_kept = 8 * cells * n_tr if 8 * cells * n_tr <= LIGHT_KEPT_BYTES else 8 * cells * 256
         key_tr = self.settings["train"].origin.get("count", "train.count")
         key_te = self.settings["test"].origin.get("count", "test.count")
         parts = {
-            key_tr: deck(n_tr, side_tr) + max(render_peak(n_tr, side_tr), 8 * cells * 2 * n_tr,
+            key_tr: deck(n_tr, side_tr) + max(render_peak(n_tr, side_tr), 2 * light_kept,
                                               scoring if n_tr >= n_te else 0),
             key_te: deck(n_te, side_te) + render_peak(n_te, side_te) + (scoring if n_te > n_tr else 0),
             "schedule.epochs": presentations * per_presentation,
             # per scored card, and the wiring (int8) with its float32 copy, the pots and their masks
-            "machine.overrides.patchboard.n_associators": n_score * 9 * n_a + 5 * cells * n_a
+            "machine.overrides.patchboard.n_associators": chunk * 9 * n_a + 5 * cells * n_a
             + 8 * n_units * (n_a + 1) * 4,
         }
         memory = 150 * 2**20 + sum(parts.values())          # + the interpreter and its libraries

@@ -22,8 +22,8 @@ def test_chunked_sensing_and_lazy_light_change_nothing(seed, spec, monkeypatch):
     s_whole = whole.sense(test_cards)
     sums_whole = whole.decision_function(test_cards)
 
-    monkeypatch.setattr(machine, "_SENSE_CHUNK", 7)            # 25 cards: 4 chunks
-    monkeypatch.setattr(machine, "_LIGHT_KEPT_BYTES", 0)       # every deck imaged on demand
+    monkeypatch.setattr(machine, "SENSE_CHUNK", 7)            # 25 cards: 4 chunks
+    monkeypatch.setattr(machine, "LIGHT_KEPT_BYTES", 0)       # every deck imaged on demand
     chunked = MarkI(spec=spec, seed=seed).fit(cards, labels, epochs=2)
     assert np.array_equal(whole.history_, chunked.history_)
     assert np.array_equal(whole.weights_, chunked.weights_)
