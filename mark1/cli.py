@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .lab.options import UsageError, output_folder
+from .lab.options import UsageError, check_budget, output_folder
 from .runs import experiment_seeds, jsonable, scene_cards
 
 __all__ = ["main"]
@@ -54,50 +54,6 @@ def _load_scene(path: str):
         return load_scene(path)
     except SceneError as e:
         raise UsageError(str(e)) from None
-
-
-def memory_limit(args) -> int:
-    """Bytes a command may use: ``--memory-limit`` GB, else 80 % of this computer's memory."""
-    if getattr(args, "memory_limit", None) is not None:
-        gb = args.memory_limit
-        if not (math.isfinite(gb) and gb > 0):
-            raise UsageError(f"--memory-limit: expected a positive number of GB, got {gb}")
-        return int(gb * 1e9)
-    import os
-    try:
-        return int(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):       # pragma: no cover - not POSIX
-        return 8 * 10**9
-
-
-#: Estimated seconds above which `mark1 run` says, before starting, how long it may take.
-_LONG_WORK = 30
-
-
-def check_budget(args, scene, **counts) -> None:
-    """Refuse, naming the key, a run that cannot fit in memory; say so when it will be long."""
-    from .scenes import SceneError
-    try:
-        res = scene.resources(**counts, trace=getattr(args, "trace", "summary") or "summary")
-    except (SceneError, ValueError) as e:
-        raise UsageError(str(e)) from None
-    limit = memory_limit(args)
-    if res.memory > limit:
-        key = res.largest()
-        raise UsageError(f"{args.scene}: {key}: expected a run that fits in {limit / 1e9:.2f} GB of memory, "
-                         f"got an estimated {res.memory / 1e9:.2f} GB ({res.parts[key] / 1e9:.2f} GB for {key}); "
-                         "lower it, or raise --memory-limit if this computer has the memory")
-    if res.seconds > _LONG_WORK:
-        print(f"mark1: {res.presentations:,} presentations x {res.pot_updates // max(1, res.presentations):,} "
-              f"pots: this may take {_duration(res.seconds)} (about {res.memory / 2**20:,.0f} MiB of memory)",
-              file=sys.stderr, flush=True)
-
-
-def _duration(seconds: float) -> str:
-    for unit, size in (("hours", 3600), ("minutes", 60)):
-        if seconds >= 2 * size:
-            return f"about {seconds / size:,.0f} {unit}"
-    return f"about {seconds:.0f} s"
 
 
 def _format_table(rows: list[tuple[str, str]]) -> str:

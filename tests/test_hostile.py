@@ -409,7 +409,7 @@ def test_light_does_not_depend_on_the_chunk(monkeypatch):
 
 def test_long_work_says_so_before_it_starts(tmp_path, capsys):
     import argparse
-    from mark1.cli import check_budget
+    from mark1.lab.options import check_budget
     p = write(tmp_path, SMALL_SCENE.replace("epochs = 1", "epochs = 1000000"))
     scene = load_scene(p)
     assert scene.resources().presentations == 4_000_000
@@ -419,3 +419,13 @@ def test_long_work_says_so_before_it_starts(tmp_path, capsys):
     check_budget(argparse.Namespace(scene=str(p), memory_limit=None, trace="summary"),
                  load_scene(ROOT / "scenes" / "demo.toml"))
     assert capsys.readouterr().err == ""                          # a quick scene runs without a word
+
+
+@pytest.mark.parametrize("command", ["compare", "ablate", "curves", "sweep"])
+def test_lab_commands_check_the_budget_before_any_work(tmp_path, capsys, command):
+    """Every job held at once counts: a limit below one run's estimate refuses the sweep."""
+    p = write(tmp_path, SMALL_SCENE)
+    extra = ["--param", "rack.backlash", "--values", "0,0.01"] if command == "sweep" else []
+    rc, lines = cli(capsys, command, p, "--seeds", "2", "--memory-limit", "0.01", "--out", tmp_path / "out", *extra)
+    assert rc == 2 and len(lines) == 1 and "--memory-limit" in lines[0] and str(p) in lines[0]
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.json"))

@@ -6,10 +6,13 @@ lab never imports :mod:`mark1.cli`, so there is no cycle.
 
 from __future__ import annotations
 
+import math
 import os
+import sys
 from pathlib import Path
 
-__all__ = ["UsageError", "output_folder", "add_common_options", "check_common", "one_line"]
+__all__ = ["UsageError", "output_folder", "add_common_options", "check_common", "one_line",
+           "memory_limit", "check_budget"]
 
 
 class UsageError(Exception):
@@ -45,6 +48,9 @@ def add_common_options(parser, *, seeds: int, folder: str, resume: bool = True) 
                              "(needs the extra mark1[cluster]); results identical to a serial run")
     parser.add_argument("--train-count", type=int, help="training cards instead of the scene's")
     parser.add_argument("--test-count", type=int, help="test cards instead of the scene's")
+    parser.add_argument("--memory-limit", type=float, metavar="GB",
+                        help="memory the runs may use together (default: 80 %% of this computer's); "
+                             "work estimated above it is refused before it starts")
     if resume:
         parser.add_argument("--resume", action="store_true",
                             help="skip jobs already recorded in --out (after an interruption)")
@@ -93,7 +99,58 @@ def check_common(args, n_jobs: int):
             raise UsageError(f"--{opt.replace('_', '-')}: expected at least one card per class "
                              f"(>= {len(scene.classes)}), got {v}")
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
-    return scene, out, max(1, min(workers, n_jobs))
+    workers = max(1, min(workers, n_jobs))
+    check_budget(args, scene, at_once=1 if getattr(args, "scheduler", None) else workers,
+                 train_count=getattr(args, "train_count", None), test_count=getattr(args, "test_count", None))
+    return scene, out, workers
+
+
+def memory_limit(args) -> int:
+    """Bytes a command may use: ``--memory-limit`` GB, else 80 % of this computer's memory."""
+    if getattr(args, "memory_limit", None) is not None:
+        gb = args.memory_limit
+        if not (math.isfinite(gb) and gb > 0):
+            raise UsageError(f"--memory-limit: expected a positive number of GB, got {gb}")
+        return int(gb * 1e9)
+    import os
+    try:
+        return int(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):       # pragma: no cover - not POSIX
+        return 8 * 10**9
+
+
+#: Estimated seconds above which `mark1 run` says, before starting, how long it may take.
+_LONG_WORK = 30
+
+
+def check_budget(args, scene, *, at_once: int = 1, **counts) -> None:
+    """Refuse, naming the key, work that cannot fit in memory; say so when it will be long.
+
+    ``at_once`` runs (jobs on this computer's workers) are held in memory together.
+    """
+    from ..scenes import SceneError
+    try:
+        res = scene.resources(**counts, trace=getattr(args, "trace", "summary") or "summary")
+    except (SceneError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    limit = memory_limit(args) // max(1, at_once)
+    if res.memory > limit:
+        key = res.largest()
+        share = f" (a share of {at_once} runs at once)" if at_once > 1 else ""
+        raise UsageError(f"{args.scene}: {key}: expected a run that fits in {limit / 1e9:.2f} GB of memory{share}, "
+                         f"got an estimated {res.memory / 1e9:.2f} GB ({res.parts[key] / 1e9:.2f} GB for {key}); "
+                         "lower it, or raise --memory-limit if this computer has the memory")
+    if res.seconds > _LONG_WORK:
+        print(f"mark1: {res.presentations:,} presentations x {res.pot_updates // max(1, res.presentations):,} "
+              f"pots: this may take {_duration(res.seconds)} (about {res.memory / 2**20:,.0f} MiB of memory)",
+              file=sys.stderr, flush=True)
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"about {seconds / size:,.0f} {unit}"
+    return f"about {seconds:.0f} s"
 
 
 def one_line(args, error: Exception) -> str:
