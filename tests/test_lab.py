@@ -149,6 +149,37 @@ def test_baselines_learn_from_the_analog_machines_own_s_units(tiny):
         cp.compare(tiny, seeds=1, features="retina")
 
 
+def test_logistic_learners_are_map_fits_with_alpha_1_and_warn_nowhere(tiny):
+    """logistic-S/-phi: baselines.LogisticRegression(alpha=1) on the analog S and phi."""
+    import warnings
+
+    from mark1 import baselines
+    s_train, s_test, s_machine = _seeds(0)
+    train, test = tiny.stimuli("train", s_train), tiny.stimuli("test", s_test)
+    eyes = MarkI(spec=tiny.machine_spec().digital(), seed=s_machine)
+    s_tr, s_te = eyes.sense(train.cards), eyes.sense(test.cards)
+    feats = {"S": (s_tr.astype(float), s_te.astype(float)),
+             "phi": (eyes.associate(s_tr).astype(float), eyes.associate(s_te).astype(float))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                     # compare records what the fit did instead
+        comp = cp.compare(tiny, seeds=[0], learners=["logistic-S", "logistic-phi"])
+    for rec in comp.records:
+        x_tr, x_te = feats[rec["learner"].split("-")[1]]
+        clf = baselines.LogisticRegression(alpha=1.0).fit(x_tr, train.labels)
+        assert rec["test_accuracy"] == clf.score(x_te, test.labels)
+        assert rec["train_accuracy"] == clf.score(x_tr, train.labels)
+        assert rec["error"] is None
+    # why the prior: 8 binary cards in 400 S-units are separable, maximum likelihood diverges
+    with pytest.warns(baselines.SeparableDataWarning):
+        baselines.LogisticRegression().fit(feats["S"][0], train.labels)
+    line = cp.describe_learner("logistic-S")
+    assert "alpha=1" in line and "C=1" in line and "separable" in line and "\n" not in line
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", baselines.ConvergenceWarning)
+        stopped = baselines.LogisticRegression(alpha=1.0, max_iter=1).fit(feats["phi"][0], train.labels)
+    assert cp._fit_note(stopped) == "not converged in 1 Newton steps"
+
+
 def test_every_learner_is_named_apart_in_the_table(tiny):
     comp = cp.compare(tiny, seeds=1, learners=["mark1", "digital", "ideal", "gauss-S"])
     text = comp.table()
