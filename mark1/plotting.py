@@ -278,91 +278,167 @@ def learning_curves_figure(curves, *, out=None) -> Figure:
 
 
 def ablation_figure(result, *, out=None) -> Figure:
-    """Which non-ideality costs most: a :class:`mark1.experiments.Ablation` as bars.
+    """Which non-ideality costs most: the table of a :class:`mark1.lab.ablate.Ablation`, drawn.
 
-    Left panel: test accuracy with each non-ideality alone on the ideal machine and
-    alone off the full machine (horizontal bars, ±std whiskers), with the ideal and full
-    machines as vertical reference lines; the non-idealities are sorted by cost
-    (ideal minus "on alone"), the costliest on top. Right panel: machine time in hours
-    for the same variants, drawn only when the variants' times differ; when they are
-    all the same (the motors never hold up the cards) the common time is said in the
-    title instead of a panel of identical bars. A variant without a result has no bar
-    and "(no result)" after its name.
+    One row per non-ideality, two marks per row, one per arm: "alone on" (the ideal
+    machine with only it on, circles) and "alone off" (the full machine with only it
+    off, squares). Each mark is the arm's mean cost in points lost because of the
+    non-ideality (``cost_points``; positive hurts), with its 95 % paired t-interval
+    (``cost_low`` to ``cost_high``) as a bar and the per-seed costs as small dots. The
+    verdict shows in the mark: filled when the interval excludes 0 ("costs points" or
+    "gains points"), hollow and grey when it is "not distinguishable from 0", a black
+    × on the zero line when it is "exactly 0" on every seed, no bar for one seed. The
+    rows are sorted by the larger of the two costs, the costliest on top; a row
+    without a result says "(no result)" and goes to the bottom.
+
+    A second panel, machine time added by the non-ideality (hours; the same sign
+    convention: (ideal + it) − ideal, full − (full − it)), is drawn only when some
+    arm's machine time differs from its reference's (``machine_time_h_change`` not
+    None); otherwise the title says machine time is the same in every arm.
 
     Parameters
     ----------
-    result : mark1.experiments.Ablation
+    result : mark1.lab.ablate.Ablation
     out : str or path-like, optional
 
     Returns
     -------
     matplotlib.figure.Figure
-        One or two axes with ``2 * len(result.non_idealities)`` bars each.
+        One or two axes. On the cost axes the mark of variant ``"on:NAME"`` is the
+        line with gid ``"on:NAME"`` (x = ``cost_points``), its interval the line with
+        gid ``"on:NAME:interval"`` (x = ``cost_low``, ``cost_high``); likewise on the
+        time axes with gid ``"time:on:NAME"``.
     """
-    ideal, full = result.row("ideal"), result.row("full")
+    from matplotlib.lines import Line2D
+
+    from .lab.ablate import VERDICTS
+    from .lab.stats import mean_interval
+
     names = list(result.non_idealities)
+    arms = (("on", "alone on: ideal + it vs ideal", "tab:orange", "o", +0.18),
+            ("off", "alone off: full − it vs full", "tab:blue", "s", -0.18))
 
-    def cost(n):
-        on = result.row(f"on:{n}")["test_mean"]
-        return (ideal["test_mean"] or 0.0) - on if on is not None else -np.inf   # no result: at the bottom
+    def cost(n, prefix):
+        c = result.row(f"{prefix}:{n}").get("cost_points")
+        return None if c is None or c != c else c
 
-    names.sort(key=cost)                                   # costliest last = on top
-    times = [r["machine_time_h_mean"] for r in result.rows if r["machine_time_h_mean"] is not None]
-    same_time = not times or max(times) - min(times) <= 1e-9 * max(abs(max(times)), 1e-300)
+    def rank(n):
+        cs = [c for c in (cost(n, p) for p, *_ in arms) if c is not None]
+        return max(cs) if cs else -np.inf                 # no result: at the bottom
+
+    names.sort(key=rank)                                  # costliest last = on top
+
+    def label(n):
+        gone = [f"alone {p}" for p, *_ in arms if cost(n, p) is None]
+        return n + ("" if not gone else " (no result)" if len(gone) == 2 else f" ({gone[0]}: no result)")
+
+    def hours_added(prefix, r):
+        """Mean machine time added by the non-ideality (h) and its 95 % interval, or None."""
+        if r.get("machine_time_h_change") is None:
+            return None
+        sign = 1.0 if prefix == "on" else -1.0            # on: variant - ideal; off: full - variant
+        ref = result.row(r["reference"]) if r.get("reference") else None
+        per_seed = r.get("machine_time_s")
+        if ref is not None and per_seed and ref.get("machine_time_s"):
+            d = [sign * (a - b) / 3600.0 for a, b in zip(per_seed, ref["machine_time_s"])]
+            m, lo, hi = mean_interval(d)
+            return m, lo, hi
+        return sign * r["machine_time_h_change"], np.nan, np.nan
+
+    times = {(p, n): hours_added(p, result.row(f"{p}:{n}")) for n in names for p, *_ in arms}
+    show_time = any(v is not None for v in times.values())
+    width = 13.0 if show_time else 10.0
+    fig = _new_figure(width, 2.6 + 0.55 * max(len(names), 1))
+    if show_time:
+        grid = fig.add_gridspec(1, 2, width_ratios=(1.6, 1.0))
+        ax = fig.add_subplot(grid[0, 0])
+        ax_time = fig.add_subplot(grid[0, 1], sharey=ax)
+    else:
+        ax, ax_time = fig.add_subplot(1, 1, 1), None
     y = np.arange(len(names), dtype=float)
-    h = 0.38
-    fig = _new_figure(10.0 if not same_time else 7.0, 2.2 + 0.42 * max(len(names), 1))
-    ax_acc = fig.add_subplot(1, 1 if same_time else 2, 1)
-    ax_time = None if same_time else fig.add_subplot(1, 2, 2, sharey=ax_acc)
-    kinds = (("on", "alone on (ideal + it)", "tab:orange", +h / 2),
-             ("off", "alone off (full − it)", "tab:green", -h / 2))
-    missing = set()
-
-    def value(r, key):
-        return np.nan if r[key] is None else r[key]
-
-    for prefix, label, color, dy in kinds:
-        rows = [result.row(f"{prefix}:{n}") for n in names]
-        missing |= {n for n, r in zip(names, rows) if r["test_mean"] is None}
-        acc = [value(r, "test_mean") for r in rows]
-        sd = [r["test_std"] or 0.0 for r in rows]               # whiskers stop at 0 and 1 (accuracies)
-        acc_err = [[min(e, a) if a == a else 0.0 for a, e in zip(acc, sd)],
-                   [min(e, 1.0 - a) if a == a else 0.0 for a, e in zip(acc, sd)]]
-        ax_acc.barh(y + dy, acc, height=h, xerr=acc_err, color=color, label=label,
-                    error_kw=dict(elinewidth=0.8, capsize=2))
+    grey = "0.55"
+    for axis in [ax] + ([ax_time] if ax_time is not None else []):
+        axis.axvline(0.0, color="k", linewidth=1.0, zorder=1)
+        for yy in y[1:]:
+            axis.axhline(yy - 0.5, color="0.85", linewidth=0.8, zorder=0)
+    for prefix, _, color, marker, dy in arms:
+        for n, yy in zip(names, y + dy):
+            variant = f"{prefix}:{n}"
+            r = result.row(variant)
+            c = cost(n, prefix)
+            if c is None:
+                continue
+            verdict = r.get("verdict")
+            per_seed = r.get("costs") or []
+            if per_seed and verdict != "zero":
+                ax.plot(per_seed, [yy] * len(per_seed), linestyle="none", marker="o", markersize=3.5,
+                        color="k", alpha=0.7, zorder=3.5)
+            if verdict == "zero":
+                ax.plot([c], [yy], linestyle="none", marker="x", markersize=9, markeredgewidth=2,
+                        color="k", zorder=4, gid=variant)
+                continue
+            lo, hi = r.get("cost_low"), r.get("cost_high")
+            solid = verdict in ("cost", "gain", "one")
+            if lo is not None and hi is not None and lo == lo and hi == hi:
+                ax.plot([lo, hi], [yy, yy], color=color if solid else grey, linewidth=2.2,
+                        solid_capstyle="butt", zorder=3, gid=f"{variant}:interval")
+            ax.plot([c], [yy], linestyle="none", marker=marker, markersize=9, markeredgewidth=1.8,
+                    color=color if solid else grey, markerfacecolor=color if solid else "white",
+                    zorder=4, gid=variant)
         if ax_time is not None:
-            hours = [value(r, "machine_time_h_mean") for r in rows]
-            hours_err = [r["machine_time_h_std"] or 0.0 for r in rows]
-            ax_time.barh(y + dy, hours, height=h, xerr=hours_err, color=color, label=label,
-                         error_kw=dict(elinewidth=0.8, capsize=2))
-    for ref, style, name in ((ideal, ":", "ideal"), (full, "--", "full")):
-        if ref["test_mean"] is not None:
-            ax_acc.axvline(ref["test_mean"], color="k", linestyle=style, linewidth=1,
-                           label=f"{name} {ref['test_mean']:.1%}")
-        if ax_time is not None and ref["machine_time_h_mean"] is not None:
-            ax_time.axvline(ref["machine_time_h_mean"], color="k", linestyle=style, linewidth=1,
-                            label=f"{name} {ref['machine_time_h_mean']:.3g} h")
-    ax_acc.set_yticks(y)
-    ax_acc.set_yticklabels([n + (" (no result)" if n in missing else "") for n in names], fontsize=8)
+            for n, yy in zip(names, y + dy):
+                t = times[(prefix, n)]
+                if cost(n, prefix) is None:
+                    continue
+                if t is None:
+                    ax_time.text(0.0, yy, "  same", color=grey, fontsize=10, ha="left", va="center")
+                    continue
+                m, lo, hi = t
+                if lo == lo and hi == hi:
+                    ax_time.plot([lo, hi], [yy, yy], color=color, linewidth=2.2, solid_capstyle="butt",
+                                 zorder=3, gid=f"time:{prefix}:{n}:interval")
+                ax_time.plot([m], [yy], linestyle="none", marker=marker, markersize=9, color=color,
+                             zorder=4, gid=f"time:{prefix}:{n}")
+    ax.set_yticks(y)
+    ax.set_yticklabels([label(n).replace("_", " ") for n in names], fontsize=11)
+    ax.set_ylim(-0.6, max(len(names), 1) - 0.4)
     if not names:
-        ax_acc.text(0.5, 0.5, "this machine has no non-ideality on", transform=ax_acc.transAxes,
-                    ha="center", va="center", fontsize=9)
-    ax_acc.set_xlabel("test accuracy")
-    lo = min([r["test_mean"] for r in result.rows if r["test_mean"] is not None] or [0.0])
-    ax_acc.set_xlim(max(0.0, min(0.5, lo - 0.05)), 1.005)   # from chance for two classes or below
-    axes = [ax_acc] if ax_time is None else [ax_acc, ax_time]
+        ax.text(0.5, 0.5, "this machine has no non-ideality on", transform=ax.transAxes,
+                ha="center", va="center", fontsize=11)
+    # symmetric about 0, so that a gain looks as large as a cost of the same size
+    extent = [abs(v) for n in names for p, *_ in arms
+              for v in (result.row(f"{p}:{n}").get(k) for k in ("cost_low", "cost_high", "cost_points"))
+              if v is not None and v == v]
+    extent += [abs(v) for n in names for p, *_ in arms for v in (result.row(f"{p}:{n}").get("costs") or [])]
+    lim = max(extent + [1.0]) * 1.1
+    ax.set_xlim(-lim, lim)
+    ax.set_xlabel("cost: points of test accuracy lost because of it  (← gains   hurts →)", fontsize=11)
+    ax.tick_params(labelsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    handles = [Line2D([], [], linestyle="none", marker=m, markersize=9, color=c, label=lab)
+               for _, lab, c, m, _ in arms]
+    handles += [Line2D([], [], color="0.3", marker="o", markersize=9, linewidth=2.2, markerfacecolor="0.3",
+                       label="95 % interval excludes 0 (filled)"),
+                Line2D([], [], color=grey, marker="o", markersize=9, linewidth=2.2, markerfacecolor="white",
+                       label=VERDICTS["null"] + " (hollow, grey)"),
+                Line2D([], [], linestyle="none", marker="x", markersize=9, markeredgewidth=2, color="k",
+                       label="exactly 0 on every seed"),
+                Line2D([], [], linestyle="none", marker="o", markersize=3.5, color="k", alpha=0.7,
+                       label="cost on one seed")]
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=10, frameon=False)
+    title = (f"{result.scene} — which non-ideality costs most\n{len(result.seeds)} paired seed(s): "
+             "mean cost with its 95 % t-interval, costliest on top")
     if ax_time is not None:
-        ax_time.set_xlabel("machine time (hours)")
-        ax_time.tick_params(labelleft=False)
-    for ax in axes:
-        ax.grid(axis="x", alpha=0.3)
-        ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
-    title = (f"{result.scene} — which non-ideality costs most\n({len(result.seeds)} seed(s), "
-             f"costliest on top")
-    if same_time and times:
-        title += f"; machine time {times[0]:.3g} h for every variant"
-    fig.suptitle(title + ")", fontsize=9)
-    fig.tight_layout()
+        ax_time.set_xlabel("machine time added by it (hours)", fontsize=11)
+        ax_time.tick_params(labelleft=False, labelsize=10)
+        ax_time.grid(axis="x", alpha=0.3)
+        ax_time.set_title("machine time (only arms that change it)", fontsize=11)
+    else:
+        refs = {result.row(v)["machine_time_h_mean"] for v in ("full", "ideal")} - {None}
+        title += ("\nmachine time the same as its reference in every arm"
+                  + (f" ({refs.pop():.3g} h)" if len(refs) == 1 else ""))
+    fig.suptitle(title, fontsize=12)
+    fig.tight_layout(rect=(0, 0.75 / fig.get_figheight(), 1, 1))       # room for the two-row legend
     if out is not None:
         _save_atomic(fig, out, dpi=120)
     return fig

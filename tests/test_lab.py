@@ -18,6 +18,7 @@ import pytest
 matplotlib.use("Agg")
 
 from matplotlib.figure import Figure  # noqa: E402
+from PIL import Image  # noqa: E402
 
 from mark1 import lab  # noqa: E402
 import mark1.lab.ablate as ab  # noqa: E402
@@ -146,6 +147,37 @@ def test_baselines_learn_from_the_analog_machines_own_s_units(tiny):
         assert comp.config["features"] == features
     with pytest.raises(ValueError, match="features"):
         cp.compare(tiny, seeds=1, features="retina")
+
+
+def test_logistic_learners_are_map_fits_with_alpha_1_and_warn_nowhere(tiny):
+    """logistic-S/-phi: baselines.LogisticRegression(alpha=1) on the analog S and phi."""
+    import warnings
+
+    from mark1 import baselines
+    s_train, s_test, s_machine = _seeds(0)
+    train, test = tiny.stimuli("train", s_train), tiny.stimuli("test", s_test)
+    eyes = MarkI(spec=tiny.machine_spec().digital(), seed=s_machine)
+    s_tr, s_te = eyes.sense(train.cards), eyes.sense(test.cards)
+    feats = {"S": (s_tr.astype(float), s_te.astype(float)),
+             "phi": (eyes.associate(s_tr).astype(float), eyes.associate(s_te).astype(float))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                     # compare records what the fit did instead
+        comp = cp.compare(tiny, seeds=[0], learners=["logistic-S", "logistic-phi"])
+    for rec in comp.records:
+        x_tr, x_te = feats[rec["learner"].split("-")[1]]
+        clf = baselines.LogisticRegression(alpha=1.0).fit(x_tr, train.labels)
+        assert rec["test_accuracy"] == clf.score(x_te, test.labels)
+        assert rec["train_accuracy"] == clf.score(x_tr, train.labels)
+        assert rec["error"] is None
+    # why the prior: 8 binary cards in 400 S-units are separable, maximum likelihood diverges
+    with pytest.warns(baselines.SeparableDataWarning):
+        baselines.LogisticRegression().fit(feats["S"][0], train.labels)
+    line = cp.describe_learner("logistic-S")
+    assert "alpha=1" in line and "C=1" in line and "separable" in line and "\n" not in line
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", baselines.ConvergenceWarning)
+        stopped = baselines.LogisticRegression(alpha=1.0, max_iter=1).fit(feats["phi"][0], train.labels)
+    assert cp._fit_note(stopped) == "not converged in 1 Newton steps"
 
 
 def test_every_learner_is_named_apart_in_the_table(tiny):
@@ -304,35 +336,101 @@ def test_ablate_rows_references_and_files(tiny, tmp_path):
     assert json.loads((out / "ablation.json").read_text())["non_idealities"] == expected
     assert (out / "ablation.png").stat().st_size > 0
     assert "ratchet" in result.table()
+    from mark1.plotting import ablation_figure            # the figure draws the table's costs
+    ax = ablation_figure(result).axes[0]
+    for n in expected:
+        for k in ("on", "off"):
+            assert list(_mark(ax, f"{k}:{n}").get_xdata()) == [result.row(f"{k}:{n}")["cost_points"]]
 
 
 # ----------------------------------------------------------------------------------------
 # figures
 
 
-def _fake_ablation():
+def _fake_ablation(time_changes=False):
+    """An Ablation built as ``ab.ablate`` builds one, from made-up per-seed results (3 seeds)."""
+    hour = 3600.0
+    acc = {"full": [0.90, 0.90, 0.95], "ideal": [0.97, 0.97, 1.00],
+           "on:backlash": [0.94, 0.93, 0.95], "off:backlash": [0.97, 0.95, 0.98],     # costs points
+           "on:decay": [0.97, 0.97, 1.00], "off:decay": [0.90, 0.90, 0.95],           # exactly 0
+           "on:lens": [0.99, 0.93, 1.00], "off:lens": [0.88, 0.87, 0.92]}             # null; gains
+    times = {v: [2 * hour] * 3 if v == "full" or v.startswith("off") else [hour] * 3 for v in acc}
+    if time_changes:
+        times["on:backlash"] = [hour, hour + 360, hour + 720]           # it adds 0.1 h on average
+        times["off:backlash"] = [2 * hour - 360] * 3                    # and 0.1 h to the full machine
     names = ["backlash", "decay", "lens"]
-    rows = [dict(variant="full", kind="reference", non_ideality=None, test_mean=0.9, test_std=0.01,
-                 machine_time_h_mean=2.0, machine_time_h_std=0.1),
-            dict(variant="ideal", kind="reference", non_ideality=None, test_mean=0.97, test_std=None,
-                 machine_time_h_mean=1.0, machine_time_h_std=None)]
-    for i, n in enumerate(names):
-        rows.append(dict(variant=f"on:{n}", kind="on_alone", non_ideality=n, test_mean=0.95 - i / 100,
-                         test_std=0.02, machine_time_h_mean=1.5, machine_time_h_std=0.0))
-        rows.append(dict(variant=f"off:{n}", kind="off_alone", non_ideality=n, test_mean=0.92,
-                         test_std=None, machine_time_h_mean=1.8, machine_time_h_std=0.0))
-    return ab.Ablation(scene="fake", seeds=[0, 1], rows=rows, non_idealities=names)
+    rows = []
+    for v in acc:
+        kind = "reference" if ":" not in v else "on_alone" if v.startswith("on") else "off_alone"
+        rows.append(dict(variant=v, kind=kind, non_ideality=v.split(":")[1] if ":" in v else None,
+                         reference={"on_alone": "ideal", "off_alone": "full"}.get(kind),
+                         test_mean=float(np.mean(acc[v])), test_std=float(np.std(acc[v], ddof=1)), n=3,
+                         machine_time_h_mean=float(np.mean(times[v])) / hour, machine_time_h_std=0.0,
+                         test_accuracy=acc[v], machine_time_s=times[v]))
+    by = {r["variant"]: r for r in rows}
+    for r in rows:
+        if r["reference"] is None:
+            continue
+        ref = by[r["reference"]]
+        c = (ab.paired_cost(ref["test_accuracy"], r["test_accuracy"]) if r["kind"] == "on_alone"
+             else ab.paired_cost(r["test_accuracy"], ref["test_accuracy"]))
+        dt = [a - b for a, b in zip(r["machine_time_s"], ref["machine_time_s"])]
+        r.update(cost_points=100 * c["mean"], cost_low=100 * c["low"], cost_high=100 * c["high"],
+                 costs=[100 * x for x in c["costs"]], verdict=c["verdict"],
+                 machine_time_h_change=None if not any(dt) else float(np.mean(dt)) / hour)
+    return ab.Ablation(scene="fake", seeds=[0, 1, 2], rows=rows, non_idealities=names)
 
 
-def test_ablation_figure_has_two_panels_of_bars(tmp_path):
+def _mark(ax, gid):
+    """The line of ``ax`` with this gid (the figure tags each arm's mark and interval)."""
+    lines = [ln for ln in ax.lines if ln.get_gid() == gid]
+    assert len(lines) == 1, gid
+    return lines[0]
+
+
+def test_ablation_figure_draws_the_tables_costs_and_verdicts(tmp_path):
     from mark1.plotting import ablation_figure
-    fig = ablation_figure(_fake_ablation(), out=tmp_path / "a.png")
-    assert isinstance(fig, Figure) and len(fig.axes) == 2
-    for ax in fig.axes:
-        assert len(ax.patches) == 2 * 3
-    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert labels[-1] == "lens"                  # costliest (ideal - on alone) on top
-    assert (tmp_path / "a.png").stat().st_size > 0
+    result = _fake_ablation()
+    verdicts = {r["verdict"] for r in result.rows if "verdict" in r}
+    assert verdicts == {"cost", "gain", "null", "zero"}         # the fixture covers every verdict
+    fig = ablation_figure(result, out=tmp_path / "a.png")
+    assert isinstance(fig, Figure) and len(fig.axes) == 1      # no machine time changes: no time panel
+    assert "machine time the same" in fig.get_suptitle()
+    ax = fig.axes[0]
+    assert [ln for ln in ax.lines if list(ln.get_xdata()) == [0.0, 0.0]]    # the zero line
+    for n in result.non_idealities:
+        for prefix in ("on", "off"):
+            r = result.row(f"{prefix}:{n}")
+            mark = _mark(ax, f"{prefix}:{n}")
+            assert list(mark.get_xdata()) == [r["cost_points"]]              # the table's cost, same sign
+            if r["verdict"] == "zero":
+                assert mark.get_marker() == "x" and r["cost_points"] == 0.0
+                assert not [ln for ln in ax.lines if ln.get_gid() == f"{prefix}:{n}:interval"]
+                continue
+            interval = _mark(ax, f"{prefix}:{n}:interval")
+            assert list(interval.get_xdata()) == [r["cost_low"], r["cost_high"]]
+            hollow = mark.get_markerfacecolor() in ("white", "w", (1.0, 1.0, 1.0, 1.0))
+            assert hollow == (r["verdict"] == "null"), (n, prefix, r["verdict"])
+            # the "alone on" mark sits above the "alone off" mark of the same row
+        assert _mark(ax, f"on:{n}").get_ydata()[0] > _mark(ax, f"off:{n}").get_ydata()[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["decay", "lens", "backlash"]             # by the larger cost, costliest on top
+    img = Image.open(tmp_path / "a.png")
+    assert img.width >= 1000
+
+
+def test_ablation_figure_time_panel_only_where_time_changes():
+    from mark1.plotting import ablation_figure
+    result = _fake_ablation(time_changes=True)
+    fig = ablation_figure(result)
+    assert len(fig.axes) == 2
+    ax_time = fig.axes[1]
+    # one sign convention: hours added by it, (ideal + it) - ideal and full - (full - it)
+    assert _mark(ax_time, "time:on:backlash").get_xdata()[0] == pytest.approx(0.1)
+    assert _mark(ax_time, "time:off:backlash").get_xdata()[0] == pytest.approx(0.1)
+    lo, hi = _mark(ax_time, "time:on:backlash:interval").get_xdata()
+    assert lo < 0.1 < hi
+    assert not [ln for ln in ax_time.lines if ln.get_gid() and "decay" in ln.get_gid()]    # same time: no mark
 
 
 def test_learning_curves_figure_two_panels_two_lines_each():

@@ -424,28 +424,34 @@ def test_contact_sheet_marks_strays_and_keys_them():
         assert "light-adapted" in key and "blank paper" in key
 
 
-def _ablation(times):
+def _ablation(time_change):
     from mark1.experiments import Ablation
 
     names = ["backlash", "decay"]
     rows = [dict(variant="full", kind="reference", non_ideality=None, test_mean=0.9, test_std=0.01,
-                 machine_time_h_mean=times[0], machine_time_h_std=0.0),
+                 machine_time_h_mean=1.0, machine_time_h_std=0.0),
             dict(variant="ideal", kind="reference", non_ideality=None, test_mean=0.97, test_std=None,
-                 machine_time_h_mean=times[1], machine_time_h_std=None)]
-    for i, n in enumerate(names):
-        rows.append(dict(variant=f"on:{n}", kind="on_alone", non_ideality=n, test_mean=None if i else 0.95,
-                         test_std=0.2, machine_time_h_mean=times[2], machine_time_h_std=0.0))
-        rows.append(dict(variant=f"off:{n}", kind="off_alone", non_ideality=n, test_mean=0.92,
-                         test_std=None, machine_time_h_mean=times[3], machine_time_h_std=0.0))
+                 machine_time_h_mean=1.0, machine_time_h_std=None)]
+    for n, cost in zip(names, (5.0, 1.0)):
+        for prefix, kind, ref in (("on", "on_alone", "ideal"), ("off", "off_alone", "full")):
+            done = not (n == "decay" and prefix == "on")           # decay alone on: no result
+            rows.append(dict(variant=f"{prefix}:{n}", kind=kind, non_ideality=n, reference=ref,
+                             test_mean=0.92 if done else None, test_std=None,
+                             machine_time_h_mean=1.0 + time_change, machine_time_h_std=0.0,
+                             cost_points=cost if done else None, cost_low=cost - 3 if done else None,
+                             cost_high=cost + 3 if done else None, costs=[cost - 1, cost + 1] if done else [],
+                             verdict=("cost" if cost > 3 else "null") if done else None,
+                             machine_time_h_change=(time_change or None) if done else None))
     return Ablation(scene="fake", seeds=[0, 1], rows=rows, non_idealities=names)
 
 
-def test_ablation_figure_has_no_panel_of_identical_bars():
-    same = plotting.ablation_figure(_ablation([1.0, 1.0, 1.0, 1.0]))
-    assert len(same.axes) == 1 and "machine time 1 h for every variant" in same.get_suptitle()
-    differ = plotting.ablation_figure(_ablation([2.0, 1.0, 1.5, 1.8]))
+def test_ablation_figure_has_no_time_panel_when_no_time_changes():
+    same = plotting.ablation_figure(_ablation(0.0))
+    assert len(same.axes) == 1
+    assert "machine time the same as its reference in every arm (1 h)" in same.get_suptitle()
+    differ = plotting.ablation_figure(_ablation(0.5))
     assert len(differ.axes) == 2
     labels = [t.get_text() for t in differ.axes[0].get_yticklabels()]
-    assert labels == ["decay (no result)", "backlash"]                      # no result: at the bottom
-    for bar in differ.axes[0].patches:                                     # whiskers inside [0, 1]
-        assert np.isnan(bar.get_width()) or bar.get_width() <= 1.0
+    assert labels == ["decay (alone on: no result)", "backlash"]           # costliest on top
+    xs = [ln.get_xdata()[0] for ln in differ.axes[1].lines if (ln.get_gid() or "").startswith("time:")]
+    assert xs == [0.5, -0.5, -0.5]       # hours added: +change alone on, -change alone off; none without result

@@ -42,8 +42,8 @@ LEARNERS = (
     "digital",        # spec.digital(): the same retina and wiring, ideal weights and timing
     "ideal",          # spec.ideal(): ideal retina too, same wiring (same machine seed)
     "perceptron-S",   # digital perceptron on the raw S-units
-    "lstsq-S", "fisher-S", "gauss-S",
-    "lstsq-phi", "fisher-phi", "gauss-phi",
+    "lstsq-S", "fisher-S", "gauss-S", "logistic-S",
+    "lstsq-phi", "fisher-phi", "gauss-phi", "logistic-phi",
 )
 
 _MACHINES = ("mark1", "digital", "ideal")
@@ -70,7 +70,10 @@ def describe_learner(name: str, features: str = "analog") -> str:
         return fixed[name]
     kind, feat = name.split("-")
     what = {"perceptron": "digital perceptron (PRML 4.1.7)", "lstsq": "least squares (PRML 4.1.3)",
-            "fisher": "Fisher discriminant (PRML 4.1.4-6)", "gauss": "Gaussian generative (PRML 4.2.2)"}[kind]
+            "fisher": "Fisher discriminant (PRML 4.1.4-6)", "gauss": "Gaussian generative (PRML 4.2.2)",
+            "logistic": "logistic regression, IRLS (PRML 4.3.2-4.3.4), Gaussian prior alpha=1 (scikit-learn's "
+                        "C=1: binary S and phi are usually separable, where maximum likelihood has no finite "
+                        "solution),"}[kind]
     retina = "mark1's analog retina" if features == "analog" else "the ideal retina"
     on = f"the S-units of {retina}" if feat == "S" else f"the A-unit outputs phi (same board) of {retina}"
     return f"{what} on {on}"
@@ -216,16 +219,28 @@ def _baseline(name: str, schedule, seed: int):
     kind = name.split("-")[0]
     if kind == "perceptron":
         return baselines.Perceptron(epochs=schedule.epochs, shuffle=schedule.order == "shuffled", seed=seed)
+    if kind == "logistic":
+        # a Gaussian prior (scikit-learn's default C = 1): binary S and phi training sets are
+        # usually linearly separable, where maximum likelihood has no finite solution (PRML 4.3.2)
+        return baselines.LogisticRegression(alpha=1.0)
     return {"lstsq": baselines.LeastSquaresClassifier, "fisher": baselines.FisherDiscriminant,
             "gauss": baselines.GaussianClassifier}[kind]()
 
 
 def _fit_note(clf) -> str | None:
-    """What a baseline did beyond the textbook formula (shrinkage of a singular covariance)."""
+    """What a baseline did beyond the textbook formula.
+
+    Shrinkage of a singular covariance; a perceptron that did not separate its training
+    set; logistic regression stopped on separable data or before converging.
+    """
     s = getattr(clf, "shrinkage_", None)
     if s is not None and np.any(np.asarray(s) > 0):
         return f"shrinkage {float(np.max(s)):g}"
+    if getattr(clf, "separable_", False):
+        return f"separable: separating weights after {clf.n_iter_} Newton steps"
     if getattr(clf, "converged_", None) is False:
+        if hasattr(clf, "n_iter_"):
+            return f"not converged in {clf.n_iter_} Newton steps"
         return f"not separated in {clf.n_epochs_} epochs"
     return None
 
@@ -298,9 +313,12 @@ def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | N
             x_tr, x_te = feats[name.split("-")[1]]
             t0 = time.perf_counter()
             with warnings.catch_warnings():
-                # binary S and φ make singular covariances the rule: the shrinkage used is
-                # recorded in the note instead of a warning per seed
+                # binary S and φ make singular covariances the rule, and separable or partly
+                # separable training sets common: what the fit did is recorded in the note
+                # instead of a warning per seed
                 warnings.simplefilter("ignore", baselines.SingularCovarianceWarning)
+                warnings.simplefilter("ignore", baselines.SeparableDataWarning)
+                warnings.simplefilter("ignore", baselines.ConvergenceWarning)
                 clf = _baseline(name, sched, s_machine).fit(x_tr, train.labels)
             train_acc = float(clf.score(x_tr, train.labels))
             test_acc = float(clf.score(x_te, test.labels))
@@ -330,7 +348,11 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
         :class:`mark1.baselines.Perceptron` on the S-units;
     ``lstsq-S``, ``fisher-S``, ``gauss-S``, ``lstsq-phi``, ``fisher-phi``, ``gauss-phi``
         least squares, Fisher and Gaussian classifiers on the S-units and on the A-unit
-        outputs φ of the same patch board.
+        outputs φ of the same patch board;
+    ``logistic-S``, ``logistic-phi``
+        :class:`mark1.baselines.LogisticRegression` with ``alpha=1`` (a Gaussian prior,
+        scikit-learn's default ``C=1``) on the same features: binary S and φ training
+        sets are usually separable, where plain maximum likelihood has no finite solution.
 
     The textbook classifiers see the S-units of the analog machine's own retina
     (``features="analog"``, what ``mark1`` and ``digital`` see) or of the ideal retina
