@@ -193,6 +193,9 @@ class MarkI:
         if cards.dtype == np.uint8:          # 8-bit reflectance x 255 (a large deck): no float copy
             if len(cards) == 0:
                 raise ValueError(f"{name}: expected at least one card, got none")
+            if cards.max() <= 1:
+                raise ValueError(f"{name}: uint8 cards are 8-bit reflectance (0 black, 255 paper white), "
+                                 f"but these hold only 0 and 1; pass cards.astype(float) if 1 means white")
             return cards
         cards = cards.astype(float, copy=False)
         if not np.all(np.isfinite(cards)):
@@ -318,6 +321,7 @@ class MarkI:
             bar.close()
         self._check_lms_step(result.history)
         self.rack_ = rack
+        self._fitted_for = (self.spec, self.seed, self.noise_seed)
         self.history_ = result.history
         self.machine_time_ = result.machine_time
         self.trace_ = result.trace
@@ -412,6 +416,10 @@ class MarkI:
     def _check_fitted(self):
         if not hasattr(self, "rack_"):
             raise errors.NotFittedError("this MarkI has not been trained yet: call fit(cards, labels) first")
+        if self._fitted_for != (self.spec, self.seed, self.noise_seed):
+            # the wiring the weights were learnt on is gone: answering would be wrong, not noisy
+            raise errors.NotFittedError("this MarkI's spec or seed changed after fit (set_params): "
+                                        "call fit(cards, labels) again")
 
     def __sklearn_is_fitted__(self) -> bool:
         """Whether ``fit`` has run (scikit-learn's ``check_is_fitted`` asks this)."""

@@ -118,10 +118,10 @@ class PotentiometerRack:
         return self.p_from + (self.p_to - self.p_from) * frac
 
     def positions(self, t: float) -> np.ndarray:
-        """True wiper positions at machine time ``t``: array (n_units, n_inputs)."""
+        """True wiper positions at machine time ``t``: a new array (n_units, n_inputs)."""
         if self._rate:
             return self.decay_factor(t) * self._stored(t)
-        return self._stored(t)
+        return self._stored(t).copy()          # never the rack's own array, which moves on
 
     def sums(self, x: np.ndarray, t: float) -> np.ndarray:
         """Each R-unit's sum of wiper positions times the inputs, at time ``t``, without noise.

@@ -39,3 +39,17 @@ def test_uint8_cards_read_as_reflectance_times_255():
     a = MarkI(spec=specs.SMALL, seed=4).fit(as_bytes.astype(float) / 255.0, labels)
     b = MarkI(spec=specs.SMALL, seed=4).fit(as_bytes, labels)
     assert np.array_equal(a.history_, b.history_)
+
+
+def test_uint8_cards_of_zeros_and_ones_are_refused():
+    cards, labels = make_cards(8, np.random.default_rng(5))
+    with pytest.raises(ValueError, match="8-bit reflectance"):
+        MarkI(spec=specs.SMALL, seed=0).fit((cards > 0.5).astype(np.uint8), labels)
+
+
+def test_positions_is_a_copy_the_rack_does_not_move():
+    from mark1.potentiometers import PotentiometerRack
+    rack = PotentiometerRack(specs.SMALL.ideal().rack, 1, 4, 8)
+    before = rack.positions(0.0)
+    rack.apply(*rack.plan(np.array([[0.5, 0.0, 0.0, 0.0]]), 0.0), 0.0)
+    assert before.tolist() == [[0.0, 0.0, 0.0, 0.0]] and rack.positions(1.0)[0, 0] == 0.5

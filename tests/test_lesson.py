@@ -46,10 +46,12 @@ def machine_run(scene, seed, cards, epochs, spec=None):
     (1, {"trainer.rule": "gamma", "rack.drive": "ratchet"}),
     (2, {"rack.topology": "split", "trainer.rule": "lms"}),
     (3, {"rack.drivers": 1}),                               # the next card waits for the motors
+    (0, {"rack.decay_time": float("inf")}),                 # no decay: wipers read at rest, then moved
+    (1, "ideal"),
 ])
 def test_record_is_the_machines_run(seed, overrides):
     scene = load_scene(DEMO)
-    spec = scene.machine_spec().with_overrides(overrides)
+    spec = scene.machine_spec().ideal() if overrides == "ideal" else scene.machine_spec().with_overrides(overrides)
     data = lesson.record(scene, seed=seed, cards=8, epochs=3, spec=spec)
     m, sums = machine_run(scene, seed, 8, 3, spec)
     hist = m.history_

@@ -52,3 +52,15 @@ def test_cross_val_score_and_grid_search_over_epochs(seed):
     check_is_fitted(grid.best_estimator_)
     assert grid.best_estimator_.epochs == grid.best_params_["epochs"]
     assert grid.best_estimator_.history_["epoch"].max() + 1 == grid.best_params_["epochs"]
+
+
+def test_set_params_after_fit_asks_for_a_new_fit():
+    """A new seed means a new patch board: the old weights would answer nonsense."""
+    cards, labels = make_cards(16, np.random.default_rng(2))
+    m = MarkI(spec=SPEC, seed=1).fit(cards, labels)
+    m.set_params(epochs=3)                         # a fit setting: the trained machine still answers
+    m.predict(cards)
+    m.set_params(seed=7)
+    with pytest.raises(NotFittedError, match="changed after fit"):
+        m.predict(cards)
+    assert m.fit(cards, labels).predict(cards).shape == (16,)

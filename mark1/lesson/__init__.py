@@ -41,6 +41,7 @@ from ..machine import MarkI
 from ..patchboard import with_bias
 from ..potentiometers import PotentiometerRack
 from ..response import OutputCode
+from ..rules import tie_tolerance
 from ..runs import progress_bar, scene_cards
 from ..simulator import Trace, simulate
 
@@ -91,7 +92,8 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     machine = MarkI(spec=spec, seed=seed_machine, trace="full")
     deck = machine._check_cards(train.cards)
     classes, label_index = np.unique(train.labels, return_inverse=True)
-    code = OutputCode(classes, spec.response)
+    code = OutputCode(classes, spec.response,             # the machine's tie rule, as MarkI.fit sets it
+                      tie=tie_tolerance(spec.trainer.increment, machine.patchboard.n_associators + 1))
     n = len(deck)
     # the schedule and the seed streams exactly as MarkI.fit draws them
     if scene.schedule.order == "cyclic":
