@@ -429,3 +429,19 @@ def test_lab_commands_check_the_budget_before_any_work(tmp_path, capsys, command
     rc, lines = cli(capsys, command, p, "--seeds", "2", "--memory-limit", "0.01", "--out", tmp_path / "out", *extra)
     assert rc == 2 and len(lines) == 1 and "--memory-limit" in lines[0] and str(p) in lines[0]
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.json"))
+
+
+@pytest.mark.parametrize("command", [["compare", "SCENE"], ["reenact"]])
+def test_a_malformed_scheduler_address_is_one_line_before_connecting(tmp_path, capsys, command):
+    p = write(tmp_path, SMALL_SCENE)
+    argv = [str(p) if a == "SCENE" else a for a in command]
+    t0 = time.monotonic()
+    rc, lines = cli(capsys, *argv, "--scheduler", "bogus", "--seeds", "1", "--out", tmp_path / "out")
+    assert rc == 2 and len(lines) == 1 and "--scheduler" in lines[0] and "'bogus'" in lines[0]
+    assert time.monotonic() - t0 < 30                   # no connection attempt, no timeout
+
+
+def test_reenact_names_page_when_its_folder_is_a_file(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    rc, lines = cli(capsys, "reenact", "--page", tmp_path / "file" / "x.md", "--out", tmp_path / "out")
+    assert rc == 2 and len(lines) == 1 and lines[0].startswith("mark1: error: --page:")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sys
 from pathlib import Path
 
 __all__ = ["UsageError", "output_folder", "add_common_options", "check_common", "one_line",
-           "memory_limit", "check_budget"]
+           "memory_limit", "check_budget", "check_scheduler"]
 
 
 class UsageError(Exception):
@@ -83,8 +84,7 @@ def check_common(args, n_jobs: int):
     if getattr(args, "scheduler", None) is not None:
         if args.workers is not None:
             raise UsageError("--scheduler: runs the jobs on the cluster's workers; leave out --workers")
-        if not args.scheduler.strip():
-            raise UsageError("--scheduler: expected a Dask scheduler address such as tcp://host:8786")
+        check_scheduler(args.scheduler)
         try:
             import distributed  # noqa: F401
         except ImportError:
@@ -151,6 +151,18 @@ def _duration(seconds: float) -> str:
         if seconds >= 2 * size:
             return f"about {seconds / size:,.0f} {unit}"
     return f"about {seconds:.0f} s"
+
+
+#: ``scheme://anything`` (tcp, tls, ucx, inproc...) or a bare ``host:port``
+_ADDRESS = re.compile(r"^([a-z][a-z0-9+]*://\S+|\[?[A-Za-z0-9_.\-:]+\]?:\d{1,5})$")
+
+
+def check_scheduler(address: str) -> None:
+    """A Dask scheduler address must look like ``tcp://host:8786`` (checked before connecting,
+    so a typo is one line, not a timeout)."""
+    if not _ADDRESS.match(address.strip()):
+        raise UsageError(f"--scheduler: expected a Dask scheduler address such as tcp://host:8786, "
+                         f"got {address!r}")
 
 
 def one_line(args, error: Exception) -> str:

@@ -531,7 +531,7 @@ def cmd_reenact(args) -> int:
     import shlex
 
     from ..scenes import SceneError, load_scene
-    from .options import UsageError, output_folder
+    from .options import UsageError, check_scheduler, output_folder
 
     if not 1 <= args.seeds <= 100_000:
         raise UsageError(f"--seeds: expected a number of seeds from 1 to 100000, got {args.seeds}")
@@ -543,13 +543,18 @@ def cmd_reenact(args) -> int:
             raise UsageError(f"--{opt.replace('_', '-')}: expected a positive integer, got {v}")
     if args.scheduler is not None and args.workers is not None:
         raise UsageError("--scheduler: runs the jobs on the cluster's workers; leave out --workers")
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler)
     out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "reenact"), scene=""))
     page = None
     if args.page is not None:
         page = Path(args.page)
         if page.suffix.lower() != ".md" or page.is_dir():
             raise UsageError(f"--page: expected a Markdown file name ending in .md, got {args.page!r}")
-        output_folder(argparse.Namespace(out=str(page.parent), scene=""))
+        try:
+            output_folder(argparse.Namespace(out=str(page.parent), scene=""))
+        except UsageError as e:
+            raise UsageError(str(e).replace("--out", "--page", 1)) from None
     try:
         files = [str(p) for p in catalog()] if not args.scenes else list(args.scenes)
         scenes = [load_scene(f) for f in files]

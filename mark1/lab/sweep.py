@@ -504,7 +504,8 @@ def add_command(subparsers) -> None:
     sw.add_argument("--param", required=True, metavar="KEY",
                     help="a dotted machine parameter, e.g. rack.motor_speed (see `mark1 specs`)")
     sw.add_argument("--values", required=True, metavar="V1,V2,...",
-                    help="comma-separated values, e.g. 0.003,0.01,0.1,inf (true/false for a switch)")
+                    help="comma-separated values, e.g. 0.003,0.01,0.1,inf (true/false for a switch); "
+                         "a list starting with a minus sign needs an equals sign: --values=-1,0,1")
     sw.add_argument("--reference", metavar="V",
                     help="the value the paired changes are measured from (default: the scene's own "
                          "value when it is swept, else the first)")
