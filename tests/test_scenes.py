@@ -512,7 +512,7 @@ MUTATIONS = 400   # per shipped scene
 def test_fuzz_mutated_scenes_raise_only_scene_error(tmp_path):
     import tomllib
     rng = np.random.default_rng(np.random.SeedSequence(20260601))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     outcomes = {"error": 0, "ok": 0}
     for path in SHIPPED:
         text = path.read_text()
@@ -540,4 +540,4 @@ def test_fuzz_mutated_scenes_raise_only_scene_error(tmp_path):
             except Exception as e:  # pragma: no cover - this is what the test hunts
                 pytest.fail(f"{path.name}: mutation {desc!r} raised {type(e).__name__}: {e}")
     assert outcomes["error"] > 5 * len(SHIPPED) * MUTATIONS // 10 and outcomes["ok"] > 50, outcomes
-    assert time.perf_counter() - t0 < 60
+    assert time.process_time() - t0 < 60                # CPU time: the machine is shared

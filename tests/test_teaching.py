@@ -120,10 +120,10 @@ def test_rack_figure_full_rack_is_fast(card_maker):
     spec = specs.MARK_I.ideal().with_overrides({"response.code": "binary"})
     m = MarkI(spec=spec, seed=0).fit(cards, labels, epochs=1)
     assert m.weights_.shape == (8, 513)                  # 4104 pots
-    t0 = time.perf_counter()
+    t0 = time.process_time()                            # CPU time: the machine is shared
     fig = plotting.rack_figure(m)
     fig.canvas.draw()
-    assert time.perf_counter() - t0 < 10.0
+    assert time.process_time() - t0 < 10.0
     assert len(fig.axes) == 9
 
 
