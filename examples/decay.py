@@ -3,8 +3,10 @@
 The facts sheet (single-source) says the Mark I's potentiometers were made to relax
 slightly towards zero between presentations, and that this reportedly sped learning.
 How slight is not recorded. This example sweeps the decay's time constant
-``rack.decay_time`` on the documented Mark I (``scenes/e_vs_x.toml`` by default: X vs E,
-512 A-units, 20 cards x 10 epochs), from strong (30 s: a wiper loses 10 % of its
+``rack.decay_time`` on the documented Mark I (``scenes/alphabet.toml`` by default: 26
+letters, 512 A-units, 104 cards x 20 epochs; learning speed needs a scene that shows its
+cards more than once, and the X vs E scenes now show 20 or 60 distinct cards once each,
+as reported), from strong (30 s: a wiper loses 10 % of its
 position in one 3-s card cycle) through slight (300 s to 3,000 s: 1 % to 0.1 % per
 card) to none (inf), over paired seeds (the same cards and patch board for every
 value). "Sped learning" is measured as the presentations until the last training
@@ -13,7 +15,7 @@ only changes when the motors make the trainer wait); test accuracy is shown besi
 Every change is paired against no decay, with a 95 % t-interval. The last line says
 what the simulation finds, whichever way it falls: a miss is a finding.
 
-Run:  python examples/decay.py [--scene e_vs_x] [--seeds 10] [--out DIR]
+Run:  python examples/decay.py [--scene alphabet] [--seeds 10] [--out DIR]
 """
 
 from __future__ import annotations
@@ -46,13 +48,17 @@ def paired(result, value, key):
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scene", default="e_vs_x", help="scene file name in scenes/ (without .toml)")
+    ap.add_argument("--scene", default="alphabet",
+                    help="scene file name in scenes/ (without .toml), one that shows its cards more than once")
     ap.add_argument("--seeds", type=int, default=10, help="number of paired seeds (0, 1, ...)")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
                     help="folder for the figure and the CSV")
     args = ap.parse_args(argv)
 
     scene = load_scene(SCENES_DIR / f"{args.scene}.toml")
+    if scene.schedule.epochs < 2:
+        ap.error(f"--scene: {args.scene} shows each card once (schedule.epochs = 1), so it cannot show "
+                 f"learning speed; choose a scene with several epochs, e.g. alphabet")
     period = scene.machine_spec().timing.period
     result = sweep(scene, "rack.decay_time", list(DECAY_TIMES), seeds=args.seeds, reference=math.inf,
                    out=args.out / "decay_sweep", progress=True)

@@ -148,7 +148,8 @@ def test_decay_example_states_a_finding(tmp_path):
     import sys
 
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "decay.py"), "--seeds", "2", "--out", str(out)],
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "decay.py"), "--scene", "demo", "--seeds", "2",
+                           "--out", str(out)],
                           cwd=tmp_path, env=dict(os.environ, MPLBACKEND="Agg"), capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
@@ -159,3 +160,12 @@ def test_decay_example_states_a_finding(tmp_path):
     assert [r["value"] for r in rows[::2]] == ["30.0", "100.0", "300.0", "1000.0", "3000.0", "10000.0", "inf"]
     with Image.open(out / "decay_sweep" / "sweep.png") as im:
         assert im.size[0] > 300
+
+
+def test_decay_example_refuses_a_scene_shown_once(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "decay.py"), "--scene", "e_vs_x", "--seeds", "1",
+                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "schedule.epochs = 1" in proc.stderr and "Traceback" not in proc.stderr
