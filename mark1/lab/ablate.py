@@ -21,8 +21,6 @@ exactly 0.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import time
@@ -34,7 +32,7 @@ from typing import Any
 from ..atomic import write_text
 from ..runs import jsonable
 from .options import UsageError, add_common_options, check_common, one_line
-from .runner import (Records, as_scene, count_option, executor_for, run_cards, run_jobs, scene_digest,
+from .runner import (Records, as_scene, count_option, csv_text, executor_for, run_cards, run_jobs, scene_digest,
                      scene_ref, seed_list)
 from .stats import mean_interval, summarize
 
@@ -314,19 +312,10 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
         from ..plotting import ablation_figure
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        write_text(out / "ablation.csv", _csv_text(rows, ABLATION_FIELDS))
+        write_text(out / "ablation.csv", csv_text(rows, ABLATION_FIELDS))
         write_text(out / "ablation.json", json.dumps(jsonable(result.to_json()), indent=1) + "\n")
         ablation_figure(result, out=out / "ablation.png")
     return result
-
-
-def _csv_text(rows: list[dict], fields) -> str:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
-    return buf.getvalue()
 
 
 # ----------------------------------------------------------------------------------------

@@ -14,8 +14,6 @@ run, one record per seed written as it finishes, ``resume`` skips seeds recorded
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import time
 import warnings
@@ -29,7 +27,7 @@ import numpy as np
 from ..atomic import write_text
 from ..runs import experiment_seeds, jsonable, scene_cards
 from .options import UsageError, add_common_options, check_common, one_line
-from .runner import (Records, as_scene, count_option, executor_for, run_jobs, scene_digest, scene_ref,
+from .runner import (Records, as_scene, count_option, csv_text, executor_for, run_jobs, scene_digest, scene_ref,
                      seed_list)
 from .stats import summarize
 
@@ -442,19 +440,10 @@ def _valid_seed_record(config: dict):
     return valid
 
 
-def _csv_text(rows: list[dict], fields: Sequence[str]) -> str:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
-    return buf.getvalue()
-
-
 def _write_comparison(comp: Comparison, out: Path, scene) -> None:
 
     out.mkdir(parents=True, exist_ok=True)
-    write_text(out / "results.csv", _csv_text(comp.records, RECORD_FIELDS))
+    write_text(out / "results.csv", csv_text(comp.records, RECORD_FIELDS))
     write_text(out / "results.json", json.dumps(jsonable(comp.to_json()), indent=1) + "\n")
     figures = []
     try:

@@ -541,6 +541,19 @@ def dask_executor(address: str):
         client.close()
 
 
+def csv_text(rows: list[dict], fields) -> str:
+    """Rows as CSV text with the given columns (None written as an empty field)."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
+    return buf.getvalue()
+
+
 # ----------------------------------------------------------------------------------------
 # the cards of a run, rendered once per process
 
