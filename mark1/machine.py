@@ -449,15 +449,17 @@ class MarkI:
         """
         self._check_fitted()
         cards = self._check_cards(cards)
+        noise = self.spec.rack.wiper_noise
         weights, mask = self.weights_.T, self.rack_.mask.T.astype(float)
-        sums, counts = [], []
+        sums, scale = [], []
         for s_states in self._sensed_chunks(cards):            # memory for one chunk of cards
             x = with_bias(self.associate(s_states))
             sums.append(x @ weights)
-            counts.append(x @ mask)
-        sums, counts = np.concatenate(sums), np.concatenate(counts)
-        if self.spec.rack.wiper_noise > 0:
-            sums = sums + self.spec.rack.wiper_noise * np.sqrt(counts) * self._noise_rng.standard_normal(sums.shape)
+            if noise > 0:                                      # sigma * sqrt(active pots) per unit
+                scale.append(noise * np.sqrt(x @ mask))
+        sums = np.concatenate(sums)
+        if noise > 0:
+            sums = sums + np.concatenate(scale) * self._noise_rng.standard_normal(sums.shape)
         return sums
 
     def predict(self, cards) -> np.ndarray:

@@ -176,7 +176,7 @@ class PotentiometerRack:
         idx = np.divmod(flat, command.shape[1])
         cmd = command.ravel().take(flat)
         direction = np.sign(cmd).astype(np.int8)
-        start = (self.p_to if now >= self.busy_until else self._stored(now)).ravel().take(flat)
+        start = self._stored(now).ravel().take(flat)
         if self._rate:
             start = self.decay_factor(now) * start
         gain = self.gain.ravel().take(flat)

@@ -254,7 +254,7 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     phi_bool = np.ones(mask.shape[1], dtype=bool)
     inc, lms_rate = tr.increment, tr.lms_rate
     period = tm.period
-    read_at = tm.card_change + tm.settle + tm.a_delay + tm.r_delay
+    read_at = _read_at(tm)
     clock = _Clock(period)
     seg = _Segment()
     waited = 0.0
@@ -378,6 +378,11 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     return finish(hist, env.now, trace, waited)
 
 
+def _read_at(tm) -> float:
+    """Seconds from a card change to the trainer's read of the R-units."""
+    return tm.card_change + tm.settle + tm.a_delay + tm.r_delay
+
+
 def _delay_to(now: float, target: float) -> float:
     """A delay that brings SimPy's clock from ``now`` exactly to ``target``.
 
@@ -494,5 +499,6 @@ def _log_presentation(trace, p, t0, tm, card, pipeline, sums, response, label):
     t_s = t0 + tm.card_change + tm.settle
     trace.log(t_s, "S sampled", p, f"{int(pipeline.s_active[p])} S-units fire")
     trace.log(t_s + tm.a_delay, "A settled", p, f"{int(pipeline.a_active[p])} A-units fire")
-    trace.log(t_s + tm.a_delay + tm.r_delay, "R read", p,
+    # the trainer's own read time (card change + read_at), not a sum taken in another order
+    trace.log(t0 + _read_at(tm), "R read", p,
               "sums " + " ".join(f"{v:+.4g}" for v in sums) + f"; answer {response}, card shows {label}")
