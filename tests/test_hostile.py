@@ -442,3 +442,9 @@ def test_reenact_names_page_when_its_folder_is_a_file(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     rc, lines = cli(capsys, "reenact", "--page", tmp_path / "file" / "x.md", "--out", tmp_path / "out")
     assert rc == 2 and len(lines) == 1 and lines[0].startswith("mark1: error: --page:")
+
+
+def test_reenact_checks_the_budget_of_every_scene(tmp_path, capsys):
+    rc, lines = cli(capsys, "reenact", "scenes/e_vs_f.toml", "--seeds", "2", "--memory-limit", "0.01",
+                    "--out", tmp_path / "out")
+    assert rc == 2 and len(lines) == 1 and "--memory-limit" in lines[0] and "e_vs_f.toml" in lines[0]

@@ -74,9 +74,21 @@ def check_common(args, n_jobs: int):
     """
     from ..scenes import SceneError, load_scene
 
+    check_run_options(args)
+    out = output_folder(args, args.command)
+    try:
+        scene = load_scene(args.scene)
+    except SceneError as e:
+        raise UsageError(str(e)) from None
+    workers = workers_for(args, n_jobs)
+    check_scene(args, scene, at_once=workers)
+    return scene, out, workers
+
+
+def check_run_options(args) -> None:
+    """The options every lab command shares that need no scene: seeds, counts, workers, scheduler."""
     if not 1 <= args.seeds <= 100_000:
         raise UsageError(f"--seeds: expected a number of seeds from 1 to 100000, got {args.seeds}")
-    out = output_folder(args, args.command)
     for opt in ("workers", "train_count", "test_count"):
         v = getattr(args, opt, None)
         if v is not None and v < 1:
@@ -89,20 +101,27 @@ def check_common(args, n_jobs: int):
             import distributed  # noqa: F401
         except ImportError:
             raise UsageError("--scheduler: needs Dask distributed (pip install 'mark1[cluster]')") from None
-    try:
-        scene = load_scene(args.scene)
-    except SceneError as e:
-        raise UsageError(str(e)) from None
+
+
+def workers_for(args, n_jobs: int) -> int:
+    """Processes on this computer for ``n_jobs`` jobs: ``--workers`` or the CPU count, at most n_jobs."""
+    workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
+    return max(1, min(workers, n_jobs))
+
+
+def check_scene(args, scene, *, at_once: int = 1, label: str = "") -> None:
+    """A scene against the counts asked for and the memory budget (``at_once`` runs together).
+
+    ``label`` names the scene file where a command runs several scenes.
+    """
     for opt in ("train_count", "test_count"):
         v = getattr(args, opt, None)
         if v is not None and v < len(scene.classes):
-            raise UsageError(f"--{opt.replace('_', '-')}: expected at least one card per class "
+            of = f" of {label}" if label else ""
+            raise UsageError(f"--{opt.replace('_', '-')}: expected at least one card per class{of} "
                              f"(>= {len(scene.classes)}), got {v}")
-    workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
-    workers = max(1, min(workers, n_jobs))
-    check_budget(args, scene, at_once=1 if getattr(args, "scheduler", None) else workers,
+    check_budget(args, scene, at_once=1 if getattr(args, "scheduler", None) else at_once, where=label or None,
                  train_count=getattr(args, "train_count", None), test_count=getattr(args, "test_count", None))
-    return scene, out, workers
 
 
 def memory_limit(args) -> int:
@@ -112,7 +131,6 @@ def memory_limit(args) -> int:
         if not (math.isfinite(gb) and gb > 0):
             raise UsageError(f"--memory-limit: expected a positive number of GB, got {gb}")
         return int(gb * 1e9)
-    import os
     try:
         return int(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     except (ValueError, OSError, AttributeError):       # pragma: no cover - not POSIX
@@ -123,7 +141,7 @@ def memory_limit(args) -> int:
 _LONG_WORK = 30
 
 
-def check_budget(args, scene, *, at_once: int = 1, **counts) -> None:
+def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **counts) -> None:
     """Refuse, naming the key, work that cannot fit in memory; say so when it will be long.
 
     ``at_once`` runs (jobs on this computer's workers) are held in memory together.
@@ -137,7 +155,7 @@ def check_budget(args, scene, *, at_once: int = 1, **counts) -> None:
     if res.memory > limit:
         key = res.largest()
         share = f" (a share of {at_once} runs at once)" if at_once > 1 else ""
-        raise UsageError(f"{args.scene}: {key}: expected a run that fits in {limit / 1e9:.2f} GB of memory{share}, "
+        raise UsageError(f"{where or args.scene}: {key}: expected a run that fits in {limit / 1e9:.2f} GB of memory{share}, "
                          f"got an estimated {res.memory / 1e9:.2f} GB ({res.parts[key] / 1e9:.2f} GB for {key}); "
                          "lower it, or raise --memory-limit if this computer has the memory")
     if res.seconds > _LONG_WORK:

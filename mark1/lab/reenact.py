@@ -519,6 +519,8 @@ def add_command(subparsers) -> None:
     re_.add_argument("--train-count", type=int, help="training cards instead of each scene's")
     re_.add_argument("--test-count", type=int, help="test cards instead of each scene's")
     re_.add_argument("--resume", action="store_true", help="skip jobs already recorded in --out")
+    re_.add_argument("--memory-limit", type=float, metavar="GB",
+                     help="memory the runs may use together (default: 80 %% of this computer's)")
     re_.add_argument("--note", default="", help="a paragraph for the page (e.g. which code version, why few seeds)")
     re_.add_argument("--json", action="store_true", help="print the result as JSON")
     re_.set_defaults(func=cmd_reenact)
@@ -527,24 +529,14 @@ def add_command(subparsers) -> None:
 def cmd_reenact(args) -> int:
     """``mark1 reenact``: check everything, run, write the page, print the table."""
     import argparse
-    import os
     import shlex
 
     from ..scenes import SceneError, load_scene
-    from .options import UsageError, check_scheduler, output_folder
+    from .options import UsageError, check_run_options, check_scene, output_folder, workers_for
 
-    if not 1 <= args.seeds <= 100_000:
-        raise UsageError(f"--seeds: expected a number of seeds from 1 to 100000, got {args.seeds}")
+    check_run_options(args)
     if not 0 <= args.tolerance <= 0.5:
         raise UsageError(f"--tolerance: expected a fraction from 0 to 0.5, got {args.tolerance}")
-    for opt in ("workers", "train_count", "test_count"):
-        v = getattr(args, opt, None)
-        if v is not None and v < 1:
-            raise UsageError(f"--{opt.replace('_', '-')}: expected a positive integer, got {v}")
-    if args.scheduler is not None and args.workers is not None:
-        raise UsageError("--scheduler: runs the jobs on the cluster's workers; leave out --workers")
-    if args.scheduler is not None:
-        check_scheduler(args.scheduler)
     out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "reenact"), scene=""))
     page = None
     if args.page is not None:
@@ -560,16 +552,11 @@ def cmd_reenact(args) -> int:
         scenes = [load_scene(f) for f in files]
     except SceneError as e:
         raise UsageError(str(e)) from None
+    workers = workers_for(args, len(scenes) * args.seeds)
     for f, sc in zip(files, scenes):
         if sc.reported.value is None:
             raise UsageError(f"{f}: [reported] has no value; expected a scene with a reported figure")
-        for opt in ("train_count", "test_count"):
-            v = getattr(args, opt, None)
-            if v is not None and v < len(sc.classes):
-                raise UsageError(f"--{opt.replace('_', '-')}: expected at least one card per class of {f} "
-                                 f"(>= {len(sc.classes)}), got {v}")
-    workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
-    workers = max(1, min(workers, len(scenes) * args.seeds))
+        check_scene(args, sc, at_once=workers, label=f)
     command = " ".join(["mark1 reenact", *map(shlex.quote, args.scenes), f"--seeds {args.seeds}"]
                        + ([f"--tolerance {args.tolerance:g}"] if args.tolerance != DEFAULT_TOLERANCE else [])
                        + [f"--{k.replace('_', '-')} {getattr(args, k)}" for k in ("train_count", "test_count")
