@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .lab.options import UsageError, check_budget, output_folder
+from .lab.options import UsageError, check_budget, one_line, output_folder
 from .runs import experiment_seeds, jsonable, scene_cards
 
 __all__ = ["main"]
@@ -74,7 +74,7 @@ def cmd_run(args) -> int:
         train, test, seed_machine = scene_cards(scene, args.seed)
         spec = scene.machine_spec()
     except ValueError as e:                       # SceneError and SpecError are ValueErrors
-        raise UsageError(str(e) if str(e).startswith(str(args.scene)) else f"{args.scene}: {e}") from None
+        raise UsageError(one_line(args, e)) from None
     schedule = scene.schedule
     machine = MarkI(spec=spec, seed=seed_machine, trace="full" if args.trace == "full" else "summary")
     env = on_event = None
@@ -97,7 +97,7 @@ def cmd_run(args) -> int:
         train_acc = machine.score(train.cards, train.labels)
         test_acc = machine.score(test.cards, test.labels)
     except ValueError as e:                       # e.g. classes that do not fit the R-units
-        raise UsageError(f"{args.scene}: {e}") from None
+        raise UsageError(one_line(args, e)) from None
     rep = scene.reported
     summary = {
         "scene": scene.name,
@@ -242,7 +242,7 @@ def cmd_explain(args) -> int:
         text = explain(scene.machine_spec(), train.cards, train.labels, n_cards=args.cards, seed=seed_machine,
                        progress=True)
     except ValueError as e:
-        raise UsageError(f"{args.scene}: {e}") from None
+        raise UsageError(one_line(args, e)) from None
     print(text)
     return 0
 
@@ -262,7 +262,7 @@ def cmd_lesson(args) -> int:
     except SceneError as e:
         raise UsageError(f"--cards: {e.reason}" if e.key == "count" else str(e)) from None
     except ValueError as e:                       # e.g. classes that do not fit the R-units
-        raise UsageError(f"{args.scene}: {e}") from None
+        raise UsageError(one_line(args, e)) from None
     print(f"wrote {path} ({path.stat().st_size / 1024:.0f} kB); open it in a browser")
     return 0
 

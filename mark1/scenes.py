@@ -37,6 +37,7 @@ import numpy as np
 
 from . import render, specs
 from .machine import LIGHT_KEPT_BYTES, SENSE_CHUNK
+from .response import OutputCode
 
 __all__ = [
     "SceneError",
@@ -822,7 +823,7 @@ class Scene:
                 n = 100
             counts[split] = (n, st.card_size)
         n_classes = len(self._classes_of("train"))
-        n_units = 1 if n_classes == 2 else max(1, min(spec.response.n_responses, n_classes))
+        n_units = OutputCode(np.arange(max(2, n_classes)), spec.response).n_units    # the machine's own code
 
         def deck(n, side):
             return n * side * side * (8 if n * side * side * 8 <= COMPACT_ABOVE else 1)
