@@ -743,8 +743,13 @@ def test_perceptron_shuffle_draws_only_the_epochs_it_runs(seed):
     Xx = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
     yx = np.array([0, 0, 1, 1])
     a = Perceptron(shuffle=True, seed=seed, epochs=37).fit(Xx, yx)
-    order = np.stack([np.random.default_rng(seed).permutation(4) for _ in range(1)])
+    order_rng = np.random.default_rng(seed)
+    order = np.stack([order_rng.permutation(4) for _ in range(37)])
+    full = train_error_correction(np.c_[Xx, np.ones(4)], np.where(yx == 1, 1.0, -1.0)[:, None], epochs=37,
+                                  order=order)
     assert a.n_epochs_ == 37 and not a.converged_
+    np.testing.assert_array_equal(a.coef_[0], full.weights[0, :2])
+    assert a.intercept_[0] == full.weights[0, 2]
 
 
 # ------------------------------------------------------------------ logistic regression
