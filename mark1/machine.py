@@ -18,6 +18,7 @@ it never rewires the patch board.
 from __future__ import annotations
 
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -276,39 +277,13 @@ class MarkI:
         -------
         self
         """
-        epochs = self.epochs if epochs is None else epochs
-        order = self.order if order is None else order
-        cards = self._check_cards(cards)
-        labels = np.asarray(labels)
-        if labels.ndim != 1 or len(labels) != len(cards):
-            raise ValueError(f"labels: expected one label per card ({len(cards)}), got shape {labels.shape}")
-        if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
-            raise ValueError("labels: expected finite labels, found NaN or infinity")
-        if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
-            raise ValueError(f"epochs: expected a positive integer, got {epochs!r}")
-        if order not in ("cyclic", "shuffled"):
-            raise ValueError(f"order: expected 'cyclic' or 'shuffled', got {order!r}")
+        run = self._prepare(cards, labels, epochs, order)
+        cards, label_index, code, schedule, epoch_of, rack = (run.cards, run.label_index, run.code,
+                                                              run.schedule, run.epoch_of, run.rack)
         if self.trace not in Trace.LEVELS:
             raise ValueError(f"trace: expected one of {', '.join(Trace.LEVELS)}, got {self.trace!r}")
-        classes, label_index = np.unique(labels, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError(f"labels: expected at least 2 classes, got only {classes.tolist()}")
-        n_inputs = self.patchboard.n_associators + 1
-        code = OutputCode(classes, self.spec.response,
-                          tie=tie_tolerance(self.spec.trainer.increment, n_inputs))
-        self.classes_, self.code_ = classes, code
-
-        n = len(cards)
-        order_rng = self._rng("order")
-        if order == "cyclic":
-            schedule = np.tile(np.arange(n), epochs)
-        else:
-            schedule = np.concatenate([order_rng.permutation(n) for _ in range(epochs)])
-        epoch_of = np.repeat(np.arange(epochs), n)
-
+        self.classes_, self.code_ = run.classes, code
         retina = self.retina
-        gains = PotentiometerRack.motor_gains(self.spec.rack, (code.n_units, n_inputs), self._rng("motors"))
-        rack = PotentiometerRack(self.spec.rack, code.n_units, n_inputs, self.spec.response.n_responses, gains)
         n_cells = retina.n_cells
         light = retina.light(cards) if len(cards) * n_cells * 8 <= LIGHT_KEPT_BYTES else _DeckLight(retina, cards)
         trace = Trace("full" if on_event is not None else self.trace, listener=on_event)
@@ -341,6 +316,41 @@ class MarkI:
                               code=code, noise_rng=self._noise_rng,
                               trace=trace, env=env, progress=bar.update if bar else None)
         return result
+
+    def _prepare(self, cards, labels, epochs=None, order=None) -> SimpleNamespace:
+        """Everything a training run needs before its first card: checked cards and labels,
+        the output code (with the tie rule), the schedule, and the rack with its motors.
+
+        One definition, used by :meth:`fit` and by :mod:`mark1.lesson` (which replays a run
+        with the rack wrapped), so both draw the same seed streams in the same order.
+        """
+        epochs = self.epochs if epochs is None else epochs
+        order = self.order if order is None else order
+        cards = self._check_cards(cards)
+        labels = np.asarray(labels)
+        if labels.ndim != 1 or len(labels) != len(cards):
+            raise ValueError(f"labels: expected one label per card ({len(cards)}), got shape {labels.shape}")
+        if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
+            raise ValueError("labels: expected finite labels, found NaN or infinity")
+        if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
+            raise ValueError(f"epochs: expected a positive integer, got {epochs!r}")
+        if order not in ("cyclic", "shuffled"):
+            raise ValueError(f"order: expected 'cyclic' or 'shuffled', got {order!r}")
+        classes, label_index = np.unique(labels, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(f"labels: expected at least 2 classes, got only {classes.tolist()}")
+        n_inputs = self.patchboard.n_associators + 1
+        code = OutputCode(classes, self.spec.response, tie=tie_tolerance(self.spec.trainer.increment, n_inputs))
+        n = len(cards)
+        order_rng = self._rng("order")
+        if order == "cyclic":
+            schedule = np.tile(np.arange(n), epochs)
+        else:
+            schedule = np.concatenate([order_rng.permutation(n) for _ in range(epochs)])
+        gains = PotentiometerRack.motor_gains(self.spec.rack, (code.n_units, n_inputs), self._rng("motors"))
+        rack = PotentiometerRack(self.spec.rack, code.n_units, n_inputs, self.spec.response.n_responses, gains)
+        return SimpleNamespace(cards=cards, classes=classes, label_index=label_index, code=code,
+                               schedule=schedule, epoch_of=np.repeat(np.arange(epochs), n), rack=rack)
 
     def _check_lms_step(self, history) -> None:
         """Warn when the LMS step is past Widrow and Hoff's stability limit.

@@ -39,9 +39,6 @@ import numpy as np
 from ..atomic import write_text
 from ..machine import MarkI
 from ..patchboard import with_bias
-from ..potentiometers import PotentiometerRack
-from ..response import OutputCode
-from ..rules import tie_tolerance
 from ..runs import progress_bar, scene_cards
 from ..simulator import Trace, simulate
 
@@ -87,25 +84,12 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         cards = min(scene.settings["train"].count, max(DEFAULT_CARDS, len(scene.classes)))
     train, _, seed_machine = scene_cards(scene, seed, train_count=cards)
     epochs = scene.schedule.epochs if epochs is None else epochs
-    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
-        raise ValueError(f"epochs: expected a positive integer, got {epochs!r}")
     machine = MarkI(spec=spec, seed=seed_machine, trace="full")
-    deck = machine._check_cards(train.cards)
-    classes, label_index = np.unique(train.labels, return_inverse=True)
-    code = OutputCode(classes, spec.response,             # the machine's tie rule, as MarkI.fit sets it
-                      tie=tie_tolerance(spec.trainer.increment, machine.patchboard.n_associators + 1))
-    n = len(deck)
-    # the schedule and the seed streams exactly as MarkI.fit draws them
-    if scene.schedule.order == "cyclic":
-        schedule = np.tile(np.arange(n), epochs)
-    else:
-        order_rng = machine._rng("order")
-        schedule = np.concatenate([order_rng.permutation(n) for _ in range(epochs)])
-    epoch_of = np.repeat(np.arange(epochs), n)
+    # the cards, code, schedule and rack exactly as MarkI.fit makes them (same seed streams)
+    run = machine._prepare(train.cards, train.labels, epochs, scene.schedule.order)
+    deck, classes, label_index, code = run.cards, run.classes, run.label_index, run.code
+    schedule, epoch_of, rack = run.schedule, run.epoch_of, run.rack
     retina, board = machine.retina, machine.patchboard
-    n_inputs = board.n_associators + 1
-    gains = PotentiometerRack.motor_gains(spec.rack, (code.n_units, n_inputs), machine._rng("motors"))
-    rack = PotentiometerRack(spec.rack, code.n_units, n_inputs, spec.response.n_responses, gains)
 
     reads: dict[int, tuple[float, np.ndarray, list[str]]] = {}
     motors: dict[int, list[float]] = {}
@@ -143,7 +127,7 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     result = simulate(spec=spec, retina=retina, patchboard=board, rack=rack, light=retina.light(deck),
                       order=schedule, epoch_of=epoch_of, label_index=label_index, code=code,
                       noise_rng=machine._rng("noise"), trace=trace,
-                      progress=(lambda p: bar.update(1)) if bar else None)
+                      progress=bar.update if bar else None)
     if bar is not None:
         bar.close()
     hist = result.history
@@ -179,7 +163,7 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         "a_delay": tm.a_delay, "r_delay": tm.r_delay, "overlap": tm.overlap,
         "drive": rs.drive, "motor_speed": _finite(rs.motor_speed), "backlash": rs.backlash,
         "end_stops": rs.end_stops, "wiper_noise": sigma, "decay_time": _finite(rs.decay_time),
-        "epochs": int(epochs), "deck": int(n), "presentations": int(len(hist)),
+        "epochs": int(epochs), "deck": len(deck), "presentations": int(len(hist)),
         "mistakes_per_epoch": result.mistakes_per_epoch.tolist(), "machine_time": result.machine_time,
         "waited": result.waited,
     }
