@@ -353,11 +353,8 @@ def build_parser() -> argparse.ArgumentParser:
     dv.add_argument("--out", help="output folder (default runs/device/)")
     dv.set_defaults(func=cmd_device)
 
-    from .lab import add_commands              # compare, ablate, curves
+    from .lab import add_commands              # compare, ablate, curves, sweep, reenact
     add_commands(sub)
-    from .lab import reenact, sweep
-    sweep.add_command(sub)
-    reenact.add_command(sub)
     return parser
 
 

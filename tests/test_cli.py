@@ -268,3 +268,12 @@ def test_summary_trace_names_the_classes(tmp_path, capsys):
     classes = set(json.loads((out / "summary.json").read_text())["classes"])
     assert {r["label"] for r in rows} == classes and {r["response"] for r in rows} <= classes
     assert all((r["correct"] == "1") == (r["label"] == r["response"]) for r in rows)
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["compare"], ["ablate"], ["curves"], ["sweep"], ["reenact"],
+                                     ["lesson"], ["device"], ["render"], ["explain"], ["specs"]])
+def test_every_help_page_prints(command, capsys):
+    """argparse formats help with %: one stray percent sign breaks `mark1 --help`."""
+    with pytest.raises(SystemExit) as e:
+        main([*command, "--help"])
+    assert e.value.code == 0 and "usage: mark1" in capsys.readouterr().out

@@ -27,8 +27,8 @@ __all__ = ["add_commands"]
 
 
 def add_commands(subparsers) -> None:
-    """Register ``mark1 compare``, ``ablate`` and ``curves`` on an argparse subparsers object."""
-    from . import ablate as _ablate, compare as _compare, curves as _curves
-    _compare.add_command(subparsers)
-    _ablate.add_command(subparsers)
-    _curves.add_command(subparsers)
+    """Register ``mark1 compare``, ``ablate``, ``curves``, ``sweep`` and ``reenact`` on an argparse
+    subparsers object."""
+    from . import ablate, compare, curves, reenact, sweep
+    for study in (compare, ablate, curves, sweep, reenact):
+        study.add_command(subparsers)

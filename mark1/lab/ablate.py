@@ -325,7 +325,7 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
 def add_command(subparsers) -> None:
     """Register ``mark1 ablate``."""
     ab = subparsers.add_parser("ablate", help="which non-ideality costs most: each alone on, each alone off, "
-                                              "paired seeds, 95% intervals")
+                                              "paired seeds, 95 %% intervals")
     add_common_options(ab, seeds=3, folder="ablate")
     ab.add_argument("--json", action="store_true", help="print the result as JSON")
     ab.set_defaults(func=cmd_ablate)

@@ -6,8 +6,6 @@ seeds; each (variant, seed) is one job of :func:`mark1.lab.runner.run_jobs`.
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -18,7 +16,7 @@ import numpy as np
 
 from ..atomic import write_text
 from .options import UsageError, add_common_options, check_common, one_line
-from .runner import (Records, as_scene, count_option, executor_for, run_cards, run_jobs, scene_digest,
+from .runner import (Records, as_scene, count_option, csv_text, executor_for, run_cards, run_jobs, scene_digest,
                      scene_ref, seed_list)
 
 __all__ = ["LearningCurves", "learning_curves", "curve_job", "curves_csv", "add_command"]
@@ -170,6 +168,10 @@ def _valid_curve(n_points: int):
     return valid
 
 
+#: Columns of ``curves.csv``.
+CURVE_FIELDS = ("variant", "seed", "epochs", "cards", "machine_hours", "test_accuracy", "train_accuracy")
+
+
 def curves_csv(curves: LearningCurves) -> str:
     """One row per variant, seed and checkpoint."""
     rows = []
@@ -181,12 +183,7 @@ def curves_csv(curves: LearningCurves) -> str:
                              "machine_hours": float(curves.machine_hours[variant][i, j]),
                              "test_accuracy": float(curves.accuracy[variant][i, j]),
                              "train_accuracy": float(curves.train_accuracy[variant][i, j])})
-    buf = io.StringIO()
-    if rows:
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-    return buf.getvalue()
+    return csv_text(rows, CURVE_FIELDS)
 
 
 # ----------------------------------------------------------------------------------------

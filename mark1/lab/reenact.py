@@ -265,16 +265,7 @@ class Reenactment:
                          "records": [r for sc in self.scenes for r in sc.records]})
 
     def csv_text(self) -> str:
-        import csv
-        import io
-
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=list(REENACT_FIELDS), lineterminator="\n")
-        w.writeheader()
-        for sc in self.scenes:
-            for r in sc.records:
-                w.writerow({k: (repr(r[k]) if isinstance(r[k], float) else r[k]) for k in REENACT_FIELDS})
-        return buf.getvalue()
+        return runner.csv_text([r for sc in self.scenes for r in sc.records], REENACT_FIELDS)
 
 
 def _interval(m, lo, hi) -> str:

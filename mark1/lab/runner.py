@@ -509,7 +509,7 @@ def _die_with_parent() -> None:
 
 def _warm_up() -> None:
     """Import what the jobs need (a no-op in a forked worker)."""
-    from . import ablate, compare, curves  # noqa: F401
+    from . import ablate, compare, curves, reenact, sweep  # noqa: F401
 
 
 @contextlib.contextmanager

@@ -292,16 +292,7 @@ class Sweep:
 
     def csv_text(self) -> str:
         """``sweep.csv``: one row per (value, seed), values first, then seeds."""
-        import csv
-        import io
-
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=list(SWEEP_FIELDS), lineterminator="\n")
-        w.writeheader()
-        for v in self.values:
-            for r in self._by_value(v):
-                w.writerow({k: (repr(r[k]) if isinstance(r[k], float) else r[k]) for k in SWEEP_FIELDS})
-        return buf.getvalue()
+        return runner.csv_text([r for v in self.values for r in self._by_value(v)], SWEEP_FIELDS)
 
 
 def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, out=None,

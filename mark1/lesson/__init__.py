@@ -28,6 +28,7 @@ from 1 for people.
 from __future__ import annotations
 
 import base64
+import html
 import io
 import json
 import math
@@ -289,12 +290,9 @@ def render_page(data: dict, devices: dict | None = None) -> str:
     payload = json.dumps({**data, "devices": devices or {}}, separators=(",", ":"), allow_nan=False)
     payload = payload.replace("</", "<\\/")                 # nothing in the data can close the script
     title = f"mark1 lesson: {data['meta']['scene']}"
-    return (template.replace("{{title}}", _html_escape(title)).replace("/*{{css}}*/", css)
+    return (template.replace("{{title}}", html.escape(title)).replace("/*{{css}}*/", css)
             .replace("/*{{data}}*/", payload).replace("/*{{js}}*/", js))
 
-
-def _html_escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def build(scene, out, *, seed: int = 0, cards: int | None = None, epochs: int | None = None,
