@@ -1140,7 +1140,6 @@ def _build_spec(path, preset: str, overrides: Mapping, rule) -> specs.MachineSpe
         raise SceneError(path, f"machine.overrides.{e.key}", _spec_reason(e)) from None
     except (TypeError, ValueError, ArithmeticError) as e:  # defensive: anything else is still the file's fault
         raise SceneError(path, "machine.overrides", f"expected valid machine parameters, got {e}") from None
-    _check_live(path, spec, overrides)
     if rule is not None:
         current = _flat_get(overrides, "trainer.rule")
         if current is not None and current != rule:
@@ -1151,23 +1150,6 @@ def _build_spec(path, preset: str, overrides: Mapping, rule) -> specs.MachineSpe
         except specs.SpecError as e:
             raise SceneError(path, "schedule.rule", _spec_reason(e)) from None
     return spec
-
-
-def _check_live(path, spec: specs.MachineSpec, overrides: Mapping) -> None:
-    """Refuse overrides that leave the machine inert: nothing it does could depend on the cards."""
-    pb = spec.patchboard
-    if pb.a_threshold > pb.excitatory:
-        key = ("patchboard.a_threshold" if _flat_get(overrides, "patchboard.a_threshold") is not None
-               else "patchboard.excitatory")
-        raise SceneError(path, f"machine.overrides.{key}",
-                         f"expected a_threshold <= excitatory ({pb.excitatory}) so that an A-unit can fire, "
-                         f"got a_threshold {pb.a_threshold}")
-    n_in = pb.n_associators + 1
-    if spec.rack.wiper_noise * math.sqrt(n_in) >= n_in:
-        raise SceneError(path, "machine.overrides.rack.wiper_noise",
-                         f"expected read noise below sqrt(n_associators + 1) = {math.sqrt(n_in):.3g} full scale "
-                         f"(above it the noise of a sum outweighs any sum the wipers can make), "
-                         f"got {spec.rack.wiper_noise:g}")
 
 
 def _spec_reason(e: specs.SpecError) -> str:

@@ -340,6 +340,17 @@ class MachineSpec:
             raise SpecError("rack.topology",
                             f"'split' needs n_associators ({pb.n_associators}) divisible by "
                             f"n_responses ({self.response.n_responses})")
+        # a machine whose answers could not depend on the cards is refused, not simulated
+        if pb.a_threshold > pb.excitatory:
+            raise SpecError("patchboard.a_threshold",
+                            f"expected a_threshold <= excitatory ({pb.excitatory}) so that an A-unit can fire, "
+                            f"got {pb.a_threshold}")
+        n_in = pb.n_associators + 1
+        if self.rack.wiper_noise * math.sqrt(n_in) >= n_in:
+            raise SpecError("rack.wiper_noise",
+                            f"expected read noise below sqrt(n_associators + 1) = {math.sqrt(n_in):.3g} full "
+                            f"scale (above it the noise of a sum outweighs any sum the wipers can make), "
+                            f"got {self.rack.wiper_noise:g}")
 
     # -- variants ---------------------------------------------------------------------
     def with_overrides(self, overrides: Mapping[str, Any]) -> "MachineSpec":

@@ -235,7 +235,7 @@ def test_disjoint_folders_are_accepted(tmp_path):
     ("trainer.increment = 1e300", "trainer.increment"),
     ("patchboard.a_threshold = 1000000", "patchboard.a_threshold"),
     ("patchboard.a_threshold = 11", "patchboard.a_threshold"),
-    ("patchboard.excitatory = 1", "patchboard.excitatory"),
+    ("patchboard.excitatory = 1", "patchboard.a_threshold"),    # the spec names the threshold it cannot reach
     ("patchboard.n_associators = 10000000", "patchboard."),
 ])
 def test_override_that_overflows_or_makes_the_machine_inert(tmp_path, capsys, override, key):

@@ -24,7 +24,8 @@ def _board(seed, **kw):
 def test_random_wiring_respects_fan_in_and_fan_out(seed, exc, inh, n_a, slack):
     fan_in = exc + inh
     fan_out = -(-fan_in * n_a // 400) + slack               # from exactly tight upwards
-    board, spec = _board(seed, excitatory=exc, inhibitory=inh, n_associators=n_a, fan_out=fan_out)
+    board, spec = _board(seed, excitatory=exc, inhibitory=inh, n_associators=n_a, fan_out=fan_out,
+                         a_threshold=min(2, exc))              # a threshold an A-unit can reach
     c = board.connections
     assert c.shape == (400, n_a) and c.dtype == np.int8
     assert set(np.unique(c).tolist()) <= {-1, 0, 1}

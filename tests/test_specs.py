@@ -237,3 +237,13 @@ def test_describe_marks_values_a_preset_sets():
     rows = {r["key"]: r for r in specs.describe(specs.SMALL)}
     assert rows["patchboard.n_associators"]["changed"] and rows["timing.period"]["changed"]
     assert not rows["retina.gamma"]["changed"]
+
+
+@pytest.mark.parametrize("overrides, key", [
+    ({"patchboard.a_threshold": 11}, "patchboard.a_threshold"),          # 10 excitatory inputs at most
+    ({"rack.wiper_noise": 100.0}, "rack.wiper_noise"),                   # noise outweighs any sum
+])
+def test_a_machine_that_could_not_depend_on_its_cards_is_refused(overrides, key):
+    with pytest.raises(SpecError) as e:
+        specs.MARK_I.with_overrides(overrides)
+    assert e.value.key == key
