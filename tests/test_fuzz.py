@@ -41,47 +41,8 @@ HOSTILE = [0, -1, 1, 2, 7, 10**6, 2**62, 2**63 + 1, -(2**63), 0.0, -0.0, 0.5, -1
            [[1]], {}, {"a": 1}, {"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {"i": 1}}}}}}}}}]
 
 
-# ---------------------------------------------------------------------------------------
-# a small TOML writer (tomllib only reads)
-
-
-def _toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{json.dumps(str(k))} = {_toml_value(x)}" for k, x in v.items()) + "}"
-    raise TypeError(type(v))
-
-
-def to_toml(data: dict) -> str:
-    """TOML text for a parsed scene (tables as [headers], everything else inline)."""
-    lines, tables = [], []
-    for k, v in data.items():
-        (tables if isinstance(v, dict) else lines).append((k, v))
-    out = [f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in lines]
-
-    def table(prefix, t):
-        scalars = [(k, v) for k, v in t.items() if not isinstance(v, dict)]
-        subs = [(k, v) for k, v in t.items() if isinstance(v, dict)]
-        out.append(f"\n[{prefix}]")
-        out.extend(f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in scalars)
-        for k, v in subs:
-            table(f"{prefix}.{json.dumps(str(k))}", v)
-    for k, v in tables:
-        table(json.dumps(str(k)), v)
-    return "\n".join(out) + "\n"
+# a TOML writer (tomllib only reads): the one the scene tests use
+from test_scenes import dump_toml as to_toml  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------
