@@ -1523,7 +1523,7 @@ class LogisticRegression(_Classifier):
         self.n_features_in_ = d
         self.coef_ = np.ascontiguousarray(coef)
         self.intercept_ = bias - coef @ xbar
-        self._xbar, self._coef_c, self._intercept_c = xbar, coef.copy(), bias.copy()
+        self._xbar, self._intercept_c = xbar, bias.copy()      # scores about the mean (no cancellation)
         self.n_iter_ = it
         self.converged_ = converged
         self.separable_ = separable
@@ -1545,7 +1545,7 @@ class LogisticRegression(_Classifier):
             activations ``a_k`` (eq. 4.105).
         """
         X = self._check_X(X)
-        scores = (X - self._xbar) @ self._coef_c.T + self._intercept_c
+        scores = (X - self._xbar) @ self.coef_.T + self._intercept_c
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict_log_proba(self, X):
