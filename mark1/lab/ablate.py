@@ -34,7 +34,7 @@ from ..runs import jsonable
 from .options import UsageError, add_common_options, check_common, one_line
 from .runner import (Records, as_scene, count_option, csv_text, executor_for, run_cards, run_jobs, scene_digest,
                      scene_ref, seed_list)
-from .stats import mean_interval, summarize
+from .stats import mean_interval, num, pct, summarize
 
 __all__ = ["Ablation", "ablate", "ablation_variants", "ablation_job", "paired_cost", "ABLATION_FIELDS",
            "add_command"]
@@ -124,14 +124,14 @@ class Ablation:
         full, ideal = self.row("full"), self.row("ideal")
         head = ("non-ideality", "arm", "accuracy", "cost (pt)", "95% interval (pt)", "verdict",
                 "machine time (h)")
-        rows = [("(reference)", "ideal", _pct(ideal["test_mean"]), "", "", "",
-                 _num(ideal["machine_time_h_mean"], "{:.3f}")),
-                ("(reference)", "full", _pct(full["test_mean"]), "", "", "",
-                 _num(full["machine_time_h_mean"], "{:.3f}"))]
+        rows = [("(reference)", "ideal", pct(ideal["test_mean"]), "", "", "",
+                 num(ideal["machine_time_h_mean"], "{:.3f}")),
+                ("(reference)", "full", pct(full["test_mean"]), "", "", "",
+                 num(full["machine_time_h_mean"], "{:.3f}"))]
         for n in self.non_idealities:
             for prefix, arm in (("on", "alone on"), ("off", "alone off")):
                 r = self.row(f"{prefix}:{n}")
-                rows.append((n if prefix == "on" else "", arm, _pct(r["test_mean"]),
+                rows.append((n if prefix == "on" else "", arm, pct(r["test_mean"]),
                              f"{r['cost_points']:+.1f}", _interval(r), VERDICTS[r["verdict"]],
                              "same" if r["machine_time_h_change"] is None
                              else f"{r['machine_time_h_mean']:.3f} ({r['machine_time_h_change']:+.3f})"))
@@ -157,14 +157,6 @@ class Ablation:
                 "rows": self.rows,
                 "sign": "cost = accuracy without the non-ideality minus accuracy with it (points lost)",
                 "interval": "two-sided 95 % paired t-interval over seeds"}
-
-
-def _pct(x) -> str:
-    return "-" if x is None else f"{x:.1%}"
-
-
-def _num(x, fmt) -> str:
-    return "-" if x is None else fmt.format(x)
 
 
 def _interval(r) -> str:

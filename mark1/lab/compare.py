@@ -29,7 +29,7 @@ from ..runs import experiment_seeds, jsonable, scene_cards
 from .options import UsageError, add_common_options, check_common, one_line
 from .runner import (Records, as_scene, count_option, csv_text, executor_for, run_jobs, scene_digest, scene_ref,
                      seed_list)
-from .stats import summarize
+from .stats import num, pct, summarize
 
 __all__ = ["LEARNERS", "FEATURES", "RECORD_FIELDS", "Comparison", "compare", "run_seed", "describe_learner",
            "cards_to_final_accuracy", "add_command"]
@@ -157,9 +157,9 @@ class Comparison:
         head = ("learner", "test acc", "± std", "train acc", "cards seen", "machine h", "wall s")
         rows = []
         for name, s in summ.items():
-            rows.append((name, _pct(s["mean"]), _pct(s["std"]), _pct(s["train_mean"]),
-                         _num(s["cards_seen_mean"], "{:.0f}"), _num(s["machine_time_h_mean"], "{:.3f}"),
-                         _num(s["wall_time_s_mean"], "{:.3f}")))
+            rows.append((name, pct(s["mean"]), pct(s["std"]), pct(s["train_mean"]),
+                         num(s["cards_seen_mean"], "{:.0f}"), num(s["machine_time_h_mean"], "{:.3f}"),
+                         num(s["wall_time_s_mean"], "{:.3f}")))
         widths = [max(len(str(r[i])) for r in (head, *rows)) for i in range(len(head))]
         lines = ["  ".join(f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(r, widths)))
                  for r in (head, *rows)]
@@ -182,14 +182,6 @@ class Comparison:
         return {"scene": self.scene, "scene_file": self.scene_file, "learners": list(self.learners),
                 "seeds": list(self.seeds), "config": self.config, "reported": self.reported,
                 "records": self.records, "summary": self.summary()}
-
-
-def _pct(x) -> str:
-    return "-" if x is None else f"{x:.1%}"
-
-
-def _num(x, fmt) -> str:
-    return "-" if x is None else fmt.format(x)
 
 
 def _check_learners(learners) -> list[str]:
@@ -481,9 +473,9 @@ def _report_md(comp: Comparison, scene, figures) -> str:
                                                else f"{s['mean']:.1%}")
         rng = "" if s["mean"] is None else f"{s['min']:.1%} – {s['max']:.1%}"
         beside = rep_txt if name == "mark1" else ""
-        lines.append(f"| {name} | {describe_learner(name, comp.features)} | {acc} | {rng} | {_pct(s['train_mean'])} | "
-                     f"{_num(s['cards_seen_mean'], '{:.0f}')} | {_num(s['machine_time_h_mean'], '{:.3f}')} | "
-                     f"{_num(s['wall_time_s_mean'], '{:.3f}')} | {beside} |")
+        lines.append(f"| {name} | {describe_learner(name, comp.features)} | {acc} | {rng} | {pct(s['train_mean'])} | "
+                     f"{num(s['cards_seen_mean'], '{:.0f}')} | {num(s['machine_time_h_mean'], '{:.3f}')} | "
+                     f"{num(s['wall_time_s_mean'], '{:.3f}')} | {beside} |")
     errs = {n: s["errors"] for n, s in summ.items() if s.get("errors")}
     if errs:
         lines.append("")

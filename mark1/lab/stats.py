@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["summarize", "t_quantile_975", "mean_interval"]
+__all__ = ["summarize", "t_quantile_975", "mean_interval", "pct", "num"]
 
 # Two-sided 95 % quantiles of Student's t, t(0.975; df) for df = 1 .. 30 (standard tables).
 _T975 = (12.7062047, 4.30265273, 3.18244631, 2.77644511, 2.57058184, 2.44691185, 2.36462425,
@@ -59,3 +59,13 @@ def summarize(values: Sequence[float | None]) -> dict[str, Any]:
         return {"mean": None, "std": None, "n": 0, "min": None, "max": None}
     return {"mean": float(v.mean()), "std": float(v.std(ddof=1)) if len(v) > 1 else None,
             "n": int(len(v)), "min": float(v.min()), "max": float(v.max())}
+
+
+def pct(x) -> str:
+    """A fraction as a table cell: ``0.875`` -> ``87.5%``; None -> ``-``."""
+    return "-" if x is None else f"{x:.1%}"
+
+
+def num(x, fmt: str) -> str:
+    """A number as a table cell with ``fmt`` (e.g. ``"{:.3f}"``); None -> ``-``."""
+    return "-" if x is None else fmt.format(x)
