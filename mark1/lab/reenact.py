@@ -39,7 +39,6 @@ import numpy as np
 from ..atomic import write_text
 from ..runs import experiment_seeds, jsonable
 from . import runner
-from .sweep import clip_interval
 
 __all__ = ["DEFAULT_TOLERANCE", "Reenactment", "band", "catalog", "reenact", "reenact_job",
            "reenact_figure", "verdict"]
@@ -151,7 +150,7 @@ class SceneResult:
 
     def summary(self) -> dict:
         """Mean and 95 % interval of the test accuracy, verdict, seeds meeting the report, ..."""
-        from .stats import mean_interval
+        from .stats import clip_interval, mean_interval
 
         acc = self._values("test_accuracy")
         mean, low, high = clip_interval(mean_interval(acc), 0.0, 1.0)

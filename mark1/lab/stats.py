@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["summarize", "t_quantile_975", "mean_interval", "pct", "num"]
+__all__ = ["summarize", "t_quantile_975", "mean_interval", "pct", "num", "clip_interval"]
 
 # Two-sided 95 % quantiles of Student's t, t(0.975; df) for df = 1 .. 30 (standard tables).
 _T975 = (12.7062047, 4.30265273, 3.18244631, 2.77644511, 2.57058184, 2.44691185, 2.36462425,
@@ -69,3 +69,14 @@ def pct(x) -> str:
 def num(x, fmt: str) -> str:
     """A number as a table cell with ``fmt`` (e.g. ``"{:.3f}"``); None -> ``-``."""
     return "-" if x is None else fmt.format(x)
+
+
+def clip_interval(stat, low: float, high: float):
+    """A (mean, low, high) interval with its ends clipped to what the quantity can be.
+
+    A t-interval of accuracies near 100 % reaches past 100 %; an accuracy cannot.
+    """
+    if stat is None:
+        return None
+    m, lo, hi = stat
+    return m, (lo if math.isnan(lo) else min(max(lo, low), high)), (hi if math.isnan(hi) else min(max(hi, low), high))

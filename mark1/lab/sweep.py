@@ -37,7 +37,7 @@ from ..atomic import write_text
 from ..runs import experiment_seeds, jsonable
 from . import runner
 
-__all__ = ["SWEEP_FIELDS", "Sweep", "clip_interval", "parse_value", "parse_values", "sweep", "sweep_job",
+__all__ = ["SWEEP_FIELDS", "Sweep", "parse_value", "parse_values", "sweep", "sweep_job",
            "sweep_figure"]
 
 #: Columns of ``sweep.csv``: one row per (value, seed).
@@ -189,17 +189,6 @@ def sweep_job(scene_ref, seed: int, key: str, value, train_count: int | None = N
 # the result
 
 
-def clip_interval(stat, low: float, high: float):
-    """A (mean, low, high) interval with its ends clipped to what the quantity can be.
-
-    A t-interval of accuracies near 100 % reaches past 100 %; an accuracy cannot.
-    """
-    if stat is None:
-        return None
-    m, lo, hi = stat
-    return m, (lo if math.isnan(lo) else min(max(lo, low), high)), (hi if math.isnan(hi) else min(max(hi, low), high))
-
-
 @dataclass
 class Sweep:
     """A finished sweep: every (value, seed) record and what they say together.
@@ -239,7 +228,7 @@ class Sweep:
         value (this value minus the reference, seed by seed; negative = points lost),
         ``distinguishable`` whether its 95 % interval excludes 0.
         """
-        from .stats import mean_interval
+        from .stats import clip_interval, mean_interval
 
         ref = {r["seed"]: r["test_accuracy"] for r in self._by_value(self.reference)}
         rows = []
