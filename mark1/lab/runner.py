@@ -266,8 +266,12 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], *, executor: Executor | None =
                 for fut in as_completed(futures):
                     finished(futures[fut], fut.result())
             except BaseException:
-                for fut in futures:
-                    fut.cancel()
+                # A pool from executor_for cancels its pending jobs on its own thread as it
+                # stops; cancelling them here as well races that thread, which (CPython 3.11)
+                # then sets an exception on a cancelled future and prints a traceback.
+                if not getattr(executor, "stops_itself", False):
+                    for fut in futures:
+                        fut.cancel()
                 raise
     finally:
         if bar is not None:
@@ -387,6 +391,7 @@ def process_pool(workers: int):
         with _sigint_ignored():
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                                        initializer=_worker_start, initargs=(os.getpid(),))
+            pool.stops_itself = True               # run_jobs leaves the cancelling to _stop_now
             for _ in range(workers):               # start every worker now
                 pool.submit(_warm_up)
         yield pool
@@ -432,10 +437,10 @@ def _stop_now(pool) -> None:
     old = signal.signal(signal.SIGINT, exit_now) if main else None
     try:
         procs = _workers(pool)
+        pool.shutdown(wait=False, cancel_futures=True)   # the manager thread cancels what is pending
         for p in procs:
             with contextlib.suppress(Exception):
                 p.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
         for p in procs:
             with contextlib.suppress(Exception):
                 p.join(2.0)
