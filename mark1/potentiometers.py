@@ -28,6 +28,7 @@ from typing import Callable
 
 import numpy as np
 import simpy
+from numba import njit
 
 from .specs import RackSpec
 
@@ -80,11 +81,14 @@ class PotentiometerRack:
         self.last_dir = np.zeros(shape, dtype=np.int8)
         self.busy_until = 0.0
         # decay: every wiper's true position is decay_factor(t) * its stored position
-        self._rate = 0.0 if math.isinf(spec.decay_time) else 1.0 / spec.decay_time
-        self._t_ref = 0.0
+        self.rate = 0.0 if math.isinf(spec.decay_time) else 1.0 / spec.decay_time
+        self.t_ref = 0.0
         self.drivers: simpy.Resource | None = None
         self._drivers_env = None
         self.on_move: Callable | None = None              # trace hook: f(time, event, detail)
+        #: the drive's constants as :func:`plan_pot` takes them: array (6,) float
+        self.drive_constants = np.array([spec.drive == "continuous", spec.motor_speed, spec.step,
+                                         spec.step_time, spec.backlash, spec.end_stops], dtype=float)
 
     @staticmethod
     def motor_gains(spec: RackSpec, shape, rng: np.random.Generator) -> np.ndarray:
@@ -100,13 +104,13 @@ class PotentiometerRack:
 
     def decay_factor(self, t: float) -> float:
         """How much every wiper has shrunk by decay since the stored positions were set."""
-        return math.exp(-(t - self._t_ref) * self._rate) if self._rate else 1.0
+        return math.exp(-(t - self.t_ref) * self.rate) if self.rate else 1.0
 
     def decay_factors(self, times: np.ndarray) -> np.ndarray:
         """:meth:`decay_factor` at each of ``times`` (array (m,))."""
-        if not self._rate:
+        if not self.rate:
             return np.ones(len(times))
-        return np.exp(-(times - self._t_ref) * self._rate)
+        return np.exp(-(times - self.t_ref) * self.rate)
 
     def _stored(self, t: float) -> np.ndarray:
         if t >= self.busy_until:
@@ -119,7 +123,7 @@ class PotentiometerRack:
 
     def positions(self, t: float) -> np.ndarray:
         """True wiper positions at machine time ``t``: a new array (n_units, n_inputs)."""
-        if self._rate:
+        if self.rate:
             return self.decay_factor(t) * self._stored(t)
         return self._stored(t).copy()          # never the rack's own array, which moves on
 
@@ -137,7 +141,7 @@ class PotentiometerRack:
         pots)`` times a standard normal draw, exactly.
         """
         s = self._stored(t) @ x
-        if self._rate:
+        if self.rate:
             s *= self.decay_factor(t)
         return s
 
@@ -147,7 +151,7 @@ class PotentiometerRack:
         if f != 1.0:
             self.p_from *= f
             self.p_to *= f
-            self._t_ref = t
+            self.t_ref = t
 
     # -- moving -----------------------------------------------------------------------
     def plan(self, command: np.ndarray, now: float):
@@ -167,47 +171,21 @@ class PotentiometerRack:
         slack_time, duration : arrays (m,) seconds of slack take-up and of the whole move
         direction : array (m,) int8
         """
-        s = self.spec
-        if self._rate and now - self._t_ref > 100.0 * s.decay_time:
+        if self.rate and now - self.t_ref > 100.0 * self.spec.decay_time:
             self._renormalize(now)
         # one reinforcement moves a few hundred of the rack's pots: work on those only,
         # through flat indices (much cheaper than a pair of index arrays)
         flat = np.flatnonzero((command != 0) & self.mask)
         idx = np.divmod(flat, command.shape[1])
         cmd = command.ravel().take(flat)
-        direction = np.sign(cmd).astype(np.int8)
         start = self._stored(now).ravel().take(flat)
-        if self._rate:
+        if self.rate:
             start = self.decay_factor(now) * start
-        gain = self.gain.ravel().take(flat)
-        if s.drive == "continuous":
-            travel = gain * np.abs(cmd)                   # the pulse lasts |cmd| / motor_speed
-            rate = s.motor_speed * gain
-            instant = math.isinf(s.motor_speed)
-        else:
-            steps = np.rint(np.abs(cmd) / s.step)
-            travel = steps * s.step
-            instant = s.step_time == 0
-            rate = s.step / s.step_time if not instant else math.inf
-        if s.backlash:
-            last = self.last_dir.ravel().take(flat)
-            slack = np.where((last != 0) & (last != direction), s.backlash, 0.0)
-            slack = np.minimum(slack, travel)
-        else:
-            slack = np.zeros(len(cmd))
-        if s.drive != "continuous":
-            # a command that turns nothing (a ratchet command below half a step) leaves the gears as they were
-            direction = np.where(travel > 0, direction, 0).astype(np.int8)
-        target = start + direction * (travel - slack)
-        if s.end_stops:
-            target = np.minimum(np.maximum(target, -1.0), 1.0)      # np.clip, without its overhead
-        # a pot already against its stop in the driven direction does not move at all
-        moved = np.abs(target - start)
-        if instant:
-            slack_time = duration = np.zeros(len(cmd))
-        else:
-            slack_time = slack / rate
-            duration = (slack + moved) / rate
+        m = len(flat)
+        target, slack_time, duration = np.empty(m), np.empty(m), np.empty(m)
+        direction = np.empty(m, np.int8)
+        _plan_moves(cmd, start, self.gain.ravel().take(flat), self.last_dir.ravel().take(flat),
+                    self.drive_constants, target, slack_time, duration, direction)
         return idx, start, target, slack_time, duration, direction
 
     def apply(self, idx, start, target, slack_time, duration, direction, t0) -> None:
@@ -216,19 +194,11 @@ class PotentiometerRack:
         ``start`` and ``target`` are true positions at ``t0``; decay acts on the whole
         trajectory from then on.
         """
-        if self._rate:
-            f = self.decay_factor(t0)
-            start, target = start / f, target / f
-        flat = idx[0] * self.mask.shape[1] + idx[1]
-        _put(self.p_from, flat, start)
-        _put(self.p_to, flat, target)
-        _put(self.t_start, flat, t0 + slack_time)
-        _put(self.t_end, flat, t0 + duration)
-        if not direction.all():                           # a ratchet command too small to step
-            direction = np.where(direction != 0, direction, self.last_dir.ravel().take(flat))
-        _put(self.last_dir, flat, direction)
-        if len(duration):
-            self.busy_until = max(self.busy_until, t0 + float(duration.max()))
+        flat = (idx[0] * self.mask.shape[1] + idx[1]).astype(np.int64)
+        f = self.decay_factor(t0)
+        self.busy_until = _apply_moves(flat, start, target, slack_time, duration, direction, t0, f,
+                                       self.p_from.reshape(-1), self.p_to.reshape(-1), self.t_start.reshape(-1),
+                                       self.t_end.reshape(-1), self.last_dir.reshape(-1), self.busy_until)
 
     def drive(self, env: simpy.Environment, command: np.ndarray):
         """SimPy process: carry out a command; ends when every wiper has stopped.
@@ -275,9 +245,67 @@ class PotentiometerRack:
                 yield env.timeout(d)
 
 
-def _put(a: np.ndarray, flat: np.ndarray, values) -> None:
-    """``a.flat[flat] = values``, fast where ``a`` is C-contiguous (then ravel() is a view)."""
-    if a.flags.c_contiguous:
-        a.ravel().put(flat, values)
+# -- the physics of one pot, compiled (the simulator's inner loop calls these too) ----------
+
+@njit(cache=True)
+def plan_pot(cmd, start, gain, last, drive):
+    """What the hardware does with one pot's command: (target, slack_time, duration, direction).
+
+    ``cmd`` commanded travel (full scale, signed), ``start`` the wiper's true position,
+    ``gain`` its motor's relative speed, ``last`` the direction of its last move (int,
+    0 never moved), ``drive`` the rack's :attr:`PotentiometerRack.drive_constants`.
+    Times in seconds from the command; ``direction`` -1, 0 or +1.
+    """
+    continuous, motor_speed, step, step_time, backlash, end_stops = drive[0], drive[1], drive[2], drive[3], drive[4], drive[5]
+    direction = 1 if cmd > 0 else (-1 if cmd < 0 else 0)
+    if continuous != 0.0:
+        travel = gain * abs(cmd)                        # the pulse lasts |cmd| / motor_speed
+        rate = motor_speed * gain
+        instant = math.isinf(motor_speed)
     else:
-        a[np.unravel_index(flat, a.shape)] = values
+        travel = np.rint(abs(cmd) / step) * step
+        instant = step_time == 0
+        rate = step / step_time if not instant else math.inf
+    slack = 0.0
+    if backlash != 0.0 and last != 0 and last != direction:
+        slack = min(backlash, travel)
+    if continuous == 0.0 and not travel > 0:
+        direction = 0          # a ratchet command below half a step turns nothing
+    target = start + direction * (travel - slack)
+    if end_stops != 0.0:
+        target = min(max(target, -1.0), 1.0)
+    # a pot already against its stop in the driven direction does not move at all
+    if instant:
+        return target, 0.0, 0.0, direction
+    return target, slack / rate, (slack + abs(target - start)) / rate, direction
+
+
+@njit(cache=True)
+def _plan_moves(cmd, start, gain, last, drive, target, slack_time, duration, direction):
+    for k in range(len(cmd)):
+        target[k], slack_time[k], duration[k], direction[k] = plan_pot(cmd[k], start[k], gain[k], last[k], drive)
+
+
+@njit(cache=True)
+def apply_pot(j, start, target, slack_time, duration, direction, t0, f,
+              p_from, p_to, t_start, t_end, last_dir):
+    """Set pot ``j`` (flat index) moving at ``t0``; positions true at ``t0``, ``f`` the decay factor there."""
+    p_from[j] = start / f
+    p_to[j] = target / f
+    t_start[j] = t0 + slack_time
+    t_end[j] = t0 + duration
+    if direction != 0:                      # a ratchet command too small to step keeps the gears' side
+        last_dir[j] = direction
+
+
+@njit(cache=True)
+def _apply_moves(flat, start, target, slack_time, duration, direction, t0, f,
+                 p_from, p_to, t_start, t_end, last_dir, busy_until):
+    longest = -1.0
+    for k in range(len(flat)):
+        apply_pot(flat[k], start[k], target[k], slack_time[k], duration[k], direction[k], t0, f,
+                  p_from, p_to, t_start, t_end, last_dir)
+        longest = max(longest, duration[k])
+    if len(flat):
+        busy_until = max(busy_until, t0 + longest)
+    return busy_until

@@ -32,8 +32,12 @@ sum that is mathematically 0 is never read as +2.8e-17.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-__all__ = ["RULES", "alpha", "gamma", "forced", "lms", "erring", "tie_tolerance", "TIE_RTOL"]
+__all__ = ["RULES", "RULE_CODES", "alpha", "gamma", "forced", "lms", "command_into", "erring",
+           "tie_tolerance", "TIE_RTOL"]
+
+ALPHA, GAMMA, FORCED, LMS = 0, 1, 2, 3
 
 #: Relative size of the tie zone: a sum within TIE_RTOL * increment * n_pots of 0 is 0.
 TIE_RTOL = 1e-9
@@ -52,10 +56,70 @@ def erring(targets: np.ndarray, sums: np.ndarray, tie: float = 0.0) -> np.ndarra
     return targets * sums <= tie
 
 
-def alpha(phi: np.ndarray, targets: np.ndarray, sums: np.ndarray, mask: np.ndarray,
-          increment: float, lms_rate: float = 0.0, tie: float = 0.0) -> np.ndarray:
-    """α error correction.
+@njit(cache=True)
+def command_into(out, rule, phi, targets, sums, mask, increment, lms_rate, tie):
+    """Write one presentation's commanded travel into ``out``; the number of pots that move.
 
+    The one implementation of the rules (compiled, so the simulator's inner loop calls it
+    too). ``out`` is (n_units, n_a + 1) float, overwritten; ``rule`` a code from
+    :data:`RULE_CODES`; the other arguments as for :func:`alpha`. The arithmetic is that
+    of the formulas in the module docstring: α moves an erring unit's active pots by
+    ``increment * target``; γ also moves its inactive pots by ``-increment * target *
+    n_active / n_inactive`` (nothing when no pot is inactive); forced moves every unit's
+    active pots; LMS moves them by ``lms_rate * (target - sum)``.
+    """
+    n_units, n_in = out.shape
+    moving = 0
+    for u in range(n_units):
+        t = targets[u]
+        erred = t * sums[u] <= tie
+        if rule == LMS:
+            step = lms_rate * (t - sums[u])
+        elif rule == FORCED or erred:
+            step = increment * t
+        else:
+            step = 0.0
+        back = 0.0
+        if rule == GAMMA and step != 0.0:
+            n_act = 0
+            n_inact = 0
+            for i in range(n_in):
+                if mask[u, i]:
+                    if phi[i]:
+                        n_act += 1
+                    else:
+                        n_inact += 1
+            if n_inact == 0:
+                step = 0.0                    # nothing to take from
+            else:
+                back = -(n_act / n_inact)
+        for i in range(n_in):
+            v = 0.0
+            if mask[u, i] and step != 0.0:
+                if phi[i]:
+                    v = step
+                elif rule == GAMMA:
+                    v = step * back
+            out[u, i] = v
+            if v != 0.0:
+                moving += 1
+    return moving
+
+
+def _rule_function(code: int, name: str, doc: str):
+    def rule(phi: np.ndarray, targets: np.ndarray, sums: np.ndarray, mask: np.ndarray,
+             increment: float = 0.0, lms_rate: float = 0.0, tie: float = 0.0) -> np.ndarray:
+        out = np.zeros(mask.shape)
+        command_into(out, code, np.asarray(phi, np.bool_), np.asarray(targets, np.float64),
+                     np.asarray(sums, np.float64), np.asarray(mask, np.bool_),
+                     float(increment), float(lms_rate), float(tie))
+        return out
+    rule.__name__ = rule.__qualname__ = name
+    rule.__doc__ = doc
+    return rule
+
+
+_PARAMETERS = """
     Parameters
     ----------
     phi : array of shape (n_a + 1,) bool
@@ -65,7 +129,9 @@ def alpha(phi: np.ndarray, targets: np.ndarray, sums: np.ndarray, mask: np.ndarr
     mask : array of shape (n_units, n_a + 1) bool
         Which pots exist (the rack's topology).
     increment : float
-        Full-scale fraction per reinforcement.
+        Full-scale fraction per reinforcement (α, γ, forced).
+    lms_rate : float
+        Travel per unit of error (LMS).
     tie : float
         Half-width of the tie zone (:func:`tie_tolerance`).
 
@@ -73,34 +139,18 @@ def alpha(phi: np.ndarray, targets: np.ndarray, sums: np.ndarray, mask: np.ndarr
     -------
     array of shape (n_units, n_a + 1)
         Commanded travel of every pot; zero where nothing moves.
-    """
-    err = erring(targets, sums, tie)
-    return (increment * (targets * err))[:, None] * (phi[None, :] & mask)
+"""
 
-
-def gamma(phi, targets, sums, mask, increment, lms_rate=0.0, tie=0.0):
-    """γ error correction: the erring unit's total over its pots is conserved.
-
-    A unit whose pots are all active has nothing to take from, so it does not move.
-    """
-    err = erring(targets, sums, tie)
-    active = phi[None, :] & mask
-    inactive = ~phi[None, :] & mask
-    n_act = active.sum(axis=1, keepdims=True)
-    n_inact = inactive.sum(axis=1, keepdims=True)
-    back = np.divide(n_act, n_inact, out=np.zeros(n_act.shape), where=n_inact > 0)
-    moves = (active - back * inactive) * (n_inact > 0)
-    return (increment * (targets * err))[:, None] * moves
-
-
-def forced(phi, targets, sums, mask, increment, lms_rate=0.0, tie=0.0):
-    """Forced learning: every unit is reinforced towards its target on every card."""
-    return (increment * targets.astype(float))[:, None] * (phi[None, :] & mask)
-
-
-def lms(phi, targets, sums, mask, increment=0.0, lms_rate=0.0, tie=0.0):
-    """Widrow-Hoff LMS: travel ``lms_rate * (target - sum)`` for every active pot."""
-    return (lms_rate * (targets - sums))[:, None] * (phi[None, :] & mask)
-
+alpha = _rule_function(ALPHA, "alpha", "α error correction: each erring unit's active pots move by "
+                       "``increment`` towards its target.\n" + _PARAMETERS)
+gamma = _rule_function(GAMMA, "gamma", "γ error correction: the erring unit's total over its pots is "
+                       "conserved.\n\n    A unit whose pots are all active has nothing to take from, so it "
+                       "does not move.\n" + _PARAMETERS)
+forced = _rule_function(FORCED, "forced", "Forced learning: every unit is reinforced towards its target "
+                        "on every card.\n" + _PARAMETERS)
+lms = _rule_function(LMS, "lms", "Widrow-Hoff LMS: travel ``lms_rate * (target - sum)`` for every "
+                     "active pot.\n" + _PARAMETERS)
 
 RULES = {"alpha": alpha, "gamma": gamma, "forced": forced, "lms": lms}
+#: The rule codes :func:`command_into` takes, by name.
+RULE_CODES = {"alpha": ALPHA, "gamma": GAMMA, "forced": FORCED, "lms": LMS}

@@ -27,18 +27,20 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 from dataclasses import dataclass
 
 import numpy as np
 import simpy
 import simpy.rt
+from numba import njit
 
 from .atomic import atomic_path
 from .patchboard import Patchboard, with_bias
-from .potentiometers import PotentiometerRack
+from .potentiometers import PotentiometerRack, apply_pot, plan_pot
 from .retina import Retina, RetinaState
-from .rules import RULES, erring
+from .rules import RULE_CODES, RULES, command_into, erring
 from .specs import MachineSpec
 
 __all__ = ["Trace", "SensoryPipeline", "simulate", "HISTORY_DTYPE"]
@@ -279,11 +281,52 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
         seg.fill(p, p + 1, x, rack.sums(x[0], t)[None, :], noise, pipeline.noise_scale, row,
                  targets, labels, code, tie)
 
+    # No overlap, no queue, nobody watching each card: every read finds the wipers at
+    # rest, so whole blocks of presentations run in the compiled loop (_train_at_rest).
+    at_rest = not (step_each or queued or tm.overlap)
+    drive = rack.drive_constants
+    rule_code = RULE_CODES[tr.rule]
+    # the rack's own arrays, flat views (written in place)
+    flat_state = [rack.gain.reshape(-1), rack.mask] + [
+        a.reshape(-1) for a in (rack.p_from, rack.p_to, rack.t_start, rack.t_end, rack.last_dir)]
+    command_buf = np.zeros(mask.shape)
+
+    def run_block(p: int) -> tuple[int, bool]:
+        """Presentations from ``p`` to the end of the sensed block or the first wait for
+        the motors; (the last one run, whether the next card waits for the motors)."""
+        row = pipeline.ensure(p)
+        hi = pipeline.stop
+        x = pipeline.x[row:row + (hi - p)]
+        kick = (pipeline.noise_scale[row:row + (hi - p)] * noise.get(p, hi) if noise is not None
+                else np.zeros((hi - p, targets.shape[1])))
+        sums = np.empty((hi - p, targets.shape[1]))
+        done, rack.busy_until, rack.t_ref, waits = _train_at_rest(
+            x, kick, targets[labels[p:hi]], rule_code, inc, lms_rate, tie, error_driven,
+            p, clock.t_anchor, clock.p_anchor, period, read_at,
+            rack.rate, rack.t_ref, spec.rack.decay_time, rack.busy_until,
+            *flat_state, drive,
+            sums, units_erred[p:hi], pots_moved[p:hi], start[p:hi], command_buf)
+        response[p:p + done] = code.decode(sums[:done])
+        return p + done - 1, waits
+
     def trainer(env):
         nonlocal waited, motors
         p = 0
         while p < n:
             current[0] = p
+            if at_rest:
+                q, waits = run_block(p)
+                t0 = float(start[q])
+                yield env.timeout(_delay_to(env.now, t0 + read_at))
+                if waits:
+                    done = rack.busy_until
+                    waited += done - (t0 + period)
+                    pipeline.retime(q, done - t0 - tm.card_change)
+                    clock.shift(q + 1, done)
+                if progress is not None:
+                    progress(q + 1 - p)
+                p = q + 1
+                continue
             t_read = clock.card_change(p) + read_at
             if moving(t_read) or step_each:
                 # the wipers may move before this read: let SimPy bring the clock there first
@@ -472,6 +515,85 @@ class _Segment:
         self.gap += 0.3 * (p - self.last - self.gap)
         self.last = p
         self.size = int(min(self.MAX, max(self.MIN, self.gap)))
+
+
+@njit(cache=True)
+def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
+                   p_first, t_anchor, p_anchor, period, read_at,
+                   rate, t_ref, decay_time, busy_until,
+                   gain, mask, p_from, p_to, t_start, t_end, last_dir, drive,
+                   sums, units_erred, pots_moved, start, command):
+    """Run presentations whose reads find every wiper at rest (overlap off, no driver queue).
+
+    The same steps as the event loop, in one compiled loop: the card changes on the
+    closed-form clock; the sums are the resting wipers, decayed to the read time, plus
+    the read noise (``kick``, already scaled); the rule (:func:`mark1.rules.command_into`)
+    commands the pots, and each moves as :func:`mark1.potentiometers.plan_pot` and
+    ``apply_pot`` say. Stops after a reinforcement whose motors outlast the period (the
+    next card waits: the caller shifts the clock and re-times the photocells).
+
+    ``x`` (m, n_in) the A-unit outputs with bias of the block's presentations, from
+    presentation ``p_first``; ``kick`` and ``targets`` (m, n_units); ``mask`` the rack's
+    (n_units, n_in); ``gain``, ``p_from`` ... ``last_dir`` the rack's arrays, flat
+    (written in place); ``sums``, ``units_erred``,
+    ``pots_moved``, ``start`` (m, ...) outputs. Returns (presentations run, busy_until,
+    t_ref, whether the next card waits).
+    """
+    m, n_in = x.shape
+    n_units = sums.shape[1]
+    active = np.empty(n_in, np.int64)
+    phi = np.empty(n_in, np.bool_)
+    for k in range(m):
+        t0 = t_anchor + (p_first + k - p_anchor) * period
+        start[k] = t0
+        t_read = t0 + read_at
+        f = math.exp(-(t_read - t_ref) * rate) if rate != 0.0 else 1.0
+        n_act = 0
+        for i in range(n_in):
+            phi[i] = x[k, i] > 0
+            if x[k, i] != 0.0:
+                active[n_act] = i
+                n_act += 1
+        erred = 0
+        for u in range(n_units):
+            acc = 0.0
+            for a in range(n_act):
+                acc += p_to[u * n_in + active[a]] * x[k, active[a]]
+            sums[k, u] = acc * f + kick[k, u]
+            if targets[k, u] * sums[k, u] <= tie:
+                erred += 1
+        if error_driven and erred == 0:
+            continue
+        units_erred[k] = erred
+        moving = command_into(command, rule, phi, targets[k], sums[k], mask, increment, lms_rate, tie)
+        pots_moved[k] = moving
+        if moving == 0:
+            continue
+        if rate != 0.0 and t_read - t_ref > 100.0 * decay_time:
+            # fold the decay into the stored positions (PotentiometerRack._renormalize)
+            fr = math.exp(-(t_read - t_ref) * rate)
+            if fr != 1.0:
+                for j in range(len(p_to)):
+                    p_from[j] *= fr
+                    p_to[j] *= fr
+                t_ref = t_read
+        f = math.exp(-(t_read - t_ref) * rate) if rate != 0.0 else 1.0
+        longest = -1.0
+        for u in range(n_units):
+            for i in range(n_in):
+                cmd = command[u, i]
+                if cmd == 0.0:
+                    continue
+                j = u * n_in + i
+                begin = f * p_to[j] if rate != 0.0 else p_to[j]
+                target, slack_time, duration, direction = plan_pot(cmd, begin, gain[j], last_dir[j], drive)
+                apply_pot(j, begin, target, slack_time, duration, direction, t_read, f,
+                          p_from, p_to, t_start, t_end, last_dir)
+                longest = max(longest, duration)
+        busy_until = max(busy_until, t_read + longest)
+        if busy_until > t0 + period:
+            return k + 1, busy_until, t_ref, True
+    return m, busy_until, t_ref, False
 
 
 def finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float) -> RunResult:
