@@ -14,8 +14,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from mark1 import perceptron
 from mark1.perceptron import (ErrorCorrectionResult, _average, _train_with_bias, averaged_weights,
                               train_error_correction)
+
+
+# The core picks its strategy from the running gap between mistakes: the block search
+# (BLAS, a Python step per mistake) or the compiled card-by-card loop. Every test runs
+# with each forced and with the choice the core makes itself.
+STRATEGIES = {"blocks only": (0.0, 128), "card by card only": (math.inf, 2**62),
+              "chosen by the mistake rate": (perceptron._DENSE_GAP, perceptron._QUIET_RUN),
+              "switching often": (8.0, 4)}
+
+
+@pytest.fixture(autouse=True, params=list(STRATEGIES))
+def strategy(request, monkeypatch):
+    gap, quiet = STRATEGIES[request.param]
+    monkeypatch.setattr(perceptron, "_DENSE_GAP", gap)
+    monkeypatch.setattr(perceptron, "_QUIET_RUN", quiet)
+    return request.param
 
 
 # --------------------------------------------------------------------------- reference
