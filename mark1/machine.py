@@ -415,7 +415,8 @@ class MarkI:
         hist["response"] = code.decode(sums)
         hist["correct"] = hist["response"] == hist["label"]
         hist["units_erred"] = err.sum(axis=1)
-        active_pots = x.astype(np.int64) @ rack.mask.T.astype(np.int64)    # (n_cards, n_units)
+        # (n_cards, n_units) counts, exact in float64 (BLAS; an int64 product is a slow loop)
+        active_pots = (x @ rack.mask.T.astype(float)).astype(np.int64)
         hist["pots_moved"] = (err * active_pots[schedule]).sum(axis=1)
         hist["start"] = np.arange(n_pres) * tm.period
         hist["s_active"] = s_states.sum(axis=1)[schedule]

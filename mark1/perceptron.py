@@ -47,7 +47,7 @@ mistakes is below ``_DENSE_GAP`` presentations, until ``_QUIET_RUN`` go by witho
 one.  That loop is the naive loop itself (each unit's products added in feature
 order), so on exactly representable data both strategies give the same bits.
 Measured on 10,000 x 513 binary cards, 5 epochs, one BLAS thread
-(``scratch`` runs of 23 Nov 2026, the block search alone -> with the choice):
+(measured 23 Nov 2026; the block search alone -> with the choice):
 random targets, 8 units, every presentation erring: 711 -> 167 ms; 1 unit, 50 %
 erring: 175 -> 110 ms; 8 digit classes (mostly separable, 4 % erring): 89 -> 69 ms;
 two digit classes (16 mistakes): 1.2 -> 1.5 ms.
