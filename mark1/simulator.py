@@ -40,7 +40,7 @@ from .atomic import atomic_path
 from .patchboard import Patchboard, with_bias
 from .potentiometers import PotentiometerRack, apply_pot, plan_pot
 from .retina import Retina, RetinaState
-from .rules import RULE_CODES, RULES, command_into, erring
+from .rules import GAMMA, RULE_CODES, RULES, command_into, erring
 from .specs import MachineSpec
 
 __all__ = ["Trace", "SensoryPipeline", "simulate", "HISTORY_DTYPE"]
@@ -543,6 +543,7 @@ def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_drive
     n_units = sums.shape[1]
     active = np.empty(n_in, np.int64)
     phi = np.empty(n_in, np.bool_)
+    acc = np.empty(n_units)
     for k in range(m):
         t0 = t_anchor + (p_first + k - p_anchor) * period
         start[k] = t0
@@ -554,12 +555,16 @@ def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_drive
             if x[k, i] != 0.0:
                 active[n_act] = i
                 n_act += 1
+        # each unit's products in input order, the units side by side (independent chains)
+        acc[:] = 0.0
+        for a in range(n_act):
+            i = active[a]
+            xi = x[k, i]
+            for u in range(n_units):
+                acc[u] += p_to[u * n_in + i] * xi
         erred = 0
         for u in range(n_units):
-            acc = 0.0
-            for a in range(n_act):
-                acc += p_to[u * n_in + active[a]] * x[k, active[a]]
-            sums[k, u] = acc * f + kick[k, u]
+            sums[k, u] = acc[u] * f + kick[k, u]
             if targets[k, u] * sums[k, u] <= tie:
                 erred += 1
         if error_driven and erred == 0:
@@ -579,8 +584,11 @@ def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_drive
                 t_ref = t_read
         f = math.exp(-(t_read - t_ref) * rate) if rate != 0.0 else 1.0
         longest = -1.0
+        # γ also moves inactive pots; the other rules command active ones only
+        n_scan = n_in if rule == GAMMA else n_act
         for u in range(n_units):
-            for i in range(n_in):
+            for a in range(n_scan):
+                i = a if rule == GAMMA else active[a]
                 cmd = command[u, i]
                 if cmd == 0.0:
                     continue
