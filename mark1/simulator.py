@@ -10,13 +10,17 @@ One presentation, as the machine does it::
                         and sends pulses to the motors
     t0 + period         next card (waiting first for the motors, unless overlap is on)
 
-Only the instants where the simulation must act are SimPy events. Between two
-reinforcements nothing moves, so the clock and the R-unit sums are closed form and the
-trainer jumps to the next erring presentation in one timeout; motor moves are closed
-form too (:meth:`PotentiometerRack.plan`). SimPy steps card by card, with a timeout per
-read and a process per motor command, where the timing can interact: wipers moving
-during reads (overlap), motors queueing for drivers, a full trace, real-time replay.
-Both ways give the same history, bit for bit. Card change, lamps on, S and A settling
+Only the instants where the simulation must act are SimPy events. The clock is closed
+form (card ``p`` changes at ``t_anchor + (p - p_anchor) * period``; the anchor moves
+when a card waits for the motors), and so are motor moves
+(:func:`mark1.potentiometers.plan_pot`). Where every read finds the wipers at rest
+(overlap off, no driver limit), a block of presentations runs in one compiled loop
+(:func:`_train_at_rest`, numba) with one SimPy timeout, up to the end of the sensed
+block or to a card that waits for the motors: the loop does what the trainer does, with
+the same compiled rule and pot functions the event path calls. SimPy steps card by
+card, with a timeout per read and a process per motor command, where the timing can
+interact: wipers moving during reads (overlap), motors queueing for drivers, a full
+trace, real-time replay. Both ways give the same history, bit for bit. Card change, lamps on, S and A settling
 and the end of the period are logged in the trace at their computed times. Photocell
 responses between events are closed form (:meth:`Retina.expose`), computed for blocks
 of upcoming cards at once and recomputed only when a wait for the motors shifts the
@@ -220,14 +224,13 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
 
     Notes
     -----
-    The events that matter are reinforcements. Between two of them nothing moves, so
-    the clock (card ``p`` changes at ``t_anchor + (p - p_anchor) * period``) and the
-    sums of the upcoming cards are known in closed form: the trainer computes them a
-    block at a time and jumps to the next erring presentation in one timeout. Motor
-    moves are closed form too (:meth:`PotentiometerRack.plan`), so a move needs no
-    event of its own; a move that outlasts the period shifts the schedule (the next
-    card waits for it). The trainer steps card by card, one timeout each, where the
-    timing can interact: while wipers move during reads (``timing.overlap``), while
+    The events that matter are reinforcements, and between waits for the motors not
+    even those need an event: the clock (card ``p`` changes at ``t_anchor + (p -
+    p_anchor) * period``), the sums and the moves are closed form, so where every read
+    finds the wipers at rest a whole sensed block runs in one compiled loop and one
+    timeout. A move that outlasts the period shifts the schedule (the next card waits
+    for it), which ends the loop's run. The trainer steps card by card, one timeout
+    each, where the timing can interact: while wipers move during reads (``timing.overlap``), while
     motors queue for drivers, with a full trace, and in real-time replay. Both ways
     give the same history, bit for bit (the clock is closed form in both).
     """
