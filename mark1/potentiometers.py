@@ -106,12 +106,6 @@ class PotentiometerRack:
         """How much every wiper has shrunk by decay since the stored positions were set."""
         return math.exp(-(t - self.t_ref) * self.rate) if self.rate else 1.0
 
-    def decay_factors(self, times: np.ndarray) -> np.ndarray:
-        """:meth:`decay_factor` at each of ``times`` (array (m,))."""
-        if not self.rate:
-            return np.ones(len(times))
-        return np.exp(-(times - self.t_ref) * self.rate)
-
     def _stored(self, t: float) -> np.ndarray:
         if t >= self.busy_until:
             return self.p_to

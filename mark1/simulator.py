@@ -274,7 +274,7 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
         hi = min(pipeline.stop, p + seg.size)
         x = pipeline.x[row:row + (hi - p)]
         times = clock.card_change(np.arange(p, hi)) + read_at
-        base = (x @ rack.p_to.T) * rack.decay_factors(times)[:, None]
+        base = _resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], times, rack.t_ref, rack.rate)
         seg.fill(p, hi, x, base, noise, pipeline.noise_scale, row, targets, labels, code, tie)
 
     def read_one(p: int, t: float) -> None:
@@ -521,6 +521,50 @@ class _Segment:
 
 
 @njit(cache=True)
+def _decay(t, t_ref, rate):
+    """How much every wiper has shrunk by decay from ``t_ref`` to ``t`` (rate 1/s; 0: none)."""
+    return math.exp(-(t - t_ref) * rate) if rate != 0.0 else 1.0
+
+
+@njit(cache=True)
+def _resting_sum(x, k, p_to, active, acc):
+    """Each unit's sum of resting wiper positions (stored, before decay) times row ``k`` of
+    ``x`` (m, n_in), into ``acc`` (n_units,); the indices of the active inputs into
+    ``active``; returns how many. The products are added in input order, the units side
+    by side (independent chains): every path that reads wipers at rest adds this way,
+    so they agree bit for bit."""
+    n_in = x.shape[1]
+    n_act = 0
+    for i in range(n_in):
+        if x[k, i] != 0.0:
+            active[n_act] = i
+            n_act += 1
+    acc[:] = 0.0
+    for a in range(n_act):
+        i = active[a]
+        xi = x[k, i]
+        for u in range(len(acc)):
+            acc[u] += p_to[u * n_in + i] * xi
+    return n_act
+
+
+@njit(cache=True)
+def _resting_sums(x, p_to, n_units, times, t_ref, rate):
+    """The sums of rows of ``x`` (m, n_in) read at ``times`` (m,) off resting wipers
+    ``p_to`` (flat, stored), decayed: array (m, n_units), without read noise."""
+    m, n_in = x.shape
+    out = np.empty((m, n_units))
+    active = np.empty(n_in, np.int64)
+    acc = np.empty(n_units)
+    for k in range(m):
+        _resting_sum(x, k, p_to, active, acc)
+        f = _decay(times[k], t_ref, rate)
+        for u in range(n_units):
+            out[k, u] = acc[u] * f
+    return out
+
+
+@njit(cache=True)
 def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
                    p_first, t_anchor, p_anchor, period, read_at,
                    rate, t_ref, decay_time, busy_until,
@@ -551,20 +595,8 @@ def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_drive
         t0 = t_anchor + (p_first + k - p_anchor) * period
         start[k] = t0
         t_read = t0 + read_at
-        f = math.exp(-(t_read - t_ref) * rate) if rate != 0.0 else 1.0
-        n_act = 0
-        for i in range(n_in):
-            phi[i] = x[k, i] > 0
-            if x[k, i] != 0.0:
-                active[n_act] = i
-                n_act += 1
-        # each unit's products in input order, the units side by side (independent chains)
-        acc[:] = 0.0
-        for a in range(n_act):
-            i = active[a]
-            xi = x[k, i]
-            for u in range(n_units):
-                acc[u] += p_to[u * n_in + i] * xi
+        f = _decay(t_read, t_ref, rate)
+        n_act = _resting_sum(x, k, p_to, active, acc)
         erred = 0
         for u in range(n_units):
             sums[k, u] = acc[u] * f + kick[k, u]
@@ -573,19 +605,21 @@ def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_drive
         if error_driven and erred == 0:
             continue
         units_erred[k] = erred
+        for i in range(n_in):
+            phi[i] = x[k, i] > 0
         moving = command_into(command, rule, phi, targets[k], sums[k], mask, increment, lms_rate, tie)
         pots_moved[k] = moving
         if moving == 0:
             continue
         if rate != 0.0 and t_read - t_ref > 100.0 * decay_time:
             # fold the decay into the stored positions (PotentiometerRack._renormalize)
-            fr = math.exp(-(t_read - t_ref) * rate)
+            fr = _decay(t_read, t_ref, rate)
             if fr != 1.0:
                 for j in range(len(p_to)):
                     p_from[j] *= fr
                     p_to[j] *= fr
                 t_ref = t_read
-        f = math.exp(-(t_read - t_ref) * rate) if rate != 0.0 else 1.0
+        f = _decay(t_read, t_ref, rate)
         longest = -1.0
         # γ also moves inactive pots; the other rules command active ones only
         n_scan = n_in if rule == GAMMA else n_act
