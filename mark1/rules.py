@@ -93,9 +93,13 @@ def command_into(out, rule, phi, targets, sums, mask, increment, lms_rate, tie):
                 step = 0.0                    # nothing to take from
             else:
                 back = -(n_act / n_inact)
+        if step == 0.0:
+            for i in range(n_in):
+                out[u, i] = 0.0
+            continue
         for i in range(n_in):
             v = 0.0
-            if mask[u, i] and step != 0.0:
+            if mask[u, i]:
                 if phi[i]:
                     v = step
                 elif rule == GAMMA:
