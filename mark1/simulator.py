@@ -535,10 +535,9 @@ def _resting_sum(x, k, p_to, active, acc):
     so they agree bit for bit."""
     n_in = x.shape[1]
     n_act = 0
-    for i in range(n_in):
-        if x[k, i] != 0.0:
-            active[n_act] = i
-            n_act += 1
+    for i in range(n_in):                       # the active inputs, without a branch
+        active[n_act] = i
+        n_act += x[k, i] != 0.0
     acc[:] = 0.0
     for a in range(n_act):
         i = active[a]
