@@ -1,8 +1,10 @@
 """Atomic writes: a result file is either complete or absent, never half-written.
 
 The temporary file sits beside its target as ``.<name>.<pid>.<random>.tmp``. A process
-killed between creating and renaming it (SIGKILL, power loss) leaves it behind; the next
-write of the same target removes such leftovers whose process no longer runs.
+killed between creating and renaming it (SIGKILL, power loss) leaves it behind; a later
+process removes such leftovers of a target (whose process no longer runs) when it writes
+that target. The folder is scanned once per process, at its first write there, so a
+run that writes thousands of records into one folder does not rescan it every time.
 """
 
 from __future__ import annotations
@@ -25,21 +27,37 @@ def _alive(pid: int) -> bool:
     return True
 
 
+#: folder -> target name -> leftover temporary files of processes that are gone
+_LEFTOVERS: dict[str, dict[str, list[str]]] = {}
+
+
+def _scan_leftovers(folder: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return found
+    for e in entries:
+        if not (e.name.startswith(".") and e.name.endswith(".tmp")):
+            continue
+        parts = e.name[1:-len(".tmp")].rsplit(".", 2)       # name, pid, random part
+        if len(parts) != 3 or not parts[1].isdigit():
+            continue
+        pid = int(parts[1])
+        if pid != os.getpid() and not _alive(pid):
+            found.setdefault(parts[0], []).append(e.path)
+    return found
+
+
 def _clean_leftovers(path: Path) -> None:
     """Remove ``.<name>.<pid>.*.tmp`` files of ``path`` left by processes that are gone."""
-    prefix = f".{path.name}."
-    try:
-        entries = list(os.scandir(path.parent))
-    except OSError:
-        return
-    for e in entries:
-        if not (e.name.startswith(prefix) and e.name.endswith(".tmp")):
-            continue
-        pid = e.name[len(prefix):].split(".", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            with contextlib.suppress(OSError):
-                if e.is_file(follow_symlinks=False):
-                    os.unlink(e.path)
+    folder = os.fspath(path.parent)
+    if folder not in _LEFTOVERS:
+        _LEFTOVERS[folder] = _scan_leftovers(folder)
+    for tmp in _LEFTOVERS[folder].pop(path.name, ()):
+        with contextlib.suppress(OSError):
+            if os.path.isfile(tmp) and not os.path.islink(tmp):
+                os.unlink(tmp)
 
 
 def check_target(path: str | os.PathLike) -> None:

@@ -342,6 +342,16 @@ def test_a_killed_runs_tmp_is_cleaned_by_the_next_write(tmp_path):
     assert target.read_text() == "{}\n" and not stale.exists() and live.exists() and other.exists()
 
 
+def test_a_folder_is_scanned_for_leftovers_once_per_process(tmp_path, monkeypatch):
+    scans = []
+    real = os.scandir
+    monkeypatch.setattr(atomic.os, "scandir", lambda folder: scans.append(folder) or real(folder))
+    for i in range(50):                                  # e.g. one record per lab job
+        atomic.write_text(tmp_path / f"seed-{i:04d}.json", "{}\n")
+    assert scans == [os.fspath(tmp_path)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"seed-{i:04d}.json" for i in range(50)]
+
+
 # ---------------------------------------------------------------------------------------
 # resources: refused up front, naming the key
 
