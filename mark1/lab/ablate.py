@@ -244,8 +244,6 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
     seed_ids = seed_list(seeds)
     train_count = count_option(train_count, "train_count")
     test_count = count_option(test_count, "test_count")
-    if resume and out is None:
-        raise ValueError("resume: needs out, the folder of the run to resume")
     variants = ablation_variants(scene.machine_spec())
     first_of: dict[str, str] = {}
     unique = []

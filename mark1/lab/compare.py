@@ -388,8 +388,6 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
         raise ValueError(f"features: expected one of {', '.join(FEATURES)}, got {features!r}")
     train_count = count_option(train_count, "train_count")
     test_count = count_option(test_count, "test_count")
-    if resume and out is None:
-        raise ValueError("resume: needs out, the folder of the run to resume")
     config = {"version": _RECORD_VERSION, "scene": scene.name, "scene_sha256": scene_digest(scene),
               "learners": names, "train_count": train_count, "test_count": test_count,
               "epochs": scene.schedule.epochs, "order": scene.schedule.order, "features": features}

@@ -129,8 +129,6 @@ def learning_curves(scene, *, seeds=3, points: int = 10, executor: Executor | No
     test_count = count_option(test_count, "test_count")
     n_ep = scene.schedule.epochs
     checkpoints = np.unique(np.round(np.linspace(1, n_ep, min(int(points), n_ep))).astype(int))
-    if resume and out is None:
-        raise ValueError("resume: needs out, the folder of the run to resume")
     variants = VARIANTS
     ref = scene_ref(scene)
     # seed-major order: a worker running both variants of a seed renders its cards once

@@ -324,8 +324,6 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
     seed_ids = runner.seed_list(seeds)
     train_count = runner.count_option(train_count, "train_count")
     test_count = runner.count_option(test_count, "test_count")
-    if resume and out is None:
-        raise ValueError("resume: needs out, the folder of the re-enactment to resume")
     stems = [Path(sc.path).stem if sc.path else sc.name.replace(" ", "_") for sc in scene_objs]
     if len(set(stems)) != len(stems):
         raise ValueError(f"scenes: expected distinct scenes, got {stems}")

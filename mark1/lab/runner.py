@@ -230,6 +230,8 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], *, executor: Executor | None =
         ``fn(*jobs[i])`` at index ``i``.
     """
     jobs = [tuple(j) for j in jobs]
+    if resume and records is None:
+        raise ValueError("resume: needs out, the folder of the run to resume")
     if records is not None:
         if keys is None or len(keys) != len(jobs) or len(set(keys)) != len(keys):
             raise ValueError("keys: expected one distinct key per job when records are kept")

@@ -331,8 +331,6 @@ def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, 
     seed_ids = runner.seed_list(seeds)
     train_count = runner.count_option(train_count, "train_count")
     test_count = runner.count_option(test_count, "test_count")
-    if resume and out is None:
-        raise ValueError("resume: needs out, the folder of the sweep to resume")
     if reference is not None:
         ref_value = parse_value(param, reference)
         if ref_value not in vals:
