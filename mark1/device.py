@@ -372,13 +372,12 @@ def write_device(kind: str, spec: MachineSpec, out, progress: bool = False) -> l
     """
     if kind not in ("rack", "photocell"):
         raise ValueError(f"device: expected 'rack' or 'photocell', got {kind!r}")
-    bar = progress_bar(1, "figure") if progress else None
+    bar = progress_bar(1, "figure", show=progress)
     try:
         return _write_device(kind, spec, Path(out))
     finally:
-        if bar is not None:
-            bar.update(1)
-            bar.close()
+        bar.update(1)
+        bar.close()
 
 
 def _write_device(kind, spec, out) -> list[Path]:

@@ -289,11 +289,10 @@ class MarkI:
         trace = Trace("full" if on_event is not None else self.trace, listener=on_event)
         self._noise_rng = self._rng("noise")
 
-        bar = progress_bar(len(schedule), "card") if progress else None
+        bar = progress_bar(len(schedule), "card", show=progress)
         with one_blas_thread():
             result = self._train(light, schedule, epoch_of, label_index, code, rack, trace, env, bar)
-        if bar is not None:
-            bar.close()
+        bar.close()
         self._check_lms_step(result.history)
         self.rack_ = rack
         self._fitted_for = (self.spec, self.seed, self.noise_seed)
@@ -308,13 +307,12 @@ class MarkI:
         """The fast ideal path where it applies, else the event simulation."""
         if self.fast and self.spec.is_ideal and self.spec.trainer.rule == "alpha" and not trace.full and env is None:
             result = self._fit_ideal(light, schedule, epoch_of, label_index, code, rack, trace)
-            if bar is not None:
-                bar.update(len(schedule))
+            bar.update(len(schedule))
         else:
             result = simulate(spec=self.spec, retina=self.retina, patchboard=self.patchboard, rack=rack, light=light,
                               order=schedule, epoch_of=epoch_of, label_index=label_index,
                               code=code, noise_rng=self._noise_rng,
-                              trace=trace, env=env, progress=bar.update if bar else None)
+                              trace=trace, env=env, progress=bar.update)
         return result
 
     def _prepare(self, cards, labels, epochs=None, order=None) -> SimpleNamespace:

@@ -99,12 +99,11 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     s_units = np.asarray(machine.sense(cards), dtype=bool).reshape(len(cards), rows, cols)
     from .runs import progress_bar
 
-    bar = progress_bar(len(cards) + 1, "card") if progress else None
+    bar = progress_bar(len(cards) + 1, "card", show=progress)
     s_alone = np.zeros_like(s_units)
     for i, c in enumerate(cards):                  # each card alone, on a dark-adapted retina
         s_alone[i] = np.asarray(machine.sense(c[None]), dtype=bool).reshape(rows, cols)
-        if bar is not None:
-            bar.update(1)
+        bar.update(1)
     strays = s_units & ~s_alone                    # fire only after the cards before them
     s_rgb = np.ones(s_units.shape + (3,))
     s_rgb[s_units] = 0.0
@@ -161,8 +160,7 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     fig.text(0.6 / width, key_h / height, key, ha="left", va="top", fontsize=7, wrap=True)
     if out is not None:
         _save_atomic(fig, out, dpi=110)
-    if bar is not None:
-        bar.close()
+    bar.close()
     return fig
 
 
@@ -1037,7 +1035,7 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     board = full.patchboard
     n_a = board.n_associators
 
-    bar = progress_bar(len(frames_at), "frame") if progress else None
+    bar = progress_bar(len(frames_at), "frame", show=progress)
     fits: dict[int, np.ndarray] = {n_pres: full.weights_}
 
     def wipers(p):
@@ -1052,8 +1050,7 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
         states.append((wipers(p - 1), wipers(p)))
         for old in [q for q in fits if q < p - 1]:
             del fits[old]
-        if bar is not None:
-            bar.update(0.5)
+        bar.update(0.5)
     s_units = np.asarray(full.sense(cards[schedule[:frames_at[-1]]]), dtype=bool)
     a_units = np.asarray(full.associate(s_units), dtype=bool)
     illum = np.asarray(full.retina.illuminance(cards))
@@ -1175,11 +1172,9 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
         fig.canvas.draw()
         rgba = np.asarray(fig.canvas.buffer_rgba())
         frames.append(Image.fromarray(np.ascontiguousarray(rgba[..., :3])))
-        if bar is not None:
-            bar.update(0.5)
+        bar.update(0.5)
         last = fig
-    if bar is not None:
-        bar.close()
+    bar.close()
     with atomic_path(out) as tmp:
         frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:], duration=int(duration),
                        loop=0)

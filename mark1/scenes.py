@@ -767,10 +767,8 @@ class Scene:
             cards[lo:hi] = part
             for k, v in variation.items():
                 parts.setdefault(k, []).append(np.asarray(v))
-            if bar is not None:
-                bar.update(hi - lo)
-        if bar is not None:
-            bar.close()
+            bar.update(hi - lo)
+        bar.close()
         return cards, {k: np.concatenate(v) for k, v in parts.items()}
 
     def _folder(self, st: StimulusSettings, load: bool = False):

@@ -259,16 +259,23 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
             return True
 
     monkeypatch.delenv("CI", raising=False)
-    monkeypatch.setattr(sys, "stderr", io.StringIO())
-    assert progress_bar(10, "card") is None                      # a log file or a pipe
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    quiet = progress_bar(10, "card")                             # a log file or a pipe
+    quiet.update(10)
+    quiet.close()
+    assert log.getvalue() == ""
     monkeypatch.setattr(sys, "stderr", Terminal())
     bar = progress_bar(10, "card")
-    assert bar is not None
     bar.update(10)
     bar.close()
     assert "card" in sys.stderr.getvalue()
+    off = Terminal()
+    monkeypatch.setattr(sys, "stderr", off)
+    progress_bar(10, "card", show=False).update(10)              # asked for none
     monkeypatch.setenv("CI", "true")
-    assert progress_bar(10, "card") is None                      # CI logs stay clean
+    progress_bar(10, "card").update(10)                          # CI logs stay clean
+    assert off.getvalue() == ""
 
 
 def _run_cli(args, tmp_path, *, terminal: bool) -> str:

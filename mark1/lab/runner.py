@@ -247,7 +247,7 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], *, executor: Executor | None =
                     todo.append(i)
                 else:
                     results[i] = rec
-    bar = progress_bar(len(todo), progress) if progress else None
+    bar = progress_bar(len(todo), progress or "", show=bool(progress))
 
     def finished(i, result):
         results[i] = result
@@ -255,8 +255,7 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], *, executor: Executor | None =
             records.save(keys[i], result)
         if on_done is not None:
             on_done(i, result)
-        if bar is not None:
-            bar.update(1)
+        bar.update(1)
 
     try:
         if executor is None:
@@ -276,8 +275,7 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], *, executor: Executor | None =
                         fut.cancel()
                 raise
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     return results
 
 

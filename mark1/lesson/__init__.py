@@ -124,13 +124,12 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
 
     rack.plan, rack.apply = recording_plan, recording_apply
     trace = Trace("full", listener=listen)
-    bar = progress_bar(len(schedule), "card") if progress else None
+    bar = progress_bar(len(schedule), "card", show=progress)
     result = simulate(spec=spec, retina=retina, patchboard=board, rack=rack, light=retina.light(deck),
                       order=schedule, epoch_of=epoch_of, label_index=label_index, code=code,
                       noise_rng=machine._rng("noise"), trace=trace,
-                      progress=bar.update if bar else None)
-    if bar is not None:
-        bar.close()
+                      progress=bar.update)
+    bar.close()
     hist = result.history
 
     s_states, phi = _sensed(machine, deck, schedule, hist)
@@ -269,15 +268,13 @@ def _figure_data_url(fig) -> str:
 def device_images(spec, progress: bool = False) -> dict:
     """The rack and photocell response plots of ``spec`` as data URLs."""
     from ..device import photocell_figure, photocell_response, rack_figure, rack_response
-    bar = progress_bar(2, "plot") if progress else None
+    bar = progress_bar(2, "plot", show=progress)
     images = {}
     for name, response, figure in (("rack", rack_response, rack_figure),
                                    ("photocell", photocell_response, photocell_figure)):
         images[name] = _figure_data_url(figure(response(spec)))
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
+        bar.update(1)
+    bar.close()
     return images
 
 
