@@ -148,10 +148,10 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     fig.suptitle(f"{scene.name} — training cards (seed {seed}) and what the retina makes of them",
                  fontsize=9)
     rs = machine.spec.retina
-    key = (f"card: reflectance, white paper = 1.   light on cells: relative to paper white under the lamps"
+    key = ("card: reflectance, white paper = 1.   light on cells: relative to paper white under the lamps"
            + (f" (up to {rs.uneven_lighting:.0%} dimmer towards the edges)" if machine.spec.is_on("lens") else "")
            + f".\nS-units: black = firing; an S-unit fires where its light is below {rs.threshold:g} of paper "
-           f"white (ink).")
+           "white (ink).")
     if strays.any():
         key += (f"\nred = fires only because of the cards shown before ({int(strays.sum())} on this sheet): "
                 f"a cell lit by earlier cards is light-adapted (reads up to {rs.history_ratio:g}× the resistance), "
@@ -1061,7 +1061,6 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     correct = np.asarray(hist["correct"], dtype=float)
     window = n
     running = np.array([correct[max(0, i + 1 - window):i + 1].mean() for i in range(n_pres)])
-    unit_labels = _unit_labels(full)
     rows, cols = board.retina_shape
     targets = np.asarray(code.targets, dtype=float)                 # (classes, units) in ±1
 
