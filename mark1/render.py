@@ -290,6 +290,7 @@ def _finish_mask(a: np.ndarray, k: int, setting: str, what: str) -> Mask:
 
 @functools.lru_cache(maxsize=64)
 def _load_font(font: str, px: int):
+    font = font_file(font)                       # "matplotlib:NAME" means a file too
     if font == "default":
         try:
             return ImageFont.load_default(size=px)
@@ -304,7 +305,7 @@ def _load_font(font: str, px: int):
 
 
 def check_font(font: str) -> None:
-    """Raise :class:`RenderError` unless ``font`` ("default" or a path) can be loaded."""
+    """Raise :class:`RenderError` unless ``font`` ("default", ``"matplotlib:NAME"`` or a path) can be loaded."""
     _load_font(font, 20)
 
 

@@ -287,3 +287,12 @@ def test_contact_sheet_writes_atomically(tmp_path):
     assert len(fig.axes) == 2 * 2 * 3                                  # 2 classes x 2 cards x 3 panels
     with pytest.raises(ValueError):
         contact_sheet(scene, per_class=0)
+
+
+def test_a_matplotlib_face_is_a_font_everywhere_a_font_is_taken():
+    face = "matplotlib:DejaVuSerif.ttf"
+    R.check_font(face)
+    assert R.missing_characters("E", face) == []
+    assert np.array_equal(R.glyph_mask("E", face, size=20).array, R.glyph_mask("E", R.font_file(face), size=20).array)
+    with pytest.raises(R.RenderError, match="font"):
+        R.check_font("matplotlib:NoSuchFace.ttf")
