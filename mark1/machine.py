@@ -102,6 +102,9 @@ class MarkI:
     machine_time_ : float
         Seconds of machine time the training took.
     trace_ : Trace
+    read_sums_ : array (n_presentations, n_units) or None
+        With ``trace="full"``, each R-unit's sum as the trainer read it (noise
+        included) at each presentation; None otherwise.
     mistakes_per_epoch_ : array (epochs,)
         Presentations answered wrongly in each epoch.
     """
@@ -299,6 +302,7 @@ class MarkI:
         self.history_ = result.history
         self.machine_time_ = result.machine_time
         self.trace_ = result.trace
+        self.read_sums_ = result.sums
         self.mistakes_per_epoch_ = result.mistakes_per_epoch
         self.waited_ = result.waited
         return self

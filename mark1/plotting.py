@@ -953,15 +953,6 @@ def _animation_frames(n_presentations: int, first: int, every: int) -> np.ndarra
     return p[p >= max(first, 1)]
 
 
-def _read_sums(trace, n_pres: int, n_units: int) -> np.ndarray:
-    """The R-unit sums the trainer read at each presentation, from a full trace's "R read"."""
-    sums = np.zeros((n_pres, n_units))
-    for _, event, p, detail in trace:
-        if event == "R read":
-            sums[p] = [float(v) for v in detail.split(";")[0].removeprefix("sums ").split()]
-    return sums
-
-
 def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 1, every: int = 1,
                        duration: int = 400, dpi: int = 100, progress: bool = False) -> Figure:
     """An animated GIF of the machine learning, every stage of one presentation per frame.
@@ -1031,7 +1022,7 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     hist = full.history_
     code = full.code_
     n_units = code.n_units
-    sums = _read_sums(full.trace_, n_pres, n_units)
+    sums = full.read_sums_
     board = full.patchboard
     n_a = board.n_associators
 

@@ -195,6 +195,7 @@ class RunResult:
     trace: Trace
     mistakes_per_epoch: np.ndarray
     waited: float = 0.0
+    sums: np.ndarray | None = None          # (n, n_units) the sums read, with a full trace
 
 
 def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack: PotentiometerRack,
@@ -254,6 +255,8 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     units_erred = np.zeros(n, np.int16)
     pots_moved = np.zeros(n, np.int32)
     start = np.zeros(n)
+    # with a full trace, the sums the trainer read, as numbers (the trace's text rounds them)
+    read_sums = np.full((n, targets.shape[1]), np.nan) if full else None
     noise = _NoiseStream(noise_rng, targets.shape[1]) if spec.rack.wiper_noise > 0 else None
     mask = rack.mask
     phi_bool = np.ones(mask.shape[1], dtype=bool)
@@ -354,6 +357,7 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
             start[p:q + 1] = clock.card_change(np.arange(p, q + 1))
             acts = not error_driven or bool(seg.any_err[k1 - 1])
             if full:                                  # one card per step here: q == p
+                read_sums[q] = seg.sums[k1 - 1]
                 _log_presentation(trace, q, float(start[q]), tm, order[q], pipeline, seg.sums[k1 - 1],
                                   code.classes[response[q]], code.classes[labels[q]])
             if not acts:
@@ -421,7 +425,7 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     hist["start"] = start
     hist["s_active"] = pipeline.s_active
     hist["a_active"] = pipeline.a_active
-    return finish(hist, env.now, trace, waited)
+    return finish(hist, env.now, trace, waited, read_sums)
 
 
 def _read_at(tm) -> float:
@@ -640,7 +644,8 @@ def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_drive
     return m, busy_until, t_ref, False
 
 
-def finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float) -> RunResult:
+def finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float,
+           sums: np.ndarray | None = None) -> RunResult:
     """Per-epoch mistakes and the trace summary of a finished run."""
     wrong = ~hist["correct"]
     n_epochs = int(hist["epoch"].max()) + 1 if len(hist) else 0
@@ -655,7 +660,7 @@ def finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float) -
             "machine time s": machine_time,
         }
     return RunResult(history=hist, machine_time=machine_time, trace=trace,
-                     mistakes_per_epoch=mistakes, waited=waited)
+                     mistakes_per_epoch=mistakes, waited=waited, sums=sums)
 
 
 def _log_presentation(trace, p, t0, tm, card, pipeline, sums, response, label):

@@ -454,3 +454,18 @@ def test_jumping_to_the_next_reinforcement_gives_the_card_by_card_history(seed, 
         n = len(jump.history_)
         waits = int(np.count_nonzero(np.diff(jump.history_["start"]) > spec.timing.period * (1 + 1e-9)))
         assert jump_env.events <= 2 * waits + n // 8 + 5
+
+
+def test_a_full_trace_keeps_the_sums_the_trainer_read():
+    cards, labels = make_cards(12, np.random.default_rng(0), shapes=("x", "box", "bar"))
+    full = MarkI(spec=specs.SMALL, seed=0, trace="full").fit(cards, labels, epochs=2)
+    off = MarkI(spec=specs.SMALL, seed=0, trace="off").fit(cards, labels, epochs=2)
+    assert off.read_sums_ is None
+    sums = full.read_sums_
+    assert sums.shape == (24, full.code_.n_units) and np.isfinite(sums).all()
+    assert np.array_equal(full.code_.decode(sums), full.history_["response"])        # the answers came from them
+    t = full.code_.targets[full.history_["label"]]
+    assert np.array_equal((t * sums <= full.code_.tie).sum(axis=1)[full.history_["pots_moved"] > 0],
+                          full.history_["units_erred"][full.history_["pots_moved"] > 0])
+    logged = [d for _, e, _, d in full.trace_ if e == "R read"]
+    assert logged[5].startswith("sums " + " ".join(f"{v:+.4g}" for v in sums[5]))   # the trace rounds them

@@ -100,8 +100,7 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         if event == "reinforce":
             reinforced[0] = p
         elif event == "R read":
-            sums = detail.split(";")[0].removeprefix("sums ").split()
-            reads[p] = (t, rack.positions(t), sums)
+            reads[p] = (t, rack.positions(t))
         elif event in ("motors start", "motors queued", "motors stop"):
             motors.setdefault(p, []).append(t)
 
@@ -137,15 +136,16 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     sigma = spec.rack.wiper_noise
     pres = []
     for p, row in enumerate(hist):
-        t_read, pos, sums_text = reads[p]
+        t_read, pos = reads[p]
+        read = result.sums[p]
+        sums_text = [f"{v:+.4g}" for v in read]                     # as the trace writes them
         entry = _presentation(p, row, t_read, pos, sums_text, x[p], s_states[p], rack.mask,
                               by_pres.get(p, []), motors.get(p, []))
         # the read sums are the machine's; the wipers we read must account for them
         clean = np.array(entry["clean"])
-        logged = np.array([float(v) for v in sums_text])
         active = (x[p][None, :] * rack.mask).sum(axis=1)
-        slack = 6 * sigma * np.sqrt(active) + 5e-4 * np.maximum(np.abs(logged), 1e-3) + 1e-9
-        if np.any(np.abs(logged - clean) > slack):
+        slack = 6 * sigma * np.sqrt(active) + 1e-9 * (1.0 + np.abs(read))     # read noise; rounding
+        if np.any(np.abs(read - clean) > slack):
             raise RuntimeError(f"lesson: presentation {p}: wiper positions read give sums {clean.tolist()}, "
                                f"the machine read {sums_text}")
         pres.append(entry)
@@ -210,8 +210,8 @@ def _presentation(p, row, t_read, pos, sums_text, x, s, mask, planned, motor_tim
     ``ok``, ``t`` card change and ``tr`` read time (s), ``s`` S-units lit (hex, row-major
     bits), ``a`` A-units lit, ``w`` per R-unit the wiper positions of the pots of the lit
     A-units then the bias pot (None where the topology has no pot; in 1/QUANTUM full
-    scale), ``clean`` their sums, ``sums`` the sums the machine read (its trace, 4
-    significant digits, with read noise), ``mv`` the pots commanded (unit, pot, then in
+    scale), ``clean`` their sums, ``sums`` the sums the machine read (as its trace
+    writes them, 4 significant digits, with read noise), ``mv`` the pots commanded (unit, pot, then in
     1/QUANTUM full scale or seconds: command, before, after, backlash time, run time),
     ``m0``/``m1`` motors start and stop (s), ``wait`` s the next card waited.
     """
