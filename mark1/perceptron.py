@@ -62,7 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-__all__ = ["ErrorCorrectionResult", "train_error_correction", "averaged_weights"]
+__all__ = ["ErrorCorrectionResult", "train_error_correction", "averaged_weights", "sparse_sums"]
 
 #: Elements (rows * features) of a gathered window of upcoming cards.
 _WINDOW_ELEMENTS = 1 << 20
@@ -489,6 +489,29 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True, 
 
 
 @njit(cache=True)
+def sparse_sums(X, row, WT, active, out):
+    """``out[u] = sum_i X[row, i] * WT[i, u]`` over the nonzero features; their count.
+
+    The compiled sums of the package (the card-by-card core here, the analog machine's
+    reads of resting wipers): each unit's products added in feature order, skipping
+    zero features, the units side by side (independent chains). ``X`` (n, d), ``WT``
+    (>= d, k), ``active`` (>= d,) int scratch that receives the nonzero features'
+    indices, ``out`` (k,).
+    """
+    n_act = 0
+    for i in range(X.shape[1]):             # the nonzero features, without a branch
+        active[n_act] = i
+        n_act += X[row, i] != 0.0
+    out[:] = 0.0
+    for a in range(n_act):
+        i = active[a]
+        v = X[row, i]
+        for u in range(len(out)):
+            out[u] += v * WT[i, u]
+    return n_act
+
+
+@njit(cache=True)
 def _card_by_card(X, T, cards, W, d, bias, rec, err, tie, mode, eta, counts, stop, stop_at, m,
                   win_lo, last, gap, quiet):
     """The naive loop of the module docstring over a window's rows, compiled.
@@ -515,16 +538,7 @@ def _card_by_card(X, T, cards, W, d, bias, rec, err, tie, mode, eta, counts, sto
         if p - last > quiet:
             break
         c = cards[j]
-        n_act = 0
-        for i in range(d):                  # the nonzero features, without a branch
-            active[n_act] = i
-            n_act += X[c, i] != 0.0
-        s[:] = 0.0
-        for a in range(n_act):
-            i = active[a]
-            v = X[c, i]
-            for u in range(k):
-                s[u] += v * WT[i, u]
+        sparse_sums(X, c, WT, active, s)
         wrong = False
         for u in range(k):
             if bias:

@@ -42,6 +42,7 @@ from numba import njit
 
 from .atomic import atomic_path
 from .patchboard import Patchboard, with_bias
+from .perceptron import sparse_sums
 from .potentiometers import PotentiometerRack, apply_pot, plan_pot
 from .retina import Retina, RetinaState
 from .rules import GAMMA, RULE_CODES, RULES, command_into, erring
@@ -532,23 +533,12 @@ def _decay(t, t_ref, rate):
 
 @njit(cache=True)
 def _resting_sum(x, k, p_to, active, acc):
-    """Each unit's sum of resting wiper positions (stored, before decay) times row ``k`` of
-    ``x`` (m, n_in), into ``acc`` (n_units,); the indices of the active inputs into
-    ``active``; returns how many. The products are added in input order, the units side
-    by side (independent chains): every path that reads wipers at rest adds this way,
-    so they agree bit for bit."""
-    n_in = x.shape[1]
-    n_act = 0
-    for i in range(n_in):                       # the active inputs, without a branch
-        active[n_act] = i
-        n_act += x[k, i] != 0.0
-    acc[:] = 0.0
-    for a in range(n_act):
-        i = active[a]
-        xi = x[k, i]
-        for u in range(len(acc)):
-            acc[u] += p_to[u * n_in + i] * xi
-    return n_act
+    """Each unit's sum of resting wiper positions ``p_to`` (the rack's stored positions,
+    flat, before decay) times row ``k`` of ``x`` (m, n_in), into ``acc`` (n_units,); the
+    active inputs' indices into ``active``; returns how many. Every path that reads
+    wipers at rest adds this way (:func:`mark1.perceptron.sparse_sums`), so they agree
+    bit for bit."""
+    return sparse_sums(x, k, p_to.reshape(len(acc), x.shape[1]).T, active, acc)
 
 
 @njit(cache=True)
