@@ -7,6 +7,10 @@ weight +1 and ``inhibitory`` inputs of weight -1 from distinct S-units, no S-uni
 feeding more than ``fan_out`` A-units. An A-unit fires when its net input
 (active excitatory minus active inhibitory) reaches ``a_threshold``.
 
+Each S-unit feeds only a few A-units (``fan_out`` at most), so the A-units' net inputs
+are tallied from the fan-out lists of the S-units that fire (a compiled loop), not by a
+dense product over every socket.
+
 The wiring chart is a plain CSV file, one connection per line, that can be saved,
 edited by hand and loaded back.
 """
@@ -17,6 +21,7 @@ import os
 import stat
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from .atomic import write_text
@@ -26,6 +31,23 @@ __all__ = ["Patchboard", "with_bias"]
 
 _HEADER = "a_unit,s_row,s_col,sign"
 _MAX_CHART_BYTES = 100_000_000     # 1e6 A-units x 15 connections of ~12 bytes; more is not a chart
+
+
+@numba.njit(cache=True)
+def _tally(s_states, first, a_unit, sign, net):
+    """Net input of every A-unit: ``net[k, a]`` = sum of ``sign`` over the active S-units' sockets.
+
+    ``s_states`` (n, n_s) bool; S-unit ``i`` feeds ``a_unit[first[i]:first[i + 1]]``
+    with ``sign`` +1/-1 (int); writes ``net`` (n, n_a) int.
+    """
+    n, n_s = s_states.shape
+    for k in range(n):
+        row = net[k]
+        row[:] = 0
+        for i in range(n_s):
+            if s_states[k, i]:
+                for p in range(first[i], first[i + 1]):
+                    row[a_unit[p]] += sign[p]
 
 
 class Patchboard:
@@ -47,7 +69,11 @@ class Patchboard:
         if self.connections.shape[0] != self.retina_shape[0] * self.retina_shape[1]:
             raise ValueError(f"connections: expected {self.retina_shape[0] * self.retina_shape[1]} rows "
                              f"(one per S-unit), got {self.connections.shape[0]}")
-        self._matrix = self.connections.astype(np.float32)
+        # fan-out lists: S-unit i feeds A-units a_unit[first[i]:first[i + 1]] with sign[...]
+        s_idx, a_idx = np.nonzero(self.connections)
+        self._first = np.searchsorted(s_idx, np.arange(self.connections.shape[0] + 1)).astype(np.int64)
+        self._a_unit = a_idx.astype(np.int64)
+        self._sign = self.connections[s_idx, a_idx].astype(np.int32)
 
     @property
     def n_sensors(self) -> int:
@@ -93,10 +119,17 @@ class Patchboard:
     # -- A-units ----------------------------------------------------------------------
     def net_input(self, s_states: np.ndarray) -> np.ndarray:
         """Active excitatory minus active inhibitory inputs: array (n, n_a) float32."""
+        return self._net(s_states).astype(np.float32)
+
+    def _net(self, s_states: np.ndarray) -> np.ndarray:
+        """Net inputs as int32 (n, n_a), from S-unit states (n, n_s) bool (or 0/1)."""
         s = np.asarray(s_states)
         if s.ndim != 2 or s.shape[1] != self.n_sensors:
             raise ValueError(f"S: expected S-unit states of shape (n, {self.n_sensors}), got {s.shape}")
-        return s.astype(np.float32) @ self._matrix
+        s = np.ascontiguousarray(s if s.dtype == bool else s != 0)
+        net = np.empty((len(s), self.n_associators), np.int32)
+        _tally(s, self._first, self._a_unit, self._sign, net)
+        return net
 
     def associate(self, s_states: np.ndarray) -> np.ndarray:
         """A-unit outputs φ for S-unit states.
@@ -109,7 +142,7 @@ class Patchboard:
         -------
         array of shape (n, n_a) bool
         """
-        return self.net_input(s_states) >= self.a_threshold
+        return self._net(s_states) >= self.a_threshold
 
     # -- the wiring chart -------------------------------------------------------------
     def save(self, path: str | os.PathLike) -> None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conftest import make_cards, white_cards
 from mark1 import MarkI, specs
-from mark1.retina import Retina, RetinaState, affine_scan, area_average_matrix
+from mark1.retina import Retina, RetinaState, area_average_matrix
 from mark1.specs import RetinaSpec
 
 E1 = 1.0 - math.exp(-1.0)
