@@ -7,9 +7,9 @@ weight +1 and ``inhibitory`` inputs of weight -1 from distinct S-units, no S-uni
 feeding more than ``fan_out`` A-units. An A-unit fires when its net input
 (active excitatory minus active inhibitory) reaches ``a_threshold``.
 
-Each S-unit feeds only a few A-units (``fan_out`` at most), so the A-units' net inputs
-are tallied from the fan-out lists of the S-units that fire (a compiled loop), not by a
-dense product over every socket.
+The A-units' net inputs are tallied from the wiring rows of the S-units that fire (a
+compiled loop; a card darkens a small part of the retina), not by a product over every
+socket.
 
 The wiring chart is a plain CSV file, one connection per line, that can be saved,
 edited by hand and loaded back.
@@ -34,20 +34,34 @@ _MAX_CHART_BYTES = 100_000_000     # 1e6 A-units x 15 connections of ~12 bytes; 
 
 
 @numba.njit(cache=True)
-def _tally(s_states, first, a_unit, sign, net):
-    """Net input of every A-unit: ``net[k, a]`` = sum of ``sign`` over the active S-units' sockets.
+def _tally(s_states, connections, threshold, net, phi):
+    """Net input of each A-unit: the sum of the wiring rows of the S-units that fire.
 
-    ``s_states`` (n, n_s) bool; S-unit ``i`` feeds ``a_unit[first[i]:first[i + 1]]``
-    with ``sign`` +1/-1 (int); writes ``net`` (n, n_a) int.
+    ``s_states`` (n, n_s) bool, ``connections`` (n_s, n_a) int8. Writes the net inputs
+    into ``net`` (n, n_a) and whether they reach ``threshold`` into ``phi`` (n, n_a)
+    bool; either may have 0 rows (not wanted). Work grows with the S-units that fire,
+    not with every socket.
     """
     n, n_s = s_states.shape
+    n_a = connections.shape[1]
+    acc = np.empty(n_a, np.int32)
+    active = np.empty(n_s, np.int64)
     for k in range(n):
-        row = net[k]
-        row[:] = 0
-        for i in range(n_s):
-            if s_states[k, i]:
-                for p in range(first[i], first[i + 1]):
-                    row[a_unit[p]] += sign[p]
+        count = 0
+        for i in range(n_s):                 # list the S-units that fire (no branch per unit)
+            active[count] = i
+            count += s_states[k, i]
+        acc[:] = 0
+        for p in range(count):
+            row = connections[active[p]]
+            for a in range(n_a):
+                acc[a] += row[a]
+        if len(net):
+            for a in range(n_a):
+                net[k, a] = acc[a]
+        if len(phi):
+            for a in range(n_a):
+                phi[k, a] = acc[a] >= threshold
 
 
 class Patchboard:
@@ -64,16 +78,12 @@ class Patchboard:
 
     def __init__(self, connections: np.ndarray, retina_shape: tuple[int, int], a_threshold: int):
         self.connections = np.asarray(connections, dtype=np.int8)
+        self._wiring = self.connections.copy(order="C")      # as plugged at construction
         self.retina_shape = tuple(retina_shape)
         self.a_threshold = int(a_threshold)
         if self.connections.shape[0] != self.retina_shape[0] * self.retina_shape[1]:
             raise ValueError(f"connections: expected {self.retina_shape[0] * self.retina_shape[1]} rows "
                              f"(one per S-unit), got {self.connections.shape[0]}")
-        # fan-out lists: S-unit i feeds A-units a_unit[first[i]:first[i + 1]] with sign[...]
-        s_idx, a_idx = np.nonzero(self.connections)
-        self._first = np.searchsorted(s_idx, np.arange(self.connections.shape[0] + 1)).astype(np.int64)
-        self._a_unit = a_idx.astype(np.int64)
-        self._sign = self.connections[s_idx, a_idx].astype(np.int32)
 
     @property
     def n_sensors(self) -> int:
@@ -119,16 +129,9 @@ class Patchboard:
     # -- A-units ----------------------------------------------------------------------
     def net_input(self, s_states: np.ndarray) -> np.ndarray:
         """Active excitatory minus active inhibitory inputs: array (n, n_a) float32."""
-        return self._net(s_states).astype(np.float32)
-
-    def _net(self, s_states: np.ndarray) -> np.ndarray:
-        """Net inputs as int32 (n, n_a), from S-unit states (n, n_s) bool (or 0/1)."""
-        s = np.asarray(s_states)
-        if s.ndim != 2 or s.shape[1] != self.n_sensors:
-            raise ValueError(f"S: expected S-unit states of shape (n, {self.n_sensors}), got {s.shape}")
-        s = np.ascontiguousarray(s if s.dtype == bool else s != 0)
-        net = np.empty((len(s), self.n_associators), np.int32)
-        _tally(s, self._first, self._a_unit, self._sign, net)
+        s = self._check_states(s_states)
+        net = np.empty((len(s), self.n_associators), np.float32)
+        _tally(s, self._wiring, self.a_threshold, net, np.empty((0, 0), bool))
         return net
 
     def associate(self, s_states: np.ndarray) -> np.ndarray:
@@ -142,7 +145,17 @@ class Patchboard:
         -------
         array of shape (n, n_a) bool
         """
-        return self._net(s_states) >= self.a_threshold
+        s = self._check_states(s_states)
+        phi = np.empty((len(s), self.n_associators), bool)
+        _tally(s, self._wiring, self.a_threshold, np.empty((0, 0), np.float32), phi)
+        return phi
+
+    def _check_states(self, s_states) -> np.ndarray:
+        """S-unit states as a C-ordered bool array (n, n_s); nonzero counts as firing."""
+        s = np.asarray(s_states)
+        if s.ndim != 2 or s.shape[1] != self.n_sensors:
+            raise ValueError(f"S: expected S-unit states of shape (n, {self.n_sensors}), got {s.shape}")
+        return np.ascontiguousarray(s if s.dtype == bool else s != 0)
 
     # -- the wiring chart -------------------------------------------------------------
     def save(self, path: str | os.PathLike) -> None:
