@@ -34,17 +34,17 @@ _MAX_CHART_BYTES = 100_000_000     # 1e6 A-units x 15 connections of ~12 bytes; 
 
 
 @numba.njit(cache=True)
-def _tally(s_states, connections, threshold, net, phi):
+def _tally(s_states, connections, threshold, acc, net, phi):
     """Net input of each A-unit: the sum of the wiring rows of the S-units that fire.
 
-    ``s_states`` (n, n_s) bool, ``connections`` (n_s, n_a) int8. Writes the net inputs
-    into ``net`` (n, n_a) and whether they reach ``threshold`` into ``phi`` (n, n_a)
-    bool; either may have 0 rows (not wanted). Work grows with the S-units that fire,
-    not with every socket.
+    ``s_states`` (n, n_s) bool, ``connections`` (n_s, n_a) int8; ``acc`` (n_a,) an
+    integer buffer wide enough for ``n_s`` (int16 holds up to 32767: twice the SIMD
+    lanes of int32). Writes the net inputs into ``net`` (n, n_a) and whether they reach
+    ``threshold`` into ``phi`` (n, n_a) bool; either may have 0 rows (not wanted). Work
+    grows with the S-units that fire, not with every socket.
     """
     n, n_s = s_states.shape
     n_a = connections.shape[1]
-    acc = np.empty(n_a, np.int32)
     active = np.empty(n_s, np.int64)
     for k in range(n):
         count = 0
@@ -131,7 +131,7 @@ class Patchboard:
         """Active excitatory minus active inhibitory inputs: array (n, n_a) float32."""
         s = self._check_states(s_states)
         net = np.empty((len(s), self.n_associators), np.float32)
-        _tally(s, self._wiring, self.a_threshold, net, np.empty((0, 0), bool))
+        _tally(s, self._wiring, self.a_threshold, self._accumulator(), net, np.empty((0, 0), bool))
         return net
 
     def associate(self, s_states: np.ndarray) -> np.ndarray:
@@ -147,8 +147,12 @@ class Patchboard:
         """
         s = self._check_states(s_states)
         phi = np.empty((len(s), self.n_associators), bool)
-        _tally(s, self._wiring, self.a_threshold, np.empty((0, 0), np.float32), phi)
+        _tally(s, self._wiring, self.a_threshold, self._accumulator(), np.empty((0, 0), np.float32), phi)
         return phi
+
+    def _accumulator(self) -> np.ndarray:
+        """Scratch row for :func:`_tally`: a net input lies within ±n_s."""
+        return np.empty(self.n_associators, np.int16 if self.n_sensors < 2**15 else np.int32)
 
     def _check_states(self, s_states) -> np.ndarray:
         """S-unit states as a C-ordered bool array (n, n_s); nonzero counts as firing."""
