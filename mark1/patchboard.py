@@ -51,7 +51,8 @@ def _tally(s_states, connections, threshold, acc, net, phi):
         for i in range(n_s):                 # list the S-units that fire (no branch per unit)
             active[count] = i
             count += s_states[k, i]
-        acc[:] = 0
+        for a in range(n_a):
+            acc[a] = 0
         for p in range(count):
             row = connections[active[p]]
             for a in range(n_a):

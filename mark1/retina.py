@@ -109,7 +109,8 @@ def _imaging(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_ban
     for k in range(n):
         card = cards[k]
         for r in range(rows):
-            strip[:] = 0.0
+            for x in range(w):
+                strip[x] = 0.0
             for y in range(rows_band[r, 0], rows_band[r, 1]):
                 weight = rows_avg[r, y]
                 for x in range(w):
@@ -117,13 +118,15 @@ def _imaging(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_ban
             for x in range(w):
                 strip_t[x, r] = strip[x]
         for c in range(cols):
-            sharp_t[c, :] = 0.0
+            for r in range(rows):
+                sharp_t[c, r] = 0.0
             for x in range(cols_band[c, 0], cols_band[c, 1]):
                 weight = cols_avg[c, x]
                 for r in range(rows):
                     sharp_t[c, r] += weight * strip_t[x, r]
         for c in range(cols):
-            half_t[c, :] = 0.0
+            for r in range(rows):
+                half_t[c, r] = 0.0
             for q in range(blur_c_band[c, 0], blur_c_band[c, 1]):
                 weight = blur_c[c, q]
                 for r in range(rows):
@@ -133,7 +136,8 @@ def _imaging(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_ban
                 half[r, c] = half_t[c, r]
         for r in range(rows):
             o = out[k, r]
-            o[:] = 0.0
+            for c in range(cols):
+                o[c] = 0.0
             for q in range(blur_r_band[r, 0], blur_r_band[r, 1]):
                 weight = blur_r[r, q]
                 for c in range(cols):
@@ -218,10 +222,11 @@ def _exposure(light, steady, lit, fast0, slow0, history0, card_change, settle, r
     a_settle = math.exp(-settle / rise_time)
     w_fast = (1.0 - slow_fraction) * d_fast                # share of each at lamps-on
     w_slow = slow_fraction * d_slow
-    history[0] = history0
-    if dynamics:
-        fast[0] = fast0
-        slow[0] = slow0
+    for j in range(m):                   # (element loops: a slice assignment costs seconds to compile)
+        history[0, j] = history0[j]
+        if dynamics:
+            fast[0, j] = fast0[j]
+            slow[0, j] = slow0[j]
     for i in range(n):
         a_lit = math.exp(-lit[i] / rise_time)
         c_fast, c_slow, rise = a_lit * d_fast, a_lit * d_slow, 1.0 - a_lit
