@@ -4,7 +4,8 @@ against the previous numpy method measured in the same run.
     python benchmarks/bench_sensing.py [--cards 10000] [--repeat 5]
 
 The workload (issue 10): rendered digit cards of 8 classes, 60 × 60 px (a deck this
-large comes from the scene as uint8 reflectance × 255; ``--float`` converts it), MARK_I with every non-ideality on, all cards exposed in one block at the
+large comes from the scene as uint8 reflectance × 255; ``--float`` converts it to
+float64), MARK_I with every non-ideality on, all cards exposed in one block at the
 nominal timing, BLAS held to one thread. For each part (``Retina.light``,
 ``Retina.steady_signal``, ``Retina.expose``, ``Retina.fire``, ``Patchboard.associate``)
 it prints the best CPU time of ``--repeat`` calls, ours and the reference's, and the

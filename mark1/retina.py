@@ -238,7 +238,7 @@ def _exposure(light, steady, lit, fast0, slow0, history0, card_change, settle, r
                 target = target / (1.0 + (history_ratio - 1.0) * (d_hist * history[i, j]))
                 history[i + 1, j] = c_hist * history[i, j] + soak * light[i, j]
             else:
-                history[i + 1, j] = 0.0
+                history[i + 1, j] = 0.0          # not tracked without the effect
             if dynamics:
                 # both components rise towards the same target with the same time constant
                 at_lamps_on = w_fast * fast[i, j] + w_slow * slow[i, j]
@@ -297,7 +297,8 @@ class Retina:
         self.spec = spec
         rows, cols = spec.shape
         self.n_cells = rows * cols
-        self.sensitivity = np.ones(self.n_cells) if sensitivity is None else np.ascontiguousarray(sensitivity, float)
+        self.sensitivity = (np.ones(self.n_cells) if sensitivity is None
+                            else np.ascontiguousarray(sensitivity, dtype=float))
         if self.sensitivity.shape != (self.n_cells,):
             raise ValueError(f"sensitivity: expected shape ({self.n_cells},), got {self.sensitivity.shape}")
         y, x = np.mgrid[0:rows, 0:cols]
@@ -384,6 +385,7 @@ class Retina:
         """
         s = self.spec
         light = np.asarray(light, dtype=float)
+        light = np.broadcast_to(light, np.broadcast_shapes(light.shape, (self.n_cells,)))
         flat = np.ascontiguousarray(light.reshape(-1, self.n_cells))
         out = np.empty_like(flat)
         _power_law(flat, self.sensitivity, float(s.gamma), *_power_tables(float(s.gamma)), out)
