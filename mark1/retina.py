@@ -41,6 +41,7 @@ from fractions import Fraction
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 from .specs import RetinaSpec
 
@@ -86,12 +87,34 @@ def _band(m: np.ndarray) -> np.ndarray:
     return np.stack([lo, hi], axis=1).astype(np.int64)
 
 
+#: Reflectance of each 8-bit level: ``k / 255`` rounded, the very value of a float deck
+#: made as ``cards / 255`` (so both give the same bits).
+_LEVELS = np.arange(256) / 255.0
+
+
+def _reflectance(value, levels):
+    """Reflectance of one pixel: a float as it is, a uint8 level through ``levels``.
+
+    Called only inside compiled kernels, where :func:`_reflectance_typed` supplies the
+    code for the pixel's type.
+    """
+    raise NotImplementedError("compiled kernels only")
+
+
+@overload(_reflectance)
+def _reflectance_typed(value, levels):
+    if isinstance(value, numba.types.Integer):
+        return lambda value, levels: levels[value]
+    return lambda value, levels: value
+
+
 @numba.njit(cache=True)
 def _imaging(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_band, blur_c, blur_c_band,
              gain, clip, out):
     """Image each card onto the cells: ``gain * (B_r A_r card A_c^T B_c^T)``, card by card.
 
-    ``cards`` (n, H, W) float64 or uint8; ``A_r`` (rows, H), ``A_c`` (cols, W) area
+    ``cards`` (n, H, W) float64 reflectance or uint8 levels (reflectance × 255, read
+    through :data:`_LEVELS`); ``A_r`` (rows, H), ``A_c`` (cols, W) area
     averages and ``B_r``, ``B_c`` blurs, each with its band of nonzero columns
     ((len, 2) first, one past last), so every product touches only the pixels and cells
     that contribute (a 60-pixel card on 20 cells: each pixel once). ``gain`` (rows,
@@ -114,7 +137,7 @@ def _imaging(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_ban
             for y in range(rows_band[r, 0], rows_band[r, 1]):
                 weight = rows_avg[r, y]
                 for x in range(w):
-                    strip[x] += weight * card[y, x]
+                    strip[x] += weight * _reflectance(card[y, x], _LEVELS)
             for x in range(w):
                 strip_t[x, r] = strip[x]
         for c in range(cols):
@@ -368,9 +391,8 @@ class Retina:
             rows, cols = self.spec.shape
             ar, ac = area_average_matrix(h, rows), area_average_matrix(w, cols)
             self._camera_cache[(h, w)] = (ar, _band(ar), ac, _band(ac))
-        gain = self._gain / 255.0 if cards.dtype == np.uint8 else self._gain
         if len(cards):
-            _imaging(cards, *self._camera_cache[(h, w)], *self._blur, gain, clip, out)
+            _imaging(cards, *self._camera_cache[(h, w)], *self._blur, self._gain, clip, out)
 
     # -- photocells -----------------------------------------------------------------
     def steady_signal(self, light: np.ndarray, history: np.ndarray | float = 0.0) -> np.ndarray:
