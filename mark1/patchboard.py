@@ -7,6 +7,10 @@ weight +1 and ``inhibitory`` inputs of weight -1 from distinct S-units, no S-uni
 feeding more than ``fan_out`` A-units. An A-unit fires when its net input
 (active excitatory minus active inhibitory) reaches ``a_threshold``.
 
+The A-units' net inputs are tallied from the wiring rows of the S-units that fire (a
+compiled loop; a card darkens a small part of the retina), not by a product over every
+socket.
+
 The wiring chart is a plain CSV file, one connection per line, that can be saved,
 edited by hand and loaded back.
 """
@@ -17,6 +21,7 @@ import os
 import stat
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from .atomic import write_text
@@ -26,6 +31,38 @@ __all__ = ["Patchboard", "with_bias"]
 
 _HEADER = "a_unit,s_row,s_col,sign"
 _MAX_CHART_BYTES = 100_000_000     # 1e6 A-units x 15 connections of ~12 bytes; more is not a chart
+
+
+@numba.njit(cache=True)
+def _tally(s_states, connections, threshold, acc, net, phi):
+    """Net input of each A-unit: the sum of the wiring rows of the S-units that fire.
+
+    ``s_states`` (n, n_s) bool, ``connections`` (n_s, n_a) int8; ``acc`` (n_a,) an
+    integer buffer wide enough for ``n_s`` (int16 holds up to 32767: twice the SIMD
+    lanes of int32). Writes the net inputs into ``net`` (n, n_a) and whether they reach
+    ``threshold`` into ``phi`` (n, n_a) bool; either may have 0 rows (not wanted). Work
+    grows with the S-units that fire, not with every socket.
+    """
+    n, n_s = s_states.shape
+    n_a = connections.shape[1]
+    active = np.empty(n_s, np.int64)
+    for k in range(n):
+        count = 0
+        for i in range(n_s):                 # list the S-units that fire (no branch per unit)
+            active[count] = i
+            count += s_states[k, i]
+        for a in range(n_a):
+            acc[a] = 0
+        for p in range(count):
+            row = connections[active[p]]
+            for a in range(n_a):
+                acc[a] += row[a]
+        if len(net):
+            for a in range(n_a):
+                net[k, a] = acc[a]
+        if len(phi):
+            for a in range(n_a):
+                phi[k, a] = acc[a] >= threshold
 
 
 class Patchboard:
@@ -42,12 +79,12 @@ class Patchboard:
 
     def __init__(self, connections: np.ndarray, retina_shape: tuple[int, int], a_threshold: int):
         self.connections = np.asarray(connections, dtype=np.int8)
+        self._wiring = self.connections.copy(order="C")      # as plugged at construction
         self.retina_shape = tuple(retina_shape)
         self.a_threshold = int(a_threshold)
         if self.connections.shape[0] != self.retina_shape[0] * self.retina_shape[1]:
             raise ValueError(f"connections: expected {self.retina_shape[0] * self.retina_shape[1]} rows "
                              f"(one per S-unit), got {self.connections.shape[0]}")
-        self._matrix = self.connections.astype(np.float32)
 
     @property
     def n_sensors(self) -> int:
@@ -93,10 +130,10 @@ class Patchboard:
     # -- A-units ----------------------------------------------------------------------
     def net_input(self, s_states: np.ndarray) -> np.ndarray:
         """Active excitatory minus active inhibitory inputs: array (n, n_a) float32."""
-        s = np.asarray(s_states)
-        if s.ndim != 2 or s.shape[1] != self.n_sensors:
-            raise ValueError(f"S: expected S-unit states of shape (n, {self.n_sensors}), got {s.shape}")
-        return s.astype(np.float32) @ self._matrix
+        s = self._check_states(s_states)
+        net = np.empty((len(s), self.n_associators), np.float32)
+        _tally(s, self._wiring, self.a_threshold, self._accumulator(), net, np.empty((0, 0), bool))
+        return net
 
     def associate(self, s_states: np.ndarray) -> np.ndarray:
         """A-unit outputs φ for S-unit states.
@@ -109,7 +146,21 @@ class Patchboard:
         -------
         array of shape (n, n_a) bool
         """
-        return self.net_input(s_states) >= self.a_threshold
+        s = self._check_states(s_states)
+        phi = np.empty((len(s), self.n_associators), bool)
+        _tally(s, self._wiring, self.a_threshold, self._accumulator(), np.empty((0, 0), np.float32), phi)
+        return phi
+
+    def _accumulator(self) -> np.ndarray:
+        """Scratch row for :func:`_tally`: a net input lies within ±n_s."""
+        return np.empty(self.n_associators, np.int16 if self.n_sensors < 2**15 else np.int32)
+
+    def _check_states(self, s_states) -> np.ndarray:
+        """S-unit states as a C-ordered bool array (n, n_s); nonzero counts as firing."""
+        s = np.asarray(s_states)
+        if s.ndim != 2 or s.shape[1] != self.n_sensors:
+            raise ValueError(f"S: expected S-unit states of shape (n, {self.n_sensors}), got {s.shape}")
+        return np.ascontiguousarray(s if s.dtype == bool else s != 0)
 
     # -- the wiring chart -------------------------------------------------------------
     def save(self, path: str | os.PathLike) -> None:

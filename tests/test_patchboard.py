@@ -94,6 +94,33 @@ def test_associate_matches_a_loop(seed):
             assert phi[i, a] == (net >= board.a_threshold)
 
 
+@settings(max_examples=10)
+@given(seed=st.integers(0, 2**32 - 1), density=st.sampled_from([0.0, 0.05, 0.5, 1.0]))
+def test_net_input_is_the_wiring_product(seed, density):
+    """The tally over firing S-units equals the product with the whole wiring matrix, for
+    any share of S-units firing; 0/1 integers count as bool."""
+    board, _ = _board(seed)
+    s = np.random.default_rng(seed).random((7, 400)) < density
+    dense = s.astype(np.int64) @ board.connections.astype(np.int64)
+    net = board.net_input(s)
+    assert net.dtype == np.float32 and np.array_equal(net, dense)
+    assert np.array_equal(board.net_input(s.astype(np.int64)), dense)
+    assert np.array_equal(board.associate(s), dense >= board.a_threshold)
+
+
+def test_net_input_beyond_int16():
+    """40,000 S-units into one A-unit: the tally widens past what int16 holds."""
+    n_s = 40_000
+    conn = np.zeros((n_s, 2), np.int8)
+    conn[:, 0] = 1
+    conn[:3, 1] = -1
+    board = Patchboard(conn, (200, 200), a_threshold=2)
+    s = np.ones((2, n_s), bool)
+    s[1, ::2] = False
+    np.testing.assert_array_equal(board.net_input(s), [[40_000, -3], [20_000, -1]])
+    np.testing.assert_array_equal(board.associate(s), [[True, False], [True, False]])
+
+
 # -- the wiring chart ---------------------------------------------------------------------------
 
 @settings(max_examples=10)
