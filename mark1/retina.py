@@ -350,14 +350,17 @@ class Retina:
         Parameters
         ----------
         cards : array of shape (n, H, W)
-            Reflectance in [0, 1] (1 = paper white), H, W >= the retina's shape.
+            Reflectance in [0, 1] (1 = paper white), or uint8 meaning reflectance ×
+            255; H, W >= the retina's shape.
 
         Returns
         -------
         array of shape (n, rows, cols)
             Illuminance relative to paper white under nominal lamps at the centre.
         """
-        cards = np.asarray(cards, dtype=float)
+        cards = np.asarray(cards)
+        if cards.dtype != np.uint8:
+            cards = np.asarray(cards, dtype=float)
         out = np.empty((len(cards),) + tuple(self.spec.shape))
         self._image(cards, out, clip=False)
         return out

@@ -139,6 +139,7 @@ def test_uint8_cards_are_reflectance_times_255():
     cards = np.random.default_rng(3).integers(0, 256, (5, 60, 60)).astype(np.uint8)
     cards[0, :16, :16] = np.arange(256).reshape(16, 16)            # every level
     assert np.array_equal(r.light(cards), r.light(cards / 255.0))
+    assert np.array_equal(r.illuminance(cards), r.illuminance(cards / 255.0))      # (contact sheets use it)
 
 
 def test_area_average_matrix():
