@@ -38,9 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 import simpy
 import simpy.rt
-from numba import njit
 
+from . import perceptron, potentiometers, rules
 from .atomic import atomic_path
+from .compiled import njit_calling
 from .patchboard import Patchboard, with_bias
 from .perceptron import sparse_sums
 from .potentiometers import PotentiometerRack, apply_pot, plan_pot
@@ -525,13 +526,17 @@ class _Segment:
         self.size = int(min(self.MAX, max(self.MIN, self.gap)))
 
 
-@njit(cache=True)
+# compiled with the cache, which must notice changes in the functions they call
+_compiled = njit_calling(rules, potentiometers, perceptron)
+
+
+@_compiled
 def _decay(t, t_ref, rate):
     """How much every wiper has shrunk by decay from ``t_ref`` to ``t`` (rate 1/s; 0: none)."""
     return math.exp(-(t - t_ref) * rate) if rate != 0.0 else 1.0
 
 
-@njit(cache=True)
+@_compiled
 def _resting_sum(x, k, p_to, active, acc):
     """Each unit's sum of resting wiper positions ``p_to`` (the rack's stored positions,
     flat, before decay) times row ``k`` of ``x`` (m, n_in), into ``acc`` (n_units,); the
@@ -541,7 +546,7 @@ def _resting_sum(x, k, p_to, active, acc):
     return sparse_sums(x, k, p_to.reshape(len(acc), x.shape[1]).T, active, acc)
 
 
-@njit(cache=True)
+@_compiled
 def _resting_sums(x, p_to, n_units, times, t_ref, rate):
     """The sums of rows of ``x`` (m, n_in) read at ``times`` (m,) off resting wipers
     ``p_to`` (flat, stored), decayed: array (m, n_units), without read noise."""
@@ -557,7 +562,7 @@ def _resting_sums(x, p_to, n_units, times, t_ref, rate):
     return out
 
 
-@njit(cache=True)
+@_compiled
 def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
                    p_first, t_anchor, p_anchor, period, read_at,
                    rate, t_ref, decay_time, busy_until,
