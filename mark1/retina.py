@@ -332,8 +332,9 @@ class Retina:
         self._gain = spec.lamp_level * self.lighting
         # area averages of each card size seen, with their bands (see _imaging)
         self._camera_cache: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
-        # signal of a nominal dark-adapted cell at the threshold light
-        self.signal_threshold = spec.threshold ** spec.gamma
+        # signal of a nominal dark-adapted cell at the threshold light, by the same power
+        # law as every signal (so a cell lit exactly at the threshold reads exactly it)
+        self.signal_threshold = float(self.power(np.array([spec.threshold]))[0])
 
     @staticmethod
     def sensitivity_spread(spec: RetinaSpec, rng: np.random.Generator) -> np.ndarray:
@@ -398,6 +399,17 @@ class Retina:
             _imaging(cards, *self._camera_cache[(h, w)], *self._blur, self._gain, clip, out)
 
     # -- photocells -----------------------------------------------------------------
+    def power(self, light: np.ndarray) -> np.ndarray:
+        """``light ** gamma`` by the retina's power law (:func:`_power_law`), for a nominal cell.
+
+        ``light`` array of shape (m,); the photocells' signals all come from this law.
+        """
+        light = np.ascontiguousarray(light, dtype=float).reshape(1, -1)
+        out = np.empty_like(light)
+        gamma = float(self.spec.gamma)
+        _power_law(light, np.ones(light.shape[1]), gamma, *_power_tables(gamma), out)
+        return out[0]
+
     def steady_signal(self, light: np.ndarray, history: np.ndarray | float = 0.0) -> np.ndarray:
         """Settled signal of each cell under constant light.
 
@@ -486,7 +498,7 @@ class Retina:
         """
         s = self.spec
         t = np.asarray(t, dtype=float)
-        final = light ** s.gamma
+        final = self.power(np.array([float(light)]))[0]
         if not s.dynamics:
             return np.full_like(t, final)
         return final * (1.0 - np.exp(-t / s.rise_time))

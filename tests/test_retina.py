@@ -379,3 +379,18 @@ def test_steady_signal_is_the_power_law(gamma, seed):
     h = rng.uniform(0, 1, (401, 8))
     np.testing.assert_allclose(r.steady_signal(light[:401], h),
                                got[:401] / (1.0 + (spec.history_ratio - 1.0) * h), rtol=1e-15)
+
+
+def test_a_cell_lit_exactly_at_the_threshold_reads_the_threshold():
+    """The threshold signal comes from the same power law as every signal: light exactly at
+    the threshold does not fire (a fraction of an ulp darker would)."""
+    spec = RetinaSpec(blur=0.0, uneven_lighting=0.0, cell_spread=0.0, threshold=0.2, lamp_level=1.0)
+    r = Retina(spec)
+    at = np.full((1, 60, 60), 51, np.uint8)                 # 51 / 255 is the double nearest 0.2
+    assert np.all(r.light(at) == 0.2)
+    assert r.steady_signal(r.light(at))[0, 0] == r.signal_threshold
+    assert not r.sense_static(at).any()
+    assert r.sense_static(np.full((1, 60, 60), 50, np.uint8)).all()
+    for gamma in (0.5, 0.7, 1.0, 1.3):
+        g = Retina(RetinaSpec(gamma=gamma, threshold=0.37))
+        assert g.steady_signal(np.full((1, g.n_cells), 0.37))[0, 5] == g.signal_threshold
