@@ -28,7 +28,10 @@ naive loop bit for bit, whatever the summation order inside BLAS.  On general
 floating-point data the sums agree with the naive loop to rounding only (BLAS and
 a scalar loop add in different orders), so a sum that is mathematically exactly
 zero may be classified differently; scale such data to integers if ties matter
-(for example count increments rather than storing ``increment * count``).
+(for example count increments rather than storing ``increment * count``).  For the
+same reason a constant ``eta`` from zero weights is run as ``eta = 1`` and scaled
+(:func:`_scaled_run`): the increment only scales the weights, and so it changes no
+decision.
 
 The block length adapts: it doubles after a block without a mistake and is set to
 the running mean gap between mistakes after a mistake, so the wasted work (sums
@@ -259,7 +262,7 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
         X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule)
     if not (np.isfinite(tie) and tie >= 0):
         raise ValueError(f"tie must be finite and >= 0; got {tie!r}")
-    return _run(X, T, epochs, eta, order, W, inverse, stop, bias=False, tie=float(tie))
+    return _scaled_run(X, T, epochs, eta, order, W, inverse, stop, bias=False, tie=float(tie))
 
 
 def _train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=False,
@@ -277,7 +280,25 @@ def _train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=F
     X, T, epochs, eta, order, _, inverse, stop = _validate(
         X, T, epochs, eta, order, None, stop_when_converged, eta_schedule, check_finite=False)
     W = np.zeros((T.shape[1], X.shape[1] + 1))
-    return _run(X, T, epochs, eta, order, W, inverse, stop, bias=True, record_sums=record_sums)
+    return _scaled_run(X, T, epochs, eta, order, W, inverse, stop, bias=True, record_sums=record_sums)
+
+
+def _scaled_run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True, tie=0.0):
+    """:func:`_run`, made with ``eta = 1`` and scaled where that is the same training.
+
+    From zero weights with a constant increment every weight is ``eta`` times the one
+    ``eta = 1`` gives, and every sum too (PRML §4.1.7: the increment only scales the
+    weights), so the decisions cannot depend on ``eta``. Computed in floating point with
+    the increment itself they can: a sum that is exactly 0 comes out as +-1e-17 in one
+    summation order and the other, so the strategies would disagree. Hence the run is
+    made with ``eta = 1`` (exact on integer-valued cards) and the weights and sums scaled.
+    """
+    if inverse or eta == 1.0 or np.any(W):
+        return _run(X, T, epochs, eta, order, W, inverse, stop, bias=bias, record_sums=record_sums, tie=tie)
+    r = _run(X, T, epochs, 1.0, order, W, inverse, stop, bias=bias, record_sums=record_sums, tie=tie / eta)
+    r.weights *= eta
+    r.sums *= eta
+    return r
 
 
 def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True, tie=0.0):

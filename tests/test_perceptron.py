@@ -406,3 +406,20 @@ def test_epochs_after_an_error_free_one_repeat_it_exactly(seed, shuffle):
     ref = naive_error_correction(X, T, epochs=epochs, order=order)
     assert ref["mistakes_per_epoch"][-1] == 0            # the shortcut was taken
     assert_same(result, ref)
+
+
+@pytest.mark.parametrize("eta", [0.3, 0.1, 7.0])
+def test_the_increment_only_scales_the_weights(eta):
+    """From zero weights with a constant increment, eta scales every weight and sum and
+    changes no decision (PRML §4.1.7), in every strategy: binary cards with random
+    targets give many sums that are exactly 0, which rounding would otherwise decide."""
+    rng = np.random.default_rng(5)
+    X = (rng.random((600, 65)) < 0.25).astype(float)
+    T = np.where(rng.random((600, 8)) < 0.5, 1.0, -1.0)
+    one = train_error_correction(X, T, epochs=4)
+    scaled = train_error_correction(X, T, epochs=4, eta=eta)
+    assert np.array_equal(scaled.errors, one.errors)
+    assert np.array_equal(scaled.weights, eta * one.weights)
+    assert np.array_equal(scaled.sums, eta * one.sums)
+    biased = _train_with_bias(X, T, epochs=4, eta=eta)
+    assert np.array_equal(biased.weights, eta * _train_with_bias(X, T, epochs=4).weights)
