@@ -102,18 +102,18 @@ def analog(cards, labels, repeat, spec, name):
     on = [n for n in specs.NON_IDEALITIES if spec.is_on(n)]
     n = len(cards)
     # the wiring is plugged once, outside the timing (as a patch board is)
-    jumping = MarkI(spec=spec, seed=1, trace="off").fit(cards[:16], labels[:16])
+    compiled = MarkI(spec=spec, seed=1, trace="off").fit(cards[:16], labels[:16])
     stepping = MarkI(spec=spec, seed=1, trace="full").fit(cards[:16], labels[:16])
 
-    def jump():
+    def between_waits():
         env = CountingEnvironment()
-        return jumping.fit(cards, labels, env=env), env.events
+        return compiled.fit(cards, labels, env=env), env.events
 
     def card_by_card():
         env = CountingEnvironment()
         return stepping.fit(cards, labels, env=env), env.events
 
-    wall, cpu, (m, events) = timed(jump, repeat)
+    wall, cpu, (m, events) = timed(between_waits, repeat)
     wall1, cpu1, (m1, events1) = timed(card_by_card, 1)
     reinforced = np.count_nonzero(m.history_["pots_moved"]) / n
     print(f"analog {name}, {n:,} presentations (one epoch), non-idealities on: {', '.join(on)}")

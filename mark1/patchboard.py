@@ -85,6 +85,9 @@ class Patchboard:
         if self.connections.shape[0] != self.retina_shape[0] * self.retina_shape[1]:
             raise ValueError(f"connections: expected {self.retina_shape[0] * self.retina_shape[1]} rows "
                              f"(one per S-unit), got {self.connections.shape[0]}")
+        if not np.isin(np.asarray(connections), (-1, 0, 1)).all():
+            raise ValueError("connections: expected +1 (excitatory), -1 (inhibitory) or 0 (no plug) "
+                             "in every socket")
 
     @property
     def n_sensors(self) -> int:

@@ -112,7 +112,7 @@ def command_into(out, rule, phi, targets, sums, mask, increment, lms_rate, tie):
 
 def _rule_function(code: int, name: str, doc: str):
     def rule(phi: np.ndarray, targets: np.ndarray, sums: np.ndarray, mask: np.ndarray,
-             increment: float = 0.0, lms_rate: float = 0.0, tie: float = 0.0) -> np.ndarray:
+             increment: float, lms_rate: float = 0.0, tie: float = 0.0) -> np.ndarray:
         out = np.zeros(mask.shape)
         command_into(out, code, np.asarray(phi, np.bool_), np.asarray(targets, np.float64),
                      np.asarray(sums, np.float64), np.asarray(mask, np.bool_),

@@ -208,6 +208,11 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
 
     Parameters
     ----------
+    rack : PotentiometerRack
+        Moved in place. With a full trace every move goes through ``rack.plan`` and
+        ``rack.apply`` (a caller may wrap them on its instance to record the moves, as
+        the lesson page does); the compiled loop calls the same compiled pot functions
+        directly, not those methods.
     light : array (n_cards, n_cells)
         Relative illuminance of each card (or any object whose ``light[indices]`` gives
         those rows, e.g. one that images the cards of a large deck on demand).
@@ -540,9 +545,9 @@ def _decay(t, t_ref, rate):
 def _resting_sum(x, k, p_to, active, acc):
     """Each unit's sum of resting wiper positions ``p_to`` (the rack's stored positions,
     flat, before decay) times row ``k`` of ``x`` (m, n_in), into ``acc`` (n_units,); the
-    active inputs' indices into ``active``; returns how many. Every path that reads
-    wipers at rest adds this way (:func:`mark1.perceptron.sparse_sums`), so they agree
-    bit for bit."""
+    active inputs' indices into ``active``; returns how many. The compiled loop and the
+    event path's look-ahead both read resting wipers this way
+    (:func:`mark1.perceptron.sparse_sums`), so they agree bit for bit."""
     return sparse_sums(x, k, p_to.reshape(len(acc), x.shape[1]).T, active, acc)
 
 

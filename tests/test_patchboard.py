@@ -259,3 +259,14 @@ def test_patchboard_repr_and_eq():
     assert board != "board"
     other = Patchboard(board.connections, board.retina_shape, board.a_threshold + 1)
     assert board != other
+
+
+def test_a_socket_holds_one_plug_at_most():
+    """The A-unit tally counts plugs (±1); a board of other values is refused, not wrapped."""
+    conn = np.zeros((400, 4), np.int8)
+    conn[0, 0] = 2
+    with pytest.raises(ValueError, match="connections"):
+        Patchboard(conn, (20, 20), 1)
+    conn[0, 0] = 1
+    conn[1, 0] = -1
+    Patchboard(conn, (20, 20), 1)

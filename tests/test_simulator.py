@@ -405,7 +405,7 @@ def test_read_noise_of_the_answers():
     np.testing.assert_allclose(reps[:, :, 0].std(axis=0), expected_sd, rtol=0.1)      # ~8 standard errors
 
 
-# -- jumping between reinforcements vs stepping card by card ------------------------------------
+# -- the compiled loop vs stepping card by card ---------------------------------------------------
 
 class _CountingEnvironment(simpy.Environment):
     """Counts the events SimPy schedules."""
@@ -428,32 +428,35 @@ _TIMING_VARIANTS = {
     "gamma": {"trainer.rule": "gamma"},
     "lms": {"trainer.rule": "lms"},
     "fast decay": {"rack.decay_time": 30.0},
+    # over 100 decay times between reinforcements: the decay is folded into the stored positions
+    "decay folded in": {"rack.decay_time": 0.004},
+    "decay folded in, waits": {"rack.decay_time": 0.004, "rack.motor_speed": 0.01},
 }
 
 
 @settings(max_examples=16)
 @given(seed=seeds, variant=st.sampled_from(sorted(_TIMING_VARIANTS)))
-def test_jumping_to_the_next_reinforcement_gives_the_card_by_card_history(seed, variant):
-    """trace='full' forces one SimPy step per card; trace='off' jumps between
-    reinforcements. Same seed, same history, bit for bit (times included)."""
+def test_the_compiled_loop_gives_the_card_by_card_history(seed, variant):
+    """trace='full' forces one SimPy step per card; trace='off' runs the compiled loop
+    between waits for the motors. Same seed, same history, bit for bit (times included)."""
     spec = specs.SMALL.with_overrides(_TIMING_VARIANTS[variant])
     cards, labels = make_cards(12, np.random.default_rng(seed), shapes=("x", "box", "bar"))
-    jump_env, step_env = _CountingEnvironment(), _CountingEnvironment()
-    jump = MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=3, env=jump_env)
+    fast_env, step_env = _CountingEnvironment(), _CountingEnvironment()
+    fast = MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=3, env=fast_env)
     step = MarkI(spec=spec, seed=seed, trace="full").fit(cards, labels, epochs=3, env=step_env)
-    for field in jump.history_.dtype.names:
-        assert np.array_equal(jump.history_[field], step.history_[field]), field
-    assert jump.machine_time_ == step.machine_time_ and jump.waited_ == step.waited_
-    assert np.array_equal(jump.weights_, step.weights_)
-    assert jump_env.events <= step_env.events
+    for field in fast.history_.dtype.names:
+        assert np.array_equal(fast.history_[field], step.history_[field]), field
+    assert fast.machine_time_ == step.machine_time_ and fast.waited_ == step.waited_
+    assert np.array_equal(fast.weights_, step.weights_)
+    assert fast_env.events <= step_env.events
     if spec.rack.drivers == 0 and not spec.timing.overlap:
         # nothing per card and nothing per reinforcement: one timeout per run of the
         # compiled loop, which ends at a wait for the motors or at the end of a sensed
         # block (at least 8 presentations; a wait starts a new one), one to reach the end
         # of the run, and SimPy's own start and finish events of the trainer process
-        n = len(jump.history_)
-        waits = int(np.count_nonzero(np.diff(jump.history_["start"]) > spec.timing.period * (1 + 1e-9)))
-        assert jump_env.events <= 2 * waits + n // 8 + 5
+        n = len(fast.history_)
+        waits = int(np.count_nonzero(np.diff(fast.history_["start"]) > spec.timing.period * (1 + 1e-9)))
+        assert fast_env.events <= 2 * waits + n // 8 + 5
 
 
 def test_a_full_trace_keeps_the_sums_the_trainer_read():
