@@ -17,6 +17,7 @@ Prints:
    our own sensing (``sense`` + ``associate``) plus scikit-learn's
    ``Perceptron(shuffle=False, tol=None, eta0=1)`` on the same φ and epochs, on
    the 8 digit classes (the mistake-dense case: 1,450 mistakes in the first epoch) and
+   the same cards with their labels shuffled (a mistake on most presentations), and
    two classes (mistake-sparse: 16 mistakes, converged in one epoch), with
    BLAS held to one thread and with its default threads.
 
@@ -174,6 +175,8 @@ def main(argv=None):
     print(f"\nideal machine vs sensing + scikit-learn Perceptron, {args.epochs} epochs "
           f"(goal: ratio <= 0.5)")
     ideal(cards, labels, args.epochs, args.repeat, "8 digits (mistake-dense)")
+    shuffled = np.random.default_rng(0).permutation(labels)
+    ideal(cards, shuffled, args.epochs, args.repeat, "8 digits, labels shuffled (mistakes everywhere)")
     two = np.isin(labels, ["0", "1"])
     ideal(cards[two], labels[two], args.epochs, args.repeat, "0 vs 1 (mistake-sparse)")
     return 0
