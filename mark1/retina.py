@@ -109,6 +109,20 @@ def _reflectance_typed(value, levels):
 
 
 @numba.njit(cache=True)
+def _banded_product(weights, band, src, dst):
+    """``dst = weights @ src`` where row ``i`` of ``weights`` is zero outside columns
+    ``band[i, 0]:band[i, 1]``: each row of ``dst`` adds its band's rows of ``src`` in
+    order (the inner loop runs along memory)."""
+    for i in range(dst.shape[0]):
+        for r in range(dst.shape[1]):
+            dst[i, r] = 0.0
+        for j in range(band[i, 0], band[i, 1]):
+            weight = weights[i, j]
+            for r in range(dst.shape[1]):
+                dst[i, r] += weight * src[j, r]
+
+
+@numba.njit(cache=True)
 def _imaging(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_band, blur_c, blur_c_band,
              gain, clip, out):
     """Image each card onto the cells: ``gain * (B_r A_r card A_c^T B_c^T)``, card by card.
@@ -140,31 +154,14 @@ def _imaging(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_ban
                     strip[x] += weight * _reflectance(card[y, x], _LEVELS)
             for x in range(w):
                 strip_t[x, r] = strip[x]
-        for c in range(cols):
-            for r in range(rows):
-                sharp_t[c, r] = 0.0
-            for x in range(cols_band[c, 0], cols_band[c, 1]):
-                weight = cols_avg[c, x]
-                for r in range(rows):
-                    sharp_t[c, r] += weight * strip_t[x, r]
-        for c in range(cols):
-            for r in range(rows):
-                half_t[c, r] = 0.0
-            for q in range(blur_c_band[c, 0], blur_c_band[c, 1]):
-                weight = blur_c[c, q]
-                for r in range(rows):
-                    half_t[c, r] += weight * sharp_t[q, r]
+        _banded_product(cols_avg, cols_band, strip_t, sharp_t)
+        _banded_product(blur_c, blur_c_band, sharp_t, half_t)
         for r in range(rows):
             for c in range(cols):
                 half[r, c] = half_t[c, r]
+        _banded_product(blur_r, blur_r_band, half, out[k])
         for r in range(rows):
             o = out[k, r]
-            for c in range(cols):
-                o[c] = 0.0
-            for q in range(blur_r_band[r, 0], blur_r_band[r, 1]):
-                weight = blur_r[r, q]
-                for c in range(cols):
-                    o[c] += weight * half[q, c]
             for c in range(cols):
                 v = o[c] * gain[r, c]
                 o[c] = 0.0 if clip and v < 0.0 else v
