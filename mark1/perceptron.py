@@ -256,7 +256,8 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
 
     Notes
     -----
-    See the module docstring for the block-wise algorithm and its exactness.
+    See the module docstring for the algorithm (block search, and card by card where
+    mistakes are dense) and its exactness.
     """
     X, T, epochs, eta, order, W, inverse, stop = _validate(
         X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule)
@@ -302,11 +303,12 @@ def _scaled_run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums
 
 
 def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True, tie=0.0):
-    """The block-wise loop on validated inputs; ``W`` (k, d [+1]) is updated in place.
+    """The training loop on validated inputs; ``W`` (k, d [+1]) is updated in place.
 
     An outer loop moves a window of upcoming cards (a view of ``X`` for the cyclic
-    order of a large deck, else a gathered copy); the inner loops evaluate blocks
-    inside the window and handle one mistake per step.
+    order of a large deck, else a gathered copy, made only if the block search needs
+    it). A window starts card by card in compiled code while mistakes are dense; the
+    inner loops evaluate blocks inside the window and handle one mistake per step.
     """
     n, d = X.shape
     k = T.shape[1]
