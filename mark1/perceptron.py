@@ -540,8 +540,8 @@ def _card_by_card(X, T, cards, W, d, bias, rec, err, tie, mode, eta, counts, sto
     """The naive loop of the module docstring over a window's rows, compiled.
 
     ``X`` (n, d) and ``T`` (n, k) the deck; ``cards`` the card shown at each
-    presentation of the window, from presentation ``win_lo``; ``W`` (k, d [+1]) updated in place; ``rec``, ``err`` (rows, k) the
-    window's records; ``counts`` the updates per unit (``mode`` 2, eta / j). Each
+    presentation of the window, from presentation ``win_lo``; ``W`` (k, d [+1]) updated
+    in place; ``rec``, ``err`` (rows, k) the window's records; ``counts`` the updates per unit (``mode`` 2, eta / j). Each
     unit's sum adds its products in feature order (a zero feature adds nothing).
     Stops at ``stop_at`` (an error-free epoch went by, with ``stop``) or after more
     than ``quiet`` presentations without a mistake, so the block search takes over.

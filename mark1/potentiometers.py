@@ -250,7 +250,8 @@ def plan_pot(cmd, start, gain, last, drive):
     0 never moved), ``drive`` the rack's :attr:`PotentiometerRack.drive_constants`.
     Times in seconds from the command; ``direction`` -1, 0 or +1.
     """
-    continuous, motor_speed, step, step_time, backlash, end_stops = drive[0], drive[1], drive[2], drive[3], drive[4], drive[5]
+    continuous, motor_speed, step, step_time = drive[0], drive[1], drive[2], drive[3]
+    backlash, end_stops = drive[4], drive[5]
     direction = 1 if cmd > 0 else (-1 if cmd < 0 else 0)
     if continuous != 0.0:
         travel = gain * abs(cmd)                        # the pulse lasts |cmd| / motor_speed

@@ -34,8 +34,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["RULES", "RULE_CODES", "ALPHA", "GAMMA", "FORCED", "LMS", "alpha", "gamma", "forced", "lms", "command_into", "erring",
-           "tie_tolerance", "TIE_RTOL"]
+__all__ = ["RULES", "RULE_CODES", "ALPHA", "GAMMA", "FORCED", "LMS", "alpha", "gamma", "forced", "lms",
+           "command_into", "erring", "tie_tolerance", "TIE_RTOL"]
 
 ALPHA, GAMMA, FORCED, LMS = 0, 1, 2, 3
 

@@ -20,8 +20,9 @@ block or to a card that waits for the motors: the loop does what the trainer doe
 the same compiled rule and pot functions the event path calls. SimPy steps card by
 card, with a timeout per read and a process per motor command, where the timing can
 interact: wipers moving during reads (overlap), motors queueing for drivers, a full
-trace, real-time replay. Both ways give the same history, bit for bit. Card change, lamps on, S and A settling
-and the end of the period are logged in the trace at their computed times. Photocell
+trace, real-time replay. Both ways give the same history, bit for bit. Card change,
+lamps on, S and A settling and the end of the period are logged in the trace at their
+computed times. Photocell
 responses between events are closed form (:meth:`Retina.expose`), computed for blocks
 of upcoming cards at once and recomputed only when a wait for the motors shifts the
 schedule.
@@ -238,9 +239,10 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     finds the wipers at rest a whole sensed block runs in one compiled loop and one
     timeout. A move that outlasts the period shifts the schedule (the next card waits
     for it), which ends the loop's run. The trainer steps card by card, one timeout
-    each, where the timing can interact: while wipers move during reads (``timing.overlap``), while
-    motors queue for drivers, with a full trace, and in real-time replay. Both ways
-    give the same history, bit for bit (the clock is closed form in both).
+    each, where the timing can interact: while wipers move during reads
+    (``timing.overlap``), while motors queue for drivers, with a full trace, and in
+    real-time replay. Both ways give the same history, bit for bit (the clock is closed
+    form in both).
     """
     env = env if env is not None else simpy.Environment()
     tm, tr = spec.timing, spec.trainer
