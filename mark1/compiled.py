@@ -51,6 +51,8 @@ def njit_calling(*modules: ModuleType):
 
     def compile_with_cache(fn):
         dispatcher = numba.njit(fn)
+        if not hasattr(dispatcher, "py_func"):       # NUMBA_DISABLE_JIT: the plain function
+            return dispatcher
         # what Dispatcher.enable_caching() does, with the key extended
         dispatcher._cache = _CacheKeyedOnSources(dispatcher.py_func, digest)
         return dispatcher

@@ -95,10 +95,10 @@ _LEVELS = np.arange(256) / 255.0
 def _reflectance(value, levels):
     """Reflectance of one pixel: a float as it is, a uint8 level through ``levels``.
 
-    Called only inside compiled kernels, where :func:`_reflectance_typed` supplies the
-    code for the pixel's type.
+    In compiled kernels :func:`_reflectance_typed` supplies the code for the pixel's
+    type; this body runs only without numba's compiler (``NUMBA_DISABLE_JIT=1``).
     """
-    raise NotImplementedError("compiled kernels only")
+    return levels[value] if isinstance(value, (int, np.integer)) else value
 
 
 @overload(_reflectance)
