@@ -146,6 +146,7 @@ class SensoryPipeline:
         self.nominal_lit = t.period - t.card_change
         self.noise = spec.rack.wiper_noise
         self.mask_t = mask.T.astype(float)
+        self.full_rack = bool(mask.all())
         self.block = block
         self.size = block                 # current look-ahead, shrunk after a re-timing
         self.start = self.stop = 0
@@ -166,10 +167,16 @@ class SensoryPipeline:
         phi = self.patchboard.associate(s)
         x = with_bias(phi)
         self.x = x
+        a_active = np.count_nonzero(phi, axis=1)
         # read noise of the sum of the active wipers of each unit (see PotentiometerRack.sums)
-        self.noise_scale = self.noise * np.sqrt(x @ self.mask_t) if self.noise > 0 else None
-        self.s_active[first:stop] = s.sum(axis=1)
-        self.a_active[first:stop] = phi.sum(axis=1)
+        if self.noise > 0:
+            # active pots per unit: the lit A-units and the bias where every unit has every pot
+            pots = (a_active + 1.0)[:, None] if self.full_rack else x @ self.mask_t
+            self.noise_scale = self.noise * np.sqrt(np.broadcast_to(pots, (len(x), self.mask_t.shape[1])))
+        else:
+            self.noise_scale = None
+        self.s_active[first:stop] = np.count_nonzero(s, axis=1)
+        self.a_active[first:stop] = a_active
         self.start, self.stop, self._ends = first, stop, ends
 
     def ensure(self, p: int) -> int:
