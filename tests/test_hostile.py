@@ -23,6 +23,8 @@ from mark1.machine import MarkI
 from mark1.patchboard import Patchboard
 from mark1.scenes import SceneError, load_scene
 
+from test_scenes import image_folder, write  # noqa: E402  (the scene tests' helpers)
+
 ROOT = Path(__file__).resolve().parents[1]
 
 SMALL_SCENE = """
@@ -61,22 +63,6 @@ def refused(capsys, command, scene, *extra, key: str | None = None, out=None) ->
         assert f": {key}" in lines[0], lines[0]
     assert "Traceback" not in lines[0]
     return lines[0]
-
-
-def write(folder: Path, text: str, name: str = "s.toml") -> Path:
-    p = folder / name
-    p.write_text(text)
-    return p
-
-
-def _images(root: Path, layout: dict[str, int]) -> Path:
-    for c, n in layout.items():
-        (root / c).mkdir(parents=True, exist_ok=True)
-        for i in range(n):
-            a = np.full((12, 12), 255, np.uint8)
-            a[: 3 + i, : 6 if c == "dark" else 3] = 0
-            Image.fromarray(a).save(root / c / f"{i:02d}.png")
-    return root
 
 
 FOLDER = """
@@ -147,7 +133,7 @@ def test_font_that_is_a_fifo_or_a_folder(tmp_path, capsys):
 
 @pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses names that are not UTF-8")
 def test_class_folder_name_not_utf8_is_shown_escaped(tmp_path, capsys):
-    _images(tmp_path / "imgs", {"dark": 3, "light": 3})
+    image_folder(tmp_path / "imgs", {"dark": 3, "light": 3})
     bad = os.path.join(os.fsencode(tmp_path / "imgs"), b"caf\xe9")
     os.mkdir(bad)
     for i in range(2):
@@ -188,7 +174,7 @@ def test_too_many_class_folders(tmp_path, capsys):
 
 @pytest.mark.parametrize("spelling", ["absolute", "dot", "symlinked classes", "hard links"])
 def test_train_and_test_images_compared_as_files(tmp_path, capsys, spelling):
-    _images(tmp_path / "imgs", {"dark": 3, "light": 3})
+    image_folder(tmp_path / "imgs", {"dark": 3, "light": 3})
     if spelling == "absolute":
         test_folder = str(tmp_path / "imgs")
     elif spelling == "dot":
@@ -212,8 +198,8 @@ def test_train_and_test_images_compared_as_files(tmp_path, capsys, spelling):
 
 
 def test_disjoint_folders_are_accepted(tmp_path):
-    _images(tmp_path / "imgs", {"dark": 3, "light": 3})
-    _images(tmp_path / "imgs_test", {"dark": 2, "light": 2})
+    image_folder(tmp_path / "imgs", {"dark": 3, "light": 3})
+    image_folder(tmp_path / "imgs_test", {"dark": 2, "light": 2})
     text = FOLDER.replace('card_size = 20', 'card_size = 20\nfolder = "imgs"') + '[test]\nfolder = "imgs_test"\n'
     scene = load_scene(write(tmp_path, text))
     assert len(scene.stimuli("test")) == 4

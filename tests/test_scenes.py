@@ -290,7 +290,8 @@ def test_a_ttf_font_file_relative_to_the_scene(tmp_path):
 # image folders
 
 
-def _folder(root: Path, classes: dict[str, int], size=(16, 12)) -> Path:
+def image_folder(root: Path, classes: dict[str, int], size=(16, 12)) -> Path:
+    """A folder of class folders of small PNGs (also used by test_hostile)."""
     from PIL import Image
     rng = np.random.default_rng(0)
     for c, n in classes.items():
@@ -315,8 +316,8 @@ TEST_FOLDER = '[test]\nfolder = "imgs_test"\n'
 
 
 def test_folder_source_reads_every_image(tmp_path):
-    _folder(tmp_path / "imgs", {"dark": 3, "light": 4})
-    _folder(tmp_path / "imgs_test", {"dark": 2, "light": 2})
+    image_folder(tmp_path / "imgs", {"dark": 3, "light": 4})
+    image_folder(tmp_path / "imgs_test", {"dark": 2, "light": 2})
     (tmp_path / "imgs" / "light" / "notes.txt").write_text("ignored")
     scene = load_scene(write(tmp_path, FOLDER_SCENE + TEST_FOLDER))
     assert scene.classes == ("dark", "light")
@@ -330,7 +331,7 @@ def test_folder_source_reads_every_image(tmp_path):
 
 
 def test_folder_subset_invert_and_jitter(tmp_path):
-    _folder(tmp_path / "imgs", {"dark": 4, "light": 4})
+    image_folder(tmp_path / "imgs", {"dark": 4, "light": 4})
     text = FOLDER_SCENE + """
 [train]
 subset = [0, 0.5]
@@ -353,15 +354,15 @@ shift = 0.1
     ({"dark": 3, "light": 0}, "at least 2 class subfolders"),
 ])
 def test_folder_rejects_one_class_or_too_few_images(tmp_path, layout, fragment):
-    _folder(tmp_path / "imgs", layout)
+    image_folder(tmp_path / "imgs", layout)
     with pytest.raises(SceneError) as e:
         load_scene(write(tmp_path, FOLDER_SCENE))
     assert e.value.key == "stimuli.folder" and fragment in str(e.value)
 
 
 def test_folder_rejects_unreadable_image_and_unknown_class(tmp_path):
-    _folder(tmp_path / "imgs", {"dark": 3, "light": 3})
-    _folder(tmp_path / "imgs_test", {"dark": 2, "light": 2})
+    image_folder(tmp_path / "imgs", {"dark": 3, "light": 3})
+    image_folder(tmp_path / "imgs_test", {"dark": 2, "light": 2})
     (tmp_path / "imgs" / "light" / "99.png").write_bytes(b"\x89PNG garbage")
     scene = load_scene(write(tmp_path, FOLDER_SCENE + TEST_FOLDER))
     with pytest.raises(SceneError) as e:
@@ -373,7 +374,7 @@ def test_folder_rejects_unreadable_image_and_unknown_class(tmp_path):
 
 
 def test_test_split_may_not_reuse_training_images_or_ask_untrained_classes(tmp_path):
-    _folder(tmp_path / "imgs", {"dark": 3, "light": 3})
+    image_folder(tmp_path / "imgs", {"dark": 3, "light": 3})
     with pytest.raises(SceneError) as e:
         load_scene(write(tmp_path, FOLDER_SCENE))
     assert e.value.key == "test.subset" and "disjoint" in str(e.value)
