@@ -69,7 +69,8 @@ def tiny(tmp_path):
     return load_scene(path)
 
 
-def _no_wall(records):
+def without_wall_time(records):
+    """Lab records without their wall time, the one field a rerun may change (shared by the lab tests)."""
     return [{k: v for k, v in r.items() if k != "wall_time_s"} for r in records]
 
 
@@ -196,10 +197,10 @@ def test_process_pool_gives_the_serial_results(tiny):
     with ProcessPoolExecutor(max_workers=2) as pool:
         pooled = cp.compare(tiny, seeds=2, learners=learners, executor=pool)
     assert len(serial.records) == 8
-    assert _no_wall(pooled.records) == _no_wall(serial.records)
+    assert without_wall_time(pooled.records) == without_wall_time(serial.records)
     with runner.process_pool(2) as pool:                  # the CLI's pool: spawned, BLAS single-threaded
         spawned = cp.compare(tiny, seeds=2, learners=learners, executor=pool)
-    assert _no_wall(spawned.records) == _no_wall(serial.records)
+    assert without_wall_time(spawned.records) == without_wall_time(serial.records)
 
 
 def test_resume_finishes_like_an_uninterrupted_run(tiny, tmp_path, monkeypatch):
@@ -220,10 +221,10 @@ def test_resume_finishes_like_an_uninterrupted_run(tiny, tmp_path, monkeypatch):
     assert {p.name: p.stat().st_mtime_ns for p in (out / "seeds").iterdir() if p.name in mtimes} == mtimes
 
     fresh = cp.compare(tiny, seeds=3, learners=learners, out=tmp_path / "fresh")
-    assert _no_wall(resumed.records) == _no_wall(fresh.records)
+    assert without_wall_time(resumed.records) == without_wall_time(fresh.records)
     a = json.loads((out / "results.json").read_text())
     b = json.loads((tmp_path / "fresh" / "results.json").read_text())
-    assert _no_wall(a["records"]) == _no_wall(b["records"])
+    assert without_wall_time(a["records"]) == without_wall_time(b["records"])
 
 
 def test_resume_recomputes_a_broken_or_foreign_record(tiny, tmp_path, monkeypatch):
@@ -235,7 +236,7 @@ def test_resume_recomputes_a_broken_or_foreign_record(tiny, tmp_path, monkeypatc
     monkeypatch.setattr(cp, "run_seed", lambda ref, seed, *a: computed.append(seed) or real(ref, seed, *a))
     again = cp.compare(tiny, seeds=2, learners=["ideal"], out=out, resume=True)
     assert computed == [1]
-    assert _no_wall(again.records) == _no_wall(first.records)
+    assert without_wall_time(again.records) == without_wall_time(first.records)
     computed.clear()
     cp.compare(tiny, seeds=2, learners=["ideal", "lstsq-S"], out=out, resume=True)   # other learners
     assert computed == [0, 1]

@@ -18,6 +18,8 @@ from mark1.lab import runner  # noqa: E402
 from mark1.runs import jsonable  # noqa: E402
 from mark1.scenes import load_scene  # noqa: E402
 
+from test_lab import without_wall_time  # noqa: E402
+
 SCENE = """
 name = "Tiny X vs E on a cluster"
 
@@ -59,17 +61,13 @@ def scene(tmp_path):
     return load_scene(path)
 
 
-def _no_wall(records):
-    return [{k: v for k, v in r.items() if k != "wall_time_s"} for r in records]
-
-
 def test_compare_on_a_local_cluster_is_the_serial_run(cluster, scene):
     serial = cp.compare(scene, seeds=3, learners=LEARNERS)
     with runner.executor_for(scheduler=cluster.scheduler_address) as ex:
         assert ex is not None
         remote = cp.compare(scene, seeds=3, learners=LEARNERS, executor=ex)
     assert len(serial.records) == 12
-    assert _no_wall(remote.records) == _no_wall(serial.records)
+    assert without_wall_time(remote.records) == without_wall_time(serial.records)
 
 
 def test_ablate_on_a_local_cluster_is_the_serial_run(cluster, scene):
@@ -94,8 +92,8 @@ def test_the_scheduler_option_runs_and_resumes_on_the_cluster(cluster, scene, tm
     assert (out / "seeds" / "seed-0000.json").stat().st_mtime_ns == mtime       # not run again
     resumed = json.loads((out / "results.json").read_text())["records"]
     serial = cp.compare(scene, seeds=3, learners=LEARNERS)
-    assert _no_wall(resumed) == _no_wall(serial.records)
-    assert _no_wall(resumed[:8]) == _no_wall(first)
+    assert without_wall_time(resumed) == without_wall_time(serial.records)
+    assert without_wall_time(resumed[:8]) == without_wall_time(first)
     capsys.readouterr()
 
 

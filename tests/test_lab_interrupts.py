@@ -23,6 +23,8 @@ import pytest
 import mark1.lab.compare as cp
 from mark1.scenes import load_scene
 
+from test_lab import without_wall_time  # noqa: E402
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for child processes")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +73,7 @@ def scene_file(tmp_path_factory):
 @pytest.fixture(scope="module")
 def uninterrupted(scene_file):
     """The records of an uninterrupted serial run (computed once for the module)."""
-    return _no_wall(cp.compare(load_scene(scene_file), seeds=SEEDS, learners=LEARNERS).records)
+    return without_wall_time(cp.compare(load_scene(scene_file), seeds=SEEDS, learners=LEARNERS).records)
 
 
 def _descendants(pid: int) -> list[int]:
@@ -132,10 +134,6 @@ def _interrupt(scene_file, out, send) -> tuple[int, float, list[int], str]:
     return proc.returncode, took, [c for c in children if _alive(c)], err
 
 
-def _no_wall(records):
-    return [{k: v for k, v in r.items() if k != "wall_time_s"} for r in records]
-
-
 def _check_resume(scene_file, out, uninterrupted):
     done = sorted(p.name for p in (out / "seeds").glob("seed-*.json"))
     assert 1 <= len(done)
@@ -144,7 +142,7 @@ def _check_resume(scene_file, out, uninterrupted):
     assert proc.returncode == 0, err
     assert not list(out.rglob("*.tmp"))               # one left by a kill mid-write is cleaned
     resumed = json.loads((out / "results.json").read_text())["records"]
-    assert _no_wall(resumed) == uninterrupted
+    assert without_wall_time(resumed) == uninterrupted
     return len(done)
 
 
