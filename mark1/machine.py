@@ -417,15 +417,11 @@ class MarkI:
         hist["response"] = code.decode(sums)
         hist["correct"] = hist["response"] == hist["label"]
         hist["units_erred"] = err.sum(axis=1)
-        a_active = phi.sum(axis=1)
-        if rack.mask.all():                       # every unit has every pot: the lit A-units and the bias
-            active_pots = (a_active + 1)[:, None]
-        else:                                     # (n_cards, n_units) counts, exact in float64 (BLAS)
-            active_pots = (x @ rack.mask.T.astype(float)).astype(np.int64)
+        active_pots = rack.active_pots(x).astype(np.int64)                  # (n_cards, n_units)
         hist["pots_moved"] = (err * active_pots[schedule]).sum(axis=1)
         hist["start"] = np.arange(n_pres) * tm.period
-        hist["s_active"] = s_states.sum(axis=1)[schedule]
-        hist["a_active"] = a_active[schedule]
+        hist["s_active"] = np.count_nonzero(s_states, axis=1)[schedule]
+        hist["a_active"] = np.count_nonzero(phi, axis=1)[schedule]
         return finish(hist, n_pres * tm.period, trace, 0.0)
 
     # -- answering ---------------------------------------------------------------------------

@@ -73,6 +73,7 @@ class PotentiometerRack:
             for k in range(n_units):
                 self.mask[k, k * per:(k + 1) * per] = True
             self.mask[:, -1] = True                       # each R-unit keeps its bias pot
+        self._full = bool(self.mask.all())
         self.gain = np.ones(shape) if gain is None else np.asarray(gain, float)
         self.p_from = np.zeros(shape)
         self.p_to = np.zeros(shape)
@@ -101,6 +102,14 @@ class PotentiometerRack:
     @property
     def n_pots(self) -> int:
         return int(self.mask.sum())
+
+    def active_pots(self, x: np.ndarray) -> np.ndarray:
+        """How many pots of each unit inputs ``x`` (n, n_inputs), 0 or 1 with the bias
+        last, make active: array (n, n_units) float, exact counts."""
+        if self._full:                   # every unit has every pot: the inputs that are on
+            on = np.count_nonzero(x, axis=1).astype(float)
+            return np.broadcast_to(on[:, None], (len(x), self.mask.shape[0]))
+        return x @ self.mask.T.astype(float)
 
     def decay_factor(self, t: float) -> float:
         """How much every wiper has shrunk by decay since the stored positions were set."""

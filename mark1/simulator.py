@@ -138,15 +138,14 @@ class SensoryPipeline:
     """
 
     def __init__(self, retina: Retina, patchboard: Patchboard, light: np.ndarray,
-                 order: np.ndarray, spec: MachineSpec, mask: np.ndarray, block: int = 256):
+                 order: np.ndarray, spec: MachineSpec, rack: PotentiometerRack, block: int = 256):
         self.retina, self.patchboard = retina, patchboard
         self.light, self.order = light, order
         t = spec.timing
         self.card_change, self.settle = t.card_change, t.settle
         self.nominal_lit = t.period - t.card_change
         self.noise = spec.rack.wiper_noise
-        self.mask_t = mask.T.astype(float)
-        self.full_rack = bool(mask.all())
+        self.rack = rack
         self.block = block
         self.size = block                 # current look-ahead, shrunk after a re-timing
         self.start = self.stop = 0
@@ -167,16 +166,10 @@ class SensoryPipeline:
         phi = self.patchboard.associate(s)
         x = with_bias(phi)
         self.x = x
-        a_active = np.count_nonzero(phi, axis=1)
         # read noise of the sum of the active wipers of each unit (see PotentiometerRack.sums)
-        if self.noise > 0:
-            # active pots per unit: the lit A-units and the bias where every unit has every pot
-            pots = (a_active + 1.0)[:, None] if self.full_rack else x @ self.mask_t
-            self.noise_scale = self.noise * np.sqrt(np.broadcast_to(pots, (len(x), self.mask_t.shape[1])))
-        else:
-            self.noise_scale = None
+        self.noise_scale = self.noise * np.sqrt(self.rack.active_pots(x)) if self.noise > 0 else None
         self.s_active[first:stop] = np.count_nonzero(s, axis=1)
-        self.a_active[first:stop] = a_active
+        self.a_active[first:stop] = np.count_nonzero(phi, axis=1)
         self.start, self.stop, self._ends = first, stop, ends
 
     def ensure(self, p: int) -> int:
@@ -256,7 +249,7 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     rule = RULES[tr.rule]
     error_driven = tr.rule in ("alpha", "gamma")
     n = len(order)
-    pipeline = SensoryPipeline(retina, patchboard, light, order, spec, rack.mask)
+    pipeline = SensoryPipeline(retina, patchboard, light, order, spec, rack)
     full = trace.full
     # someone watches the events as they happen: one step per card
     step_each = full or isinstance(env, simpy.rt.RealtimeEnvironment)
