@@ -229,7 +229,7 @@ def photocell_response(spec: MachineSpec, *, cards=(15, 3, 15), soak: float = 10
 def rack_figure(r: RackResponse, *, out=None, dpi: int = 100):
     """Four panels: position against pulse number, against time (zoomed on a
     reversal), each motor's run time per pulse, and the decay when left alone."""
-    from .plotting import _new_figure, _save_atomic
+    from .plotting import _new_figure
 
     s = r.spec.rack
     fig = _new_figure(11, 7.4)
@@ -296,12 +296,8 @@ def rack_figure(r: RackResponse, *, out=None, dpi: int = 100):
                   else "decay off (decay_time = inf)"))
     ax.axhline(0, color="0.5", lw=0.6)
     spread = f"; motor spread sigma {s.motor_spread:g}" if s.motor_spread else "; no motor spread"
-    fig.suptitle(f"One pot, pulse after pulse — {r.spec.name}: {s.drive} drive{spread}, "
-                 f"end stops {'on' if s.end_stops else 'off'}", fontsize=12)
-    fig.tight_layout()
-    if out is not None:
-        _save_atomic(fig, out, dpi=dpi)
-    return fig
+    return _finish(fig, f"One pot, pulse after pulse — {r.spec.name}: {s.drive} drive{spread}, "
+                        f"end stops {'on' if s.end_stops else 'off'}", out, dpi)
 
 
 def _stops(ax, s) -> None:
@@ -314,7 +310,7 @@ def _stops(ax, s) -> None:
 
 def photocell_figure(r: PhotocellResponse, *, out=None, dpi: int = 100):
     """Three panels: rise after lamps on, fall in the dark (log scale), light history."""
-    from .plotting import _new_figure, _save_atomic
+    from .plotting import _new_figure
 
     rs, tm = r.spec.retina, r.spec.timing
     fig = _new_figure(12, 3.9)
@@ -349,8 +345,15 @@ def photocell_figure(r: PhotocellResponse, *, out=None, dpi: int = 100):
     ax.set(xlabel="machine time (s), one card every %g s" % tm.period, ylabel="signal when sampled",
            title=f"light history (history_time {rs.history_time:g} s)", ylim=(0, 1.08))
     ax.legend(loc="lower right", fontsize=8)
-    fig.suptitle(f"One photocell — {r.spec.name}: gamma {rs.gamma:g}, dynamics "
-                 f"{'on' if rs.dynamics else 'off'}", fontsize=12)
+    return _finish(fig, f"One photocell — {r.spec.name}: gamma {rs.gamma:g}, dynamics "
+                        f"{'on' if rs.dynamics else 'off'}", out, dpi)
+
+
+def _finish(fig, title: str, out, dpi: int):
+    """Title, lay out and (when ``out`` is given) save a device figure atomically."""
+    from .plotting import _save_atomic
+
+    fig.suptitle(title, fontsize=12)
     fig.tight_layout()
     if out is not None:
         _save_atomic(fig, out, dpi=dpi)
