@@ -60,9 +60,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from mark1.baselines import (FisherDiscriminant, GaussianClassifier,  # noqa: E402
+from mark1.linear_model import (FisherDiscriminant, GaussianClassifier,  # noqa: E402
                              LeastSquaresClassifier, LogisticRegression, Perceptron)
-from mark1.perceptron import train_error_correction  # noqa: E402
+from mark1.machine.perceptron import train_error_correction  # noqa: E402
 
 SHRINKAGE = 0.01
 EPOCHS = 5

@@ -40,7 +40,7 @@ import simpy
 
 import mark1
 from mark1 import MarkI, specs
-from mark1.threads import one_blas_thread
+from mark1._utils.threads import one_blas_thread
 
 DIGITS = """
 name = "benchmark: eight digits"

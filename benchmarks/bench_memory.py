@@ -49,7 +49,7 @@ epochs = {epochs}
 
 
 def measure(n: int, epochs: int, folder: Path) -> dict:
-    from mark1.scenes import load_scene
+    from mark1.stimuli.scenes import load_scene
 
     path = folder / f"cards_{n}.toml"
     path.write_text(SCENE.format(n=n, epochs=epochs))

@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from mark1 import render as R
-from mark1 import scenes
+from mark1.stimuli import render as R
+from mark1.stimuli import scenes
 
 JITTER = R.Jitter(shift=(-0.1, 0.1), rotation=(-30.0, 30.0), scale=(0.9, 1.1))
 

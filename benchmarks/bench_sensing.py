@@ -28,8 +28,8 @@ import time
 import numpy as np
 
 from mark1 import MarkI, specs
-from mark1.retina import RetinaState, _blur_matrix, area_average_matrix
-from mark1.threads import one_blas_thread
+from mark1.machine.retina import RetinaState, _blur_matrix, area_average_matrix
+from mark1._utils.threads import one_blas_thread
 
 try:                                   # run from the repository root or from benchmarks/
     from bench_machine import digit_cards

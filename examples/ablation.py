@@ -23,10 +23,11 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from mark1.atomic import atomic_path  # noqa: E402
-from mark1.machine import MarkI  # noqa: E402
-from mark1.runs import progress_bar, scene_cards  # noqa: E402
-from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
+from mark1._utils.atomic import atomic_path  # noqa: E402
+from mark1.machine.mark_i import MarkI  # noqa: E402
+from mark1._utils.progress import progress_bar  # noqa: E402
+from mark1.stimuli.cards import scene_cards  # noqa: E402
+from mark1.stimuli.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 #: The non-idealities switched off one at a time (names of mark1.specs.NON_IDEALITIES).
 SWITCHED = ("lens", "light_history", "photocell_dynamics", "motor_spread", "backlash", "wiper_noise")

@@ -25,10 +25,10 @@ matplotlib.use("Agg")
 
 from PIL import Image  # noqa: E402
 
-from mark1 import plotting  # noqa: E402
-from mark1.machine import MarkI  # noqa: E402
-from mark1.runs import scene_cards  # noqa: E402
-from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
+from mark1.viz import plotting  # noqa: E402
+from mark1.machine.mark_i import MarkI  # noqa: E402
+from mark1.stimuli.cards import scene_cards  # noqa: E402
+from mark1.stimuli.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 
 def main(argv=None) -> None:

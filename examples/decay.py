@@ -30,7 +30,7 @@ matplotlib.use("Agg")
 
 from mark1.lab.stats import mean_interval  # noqa: E402
 from mark1.lab.sweep import sweep  # noqa: E402
-from mark1.scenes import SCENES_DIR, load_scene  # noqa: E402
+from mark1.stimuli.scenes import SCENES_DIR, load_scene  # noqa: E402
 
 #: Decay time constants swept, seconds; inf is no decay (the reference).
 DECAY_TIMES = (30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0, math.inf)

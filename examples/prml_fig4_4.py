@@ -34,8 +34,8 @@ matplotlib.use("Agg")
 import numpy as np                               # noqa: E402
 from matplotlib.figure import Figure             # noqa: E402
 
-from mark1.atomic import atomic_path             # noqa: E402
-from mark1.baselines import LeastSquaresClassifier, LogisticRegression, Perceptron  # noqa: E402
+from mark1._utils.atomic import atomic_path             # noqa: E402
+from mark1.linear_model import LeastSquaresClassifier, LogisticRegression, Perceptron  # noqa: E402
 
 PRIOR_PRECISION = 0.01          # alpha of the Gaussian prior on the weights (variance 100)
 

@@ -36,8 +36,8 @@ import numpy as np                               # noqa: E402
 from matplotlib.colors import ListedColormap     # noqa: E402
 from matplotlib.figure import Figure             # noqa: E402
 
-from mark1.atomic import atomic_path             # noqa: E402
-from mark1.baselines import GaussianClassifier, LeastSquaresClassifier, LogisticRegression  # noqa: E402
+from mark1._utils.atomic import atomic_path             # noqa: E402
+from mark1.linear_model import GaussianClassifier, LeastSquaresClassifier, LogisticRegression  # noqa: E402
 
 MEANS = np.array([[-2.5, -2.5], [0.0, 0.0], [2.5, 2.5]])
 COLORS = ("tab:red", "tab:green", "tab:blue")

@@ -22,8 +22,8 @@ matplotlib.use("Agg")
 
 import numpy as np                               # noqa: E402
 
-from mark1 import plotting                       # noqa: E402
-from mark1.baselines import FisherDiscriminant   # noqa: E402
+from mark1.viz import plotting  # noqa: E402
+from mark1.linear_model import FisherDiscriminant   # noqa: E402
 
 
 def data(seed: int = 0, n: int = 200):

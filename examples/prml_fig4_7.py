@@ -25,8 +25,8 @@ matplotlib.use("Agg")
 import numpy as np                               # noqa: E402
 from matplotlib.figure import Figure             # noqa: E402
 
-from mark1.atomic import atomic_path             # noqa: E402
-from mark1.perceptron import train_error_correction  # noqa: E402
+from mark1._utils.atomic import atomic_path             # noqa: E402
+from mark1.machine.perceptron import train_error_correction  # noqa: E402
 
 W0 = np.array([-1.5, 3.0, 0.5])                  # (w_1, w_2, bias): a poor start
 

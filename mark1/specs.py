@@ -33,6 +33,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from mark1.exceptions import SpecError
+
 __all__ = [
     "SpecError",
     "RetinaSpec",
@@ -50,21 +52,6 @@ __all__ = [
 ]
 
 STATUSES = ("documented", "single-source", "contradictory", "datasheet", "assumed")
-
-
-class SpecError(ValueError):
-    """A parameter is unknown or has a value outside its allowed range.
-
-    Attributes
-    ----------
-    key : str
-        Dotted key path of the offending parameter, e.g. ``"rack.motor_speed"``.
-    """
-
-    def __init__(self, key: str, message: str):
-        super().__init__(f"{key}: {message}")
-        self.key = key
-        self.reason = message
 
 
 def param(default, unit: str, status: str, doc: str, *, low=None, high=None,

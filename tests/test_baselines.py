@@ -9,10 +9,10 @@ import warnings
 import numpy as np
 import pytest
 
-from mark1.baselines import (ConvergenceWarning, FisherDiscriminant, GaussianClassifier,
+from mark1.linear_model import (ConvergenceWarning, FisherDiscriminant, GaussianClassifier,
                              LeastSquaresClassifier, LogisticRegression, NotFittedError, Perceptron,
                              ScaleWarning, SeparableDataWarning, SingularCovarianceWarning)
-from mark1.perceptron import averaged_weights, train_error_correction
+from mark1.machine.perceptron import averaged_weights, train_error_correction
 
 ALL = [LeastSquaresClassifier, FisherDiscriminant, GaussianClassifier, Perceptron, LogisticRegression]
 
@@ -808,7 +808,7 @@ def test_mark1_runs_without_sklearn():
     code = (
         "import sys; sys.modules['sklearn'] = None\n"            # any import of sklearn fails
         "import numpy as np\n"
-        "from mark1 import baselines\n"
+        "from mark1 import linear_model as baselines\n"
         "X = np.random.default_rng(0).normal(size=(40, 3)); y = np.arange(40) % 2\n"
         "for E in (baselines.LeastSquaresClassifier, baselines.FisherDiscriminant,\n"
         "          baselines.GaussianClassifier, baselines.Perceptron, baselines.LogisticRegression):\n"
@@ -821,7 +821,7 @@ def test_mark1_runs_without_sklearn():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
     # and importing, fitting and predicting does not import scikit-learn
-    code = ("import sys, numpy as np\nfrom mark1 import baselines\n"
+    code = ("import sys, numpy as np\nfrom mark1 import linear_model as baselines\n"
             "X = np.random.default_rng(0).normal(size=(40, 3)); y = np.arange(40) % 2\n"
             "baselines.LogisticRegression().fit(X, y).predict(X)\n"
             "print('sklearn' in sys.modules)\n")

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 import mark1
-from mark1 import baselines as linear_model
-from mark1.runs import scene_cards
+from mark1 import linear_model as linear_model
+from mark1.stimuli.cards import scene_cards
 
 ROOT = Path(__file__).resolve().parents[1]
 DIGESTS = Path(__file__).with_name("data") / "catalog_digests.json"

@@ -119,7 +119,7 @@ def test_realtime_replay_prints_events_and_matches_the_simulation(tmp_path, caps
     import simpy.rt
 
     from mark1 import MarkI
-    from mark1.scenes import load_scene
+    from mark1.stimuli.scenes import load_scene
 
     scene = load_scene(DEMO)
     train = scene.stimuli("train", seed=0, count=6)
@@ -223,8 +223,8 @@ def test_explain_tells_exactly_the_cards_asked_for(capsys):
 
 
 def test_explain_describes_the_rule_in_use():
-    from mark1.explain import explain
-    from mark1.scenes import load_scene
+    from mark1.classroom.explain import explain
+    from mark1.stimuli.scenes import load_scene
 
     scene = load_scene(DEMO)
     train = scene.stimuli("train", seed=0, count=6)
@@ -245,8 +245,8 @@ def test_card_smaller_than_the_retina_names_the_scene_key(tmp_path, capsys):
 def test_lms_step_past_the_stability_limit_warns():
     import warnings
 
-    from mark1.machine import LMSStepWarning
-    from mark1.scenes import load_scene
+    from mark1.machine.mark_i import LMSStepWarning
+    from mark1.stimuli.scenes import load_scene
 
     scene = load_scene(DEMO)
     train = scene.stimuli("train", seed=0, count=8)

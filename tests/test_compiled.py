@@ -8,8 +8,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-from mark1 import perceptron, potentiometers, rules, simulator
-from mark1.compiled import source_digest
+from mark1.machine import perceptron
+from mark1.machine import potentiometers
+from mark1.machine import rules
+from mark1.machine import simulator
+from mark1._utils.compiled import source_digest
 
 CALLEE = """
 from numba import njit
@@ -21,7 +24,7 @@ def step():
 
 CALLER = """
 import callee
-from mark1.compiled import njit_calling
+from mark1._utils.compiled import njit_calling
 
 @njit_calling(callee)
 def twice():

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from mark1 import specs
 from mark1.cli import main
-from mark1.device import photocell_response, rack_response
-from mark1.retina import Retina
+from mark1.classroom.device import photocell_response, rack_response
+from mark1.machine.retina import Retina
 
 # the rack alone, without decay or spread unless a test puts them back
 QUIET = specs.MARK_I.with_overrides({"rack.decay_time": "inf", "rack.motor_spread": 0.0})

@@ -30,7 +30,7 @@ import pytest
 
 from mark1 import specs
 from mark1.cli import main
-from mark1.scenes import SceneError, load_scene, shipped_scenes
+from mark1.stimuli.scenes import SceneError, load_scene, shipped_scenes
 
 #: Seconds one mutant may take through the loader and the run.
 TIME_LIMIT = 60
@@ -65,7 +65,7 @@ def _small(data: dict) -> dict:
 
 
 def load_scene_from(data: dict):
-    from mark1.scenes import scene_from_dict
+    from mark1.stimuli.scenes import scene_from_dict
     return scene_from_dict(data, path="seed.toml", base_dir=Path(shipped_scenes()[0]).parent)
 
 
@@ -221,8 +221,8 @@ def fuzz(tmp_path, capsys, n: int, seed: int) -> dict:
 @pytest.fixture
 def no_figure(monkeypatch):
     """The learning-curve PNG is the slowest part of a tiny run; plotting is tested elsewhere."""
-    import mark1.plotting
-    monkeypatch.setattr(mark1.plotting, "learning_curve", lambda *a, **k: None)
+    import mark1.viz.plotting
+    monkeypatch.setattr(mark1.viz.plotting, "learning_curve", lambda *a, **k: None)
 
 
 def test_the_shrunk_seed_scenes_run(tmp_path, capsys, no_figure):

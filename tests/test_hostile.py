@@ -17,11 +17,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mark1 import atomic, scenes, specs
+from mark1 import specs
+from mark1._utils import atomic
+from mark1.stimuli import scenes
 from mark1.cli import main
-from mark1.machine import MarkI
-from mark1.patchboard import Patchboard
-from mark1.scenes import SceneError, load_scene
+from mark1.machine.mark_i import MarkI
+from mark1.machine.patchboard import Patchboard
+from mark1.stimuli.scenes import SceneError, load_scene
 
 from test_scenes import image_folder, write  # noqa: E402  (the scene tests' helpers)
 
@@ -393,7 +395,7 @@ def test_compact_deck_is_uint8_reproducible_and_read_as_reflectance(monkeypatch)
 
 
 def test_light_does_not_depend_on_the_chunk(monkeypatch):
-    from mark1 import retina as retina_mod
+    from mark1.machine import retina as retina_mod
     r = MarkI(spec=specs.SMALL, seed=0).retina
     cards = np.random.default_rng(5).random((50, 24, 24))
     whole = r.light(cards)

@@ -25,8 +25,8 @@ import mark1.lab.ablate as ab  # noqa: E402
 import mark1.lab.compare as cp  # noqa: E402
 import mark1.lab.curves as cu  # noqa: E402
 import mark1.lab.runner as runner  # noqa: E402
-from mark1.machine import MarkI  # noqa: E402
-from mark1.scenes import load_scene  # noqa: E402
+from mark1.machine.mark_i import MarkI  # noqa: E402
+from mark1.stimuli.scenes import load_scene  # noqa: E402
 from mark1.specs import NON_IDEALITIES  # noqa: E402
 
 TINY = """
@@ -75,7 +75,7 @@ def without_wall_time(records):
 
 
 def _seeds(i):
-    from mark1.runs import experiment_seeds
+    from mark1.stimuli.cards import experiment_seeds
     return experiment_seeds(i)
 
 
@@ -131,7 +131,7 @@ def test_machine_learners_are_direct_fits_on_the_same_seeds(tiny):
 
 def test_baselines_learn_from_the_analog_machines_own_s_units(tiny):
     """features="analog": the S-units mark1 itself senses; "ideal": those of spec.ideal()."""
-    from mark1 import baselines
+    from mark1 import linear_model as baselines
     s_train, s_test, s_machine = _seeds(1)
     train, test = tiny.stimuli("train", s_train), tiny.stimuli("test", s_test)
     spec = tiny.machine_spec()
@@ -154,7 +154,7 @@ def test_logistic_learners_are_map_fits_with_alpha_1_and_warn_nowhere(tiny):
     """logistic-S/-phi: baselines.LogisticRegression(alpha=1) on the analog S and phi."""
     import warnings
 
-    from mark1 import baselines
+    from mark1 import linear_model as baselines
     s_train, s_test, s_machine = _seeds(0)
     train, test = tiny.stimuli("train", s_train), tiny.stimuli("test", s_test)
     eyes = MarkI(spec=tiny.machine_spec().digital(), seed=s_machine)
@@ -337,7 +337,7 @@ def test_ablate_rows_references_and_files(tiny, tmp_path):
     assert json.loads((out / "ablation.json").read_text())["non_idealities"] == expected
     assert (out / "ablation.png").stat().st_size > 0
     assert "ratchet" in result.table()
-    from mark1.plotting import ablation_figure            # the figure draws the table's costs
+    from mark1.viz.plotting import ablation_figure            # the figure draws the table's costs
     ax = ablation_figure(result).axes[0]
     for n in expected:
         for k in ("on", "off"):
@@ -390,7 +390,7 @@ def _mark(ax, gid):
 
 
 def test_ablation_figure_draws_the_tables_costs_and_verdicts(tmp_path):
-    from mark1.plotting import ablation_figure
+    from mark1.viz.plotting import ablation_figure
     result = _fake_ablation()
     verdicts = {r["verdict"] for r in result.rows if "verdict" in r}
     assert verdicts == {"cost", "gain", "null", "zero"}         # the fixture covers every verdict
@@ -421,7 +421,7 @@ def test_ablation_figure_draws_the_tables_costs_and_verdicts(tmp_path):
 
 
 def test_ablation_figure_time_panel_only_where_time_changes():
-    from mark1.plotting import ablation_figure
+    from mark1.viz.plotting import ablation_figure
     result = _fake_ablation(time_changes=True)
     fig = ablation_figure(result)
     assert len(fig.axes) == 2
@@ -435,7 +435,7 @@ def test_ablation_figure_time_panel_only_where_time_changes():
 
 
 def test_learning_curves_figure_two_panels_two_lines_each():
-    from mark1.plotting import learning_curves_figure
+    from mark1.viz.plotting import learning_curves_figure
     rng = np.random.default_rng(0)
     acc = {v: rng.uniform(0.5, 1.0, size=(3, 4)) for v in ("analog", "ideal")}
     hours = {v: np.cumsum(rng.uniform(0.1, 1.0, size=(3, 4)), axis=1) for v in ("analog", "ideal")}
@@ -453,7 +453,7 @@ def test_learning_curves_figure_two_panels_two_lines_each():
 
 
 def test_comparison_figure_one_row_per_learner(tiny):
-    from mark1.plotting import comparison_figure
+    from mark1.viz.plotting import comparison_figure
     comp = cp.compare(tiny, seeds=2, learners=["mark1", "ideal", "lstsq-S"])
     fig = comparison_figure(comp)
     assert isinstance(fig, Figure) and len(fig.axes) == 1

@@ -15,8 +15,8 @@ import mark1.lab.ablate as ab  # noqa: E402
 import mark1.lab.compare as cp  # noqa: E402
 from mark1.cli import main  # noqa: E402
 from mark1.lab import runner  # noqa: E402
-from mark1.runs import jsonable  # noqa: E402
-from mark1.scenes import load_scene  # noqa: E402
+from mark1._utils.records import jsonable  # noqa: E402
+from mark1.stimuli.scenes import load_scene  # noqa: E402
 
 from test_lab import without_wall_time  # noqa: E402
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import mark1.lab.compare as cp
-from mark1.scenes import load_scene
+from mark1.stimuli.scenes import load_scene
 
 from test_lab import without_wall_time  # noqa: E402
 

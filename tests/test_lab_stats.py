@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import mark1.lab.ablate as ab
 from mark1.lab.stats import mean_interval, t_quantile_975
-from mark1.scenes import load_scene
+from mark1.stimuli.scenes import load_scene
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_lab import TINY  # noqa: E402

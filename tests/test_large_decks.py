@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import mark1.machine as machine
+from mark1._utils import limits
 from conftest import make_cards
 from mark1 import MarkI, specs
 
@@ -22,8 +22,8 @@ def test_chunked_sensing_and_lazy_light_change_nothing(seed, spec, monkeypatch):
     s_whole = whole.sense(test_cards)
     sums_whole = whole.decision_function(test_cards)
 
-    monkeypatch.setattr(machine, "SENSE_CHUNK", 7)            # 25 cards: 4 chunks
-    monkeypatch.setattr(machine, "LIGHT_KEPT_BYTES", 0)       # every deck imaged on demand
+    monkeypatch.setattr(limits, "SENSE_CHUNK", 7)            # 25 cards: 4 chunks
+    monkeypatch.setattr(limits, "LIGHT_KEPT_BYTES", 0)       # every deck imaged on demand
     chunked = MarkI(spec=spec, seed=seed).fit(cards, labels, epochs=2)
     assert np.array_equal(whole.history_, chunked.history_)
     assert np.array_equal(whole.weights_, chunked.weights_)
@@ -48,7 +48,7 @@ def test_uint8_cards_of_zeros_and_ones_are_refused():
 
 
 def test_positions_is_a_copy_the_rack_does_not_move():
-    from mark1.potentiometers import PotentiometerRack
+    from mark1.machine.potentiometers import PotentiometerRack
     rack = PotentiometerRack(specs.SMALL.ideal().rack, 1, 4, 8)
     before = rack.positions(0.0)
     rack.apply(*rack.plan(np.array([[0.5, 0.0, 0.0, 0.0]]), 0.0), 0.0)

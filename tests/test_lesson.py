@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mark1 import lesson
-from mark1.machine import MarkI
-from mark1.runs import scene_cards
-from mark1.scenes import load_scene
+from mark1.classroom import lesson
+from mark1.machine.mark_i import MarkI
+from mark1.stimuli.cards import scene_cards
+from mark1.stimuli.scenes import load_scene
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "scenes" / "demo.toml"
@@ -117,8 +117,8 @@ def test_package_data_is_declared():
     import tomllib
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     for name in ("lesson.html", "lesson.js", "lesson.css"):
-        assert (ROOT / "mark1" / "lesson" / name).exists()
-        assert any(fnmatch.fnmatch(name, pattern) for pattern in declared["mark1.lesson"]), name
+        assert (ROOT / "mark1" / "classroom" / "lesson" / name).exists()
+        assert any(fnmatch.fnmatch(name, pattern) for pattern in declared["mark1.classroom.lesson"]), name
 
 
 # -- in a real browser -----------------------------------------------------------------

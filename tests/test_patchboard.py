@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mark1 import MarkI, specs
-from mark1.patchboard import Patchboard
+from mark1.machine.patchboard import Patchboard
 
 
 def _board(seed, **kw):

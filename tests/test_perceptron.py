@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from mark1 import perceptron
-from mark1.perceptron import (ErrorCorrectionResult, _average, _train_with_bias, averaged_weights,
+from mark1.machine import perceptron
+from mark1.machine.perceptron import (ErrorCorrectionResult, _average, _train_with_bias, averaged_weights,
                               train_error_correction)
 
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from mark1.potentiometers import PotentiometerRack
+from mark1.machine.potentiometers import PotentiometerRack
 from mark1.specs import RackSpec
 
 INF = math.inf

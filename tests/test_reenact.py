@@ -17,7 +17,7 @@ from PIL import Image
 from mark1 import cli
 from mark1.lab import reenact as reenact_mod
 from mark1.lab.reenact import Reenactment, SceneResult, band, catalog, reenact, reenact_markdown, verdict
-from mark1.scenes import Reported, load_scene
+from mark1.stimuli.scenes import Reported, load_scene
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "scenes" / "demo.toml"

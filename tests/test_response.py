@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mark1.response import OutputCode
+from mark1.machine.response import OutputCode
 from mark1.specs import ResponseSpec
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conftest import make_cards, white_cards
 from mark1 import MarkI, specs
-from mark1.retina import Retina, RetinaState, _blur_matrix, area_average_matrix
+from mark1.machine.retina import Retina, RetinaState, _blur_matrix, area_average_matrix
 from mark1.specs import RetinaSpec
 
 E1 = 1.0 - math.exp(-1.0)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mark1.rules import RULES, alpha, erring, forced, gamma, lms
+from mark1.machine.rules import RULES, alpha, erring, forced, gamma, lms
 
 INC = 0.02
 RATE = 0.002

@@ -12,10 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mark1 import render, scenes, specs
-from mark1.retina import Retina
-from mark1.runs import scene_cards
-from mark1.scenes import SceneError, load_scene
+from mark1 import specs
+from mark1.stimuli import render
+from mark1.stimuli import scenes
+from mark1.machine.retina import Retina
+from mark1.stimuli.cards import scene_cards
+from mark1.stimuli.scenes import SceneError, load_scene
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted((ROOT / "scenes").glob("*.toml"))

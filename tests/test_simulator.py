@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from conftest import make_cards
 from mark1 import MarkI, specs
-from mark1.potentiometers import PotentiometerRack
-from mark1.retina import RetinaState
-from mark1.simulator import Trace
+from mark1.machine.potentiometers import PotentiometerRack
+from mark1.machine.retina import RetinaState
+from mark1.machine.simulator import Trace
 
 SPEED = 0.01                     # full scale per s: one increment (0.02) takes 2 s > the 1 s period
 INC = 0.02
@@ -277,7 +277,7 @@ def test_env_can_be_passed_in():
 def _twin(m, cards, labels):
     """Replays a run one card at a time with the rack's documented rules (motor gain,
     backlash on reversal, end stops, exponential decay between reads)."""
-    from mark1.rules import RULES
+    from mark1.machine.rules import RULES
     spec = m.spec
     r = spec.rack
     X = m.associate(m.sense(cards))
@@ -344,7 +344,7 @@ def test_sensory_readings_do_not_depend_on_the_pipeline_block(seed, block):
     """The pipeline computes the photocells a block of presentations at a time (256) and
     recomputes after a wait. With tiny blocks (many block boundaries, waits on both sides
     of them) the run is the same, and equals one exposure of the whole schedule."""
-    from mark1.simulator import SensoryPipeline
+    from mark1.machine.simulator import SensoryPipeline
     spec = SLOW.with_overrides({"retina.dynamics": True, "retina.history_ratio": 3.0, "retina.history_time": 2.0})
     cards, labels = make_cards(8, np.random.default_rng(seed))
     ref = MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=5, order="shuffled")
@@ -370,7 +370,7 @@ def test_sensory_readings_do_not_depend_on_the_pipeline_block(seed, block):
 
 
 def test_noise_stream_depends_only_on_the_presentation():
-    from mark1.simulator import _NoiseStream
+    from mark1.machine.simulator import _NoiseStream
     n_units = 3
     chunk = _NoiseStream.CHUNK
     ref = np.random.default_rng(7).standard_normal((3 * chunk, n_units))

@@ -22,8 +22,8 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 from sklearn.utils.validation import check_is_fitted  # noqa: E402
 
-from mark1 import baselines  # noqa: E402
-from mark1.baselines import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier,  # noqa: E402
+from mark1 import linear_model as baselines  # noqa: E402
+from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier,  # noqa: E402
                              LogisticRegression, NotFittedError, Perceptron, SeparableDataWarning)
 
 ESTIMATORS = [LeastSquaresClassifier(), LeastSquaresClassifier(alpha=1.0), FisherDiscriminant(),
@@ -112,7 +112,7 @@ def test_not_fitted_error_is_sklearns(est):
         assert "fit" in str(exc)
     else:
         pytest.fail("predict before fit did not raise")
-    from mark1.errors import NotFittedError as same
+    from mark1.exceptions import NotFittedError as same
     assert same is NotFittedError
 
 

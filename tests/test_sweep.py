@@ -16,7 +16,7 @@ from PIL import Image
 from mark1 import cli
 from mark1.lab import sweep as sweep_mod
 from mark1.lab.sweep import parse_values, sweep
-from mark1.runs import experiment_seeds
+from mark1.stimuli.cards import experiment_seeds
 from mark1.specs import SpecError
 
 ROOT = Path(__file__).resolve().parent.parent

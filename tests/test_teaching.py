@@ -8,8 +8,9 @@ from matplotlib.collections import EllipseCollection, LineCollection
 from matplotlib.figure import Figure
 from PIL import Image
 
-from mark1 import plotting, specs
-from mark1.machine import MarkI
+from mark1 import specs
+from mark1.viz import plotting
+from mark1.machine.mark_i import MarkI
 
 
 @pytest.fixture
@@ -175,7 +176,7 @@ def test_fisher_histograms_2d_and_3d(tmp_path):
     fig3 = plotting.fisher_histograms_figure(X3, y3)
     assert len(fig3.axes) == 2
     # the class means are marked: vertical lines at the projected means
-    from mark1.baselines import FisherDiscriminant
+    from mark1.linear_model import FisherDiscriminant
     fd = FisherDiscriminant().fit(X3, y3)
     w = fd.coef_[0] / np.linalg.norm(fd.coef_[0])
     marked = sorted(line.get_xdata()[0] for line in fig3.axes[1].lines)
@@ -253,7 +254,7 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     import io
     import sys
 
-    from mark1.runs import progress_bar
+    from mark1._utils.progress import progress_bar
 
     class Terminal(io.StringIO):
         def isatty(self):
@@ -340,7 +341,7 @@ def test_no_bar_in_logs_but_one_on_a_terminal(tmp_path):
 # -- one numbering for people ---------------------------------------------------------------
 
 def test_event_line_counts_from_one_and_rounds_to_the_microsecond():
-    from mark1.explain import event_line
+    from mark1.classroom.explain import event_line
 
     assert event_line(1.9999999999999998, "card change", 0, "card 0, lamps off") == (
         "    2.000000 s  presentation    1  card change        card 1 of the deck, lamps off")
@@ -407,8 +408,8 @@ def test_learning_curve_starts_at_the_first_full_window_and_shows_test_and_repor
 def test_contact_sheet_marks_strays_and_keys_them():
     from pathlib import Path
 
-    from mark1.runs import experiment_seeds
-    from mark1.scenes import load_scene
+    from mark1.stimuli.cards import experiment_seeds
+    from mark1.stimuli.scenes import load_scene
 
     scene = load_scene(Path(__file__).resolve().parent.parent / "scenes" / "demo.toml")
     fig = plotting.contact_sheet(scene, seed=0, per_class=3)
@@ -433,7 +434,7 @@ def test_contact_sheet_marks_strays_and_keys_them():
 
 
 def _ablation(time_change):
-    from mark1.experiments import Ablation
+    from mark1.lab.ablate import Ablation
 
     names = ["backlash", "decay"]
     rows = [dict(variant="full", kind="reference", non_ideality=None, test_mean=0.9, test_std=0.01,

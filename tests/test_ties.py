@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 import mark1
 from mark1 import MarkI, specs
-from mark1.perceptron import train_error_correction
-from mark1.response import OutputCode
-from mark1.rules import TIE_RTOL, alpha, erring, tie_tolerance
-from mark1.runs import scene_cards
+from mark1.machine.perceptron import train_error_correction
+from mark1.machine.response import OutputCode
+from mark1.machine.rules import TIE_RTOL, alpha, erring, tie_tolerance
+from mark1.stimuli.cards import scene_cards
 from mark1.specs import ResponseSpec
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -29,6 +29,6 @@ __all__ = ["add_commands"]
 def add_commands(subparsers) -> None:
     """Register ``mark1 compare``, ``ablate``, ``curves``, ``sweep`` and ``reenact`` on an argparse
     subparsers object."""
-    from . import ablate, compare, curves, reenact, sweep
+    from mark1.lab import ablate, compare, curves, reenact, sweep
     for study in (compare, ablate, curves, sweep, reenact):
         study.add_command(subparsers)

@@ -29,12 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..atomic import write_text
-from ..runs import jsonable
-from .options import UsageError, add_common_options, check_common, one_line
-from .runner import (Records, as_scene, count_option, csv_text, executor_for, run_cards, run_jobs, scene_digest,
+from mark1._utils.atomic import write_text
+from mark1._utils.records import jsonable
+from mark1.lab.options import UsageError, add_common_options, check_common, one_line
+from mark1.lab.runner import (Records, as_scene, count_option, csv_text, executor_for, run_cards, run_jobs, scene_digest,
                      scene_ref, seed_list)
-from .stats import mean_interval, num, pct, summarize
+from mark1.lab.stats import mean_interval, num, pct, summarize
+from mark1.exceptions import InputError
 
 __all__ = ["Ablation", "ablate", "ablation_variants", "ablation_job", "paired_cost", "ABLATION_FIELDS",
            "add_command"]
@@ -71,7 +72,7 @@ def paired_cost(without: list[float], with_: list[float]) -> dict[str, Any]:
         the mean; NaN for one seed), ``verdict`` (a key of :data:`VERDICTS`).
     """
     if len(without) != len(with_) or not without:
-        raise ValueError("paired_cost: expected the same seeds, at least one, in both arms")
+        raise InputError("paired_cost: expected the same seeds, at least one, in both arms")
     costs = [a - b for a, b in zip(without, with_)]
     mean, low, high = mean_interval(costs)
     if all(c == 0.0 for c in costs):
@@ -173,7 +174,7 @@ def ablation_variants(spec) -> list[tuple[str, str, str | None, Any]]:
     ratchet's "on alone" is the ideal machine with ``rack.drive = "ratchet"`` and its
     "off alone" is the full machine itself.
     """
-    from ..specs import NON_IDEALITIES
+    from mark1.specs import NON_IDEALITIES
     names = [n for n in NON_IDEALITIES if spec.is_on(n)]
     if "ratchet" not in names:
         names.append("ratchet")
@@ -197,7 +198,7 @@ def _spec_key(spec) -> str:
 def ablation_job(scene_ref, seed: int, spec, train_count: int | None = None,
                  test_count: int | None = None) -> dict:
     """One seed of one machine variant of :func:`ablate` (top level, picklable)."""
-    from ..machine import MarkI
+    from mark1.machine.mark_i import MarkI
 
     scene = as_scene(scene_ref)
     train, test, s_machine = run_cards(scene, seed, train_count, test_count)
@@ -299,7 +300,7 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
     result = Ablation(scene=scene.name, seeds=seed_ids, rows=rows,
                       non_idealities=[v[2] for v in variants if v[1] == "on_alone"])
     if out is not None:
-        from ..plotting import ablation_figure
+        from mark1.viz.plotting import ablation_figure
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         write_text(out / "ablation.csv", csv_text(rows, ABLATION_FIELDS))
@@ -322,7 +323,7 @@ def add_command(subparsers) -> None:
 
 
 def cmd_ablate(args) -> int:
-    from ..specs import NON_IDEALITIES
+    from mark1.specs import NON_IDEALITIES
 
     scene, out, workers = check_common(args, args.seeds * 2 * (len(NON_IDEALITIES) + 1))
     t0 = time.perf_counter()

@@ -24,12 +24,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..atomic import write_text
-from ..runs import experiment_seeds, jsonable, scene_cards
-from .options import UsageError, add_common_options, check_common, one_line
-from .runner import (Records, as_scene, count_option, csv_text, executor_for, run_jobs, scene_digest, scene_ref,
+from mark1._utils.atomic import write_text
+from mark1.stimuli.cards import experiment_seeds, scene_cards
+from mark1._utils.records import jsonable
+from mark1.lab.options import UsageError, add_common_options, check_common, one_line
+from mark1.lab.runner import (Records, as_scene, count_option, csv_text, executor_for, run_jobs, scene_digest, scene_ref,
                      seed_list)
-from .stats import num, pct, summarize
+from mark1.lab.stats import num, pct, summarize
+from mark1.exceptions import InputError
 
 __all__ = ["LEARNERS", "FEATURES", "RECORD_FIELDS", "Comparison", "compare", "run_seed", "describe_learner",
            "cards_to_final_accuracy", "add_command"]
@@ -192,9 +194,9 @@ def _check_learners(learners) -> list[str]:
     learners = list(learners)
     for name in learners:
         if name not in LEARNERS:
-            raise ValueError(f"learners: unknown learner {name!r}; known: {', '.join(LEARNERS)}")
+            raise InputError(f"learners: unknown learner {name!r}; known: {', '.join(LEARNERS)}")
     if not learners:
-        raise ValueError(f"learners: expected at least one of {', '.join(LEARNERS)}")
+        raise InputError(f"learners: expected at least one of {', '.join(LEARNERS)}")
     return [n for n in LEARNERS if n in learners]                 # canonical order, no duplicates
 
 
@@ -205,7 +207,7 @@ def _baseline(name: str, schedule, seed: int):
     scene's order (shuffled with the machine seed when the scene shuffles); it stops
     early after an epoch without a mistake.
     """
-    from .. import baselines
+    from mark1 import linear_model as baselines
     kind = name.split("-")[0]
     if kind == "perceptron":
         return baselines.Perceptron(epochs=schedule.epochs, shuffle=schedule.order == "shuffled", seed=seed)
@@ -259,8 +261,8 @@ def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | N
     dict
         ``{"seed", "seeds": {train, test, machine}, "results": [row per learner]}``.
     """
-    from .. import baselines
-    from ..machine import MarkI
+    from mark1 import linear_model as baselines
+    from mark1.machine.mark_i import MarkI
 
     scene = as_scene(scene_ref)
     train, test, s_machine = scene_cards(scene, seed, train_count=train_count, test_count=test_count)
@@ -385,7 +387,7 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
     names = _check_learners(learners)
     seed_ids = seed_list(seeds)
     if features not in FEATURES:
-        raise ValueError(f"features: expected one of {', '.join(FEATURES)}, got {features!r}")
+        raise InputError(f"features: expected one of {', '.join(FEATURES)}, got {features!r}")
     train_count = count_option(train_count, "train_count")
     test_count = count_option(test_count, "test_count")
     config = {"version": _RECORD_VERSION, "scene": scene.name, "scene_sha256": scene_digest(scene),
@@ -437,7 +439,7 @@ def _write_comparison(comp: Comparison, out: Path, scene) -> None:
     write_text(out / "results.json", json.dumps(jsonable(comp.to_json()), indent=1) + "\n")
     figures = []
     try:
-        from ..plotting import comparison_figure
+        from mark1.viz.plotting import comparison_figure
     except ImportError:                                   # plotting not there: no figure
         comparison_figure = None
     if comparison_figure is not None:

@@ -14,10 +14,11 @@ from typing import Sequence
 
 import numpy as np
 
-from ..atomic import write_text
-from .options import UsageError, add_common_options, check_common, one_line
-from .runner import (Records, as_scene, count_option, csv_text, executor_for, run_cards, run_jobs, scene_digest,
+from mark1._utils.atomic import write_text
+from mark1.lab.options import UsageError, add_common_options, check_common, one_line
+from mark1.lab.runner import (Records, as_scene, count_option, csv_text, executor_for, run_cards, run_jobs, scene_digest,
                      scene_ref, seed_list)
+from mark1.exceptions import InputError
 
 __all__ = ["LearningCurves", "learning_curves", "curve_job", "curves_csv", "add_command"]
 
@@ -68,7 +69,7 @@ class LearningCurves:
 def curve_job(scene_ref, seed: int, variant: str, checkpoints: Sequence[int],
               train_count: int | None = None, test_count: int | None = None) -> dict:
     """One seed and variant of :func:`learning_curves` (top level, picklable)."""
-    from ..machine import MarkI
+    from mark1.machine.mark_i import MarkI
 
     scene = as_scene(scene_ref)
     train, test, s_machine = run_cards(scene, seed, train_count, test_count)
@@ -124,7 +125,7 @@ def learning_curves(scene, *, seeds=3, points: int = 10, executor: Executor | No
     scene = as_scene(scene)
     seed_ids = seed_list(seeds)
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
-        raise ValueError(f"points: expected a positive integer, got {points!r}")
+        raise InputError(f"points: expected a positive integer, got {points!r}")
     train_count = count_option(train_count, "train_count")
     test_count = count_option(test_count, "test_count")
     n_ep = scene.schedule.epochs
@@ -154,7 +155,7 @@ def learning_curves(scene, *, seeds=3, points: int = 10, executor: Executor | No
                             accuracy=arrays["accuracy"], train_accuracy=arrays["train_accuracy"],
                             machine_hours=arrays["machine_hours"], reported=scene.reported.value)
     if out is not None:
-        from ..plotting import learning_curves_figure
+        from mark1.viz.plotting import learning_curves_figure
         write_text(Path(out) / "curves.csv", curves_csv(curves))
         learning_curves_figure(curves, out=Path(out) / "curves.png")
     return curves

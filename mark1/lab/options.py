@@ -11,13 +11,10 @@ import os
 import re
 import sys
 from pathlib import Path
+from mark1.exceptions import UsageError
 
 __all__ = ["UsageError", "output_folder", "add_common_options", "check_common", "one_line",
            "memory_limit", "check_budget", "check_scheduler"]
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for: reported in one line, exit status 2."""
 
 
 def output_folder(args, *parts: str) -> Path:
@@ -72,7 +69,7 @@ def check_common(args, n_jobs: int):
     UsageError
         One line naming the option or the scene file.
     """
-    from ..scenes import SceneError, load_scene
+    from mark1.stimuli.scenes import SceneError, load_scene
 
     check_run_options(args)
     out = output_folder(args, args.command)
@@ -146,7 +143,7 @@ def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **c
 
     ``at_once`` runs (jobs on this computer's workers) are held in memory together.
     """
-    from ..scenes import SceneError
+    from mark1.stimuli.scenes import SceneError
     try:
         res = scene.resources(**counts, trace=getattr(args, "trace", "summary") or "summary")
     except (SceneError, ValueError) as e:

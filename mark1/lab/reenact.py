@@ -36,9 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import write_text
-from ..runs import experiment_seeds, jsonable
-from . import runner
+from mark1._utils.atomic import write_text
+from mark1.stimuli.cards import experiment_seeds
+from mark1._utils.records import jsonable
+from mark1.lab import runner
+from mark1.exceptions import InputError
 
 __all__ = ["DEFAULT_TOLERANCE", "Reenactment", "band", "catalog", "reenact", "reenact_job",
            "reenact_figure", "verdict"]
@@ -69,7 +71,7 @@ def band(reported, tolerance: float = DEFAULT_TOLERANCE) -> tuple[float, float]:
     """
     v = reported.value
     if v is None:
-        raise ValueError("reported.value: the scene reports no figure, so it has no band")
+        raise InputError("reported.value: the scene reports no figure, so it has no band")
     if is_lower_bound(reported):
         return float(v), 1.0
     return max(0.0, v - tolerance), min(1.0, v + tolerance)
@@ -92,7 +94,7 @@ def verdict(mean: float, low: float, high: float, band_: tuple[float, float]) ->
 
 def catalog(folder=None) -> list[Path]:
     """The scene files in ``folder`` (default: the shipped scenes) that report a figure."""
-    from ..scenes import SCENES_DIR, load_scene
+    from mark1.stimuli.scenes import SCENES_DIR, load_scene
 
     folder = Path(folder) if folder is not None else Path(SCENES_DIR)
     return [p for p in sorted(folder.glob("*.toml")) if load_scene(p).reported.value is not None]
@@ -109,7 +111,7 @@ def reenact_job(scene_ref, seed: int, train_count: int | None = None, test_count
 
     Top level and picklable. Returns the fields of :data:`REENACT_FIELDS`.
     """
-    from ..machine import MarkI
+    from mark1.machine.mark_i import MarkI
 
     scene = runner.as_scene(scene_ref)
     train, test, seed_machine = runner.run_cards(scene, seed, train_count, test_count)
@@ -150,7 +152,7 @@ class SceneResult:
 
     def summary(self) -> dict:
         """Mean and 95 % interval of the test accuracy, verdict, seeds meeting the report, ..."""
-        from .stats import clip_interval, mean_interval
+        from mark1.lab.stats import clip_interval, mean_interval
 
         acc = self._values("test_accuracy")
         mean, low, high = clip_interval(mean_interval(acc), 0.0, 1.0)
@@ -313,20 +315,20 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
         For a scene without a reported figure, bad seeds, counts or tolerance.
     """
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= 0.5:
-        raise ValueError(f"tolerance: expected a fraction from 0 to 0.5, got {tolerance!r}")
+        raise InputError(f"tolerance: expected a fraction from 0 to 0.5, got {tolerance!r}")
     scene_objs = [runner.as_scene(s) for s in (catalog() if scenes is None else scenes)]
     if not scene_objs:
-        raise ValueError("scenes: expected at least one scene with a reported figure")
+        raise InputError("scenes: expected at least one scene with a reported figure")
     for sc in scene_objs:
         if sc.reported.value is None:
-            raise ValueError(f"{sc.path or sc.name}: [reported] has no value, so there is nothing to re-enact "
+            raise InputError(f"{sc.path or sc.name}: [reported] has no value, so there is nothing to re-enact "
                              f"(expected a scene with a reported figure)")
     seed_ids = runner.seed_list(seeds)
     train_count = runner.count_option(train_count, "train_count")
     test_count = runner.count_option(test_count, "test_count")
     stems = [Path(sc.path).stem if sc.path else sc.name.replace(" ", "_") for sc in scene_objs]
     if len(set(stems)) != len(stems):
-        raise ValueError(f"scenes: expected distinct scenes, got {stems}")
+        raise InputError(f"scenes: expected distinct scenes, got {stems}")
     jobs = [(runner.scene_ref(sc), s, train_count, test_count) for sc in scene_objs for s in seed_ids]
     keys = [f"{stem}-seed-{s:04d}" for stem in stems for s in seed_ids]
     config = {"study": "reenact", "version": 1, "train_count": train_count, "test_count": test_count,
@@ -444,7 +446,7 @@ def reenact_figure(result: Reenactment, *, out=None):
     -------
     matplotlib.figure.Figure
     """
-    from ..plotting import _new_figure, _save_atomic
+    from mark1.viz.plotting import _new_figure, _save_atomic
 
     rows = result.rows()
     fig = _new_figure(10.0, 1.4 + 0.5 * len(rows))
@@ -519,8 +521,8 @@ def cmd_reenact(args) -> int:
     import argparse
     import shlex
 
-    from ..scenes import SceneError, load_scene
-    from .options import UsageError, check_run_options, check_scene, output_folder, workers_for
+    from mark1.stimuli.scenes import SceneError, load_scene
+    from mark1.lab.options import UsageError, check_run_options, check_scene, output_folder, workers_for
 
     check_run_options(args)
     if not 0 <= args.tolerance <= 0.5:

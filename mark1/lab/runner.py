@@ -55,9 +55,11 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..atomic import write_text
-from ..runs import jsonable, progress_bar
-from ..threads import one_blas_thread
+from mark1._utils.atomic import write_text
+from mark1._utils.records import jsonable
+from mark1._utils.progress import progress_bar
+from mark1._utils.threads import one_blas_thread
+from mark1.exceptions import InputError
 
 __all__ = ["run_jobs", "Records", "executor_for", "process_pool", "dask_executor", "Interrupted",
            "seed_list", "count_option", "as_scene", "scene_ref", "scene_digest", "run_cards"]
@@ -72,7 +74,7 @@ _SCENES: dict = {}
 
 def as_scene(scene):
     """A Scene from a Scene or a path (loaded once per process and file version)."""
-    from ..scenes import Scene, load_scene
+    from mark1.stimuli.scenes import Scene, load_scene
     if isinstance(scene, Scene):
         return scene
     if isinstance(scene, (str, os.PathLike)):
@@ -84,7 +86,7 @@ def as_scene(scene):
         if key not in _SCENES:
             _SCENES[key] = load_scene(scene)
         return _SCENES[key]
-    raise ValueError(f"scene: expected a mark1.scenes.Scene or a scene file path, got {type(scene).__name__}")
+    raise InputError(f"scene: expected a mark1.scenes.Scene or a scene file path, got {type(scene).__name__}")
 
 
 def scene_ref(scene):
@@ -105,18 +107,18 @@ def scene_digest(scene) -> str | None:
 def seed_list(seeds) -> list[int]:
     """``n`` → seeds ``0 .. n-1``; a sequence of distinct non-negative integers as given."""
     if isinstance(seeds, (bool, np.bool_)):
-        raise ValueError(f"seeds: expected a positive integer or a list of seeds, got {seeds!r}")
+        raise InputError(f"seeds: expected a positive integer or a list of seeds, got {seeds!r}")
     if isinstance(seeds, (int, np.integer)):
         if seeds < 1:
-            raise ValueError(f"seeds: expected a positive integer, got {seeds!r}")
+            raise InputError(f"seeds: expected a positive integer, got {seeds!r}")
         return list(range(int(seeds)))
     out = []
     for s in seeds:
         if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)) or s < 0:
-            raise ValueError(f"seeds: expected non-negative integers, got {s!r}")
+            raise InputError(f"seeds: expected non-negative integers, got {s!r}")
         out.append(int(s))
     if not out or len(set(out)) != len(out):
-        raise ValueError(f"seeds: expected distinct seeds, at least one, got {list(seeds)!r}")
+        raise InputError(f"seeds: expected distinct seeds, at least one, got {list(seeds)!r}")
     return out
 
 
@@ -125,7 +127,7 @@ def count_option(value, name) -> int | None:
     if value is None:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name}: expected a positive integer or None, got {value!r}")
+        raise InputError(f"{name}: expected a positive integer or None, got {value!r}")
     return int(value)
 
 
@@ -231,10 +233,10 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], *, executor: Executor | None =
     """
     jobs = [tuple(j) for j in jobs]
     if resume and records is None:
-        raise ValueError("resume: needs out, the folder of the run to resume")
+        raise InputError("resume: needs out, the folder of the run to resume")
     if records is not None:
         if keys is None or len(keys) != len(jobs) or len(set(keys)) != len(keys):
-            raise ValueError("keys: expected one distinct key per job when records are kept")
+            raise InputError("keys: expected one distinct key per job when records are kept")
     results: list = [None] * len(jobs)
     todo = list(range(len(jobs)))
     if records is not None:
@@ -514,7 +516,7 @@ def _die_with_parent() -> None:
 
 def _warm_up() -> None:
     """Import what the jobs need (a no-op in a forked worker)."""
-    from . import ablate, compare, curves, reenact, sweep  # noqa: F401
+    from mark1.lab import ablate, compare, curves, reenact, sweep  # noqa: F401
 
 
 @contextlib.contextmanager
@@ -534,11 +536,11 @@ def dask_executor(address: str):
     try:
         from distributed import Client
     except ImportError:
-        raise ValueError("scheduler: needs Dask distributed (pip install 'mark1[cluster]')") from None
+        raise InputError("scheduler: needs Dask distributed (pip install 'mark1[cluster]')") from None
     try:
         client = Client(address, timeout="10s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
-        raise ValueError(f"scheduler: cannot reach the Dask scheduler at {address} ({e})") from None
+        raise InputError(f"scheduler: cannot reach the Dask scheduler at {address} ({e})") from None
     try:
         ex = client.get_executor(pure=False)
         yield ex
@@ -574,7 +576,7 @@ def run_cards(scene, seed: int, train_count: int | None = None, test_count: int 
     cards; a worker that runs several of them renders the cards once. Treat the cards
     as read-only.
     """
-    from ..runs import scene_cards
+    from mark1.stimuli.cards import scene_cards
     key = (id(scene), scene.path, int(seed), train_count, test_count)
     with _CARDS_LOCK:
         hit = _CARDS.get(key)

@@ -6,6 +6,7 @@ import math
 from typing import Any, Sequence
 
 import numpy as np
+from mark1.exceptions import InputError
 
 __all__ = ["summarize", "t_quantile_975", "mean_interval", "pct", "num", "clip_interval"]
 
@@ -24,7 +25,7 @@ def t_quantile_975(df: int) -> float:
     the normal quantile 1.959964 (error below 1e-5 for df > 30).
     """
     if df < 1:
-        raise ValueError(f"df: expected a positive integer, got {df}")
+        raise InputError(f"df: expected a positive integer, got {df}")
     if df <= len(_T975):
         return _T975[df - 1]
     z = 1.959963984540054

@@ -33,9 +33,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..atomic import write_text
-from ..runs import experiment_seeds, jsonable
-from . import runner
+from mark1._utils.atomic import write_text
+from mark1.stimuli.cards import experiment_seeds
+from mark1._utils.records import jsonable
+from mark1.lab import runner
+from mark1.exceptions import InputError
 
 __all__ = ["SWEEP_FIELDS", "Sweep", "parse_value", "parse_values", "sweep", "sweep_job",
            "sweep_figure"]
@@ -52,7 +54,7 @@ SWEEP_FIELDS = ("param", "value", "seed", "test_accuracy", "train_accuracy", "ma
 
 def _field(key: str):
     """The dataclass field of a dotted spec key (SpecError naming the key if unknown)."""
-    from ..specs import MachineSpec, parameter_keys
+    from mark1.specs import MachineSpec, parameter_keys
 
     group, _, name = key.partition(".")
     if key not in parameter_keys():
@@ -70,7 +72,7 @@ def parse_value(key: str, value):
     mark1.specs.SpecError
         Naming the key, for an unknown key or a value of the wrong type or range.
     """
-    from ..specs import MachineSpec, SpecError
+    from mark1.specs import MachineSpec, SpecError
 
     default = _field(key).default
     v = value
@@ -122,7 +124,7 @@ def parse_values(key: str, values: Sequence[Any] | str) -> list:
         Naming the key, for an unknown key, a value of the wrong type or range, or
         fewer than two distinct values.
     """
-    from ..specs import SpecError
+    from mark1.specs import SpecError
 
     texts = values.split(",") if isinstance(values, str) else list(values)
     out = []
@@ -164,7 +166,7 @@ def sweep_job(scene_ref, seed: int, key: str, value, train_count: int | None = N
     dict
         The fields of :data:`SWEEP_FIELDS`.
     """
-    from ..machine import MarkI
+    from mark1.machine.mark_i import MarkI
 
     scene = runner.as_scene(scene_ref)
     train, test, seed_machine = runner.run_cards(scene, seed, train_count, test_count)
@@ -228,7 +230,7 @@ class Sweep:
         value (this value minus the reference, seed by seed; negative = points lost),
         ``distinguishable`` whether its 95 % interval excludes 0.
         """
-        from .stats import clip_interval, mean_interval
+        from mark1.lab.stats import clip_interval, mean_interval
 
         ref = {r["seed"]: r["test_accuracy"] for r in self._by_value(self.reference)}
         rows = []
@@ -334,7 +336,7 @@ def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, 
     if reference is not None:
         ref_value = parse_value(param, reference)
         if ref_value not in vals:
-            raise ValueError(f"reference: expected one of the values {[_value_text(v) for v in vals]}, "
+            raise InputError(f"reference: expected one of the values {[_value_text(v) for v in vals]}, "
                              f"got {reference!r}")
     else:
         base = scene.machine_spec().get(param)
@@ -409,7 +411,7 @@ def sweep_figure(result: Sweep, *, out=None):
     -------
     matplotlib.figure.Figure
     """
-    from ..plotting import _new_figure, _save_atomic
+    from mark1.viz.plotting import _new_figure, _save_atomic
 
     x, labels, log = _positions(result.values)
     order = np.argsort(x, kind="stable")
@@ -474,7 +476,7 @@ def sweep_figure(result: Sweep, *, out=None):
 
 def add_command(subparsers) -> None:
     """Register ``mark1 sweep`` on an argparse subparsers object."""
-    from .options import add_common_options
+    from mark1.lab.options import add_common_options
 
     sw = subparsers.add_parser("sweep", help="dose-response: accuracy and machine time against one "
                                              "machine parameter, over paired seeds")
@@ -493,8 +495,8 @@ def add_command(subparsers) -> None:
 
 def cmd_sweep(args) -> int:
     """``mark1 sweep``: check everything, run, write, print the table."""
-    from ..specs import SpecError, parameter_keys
-    from .options import UsageError, check_common, one_line
+    from mark1.specs import SpecError, parameter_keys
+    from mark1.lab.options import UsageError, check_common, one_line
 
     if args.param not in parameter_keys():
         try:

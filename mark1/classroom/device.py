@@ -29,11 +29,12 @@ from pathlib import Path
 import numpy as np
 import simpy
 
-from .atomic import write_text
-from .potentiometers import PotentiometerRack
-from .retina import Retina, RetinaState
-from .runs import progress_bar
-from .specs import MachineSpec
+from mark1._utils.atomic import write_text
+from mark1.machine.potentiometers import PotentiometerRack
+from mark1.machine.retina import Retina, RetinaState
+from mark1._utils.progress import progress_bar
+from mark1.specs import MachineSpec
+from mark1.exceptions import InputError
 
 __all__ = ["RackResponse", "PhotocellResponse", "rack_response", "photocell_response",
            "rack_figure", "photocell_figure", "write_device"]
@@ -101,9 +102,9 @@ def rack_response(spec: MachineSpec, *, pulses=(30, 25, 15), start: float = 0.61
     RackResponse
     """
     if not -1.0 <= start <= 1.0:
-        raise ValueError(f"start: expected a wiper position in [-1, 1], got {start!r}")
+        raise InputError(f"start: expected a wiper position in [-1, 1], got {start!r}")
     if n_pots < 1 or not len(pulses) or min(pulses) < 0:
-        raise ValueError("pulses, n_pots: expected at least one pot and non-negative pulse counts")
+        raise InputError("pulses, n_pots: expected at least one pot and non-negative pulse counts")
     gain = PotentiometerRack.motor_gains(spec.rack, (1, n_pots), np.random.default_rng(seed))
     gain[0, 0] = 1.0
     rack = PotentiometerRack(spec.rack, 1, n_pots, spec.response.n_responses, gain)
@@ -229,7 +230,7 @@ def photocell_response(spec: MachineSpec, *, cards=(15, 3, 15), soak: float = 10
 def rack_figure(r: RackResponse, *, out=None, dpi: int = 100):
     """Four panels: position against pulse number, against time (zoomed on a
     reversal), each motor's run time per pulse, and the decay when left alone."""
-    from .plotting import _new_figure
+    from mark1.viz.plotting import _new_figure
 
     s = r.spec.rack
     fig = _new_figure(11, 7.4)
@@ -310,7 +311,7 @@ def _stops(ax, s) -> None:
 
 def photocell_figure(r: PhotocellResponse, *, out=None, dpi: int = 100):
     """Three panels: rise after lamps on, fall in the dark (log scale), light history."""
-    from .plotting import _new_figure
+    from mark1.viz.plotting import _new_figure
 
     rs, tm = r.spec.retina, r.spec.timing
     fig = _new_figure(12, 3.9)
@@ -351,7 +352,7 @@ def photocell_figure(r: PhotocellResponse, *, out=None, dpi: int = 100):
 
 def _finish(fig, title: str, out, dpi: int):
     """Title, lay out and (when ``out`` is given) save a device figure atomically."""
-    from .plotting import _save_atomic
+    from mark1.viz.plotting import _save_atomic
 
     fig.suptitle(title, fontsize=12)
     fig.tight_layout()
@@ -374,7 +375,7 @@ def write_device(kind: str, spec: MachineSpec, out, progress: bool = False) -> l
     ``progress`` shows a bar on a terminal (the figure takes a few seconds).
     """
     if kind not in ("rack", "photocell"):
-        raise ValueError(f"device: expected 'rack' or 'photocell', got {kind!r}")
+        raise InputError(f"device: expected 'rack' or 'photocell', got {kind!r}")
     bar = progress_bar(1, "figure", show=progress)
     try:
         return _write_device(kind, spec, Path(out))

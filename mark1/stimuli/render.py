@@ -36,6 +36,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont, ImageOps
+from mark1.exceptions import InputError, RenderError
 
 __all__ = [
     "RenderError",
@@ -75,24 +76,6 @@ IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".
 MATPLOTLIB_FONT = "matplotlib:"
 
 _F = np.float32
-
-
-class RenderError(ValueError):
-    """A card cannot be drawn from these settings.
-
-    Attributes
-    ----------
-    setting : str
-        The setting at fault (``"font"``, ``"classes"``, ``"folder"``, ``"size"``, ...),
-        so that :mod:`mark1.scenes` can name the key of the scene file.
-    reason : str
-        What was expected and what was found.
-    """
-
-    def __init__(self, setting: str, reason: str):
-        super().__init__(f"{setting}: {reason}")
-        self.setting = setting
-        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -1127,12 +1110,12 @@ def read_image(path: str, card_size: int, invert: bool = False) -> np.ndarray:
             img.load()
             img = ImageOps.exif_transpose(img)
             if img.width < 1 or img.height < 1:
-                raise ValueError("empty image")
+                raise InputError("empty image")
             if img.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):
                 a = np.asarray(img, dtype=np.float64)
                 if img.mode == "F":
                     if not np.all(np.isfinite(a)):
-                        raise ValueError("NaN or infinite pixels")
+                        raise InputError("NaN or infinite pixels")
                     a = np.clip(a, 0.0, 1.0) if a.max() <= 1.0 else a / a.max()
                 else:
                     a = a / (65535.0 if a.max() > 255 else 255.0)

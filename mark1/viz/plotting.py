@@ -14,7 +14,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .atomic import atomic_path
+from mark1._utils.atomic import atomic_path
+from mark1.exceptions import InputError
 
 __all__ = ["contact_sheet"]
 
@@ -78,13 +79,13 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     ValueError
         For a bad ``per_class``; :class:`mark1.scenes.SceneError` for a bad seed.
     """
-    from .machine import MarkI
+    from mark1.machine.mark_i import MarkI
 
     if per_class is None:
         per_class = 4 if len(scene.classes) <= 9 else 2
     if isinstance(per_class, bool) or not isinstance(per_class, (int, np.integer)) or not 1 <= per_class <= 12:
-        raise ValueError(f"per_class: expected an integer from 1 to 12, got {per_class!r}")
-    from .runs import experiment_seeds
+        raise InputError(f"per_class: expected an integer from 1 to 12, got {per_class!r}")
+    from mark1.stimuli.cards import experiment_seeds
 
     seed_train, _, seed_machine = experiment_seeds(seed)     # the cards and machine of `mark1 run --seed`
     classes = list(scene.classes)
@@ -97,7 +98,7 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     illum = np.asarray(machine.retina.illuminance(cards))
     rows, cols = illum.shape[-2:]
     s_units = np.asarray(machine.sense(cards), dtype=bool).reshape(len(cards), rows, cols)
-    from .runs import progress_bar
+    from mark1._utils.progress import progress_bar
 
     bar = progress_bar(len(cards) + 1, "card", show=progress)
     s_alone = np.zeros_like(s_units)
@@ -165,7 +166,7 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
 
 
 # ----------------------------------------------------------------------------------------
-# experiments: comparison, learning curves, ablation (mark1.experiments)
+# experiments: comparison, learning curves, ablation (mark1.lab)
 
 __all__ += ["comparison_figure", "learning_curves_figure", "ablation_figure"]
 
@@ -173,14 +174,14 @@ _VARIANT_COLORS = {"analog": "tab:red", "ideal": "tab:blue"}
 
 
 def comparison_figure(comparison, *, out=None) -> Figure:
-    """Test accuracy of every learner of a :class:`mark1.experiments.Comparison`.
+    """Test accuracy of every learner of a :class:`mark1.lab.compare.Comparison`.
 
     One row per learner: a dot per seed, the mean with a ±std bar, and the scene's
     reported figure as a dashed vertical line when there is one.
 
     Parameters
     ----------
-    comparison : mark1.experiments.Comparison
+    comparison : mark1.lab.compare.Comparison
     out : str or path-like, optional
         Where to save the figure (PNG unless the file ending says otherwise).
 
@@ -224,14 +225,14 @@ def comparison_figure(comparison, *, out=None) -> Figure:
 def learning_curves_figure(curves, *, out=None) -> Figure:
     """Test accuracy against cards presented and against machine hours, analog and ideal.
 
-    Two panels. Each variant of a :class:`mark1.experiments.LearningCurves` is drawn as
+    Two panels. Each variant of a :class:`mark1.lab.curves.LearningCurves` is drawn as
     its mean over seeds (line with markers) and a min–max band over seeds; in the right
     panel the x position of a checkpoint is its mean machine time over seeds. The
     scene's reported figure, when there is one, is a dashed horizontal line.
 
     Parameters
     ----------
-    curves : mark1.experiments.LearningCurves
+    curves : mark1.lab.curves.LearningCurves
     out : str or path-like, optional
 
     Returns
@@ -309,8 +310,8 @@ def ablation_figure(result, *, out=None) -> Figure:
     """
     from matplotlib.lines import Line2D
 
-    from .lab.ablate import VERDICTS
-    from .lab.stats import mean_interval
+    from mark1.lab.ablate import VERDICTS
+    from mark1.lab.stats import mean_interval
 
     names = list(result.non_idealities)
     arms = (("on", "alone on: ideal + it vs ideal", "tab:orange", "o", +0.18),
@@ -632,7 +633,7 @@ def retina_figure(machine, card, *, out=None) -> Figure:
     if cards.ndim == 2:
         cards = cards[None]
     if cards.ndim != 3 or len(cards) != 1:
-        raise ValueError(f"card: expected one card of shape (H, W) or (1, H, W), got shape {np.shape(card)}")
+        raise InputError(f"card: expected one card of shape (H, W) or (1, H, W), got shape {np.shape(card)}")
     s = np.asarray(machine.sense(cards))            # checks the card
     phi = np.asarray(machine.associate(s))
     illum = np.asarray(machine.retina.illuminance(cards.astype(float)))[0]
@@ -711,12 +712,12 @@ def rack_figure(machine, *, card=None, top: int = 16, out=None) -> Figure:
     n_units, n_in = w.shape
     n_a = n_in - 1
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 1 <= top <= 64:
-        raise ValueError(f"top: expected an integer from 1 to 64, got {top!r}")
+        raise InputError(f"top: expected an integer from 1 to 64, got {top!r}")
     if card is not None:
         cards = np.asarray(card)
         cards = cards[None] if cards.ndim == 2 else cards
         if cards.ndim != 3 or len(cards) != 1:
-            raise ValueError(f"card: expected one card of shape (H, W), got shape {np.shape(card)}")
+            raise InputError(f"card: expected one card of shape (H, W), got shape {np.shape(card)}")
         firing = np.flatnonzero(np.asarray(machine.associate(machine.sense(cards)))[0])
         shown = [firing[mask[k, firing]] for k in range(n_units)]
         which = f"the pots of the {len(firing)} A-units this card fires"
@@ -886,11 +887,11 @@ def fisher_histograms_figure(X, y, *, bins: int = 30, out=None) -> Figure:
     matplotlib.figure.Figure
         Two axes (histograms), three when ``d == 2`` (scatter first).
     """
-    from .baselines import FisherDiscriminant
+    from mark1.linear_model._baselines import FisherDiscriminant
 
     fd = FisherDiscriminant().fit(X, y)
     if len(fd.classes_) != 2:
-        raise ValueError(f"y: expected exactly 2 classes, got {len(fd.classes_)}")
+        raise InputError(f"y: expected exactly 2 classes, got {len(fd.classes_)}")
     X = np.asarray(X, dtype=float)
     yi = np.searchsorted(fd.classes_, np.asarray(y))
     m0, m1 = fd.means_
@@ -999,15 +1000,15 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     """
     from PIL import Image
 
-    from .machine import MarkI
-    from .runs import progress_bar
+    from mark1.machine.mark_i import MarkI
+    from mark1._utils.progress import progress_bar
 
     for name, v in (("every", every), ("duration", duration), ("dpi", dpi)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name}: expected a positive integer, got {v!r}")
+            raise InputError(f"{name}: expected a positive integer, got {v!r}")
     fig_w, fig_h = 12.8, 7.2
     if fig_w * dpi < 1000:
-        raise ValueError(f"dpi: expected at least {int(np.ceil(1000 / fig_w))} (frames 1000 pixels wide), "
+        raise InputError(f"dpi: expected at least {int(np.ceil(1000 / fig_w))} (frames 1000 pixels wide), "
                          f"got {dpi}")
     full = MarkI(spec=machine_spec, seed=seed, trace="full").fit(cards, labels, epochs=epochs)   # checks
     cards = np.asarray(cards, dtype=float)

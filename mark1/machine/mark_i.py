@@ -22,25 +22,20 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import errors
-from .patchboard import Patchboard, with_bias
-from .potentiometers import PotentiometerRack
-from .response import OutputCode
-from .retina import Retina, RetinaState
-from .rules import erring, tie_tolerance
-from .runs import progress_bar
-from .simulator import HISTORY_DTYPE, RunResult, Trace, finish, simulate
-from .specs import MARK_I, MachineSpec
-from .threads import one_blas_thread
+from mark1 import exceptions as errors
+from mark1.machine.patchboard import Patchboard, with_bias
+from mark1.machine.potentiometers import PotentiometerRack
+from mark1.machine.response import OutputCode
+from mark1.machine.retina import Retina, RetinaState
+from mark1.machine.rules import erring, tie_tolerance
+from mark1._utils.progress import progress_bar
+from mark1.machine.simulator import HISTORY_DTYPE, RunResult, Trace, finish, simulate
+from mark1.specs import MARK_I, MachineSpec
+from mark1._utils import limits
+from mark1._utils.threads import one_blas_thread
+from mark1.exceptions import InputError, LMSStepWarning
 
 __all__ = ["MarkI", "LMSStepWarning"]
-
-
-#: Cards read through the retina at once when sensing or scoring (memory for one chunk).
-SENSE_CHUNK = 4096
-#: A deck whose light (float64 per photocell) fits in this is imaged once, up front;
-#: a larger one is imaged a block of presentations at a time (:class:`_DeckLight`).
-LIGHT_KEPT_BYTES = 64 * 2**20
 
 
 class _DeckLight:
@@ -60,9 +55,6 @@ class _DeckLight:
     def __getitem__(self, index) -> np.ndarray:
         return self.retina.light(self.cards[index])
 
-
-class LMSStepWarning(UserWarning):
-    """The LMS step is too large for the sums to settle."""
 
 _STREAMS = ("wiring", "photocells", "motors", "order", "noise")
 
@@ -131,7 +123,7 @@ class MarkI:
         """Set constructor arguments by name; the parts are rebuilt on next use. Returns self."""
         for name, value in params.items():
             if name not in self._PARAMS:
-                raise ValueError(f"set_params: MarkI has no parameter {name!r}; "
+                raise InputError(f"set_params: MarkI has no parameter {name!r}; "
                                  f"expected one of {', '.join(self._PARAMS)}")
             setattr(self, name, value)
         return self
@@ -145,9 +137,9 @@ class MarkI:
                 self.__dict__.pop(attr, None)
         if not hasattr(self, "_seedseq"):
             if not isinstance(self.spec, MachineSpec):
-                raise ValueError(f"spec: expected a mark1.specs.MachineSpec, got {type(self.spec).__name__}")
+                raise InputError(f"spec: expected a mark1.specs.MachineSpec, got {type(self.spec).__name__}")
             if self.seed is not None and (not isinstance(self.seed, (int, np.integer)) or self.seed < 0):
-                raise ValueError(f"seed: expected a non-negative integer or None, got {self.seed!r}")
+                raise InputError(f"seed: expected a non-negative integer or None, got {self.seed!r}")
             self._seedseq = np.random.SeedSequence(self.seed)
             self.seed_ = self._seedseq.entropy
             children = dict(zip(_STREAMS, self._seedseq.spawn(len(_STREAMS))))
@@ -179,7 +171,7 @@ class MarkI:
     def patchboard(self, board: Patchboard) -> None:
         """Plug a given wiring chart (e.g. ``Patchboard.load(...)``) into this machine."""
         if not isinstance(board, Patchboard):
-            raise ValueError(f"patchboard: expected a Patchboard, got {type(board).__name__}")
+            raise InputError(f"patchboard: expected a Patchboard, got {type(board).__name__}")
         board.check_fits(self.spec.patchboard, self.spec.retina.shape)
         self._streams()
         self._patchboard = board
@@ -190,25 +182,25 @@ class MarkI:
         cards = np.asarray(cards)
         rows, cols = self.spec.retina.shape
         if cards.ndim != 3 or cards.shape[1] < rows or cards.shape[2] < cols:
-            raise ValueError(f"{name}: expected an array of shape (n, H, W) with H >= {rows}, W >= {cols}, "
+            raise InputError(f"{name}: expected an array of shape (n, H, W) with H >= {rows}, W >= {cols}, "
                              f"got shape {cards.shape}")
         if not np.issubdtype(cards.dtype, np.number) or np.issubdtype(cards.dtype, np.complexfloating):
-            raise ValueError(f"{name}: expected real reflectance values, got dtype {cards.dtype}")
+            raise InputError(f"{name}: expected real reflectance values, got dtype {cards.dtype}")
         if cards.dtype == np.uint8:          # 8-bit reflectance x 255 (a large deck): no float copy
             if len(cards) == 0:
-                raise ValueError(f"{name}: expected at least one card, got none")
+                raise InputError(f"{name}: expected at least one card, got none")
             if cards.max() <= 1:
-                raise ValueError(f"{name}: uint8 cards are 8-bit reflectance (0 black, 255 paper white), "
+                raise InputError(f"{name}: uint8 cards are 8-bit reflectance (0 black, 255 paper white), "
                                  f"but these hold only 0 and 1; pass cards.astype(float) if 1 means white")
             return cards
         cards = cards.astype(float, copy=False)
         if not np.all(np.isfinite(cards)):
-            raise ValueError(f"{name}: expected finite reflectance values, found NaN or infinity")
+            raise InputError(f"{name}: expected finite reflectance values, found NaN or infinity")
         if cards.size and (cards.min() < 0 or cards.max() > 1):
-            raise ValueError(f"{name}: expected reflectance in [0, 1], got values in "
+            raise InputError(f"{name}: expected reflectance in [0, 1], got values in "
                              f"[{cards.min():g}, {cards.max():g}]")
         if len(cards) == 0:
-            raise ValueError(f"{name}: expected at least one card, got none")
+            raise InputError(f"{name}: expected at least one card, got none")
         return cards
 
     def sense(self, cards) -> np.ndarray:
@@ -236,8 +228,8 @@ class MarkI:
         """
         t = self.spec.timing
         state = RetinaState.dark(self.retina.n_cells)
-        for lo in range(0, len(cards), SENSE_CHUNK):
-            light = self.retina.light(cards[lo:lo + SENSE_CHUNK])
+        for lo in range(0, len(cards), limits.SENSE_CHUNK):
+            light = self.retina.light(cards[lo:lo + limits.SENSE_CHUNK])
             lit = np.full(len(light), t.period - t.card_change)
             signal, ends = self.retina.expose(light, lit, state, card_change=t.card_change, settle=t.settle)
             state = ends.at(len(light))
@@ -247,7 +239,7 @@ class MarkI:
         """A-unit outputs φ: array (n, n_a) bool, from S-unit states (n, n_s) bool."""
         s = np.asarray(s_states)
         if s.ndim != 2 or s.shape[1] != self.patchboard.n_sensors or s.dtype != bool:
-            raise ValueError(f"s_states: expected a bool array of shape (n, {self.patchboard.n_sensors}), "
+            raise InputError(f"s_states: expected a bool array of shape (n, {self.patchboard.n_sensors}), "
                              f"got {s.dtype} {s.shape}")
         return self.patchboard.associate(s)
 
@@ -284,11 +276,11 @@ class MarkI:
         cards, label_index, code, schedule, epoch_of, rack = (run.cards, run.label_index, run.code,
                                                               run.schedule, run.epoch_of, run.rack)
         if self.trace not in Trace.LEVELS:
-            raise ValueError(f"trace: expected one of {', '.join(Trace.LEVELS)}, got {self.trace!r}")
+            raise InputError(f"trace: expected one of {', '.join(Trace.LEVELS)}, got {self.trace!r}")
         self.classes_, self.code_ = run.classes, code
         retina = self.retina
         n_cells = retina.n_cells
-        light = retina.light(cards) if len(cards) * n_cells * 8 <= LIGHT_KEPT_BYTES else _DeckLight(retina, cards)
+        light = retina.light(cards) if len(cards) * n_cells * 8 <= limits.LIGHT_KEPT_BYTES else _DeckLight(retina, cards)
         trace = Trace("full" if on_event is not None else self.trace, listener=on_event)
         self._noise_rng = self._rng("noise")
 
@@ -331,16 +323,16 @@ class MarkI:
         cards = self._check_cards(cards)
         labels = np.asarray(labels)
         if labels.ndim != 1 or len(labels) != len(cards):
-            raise ValueError(f"labels: expected one label per card ({len(cards)}), got shape {labels.shape}")
+            raise InputError(f"labels: expected one label per card ({len(cards)}), got shape {labels.shape}")
         if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
-            raise ValueError("labels: expected finite labels, found NaN or infinity")
+            raise InputError("labels: expected finite labels, found NaN or infinity")
         if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
-            raise ValueError(f"epochs: expected a positive integer, got {epochs!r}")
+            raise InputError(f"epochs: expected a positive integer, got {epochs!r}")
         if order not in ("cyclic", "shuffled"):
-            raise ValueError(f"order: expected 'cyclic' or 'shuffled', got {order!r}")
+            raise InputError(f"order: expected 'cyclic' or 'shuffled', got {order!r}")
         classes, label_index = np.unique(labels, return_inverse=True)
         if len(classes) < 2:
-            raise ValueError(f"labels: expected at least 2 classes, got only {classes.tolist()}")
+            raise InputError(f"labels: expected at least 2 classes, got only {classes.tolist()}")
         n_inputs = self.patchboard.n_associators + 1
         code = OutputCode(classes, self.spec.response, tie=tie_tolerance(self.spec.trainer.increment, n_inputs))
         n = len(cards)
@@ -381,11 +373,11 @@ class MarkI:
         event simulation adds the increments in floating point, and the tie rule
         (:mod:`mark1.rules`) makes both decide alike.
         """
-        from .perceptron import train_error_correction
+        from mark1.machine.perceptron import train_error_correction
 
         tm = self.spec.timing
-        s_states = np.concatenate([self.retina.fire(self.retina.steady_signal(light[lo:lo + SENSE_CHUNK]))
-                                   for lo in range(0, len(light), SENSE_CHUNK)])
+        s_states = np.concatenate([self.retina.fire(self.retina.steady_signal(light[lo:lo + limits.SENSE_CHUNK]))
+                                   for lo in range(0, len(light), limits.SENSE_CHUNK)])
         phi = self.patchboard.associate(s_states)
         x = with_bias(phi)
         targets = code.targets[label_index].astype(float)
@@ -487,7 +479,7 @@ class MarkI:
         labels = np.asarray(labels)
         pred = self.predict(cards)
         if labels.shape != pred.shape:
-            raise ValueError(f"labels: expected one label per card ({len(pred)}), got shape {labels.shape}")
+            raise InputError(f"labels: expected one label per card ({len(pred)}), got shape {labels.shape}")
         return float(np.mean(pred == labels))
 
     @property

@@ -37,11 +37,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..atomic import write_text
-from ..machine import MarkI
-from ..patchboard import with_bias
-from ..runs import progress_bar, scene_cards
-from ..simulator import Trace, simulate
+from mark1._utils.atomic import write_text
+from mark1.machine.mark_i import MarkI
+from mark1.machine.patchboard import with_bias
+from mark1._utils.progress import progress_bar
+from mark1.stimuli.cards import scene_cards
+from mark1.machine.simulator import Trace, simulate
 
 __all__ = ["record", "build", "render_page"]
 
@@ -50,7 +51,7 @@ DEFAULT_CARDS = 20
 
 
 def _scene(scene):
-    from ..scenes import Scene, load_scene
+    from mark1.stimuli.scenes import Scene, load_scene
     return scene if isinstance(scene, Scene) else load_scene(scene)
 
 
@@ -192,7 +193,7 @@ def _sensed(machine, deck, schedule, hist):
     start = hist["start"]
     lit = np.full(len(start), tm.period - tm.card_change)
     lit[:-1] = np.diff(start) - tm.card_change
-    from ..retina import RetinaState
+    from mark1.machine.retina import RetinaState
     signal, _ = retina.expose(retina.light(deck[schedule]), lit, RetinaState.dark(retina.n_cells),
                               card_change=tm.card_change, settle=tm.settle)
     s = retina.fire(signal)
@@ -267,7 +268,7 @@ def _figure_data_url(fig) -> str:
 
 def device_images(spec, progress: bool = False) -> dict:
     """The rack and photocell response plots of ``spec`` as data URLs."""
-    from ..device import photocell_figure, photocell_response, rack_figure, rack_response
+    from mark1.classroom.device import photocell_figure, photocell_response, rack_figure, rack_response
     bar = progress_bar(2, "plot", show=progress)
     images = {}
     for name, response, figure in (("rack", rack_response, rack_figure),

@@ -64,6 +64,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+from mark1.exceptions import InputError
 
 __all__ = ["ErrorCorrectionResult", "train_error_correction", "averaged_weights", "sparse_sums"]
 
@@ -135,61 +136,61 @@ def _as_float_matrix(value, name):
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be an array of real numbers: {exc}") from None
+        raise InputError(f"{name} must be an array of real numbers: {exc}") from None
     return arr
 
 
 def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule, check_finite=True):
     X = _as_float_matrix(X, "X")
     if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (n_cards, n_features); got shape {X.shape}")
+        raise InputError(f"X must be 2-D (n_cards, n_features); got shape {X.shape}")
     n, d = X.shape
     if n < 1 or d < 1:
-        raise ValueError(f"X must have at least one card and one feature; got shape {X.shape}")
+        raise InputError(f"X must have at least one card and one feature; got shape {X.shape}")
     if check_finite and not _all_finite(X):
-        raise ValueError("X contains NaN or infinity")
+        raise InputError("X contains NaN or infinity")
 
     T = _as_float_matrix(T, "T")
     if T.ndim == 1:
         T = T[:, None]
     if T.ndim != 2:
-        raise ValueError(f"T must be 2-D (n_cards, n_units); got shape {T.shape}")
+        raise InputError(f"T must be 2-D (n_cards, n_units); got shape {T.shape}")
     if T.shape[0] != n:
-        raise ValueError(f"T has {T.shape[0]} rows but X has {n} cards")
+        raise InputError(f"T has {T.shape[0]} rows but X has {n} cards")
     if T.shape[1] < 1:
-        raise ValueError("T must have at least one unit (column)")
+        raise InputError("T must have at least one unit (column)")
     if not np.all((T == 1.0) | (T == -1.0)):
-        raise ValueError("T must contain only the targets -1 and +1 (NaN is not allowed)")
+        raise InputError("T must contain only the targets -1 and +1 (NaN is not allowed)")
     k = T.shape[1]
 
     if isinstance(epochs, (bool, np.bool_)) or not isinstance(epochs, numbers.Integral):
-        raise ValueError(f"epochs must be an integer >= 1; got {epochs!r}")
+        raise InputError(f"epochs must be an integer >= 1; got {epochs!r}")
     epochs = int(epochs)
     if epochs < 1:
-        raise ValueError(f"epochs must be >= 1; got {epochs}")
+        raise InputError(f"epochs must be >= 1; got {epochs}")
 
     if isinstance(eta, (bool, np.bool_)) or not isinstance(eta, numbers.Real):
-        raise ValueError(f"eta must be a positive real number; got {eta!r}")
+        raise InputError(f"eta must be a positive real number; got {eta!r}")
     eta = float(eta)
     if not (np.isfinite(eta) and eta > 0):
-        raise ValueError(f"eta must be positive and finite; got {eta}")
+        raise InputError(f"eta must be positive and finite; got {eta}")
 
     if eta_schedule not in (None, "constant", "inverse"):
-        raise ValueError(f"eta_schedule must be None, 'constant' or 'inverse'; got {eta_schedule!r}")
+        raise InputError(f"eta_schedule must be None, 'constant' or 'inverse'; got {eta_schedule!r}")
     inverse = eta_schedule == "inverse"
 
     if not isinstance(stop_when_converged, (bool, np.bool_)):
-        raise ValueError(f"stop_when_converged must be a bool; got {stop_when_converged!r}")
+        raise InputError(f"stop_when_converged must be a bool; got {stop_when_converged!r}")
 
     if order is not None:
         order = np.asarray(order)
         if order.dtype.kind not in "iu":
-            raise ValueError(f"order must be an integer array; got dtype {order.dtype}")
+            raise InputError(f"order must be an integer array; got dtype {order.dtype}")
         if order.ndim != 2 or order.shape[0] != epochs or order.shape[1] < 1:
-            raise ValueError(
+            raise InputError(
                 f"order must have shape (epochs, n_cards) = ({epochs}, {n}); got {order.shape}")
         if order.size and (order.min() < 0 or order.max() >= n):
-            raise ValueError(f"order must contain card indices in [0, {n}); "
+            raise InputError(f"order must contain card indices in [0, {n}); "
                              f"got values in [{order.min()}, {order.max()}]")
         order = np.ascontiguousarray(order, dtype=np.intp)
 
@@ -200,9 +201,9 @@ def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule, c
         if W.ndim == 1 and k == 1:
             W = W[None, :]
         if W.shape != (k, d):
-            raise ValueError(f"w0 must have shape (n_units, n_features) = ({k}, {d}); got {W.shape}")
+            raise InputError(f"w0 must have shape (n_units, n_features) = ({k}, {d}); got {W.shape}")
         if not _all_finite(W):
-            raise ValueError("w0 contains NaN or infinity")
+            raise InputError("w0 contains NaN or infinity")
         W = np.array(W, dtype=np.float64, order="C", copy=True)
     return X, T, epochs, eta, order, W, inverse, bool(stop_when_converged)
 
@@ -262,7 +263,7 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
     X, T, epochs, eta, order, W, inverse, stop = _validate(
         X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule)
     if not (np.isfinite(tie) and tie >= 0):
-        raise ValueError(f"tie must be finite and >= 0; got {tie!r}")
+        raise InputError(f"tie must be finite and >= 0; got {tie!r}")
     return _scaled_run(X, T, epochs, eta, order, W, inverse, stop, bias=False, tie=float(tie))
 
 
@@ -668,7 +669,7 @@ def _average(result, X, T, *, eta, eta_schedule, w0, bias):
     errors = result.errors
     P, k = errors.shape
     if T.shape != (n, k):
-        raise ValueError(f"T must have shape ({n}, {k}) to match result; got {T.shape}")
+        raise InputError(f"T must have shape ({n}, {k}) to match result; got {T.shape}")
     da = d + 1 if bias else d
     W0 = np.zeros((k, da)) if w0 is None else np.asarray(w0, dtype=np.float64).reshape(k, da)
     order = result.order

@@ -20,7 +20,8 @@ import itertools
 
 import numpy as np
 
-from .specs import ResponseSpec
+from mark1.specs import ResponseSpec
+from mark1.exceptions import InputError
 
 __all__ = ["OutputCode"]
 
@@ -69,14 +70,14 @@ class OutputCode:
         if kind == "auto":
             kind = "single" if k == 2 else ("one-per-class" if k <= n_r else "binary")
         if k < 2:
-            raise ValueError(f"labels: expected at least 2 classes, got {k}")
+            raise InputError(f"labels: expected at least 2 classes, got {k}")
         if kind == "single" and k != 2:
-            raise ValueError(f"labels: a single R-unit codes exactly 2 classes, got {k}")
+            raise InputError(f"labels: a single R-unit codes exactly 2 classes, got {k}")
         if kind == "one-per-class" and k > n_r:
-            raise ValueError(f"labels: {k} classes do not fit one per R-unit on {n_r} R-units; "
+            raise InputError(f"labels: {k} classes do not fit one per R-unit on {n_r} R-units; "
                              f"use response.code = 'binary'")
         if kind == "binary" and k > 2 ** n_r:
-            raise ValueError(f"labels: {k} classes do not fit a binary code on {n_r} R-units "
+            raise InputError(f"labels: {k} classes do not fit a binary code on {n_r} R-units "
                              f"(at most {2 ** n_r})")
         self.kind = kind
         if kind == "single":
@@ -108,7 +109,7 @@ class OutputCode:
         idx = np.clip(idx, 0, len(self.classes) - 1)
         bad = self.classes[idx] != labels
         if np.any(bad):
-            raise ValueError(f"labels: {labels[bad][0].item()!r} is not one of the trained classes "
+            raise InputError(f"labels: {labels[bad][0].item()!r} is not one of the trained classes "
                              f"{self.classes.tolist()}")
         return idx
 

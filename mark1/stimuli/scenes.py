@@ -35,9 +35,11 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from . import render, specs
-from .machine import LIGHT_KEPT_BYTES, SENSE_CHUNK
-from .response import OutputCode
+from mark1 import specs
+from mark1.stimuli import render
+from mark1._utils.limits import LIGHT_KEPT_BYTES, SENSE_CHUNK
+from mark1.machine.response import OutputCode
+from mark1.exceptions import SceneError, printable
 
 __all__ = [
     "SceneError",
@@ -59,7 +61,7 @@ __all__ = [
 ]
 
 #: Where the scene files shipped with the repository live (may not exist when installed).
-SCENES_DIR = Path(__file__).resolve().parent.parent / "scenes"
+SCENES_DIR = Path(__file__).resolve().parents[2] / "scenes"
 #: Kinds of card source.
 SOURCES = ("characters", "shapes", "folder", "marks", "parity")
 #: The two splits a scene describes.
@@ -86,50 +88,7 @@ RATES = {"pixels": 2e6, "a_units": 1e4, "presentations": 5e3, "pot_updates": 2e7
 MAX_SCENE_BYTES = 1_000_000       # the shipped scenes are ~2 kB; a larger file is not a scene
 MAX_TEXT = 10_000                 # characters of a name, description or reported text
 MAX_FONT_BYTES = 64_000_000       # the largest CJK fonts are ~20 MB
-MAX_REASON = 600                  # characters of an error's explanation
 MAX_DEPTH = 8                     # nesting of tables; the deepest real key is 4 levels down
-
-
-class SceneError(ValueError):
-    """A scene file, or a request for its cards, is wrong.
-
-    The message is one line: ``<file>: <key path>: <what is expected, got what>``.
-
-    Attributes
-    ----------
-    path : str or None
-        The scene file.
-    key : str or None
-        Dotted key path, e.g. ``"stimuli.jitter.rotation"`` or
-        ``"machine.overrides.rack.motor_speed"``; None for a file that cannot be read or
-        parsed at all.
-    reason : str
-        What was expected and what was found.
-    """
-
-    def __init__(self, path, key, reason: str):
-        where = f"{path}: " if path is not None else ""
-        if len(reason) > MAX_REASON:              # e.g. a huge value quoted back
-            reason = reason[:MAX_REASON - 20] + " ... " + reason[-15:]
-        super().__init__(printable(f"{where}{key if key is not None else 'file'}: {reason}"))
-        self.path = None if path is None else str(path)
-        self.key = key
-        self.reason = reason
-
-
-def printable(text: str) -> str:
-    """``text`` on one line and encodable: line breaks shown as ``\\n``, file names that are
-    not UTF-8 (``os.fsdecode``'s surrogate escapes) as ``\\xNN`` bytes."""
-    out = []
-    for ch in text:
-        o = ord(ch)
-        if 0xDC80 <= o <= 0xDCFF:
-            out.append(f"\\x{o - 0xDC00:02x}")
-        elif 0xD800 <= o <= 0xDFFF or ch in "\r\n\x85\u2028\u2029" or (o < 32 and ch != "\t"):
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def _file_kind(mode: int) -> str:
@@ -752,7 +711,7 @@ class Scene:
     def _draw_compact(self, st: StimulusSettings, ss, labels, which, images):
         """A large deck: rendered in chunks, each from a seed of its own (spawned from ``ss``),
         and kept as 8-bit reflectance (uint8, value / 255): one byte a pixel instead of eight."""
-        from .runs import progress_bar
+        from mark1._utils.progress import progress_bar
 
         n, side = len(labels), st.card_size
         step = max(1, CHUNK_BYTES // (8 * side * side))

@@ -56,14 +56,14 @@ import warnings
 
 import numpy as np
 
-from . import errors as _errors
-from .perceptron import _all_finite, _average, _train_with_bias, train_error_correction
-from .threads import one_blas_thread
+from mark1 import exceptions as _errors
+from mark1.machine.perceptron import _all_finite, _average, _train_with_bias, train_error_correction
+from mark1._utils.threads import one_blas_thread
+from mark1.exceptions import ConvergenceWarning, InputError, InputTypeError, ScaleWarning, SeparableDataWarning, SingularCovarianceWarning
 
 __all__ = [
     "SingularCovarianceWarning",
     "ScaleWarning",
-    "NotFittedError",
     "LeastSquaresClassifier",
     "FisherDiscriminant",
     "GaussianClassifier",
@@ -87,49 +87,33 @@ _EPS = np.finfo(np.float64).eps
 _FLOAT_MAX = np.finfo(np.float64).max
 
 
-class SingularCovarianceWarning(UserWarning):
-    """A covariance matrix was singular or ill-conditioned and was regularised."""
-
-
-class ScaleWarning(UserWarning):
-    """The inputs' scale makes a fit meaningless at float64 precision."""
-
-
-def __getattr__(name):
-    # NotFittedError lives in mark1.errors and is built on first use (it subclasses
-    # scikit-learn's when that is installed, without importing it eagerly)
-    if name == "NotFittedError":
-        return _errors.NotFittedError
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 # ----------------------------------------------------------------------------- checks
 
 
 def _check_array(X, name="X"):
     if hasattr(X, "tocsr") or type(X).__module__.startswith("scipy.sparse"):
-        raise TypeError(f"{name} is a sparse matrix ({type(X).__name__}); these classifiers need "
+        raise InputTypeError(f"{name} is a sparse matrix ({type(X).__name__}); these classifiers need "
                         f"dense input: pass {name}.toarray()")
     X = np.asarray(X)
     if X.dtype.kind == "c" or (X.dtype.kind == "O" and any(isinstance(v, complex) for v in X.flat)):
-        raise ValueError(f"{name} is complex; these classifiers need real numbers "
+        raise InputError(f"{name} is complex; these classifiers need real numbers "
                          f"(Complex data not supported)")
     try:
         X = X.astype(np.float64, copy=False)
     except TypeError as exc:
-        raise TypeError(f"{name} must be a 2-D array of real numbers: {exc}") from None
+        raise InputTypeError(f"{name} must be a 2-D array of real numbers: {exc}") from None
     except ValueError as exc:
-        raise ValueError(f"{name} must be a 2-D array of real numbers: {exc}") from None
+        raise InputError(f"{name} must be a 2-D array of real numbers: {exc}") from None
     if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features); got an array of shape {X.shape}"
+        raise InputError(f"{name} must be 2-D (n_samples, n_features); got an array of shape {X.shape}"
                          + (f". Reshape your data: {name}.reshape(-1, 1) for a single feature, "
                             f"{name}.reshape(1, -1) for a single sample" if X.ndim == 1 else ""))
     if X.shape[0] < 1:
-        raise ValueError(f"{name} has 0 sample(s) (shape={X.shape}) while a minimum of 1 is required.")
+        raise InputError(f"{name} has 0 sample(s) (shape={X.shape}) while a minimum of 1 is required.")
     if X.shape[1] < 1:
-        raise ValueError(f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
+        raise InputError(f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
     if not _all_finite(X):
-        raise ValueError(f"{name} contains NaN or infinity")
+        raise InputError(f"{name} contains NaN or infinity")
     return X
 
 
@@ -137,42 +121,42 @@ def _check_squares(X, name="X"):
     """Reject inputs whose sums of squares overflow float64 (every fit forms them)."""
     top = float(np.abs(X).max())
     if top * top * X.shape[0] * X.shape[1] > _FLOAT_MAX:
-        raise ValueError(f"{name} has entries up to {top:.3g}, whose sums of squares overflow float64 "
+        raise InputError(f"{name} has entries up to {top:.3g}, whose sums of squares overflow float64 "
                          f"(limit about {np.sqrt(_FLOAT_MAX / (X.shape[0] * X.shape[1])):.3g} for "
                          f"{X.shape[0]} x {X.shape[1]}); rescale {name}")
 
 
 def _check_labels(y, n, name="y"):
     if y is None:
-        raise ValueError(f"this classifier requires y to be passed, but the target {name} is None")
+        raise InputError(f"this classifier requires y to be passed, but the target {name} is None")
     if hasattr(y, "tocsr"):
-        raise TypeError(f"{name} is a sparse matrix; pass a 1-D array of class labels")
+        raise InputTypeError(f"{name} is a sparse matrix; pass a 1-D array of class labels")
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
-        raise ValueError(f"{name} must be 1-D (n_samples,); got a column of shape {y.shape} "
+        raise InputError(f"{name} must be 1-D (n_samples,); got a column of shape {y.shape} "
                          f"(pass {name}.ravel())")
     if y.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (n_samples,); got an array of shape {y.shape}")
+        raise InputError(f"{name} must be 1-D (n_samples,); got an array of shape {y.shape}")
     if len(y) != n:
-        raise ValueError(f"X has {n} samples but {name} has {len(y)} labels")
+        raise InputError(f"X has {n} samples but {name} has {len(y)} labels")
     if y.dtype.kind in "fc" and not np.isfinite(y).all():
-        raise ValueError(f"{name} contains NaN or infinity")
+        raise InputError(f"{name} contains NaN or infinity")
     if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not np.isfinite(v))
                                   for v in y.tolist()):
-        raise ValueError(f"{name} contains None or NaN")
+        raise InputError(f"{name} contains None or NaN")
     return y
 
 
 def _check_target_type(y):
     """Class labels only: complex or non-integral float targets are regression targets."""
     if y.dtype.kind == "c":
-        raise ValueError("Unknown label type: y is complex; a classifier needs class labels")
+        raise InputError("Unknown label type: y is complex; a classifier needs class labels")
     values = y.tolist() if y.dtype.kind == "O" else y
     if y.dtype.kind == "O" and any(isinstance(v, complex) for v in values):
-        raise ValueError("Unknown label type: y is complex; a classifier needs class labels")
+        raise InputError("Unknown label type: y is complex; a classifier needs class labels")
     if y.dtype.kind == "f" and np.any(y != np.round(y)):
         bad = y[y != np.round(y)][0]
-        raise ValueError(f"Unknown label type: y is continuous (e.g. {bad!r}); a classifier needs "
+        raise InputError(f"Unknown label type: y is continuous (e.g. {bad!r}); a classifier needs "
                          f"class labels (integers or strings), not a regression target")
 
 
@@ -184,35 +168,35 @@ def _check_X_y(X, y):
     try:
         classes, yi = np.unique(y, return_inverse=True)
     except TypeError as exc:
-        raise ValueError(f"y labels must be mutually comparable: {exc}") from None
+        raise InputError(f"y labels must be mutually comparable: {exc}") from None
     if len(classes) < 2:
-        raise ValueError(f"y must contain at least two classes; got 1 class: {classes.tolist()!r}")
+        raise InputError(f"y must contain at least two classes; got 1 class: {classes.tolist()!r}")
     return X, classes, yi.reshape(-1)
 
 
 def _check_choice(value, name, choices):
     if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+        raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
     return value
 
 
 def _check_real(value, name, *, low=None, high=None, low_open=False):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number; got {value!r}")
+        raise InputError(f"{name} must be a real number; got {value!r}")
     value = float(value)
     if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite; got {value}")
+        raise InputError(f"{name} must be finite; got {value}")
     if low is not None and (value < low or (low_open and value == low)):
-        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}; got {value}")
+        raise InputError(f"{name} must be {'>' if low_open else '>='} {low}; got {value}")
     if high is not None and value > high:
-        raise ValueError(f"{name} must be <= {high}; got {value}")
+        raise InputError(f"{name} must be <= {high}; got {value}")
     return value
 
 
 def _check_shrinkage(shrinkage):
     if isinstance(shrinkage, str):
         if shrinkage != "auto":
-            raise ValueError(f"shrinkage must be 'auto' or a float in [0, 1]; got {shrinkage!r}")
+            raise InputError(f"shrinkage must be 'auto' or a float in [0, 1]; got {shrinkage!r}")
         return shrinkage
     return _check_real(shrinkage, "shrinkage", low=0.0, high=1.0)
 
@@ -237,7 +221,7 @@ def _log_softmax(a):
         z = a - amax
         out = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
     if not np.isfinite(amax).all() or np.isnan(out).any():
-        raise ValueError("decision values overflowed (inputs too large for float64)")
+        raise InputError("decision values overflowed (inputs too large for float64)")
     return out
 
 
@@ -403,7 +387,7 @@ class _Classifier:
         valid = self._param_names()
         for name, value in params.items():
             if name not in valid:
-                raise ValueError(f"{name!r} is not a parameter of {type(self).__name__}; "
+                raise InputError(f"{name!r} is not a parameter of {type(self).__name__}; "
                                  f"valid: {', '.join(valid)}")
             setattr(self, name, value)
         return self
@@ -436,7 +420,7 @@ class _Classifier:
         self._check_is_fitted()
         X = _check_array(X, "X")
         if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+            raise InputError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input")
         return X
 
@@ -553,7 +537,7 @@ class LeastSquaresClassifier(_Classifier):
         X, classes, yi = _check_X_y(X, y)
         K = len(classes)
         if targets == "fisher" and K != 2:
-            raise ValueError(f"targets='fisher' needs exactly two classes; y has {K}")
+            raise InputError(f"targets='fisher' needs exactly two classes; y has {K}")
         n, d = X.shape
         counts, means = _class_means(X, yi, K)
         xbar = X.mean(axis=0)
@@ -586,7 +570,7 @@ class LeastSquaresClassifier(_Classifier):
             self.solver_ = "svd"
         b = tbar - xbar @ W
         if not (np.isfinite(W).all() and np.isfinite(b).all()):
-            raise ValueError("least-squares solution is not finite (inputs too large?)")
+            raise InputError("least-squares solution is not finite (inputs too large?)")
         # A ridge term far larger than the data's scatter shrinks the fitted
         # variation of the outputs below the rounding of their mean: every sample
         # would then get the same class (found with alpha = 1 on iris * 1e-150).
@@ -765,7 +749,7 @@ class FisherDiscriminant(_Classifier):
         if q is None:
             q = q_max
         elif isinstance(q, (bool, np.bool_)) or not isinstance(q, numbers.Integral) or not 1 <= q <= q_max:
-            raise ValueError(f"n_components must be an integer in [1, min(K-1, d)] = [1, {q_max}]; got {q!r}")
+            raise InputError(f"n_components must be an integer in [1, min(K-1, d)] = [1, {q_max}]; got {q!r}")
         q = int(q)
 
         counts, means = _class_means(X, yi, K)
@@ -828,7 +812,7 @@ class FisherDiscriminant(_Classifier):
             self.coef_ = coef
             self.intercept_ = intercept
         if not (np.isfinite(self.coef_).all() and np.isfinite(self.intercept_).all()):
-            raise ValueError("Fisher discriminant is not finite (inputs too large?)")
+            raise InputError("Fisher discriminant is not finite (inputs too large?)")
         return self
 
     def __sklearn_tags__(self):
@@ -903,14 +887,14 @@ class FisherDiscriminant(_Classifier):
         try:
             W = np.asarray(w, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"w must be an array of real numbers: {exc}") from None
+            raise InputError(f"w must be an array of real numbers: {exc}") from None
         if W.ndim == 1:
             W = W[:, None]
         d = self.n_features_in_
         if W.ndim != 2 or W.shape[0] != d or W.shape[1] < 1:
-            raise ValueError(f"w must have shape ({d},) or ({d}, q); got {np.shape(w)}")
+            raise InputError(f"w must have shape ({d},) or ({d}, q); got {np.shape(w)}")
         if not np.isfinite(W).all():
-            raise ValueError("w contains NaN or infinity")
+            raise InputError("w contains NaN or infinity")
         Sw = _shrunk(self.within_scatter_, self.shrinkage_, _target_scale(self.within_scatter_))
         A = W.T @ Sw @ W
         Bm = W.T @ self.between_scatter_ @ W
@@ -1007,7 +991,7 @@ class GaussianClassifier(_Classifier):
             coef = coef_c + v                                  # w_k = Sigma^{-1} mu_k
             intercept = intercept_c - coef_c @ xbar - 0.5 * float(xbar @ v)
             if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
-                raise ValueError("Gaussian classifier is not finite (inputs too large?)")
+                raise InputError("Gaussian classifier is not finite (inputs too large?)")
             self.covariance_ = used
             self.shrinkage_ = s
             self._xbar, self._coef_c, self._intercept_c = xbar, coef_c, intercept_c
@@ -1033,7 +1017,7 @@ class GaussianClassifier(_Classifier):
             self._logdets = np.array(logdets)
             self.shrinkage_ = np.array(shr)
             if not (np.isfinite(self._whiteners).all() and np.isfinite(self._logdets).all()):
-                raise ValueError("Gaussian classifier is not finite (inputs too large?)")
+                raise InputError("Gaussian classifier is not finite (inputs too large?)")
         self.classes_ = classes
         self.n_features_in_ = d
         self.priors_ = priors
@@ -1185,13 +1169,13 @@ class Perceptron(_Classifier):
         eta = _check_real(self.eta, "eta", low=0.0, low_open=True)
         epochs = self.epochs
         if isinstance(epochs, (bool, np.bool_)) or not isinstance(epochs, numbers.Integral) or epochs < 1:
-            raise ValueError(f"epochs must be an integer >= 1; got {epochs!r}")
+            raise InputError(f"epochs must be an integer >= 1; got {epochs!r}")
         _check_choice(self.multiclass, "multiclass", ("ovr",))
         if self.eta_schedule not in (None, "inverse"):
-            raise ValueError(f"eta_schedule must be None or 'inverse'; got {self.eta_schedule!r}")
+            raise InputError(f"eta_schedule must be None or 'inverse'; got {self.eta_schedule!r}")
         for name in ("shuffle", "fit_intercept", "average", "stop_when_converged"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be a bool; got {getattr(self, name)!r}")
+                raise InputError(f"{name} must be a bool; got {getattr(self, name)!r}")
         X, classes, yi = _check_X_y(X, y)
         n, d = X.shape
         K = len(classes)
@@ -1335,14 +1319,6 @@ def _newton_direction(Phi, Yk, G, explicit, alpha):
     return S if S.any() else diag * G
 
 
-class SeparableDataWarning(UserWarning):
-    """The training data are linearly separable: maximum likelihood has no finite solution."""
-
-
-class ConvergenceWarning(UserWarning):
-    """An iterative fit stopped at ``max_iter`` before meeting its tolerance."""
-
-
 class LogisticRegression(_Classifier):
     """Logistic regression by iterative reweighted least squares (PRML §4.3.2-4.3.4).
 
@@ -1437,7 +1413,7 @@ class LogisticRegression(_Classifier):
         """
         max_iter = self.max_iter
         if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-            raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
+            raise InputError(f"max_iter must be an integer >= 1; got {max_iter!r}")
         tol = _check_real(self.tol, "tol", low=0.0)
         alpha = _check_real(self.alpha, "alpha", low=0.0)
         newton = _check_choice(self.newton, "newton", ("auto", "explicit", "cg"))
@@ -1528,7 +1504,7 @@ class LogisticRegression(_Classifier):
         self.converged_ = converged
         self.separable_ = separable
         if not (np.isfinite(self.coef_).all() and np.isfinite(self.intercept_).all()):
-            raise ValueError("logistic regression is not finite (inputs too large?)")
+            raise InputError("logistic regression is not finite (inputs too large?)")
         return self
 
     def decision_function(self, X):

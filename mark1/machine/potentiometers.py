@@ -30,7 +30,7 @@ import numpy as np
 import simpy
 from numba import njit
 
-from .specs import RackSpec
+from mark1.specs import RackSpec
 
 __all__ = ["PotentiometerRack"]
 

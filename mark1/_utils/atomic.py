@@ -13,6 +13,7 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
+from mark1.exceptions import ResultPathError
 
 __all__ = ["atomic_path", "write_text", "check_target"]
 
@@ -67,9 +68,9 @@ def check_target(path: str | os.PathLike) -> None:
     """
     path = Path(path)
     if path.is_dir():
-        raise IsADirectoryError(21, "expected a file name for a result, got an existing folder", str(path))
+        raise ResultPathError(21, "expected a file name for a result, got an existing folder", str(path))
     if path.exists() and not path.is_file():
-        raise FileExistsError(17, "expected a file name for a result, got an existing special file", str(path))
+        raise ResultPathError(17, "expected a file name for a result, got an existing special file", str(path))
 
 
 @contextlib.contextmanager

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .machine import MarkI
+from mark1.machine.mark_i import MarkI
+from mark1.exceptions import InputError
 
 __all__ = ["explain", "event_line"]
 
@@ -37,7 +38,7 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0, progress: b
         One paragraph per presentation.
     """
     if isinstance(n_cards, bool) or not isinstance(n_cards, (int, np.integer)) or n_cards < 1:
-        raise ValueError(f"cards: expected a positive number of cards, got {n_cards!r}")
+        raise InputError(f"cards: expected a positive number of cards, got {n_cards!r}")
     cards, labels = np.asarray(cards), np.asarray(labels)
     # One epoch over every card (so the classes and the output code are those of a
     # real run); the first n_cards presentations are told.

@@ -30,8 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .lab.options import UsageError, check_budget, one_line, output_folder
-from .runs import experiment_seeds, jsonable, scene_cards
+from mark1.lab.options import UsageError, check_budget, one_line, output_folder
+from mark1.stimuli.cards import experiment_seeds, scene_cards
+from mark1._utils.records import jsonable
 
 __all__ = ["main"]
 
@@ -49,7 +50,7 @@ def output_file(args, default: Path, formats=("png", "pdf", "svg", "jpg", "jpeg"
 
 
 def _load_scene(path: str):
-    from .scenes import SceneError, load_scene
+    from mark1.stimuli.scenes import SceneError, load_scene
     try:
         return load_scene(path)
     except SceneError as e:
@@ -62,8 +63,8 @@ def _format_table(rows: list[tuple[str, str]]) -> str:
 
 
 def cmd_run(args) -> int:
-    from .atomic import check_target, write_text
-    from .machine import MarkI
+    from mark1._utils.atomic import check_target, write_text
+    from mark1.machine.mark_i import MarkI
 
     scene = _load_scene(args.scene)
     out = output_folder(args)
@@ -85,7 +86,7 @@ def cmd_run(args) -> int:
                              f"got {args.realtime}")
         env = simpy.rt.RealtimeEnvironment(factor=args.realtime, strict=False)
 
-        from .explain import event_line
+        from mark1.classroom.explain import event_line
 
         def on_event(t, event, p, detail):
             print(event_line(t, event, p, detail), flush=True)
@@ -121,7 +122,7 @@ def cmd_run(args) -> int:
         "reported": {"source": rep.source, "conditions": rep.conditions, "value": rep.value, "note": rep.note},
         "spec": jsonable(spec.to_dict()),
     }
-    from .plotting import learning_curve
+    from mark1.viz.plotting import learning_curve
     learning_curve(machine.history_, title=scene.name, test_accuracy=test_acc, reported=rep.value,
                    out=out / "learning_curve.png")
     if machine.trace_.full:
@@ -178,7 +179,7 @@ def _hms(seconds: float) -> str:
 
 
 def cmd_specs(args) -> int:
-    from . import specs
+    from mark1 import specs
 
     presets = {"MARK_I": specs.MARK_I, "SMALL": specs.SMALL}
     if args.preset not in presets:
@@ -213,9 +214,9 @@ MAX_SHEET_CLASSES = 60
 
 
 def cmd_render(args) -> int:
-    from .plotting import contact_sheet
+    from mark1.viz.plotting import contact_sheet
 
-    from .atomic import check_target
+    from mark1._utils.atomic import check_target
 
     scene = _load_scene(args.scene)
     out = output_file(args, Path("runs") / Path(args.scene).stem / "contact_sheet.png")
@@ -233,7 +234,7 @@ def cmd_render(args) -> int:
 
 
 def cmd_explain(args) -> int:
-    from .explain import explain
+    from mark1.classroom.explain import explain
 
     scene = _load_scene(args.scene)
     seed_train, _, seed_machine = experiment_seeds(args.seed)
@@ -248,7 +249,7 @@ def cmd_explain(args) -> int:
 
 
 def cmd_lesson(args) -> int:
-    from .lesson import build
+    from mark1.classroom.lesson import build
 
     scene = _load_scene(args.scene)
     out = output_folder(args, "lesson")
@@ -256,7 +257,7 @@ def cmd_lesson(args) -> int:
         v = getattr(args, name)
         if v is not None and v < 1:
             raise UsageError(f"--{name}: expected a positive integer, got {v}")
-    from .scenes import SceneError
+    from mark1.stimuli.scenes import SceneError
     try:
         path = build(scene, out, seed=args.seed, cards=args.cards, epochs=args.epochs, progress=True)
     except SceneError as e:
@@ -268,8 +269,8 @@ def cmd_lesson(args) -> int:
 
 
 def cmd_device(args) -> int:
-    from . import specs
-    from .device import write_device
+    from mark1 import specs
+    from mark1.classroom.device import write_device
 
     presets = {"MARK_I": specs.MARK_I, "SMALL": specs.SMALL}
     if args.spec not in presets:
@@ -353,14 +354,14 @@ def build_parser() -> argparse.ArgumentParser:
     dv.add_argument("--out", help="output folder (default runs/device/)")
     dv.set_defaults(func=cmd_device)
 
-    from .lab import add_commands              # compare, ablate, curves, sweep, reenact
+    from mark1.lab import add_commands              # compare, ablate, curves, sweep, reenact
     add_commands(sub)
     return parser
 
 
 def printable(text: str) -> str:
     """One line that any terminal can print (see :func:`mark1.scenes.printable`)."""
-    from .scenes import printable as one_line
+    from mark1.stimuli.scenes import printable as one_line
     return one_line(text)
 
 

@@ -40,15 +40,18 @@ import numpy as np
 import simpy
 import simpy.rt
 
-from . import perceptron, potentiometers, rules
-from .atomic import atomic_path
-from .compiled import njit_calling
-from .patchboard import Patchboard, with_bias
-from .perceptron import sparse_sums
-from .potentiometers import PotentiometerRack, apply_pot, plan_pot
-from .retina import Retina, RetinaState
-from .rules import GAMMA, RULE_CODES, RULES, command_into, erring
-from .specs import MachineSpec
+from mark1.machine import perceptron
+from mark1.machine import potentiometers
+from mark1.machine import rules
+from mark1._utils.atomic import atomic_path
+from mark1._utils.compiled import njit_calling
+from mark1.machine.patchboard import Patchboard, with_bias
+from mark1.machine.perceptron import sparse_sums
+from mark1.machine.potentiometers import PotentiometerRack, apply_pot, plan_pot
+from mark1.machine.retina import Retina, RetinaState
+from mark1.machine.rules import GAMMA, RULE_CODES, RULES, command_into, erring
+from mark1.specs import MachineSpec
+from mark1.exceptions import InputError
 
 __all__ = ["Trace", "SensoryPipeline", "simulate", "HISTORY_DTYPE"]
 
@@ -75,7 +78,7 @@ class Trace:
 
     def __init__(self, level: str = "summary", listener=None):
         if level not in self.LEVELS:
-            raise ValueError(f"trace: expected one of {', '.join(self.LEVELS)}, got {level!r}")
+            raise InputError(f"trace: expected one of {', '.join(self.LEVELS)}, got {level!r}")
         self.level = level
         self.listener = listener
         self.events: list[tuple[float, str, int, str]] = []

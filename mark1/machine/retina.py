@@ -43,7 +43,8 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from .specs import RetinaSpec
+from mark1.specs import RetinaSpec
+from mark1.exceptions import InputError
 
 __all__ = ["Retina", "RetinaState", "area_average_matrix"]
 
@@ -320,7 +321,7 @@ class Retina:
         self.sensitivity = (np.ones(self.n_cells) if sensitivity is None
                             else np.ascontiguousarray(sensitivity, dtype=float))
         if self.sensitivity.shape != (self.n_cells,):
-            raise ValueError(f"sensitivity: expected shape ({self.n_cells},), got {self.sensitivity.shape}")
+            raise InputError(f"sensitivity: expected shape ({self.n_cells},), got {self.sensitivity.shape}")
         y, x = np.mgrid[0:rows, 0:cols]
         r2 = ((y - (rows - 1) / 2) / ((rows - 1) / 2 or 1)) ** 2 + ((x - (cols - 1) / 2) / ((cols - 1) / 2 or 1)) ** 2
         self.lighting = 1.0 - spec.uneven_lighting * r2 / 2.0     # corners (r2 = 2) lose uneven_lighting

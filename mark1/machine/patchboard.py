@@ -24,8 +24,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from .atomic import write_text
-from .specs import PatchboardSpec
+from mark1._utils.atomic import write_text
+from mark1.specs import PatchboardSpec
+from mark1.exceptions import InputError
 
 __all__ = ["Patchboard", "with_bias"]
 
@@ -83,10 +84,10 @@ class Patchboard:
         self.retina_shape = tuple(retina_shape)
         self.a_threshold = int(a_threshold)
         if self.connections.shape[0] != self.retina_shape[0] * self.retina_shape[1]:
-            raise ValueError(f"connections: expected {self.retina_shape[0] * self.retina_shape[1]} rows "
+            raise InputError(f"connections: expected {self.retina_shape[0] * self.retina_shape[1]} rows "
                              f"(one per S-unit), got {self.connections.shape[0]}")
         if not np.isin(np.asarray(connections), (-1, 0, 1)).all():
-            raise ValueError("connections: expected +1 (excitatory), -1 (inhibitory) or 0 (no plug) "
+            raise InputError("connections: expected +1 (excitatory), -1 (inhibitory) or 0 (no plug) "
                              "in every socket")
 
     @property
@@ -126,7 +127,7 @@ class Patchboard:
             else:
                 break
         else:
-            raise ValueError(f"patchboard.fan_out: could not plug {spec.n_associators} A-units x {fan_in} inputs "
+            raise InputError(f"patchboard.fan_out: could not plug {spec.n_associators} A-units x {fan_in} inputs "
                              f"with a fan-out of {spec.fan_out} in 1000 attempts; raise patchboard.fan_out")
         return cls(conn, retina_shape, spec.a_threshold)
 
@@ -162,7 +163,7 @@ class Patchboard:
         """S-unit states as a C-ordered bool array (n, n_s); nonzero counts as firing."""
         s = np.asarray(s_states)
         if s.ndim != 2 or s.shape[1] != self.n_sensors:
-            raise ValueError(f"S: expected S-unit states of shape (n, {self.n_sensors}), got {s.shape}")
+            raise InputError(f"S: expected S-unit states of shape (n, {self.n_sensors}), got {s.shape}")
         return np.ascontiguousarray(s if s.dtype == bool else s != 0)
 
     # -- the wiring chart -------------------------------------------------------------
@@ -200,15 +201,15 @@ class Patchboard:
         try:
             info = os.stat(path)
             if not stat.S_ISREG(info.st_mode):     # a FIFO would block, a device never end
-                raise ValueError(f"{path}: expected a wiring chart file, got something that is not a regular file")
+                raise InputError(f"{path}: expected a wiring chart file, got something that is not a regular file")
             if info.st_size > _MAX_CHART_BYTES:
-                raise ValueError(f"{path}: expected a wiring chart of at most {_MAX_CHART_BYTES:,} bytes, "
+                raise InputError(f"{path}: expected a wiring chart of at most {_MAX_CHART_BYTES:,} bytes, "
                                  f"got {info.st_size:,}")
             text = path.read_text()
         except OSError as e:
-            raise ValueError(f"{path}: cannot read the wiring chart ({e.strerror or e})") from None
+            raise InputError(f"{path}: cannot read the wiring chart ({e.strerror or e})") from None
         except UnicodeDecodeError as e:
-            raise ValueError(f"{path}: expected a text wiring chart, got undecodable bytes at offset {e.start}") \
+            raise InputError(f"{path}: expected a text wiring chart, got undecodable bytes at offset {e.start}") \
                 from None
         meta: dict[str, int] = {}
         body: list[tuple[int, str]] = []
@@ -224,40 +225,40 @@ class Patchboard:
                         try:
                             meta[k] = int(v)
                         except ValueError:
-                            raise ValueError(f"{path}:{lineno}: {k}: expected an integer, got {v!r}") from None
+                            raise InputError(f"{path}:{lineno}: {k}: expected an integer, got {v!r}") from None
                 continue
             if not header_seen:
                 if line.replace(" ", "") != _HEADER:
-                    raise ValueError(f"{path}:{lineno}: expected the header line {_HEADER!r}, got {line!r}")
+                    raise InputError(f"{path}:{lineno}: expected the header line {_HEADER!r}, got {line!r}")
                 header_seen = True
                 continue
             body.append((lineno, line))
         missing = [k for k in ("retina_rows", "retina_cols", "associators", "a_threshold") if k not in meta]
         if missing or not header_seen:
-            raise ValueError(f"{path}: expected a '# retina_rows=.. retina_cols=.. associators=.. a_threshold=..' "
+            raise InputError(f"{path}: expected a '# retina_rows=.. retina_cols=.. associators=.. a_threshold=..' "
                              f"comment and the header {_HEADER!r}; missing {', '.join(missing) or 'header'}")
         rows, cols, n_a = meta["retina_rows"], meta["retina_cols"], meta["associators"]
         if min(rows, cols, n_a, meta["a_threshold"]) < 1:
-            raise ValueError(f"{path}: retina size, associators and a_threshold must be positive")
+            raise InputError(f"{path}: retina size, associators and a_threshold must be positive")
         conn = np.zeros((rows * cols, n_a), dtype=np.int8)
         load = np.zeros(rows * cols, dtype=np.int64)
         for lineno, line in body:
             parts = [p.strip() for p in line.split(",")]
             if len(parts) != 4:
-                raise ValueError(f"{path}:{lineno}: expected 4 fields a_unit,s_row,s_col,sign, got {line!r}")
+                raise InputError(f"{path}:{lineno}: expected 4 fields a_unit,s_row,s_col,sign, got {line!r}")
             try:
                 a, r, c, g = (int(p) for p in parts)
             except ValueError:
-                raise ValueError(f"{path}:{lineno}: expected integers, got {line!r}") from None
+                raise InputError(f"{path}:{lineno}: expected integers, got {line!r}") from None
             if not (0 <= a < n_a and 0 <= r < rows and 0 <= c < cols and g in (1, -1)):
-                raise ValueError(f"{path}:{lineno}: expected a_unit < {n_a}, s_row < {rows}, s_col < {cols}, "
+                raise InputError(f"{path}:{lineno}: expected a_unit < {n_a}, s_row < {rows}, s_col < {cols}, "
                                  f"sign +1 or -1, got {line!r}")
             if conn[r * cols + c, a]:
-                raise ValueError(f"{path}:{lineno}: S-unit ({r}, {c}) is plugged into A-unit {a} twice")
+                raise InputError(f"{path}:{lineno}: S-unit ({r}, {c}) is plugged into A-unit {a} twice")
             conn[r * cols + c, a] = g
             load[r * cols + c] += 1
             if fan_out is not None and load[r * cols + c] > fan_out:
-                raise ValueError(f"{path}:{lineno}: S-unit ({r}, {c}) would feed more than {fan_out} A-units "
+                raise InputError(f"{path}:{lineno}: S-unit ({r}, {c}) would feed more than {fan_out} A-units "
                                  f"(the fan-out limit)")
         return cls(conn, (rows, cols), meta["a_threshold"])
 
@@ -269,21 +270,21 @@ class Patchboard:
         """
         where = "patchboard"
         if self.retina_shape != tuple(retina_shape):
-            raise ValueError(f"{where}: wired for a {self.retina_shape} retina, the spec has {tuple(retina_shape)}")
+            raise InputError(f"{where}: wired for a {self.retina_shape} retina, the spec has {tuple(retina_shape)}")
         if self.n_associators != spec.n_associators:
-            raise ValueError(f"{where}: expected {spec.n_associators} A-units (patchboard.n_associators), "
+            raise InputError(f"{where}: expected {spec.n_associators} A-units (patchboard.n_associators), "
                              f"got a chart with {self.n_associators}")
         if self.a_threshold != spec.a_threshold:
-            raise ValueError(f"{where}: expected a_threshold {spec.a_threshold} (patchboard.a_threshold), "
+            raise InputError(f"{where}: expected a_threshold {spec.a_threshold} (patchboard.a_threshold), "
                              f"got a chart with {self.a_threshold}")
         load = (self.connections != 0).sum(axis=1)
         if load.max(initial=0) > spec.fan_out:
             s = int(np.argmax(load))
-            raise ValueError(f"{where}: expected every S-unit to feed at most {spec.fan_out} A-units "
+            raise InputError(f"{where}: expected every S-unit to feed at most {spec.fan_out} A-units "
                              f"(patchboard.fan_out), got S-unit ({s // self.retina_shape[1]}, "
                              f"{s % self.retina_shape[1]}) feeding {int(load[s])}")
         if (self.connections == 1).sum(axis=0).max(initial=0) < self.a_threshold:
-            raise ValueError(f"{where}: expected an A-unit with at least a_threshold = {self.a_threshold} "
+            raise InputError(f"{where}: expected an A-unit with at least a_threshold = {self.a_threshold} "
                              "excitatory inputs, got none: no A-unit could ever fire")
 
     def __eq__(self, other) -> bool:

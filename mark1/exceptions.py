@@ -1,0 +1,182 @@
+"""Every error and warning mark1 raises, under one base each (imports nothing from mark1).
+
+Catch :class:`Mark1Error` to catch anything mark1 refuses; each child also derives from
+the built-in exception code outside mark1 would expect (``ValueError`` for a bad value,
+``TypeError`` for a wrong type, ``OSError`` for a result that cannot be written), so
+``except ValueError`` keeps working.
+
+:class:`NotFittedError` is raised when an estimator (a textbook classifier, or the
+machine) is used before ``fit``. When scikit-learn is installed it is also a subclass of
+``sklearn.exceptions.NotFittedError``, so scikit-learn's own tools catch it; without
+scikit-learn it is a ``ValueError`` and an ``AttributeError`` (the bases scikit-learn's
+class has). Importing scikit-learn costs seconds, so the class is built on first access
+(PEP 562 module ``__getattr__``), once; every later access returns the same class.
+
+Examples
+--------
+>>> import mark1
+>>> try:
+...     mark1.MARK_I.with_overrides({"rack.motor_speed": -1.0})
+... except mark1.Mark1Error as e:
+...     print(type(e).__name__, e.key)
+SpecError rack.motor_speed
+"""
+
+from __future__ import annotations
+
+__all__ = ["Mark1Error", "InputError", "InputTypeError", "SpecError", "SceneError", "RenderError", "UsageError",
+           "ResultPathError", "NotFittedError", "Mark1Warning", "LMSStepWarning", "SingularCovarianceWarning",
+           "ScaleWarning", "SeparableDataWarning", "ConvergenceWarning", "printable"]
+
+#: Characters of a scene error's explanation kept (a huge value quoted back is cut).
+MAX_REASON = 600
+
+
+class Mark1Error(Exception):
+    """The base of every error mark1 raises."""
+
+
+class InputError(Mark1Error, ValueError):
+    """An argument or an array has a value the function cannot take (NaN pixels, one
+    class, a shape that does not fit the retina, ...)."""
+
+
+class InputTypeError(Mark1Error, TypeError):
+    """An argument has a type the function cannot take (a sparse matrix, text for numbers)."""
+
+
+class SpecError(Mark1Error, ValueError):
+    """A machine parameter is unknown or has a value outside its allowed range.
+
+    Attributes
+    ----------
+    key : str
+        Dotted key path of the offending parameter, e.g. ``"rack.motor_speed"``.
+    """
+
+    def __init__(self, key: str, message: str):
+        super().__init__(f"{key}: {message}")
+        self.key = key
+        self.reason = message
+
+
+class SceneError(Mark1Error, ValueError):
+    """A scene file, or a request for its cards, is wrong.
+
+    The message is one line: ``<file>: <key path>: <what is expected, got what>``.
+
+    Attributes
+    ----------
+    path : str or None
+        The scene file.
+    key : str or None
+        Dotted key path, e.g. ``"stimuli.jitter.rotation"`` or
+        ``"machine.overrides.rack.motor_speed"``; None for a file that cannot be read or
+        parsed at all.
+    reason : str
+        What was expected and what was found.
+    """
+
+    def __init__(self, path, key, reason: str):
+        where = f"{path}: " if path is not None else ""
+        if len(reason) > MAX_REASON:              # e.g. a huge value quoted back
+            reason = reason[:MAX_REASON - 20] + " ... " + reason[-15:]
+        super().__init__(printable(f"{where}{key if key is not None else 'file'}: {reason}"))
+        self.path = None if path is None else str(path)
+        self.key = key
+        self.reason = reason
+
+
+class RenderError(Mark1Error, ValueError):
+    """A card cannot be drawn from these settings.
+
+    Attributes
+    ----------
+    setting : str
+        The setting at fault (``"font"``, ``"classes"``, ``"folder"``, ``"size"``, ...),
+        so that a scene can name the key of its file.
+    reason : str
+        What was expected and what was found.
+    """
+
+    def __init__(self, setting: str, reason: str):
+        super().__init__(f"{setting}: {reason}")
+        self.setting = setting
+        self.reason = reason
+
+
+class UsageError(Mark1Error):
+    """A problem with what the user asked for: reported in one line, exit status 2."""
+
+
+class ResultPathError(Mark1Error, OSError):
+    """A result cannot be written where it was asked for (a folder or a special file
+    stands there). ``errno`` and ``filename`` are set as for the ``OSError`` it is."""
+
+
+class Mark1Warning(UserWarning):
+    """The base of every warning mark1 gives."""
+
+
+class LMSStepWarning(Mark1Warning):
+    """The LMS step is too large for the sums to settle."""
+
+
+class SingularCovarianceWarning(Mark1Warning):
+    """A covariance matrix was singular or ill-conditioned and was regularised."""
+
+
+class ScaleWarning(Mark1Warning):
+    """The inputs' scale makes a fit meaningless at float64 precision."""
+
+
+class SeparableDataWarning(Mark1Warning):
+    """The training data are linearly separable: maximum likelihood has no finite solution."""
+
+
+class ConvergenceWarning(Mark1Warning):
+    """An iterative fit stopped at ``max_iter`` before meeting its tolerance."""
+
+
+def printable(text: str) -> str:
+    """``text`` on one line and encodable: line breaks shown as ``\\n``, file names that are
+    not UTF-8 (``os.fsdecode``'s surrogate escapes) as ``\\xNN`` bytes.
+
+    Examples
+    --------
+    >>> printable("two\\nlines")
+    'two\\\\nlines'
+    """
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif 0xD800 <= o <= 0xDFFF or ch in "\r\n\x85\u2028\u2029" or (o < 32 and ch != "\t"):
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+_cache: dict[str, type] = {}
+
+
+def _build_not_fitted_error() -> type:
+    try:
+        from sklearn.exceptions import NotFittedError as base
+        bases: tuple[type, ...] = (Mark1Error, base)
+    except ImportError:
+        bases = (Mark1Error, ValueError, AttributeError)
+    doc = ("The estimator was used before ``fit`` (a subclass of scikit-learn's "
+           "``NotFittedError`` when scikit-learn is installed).")
+    return type("NotFittedError", bases, {"__module__": __name__, "__doc__": doc,
+                                          "__qualname__": "NotFittedError"})
+
+
+def __getattr__(name: str):
+    if name == "NotFittedError":
+        if name not in _cache:
+            _cache[name] = _build_not_fitted_error()
+        return _cache[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

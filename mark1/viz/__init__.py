@@ -1,0 +1,1 @@
+"""Every figure: the machine's, the cards', the studies'. Imported by nothing below it."""
