@@ -230,10 +230,10 @@ def photocell_response(spec: MachineSpec, *, cards=(15, 3, 15), soak: float = 10
 def rack_figure(r: RackResponse, *, out=None, dpi: int = 100):
     """Four panels: position against pulse number, against time (zoomed on a
     reversal), each motor's run time per pulse, and the decay when left alone."""
-    from mark1.viz.plotting import _new_figure
+    from mark1.viz.figure import new_figure
 
     s = r.spec.rack
-    fig = _new_figure(11, 7.4)
+    fig = new_figure(11, 7.4)
     axes = fig.subplots(2, 2)
     n, n_pots = r.duration.shape
     pulse_no = np.arange(n + 1)                          # 0 = before the first pulse
@@ -311,10 +311,10 @@ def _stops(ax, s) -> None:
 
 def photocell_figure(r: PhotocellResponse, *, out=None, dpi: int = 100):
     """Three panels: rise after lamps on, fall in the dark (log scale), light history."""
-    from mark1.viz.plotting import _new_figure
+    from mark1.viz.figure import new_figure
 
     rs, tm = r.spec.retina, r.spec.timing
-    fig = _new_figure(12, 3.9)
+    fig = new_figure(12, 3.9)
     axes = fig.subplots(1, 3)
     ax = axes[0]
     ax.plot(r.rise_t * 1e3, r.rise, color="C1", lw=2)
@@ -352,12 +352,12 @@ def photocell_figure(r: PhotocellResponse, *, out=None, dpi: int = 100):
 
 def _finish(fig, title: str, out, dpi: int):
     """Title, lay out and (when ``out`` is given) save a device figure atomically."""
-    from mark1.viz.plotting import _save_atomic
+    from mark1.viz.figure import save_figure
 
     fig.suptitle(title, fontsize=12)
     fig.tight_layout()
     if out is not None:
-        _save_atomic(fig, out, dpi=dpi)
+        save_figure(fig, out, dpi=dpi)
     return fig
 
 

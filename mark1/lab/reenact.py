@@ -446,10 +446,10 @@ def reenact_figure(result: Reenactment, *, out=None):
     -------
     matplotlib.figure.Figure
     """
-    from mark1.viz.plotting import _new_figure, _save_atomic
+    from mark1.viz.figure import new_figure, save_figure
 
     rows = result.rows()
-    fig = _new_figure(10.0, 1.4 + 0.5 * len(rows))
+    fig = new_figure(10.0, 1.4 + 0.5 * len(rows))
     ax = fig.add_subplot(1, 1, 1)
     colors = {"within": "tab:green", "unclear": "tab:orange", "OUT OF BAND": "tab:red"}
     for i, (r, sc) in enumerate(zip(rows, result.scenes)):
@@ -482,7 +482,7 @@ def reenact_figure(result: Reenactment, *, out=None):
     ax.set_title(f"simulated Mark I against the reported figures — {len(result.seeds)} seed(s)", fontsize=9)
     fig.tight_layout()
     if out is not None:
-        _save_atomic(fig, out, dpi=120, bbox_inches="tight")
+        save_figure(fig, out, dpi=120, bbox_inches="tight")
     return fig
 
 

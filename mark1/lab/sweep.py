@@ -411,12 +411,12 @@ def sweep_figure(result: Sweep, *, out=None):
     -------
     matplotlib.figure.Figure
     """
-    from mark1.viz.plotting import _new_figure, _save_atomic
+    from mark1.viz.figure import new_figure, save_figure
 
     x, labels, log = _positions(result.values)
     order = np.argsort(x, kind="stable")
     rows = result.summary()
-    fig = _new_figure(9.0, 6.4)
+    fig = new_figure(9.0, 6.4)
     axes = [fig.add_subplot(2, 2, i + 1) for i in range(4)]
     ref_i = [_value_text(v) for v in result.values].index(_value_text(result.reference))
     ref_x = x[ref_i]
@@ -466,7 +466,7 @@ def sweep_figure(result: Sweep, *, out=None):
     fig.suptitle(f"{result.scene} — {result.param} over {len(result.seeds)} paired seed(s)", fontsize=10)
     fig.tight_layout()
     if out is not None:
-        _save_atomic(fig, out, dpi=110)
+        save_figure(fig, out, dpi=110)
     return fig
 
 

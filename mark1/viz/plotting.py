@@ -11,32 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from mark1._utils.atomic import atomic_path
+from mark1.viz.figure import new_figure, save_figure
 from mark1.exceptions import InputError
 
 __all__ = ["contact_sheet"]
-
-
-# ----------------------------------------------------------------------------------------
-# helpers shared by the figures
-
-
-def _new_figure(width: float, height: float) -> Figure:
-    """A Figure attached to an Agg canvas (no pyplot, no global state)."""
-    fig = Figure(figsize=(width, height))
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def _save_atomic(fig: Figure, out, **kwargs) -> None:
-    """Save ``fig`` to ``out`` atomically; the format follows the file ending (PNG if none)."""
-    out = Path(out)
-    fmt = out.suffix.lstrip(".").lower() or "png"
-    with atomic_path(out) as tmp:
-        fig.savefig(tmp, format=fmt, **kwargs)
 
 
 # ----------------------------------------------------------------------------------------
@@ -118,7 +98,7 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     ncols = blocks * per_block - 1
     key_h = 0.75                                   # inches for the key under the panels
     width, height = max(1.0 + 0.95 * ncols, 8.0), 0.9 + 1.05 * n_rows + key_h
-    fig = _new_figure(width=width, height=height)
+    fig = new_figure(width=width, height=height)
     grid = fig.add_gridspec(n_rows, ncols, wspace=0.08, hspace=0.3,
                             left=0.6 / width, right=0.99, top=1 - 0.75 / height, bottom=(key_h + 0.02) / height)
     titles = ("card", "light on cells", "S-units")
@@ -160,7 +140,7 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
                 f"fall below the threshold even on blank paper.")
     fig.text(0.6 / width, key_h / height, key, ha="left", va="top", fontsize=7, wrap=True)
     if out is not None:
-        _save_atomic(fig, out, dpi=110)
+        save_figure(fig, out, dpi=110)
     bar.close()
     return fig
 
@@ -192,7 +172,7 @@ def comparison_figure(comparison, *, out=None) -> Figure:
     """
     learners = list(comparison.learners)
     summary = comparison.summary()
-    fig = _new_figure(6.4, 1.2 + 0.38 * len(learners))
+    fig = new_figure(6.4, 1.2 + 0.38 * len(learners))
     ax = fig.add_subplot(1, 1, 1)
     for i, name in enumerate(learners):
         y = len(learners) - 1 - i
@@ -218,7 +198,7 @@ def comparison_figure(comparison, *, out=None) -> Figure:
     ax.set_title(f"{comparison.scene} — {len(comparison.seeds)} seed(s), mean ± std", fontsize=9)
     fig.tight_layout()
     if out is not None:
-        _save_atomic(fig, out, dpi=120)
+        save_figure(fig, out, dpi=120)
     return fig
 
 
@@ -240,7 +220,7 @@ def learning_curves_figure(curves, *, out=None) -> Figure:
     matplotlib.figure.Figure
         Two axes, one mean line per variant on each.
     """
-    fig = _new_figure(10.0, 3.8)
+    fig = new_figure(10.0, 3.8)
     ax_cards = fig.add_subplot(1, 2, 1)
     ax_time = fig.add_subplot(1, 2, 2, sharey=ax_cards)
     cards = np.asarray(curves.cards, dtype=float)
@@ -272,7 +252,7 @@ def learning_curves_figure(curves, *, out=None) -> Figure:
     fig.suptitle(f"{curves.scene} — learning curves over {len(curves.seeds)} seed(s)", fontsize=9)
     fig.tight_layout()
     if out is not None:
-        _save_atomic(fig, out, dpi=120)
+        save_figure(fig, out, dpi=120)
     return fig
 
 
@@ -347,7 +327,7 @@ def ablation_figure(result, *, out=None) -> Figure:
     times = {(p, n): hours_added(p, result.row(f"{p}:{n}")) for n in names for p, *_ in arms}
     show_time = any(v is not None for v in times.values())
     width = 13.0 if show_time else 10.0
-    fig = _new_figure(width, 2.6 + 0.55 * max(len(names), 1))
+    fig = new_figure(width, 2.6 + 0.55 * max(len(names), 1))
     if show_time:
         grid = fig.add_gridspec(1, 2, width_ratios=(1.6, 1.0))
         ax = fig.add_subplot(grid[0, 0])
@@ -439,7 +419,7 @@ def ablation_figure(result, *, out=None) -> Figure:
     fig.suptitle(title, fontsize=12)
     fig.tight_layout(rect=(0, 0.75 / fig.get_figheight(), 1, 1))       # room for the two-row legend
     if out is not None:
-        _save_atomic(fig, out, dpi=120)
+        save_figure(fig, out, dpi=120)
     return fig
 
 
@@ -482,7 +462,7 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     window = max(1, min(window or min(per_epoch, max(n // 4, 1)), n))
     running = np.convolve(correct, np.ones(window) / window, mode="valid")   # cards window..n
     x = np.arange(1, n + 1)
-    fig = _new_figure(7.5, 4.2)
+    fig = new_figure(7.5, 4.2)
     fig.set_layout_engine("constrained")
     ax = fig.add_subplot()
     n_classes = len(np.unique(history["label"])) if n else 2
@@ -516,7 +496,7 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
         top.set_xlabel("machine time (hours)")
     ax.set_title(title, fontsize=11)
     if out is not None:
-        _save_atomic(fig, out, dpi=120)
+        save_figure(fig, out, dpi=120)
     return fig
 
 
@@ -640,7 +620,7 @@ def retina_figure(machine, card, *, out=None) -> Figure:
     rows, cols = machine.patchboard.retina_shape
     n_s, n_a = machine.patchboard.n_sensors, machine.patchboard.n_associators
 
-    fig = _new_figure(13.0, 3.8)
+    fig = new_figure(13.0, 3.8)
     grid = fig.add_gridspec(1, 4, width_ratios=[1, 1, 1, 2.0], wspace=0.12,
                             left=0.01, right=0.99, top=0.8, bottom=0.03)
     ax = fig.add_subplot(grid[0])
@@ -665,7 +645,7 @@ def retina_figure(machine, card, *, out=None) -> Figure:
         title += f" — R-unit sums {np.array2string(sums, precision=3)}, answer {answer}"
     fig.suptitle(title, fontsize=10)
     if out is not None:
-        _save_atomic(fig, out, dpi=110)
+        save_figure(fig, out, dpi=110)
     return fig
 
 
@@ -747,7 +727,7 @@ def rack_figure(machine, *, card=None, top: int = 16, out=None) -> Figure:
     fig_w = max(ncols * (pw + gap_w) + gap_w + right, 7.5)   # wide enough for the title
     x0 = (fig_w - (ncols * (pw + gap_w) + gap_w + right)) / 2
     fig_h = max(nrows * (ph + gap_h) + top_in, 1.6 + top_in + 0.3)    # room for the colour bar
-    fig = _new_figure(fig_w, fig_h)
+    fig = new_figure(fig_w, fig_h)
 
     labels = _unit_labels(machine)
     for k in range(n_units):
@@ -802,7 +782,7 @@ def rack_figure(machine, *, card=None, top: int = 16, out=None) -> Figure:
     fig.suptitle(f"{machine.spec.name}: the potentiometer rack, {which}\n({int(mask.sum())} pots in all; "
                  f"pointer up = 0, end stops at ±1 full scale)", fontsize=9, y=1 - 0.08 / fig_h, va="top")
     if out is not None:
-        _save_atomic(fig, out, dpi=120)
+        save_figure(fig, out, dpi=120)
     return fig
 
 
@@ -839,7 +819,7 @@ def weights_on_retina_figure(machine, *, out=None) -> Figure:
     fig_w = max(content, 7.0)                                        # room for the title
     x0 = (fig_w - content) / 2                                       # centred
     fig_h = nrows * (side + gap_h) + top
-    fig = _new_figure(fig_w, fig_h)
+    fig = new_figure(fig_w, fig_h)
     labels = _unit_labels(machine)
     im = None
     for k in range(n):
@@ -859,7 +839,7 @@ def weights_on_retina_figure(machine, *, out=None) -> Figure:
                  f"the patch board onto the retina; red: ink here pushes the sum up)", fontsize=9,
                  y=1 - 0.05 / fig_h, va="top")
     if out is not None:
-        _save_atomic(fig, out, dpi=120)
+        save_figure(fig, out, dpi=120)
     return fig
 
 
@@ -902,7 +882,7 @@ def fisher_histograms_figure(X, y, *, bins: int = 30, out=None) -> Figure:
     dirs["Fisher direction w"] = w / np.linalg.norm(w)
     colors = ("tab:red", "tab:blue")
     two_d = X.shape[1] == 2
-    fig = _new_figure(12.0 if two_d else 8.5, 3.9)
+    fig = new_figure(12.0 if two_d else 8.5, 3.9)
     axes = fig.subplots(1, 3 if two_d else 2, gridspec_kw=dict(width_ratios=[1.1, 1, 1] if two_d else [1, 1]))
     hist_axes = axes[1:] if two_d else axes
     if two_d:
@@ -940,7 +920,7 @@ def fisher_histograms_figure(X, y, *, bins: int = 30, out=None) -> Figure:
     fig.suptitle("Fisher's linear discriminant (PRML Fig. 4.6): class means marked", fontsize=10)
     fig.tight_layout()
     if out is not None:
-        _save_atomic(fig, out, dpi=120)
+        save_figure(fig, out, dpi=120)
     return fig
 
 
@@ -1056,7 +1036,7 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     rows, cols = board.retina_shape
     targets = np.asarray(code.targets, dtype=float)                 # (classes, units) in ±1
 
-    fig = _new_figure(fig_w, fig_h)
+    fig = new_figure(fig_w, fig_h)
     fig.set_dpi(dpi)
     grid = fig.add_gridspec(2, 4, width_ratios=[1, 1, 1.35, 1.25], height_ratios=[1, 1],
                             left=0.06, right=0.98, top=0.86, bottom=0.08, wspace=0.38, hspace=0.42)
