@@ -8,11 +8,11 @@ when given ``out``, saves it atomically (a temporary file in the same folder, th
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
 
+from mark1._utils.atomic import atomic_path
 from mark1.viz.figure import new_figure, save_figure
 from mark1.exceptions import InputError
 
