@@ -337,7 +337,7 @@ def test_ablate_rows_references_and_files(tiny, tmp_path):
     assert json.loads((out / "ablation.json").read_text())["non_idealities"] == expected
     assert (out / "ablation.png").stat().st_size > 0
     assert "ratchet" in result.table()
-    from mark1.viz.plotting import ablation_figure            # the figure draws the table's costs
+    from mark1.viz.studies import ablation_figure            # the figure draws the table's costs
     ax = ablation_figure(result).axes[0]
     for n in expected:
         for k in ("on", "off"):
@@ -390,7 +390,7 @@ def _mark(ax, gid):
 
 
 def test_ablation_figure_draws_the_tables_costs_and_verdicts(tmp_path):
-    from mark1.viz.plotting import ablation_figure
+    from mark1.viz.studies import ablation_figure
     result = _fake_ablation()
     verdicts = {r["verdict"] for r in result.rows if "verdict" in r}
     assert verdicts == {"cost", "gain", "null", "zero"}         # the fixture covers every verdict
@@ -421,7 +421,7 @@ def test_ablation_figure_draws_the_tables_costs_and_verdicts(tmp_path):
 
 
 def test_ablation_figure_time_panel_only_where_time_changes():
-    from mark1.viz.plotting import ablation_figure
+    from mark1.viz.studies import ablation_figure
     result = _fake_ablation(time_changes=True)
     fig = ablation_figure(result)
     assert len(fig.axes) == 2
@@ -435,7 +435,7 @@ def test_ablation_figure_time_panel_only_where_time_changes():
 
 
 def test_learning_curves_figure_two_panels_two_lines_each():
-    from mark1.viz.plotting import learning_curves_figure
+    from mark1.viz.studies import learning_curves_figure
     rng = np.random.default_rng(0)
     acc = {v: rng.uniform(0.5, 1.0, size=(3, 4)) for v in ("analog", "ideal")}
     hours = {v: np.cumsum(rng.uniform(0.1, 1.0, size=(3, 4)), axis=1) for v in ("analog", "ideal")}
@@ -453,7 +453,7 @@ def test_learning_curves_figure_two_panels_two_lines_each():
 
 
 def test_comparison_figure_one_row_per_learner(tiny):
-    from mark1.viz.plotting import comparison_figure
+    from mark1.viz.studies import comparison_figure
     comp = cp.compare(tiny, seeds=2, learners=["mark1", "ideal", "lstsq-S"])
     fig = comparison_figure(comp)
     assert isinstance(fig, Figure) and len(fig.axes) == 1

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from mark1 import specs
-from mark1.viz import plotting
+from mark1.viz import plotting, studies
 from mark1.machine.mark_i import MarkI
 
 
@@ -455,10 +455,10 @@ def _ablation(time_change):
 
 
 def test_ablation_figure_has_no_time_panel_when_no_time_changes():
-    same = plotting.ablation_figure(_ablation(0.0))
+    same = studies.ablation_figure(_ablation(0.0))
     assert len(same.axes) == 1
     assert "machine time the same as its reference in every arm (1 h)" in same.get_suptitle()
-    differ = plotting.ablation_figure(_ablation(0.5))
+    differ = studies.ablation_figure(_ablation(0.5))
     assert len(differ.axes) == 2
     labels = [t.get_text() for t in differ.axes[0].get_yticklabels()]
     assert labels == ["decay (alone on: no result)", "backlash"]           # costliest on top

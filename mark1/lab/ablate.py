@@ -300,7 +300,7 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
     result = Ablation(scene=scene.name, seeds=seed_ids, rows=rows,
                       non_idealities=[v[2] for v in variants if v[1] == "on_alone"])
     if out is not None:
-        from mark1.viz.plotting import ablation_figure
+        from mark1.viz.studies import ablation_figure
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         write_text(out / "ablation.csv", csv_text(rows, ABLATION_FIELDS))

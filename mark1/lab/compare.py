@@ -439,7 +439,7 @@ def _write_comparison(comp: Comparison, out: Path, scene) -> None:
     write_text(out / "results.json", json.dumps(jsonable(comp.to_json()), indent=1) + "\n")
     figures = []
     try:
-        from mark1.viz.plotting import comparison_figure
+        from mark1.viz.studies import comparison_figure
     except ImportError:                                   # plotting not there: no figure
         comparison_figure = None
     if comparison_figure is not None:

@@ -155,7 +155,7 @@ def learning_curves(scene, *, seeds=3, points: int = 10, executor: Executor | No
                             accuracy=arrays["accuracy"], train_accuracy=arrays["train_accuracy"],
                             machine_hours=arrays["machine_hours"], reported=scene.reported.value)
     if out is not None:
-        from mark1.viz.plotting import learning_curves_figure
+        from mark1.viz.studies import learning_curves_figure
         write_text(Path(out) / "curves.csv", curves_csv(curves))
         learning_curves_figure(curves, out=Path(out) / "curves.png")
     return curves
