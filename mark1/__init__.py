@@ -1,16 +1,52 @@
 """mark1: Rosenblatt's Mark I Perceptron as a machine, with the textbook classifiers beside it.
 
+The names a user reaches for are here; every room (:mod:`mark1.machine`,
+:mod:`mark1.linear_model`, :mod:`mark1.stimuli`, :mod:`mark1.lab`, :mod:`mark1.viz`,
+:mod:`mark1.classroom`) holds the rest.
+
+Examples
+--------
 >>> import mark1
->>> scene = mark1.load_scene("scenes/e_vs_x.toml")          # doctest: +SKIP
->>> m = mark1.MarkI(spec=scene.machine_spec(), seed=0)      # doctest: +SKIP
+>>> scene = mark1.load_scene("scenes/demo.toml")
+>>> train, test, machine_seed = mark1.scene_cards(scene, seed=0)     # the cards `mark1 run --seed 0` sees
+>>> m = mark1.MarkI(spec=scene.machine_spec(), seed=machine_seed)
+>>> m = m.fit(train.cards, train.labels, epochs=scene.schedule.epochs)
+>>> 0.5 < m.score(test.cards, test.labels) <= 1.0
+True
 """
 
-from mark1 import specs
+from importlib.metadata import PackageNotFoundError, version
+
+from mark1 import exceptions, specs
+from mark1.exceptions import InputError, Mark1Error, Mark1Warning, RenderError, SceneError, SpecError, UsageError
+from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier, LogisticRegression,
+                                Perceptron)
 from mark1.machine import MarkI, Patchboard
-from mark1.specs import MARK_I, SMALL, MachineSpec, SpecError
-from mark1.stimuli import Scene, SceneError, load_scene
+from mark1.specs import MARK_I, NON_IDEALITIES, SMALL, MachineSpec
+from mark1.stimuli import Scene, load_scene, scene_cards
 
-__version__ = "0.1.0"
+try:
+    __version__ = version("mark1")
+except PackageNotFoundError:          # run from a source tree that was never installed
+    __version__ = "0+unknown"
 
-__all__ = ["specs", "MarkI", "Patchboard", "MARK_I", "SMALL", "MachineSpec", "SpecError",
-           "load_scene", "Scene", "SceneError", "__version__"]
+__all__ = [
+    "__version__",
+    # the machine and its specs
+    "MarkI", "Patchboard", "specs", "MachineSpec", "MARK_I", "SMALL", "NON_IDEALITIES",
+    # the cards
+    "load_scene", "Scene", "scene_cards",
+    # the textbook classifiers (PRML §4.1-4.3)
+    "LeastSquaresClassifier", "FisherDiscriminant", "GaussianClassifier", "LogisticRegression", "Perceptron",
+    # errors
+    "Mark1Error", "Mark1Warning", "InputError", "SpecError", "SceneError", "RenderError", "UsageError",
+    "NotFittedError",
+]
+
+
+def __getattr__(name):
+    # NotFittedError is built on first use: it subclasses scikit-learn's when that is
+    # installed, and importing scikit-learn at `import mark1` would cost seconds
+    if name == "NotFittedError":
+        return exceptions.NotFittedError
+    raise AttributeError(f"module 'mark1' has no attribute {name!r}")

@@ -36,7 +36,6 @@ from typing import Any, Mapping
 from mark1.exceptions import SpecError
 
 __all__ = [
-    "SpecError",
     "RetinaSpec",
     "PatchboardSpec",
     "RackSpec",
@@ -49,6 +48,7 @@ __all__ = [
     "MARK_I",
     "SMALL",
     "describe",
+    "parameter_keys",
 ]
 
 STATUSES = ("documented", "single-source", "contradictory", "datasheet", "assumed")
@@ -72,7 +72,13 @@ class _Spec:
             _check_value(f"{self._group}.{f.name}", getattr(self, f.name), f)
 
     def replace(self, **changes):
+        """A copy with fields of this group replaced (checked as at construction)."""
         return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def field_info(cls, name: str) -> dict:
+        """Unit, provenance status, description and allowed range of one field."""
+        return dict(next(f for f in dataclasses.fields(cls) if f.name == name).metadata)
 
 
 def _check_value(key: str, value: Any, f: dataclasses.Field) -> None:
@@ -111,7 +117,21 @@ def _check_value(key: str, value: Any, f: dataclasses.Field) -> None:
 
 @dataclass(frozen=True)
 class RetinaSpec(_Spec):
-    """Camera, lamps and the 20×20 grid of cadmium-sulphide photocells."""
+    """Camera, lamps and the 20×20 grid of cadmium-sulphide photocells.
+
+    Each field is a parameter with a unit and a provenance status (``mark1 specs`` prints
+    them all); :meth:`MachineSpec.with_overrides` makes a copy with other values.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I, RetinaSpec
+    >>> MARK_I.retina.shape
+    (20, 20)
+    >>> RetinaSpec(blur=0.0).blur
+    0.0
+    >>> RetinaSpec.field_info("gamma")["status"]
+    'datasheet'
+    """
 
     _group = "retina"
     shape: tuple = param((20, 20), "cells", "documented",
@@ -161,7 +181,15 @@ class RetinaSpec(_Spec):
 
 @dataclass(frozen=True)
 class PatchboardSpec(_Spec):
-    """Random S→A wiring and the association units."""
+    """Random S→A wiring and the association units.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> pb = MARK_I.patchboard
+    >>> pb.n_associators, pb.excitatory, pb.inhibitory, pb.a_threshold
+    (512, 10, 5, 2)
+    """
 
     _group = "patchboard"
     n_associators: int = param(512, "A-units", "documented", "number of association units", low=1)
@@ -178,7 +206,16 @@ class PatchboardSpec(_Spec):
 
 @dataclass(frozen=True)
 class RackSpec(_Spec):
-    """The potentiometer rack: wipers, end stops and the motors that turn them."""
+    """The potentiometer rack: wipers, end stops and the motors that turn them.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> MARK_I.rack.motor_speed, MARK_I.rack.drive
+    (0.25, 'continuous')
+    >>> MARK_I.with_overrides({"rack.drive": "ratchet"}).rack.step
+    0.01
+    """
 
     _group = "rack"
     topology: str = param("all", "choice", "contradictory",
@@ -219,7 +256,14 @@ class RackSpec(_Spec):
 
 @dataclass(frozen=True)
 class ResponseSpec(_Spec):
-    """Response units and how classes are coded on them."""
+    """Response units and how classes are coded on them.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> MARK_I.response.n_responses, MARK_I.response.code
+    (8, 'auto')
+    """
 
     _group = "response"
     n_responses: int = param(8, "R-units", "documented", "number of response units", low=1, high=16)
@@ -231,7 +275,21 @@ class ResponseSpec(_Spec):
 
 @dataclass(frozen=True)
 class TimingSpec(_Spec):
-    """The presentation cycle."""
+    """The presentation cycle.
+
+    The trainer reads the R-units ``card_change + settle + a_delay + r_delay`` seconds
+    after a card change; a period shorter than that is refused.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> MARK_I.timing.period
+    3.0
+    >>> MARK_I.with_overrides({"timing.period": 0.1})
+    Traceback (most recent call last):
+    ...
+    mark1.exceptions.SpecError: timing.period: expected at least card_change + settle + a_delay + r_delay = 0.51 s, got 0.1 s
+    """
 
     _group = "timing"
     period: float = param(3.0, "s", "contradictory",
@@ -257,7 +315,14 @@ class TimingSpec(_Spec):
 
 @dataclass(frozen=True)
 class TrainerSpec(_Spec):
-    """The trainer and its reinforcement rule."""
+    """The trainer and its reinforcement rule.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> MARK_I.trainer.rule, MARK_I.trainer.increment
+    ('alpha', 0.02)
+    """
 
     _group = "trainer"
     rule: str = param("alpha", "choice", "documented",
@@ -300,6 +365,17 @@ class MachineSpec:
 
     Build variants with :meth:`with_overrides`, :meth:`ideal` and :meth:`without`;
     a spec never changes in place.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> fast = MARK_I.with_overrides({"rack.motor_speed": 1.0})
+    >>> fast.rack.motor_speed, MARK_I.rack.motor_speed
+    (1.0, 0.25)
+    >>> MARK_I.ideal().is_ideal, MARK_I.is_on("backlash"), MARK_I.without("backlash").is_on("backlash")
+    (True, True, False)
+    >>> MARK_I.get("patchboard.n_associators")
+    512
     """
 
     name: str = "custom"
@@ -515,7 +591,19 @@ def _suggest(key: str, known: list[str]) -> str:
 
 
 def parameter_keys() -> list[str]:
-    """All dotted parameter keys, e.g. ``"rack.motor_speed"``."""
+    """All dotted parameter keys, e.g. ``"rack.motor_speed"``.
+
+    Returns
+    -------
+    list of str
+        ``"group.field"`` for every field of every group, in the order of the groups.
+
+    Examples
+    --------
+    >>> keys = parameter_keys()
+    >>> keys[0], "rack.motor_speed" in keys
+    ('retina.shape', True)
+    """
     spec = MachineSpec()
     return [f"{g}.{f.name}" for g in _GROUPS for f in dataclasses.fields(getattr(spec, g))]
 
@@ -525,6 +613,22 @@ def describe(spec: "MachineSpec") -> list[dict[str, Any]]:
 
     ``status`` is the provenance of the Mark I default; where ``changed`` is true the
     value was set by a preset or an override, and that status does not apply to it.
+
+    Parameters
+    ----------
+    spec : MachineSpec
+
+    Returns
+    -------
+    list of dict
+        Keys ``key, value, default, changed, unit, status, doc``.
+
+    Examples
+    --------
+    >>> from mark1.specs import SMALL
+    >>> row = next(r for r in describe(SMALL) if r["key"] == "patchboard.n_associators")
+    >>> row["value"], row["default"], row["changed"], row["status"]
+    (64, 512, True, 'documented')
     """
     base = MachineSpec()
     rows = []

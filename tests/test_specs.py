@@ -7,7 +7,8 @@ import math
 import pytest
 
 from mark1 import specs
-from mark1.specs import MARK_I, NON_IDEALITIES, SMALL, MachineSpec, SpecError
+from mark1.exceptions import SpecError
+from mark1.specs import MARK_I, NON_IDEALITIES, SMALL, MachineSpec
 
 STATUS_WORDS = {"documented", "single-source", "contradictory", "datasheet", "assumed"}
 
@@ -223,13 +224,13 @@ def test_infinity_only_where_it_means_something():
     assert specs.MARK_I.with_overrides({"rack.motor_speed": math.inf}).rack.motor_speed == math.inf
     assert specs.MARK_I.with_overrides({"rack.decay_time": "inf"}).rack.decay_time == math.inf
     for key in ("retina.blur", "retina.lamp_level", "timing.period", "trainer.increment", "retina.history_ratio"):
-        with pytest.raises(specs.SpecError, match="finite") as info:
+        with pytest.raises(SpecError, match="finite") as info:
             specs.MARK_I.with_overrides({key: math.inf})
         assert info.value.key == key
 
 
 def test_response_units_are_bounded():
-    with pytest.raises(specs.SpecError, match="16"):
+    with pytest.raises(SpecError, match="16"):
         specs.MARK_I.with_overrides({"response.n_responses": 40})
 
 
