@@ -76,6 +76,17 @@ class Patchboard:
     retina_shape : (rows, cols)
     a_threshold : int
         Net active inputs an A-unit needs to fire.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mark1.specs import MARK_I
+    >>> board = Patchboard.random(MARK_I.patchboard, MARK_I.retina.shape, np.random.default_rng(0))
+    >>> board.connections.shape                       # S-units x A-units, in -1 / 0 / +1
+    (400, 512)
+    >>> S = np.zeros((1, 400), bool); S[0, :100] = True
+    >>> board.associate(S).shape
+    (1, 512)
     """
 
     def __init__(self, connections: np.ndarray, retina_shape: tuple[int, int], a_threshold: int):
@@ -309,6 +320,12 @@ def with_bias(phi: np.ndarray) -> np.ndarray:
     Returns
     -------
     array of shape (n, n_a + 1) float64, 0 or 1 — the inputs of the pot rack.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with_bias(np.array([[True, False]]))
+    array([[1., 0., 1.]])
     """
     x = np.ones((len(phi), phi.shape[1] + 1))
     x[:, :-1] = phi

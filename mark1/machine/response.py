@@ -59,6 +59,18 @@ class OutputCode:
         Target of each used R-unit for each class, ±1.
     n_units : int
         R-units in use (1 for single, k for one-per-class, bits for binary).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mark1.specs import MARK_I
+    >>> code = OutputCode(np.array(["E", "X"]), MARK_I.response)
+    >>> code.kind, code.n_units
+    ('single', 1)
+    >>> code.describe()
+    'R1 lamp on means "X", off means "E"'
+    >>> code.decode(np.array([[0.3], [-0.2]]))        # class indices from the sums
+    array([1, 0])
     """
 
     def __init__(self, classes: np.ndarray, spec: ResponseSpec, tie: float = 0.0):

@@ -55,6 +55,12 @@ def area_average_matrix(n_in: int, n_out: int) -> np.ndarray:
     Row ``r`` holds the fraction of each input pixel inside cell ``r``'s footprint
     ``[r * n_in / n_out, (r + 1) * n_in / n_out)``, divided by the footprint length, so
     every row sums to 1.
+
+    Examples
+    --------
+    >>> area_average_matrix(4, 2)         # four pixels onto two cells
+    array([[0.5, 0.5, 0. , 0. ],
+           [0. , 0. , 0.5, 0.5]])
     """
     edges = np.arange(n_out + 1) * (n_in / n_out)
     lo = np.arange(n_in)[None, :]
@@ -281,6 +287,12 @@ class RetinaState:
         white), at lamps-on.
     history : array of shape (n_cells,)
         Light-adaptation state, 0 (dark-adapted) to about 1.
+
+    Examples
+    --------
+    >>> state = RetinaState.dark(400)                 # dark-adapted cells before the first card
+    >>> state.fast.shape, float(state.history.max())
+    ((400,), 0.0)
     """
 
     fast: np.ndarray
@@ -312,6 +324,16 @@ class Retina:
     sensitivity : array of shape (n_cells,), optional
         Each cell's relative sensitivity (1 = nominal). Drawn by the machine from its
         device-spread stream; all ones when omitted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mark1.specs import MARK_I
+    >>> cards = np.ones((2, 40, 40))                  # two cards of white paper ...
+    >>> cards[1, 10:30, 10:30] = 0.05                 # ... the second with a black square
+    >>> S = Retina(MARK_I.retina).sense_static(cards)
+    >>> S.shape, S.sum(axis=1).tolist()               # S-units firing on each card
+    ((2, 400), [0, 100])
     """
 
     def __init__(self, spec: RetinaSpec, sensitivity: np.ndarray | None = None):

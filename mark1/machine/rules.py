@@ -44,7 +44,13 @@ TIE_RTOL = 1e-9
 
 
 def tie_tolerance(increment: float, n_pots: int) -> float:
-    """Half-width of the tie zone (full scale) for sums over ``n_pots`` pots (see module docstring)."""
+    """Half-width of the tie zone (full scale) for sums over ``n_pots`` pots (see module docstring).
+
+    Examples
+    --------
+    >>> tie_tolerance(0.02, 513)          # the Mark I's 512 A-units and the bias pot
+    1.026e-08
+    """
     return TIE_RTOL * float(increment) * max(1, int(n_pots))
 
 
@@ -52,6 +58,12 @@ def erring(targets: np.ndarray, sums: np.ndarray, tie: float = 0.0) -> np.ndarra
     """Which R-units erred: ``target * sum <= tie`` (a sum in the tie zone is undecided, so an error).
 
     ``targets`` and ``sums`` broadcast; the result has their shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> erring(np.array([1, -1, 1]), np.array([0.3, 0.2, 0.0]))     # right, wrong, undecided
+    array([False,  True,  True])
     """
     return targets * sums <= tie
 
@@ -145,15 +157,29 @@ _PARAMETERS = """
         Commanded travel of every pot; zero where nothing moves.
 """
 
+_EXAMPLE = """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> phi = np.array([True, False, True])     # A-unit 0 fires, A-unit 1 does not; bias last
+    >>> mask = np.ones((1, 3), bool)             # one R-unit with a pot on every input
+    >>> {name}(phi, np.array([1]), np.array([{sum}]), mask, increment=0.02, lms_rate=0.1)
+    {result}
+"""
+
 alpha = _rule_function(ALPHA, "alpha", "α error correction: each erring unit's active pots move by "
-                       "``increment`` towards its target.\n" + _PARAMETERS)
+                       "``increment`` towards its target.\n" + _PARAMETERS
+                       + _EXAMPLE.format(name="alpha", sum=-0.1, result="array([[0.02, 0.  , 0.02]])"))
 gamma = _rule_function(GAMMA, "gamma", "γ error correction: the erring unit's total over its pots is "
                        "conserved.\n\n    A unit whose pots are all active has nothing to take from, so it "
-                       "does not move.\n" + _PARAMETERS)
+                       "does not move.\n" + _PARAMETERS
+                       + _EXAMPLE.format(name="gamma", sum=-0.1, result="array([[ 0.02, -0.04,  0.02]])"))
 forced = _rule_function(FORCED, "forced", "Forced learning: every unit is reinforced towards its target "
-                        "on every card.\n" + _PARAMETERS)
+                        "on every card.\n" + _PARAMETERS
+                        + _EXAMPLE.format(name="forced", sum=0.5, result="array([[0.02, 0.  , 0.02]])"))
 lms = _rule_function(LMS, "lms", "Widrow-Hoff LMS: travel ``lms_rate * (target - sum)`` for every "
-                     "active pot.\n" + _PARAMETERS)
+                     "active pot.\n" + _PARAMETERS
+                     + _EXAMPLE.format(name="lms", sum=0.5, result="array([[0.05, 0.  , 0.05]])"))
 
 RULES = {"alpha": alpha, "gamma": gamma, "forced": forced, "lms": lms}
 #: The rule codes :func:`command_into` takes, by name.
