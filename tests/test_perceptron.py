@@ -1,4 +1,4 @@
-"""Tests of the error-correction core, mark1.perceptron.
+"""Tests of the error-correction core, mark1.machine.perceptron.
 
 The core must reproduce, update for update, the naive one-card-at-a-time loop
 written below (the reference lives here, not in the package).
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from mark1.machine import perceptron
-from mark1.machine.perceptron import (ErrorCorrectionResult, _average, _train_with_bias, averaged_weights,
-                              train_error_correction)
+from mark1.machine.perceptron import (ErrorCorrectionResult, averaged_weights, train_error_correction,
+                                      train_with_bias)
 
 
 # The core picks its strategy from the running gap between mistakes: the block search
@@ -257,7 +257,7 @@ def test_averaged_weights_equal_running_average():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_implicit_bias_equals_augmented_cards(seed):
-    """The private bias mode used by baselines.Perceptron is the run on [X, 1]."""
+    """train_with_bias (used by linear_model.Perceptron) is the run on [X, 1]."""
     rng = np.random.default_rng(seed)
     for k in (1, 3):
         for shuffle, stop in ((False, False), (True, True)):
@@ -265,12 +265,12 @@ def test_implicit_bias_equals_augmented_cards(seed):
             Xa = np.hstack([X, np.ones((len(X), 1))])
             eta = float(rng.choice([1.0, 0.5, 3.0]))
             kw = dict(epochs=4, eta=eta, order=order, stop_when_converged=stop)
-            r = _train_with_bias(X, T, **kw)
+            r = train_with_bias(X, T, **kw)
             ref = naive_error_correction(Xa, T, **kw)
             assert_same(r, ref)
             np.testing.assert_array_equal(
-                _average(r, X, T, eta=eta, eta_schedule=None, w0=None, bias=True), ref["average"])
-            lean = _train_with_bias(X, T, record_sums=False, **kw)
+                averaged_weights(r, X, T, eta=eta, bias=True), ref["average"])
+            lean = train_with_bias(X, T, record_sums=False, **kw)
             assert lean.sums.shape == (0, k)
             np.testing.assert_array_equal(lean.weights, r.weights)
             np.testing.assert_array_equal(lean.errors, r.errors)
@@ -283,8 +283,8 @@ def test_implicit_bias_without_record_large():
     T[rng.random(T.shape) < 0.05] *= -1
     order = np.stack([rng.permutation(1500) for _ in range(5)])
     for o in (None, order):
-        full = _train_with_bias(X, T, epochs=5, order=o, stop_when_converged=True)
-        lean = _train_with_bias(X, T, epochs=5, order=o, stop_when_converged=True, record_sums=False)
+        full = train_with_bias(X, T, epochs=5, order=o, stop_when_converged=True)
+        lean = train_with_bias(X, T, epochs=5, order=o, stop_when_converged=True, record_sums=False)
         np.testing.assert_array_equal(lean.weights, full.weights)
         np.testing.assert_array_equal(lean.errors, full.errors)
         Xa = np.hstack([X, np.ones((1500, 1))])
@@ -421,5 +421,5 @@ def test_the_increment_only_scales_the_weights(eta):
     assert np.array_equal(scaled.errors, one.errors)
     assert np.array_equal(scaled.weights, eta * one.weights)
     assert np.array_equal(scaled.sums, eta * one.sums)
-    biased = _train_with_bias(X, T, epochs=4, eta=eta)
-    assert np.array_equal(biased.weights, eta * _train_with_bias(X, T, epochs=4).weights)
+    biased = train_with_bias(X, T, epochs=4, eta=eta)
+    assert np.array_equal(biased.weights, eta * train_with_bias(X, T, epochs=4).weights)

@@ -64,9 +64,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+
+from mark1._utils.estimator import all_finite
 from mark1.exceptions import InputError
 
-__all__ = ["ErrorCorrectionResult", "train_error_correction", "averaged_weights", "sparse_sums"]
+__all__ = ["ErrorCorrectionResult", "train_error_correction", "train_with_bias", "averaged_weights", "sparse_sums"]
 
 #: Elements (rows * features) of a gathered window of upcoming cards.
 _WINDOW_ELEMENTS = 1 << 20
@@ -124,14 +126,6 @@ class ErrorCorrectionResult:
 # --------------------------------------------------------------------------- validation
 
 
-def _all_finite(a):
-    """Whether every entry is finite; a finite sum proves it (NaN and inf propagate),
-    and only an overflowing sum needs the element-wise test."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = a.sum()
-    return bool(np.isfinite(total)) or bool(np.isfinite(a).all())
-
-
 def _as_float_matrix(value, name):
     try:
         arr = np.asarray(value, dtype=np.float64)
@@ -147,7 +141,7 @@ def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule, c
     n, d = X.shape
     if n < 1 or d < 1:
         raise InputError(f"X must have at least one card and one feature; got shape {X.shape}")
-    if check_finite and not _all_finite(X):
+    if check_finite and not all_finite(X):
         raise InputError("X contains NaN or infinity")
 
     T = _as_float_matrix(T, "T")
@@ -202,7 +196,7 @@ def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule, c
             W = W[None, :]
         if W.shape != (k, d):
             raise InputError(f"w0 must have shape (n_units, n_features) = ({k}, {d}); got {W.shape}")
-        if not _all_finite(W):
+        if not all_finite(W):
             raise InputError("w0 contains NaN or infinity")
         W = np.array(W, dtype=np.float64, order="C", copy=True)
     return X, T, epochs, eta, order, W, inverse, bool(stop_when_converged)
@@ -267,20 +261,47 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
     return _scaled_run(X, T, epochs, eta, order, W, inverse, stop, bias=False, tie=float(tie))
 
 
-def _train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=False,
-                     eta_schedule=None, record_sums=True) -> ErrorCorrectionResult:
-    """:func:`train_error_correction` on ``[X, 1]`` without building that matrix.
+def train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=False,
+                    eta_schedule=None, record_sums=True, check_finite=True) -> ErrorCorrectionResult:
+    """:func:`train_error_correction` on the cards ``[X, 1]``, without building that matrix.
 
     The constant bias input is implicit: each sum is ``w[:d] . x + w[d]`` and an
     update adds ``eta * t`` to ``w[d]``.  The result is the one for the augmented
-    cards (weights of shape (k, d + 1)); on integer-valued data it is bit-identical.
-    Used by :class:`mark1.baselines.Perceptron` to save a copy of ``X``, which it
-    has already checked for NaN and infinity (not checked again here).  With
-    ``record_sums=False`` the sums are not kept (``result.sums`` has no rows), which
-    saves ``8 * k`` bytes per presentation.
+    cards (weights of shape (k, d + 1), the bias weight last); on integer-valued data
+    it is bit-identical.  :class:`mark1.linear_model.Perceptron` trains this way to
+    save a copy of ``X``.  Training starts from zero weights.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Features of the cards, without a bias column.
+    T : array_like of shape (n, k) or (n,)
+        Targets in {-1, +1}, as for :func:`train_error_correction`.
+    epochs, eta, order, stop_when_converged, eta_schedule
+        As for :func:`train_error_correction`.
+    record_sums : bool, default True
+        Keep every presentation's sums; ``False`` leaves ``result.sums`` with no rows
+        and saves ``8 * k`` bytes per presentation.
+    check_finite : bool, default True
+        Refuse NaN and infinity in ``X``; ``False`` for a caller that has checked.
+
+    Returns
+    -------
+    ErrorCorrectionResult
+        ``weights`` of shape (k, d + 1).
+
+    Examples
+    --------
+    The AND of two inputs, learned with an implicit bias input:
+
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    >>> r = train_with_bias(X, [-1.0, -1.0, -1.0, 1.0], epochs=10, stop_when_converged=True)
+    >>> r.weights, r.converged
+    (array([[ 2.,  1., -3.]]), True)
     """
     X, T, epochs, eta, order, _, inverse, stop = _validate(
-        X, T, epochs, eta, order, None, stop_when_converged, eta_schedule, check_finite=False)
+        X, T, epochs, eta, order, None, stop_when_converged, eta_schedule, check_finite=check_finite)
     W = np.zeros((T.shape[1], X.shape[1] + 1))
     return _scaled_run(X, T, epochs, eta, order, W, inverse, stop, bias=True, record_sums=record_sums)
 
@@ -634,7 +655,7 @@ def _grow(a, cap):
 
 
 def averaged_weights(result: ErrorCorrectionResult, X, T, *, eta=1.0, eta_schedule=None,
-                     w0=None) -> np.ndarray:
+                     w0=None, bias=False) -> np.ndarray:
     """Average of the weight vector over all presentations of a training run.
 
     ``mean over p of W(p)``, where ``W(p)`` is the weight matrix after presentation
@@ -652,15 +673,14 @@ def averaged_weights(result: ErrorCorrectionResult, X, T, *, eta=1.0, eta_schedu
     T : array_like of shape (n, k)
     eta, eta_schedule, w0
         As passed to :func:`train_error_correction`.
+    bias : bool, default False
+        The run was made by :func:`train_with_bias` (``X`` without its bias column;
+        ``w0``, if given, of shape (k, d + 1)).
 
     Returns
     -------
-    ndarray of shape (k, d)
+    ndarray of shape (k, d), or (k, d + 1) with ``bias``
     """
-    return _average(result, X, T, eta=eta, eta_schedule=eta_schedule, w0=w0, bias=False)
-
-
-def _average(result, X, T, *, eta, eta_schedule, w0, bias):
     X = np.asarray(X, dtype=np.float64)
     T = np.asarray(T, dtype=np.float64)
     if T.ndim == 1:
