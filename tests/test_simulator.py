@@ -344,18 +344,18 @@ def test_sensory_readings_do_not_depend_on_the_pipeline_block(seed, block):
     """The pipeline computes the photocells a block of presentations at a time (256) and
     recomputes after a wait. With tiny blocks (many block boundaries, waits on both sides
     of them) the run is the same, and equals one exposure of the whole schedule."""
-    from mark1.machine.simulator import SensoryPipeline
+    from mark1.machine.simulator import _SensoryPipeline
     spec = SLOW.with_overrides({"retina.dynamics": True, "retina.history_ratio": 3.0, "retina.history_time": 2.0})
     cards, labels = make_cards(8, np.random.default_rng(seed))
     ref = MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=5, order="shuffled")
-    original = SensoryPipeline.__init__
+    original = _SensoryPipeline.__init__
 
     def small_blocks(self, *args, **kw):
         kw["block"] = block
         original(self, *args, **kw)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(SensoryPipeline, "__init__", small_blocks)
+        mp.setattr(_SensoryPipeline, "__init__", small_blocks)
         m = MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=5, order="shuffled")
     h = m.history_
     assert np.array_equal(h, ref.history_)

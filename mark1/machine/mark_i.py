@@ -1,13 +1,8 @@
 """The Mark I assembled: retina, patch board, potentiometer rack, R-units and trainer.
 
->>> from mark1 import MarkI, specs
->>> m = MarkI(spec=specs.SMALL, seed=0)
->>> m.fit(cards, labels, epochs=5)                # doctest: +SKIP
->>> m.score(cards, labels)                        # doctest: +SKIP
-
-The machine follows scikit-learn's estimator conventions: the keyword-only
-constructor only stores its arguments, the parts are built on first use, ``fit``
-returns the machine, learned state ends in ``_``.
+:class:`MarkI` shows it at work. The machine follows scikit-learn's estimator
+conventions: the keyword-only constructor only stores its arguments, the parts are
+built on first use, ``fit`` returns the machine, learned state ends in ``_``.
 
 Randomness: one seed, split with ``SeedSequence`` into independent streams for the
 wiring, the device spread (photocell sensitivities, motor speeds), the presentation
@@ -24,12 +19,13 @@ import numpy as np
 
 from mark1 import exceptions as errors
 from mark1.machine.patchboard import Patchboard, with_bias
+from mark1.machine.perceptron import train_error_correction
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.response import OutputCode
 from mark1.machine.retina import Retina, RetinaState
 from mark1.machine.rules import erring, tie_tolerance
 from mark1._utils.progress import progress_bar
-from mark1.machine.simulator import HISTORY_DTYPE, RunResult, Trace, finish, simulate
+from mark1.machine.simulator import HISTORY_DTYPE, Trace, _finish, _RunResult, _simulate
 from mark1.specs import MARK_I, MachineSpec
 from mark1._utils import limits
 from mark1._utils.threads import one_blas_thread
@@ -94,11 +90,39 @@ class MarkI:
     machine_time_ : float
         Seconds of machine time the training took.
     trace_ : Trace
+        The run's event log. With ``trace="full"`` it is the machine's own record of
+        the run: every event, and per presentation what the trainer read (the S- and
+        A-units lit, the wipers of the pots that made each sum; ``trace_.readings``)
+        and every move as the rack set it going (``trace_.moves``).
     read_sums_ : array (n_presentations, n_units) or None
         With ``trace="full"``, each R-unit's sum as the trainer read it (noise
         included) at each presentation; None otherwise.
     mistakes_per_epoch_ : array (epochs,)
         Presentations answered wrongly in each epoch.
+    waited_ : float
+        Seconds of machine time the cards waited for the motors.
+
+    Examples
+    --------
+    Eight 20 x 20 cards, a black bar down or across at a random place, five epochs on
+    the small machine:
+
+    >>> import numpy as np
+    >>> from mark1.specs import SMALL
+    >>> rng = np.random.default_rng(0)
+    >>> cards, labels = np.ones((8, 20, 20)), ["down", "across"] * 4
+    >>> for k, at in enumerate(rng.integers(3, 15, size=8)):
+    ...     if labels[k] == "down":
+    ...         cards[k, :, at:at + 3] = 0.0
+    ...     else:
+    ...         cards[k, at:at + 3, :] = 0.0
+    >>> m = MarkI(spec=SMALL, seed=0).fit(cards, labels, epochs=5)
+    >>> len(m.history_), m.mistakes_per_epoch_.tolist()
+    (40, [1, 4, 2, 0, 0])
+    >>> m.score(cards, labels)
+    1.0
+    >>> m.predict(cards[:2]).tolist()
+    ['down', 'across']
     """
 
     _PARAMS = ("spec", "seed", "noise_seed", "trace", "fast", "epochs", "order")
@@ -116,11 +140,31 @@ class MarkI:
 
     # -- scikit-learn's estimator protocol (clone, GridSearchCV, cross_val_score) ---------
     def get_params(self, deep: bool = True) -> dict:
-        """The constructor's arguments, by name (``deep`` has nothing to descend into)."""
+        """The constructor's arguments, by name (scikit-learn's convention).
+
+        Parameters
+        ----------
+        deep : bool
+            Accepted for scikit-learn; there is nothing to descend into.
+
+        Returns
+        -------
+        dict
+        """
         return {name: getattr(self, name) for name in self._PARAMS}
 
     def set_params(self, **params) -> "MarkI":
-        """Set constructor arguments by name; the parts are rebuilt on next use. Returns self."""
+        """Set constructor arguments by name; the parts are rebuilt on next use.
+
+        Parameters
+        ----------
+        **params
+            New values, by parameter name.
+
+        Returns
+        -------
+        self
+        """
         for name, value in params.items():
             if name not in self._PARAMS:
                 raise InputError(f"set_params: MarkI has no parameter {name!r}; "
@@ -154,6 +198,7 @@ class MarkI:
 
     @property
     def retina(self) -> Retina:
+        """The camera and S-units, photocell spread drawn from the seed (built on first use)."""
         self._streams()
         if not hasattr(self, "_retina"):
             sens = Retina.sensitivity_spread(self.spec.retina, self._rng("photocells"))
@@ -162,6 +207,7 @@ class MarkI:
 
     @property
     def patchboard(self) -> Patchboard:
+        """The random wiring from S- to A-units, drawn from the seed (built on first use)."""
         self._streams()
         if not hasattr(self, "_patchboard"):
             self._patchboard = Patchboard.random(self.spec.patchboard, self.spec.retina.shape, self._rng("wiring"))
@@ -280,7 +326,8 @@ class MarkI:
         self.classes_, self.code_ = run.classes, code
         retina = self.retina
         n_cells = retina.n_cells
-        light = retina.light(cards) if len(cards) * n_cells * 8 <= limits.LIGHT_KEPT_BYTES else _DeckLight(retina, cards)
+        kept = len(cards) * n_cells * 8 <= limits.LIGHT_KEPT_BYTES
+        light = retina.light(cards) if kept else _DeckLight(retina, cards)
         trace = Trace("full" if on_event is not None else self.trace, listener=on_event)
         self._noise_rng = self._rng("noise")
 
@@ -299,24 +346,23 @@ class MarkI:
         self.waited_ = result.waited
         return self
 
-    def _train(self, light, schedule, epoch_of, label_index, code, rack, trace, env, bar) -> RunResult:
+    def _train(self, light, schedule, epoch_of, label_index, code, rack, trace, env, bar) -> _RunResult:
         """The fast ideal path where it applies, else the event simulation."""
         if self.fast and self.spec.is_ideal and self.spec.trainer.rule == "alpha" and not trace.full and env is None:
             result = self._fit_ideal(light, schedule, epoch_of, label_index, code, rack, trace)
             bar.update(len(schedule))
         else:
-            result = simulate(spec=self.spec, retina=self.retina, patchboard=self.patchboard, rack=rack, light=light,
-                              order=schedule, epoch_of=epoch_of, label_index=label_index,
-                              code=code, noise_rng=self._noise_rng,
-                              trace=trace, env=env, progress=bar.update)
+            result = _simulate(spec=self.spec, retina=self.retina, patchboard=self.patchboard, rack=rack,
+                               light=light, order=schedule, epoch_of=epoch_of, label_index=label_index,
+                               code=code, noise_rng=self._noise_rng, trace=trace, env=env, progress=bar.update)
         return result
 
     def _prepare(self, cards, labels, epochs=None, order=None) -> SimpleNamespace:
         """Everything a training run needs before its first card: checked cards and labels,
         the output code (with the tie rule), the schedule, and the rack with its motors.
 
-        One definition, used by :meth:`fit` and by :mod:`mark1.lesson` (which replays a run
-        with the rack wrapped), so both draw the same seed streams in the same order.
+        The seed streams are drawn here in a fixed order (order, then motors), after the
+        parts (wiring, photocells), so a run depends only on the seeds.
         """
         epochs = self.epochs if epochs is None else epochs
         order = self.order if order is None else order
@@ -362,7 +408,7 @@ class MarkI:
                           f"{tr.lms_rate * active:.3g} > 2, so the LMS steps overshoot and the sums "
                           f"oscillate; use lms_rate < {2 / active:.3g}", LMSStepWarning, stacklevel=3)
 
-    def _fit_ideal(self, light, schedule, epoch_of, label_index, code, rack, trace) -> RunResult:
+    def _fit_ideal(self, light, schedule, epoch_of, label_index, code, rack, trace) -> _RunResult:
         """The textbook digital perceptron on the same φ, vectorized and exact.
 
         With every non-ideality off, the photocells are instant and adaptation-free,
@@ -373,8 +419,6 @@ class MarkI:
         event simulation adds the increments in floating point, and the tie rule
         (:mod:`mark1.rules`) makes both decide alike.
         """
-        from mark1.machine.perceptron import train_error_correction
-
         tm = self.spec.timing
         s_states = np.concatenate([self.retina.fire(self.retina.steady_signal(light[lo:lo + limits.SENSE_CHUNK]))
                                    for lo in range(0, len(light), limits.SENSE_CHUNK)])
@@ -414,7 +458,7 @@ class MarkI:
         hist["start"] = np.arange(n_pres) * tm.period
         hist["s_active"] = np.count_nonzero(s_states, axis=1)[schedule]
         hist["a_active"] = np.count_nonzero(phi, axis=1)[schedule]
-        return finish(hist, n_pres * tm.period, trace, 0.0)
+        return _finish(hist, n_pres * tm.period, trace, 0.0)
 
     # -- answering ---------------------------------------------------------------------------
     def _check_fitted(self):

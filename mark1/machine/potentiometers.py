@@ -59,6 +59,27 @@ class PotentiometerRack:
         that decay scales: the true position at time t is ``decay_factor(t) * p``.
     t_start, t_end : arrays of shape (n_units, n_inputs)
         When that move's wiper motion starts and ends (s of machine time).
+    busy_until : float
+        Machine time (s) when the last wiper set going stops.
+    on_move : callable or None
+        Trace hook, called as ``on_move(time, event, detail)`` when motors start, queue
+        and stop (the simulator sets it for a full trace).
+
+    Examples
+    --------
+    One R-unit, two A-units and the bias; the first pot is told to turn 0.02 full scale
+    at t = 0 s. At 0.25 full scale per second the wiper gets there 0.08 s later:
+
+    >>> from mark1.specs import RackSpec
+    >>> rack = PotentiometerRack(RackSpec(decay_time=float("inf")), 1, 3, 1)
+    >>> move = rack.plan(np.array([[0.02, 0.0, 0.0]]), 0.0)
+    >>> rack.apply(*move, 0.0)
+    >>> round(rack.busy_until, 6)
+    0.08
+    >>> rack.positions(0.04).round(4), rack.positions(1.0).round(4)
+    (array([[0.01, 0.  , 0.  ]]), array([[0.02, 0.  , 0.  ]]))
+    >>> float(rack.sums(np.array([1.0, 0.0, 1.0]), 1.0)[0])
+    0.02
     """
 
     def __init__(self, spec: RackSpec, n_units: int, n_inputs: int, n_responses: int,
@@ -101,6 +122,7 @@ class PotentiometerRack:
     # -- reading ----------------------------------------------------------------------
     @property
     def n_pots(self) -> int:
+        """How many pots the rack has (its topology's wired pots)."""
         return int(self.mask.sum())
 
     def active_pots(self, x: np.ndarray) -> np.ndarray:
@@ -203,20 +225,49 @@ class PotentiometerRack:
                                        self.p_from.reshape(-1), self.p_to.reshape(-1), self.t_start.reshape(-1),
                                        self.t_end.reshape(-1), self.last_dir.reshape(-1), self.busy_until)
 
-    def drive(self, env: simpy.Environment, command: np.ndarray):
+    def drive(self, env: simpy.Environment, command: np.ndarray, on_start: Callable | None = None):
         """SimPy process: carry out a command; ends when every wiper has stopped.
 
         Without a driver limit all motors start at once and the process is one
         timeout of the longest move. With ``drivers = N`` each move holds one of N
         drivers for its duration, in command order.
+
+        Parameters
+        ----------
+        env : simpy.Environment
+        command : array of shape (n_units, n_inputs)
+            Commanded travel (full scale, signed); zero for pots that stay.
+        on_start : callable, optional
+            Called as ``on_start(t0, travel, move)`` each time pots are set going: ``t0``
+            the machine time (s), ``travel`` array (m,) the travel commanded to those pots
+            (full scale), ``move`` the :meth:`plan` applied to them (``idx``, ``start``,
+            ``target``, ``slack_time``, ``duration``, ``direction``). Once per command
+            without a driver limit; with one, once per pot, when its driver is free.
+
+        Examples
+        --------
+        >>> import simpy
+        >>> from mark1.specs import RackSpec
+        >>> rack = PotentiometerRack(RackSpec(), 1, 3, 1)
+        >>> env, started = simpy.Environment(), []
+        >>> _ = env.process(rack.drive(env, np.array([[0.02, 0.0, -0.02]]),
+        ...                            on_start=lambda t0, travel, move: started.append((t0, travel))))
+        >>> env.run()
+        >>> started
+        [(0, array([ 0.02, -0.02]))]
+        >>> env.now == rack.busy_until
+        True
         """
         now = env.now
         plan = self.plan(command, now)
         idx, start, target, slack_time, duration, direction = plan
         if self.spec.drivers == 0 or len(duration) == 0:
             self.apply(*plan, now)
+            if on_start is not None:
+                on_start(now, command[idx], plan)
             if self.on_move is not None:
-                self.on_move(now, "motors start", f"{len(duration)} pots, longest {float(duration.max(initial=0)):.4g} s")
+                self.on_move(now, "motors start",
+                             f"{len(duration)} pots, longest {float(duration.max(initial=0)):.4g} s")
             longest = float(duration.max(initial=0.0))
             if longest > 0:
                 yield env.timeout(longest)
@@ -228,7 +279,7 @@ class PotentiometerRack:
             self._drivers_env = env
         # Positions of queued pots must not change until their motor runs: plan them
         # again from their own start time (a queued pot keeps its old position).
-        procs = [env.process(self._one(env, (idx[0][m:m + 1], idx[1][m:m + 1]), command))
+        procs = [env.process(self._one(env, (idx[0][m:m + 1], idx[1][m:m + 1]), command, on_start))
                  for m in range(len(duration))]
         if self.on_move is not None:
             self.on_move(now, "motors queued", f"{len(duration)} pots on {self.spec.drivers} drivers")
@@ -236,13 +287,15 @@ class PotentiometerRack:
         if self.on_move is not None:
             self.on_move(env.now, "motors stop", f"{len(duration)} pots")
 
-    def _one(self, env, pot, command):
+    def _one(self, env, pot, command, on_start):
         with self.drivers.request() as req:
             yield req
             single = np.zeros_like(command)
             single[pot] = command[pot]
             plan = self.plan(single, env.now)
             self.apply(*plan, env.now)
+            if on_start is not None:
+                on_start(env.now, single[plan[0]], plan)
             d = float(plan[4].max(initial=0.0))
             if d > 0:
                 yield env.timeout(d)

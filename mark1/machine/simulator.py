@@ -35,6 +35,7 @@ import io
 import math
 import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import simpy
@@ -53,7 +54,7 @@ from mark1.machine.rules import GAMMA, RULE_CODES, RULES, command_into, erring
 from mark1.specs import MachineSpec
 from mark1.exceptions import InputError
 
-__all__ = ["Trace", "SensoryPipeline", "simulate", "HISTORY_DTYPE"]
+__all__ = ["Trace", "HISTORY_DTYPE"]
 
 HISTORY_DTYPE = np.dtype([
     ("presentation", np.int64), ("epoch", np.int32), ("card", np.int64), ("label", np.int64),
@@ -64,14 +65,108 @@ HISTORY_DTYPE = np.dtype([
 ``classes_``; ``start`` is the machine time (s) of the card change."""
 
 
+class Reading(NamedTuple):
+    """What the trainer read at one presentation, as a full :class:`Trace` keeps it.
+
+    Attributes
+    ----------
+    time : float
+        Machine time of the read (s), that of the trace's "R read" event.
+    s_units : array (k,) int
+        The S-units that fired (row-major indices into the retina).
+    a_units : array (j,) int
+        The A-units that fired.
+    wipers : array (n_units, j + 1) float
+        True wiper positions (full scale) at ``time`` of the pots that make each R-unit's
+        sum: those of ``a_units``, then the bias pot. A pot the topology does not have
+        reads 0 (``rack_.mask`` says which exist). Without read noise, each row times
+        the rack's mask adds up to the sum the trainer read.
+    """
+
+    time: float
+    s_units: np.ndarray
+    a_units: np.ndarray
+    wipers: np.ndarray
+
+
+class Move(NamedTuple):
+    """Pots the rack set going at one instant, as a full :class:`Trace` keeps them.
+
+    All arrays have one entry per pot (``m``); positions in full scale, times in seconds.
+
+    Attributes
+    ----------
+    presentation : int
+        The presentation whose reinforcement commanded the move.
+    time : float
+        Machine time the motors were set going (later than the command when the pot
+        waited for a driver).
+    unit, a_unit : arrays (m,) int
+        R-unit and A-unit of each pot (``a_unit`` is ``n_a`` for the bias pot).
+    command : array (m,)
+        Travel commanded (signed).
+    start, target : arrays (m,)
+        True wiper positions when set going and when the move ends.
+    slack_time, duration : arrays (m,)
+        Seconds spent taking up backlash, and the whole move's.
+    direction : array (m,) int8
+        -1, 0 or +1.
+    """
+
+    presentation: int
+    time: float
+    unit: np.ndarray
+    a_unit: np.ndarray
+    command: np.ndarray
+    start: np.ndarray
+    target: np.ndarray
+    slack_time: np.ndarray
+    duration: np.ndarray
+    direction: np.ndarray
+
+
 class Trace:
-    """The event log.
+    """The event log of a training run, and with ``full`` the machine's own record of it.
 
     Parameters
     ----------
     level : {"off", "summary", "full"}
         ``off`` keeps nothing; ``summary`` keeps counts per event kind (computed at the
-        end, free during the run); ``full`` keeps every event.
+        end, free during the run); ``full`` keeps every event, and every reading and move.
+    listener : callable, optional
+        Called as ``listener(time, event, presentation, detail)`` for every event logged.
+
+    Attributes
+    ----------
+    events : list of (time, event, presentation, detail)
+        Machine time (s), the event's name, the presentation (from 0) and words.
+    summary : dict
+        With ``summary``: counts and times of the run, by name.
+    readings : list of Reading
+        With ``full``: one per presentation (index = presentation), what the trainer read.
+    moves : list of Move
+        With ``full``: every set of pots the rack set going, in order.
+
+    Examples
+    --------
+    Four cards, a black bar down or across, twice through on the small machine:
+
+    >>> import numpy as np
+    >>> from mark1.machine.mark_i import MarkI
+    >>> from mark1.specs import SMALL
+    >>> cards, labels = np.ones((4, 20, 20)), ["down", "across"] * 2
+    >>> cards[0, :, 4:7] = cards[2, :, 12:15] = cards[1, 5:8, :] = cards[3, 13:16, :] = 0.0
+    >>> m = MarkI(spec=SMALL, seed=0, trace="full").fit(cards, labels, epochs=2)
+    >>> m.trace_.events[0]
+    (0.0, 'card change', 0, 'card 0, lamps off')
+    >>> r = m.trace_.readings[0]                 # what the trainer read at the first card
+    >>> r.time, len(r.a_units) == int(m.history_["a_active"][0]), r.wipers.shape == (1, len(r.a_units) + 1)
+    (0.51, True, True)
+    >>> first = m.trace_.moves[0]                # the first pots the rack set going
+    >>> first.presentation, [e for t, e, p, d in m.trace_ if p == 7][-3:]
+    (7, ['reinforce', 'motors start', 'motors stop'])
+    >>> first.time, first.command[:2], first.duration[:2]   # 0.02 full scale at 0.25 full scale/s
+    (7.51, array([-0.02, -0.02]), array([0.08, 0.08]))
     """
 
     LEVELS = ("off", "summary", "full")
@@ -83,15 +178,41 @@ class Trace:
         self.listener = listener
         self.events: list[tuple[float, str, int, str]] = []
         self.summary: dict[str, float] = {}
+        self.readings: list[Reading] = []
+        self.moves: list[Move] = []
 
     @property
     def full(self) -> bool:
+        """Whether every event, reading and move is kept."""
         return self.level == "full"
 
     def log(self, time: float, event: str, presentation: int, detail: str = "") -> None:
+        """Keep one event (and tell the listener).
+
+        Parameters
+        ----------
+        time : float
+            Machine time (s).
+        event : str
+        presentation : int
+            From 0.
+        detail : str
+        """
         self.events.append((float(time), event, int(presentation), detail))
         if self.listener is not None:
             self.listener(float(time), event, int(presentation), detail)
+
+    def _keep_reading(self, time: float, s: np.ndarray, x: np.ndarray, rack: PotentiometerRack) -> None:
+        """The next presentation's read at ``time``: S-units ``s`` (n_s,) bool, inputs ``x``
+        (n_a + 1,) with the bias last, and the rack's wipers then."""
+        pots = np.flatnonzero(x > 0)                     # the lit A-units, then the bias
+        self.readings.append(Reading(float(time), np.flatnonzero(s), pots[:-1], rack.positions(time)[:, pots]))
+
+    def _keep_move(self, presentation: int, time: float, command: np.ndarray, move) -> None:
+        """Pots set going at ``time`` by ``presentation``'s command (``move`` as :meth:`PotentiometerRack.plan`)."""
+        idx, start, target, slack_time, duration, direction = move
+        self.moves.append(Move(int(presentation), float(time), idx[0], idx[1], command, start, target,
+                               slack_time, duration, direction))
 
     def __len__(self) -> int:
         return len(self.events)
@@ -126,7 +247,7 @@ class Trace:
         return f"Trace(level={self.level!r}, {len(self.events)} events)"
 
 
-class SensoryPipeline:
+class _SensoryPipeline:
     """S-unit states and A-unit outputs of upcoming presentations, a block at a time.
 
     Everything up to φ does not depend on the weights, only on the timing, so it is
@@ -138,6 +259,9 @@ class SensoryPipeline:
     ----------
     s_active, a_active : arrays (n_presentations,) int
         S-units and A-units that fired at each presentation (filled as blocks are made).
+    s, x : arrays (block, n_s) bool, (block, n_a + 1) float
+        The S-unit states and the A-unit outputs with the bias of presentations
+        ``start`` to ``stop`` (the current block).
     """
 
     def __init__(self, retina: Retina, patchboard: Patchboard, light: np.ndarray,
@@ -168,7 +292,7 @@ class SensoryPipeline:
         s = self.retina.fire(signal)
         phi = self.patchboard.associate(s)
         x = with_bias(phi)
-        self.x = x
+        self.s, self.x = s, x
         # read noise of the sum of the active wipers of each unit (see PotentiometerRack.sums)
         self.noise_scale = self.noise * np.sqrt(self.rack.active_pots(x)) if self.noise > 0 else None
         self.s_active[first:stop] = np.count_nonzero(s, axis=1)
@@ -195,7 +319,7 @@ class SensoryPipeline:
 
 
 @dataclass
-class RunResult:
+class _RunResult:
     history: np.ndarray
     machine_time: float
     trace: Trace
@@ -204,19 +328,21 @@ class RunResult:
     sums: np.ndarray | None = None          # (n, n_units) the sums read, with a full trace
 
 
-def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack: PotentiometerRack,
-             light: np.ndarray, order: np.ndarray, epoch_of: np.ndarray, label_index: np.ndarray,
-             code, noise_rng: np.random.Generator, trace: Trace,
-             env: simpy.Environment | None = None, progress=None) -> RunResult:
-    """Run a training schedule on the machine in simulated time.
+def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack: PotentiometerRack,
+              light: np.ndarray, order: np.ndarray, epoch_of: np.ndarray, label_index: np.ndarray,
+              code, noise_rng: np.random.Generator, trace: Trace,
+              env: simpy.Environment | None = None, progress=None) -> _RunResult:
+    """Run a training schedule on the machine in simulated time (:meth:`MarkI.fit` calls it).
 
     Parameters
     ----------
+    spec : MachineSpec
+    retina : Retina
+    patchboard : Patchboard
     rack : PotentiometerRack
-        Moved in place. With a full trace every move goes through ``rack.plan`` and
-        ``rack.apply`` (a caller may wrap them on its instance to record the moves, as
-        the lesson page does); the compiled loop calls the same compiled pot functions
-        directly, not those methods.
+        Moved in place. With a full trace every move goes through ``rack.drive`` (which
+        reports it to the trace); the compiled loop calls the same compiled pot functions
+        directly.
     light : array (n_cards, n_cells)
         Relative illuminance of each card (or any object whose ``light[indices]`` gives
         those rows, e.g. one that images the cards of a large deck on demand).
@@ -229,10 +355,16 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
         R-unit targets of each class and the decoding of the sums (with its tie rule).
     noise_rng : Generator
         Stream for wiper read noise.
+    trace : Trace
+        Filled as the run goes (events, and with ``full`` the readings and moves).
     env : simpy.Environment, optional
         Pass ``simpy.rt.RealtimeEnvironment(factor=...)`` to watch it in real time.
     progress : callable, optional
         Called with the number of presentations finished since its last call.
+
+    Returns
+    -------
+    _RunResult
 
     Notes
     -----
@@ -248,196 +380,246 @@ def simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack:
     form in both).
     """
     env = env if env is not None else simpy.Environment()
-    tm, tr = spec.timing, spec.trainer
-    rule = RULES[tr.rule]
-    error_driven = tr.rule in ("alpha", "gamma")
-    n = len(order)
-    pipeline = SensoryPipeline(retina, patchboard, light, order, spec, rack)
-    full = trace.full
-    # someone watches the events as they happen: one step per card
-    step_each = full or isinstance(env, simpy.rt.RealtimeEnvironment)
-    queued = rack.spec.drivers > 0                   # moves wait for drivers: SimPy runs them
-    current = [0]
-    if full:
-        rack.on_move = lambda t, e, d: trace.log(t, e, current[0], d)
-    targets = code.targets.astype(float)
-    labels = label_index[order]
-    tie = code.tie
-    response = np.zeros(n, np.int64)
-    units_erred = np.zeros(n, np.int16)
-    pots_moved = np.zeros(n, np.int32)
-    start = np.zeros(n)
-    # with a full trace, the sums the trainer read, as numbers (the trace's text rounds them)
-    read_sums = np.full((n, targets.shape[1]), np.nan) if full else None
-    noise = _NoiseStream(noise_rng, targets.shape[1]) if spec.rack.wiper_noise > 0 else None
-    mask = rack.mask
-    phi_bool = np.ones(mask.shape[1], dtype=bool)
-    inc, lms_rate = tr.increment, tr.lms_rate
-    period = tm.period
-    read_at = _read_at(tm)
-    clock = _Clock(period)
-    seg = _Segment()
-    waited = 0.0
-    motors = None                                    # the SimPy process of queued moves
+    run = _TrainingRun(spec=spec, retina=retina, patchboard=patchboard, rack=rack, light=light, order=order,
+                       label_index=label_index, code=code, noise_rng=noise_rng, trace=trace, env=env,
+                       progress=progress)
+    if trace.full:
+        rack.on_move = lambda t, e, d: trace.log(t, e, run.current, d)
+    env.process(run.trainer())
+    env.run()
+    rack.on_move = None
+    return run.result(epoch_of)
 
-    def moving(t: float) -> bool:
-        return t < rack.busy_until or (motors is not None and motors.is_alive)
 
-    def read_ahead(p: int) -> None:
+class _TrainingRun:
+    """One training run in simulated time: what the trainer keeps from card to card.
+
+    :meth:`trainer` is the SimPy process. Each turn of its loop takes the presentations
+    from ``p`` to the next one where the trainer acts, in one of two ways:
+    :meth:`_at_rest` (the compiled loop, where every read finds the wipers at rest) or
+    :meth:`_step` (SimPy steps to the read, then :meth:`_reinforce`). :meth:`result`
+    makes the history.
+    """
+
+    def __init__(self, *, spec, retina, patchboard, rack, light, order, label_index, code, noise_rng, trace,
+                 env, progress):
+        tm, tr = spec.timing, spec.trainer
+        self.spec, self.tm, self.rack, self.code, self.trace = spec, tm, rack, code, trace
+        self.env, self.progress, self.order = env, progress, order
+        self.rule = RULES[tr.rule]
+        self.rule_code = RULE_CODES[tr.rule]
+        self.error_driven = tr.rule in ("alpha", "gamma")
+        self.n = n = len(order)
+        self.pipeline = _SensoryPipeline(retina, patchboard, light, order, spec, rack)
+        self.full = trace.full
+        # someone watches the events as they happen: one step per card
+        self.step_each = self.full or isinstance(env, simpy.rt.RealtimeEnvironment)
+        self.queued = rack.spec.drivers > 0              # moves wait for drivers: SimPy runs them
+        # No overlap, no queue, nobody watching each card: every read finds the wipers at
+        # rest, so whole blocks of presentations run in the compiled loop (_train_at_rest).
+        self.at_rest = not (self.step_each or self.queued or tm.overlap)
+        self.current = 0                                 # the presentation the motors' events belong to
+        self.targets = code.targets.astype(float)
+        self.labels = label_index[order]
+        self.tie = code.tie
+        self.response = np.zeros(n, np.int64)
+        self.units_erred = np.zeros(n, np.int16)
+        self.pots_moved = np.zeros(n, np.int32)
+        self.start = np.zeros(n)
+        # with a full trace, the sums the trainer read, as numbers (the trace's text rounds them)
+        self.read_sums = np.full((n, self.targets.shape[1]), np.nan) if self.full else None
+        self.noise = _NoiseStream(noise_rng, self.targets.shape[1]) if spec.rack.wiper_noise > 0 else None
+        self.mask = rack.mask
+        self.phi_bool = np.ones(self.mask.shape[1], dtype=bool)
+        self.inc, self.lms_rate = tr.increment, tr.lms_rate
+        self.period = tm.period
+        self.read_at = _read_at(tm)
+        self.clock = _Clock(self.period)
+        self.seg = _Segment()
+        self.waited = 0.0
+        self.motors = None                               # the SimPy process of queued moves
+        # the rack's own arrays, flat views (written in place by the compiled loop)
+        self.flat_state = [rack.gain.reshape(-1), rack.mask] + [
+            a.reshape(-1) for a in (rack.p_from, rack.p_to, rack.t_start, rack.t_end, rack.last_dir)]
+        self.command_buf = np.zeros(self.mask.shape)
+
+    # -- the SimPy process ----------------------------------------------------------------
+    def trainer(self):
+        """SimPy process: every presentation of the schedule, then the last period and wipers."""
+        p = 0
+        while p < self.n:
+            self.current = p
+            q = yield from (self._at_rest(p) if self.at_rest else self._step(p))
+            if self.progress is not None:
+                self.progress(q + 1 - p)
+            p = q + 1
+        # the run ends when the last period is over and every wiper has stopped
+        env = self.env
+        last = max(self.clock.card_change(self.n), self.rack.busy_until)
+        if env.now < last:
+            yield env.timeout(_delay_to(env.now, last))
+        if self.motors is not None and self.motors.is_alive:
+            yield self.motors
+
+    def _at_rest(self, p: int):
+        """Presentations from ``p`` in the compiled loop, then one timeout to the last one's
+        read; returns the last one run (a card that waits for the motors ends the run)."""
+        q, waits = self._run_block(p)
+        t0 = float(self.start[q])
+        yield self.env.timeout(_delay_to(self.env.now, t0 + self.read_at))
+        if waits:
+            done = self.rack.busy_until
+            self.waited += done - (t0 + self.period)
+            self.pipeline.retime(q, done - t0 - self.tm.card_change)
+            self.clock.shift(q + 1, done)
+        return q
+
+    def _step(self, p: int):
+        """Presentations from ``p`` up to the next one where the trainer acts (``p`` alone
+        while wipers move or someone watches each card); returns that last one."""
+        env, seg = self.env, self.seg
+        t_read = self.clock.card_change(p) + self.read_at
+        if self.moving(t_read) or self.step_each:
+            # the wipers may move before this read: let SimPy bring the clock there first
+            yield env.timeout(_delay_to(env.now, t_read))
+            if self.moving(t_read):
+                self._read_one(p, t_read)
+            elif not (seg.start <= p < seg.stop):
+                self._read_ahead(p)
+            q = p
+        else:
+            if not (seg.start <= p < seg.stop):
+                self._read_ahead(p)
+            # the first presentation from p on where the trainer acts
+            if self.error_driven:
+                k = p - seg.start
+                f = int(seg.any_err[k:].argmax())
+                q = p + f if seg.any_err[k + f] else seg.stop - 1
+            else:
+                q = p
+        k0, k1 = p - seg.start, q + 1 - seg.start
+        self.response[p:q + 1] = seg.response[k0:k1]
+        self.start[p:q + 1] = self.clock.card_change(np.arange(p, q + 1))
+        if self.full:                                  # one card per step here: q == p
+            self._log(q, k1 - 1)
+        if not self.error_driven or bool(seg.any_err[k1 - 1]):
+            yield from self._reinforce(q, k1 - 1)
+        else:
+            seg.grow()
+        return q
+
+    def _reinforce(self, q: int, k: int):
+        """The trainer's turn at presentation ``q`` (row ``k`` of the segment): the rule's
+        command to the pots, the motors, and a wait for them if they outlast the period."""
+        env, seg, rack, trace = self.env, self.seg, self.rack, self.trace
+        t0 = float(self.start[q])
+        t_read = t0 + self.read_at
+        if env.now < t_read:
+            yield env.timeout(_delay_to(env.now, t_read))
+        self.current = q
+        sums = seg.sums[k]
+        t = self.targets[self.labels[q]]
+        self.units_erred[q] = int(erring(t, sums, self.tie).sum())
+        self.phi_bool[:] = seg.x[k] > 0
+        command = self.rule(self.phi_bool, t, sums, self.mask, self.inc, self.lms_rate, tie=self.tie)
+        moving_pots = int(np.count_nonzero(command))
+        self.pots_moved[q] = moving_pots
+        if moving_pots:
+            seg.invalidate(q)                 # the sums ahead are stale now
+            if self.full:
+                trace.log(t_read, "reinforce", q,
+                          f"{self.units_erred[q]} R-unit{'s' if self.units_erred[q] != 1 else ''} erred, "
+                          f"{moving_pots} pots commanded")
+            if self.queued or self.full:
+                kept = (lambda t_go, travel, move: trace._keep_move(q, t_go, travel, move)) if self.full else None
+                self.motors = env.process(rack.drive(env, command, kept))
+                if not self.tm.overlap:
+                    yield self.motors
+            else:
+                rack.apply(*rack.plan(command, t_read), t_read)
+        end = t0 + self.period
+        if not self.tm.overlap and rack.busy_until > end:   # the next card waits for the motors
+            done = rack.busy_until
+            self.waited += done - end
+            if self.full:
+                trace.log(done, "waited for motors", q, f"{done - end:.4g} s past the period")
+            self.pipeline.retime(q, done - t0 - self.tm.card_change)
+            self.clock.shift(q + 1, done)
+            seg.stop = 0                          # the read times ahead moved
+
+    # -- reading the sums -----------------------------------------------------------------
+    def moving(self, t: float) -> bool:
+        """Whether a wiper may be moving at machine time ``t``."""
+        return t < self.rack.busy_until or (self.motors is not None and self.motors.is_alive)
+
+    def _read_ahead(self, p: int) -> None:
         """Sums of the presentations from ``p`` on, wipers at rest, a block at a time."""
+        pipeline, seg, rack = self.pipeline, self.seg, self.rack
         row = pipeline.ensure(p)
         hi = min(pipeline.stop, p + seg.size)
         x = pipeline.x[row:row + (hi - p)]
-        times = clock.card_change(np.arange(p, hi)) + read_at
+        times = self.clock.card_change(np.arange(p, hi)) + self.read_at
         base = _resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], times, rack.t_ref, rack.rate)
-        seg.fill(p, hi, x, base, noise, pipeline.noise_scale, row, targets, labels, code, tie)
+        seg.fill(p, hi, x, base, self.noise, pipeline.noise_scale, row, self.targets, self.labels, self.code,
+                 self.tie)
 
-    def read_one(p: int, t: float) -> None:
+    def _read_one(self, p: int, t: float) -> None:
         """The sums of presentation ``p`` read at ``t`` while wipers move."""
+        pipeline = self.pipeline
         row = pipeline.ensure(p)
         x = pipeline.x[row:row + 1]
-        seg.fill(p, p + 1, x, rack.sums(x[0], t)[None, :], noise, pipeline.noise_scale, row,
-                 targets, labels, code, tie)
+        self.seg.fill(p, p + 1, x, self.rack.sums(x[0], t)[None, :], self.noise, pipeline.noise_scale, row,
+                      self.targets, self.labels, self.code, self.tie)
 
-    # No overlap, no queue, nobody watching each card: every read finds the wipers at
-    # rest, so whole blocks of presentations run in the compiled loop (_train_at_rest).
-    at_rest = not (step_each or queued or tm.overlap)
-    drive = rack.drive_constants
-    rule_code = RULE_CODES[tr.rule]
-    # the rack's own arrays, flat views (written in place)
-    flat_state = [rack.gain.reshape(-1), rack.mask] + [
-        a.reshape(-1) for a in (rack.p_from, rack.p_to, rack.t_start, rack.t_end, rack.last_dir)]
-    command_buf = np.zeros(mask.shape)
-
-    def run_block(p: int) -> tuple[int, bool]:
+    def _run_block(self, p: int) -> tuple[int, bool]:
         """Presentations from ``p`` to the end of the sensed block or the first wait for
         the motors; (the last one run, whether the next card waits for the motors)."""
+        pipeline, rack = self.pipeline, self.rack
         row = pipeline.ensure(p)
         hi = pipeline.stop
         x = pipeline.x[row:row + (hi - p)]
-        kick = (pipeline.noise_scale[row:row + (hi - p)] * noise.get(p, hi) if noise is not None
-                else np.zeros((hi - p, targets.shape[1])))
-        sums = np.empty((hi - p, targets.shape[1]))
+        n_units = self.targets.shape[1]
+        kick = (pipeline.noise_scale[row:row + (hi - p)] * self.noise.get(p, hi) if self.noise is not None
+                else np.zeros((hi - p, n_units)))
+        sums = np.empty((hi - p, n_units))
         done, rack.busy_until, rack.t_ref, waits = _train_at_rest(
-            x, kick, targets[labels[p:hi]], rule_code, inc, lms_rate, tie, error_driven,
-            p, clock.t_anchor, clock.p_anchor, period, read_at,
-            rack.rate, rack.t_ref, spec.rack.decay_time, rack.busy_until,
-            *flat_state, drive,
-            sums, units_erred[p:hi], pots_moved[p:hi], start[p:hi], command_buf)
-        response[p:p + done] = code.decode(sums[:done])
+            x, kick, self.targets[self.labels[p:hi]], self.rule_code, self.inc, self.lms_rate, self.tie,
+            self.error_driven, p, self.clock.t_anchor, self.clock.p_anchor, self.period, self.read_at,
+            rack.rate, rack.t_ref, self.spec.rack.decay_time, rack.busy_until,
+            *self.flat_state, rack.drive_constants,
+            sums, self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi], self.command_buf)
+        self.response[p:p + done] = self.code.decode(sums[:done])
         return p + done - 1, waits
 
-    def trainer(env):
-        nonlocal waited, motors
-        p = 0
-        while p < n:
-            current[0] = p
-            if at_rest:
-                q, waits = run_block(p)
-                t0 = float(start[q])
-                yield env.timeout(_delay_to(env.now, t0 + read_at))
-                if waits:
-                    done = rack.busy_until
-                    waited += done - (t0 + period)
-                    pipeline.retime(q, done - t0 - tm.card_change)
-                    clock.shift(q + 1, done)
-                if progress is not None:
-                    progress(q + 1 - p)
-                p = q + 1
-                continue
-            t_read = clock.card_change(p) + read_at
-            if moving(t_read) or step_each:
-                # the wipers may move before this read: let SimPy bring the clock there first
-                yield env.timeout(_delay_to(env.now, t_read))
-                if moving(t_read):
-                    read_one(p, t_read)
-                elif not (seg.start <= p < seg.stop):
-                    read_ahead(p)
-                q = p
-            else:
-                if not (seg.start <= p < seg.stop):
-                    read_ahead(p)
-                # the first presentation from p on where the trainer acts
-                if error_driven:
-                    k = p - seg.start
-                    f = int(seg.any_err[k:].argmax())
-                    q = p + f if seg.any_err[k + f] else seg.stop - 1
-                else:
-                    q = p
-            k0, k1 = p - seg.start, q + 1 - seg.start
-            response[p:q + 1] = seg.response[k0:k1]
-            start[p:q + 1] = clock.card_change(np.arange(p, q + 1))
-            acts = not error_driven or bool(seg.any_err[k1 - 1])
-            if full:                                  # one card per step here: q == p
-                read_sums[q] = seg.sums[k1 - 1]
-                _log_presentation(trace, q, float(start[q]), tm, order[q], pipeline, seg.sums[k1 - 1],
-                                  code.classes[response[q]], code.classes[labels[q]])
-            if not acts:
-                seg.grow()
-                if progress is not None:
-                    progress(q + 1 - p)
-                p = q + 1
-                continue
-            t0 = float(start[q])
-            t_read = t0 + read_at
-            if env.now < t_read:
-                yield env.timeout(_delay_to(env.now, t_read))
-            current[0] = q
-            k = k1 - 1
-            sums = seg.sums[k]
-            t = targets[labels[q]]
-            units_erred[q] = int(erring(t, sums, tie).sum())
-            phi_bool[:] = seg.x[k] > 0
-            command = rule(phi_bool, t, sums, mask, inc, lms_rate, tie=tie)
-            moving_pots = int(np.count_nonzero(command))
-            pots_moved[q] = moving_pots
-            if moving_pots:
-                seg.invalidate(q)                 # the sums ahead are stale now
-                if full:
-                    trace.log(t_read, "reinforce", q,
-                              f"{units_erred[q]} R-unit{'s' if units_erred[q] != 1 else ''} erred, "
-                              f"{moving_pots} pots commanded")
-                if queued or full:
-                    motors = env.process(rack.drive(env, command))
-                    if not tm.overlap:
-                        yield motors
-                else:
-                    rack.apply(*rack.plan(command, t_read), t_read)
-            end = t0 + period
-            if not tm.overlap and rack.busy_until > end:   # the next card waits for the motors
-                done = rack.busy_until
-                waited += done - end
-                if full:
-                    trace.log(done, "waited for motors", q, f"{done - end:.4g} s past the period")
-                pipeline.retime(q, done - t0 - tm.card_change)
-                clock.shift(q + 1, done)
-                seg.stop = 0                          # the read times ahead moved
-            if progress is not None:
-                progress(q + 1 - p)
-            p = q + 1
-        # the run ends when the last period is over and every wiper has stopped
-        last = max(clock.card_change(n), rack.busy_until)
-        if env.now < last:
-            yield env.timeout(_delay_to(env.now, last))
-        if motors is not None and motors.is_alive:
-            yield motors
+    # -- the record -------------------------------------------------------------------------
+    def _log(self, q: int, k: int) -> None:
+        """A full trace's record of presentation ``q`` (row ``k`` of the segment), at its read."""
+        code, sums, pipeline = self.code, self.seg.sums[k], self.pipeline
+        self.read_sums[q] = sums
+        t0 = float(self.start[q])
+        _log_presentation(self.trace, q, t0, self.tm, self.order[q], pipeline, sums,
+                          code.classes[self.response[q]], code.classes[self.labels[q]])
+        # the sensed block holds q: it was made (or re-timed) for this read
+        assert pipeline.start <= q < pipeline.stop
+        row = q - pipeline.start
+        self.trace._keep_reading(t0 + self.read_at, pipeline.s[row], pipeline.x[row], self.rack)
 
-    env.process(trainer(env))
-    env.run()
-    rack.on_move = None
-    hist = np.zeros(n, dtype=HISTORY_DTYPE)
-    hist["presentation"] = np.arange(n)
-    hist["epoch"] = epoch_of
-    hist["card"] = order
-    hist["label"] = labels
-    hist["response"] = response
-    hist["correct"] = response == labels
-    hist["units_erred"] = units_erred
-    hist["pots_moved"] = pots_moved
-    hist["start"] = start
-    hist["s_active"] = pipeline.s_active
-    hist["a_active"] = pipeline.a_active
-    return finish(hist, env.now, trace, waited, read_sums)
+    def result(self, epoch_of: np.ndarray) -> _RunResult:
+        """The history of the finished run, with its per-epoch mistakes and trace summary."""
+        n = self.n
+        hist = np.zeros(n, dtype=HISTORY_DTYPE)
+        hist["presentation"] = np.arange(n)
+        hist["epoch"] = epoch_of
+        hist["card"] = self.order
+        hist["label"] = self.labels
+        hist["response"] = self.response
+        hist["correct"] = self.response == self.labels
+        hist["units_erred"] = self.units_erred
+        hist["pots_moved"] = self.pots_moved
+        hist["start"] = self.start
+        hist["s_active"] = self.pipeline.s_active
+        hist["a_active"] = self.pipeline.a_active
+        return _finish(hist, self.env.now, self.trace, self.waited, self.read_sums)
 
 
 def _read_at(tm) -> float:
@@ -649,8 +831,8 @@ def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_drive
     return m, busy_until, t_ref, False
 
 
-def finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float,
-           sums: np.ndarray | None = None) -> RunResult:
+def _finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float,
+            sums: np.ndarray | None = None) -> _RunResult:
     """Per-epoch mistakes and the trace summary of a finished run."""
     wrong = ~hist["correct"]
     n_epochs = int(hist["epoch"].max()) + 1 if len(hist) else 0
@@ -664,7 +846,7 @@ def finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float,
             "seconds waited for motors": waited,
             "machine time s": machine_time,
         }
-    return RunResult(history=hist, machine_time=machine_time, trace=trace,
+    return _RunResult(history=hist, machine_time=machine_time, trace=trace,
                      mistakes_per_epoch=mistakes, waited=waited, sums=sums)
 
 
