@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 
-from mark1.stimuli import render as R
-from mark1.stimuli import scenes
+from mark1.stimuli import SCENES_DIR, Jitter, load_scene, render_characters, render_marks, render_predicate, \
+    render_shapes
 
-JITTER = R.Jitter(shift=(-0.1, 0.1), rotation=(-30.0, 30.0), scale=(0.9, 1.1))
+JITTER = Jitter(shift=(-0.1, 0.1), rotation=(-30.0, 30.0), scale=(0.9, 1.1))
 
 
 def best_rate(fn, n: int, repeats: int = 3) -> float:
@@ -64,22 +64,22 @@ def main(argv=None) -> None:
     labels = ["X", "E"] * (n // 2)
 
     rows = []
-    chars = best_rate(lambda k: R.render_characters(labels[:k], seed=1, stroke=1.5, jitter=JITTER), n)
+    chars = best_rate(lambda k: render_characters(labels[:k], seed=1, stroke=1.5, jitter=JITTER), n)
     rows.append(("characters X/E, shift+rotation+scale", chars))
     rows.append(("characters + noise, smudges, blur",
-                 best_rate(lambda k: R.render_characters(
-                     labels[:k], seed=1, jitter=R.Jitter(shift=(-0.1, 0.1), rotation=(-30, 30),
+                 best_rate(lambda k: render_characters(
+                     labels[:k], seed=1, jitter=Jitter(shift=(-0.1, 0.1), rotation=(-30, 30),
                                                          noise=(0, 0.05), smudges=(0, 2), blur=(0, 1))),
                            n // 4)))
     rows.append(("shapes square/circle, any rotation",
-                 best_rate(lambda k: R.render_shapes(["square", "circle"] * (k // 2), seed=1,
-                                                     jitter=R.Jitter(shift=(-0.15, 0.15),
+                 best_rate(lambda k: render_shapes(["square", "circle"] * (k // 2), seed=1,
+                                                     jitter=Jitter(shift=(-0.15, 0.15),
                                                                      rotation=(-180, 180))), n)))
-    rows.append(("marks left/right", best_rate(lambda k: R.render_marks(["left", "right"] * (k // 2),
+    rows.append(("marks left/right", best_rate(lambda k: render_marks(["left", "right"] * (k // 2),
                                                                         seed=1), n)))
-    rows.append(("parity blobs 1-6", best_rate(lambda k: R.render_predicate(["even", "odd"] * (k // 2),
+    rows.append(("parity blobs 1-6", best_rate(lambda k: render_predicate(["even", "odd"] * (k // 2),
                                                                             seed=1), n // 4)))
-    scene = scenes.load_scene(scenes.SCENES_DIR / "e_vs_x.toml")
+    scene = load_scene(SCENES_DIR / "e_vs_x.toml")
     rows.append(("scene e_vs_x via Scene.stimuli",
                  best_rate(lambda k: scene.stimuli("train", seed=1, count=k), n)))
     naive_n = min(n, 2000)

@@ -12,7 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mark1.stimuli import render as R
+from mark1.exceptions import RenderError
+from mark1.stimuli import Jitter, read_image, render_characters, render_images, render_marks, render_predicate, \
+    render_shapes
+from mark1.stimuli.fonts import check_font, font_file, missing_characters
+from mark1.stimuli.masks import glyph_mask
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = (0, 1, 7)
@@ -55,11 +59,11 @@ def components(mask: np.ndarray) -> int:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_same_seed_same_bits_other_seed_other_cards(seed):
-    j = R.Jitter(shift=(-0.1, 0.1), rotation=(-30, 30), scale=(0.9, 1.1), noise=(0, 0.05),
+    j = Jitter(shift=(-0.1, 0.1), rotation=(-30, 30), scale=(0.9, 1.1), noise=(0, 0.05),
                  smudges=(0, 2), blur=(0, 1))
-    a = R.render_characters(list("XEXE"), seed=seed, jitter=j)
-    b = R.render_characters(list("XEXE"), seed=seed, jitter=j)
-    c = R.render_characters(list("XEXE"), seed=seed + 1, jitter=j)
+    a = render_characters(list("XEXE"), seed=seed, jitter=j)
+    b = render_characters(list("XEXE"), seed=seed, jitter=j)
+    c = render_characters(list("XEXE"), seed=seed + 1, jitter=j)
     assert a.cards.dtype == np.float64 and a.cards.shape == (4, 60, 60)
     assert np.array_equal(a.cards, b.cards)
     assert not np.array_equal(a.cards, c.cards)
@@ -67,8 +71,8 @@ def test_same_seed_same_bits_other_seed_other_cards(seed):
 
 
 def test_noise_stream_does_not_move_the_glyphs():
-    plain = R.render_characters(list("XE"), seed=3, jitter=R.Jitter(shift=(-0.1, 0.1), rotation=(-20, 20)))
-    noisy = R.render_characters(list("XE"), seed=3, jitter=R.Jitter(shift=(-0.1, 0.1), rotation=(-20, 20),
+    plain = render_characters(list("XE"), seed=3, jitter=Jitter(shift=(-0.1, 0.1), rotation=(-20, 20)))
+    noisy = render_characters(list("XE"), seed=3, jitter=Jitter(shift=(-0.1, 0.1), rotation=(-20, 20),
                                                                     noise=(0.05, 0.05)))
     for k in ("shift_x", "shift_y", "rotation"):
         assert np.array_equal(plain.variation[k], noisy.variation[k])
@@ -76,15 +80,15 @@ def test_noise_stream_does_not_move_the_glyphs():
 
 
 def test_glyph_masks_are_cached_and_read_only():
-    a = R.glyph_mask("X", "default", 40.0, 0.0, 4)
-    b = R.glyph_mask("X", "default", 40.0, 0.0, 4)
+    a = glyph_mask("X", "default", 40.0, 0.0, 4)
+    b = glyph_mask("X", "default", 40.0, 0.0, 4)
     assert a is b
     assert not a.array.flags.writeable
     assert a.array.dtype == np.float32 and a.array.max() <= 1.0
 
 
 def test_identity_jitter_centres_the_shape():
-    r = R.render_shapes(["square", "circle"], seed=0, size=30)
+    r = render_shapes(["square", "circle"], seed=0, size=30)
     for card in r.cards:
         cx, cy = ink_centroid(card)
         assert abs(cx) < 0.05 and abs(cy) < 0.05
@@ -100,8 +104,8 @@ def test_identity_jitter_centres_the_shape():
 @pytest.mark.parametrize("seed", SEEDS)
 def test_measured_shift_within_declared_range(seed):
     shift = 0.12
-    r = R.render_shapes(["circle", "square"] * 20, seed=seed, size=20,
-                        jitter=R.Jitter(shift=(-shift, shift)))
+    r = render_shapes(["circle", "square"] * 20, seed=seed, size=20,
+                        jitter=Jitter(shift=(-shift, shift)))
     for card, sx, sy in zip(r.cards, r.variation["shift_x"], r.variation["shift_y"]):
         cx, cy = ink_centroid(card)
         assert abs(cx) <= shift * 60 + 0.1 and abs(cy) <= shift * 60 + 0.1
@@ -112,7 +116,7 @@ def test_measured_shift_within_declared_range(seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_measured_rotation_matches_and_turns_counter_clockwise(seed):
-    r = R.render_shapes(["hbar"] * 12, seed=seed, size=40, jitter=R.Jitter(rotation=(-60, 60)))
+    r = render_shapes(["hbar"] * 12, seed=seed, size=40, jitter=Jitter(rotation=(-60, 60)))
     for card, rot in zip(r.cards, r.variation["rotation"]):
         ink = 1.0 - card
         ys, xs = np.mgrid[0:60, 0:60]
@@ -127,28 +131,28 @@ def test_measured_rotation_matches_and_turns_counter_clockwise(seed):
 
 
 def test_measured_scale_and_slant():
-    r = R.render_shapes(["square"] * 10, seed=2, size=20, jitter=R.Jitter(scale=(0.7, 1.4)))
+    r = render_shapes(["square"] * 10, seed=2, size=20, jitter=Jitter(scale=(0.7, 1.4)))
     area = (1.0 - r.cards).sum(axis=(1, 2))
     assert np.all((0.7 <= r.variation["scale"]) & (r.variation["scale"] <= 1.4))
     np.testing.assert_allclose(area, 400 * r.variation["scale"] ** 2, rtol=0.03)
-    bar = R.render_shapes(["vbar"], seed=0, size=40, slant=20).cards[0]
+    bar = render_shapes(["vbar"], seed=0, size=40, slant=20).cards[0]
     top, bottom = ink_centroid(np.where(np.arange(60)[:, None] < 30, bar, 1.0)), \
         ink_centroid(np.where(np.arange(60)[:, None] >= 30, bar, 1.0))
     assert top[0] > bottom[0] + 3        # positive slant leans the top to the right
 
 
 def test_contrast_paper_noise_blur_smudges():
-    solid = R.render_shapes(["square"] * 6, seed=0, size=30,
-                            jitter=R.Jitter(contrast=(0.5, 0.8), paper=(0.7, 0.9)))
+    solid = render_shapes(["square"] * 6, seed=0, size=30,
+                            jitter=Jitter(contrast=(0.5, 0.8), paper=(0.7, 0.9)))
     for card, c, p in zip(solid.cards, solid.variation["contrast"], solid.variation["paper"]):
         assert 0.5 <= c <= 0.8 and 0.7 <= p <= 0.9
         assert card[0, 0] == pytest.approx(p)
         assert card[30, 30] == pytest.approx(p * (1 - c), abs=1e-6)
-    blurred = R.render_shapes(["square"], seed=0, size=30, jitter=R.Jitter(blur=(2, 2))).cards[0]
-    sharp = R.render_shapes(["square"], seed=0, size=30).cards[0]
+    blurred = render_shapes(["square"], seed=0, size=30, jitter=Jitter(blur=(2, 2))).cards[0]
+    sharp = render_shapes(["square"], seed=0, size=30).cards[0]
     assert np.abs(np.diff(blurred, axis=1)).max() < 0.5 * np.abs(np.diff(sharp, axis=1)).max()
     assert abs(blurred.sum() - sharp.sum()) < 1.0                  # blur moves ink, keeps it
-    smudged = R.render_shapes(["square"] * 20, seed=0, size=10, jitter=R.Jitter(smudges=(1, 3)))
+    smudged = render_shapes(["square"] * 20, seed=0, size=10, jitter=Jitter(smudges=(1, 3)))
     assert set(smudged.variation["smudges"]) <= {1, 2, 3}
     assert np.all(smudged.cards.sum(axis=(1, 2)) < sharp.size - 100)   # square + blots
 
@@ -158,9 +162,9 @@ def test_contrast_paper_noise_blur_smudges():
        s_lo=st.floats(0.5, 1.0), s_hi=st.floats(1.0, 1.5), noise=st.floats(0, 0.2),
        blur=st.floats(0, 2), smudges=st.integers(0, 3))
 def test_property_variation_within_ranges_and_cards_valid(seed, shift, rot, s_lo, s_hi, noise, blur, smudges):
-    j = R.Jitter(shift=(-shift, shift), rotation=(-rot, rot), scale=(s_lo, s_hi), noise=(0, noise),
+    j = Jitter(shift=(-shift, shift), rotation=(-rot, rot), scale=(s_lo, s_hi), noise=(0, noise),
                  blur=(0, blur), smudges=(0, smudges))
-    r = R.render_characters(list("AXE"), seed=seed, jitter=j)
+    r = render_characters(list("AXE"), seed=seed, jitter=j)
     v = r.variation
     assert np.all(np.abs(v["shift_x"]) <= shift) and np.all(np.abs(v["shift_y"]) <= shift)
     assert np.all(np.abs(v["rotation"]) <= rot)
@@ -176,19 +180,19 @@ def test_property_variation_within_ranges_and_cards_valid(seed, shift, rot, s_lo
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_marks_sit_on_their_half(seed):
-    r = R.render_marks(["left", "right"] * 15, seed=seed, size=8, jitter=R.Jitter(rotation=(-45, 45)))
+    r = render_marks(["left", "right"] * 15, seed=seed, size=8, jitter=Jitter(rotation=(-45, 45)))
     for card, label in zip(r.cards, ["left", "right"] * 15):
         ink = 1.0 - card
         left, right = ink[:, :30].sum(), ink[:, 30:].sum()
         assert (left > 30 and right < 1e-9) if label == "left" else (right > 30 and left < 1e-9)
-    with pytest.raises(R.RenderError):
-        R.render_marks(["left"], seed=0, jitter=R.Jitter(shift=(-0.1, 0.1)))
+    with pytest.raises(RenderError):
+        render_marks(["left"], seed=0, jitter=Jitter(shift=(-0.1, 0.1)))
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_parity_cards_have_the_labelled_parity(seed):
     labels = ["even", "odd"] * 6
-    r = R.render_predicate(labels, seed=seed, predicate="parity", size=8, blobs=(1, 6))
+    r = render_predicate(labels, seed=seed, predicate="parity", size=8, blobs=(1, 6))
     for card, label, n in zip(r.cards, labels, r.variation["blobs"]):
         counted = components(card < 0.5)
         assert counted == n and 1 <= n <= 6
@@ -198,21 +202,21 @@ def test_parity_cards_have_the_labelled_parity(seed):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_connectedness_cards_are_what_they_say(seed):
     labels = ["connected", "disconnected"] * 5
-    r = R.render_predicate(labels, seed=seed, predicate="connectedness", thickness=3)
+    r = render_predicate(labels, seed=seed, predicate="connectedness", thickness=3)
     for card, label in zip(r.cards, labels):
         assert components(card < 0.5) == (1 if label == "connected" else 2)
 
 
 def test_unknown_inputs_raise_render_error():
-    with pytest.raises(R.RenderError) as e:
-        R.render_shapes(["hexagon"], seed=0)
+    with pytest.raises(RenderError) as e:
+        render_shapes(["hexagon"], seed=0)
     assert e.value.setting == "classes"
-    with pytest.raises(R.RenderError) as e:
-        R.render_characters(["X"], font="/no/such/font.ttf")
+    with pytest.raises(RenderError) as e:
+        render_characters(["X"], font="/no/such/font.ttf")
     assert e.value.setting == "font"
-    with pytest.raises(R.RenderError):
-        R.render_characters([" "], seed=0)          # blank glyph
-    assert R.missing_characters("Xж") == ["ж"]
+    with pytest.raises(RenderError):
+        render_characters([" "], seed=0)          # blank glyph
+    assert missing_characters("Xж") == ["ж"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -229,32 +233,32 @@ def test_read_image_gray_rgba_invert_16bit_and_aspect(tmp_path):
     gray = np.full((20, 40), 255, np.uint8)
     gray[5:15, 10:30] = 0
     _png(tmp_path / "g.png", gray)
-    card = R.read_image(str(tmp_path / "g.png"), 40)
+    card = read_image(str(tmp_path / "g.png"), 40)
     assert card.shape == (40, 40) and card.dtype == np.float64
     assert card[0, 0] == 1.0 and card[20, 20] == 0.0            # padded with paper, ink kept
     _png(tmp_path / "wb.png", 255 - gray)                      # white ink on black
-    inv = R.read_image(str(tmp_path / "wb.png"), 40, invert=True)
+    inv = read_image(str(tmp_path / "wb.png"), 40, invert=True)
     assert inv[20, 5] == 1.0 and inv[20, 20] == 0.0           # becomes black ink on white paper
     rgba = np.zeros((10, 10, 4), np.uint8)                      # transparent black: paper
     rgba[4:6, 4:6] = (0, 0, 0, 255)
     _png(tmp_path / "a.png", rgba, "RGBA")
-    a = R.read_image(str(tmp_path / "a.png"), 10)
+    a = read_image(str(tmp_path / "a.png"), 10)
     assert a[0, 0] == 1.0 and a[5, 5] == 0.0
     from PIL import Image
     Image.fromarray(np.full((8, 8), 65535, np.uint16)).save(tmp_path / "w16.png")
-    assert R.read_image(str(tmp_path / "w16.png"), 8).min() == 1.0
+    assert read_image(str(tmp_path / "w16.png"), 8).min() == 1.0
     (tmp_path / "bad.png").write_bytes(b"not an image")
-    with pytest.raises(R.RenderError) as e:
-        R.read_image(str(tmp_path / "bad.png"), 8)
+    with pytest.raises(RenderError) as e:
+        read_image(str(tmp_path / "bad.png"), 8)
     assert e.value.setting == "folder" and "bad.png" in e.value.reason
 
 
 def test_render_images_identity_is_exact_and_jitter_moves():
     img = np.ones((2, 30, 30))
     img[0, 10:20, 10:20] = 0.25
-    r = R.render_images(img, [0, 1, 0], seed=0)
+    r = render_images(img, [0, 1, 0], seed=0)
     assert np.allclose(r.cards, img[[0, 1, 0]], atol=1e-6)
-    moved = R.render_images(img, [0] * 5, seed=0, jitter=R.Jitter(shift=(0.1, 0.1)))
+    moved = render_images(img, [0] * 5, seed=0, jitter=Jitter(shift=(0.1, 0.1)))
     assert np.allclose(moved.cards[:, 13:23, 13:23], 0.25, atol=1e-5)
 
 
@@ -263,7 +267,7 @@ def test_render_images_identity_is_exact_and_jitter_moves():
 
 
 def test_pillow_and_matplotlib_stay_where_they_belong():
-    code = ("import sys, mark1.stimuli.scenes, mark1.machine; "
+    code = ("import sys, mark1.stimuli, mark1.machine; "
             "print('matplotlib' in sys.modules, 'mark1.viz' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.split() == ["False", "False"]
@@ -276,9 +280,9 @@ def test_pillow_and_matplotlib_stay_where_they_belong():
 def test_contact_sheet_writes_atomically(tmp_path):
     from matplotlib.figure import Figure
 
-    from mark1.stimuli import scenes
-    from mark1.viz.plotting import contact_sheet
-    scene = scenes.load_scene(ROOT / "scenes" / "demo.toml")
+    from mark1.stimuli import load_scene
+    from mark1.viz import contact_sheet
+    scene = load_scene(ROOT / "scenes" / "demo.toml")
     out = tmp_path / "sheets" / "demo.png"
     fig = contact_sheet(scene, seed=0, per_class=2, out=out)
     assert isinstance(fig, Figure)
@@ -291,8 +295,8 @@ def test_contact_sheet_writes_atomically(tmp_path):
 
 def test_a_matplotlib_face_is_a_font_everywhere_a_font_is_taken():
     face = "matplotlib:DejaVuSerif.ttf"
-    R.check_font(face)
-    assert R.missing_characters("E", face) == []
-    assert np.array_equal(R.glyph_mask("E", face, size=20).array, R.glyph_mask("E", R.font_file(face), size=20).array)
-    with pytest.raises(R.RenderError, match="font"):
-        R.check_font("matplotlib:NoSuchFace.ttf")
+    check_font(face)
+    assert missing_characters("E", face) == []
+    assert np.array_equal(glyph_mask("E", face, size=20).array, glyph_mask("E", font_file(face), size=20).array)
+    with pytest.raises(RenderError, match="font"):
+        check_font("matplotlib:NoSuchFace.ttf")

@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 
 from mark1 import specs
-from mark1.stimuli import render
-from mark1.stimuli import scenes
+from mark1.exceptions import RenderError, SceneError
 from mark1.machine.retina import Retina
-from mark1.stimuli.cards import scene_cards
-from mark1.stimuli.scenes import SceneError, load_scene
+from mark1.stimuli import load_scene, render_characters, render_predicate, scene_cards, scene_from_dict
+from mark1.stimuli.fonts import font_file
+from mark1.stimuli.masks import glyph_mask, oversample_for
+from mark1.stimuli.schema import Change
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted((ROOT / "scenes").glob("*.toml"))
@@ -91,13 +92,13 @@ def test_ink_and_lit_photocells_alone_score_chance_on_predicates(stem, seed):
 
 
 def test_parity_ink_does_not_grow_with_the_count():
-    r = render.render_predicate(["even", "odd"] * 300, seed=4, predicate="parity", size=10, blobs=(1, 6))
+    r = render_predicate(["even", "odd"] * 300, seed=4, predicate="parity", size=10, blobs=(1, 6))
     ink = (1.0 - r.cards).sum(axis=(1, 2))
     means = [ink[r.variation["blobs"] == k].mean() for k in range(1, 7)]
     assert max(means) < 1.03 * min(means)          # the same ink (within 10 % per card) for 1 to 6 blobs
     assert np.allclose(ink, r.variation["ink"], rtol=1e-4)
-    with pytest.raises(render.RenderError) as e:
-        render.render_predicate(["even", "odd"], seed=0, predicate="parity", blobs=(0, 4))
+    with pytest.raises(RenderError) as e:
+        render_predicate(["even", "odd"], seed=0, predicate="parity", blobs=(0, 4))
     assert e.value.setting == "blobs"               # a blank card would carry no ink at all
 
 
@@ -110,7 +111,7 @@ def ks_distance(a, b) -> float:
 
 def test_connectedness_ink_is_spread_alike_in_both_classes():
     labels = ["connected", "disconnected"] * 300
-    r = render.render_predicate(labels, seed=5, predicate="connectedness", thickness=3)
+    r = render_predicate(labels, seed=5, predicate="connectedness", thickness=3)
     a, b = r.variation["ink"][0::2], r.variation["ink"][1::2]
     # Kolmogorov-Smirnov: two samples of 300 from one distribution differ by more than
     # 1.95 * sqrt(2 / 300) = 0.159 with probability 0.1 %
@@ -146,13 +147,13 @@ def test_reported_image_counts_are_distinct_cards_shown_once():
 def test_distinct_training_needs_one_epoch():
     data = {"reported": {"training": "distinct"}, "stimuli": {"classes": ["X", "E"]}}
     with pytest.raises(SceneError) as e:
-        scenes.scene_from_dict(data, path="s.toml")
+        scene_from_dict(data, path="s.toml")
     assert e.value.key == "schedule.epochs" and "each card shown once" in str(e.value)
-    ok = scenes.scene_from_dict({**data, "schedule": {"epochs": 1}}, path="s.toml")
+    ok = scene_from_dict({**data, "schedule": {"epochs": 1}}, path="s.toml")
     assert ok.reported.training == "distinct"
-    assert scenes.scene_from_dict({"stimuli": {"classes": ["X", "E"]}}).reported.training == "unreported"
+    assert scene_from_dict({"stimuli": {"classes": ["X", "E"]}}).reported.training == "unreported"
     with pytest.raises(SceneError) as e:
-        scenes.scene_from_dict({**data, "reported": {"training": "once"}}, path="s.toml")
+        scene_from_dict({**data, "reported": {"training": "once"}}, path="s.toml")
     assert e.value.key == "reported.training"
 
 
@@ -161,23 +162,23 @@ def test_distinct_training_needs_one_epoch():
 
 
 def test_font_file_names_a_face_shipped_with_matplotlib():
-    path = render.font_file("matplotlib:DejaVuSerif.ttf")
+    path = font_file("matplotlib:DejaVuSerif.ttf")
     assert Path(path).is_file() and path.endswith("DejaVuSerif.ttf")
-    assert render.font_file("default") == "default"
-    assert render.font_file("fonts/mine.ttf") == "fonts/mine.ttf"
-    with pytest.raises(render.RenderError) as e:
-        render.font_file("matplotlib:NoSuchFace.ttf")
+    assert font_file("default") == "default"
+    assert font_file("fonts/mine.ttf") == "fonts/mine.ttf"
+    with pytest.raises(RenderError) as e:
+        font_file("matplotlib:NoSuchFace.ttf")
     assert e.value.setting == "font" and "matplotlib:DejaVuSans.ttf" in e.value.reason
-    r = render.render_characters(["A", "B"], font="matplotlib:cmr10.ttf", size=30)
+    r = render_characters(["A", "B"], font="matplotlib:cmr10.ttf", size=30)
     assert r.cards.shape == (2, 60, 60) and r.cards.min() < 0.5
 
 
 def test_a_scene_names_a_matplotlib_face_portably():
-    s = scenes.scene_from_dict({"stimuli": {"classes": ["A", "B"], "font": "matplotlib:DejaVuSansMono.ttf"}},
+    s = scene_from_dict({"stimuli": {"classes": ["A", "B"], "font": "matplotlib:DejaVuSansMono.ttf"}},
                                path="s.toml", base_dir="/nonexistent")
-    assert s.settings["train"].font == render.font_file("matplotlib:DejaVuSansMono.ttf")
+    assert s.settings["train"].font == font_file("matplotlib:DejaVuSansMono.ttf")
     with pytest.raises(SceneError) as e:
-        scenes.scene_from_dict({"stimuli": {"classes": ["A", "B"]}, "test": {"font": "matplotlib:Nope.ttf"}},
+        scene_from_dict({"stimuli": {"classes": ["A", "B"]}, "test": {"font": "matplotlib:Nope.ttf"}},
                                path="s.toml")
     assert e.value.key == "test.font" and "shipped with matplotlib" in str(e.value)
 
@@ -185,12 +186,12 @@ def test_a_scene_names_a_matplotlib_face_portably():
 def test_the_second_typeface_is_another_face_at_the_same_size_and_weight():
     scene = load_scene(ROOT / "scenes" / "typefaces.toml")
     tr, te = scene.settings["train"], scene.settings["test"]
-    assert tr.font == "default" and te.font == render.font_file("matplotlib:DejaVuSerif.ttf")
+    assert tr.font == "default" and te.font == font_file("matplotlib:DejaVuSerif.ttf")
     assert (tr.size, tr.stroke, tr.slant) == (te.size, te.stroke, te.slant)
-    k = render.oversample_for(tr.card_size)
+    k = oversample_for(tr.card_size)
     for c in ("A", "E", "R"):
-        a = render.glyph_mask(c, tr.font, tr.size, tr.stroke, k).array
-        b = render.glyph_mask(c, te.font, te.size, te.stroke, k).array
+        a = glyph_mask(c, tr.font, tr.size, tr.stroke, k).array
+        b = glyph_mask(c, te.font, te.size, te.stroke, k).array
         assert a.shape != b.shape or not np.allclose(a, b)
 
 
@@ -219,12 +220,12 @@ def test_history_records_the_changes_made_after_failed_runs():
 ])
 def test_bad_history_is_a_scene_error(history, key, expected):
     with pytest.raises(SceneError) as e:
-        scenes.scene_from_dict({"stimuli": {"classes": ["X", "E"]}, "history": history}, path="s.toml")
+        scene_from_dict({"stimuli": {"classes": ["X", "E"]}, "history": history}, path="s.toml")
     assert e.value.key == key and expected in str(e.value)
 
 
 def test_history_dates_may_be_toml_dates():
     data = tomllib.loads('history = [{date = 2026-11-22, change = "a", why = "b"}]\n'
                         '[stimuli]\nclasses = ["X", "E"]\n')
-    (change,) = scenes.scene_from_dict(data).history
-    assert change == scenes.Change(date="2026-11-22", change="a", why="b", before="")
+    (change,) = scene_from_dict(data).history
+    assert change == Change(date="2026-11-22", change="a", why="b", before="")

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from mark1 import specs
-from mark1.stimuli import scenes
-from mark1.stimuli.scenes import SceneError, load_scene
+from mark1.exceptions import SceneError
+from mark1.stimuli import load_scene, schema, shipped_scenes
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted((ROOT / "scenes").glob("*.toml"))
@@ -49,23 +49,23 @@ def test_catalog_is_complete():
     names = {p.stem for p in SHIPPED}
     assert {"demo", "e_vs_x", "e_vs_x_any_rotation", "square_vs_circle", "square_vs_diamond", "e_vs_f",
             "left_right_marks", "typefaces", "alphabet", "parity"} <= names
-    assert [p.name for p in scenes.shipped_scenes()] == [p.name for p in SHIPPED]
+    assert [p.name for p in shipped_scenes()] == [p.name for p in SHIPPED]
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
 def test_shipped_scene_loads_and_renders(path):
     scene = load_scene(path)
     assert scene.name and scene.description.strip() and scene.path == str(path)
-    assert isinstance(scene.reported, scenes.Reported) and scene.reported.source
+    assert isinstance(scene.reported, schema.Reported) and scene.reported.source
     assert scene.reported.value is None or 0 <= scene.reported.value <= 1
     assert scene.reported.value is not None or scene.reported.note      # say why there is no number
-    assert isinstance(scene.schedule, scenes.Schedule) and scene.schedule.order in ("cyclic", "shuffled")
+    assert isinstance(scene.schedule, schema.Schedule) and scene.schedule.order in ("cyclic", "shuffled")
     spec = scene.machine_spec()
     assert isinstance(spec, specs.MachineSpec)
     if scene.schedule.rule is not None:
         assert spec.trainer.rule == scene.schedule.rule
     n = small(scene)
-    for split in scenes.SPLITS:
+    for split in schema.SPLITS:
         s = scene.stimuli(split, seed=0, count=n)
         assert s.cards.shape == (n, 60, 60) and s.cards.dtype == np.float64
         assert s.cards.min() >= 0 and s.cards.max() <= 1
@@ -119,8 +119,8 @@ def test_typefaces_test_split_uses_a_different_face():
 
 def test_minimal_scene_defaults(tmp_path):
     s = load_scene(write(tmp_path, MINIMAL))
-    assert s.schedule == scenes.Schedule(epochs=10, order="cyclic", rule=None)
-    assert s.reported == scenes.Reported()
+    assert s.schedule == schema.Schedule(epochs=10, order="cyclic", rule=None)
+    assert s.reported == schema.Reported()
     assert s.machine_spec() == specs.MARK_I
     st = s.settings["train"]
     assert st.card_size == 60 and st.size == 40 and st.font == "default" and st.count == 4
@@ -394,11 +394,11 @@ def test_test_split_may_not_reuse_training_images_or_ask_untrained_classes(tmp_p
 
 def test_readme_documents_every_key():
     text = (ROOT / "scenes" / "README.md").read_text()
-    for key in scenes.KEYS:
+    for key in schema.KEYS:
         leaf = key.split(".")[-1]
         assert re.search(rf"^\| `([\w.]*\.)?{re.escape(leaf)}` \|", text, flags=re.M), \
             f"scenes/README.md has no table row for {key}"
-    for source in scenes.SOURCES:
+    for source in schema.SOURCES:
         assert f'"{source}"' in text or f"`{source}`" in text
 
 
@@ -530,7 +530,7 @@ def test_fuzz_mutated_scenes_raise_only_scene_error(tmp_path):
             p.write_text(mutated)
             try:
                 scene = load_scene(p)
-                for split in scenes.SPLITS:
+                for split in schema.SPLITS:
                     scene.stimuli(split, seed=0, count=max(4, len(scene.classes)))
                 outcomes["ok"] += 1
             except SceneError as e:
