@@ -1,65 +1,53 @@
-"""Ablation: switch the Mark I's non-idealities off one at a time and see what changes.
+"""
+Ablation: one non-ideality off at a time
+========================================
 
-On a small scene (``scenes/e_vs_f.toml`` by default: E vs F, 60 training cards) trains
-the full Mark I, the ideal digital machine, and the full machine with one
-non-ideality switched off (``spec.without(name)``) for a few of them, on the same
-cards and the same wiring for a given seed. Prints test accuracy (mean ± std over
-seeds) and its change against the full machine, and saves a bar chart into
-``examples/output/`` (or ``--out``). Differences smaller than the seed-to-seed spread
-are not evidence of anything.
+Switch the Mark I's non-idealities off one at a time and see what changes. On a small
+scene (``scenes/e_vs_f.toml`` by default: E vs F, 60 training cards) trains the full
+Mark I, the ideal digital machine, and the full machine with one non-ideality switched
+off (``spec.without(name)``) for a few of them, on the same cards and the same wiring
+for a given seed. Prints test accuracy (mean ± std over seeds) and its change against
+the full machine, and saves a bar chart into ``examples/output/`` (or ``--out``).
+Differences smaller than the seed-to-seed spread are not evidence of anything (for
+paired seeds and 95 % intervals, see ``mark1 ablate``).
 
-Run:  python examples/ablation.py [--scene e_vs_f] [--seeds 3] [--test-count 100] [--out DIR]
+Run it with ``python examples/ablation.py [--scene e_vs_f] [--seeds 3] [--test-count 100] [--out DIR]``.
 """
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
+import mark1
+from mark1.stimuli import SCENES_DIR
+from mark1.viz import new_figure, save_figure, script_parser
 
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from mark1._utils.atomic import atomic_path  # noqa: E402
-from mark1.machine.mark_i import MarkI  # noqa: E402
-from mark1._utils.progress import progress_bar  # noqa: E402
-from mark1.stimuli.cards import scene_cards  # noqa: E402
-from mark1.stimuli.scenes import SCENES_DIR, load_scene  # noqa: E402
+matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
 #: The non-idealities switched off one at a time (names of mark1.specs.NON_IDEALITIES).
 SWITCHED = ("lens", "light_history", "photocell_dynamics", "motor_spread", "backlash", "wiper_noise")
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = script_parser(__doc__, __file__)
     ap.add_argument("--scene", default="e_vs_f", help="scene file name in scenes/ (without .toml)")
     ap.add_argument("--seeds", type=int, default=3, help="number of seeds (0, 1, ...)")
     ap.add_argument("--test-count", type=int, default=100, help="test cards per seed")
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
-                    help="folder for the figure")
     args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    scene = mark1.load_scene(SCENES_DIR / f"{args.scene}.toml")
 
-    scene = load_scene(SCENES_DIR / f"{args.scene}.toml")
     full = scene.machine_spec()
     variants = {"full": full, "ideal": full.ideal()}
     variants.update({f"without {n}": full.without(n) for n in SWITCHED if full.is_on(n)})
     acc = {v: [] for v in variants}
-    bar = progress_bar(args.seeds * len(variants), "run")          # a bar on a terminal only
     for seed in range(args.seeds):
-        train, test, machine_seed = scene_cards(scene, seed, test_count=args.test_count)
+        train, test, machine_seed = mark1.scene_cards(scene, seed, test_count=args.test_count)
         for v, spec in variants.items():
-            m = MarkI(spec=spec, seed=machine_seed).fit(train.cards, train.labels, epochs=scene.schedule.epochs,
-                                                order=scene.schedule.order)
+            m = mark1.MarkI(spec=spec, seed=machine_seed).fit(train.cards, train.labels, progress=True,
+                                                              epochs=scene.schedule.epochs, order=scene.schedule.order)
             m.score(train.cards, train.labels)            # as everywhere: train read first
             acc[v].append(m.score(test.cards, test.labels))
-            if bar is not None:
-                bar.update(1)
-    if bar is not None:
-        bar.close()
 
     ref = np.mean(acc["full"])
     print(f"scene: {scene.name}; {len(train)} training cards x {scene.schedule.epochs} epochs, "
@@ -75,7 +63,7 @@ def main(argv=None) -> None:
     names = list(variants)
     means = np.array([np.mean(acc[v]) for v in names])
     stds = np.array([np.std(acc[v]) for v in names])
-    fig = Figure(figsize=(7.5, 0.9 + 0.42 * len(names)), layout="constrained")
+    fig = new_figure(7.5, 0.9 + 0.42 * len(names), layout="constrained")
     ax = fig.add_subplot()
     y = np.arange(len(names))[::-1]
     colors = ["tab:red" if v == "full" else "tab:blue" if v == "ideal" else "tab:green" for v in names]
@@ -89,8 +77,7 @@ def main(argv=None) -> None:
     ax.legend(fontsize=8, loc="lower left")
     ax.grid(axis="x", alpha=0.3)
     ax.set_title(f"{scene.name}: one non-ideality off at a time", fontsize=9)
-    with atomic_path(args.out / "ablation.png") as tmp:
-        fig.savefig(tmp, format="png", dpi=120)
+    save_figure(fig, args.out / "ablation.png", dpi=120)
     print(f"figure: {args.out / 'ablation.png'}")
 
 

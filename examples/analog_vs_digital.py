@@ -1,63 +1,52 @@
-"""The analog Mark I beside the ideal digital perceptron on the same cards and wiring.
+"""
+The analog Mark I beside the ideal digital perceptron
+=====================================================
 
-Trains two machines on every seed: the documented Mark I (``MARK_I``: slow motors,
-backlash, motor spread, wiper noise, photocell dynamics, light history, lens blur, ...)
-and ``spec.ideal()``, the textbook digital perceptron with every non-ideality switched
-off. Both use the same seed, so the same patch board and the same cards. Prints the
-mistakes per epoch, train and test accuracy and the machine time of each, and saves a
-figure of both into ``examples/output/`` (or ``--out``).
+The same cards and the same wiring, two machines. Trains two machines on every seed:
+the documented Mark I (``MARK_I``: slow motors, backlash, motor spread, wiper noise,
+photocell dynamics, light history, lens blur, ...) and ``spec.ideal()``, the textbook
+digital perceptron with every non-ideality switched off. Both use the same seed, so
+the same patch board and the same cards. Prints the mistakes per epoch, train and test
+accuracy and the machine time of each, and saves a figure of both into
+``examples/output/`` (or ``--out``).
 
-Run:  python examples/analog_vs_digital.py [--scene e_vs_f] [--seeds 3] [--out DIR]
+Run it with ``python examples/analog_vs_digital.py [--scene e_vs_f] [--seeds 3] [--out DIR]``.
 """
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
+import mark1
+from mark1.stimuli import SCENES_DIR
+from mark1.viz import new_figure, save_figure, script_parser
 
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from mark1._utils.atomic import atomic_path  # noqa: E402
-from mark1.machine.mark_i import MarkI  # noqa: E402
-from mark1._utils.progress import progress_bar  # noqa: E402
-from mark1.stimuli.cards import scene_cards  # noqa: E402
-from mark1.stimuli.scenes import SCENES_DIR, load_scene  # noqa: E402
+matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = script_parser(__doc__, __file__)
     ap.add_argument("--scene", default="e_vs_f", help="scene file name in scenes/ (without .toml)")
     ap.add_argument("--seeds", type=int, default=3, help="number of seeds (0, 1, ...)")
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
-                    help="folder for the figure")
     args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    scene = mark1.load_scene(SCENES_DIR / f"{args.scene}.toml")
 
-    scene = load_scene(SCENES_DIR / f"{args.scene}.toml")
     spec = scene.machine_spec()
     variants = {"analog": spec, "digital": spec.ideal()}
     epochs = scene.schedule.epochs
     results = {v: {"mistakes": [], "train": [], "test": [], "hours": [], "waited": []} for v in variants}
-    bar = progress_bar(args.seeds * len(variants), "run")          # a bar on a terminal only
     for seed in range(args.seeds):
-        train, test, machine_seed = scene_cards(scene, seed)        # as `mark1 run --seed` does
+        train, test, machine_seed = mark1.scene_cards(scene, seed)        # as `mark1 run --seed` does
         for v, s in variants.items():
-            m = MarkI(spec=s, seed=machine_seed).fit(train.cards, train.labels, epochs=epochs, order=scene.schedule.order)
+            m = mark1.MarkI(spec=s, seed=machine_seed).fit(train.cards, train.labels, epochs=epochs,
+                                                           order=scene.schedule.order, progress=True)
             r = results[v]
             r["mistakes"].append(m.mistakes_per_epoch_)
             r["train"].append(m.score(train.cards, train.labels))     # train first: reads draw noise
             r["test"].append(m.score(test.cards, test.labels))
             r["hours"].append(m.machine_time_ / 3600)
             r["waited"].append(m.waited_)
-            if bar is not None:
-                bar.update(1)
-    if bar is not None:
-        bar.close()
 
     print(f"scene: {scene.name}; {len(train)} training cards x {epochs} epochs, "
           f"{len(test)} test cards, {args.seeds} seed(s)")
@@ -77,7 +66,7 @@ def main(argv=None) -> None:
     if max(np.mean(results[v]["waited"]) for v in variants) == 0:
         print("The motors finish each move within the card period, so the analog machine is no slower.")
 
-    fig = Figure(figsize=(10, 3.8), layout="constrained")
+    fig = new_figure(10, 3.8, layout="constrained")
     ax_m, ax_a = fig.subplots(1, 2, width_ratios=[1.6, 1])
     colors = {"analog": "tab:red", "digital": "tab:blue"}
     ep = np.arange(1, epochs + 1)
@@ -108,8 +97,7 @@ def main(argv=None) -> None:
     ax_a.grid(axis="y", alpha=0.3)
     fig.suptitle(f"{scene.name}: analog Mark I vs ideal digital perceptron (same wiring, same cards)",
                  fontsize=10)
-    with atomic_path(args.out / "analog_vs_digital.png") as tmp:
-        fig.savefig(tmp, format="png", dpi=120)
+    save_figure(fig, args.out / "analog_vs_digital.png", dpi=120)
     print(f"figure: {args.out / 'analog_vs_digital.png'}")
 
 

@@ -1,52 +1,45 @@
-"""A film of the machine learning: training on the demo scene as an animated GIF.
+"""
+A film of the machine learning
+==============================
 
-Loads ``scenes/demo.toml`` (X vs E on the SMALL machine, 64 A-units) and makes
-``plotting.training_animation``: each frame (1280 x 720 pixels) shows one presentation
-stage by stage: the card as the retina sees it, the S-units and A-units that fire, the
-R-unit's sum against its threshold, the pots of the firing A-units before and after the
-trainer turned them, the R-unit's weights projected onto the retina (what it looks for,
-growing as it learns) and the running training accuracy. Frames are evenly spaced,
-one every ``--every`` presentations, ending on the last; presentations and cards are
-numbered from 1.
-Prints the number of frames and the final training and test accuracy, and writes
-``demo_training.gif`` into ``examples/output/`` (or ``--out``).
+Training on the demo scene as an animated GIF. Loads ``scenes/demo.toml`` (X vs E on
+the SMALL machine, 64 A-units) and makes :func:`mark1.viz.training_animation`: each
+frame (1280 x 720 pixels) shows one presentation stage by stage: the card as the
+retina sees it, the S-units and A-units that fire, the R-unit's sum against its
+threshold, the pots of the firing A-units before and after the trainer turned them,
+the R-unit's weights projected onto the retina (what it looks for, growing as it
+learns) and the running training accuracy. Frames are evenly spaced, one every
+``--every`` presentations, ending on the last; presentations and cards are numbered
+from 1. Prints the number of frames and the final training and test accuracy, and
+writes ``demo_training.gif`` into ``examples/output/`` (or ``--out``).
 
-Run:  python examples/animation.py [--seed 0] [--every 5] [--out DIR]
+Run it with ``python examples/animation.py [--seed 0] [--every 5] [--out DIR]``.
 """
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import matplotlib
+from PIL import Image
 
-matplotlib.use("Agg")
+import mark1
+from mark1.stimuli import SCENES_DIR
+from mark1.viz import script_parser, training_animation
 
-from PIL import Image  # noqa: E402
-
-from mark1.viz import plotting  # noqa: E402
-from mark1.machine.mark_i import MarkI  # noqa: E402
-from mark1.stimuli.cards import scene_cards  # noqa: E402
-from mark1.stimuli.scenes import SCENES_DIR, load_scene  # noqa: E402
+matplotlib.use("Agg")           # the frames are drawn off screen
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seed", type=int, default=0, help="seed of the cards and of the machine")
+    ap = script_parser(__doc__, __file__, seed=True)
     ap.add_argument("--every", type=int, default=5, help="a frame every this many presentations (default 5)")
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
-                    help="folder for the GIF")
     args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    scene = mark1.load_scene(SCENES_DIR / "demo.toml")
+    train, test, machine_seed = mark1.scene_cards(scene, args.seed)     # as `mark1 run --seed` does
 
-    scene = load_scene(SCENES_DIR / "demo.toml")
-    train, test, machine_seed = scene_cards(scene, args.seed)     # as `mark1 run --seed` does
     spec, epochs = scene.machine_spec(), scene.schedule.epochs
     gif = args.out / "demo_training.gif"
-    plotting.training_animation(spec, train.cards, train.labels, seed=machine_seed, out=gif,
-                                epochs=epochs, every=args.every, progress=True)
-    machine = MarkI(spec=spec, seed=machine_seed).fit(train.cards, train.labels, epochs=epochs)
+    training_animation(spec, train.cards, train.labels, seed=machine_seed, out=gif, epochs=epochs,
+                       every=args.every, progress=True)
+    machine = mark1.MarkI(spec=spec, seed=machine_seed).fit(train.cards, train.labels, epochs=epochs)
     with Image.open(gif) as im:
         frames, size = im.n_frames, im.size
     print(f"scene: {scene.name}; {len(train)} cards x {epochs} epochs = {len(train) * epochs} presentations")

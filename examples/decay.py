@@ -1,5 +1,8 @@
-"""Re-enact the one reported hardware claim: "a slight deliberate decay sped learning".
+"""
+Did a slight decay of the pots speed learning?
+==============================================
 
+Re-enact the one reported hardware claim: "a slight deliberate decay sped learning".
 The facts sheet (single-source) says the Mark I's potentiometers were made to relax
 slightly towards zero between presentations, and that this reportedly sped learning.
 How slight is not recorded. This example sweeps the decay's time constant
@@ -15,22 +18,23 @@ only changes when the motors make the trainer wait); test accuracy is shown besi
 Every change is paired against no decay, with a 95 % t-interval. The last line says
 what the simulation finds, whichever way it falls: a miss is a finding.
 
-Run:  python examples/decay.py [--scene alphabet] [--seeds 10] [--out DIR]
+Run it with ``python examples/decay.py [--scene alphabet] [--seeds 10] [--out DIR]``.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
-from pathlib import Path
 
 import matplotlib
 
-matplotlib.use("Agg")
+import mark1
+from mark1.lab import sweep
+from mark1.lab.stats import mean_interval
+from mark1.stimuli import SCENES_DIR
+from mark1.viz import script_parser
+from mark1.viz.studies import sweep_figure
 
-from mark1.lab.stats import mean_interval  # noqa: E402
-from mark1.lab.sweep import sweep  # noqa: E402
-from mark1.stimuli.scenes import SCENES_DIR, load_scene  # noqa: E402
+matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
 #: Decay time constants swept, seconds; inf is no decay (the reference).
 DECAY_TIMES = (30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0, math.inf)
@@ -47,21 +51,18 @@ def paired(result, value, key):
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = script_parser(__doc__, __file__)
     ap.add_argument("--scene", default="alphabet",
                     help="scene file name in scenes/ (without .toml), one that shows its cards more than once")
     ap.add_argument("--seeds", type=int, default=10, help="number of paired seeds (0, 1, ...)")
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
-                    help="folder for the figure and the CSV")
     args = ap.parse_args(argv)
-
-    scene = load_scene(SCENES_DIR / f"{args.scene}.toml")
+    scene = mark1.load_scene(SCENES_DIR / f"{args.scene}.toml")
     if scene.schedule.epochs < 2:
         ap.error(f"--scene: {args.scene} shows each card once (schedule.epochs = 1), so it cannot show "
                  f"learning speed; choose a scene with several epochs, e.g. alphabet")
     period = scene.machine_spec().timing.period
     result = sweep(scene, "rack.decay_time", list(DECAY_TIMES), seeds=args.seeds, reference=math.inf,
-                   out=args.out / "decay_sweep", progress=True)
+                   out=args.out / "decay_sweep", progress=True, figure=sweep_figure)
     rows = {r["value"]: r for r in result.summary()}
     print(f"scene: {scene.name}; {args.seeds} paired seeds; changes are against no decay (inf), 95 % interval")
     print(f"{'decay time':>10}  {'lost per card':>13}  {'test acc':>8}  {'mistakes':>8}  {'learned after':>13}  "

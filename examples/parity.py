@@ -1,36 +1,32 @@
-"""Minsky and Papert's parity: the Mark I cannot learn whether the number of blobs is odd.
+"""
+Parity: what the Mark I cannot learn
+====================================
 
-Loads ``scenes/parity.toml`` (cards with 1 to 6 round blobs, labelled even or odd)
-and trains the Mark I and the ideal digital perceptron on the same wiring as the
-scene says. In the scene's 10 epochs the machines learn the training cards by heart
-(or nearly: 512 A-units can memorise 200 cards) but stay near chance (0.5) on new
-cards; a run of the ideal machine for many more epochs is printed too. For comparison
-it prints how far a single threshold on the number of S-units firing (a predicate of
-order 1) gets: every card carries the same ink, so it stays near chance - a little
-above, since one large blob lights more photocells than the same ink in several small
-ones. Saves the errors per epoch and sample cards into ``examples/output/`` (or
-``--out``).
+Minsky and Papert's parity: can the machine tell whether the number of blobs on a
+card is odd? Loads ``scenes/parity.toml`` (cards with 1 to 6 round blobs, labelled
+even or odd) and trains the Mark I and the ideal digital perceptron on the same wiring
+as the scene says. In the scene's 10 epochs the machines learn the training cards by
+heart (or nearly: 512 A-units can memorise 200 cards) but stay near chance (0.5) on
+new cards; a run of the ideal machine for many more epochs is printed too. For
+comparison it prints how far a single threshold on the number of S-units firing (a
+predicate of order 1) gets: every card carries the same ink, so it stays near chance -
+a little above, since one large blob lights more photocells than the same ink in
+several small ones. Saves the errors per epoch and sample cards into
+``examples/output/`` (or ``--out``).
 
-Run:  python examples/parity.py [--seed 0] [--out DIR]
+Run it with ``python examples/parity.py [--seed 0] [--out DIR]``.
 """
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
+import mark1
+from mark1.stimuli import SCENES_DIR
+from mark1.viz import contact_sheet, new_figure, save_figure, script_parser
 
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from mark1.viz import plotting  # noqa: E402
-from mark1._utils.atomic import atomic_path  # noqa: E402
-from mark1.machine.mark_i import MarkI  # noqa: E402
-from mark1.stimuli.cards import scene_cards  # noqa: E402
-from mark1.stimuli.scenes import SCENES_DIR, load_scene  # noqa: E402
+matplotlib.use("Agg")           # the figures go to files, never to a window
 
 
 def ink_rule_accuracy(machine, train, test) -> float:
@@ -49,43 +45,39 @@ def ink_rule_accuracy(machine, train, test) -> float:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seed", type=int, default=0, help="seed of the cards and of the machine")
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
-                    help="folder for the figures")
-    args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    args = script_parser(__doc__, __file__, seed=True).parse_args(argv)
+    scene = mark1.load_scene(SCENES_DIR / "parity.toml")
+    train, test, machine_seed = mark1.scene_cards(scene, args.seed)     # as `mark1 run --seed` does
 
-    scene = load_scene(SCENES_DIR / "parity.toml")
-    train, test, machine_seed = scene_cards(scene, args.seed)     # as `mark1 run --seed` does
     epochs = scene.schedule.epochs
     spec = scene.machine_spec()
     print(f"scene: {scene.name}; {len(train)} training cards x {epochs} epochs, {len(test)} test cards")
     results = {}
     for name, s in (("Mark I", spec), ("ideal", spec.ideal())):
-        m = MarkI(spec=s, seed=machine_seed).fit(train.cards, train.labels, epochs=epochs,
-                                              order=scene.schedule.order, progress=True)
+        m = mark1.MarkI(spec=s, seed=machine_seed).fit(train.cards, train.labels, epochs=epochs,
+                                                       order=scene.schedule.order, progress=True)
         tr, te = m.score(train.cards, train.labels), m.score(test.cards, test.labels)
         results[name] = (m, tr, te)
         print(f"[{name}] mistakes per epoch: {m.mistakes_per_epoch_.tolist()}")
         print(f"[{name}] train accuracy: {tr:.3f}")
         print(f"[{name}] test accuracy: {te:.3f}")
     long_epochs = 6 * epochs
-    m = MarkI(spec=spec.ideal(), seed=machine_seed).fit(train.cards, train.labels, epochs=long_epochs,
-                                                     order=scene.schedule.order, progress=True)
+    m = mark1.MarkI(spec=spec.ideal(), seed=machine_seed).fit(train.cards, train.labels, epochs=long_epochs,
+                                                              order=scene.schedule.order, progress=True)
     zero = np.flatnonzero(m.mistakes_per_epoch_ == 0)
     print(f"[ideal, {long_epochs} epochs] first epoch without a mistake: "
           f"{zero[0] + 1 if len(zero) else 'none'}; train accuracy: {m.score(train.cards, train.labels):.3f}, "
           f"test accuracy: {m.score(test.cards, test.labels):.3f}")
     machine = results["Mark I"][0]
-    print(f"chance: 0.500; one threshold on the amount of ink: test accuracy {ink_rule_accuracy(machine, train, test):.3f}")
+    print(f"chance: 0.500; one threshold on the amount of ink: test accuracy "
+          f"{ink_rule_accuracy(machine, train, test):.3f}")
     print("Why: parity is not of bounded order (Minsky and Papert 1969) - no linear threshold over "
           "A-units that each see a limited part of the retina can compute it, and each A-unit here "
           f"sees only {spec.patchboard.excitatory + spec.patchboard.inhibitory} random photocells.")
     print("So what the machine learns is the training cards by heart, and that does not carry over "
           "to new cards: test accuracy stays near chance.")
 
-    fig = Figure(figsize=(7.5, 3.8), layout="constrained")
+    fig = new_figure(7.5, 3.8, layout="constrained")
     ax = fig.add_subplot()
     ep = np.arange(1, epochs + 1)
     for (name, (m, tr, te)), color in zip(results.items(), ("tab:red", "tab:blue")):
@@ -98,10 +90,8 @@ def main(argv=None) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title(f"{scene.name}: training cards learned by heart, near chance on new cards", fontsize=9)
-    with atomic_path(args.out / "parity_errors.png") as tmp:
-        fig.savefig(tmp, format="png", dpi=120)
-    plotting.contact_sheet(scene, seed=args.seed, per_class=4, out=args.out / "parity_cards.png",
-                           progress=True)
+    save_figure(fig, args.out / "parity_errors.png", dpi=120)
+    contact_sheet(scene, seed=args.seed, per_class=4, out=args.out / "parity_cards.png", progress=True)
     print(f"figures: {args.out / 'parity_errors.png'}, {args.out / 'parity_cards.png'}")
 
 

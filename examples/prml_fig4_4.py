@@ -1,9 +1,11 @@
-"""PRML Fig. 4.4: least squares is pulled by points far on the correct side; logistic regression is not.
+"""
+PRML Fig. 4.4: least squares is pulled by points far on the correct side; logistic regression is not
+====================================================================================================
 
 Two classes in 2-D (a fixed synthetic draw; red crosses and blue circles as in the
 book). Left: the decision boundaries of least squares (magenta,
-``baselines.LeastSquaresClassifier``, PRML §4.1.3) and logistic regression
-(green, ``baselines.LogisticRegression``, §4.3.2, fitted by IRLS). Right: the same
+``mark1.LeastSquaresClassifier``, PRML §4.1.3) and logistic regression
+(green, ``mark1.LogisticRegression``, §4.3.2, fitted by IRLS). Right: the same
 after adding a cluster of extra blue points far in the bottom right - points every
 sensible boundary already classifies correctly. Least squares penalises
 predictions that are "too correct", so its boundary swings into the red class;
@@ -19,23 +21,18 @@ remedy: ``LogisticRegression(alpha=0.01)``, prior variance 100 on each weight
 also ignores correctly classified points, is fitted too and its accuracy
 printed, not drawn.
 
-Run:  python examples/prml_fig4_4.py [--out DIR]
+Run it with ``python examples/prml_fig4_4.py [--out DIR]``.
 """
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
+from mark1.linear_model import LeastSquaresClassifier, LogisticRegression, Perceptron
+from mark1.viz import plane_figure, save_figure, script_parser
 
-import numpy as np                               # noqa: E402
-from matplotlib.figure import Figure             # noqa: E402
-
-from mark1._utils.atomic import atomic_path             # noqa: E402
-from mark1.linear_model import LeastSquaresClassifier, LogisticRegression, Perceptron  # noqa: E402
+matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
 PRIOR_PRECISION = 0.01          # alpha of the Gaussian prior on the weights (variance 100)
 
@@ -70,11 +67,7 @@ def boundary(ax, clf, xlim, ylim, color, ls, label, lw):
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
-                    help="folder for the figure")
-    args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    args = script_parser(__doc__, __file__).parse_args(argv)
 
     X, y, extra = data()
     Xo, yo = np.r_[X, extra], np.r_[y, np.ones(len(extra), int)]
@@ -94,9 +87,8 @@ def main(argv=None) -> None:
     print(f"logistic regression with extra points: {lr_with:.3f}")
     print(f"perceptron with extra points: {perceptron.score(X, y):.3f}")
 
-    fig = Figure(figsize=(11, 5.4), layout="constrained")
-    axes = fig.subplots(1, 2, sharex=True, sharey=True)
     xlim, ylim = (-4.0, 8.5), (-8.0, 4.5)
+    fig, axes = plane_figure(1, 2, width=11, height=5.4, xlim=xlim, ylim=ylim)
     for ax, (pts, lab), which, title in ((axes[0], (X, y), 0, "without the extra points"),
                                          (axes[1], (Xo, yo), 1, "with extra points in the bottom right")):
         ax.scatter(*pts[lab == 0].T, marker="x", color="tab:red", s=36, linewidths=1.5, label="class 0")
@@ -106,16 +98,12 @@ def main(argv=None) -> None:
             clf = fits[name][which]
             boundary(ax, clf, xlim, ylim, color, ls, f"{name} ({clf.score(X, y):.0%} of the original points)",
                      lw=2.2 if ls == "--" else 3.5)
-        ax.set_xlim(*xlim)
-        ax.set_ylim(*ylim)
-        ax.set_aspect("equal")
         ax.set_title(title, fontsize=12)
         ax.tick_params(labelsize=10)
         ax.legend(fontsize=10, loc="lower left")
     fig.suptitle("PRML Fig. 4.4: least squares (magenta) is pulled by points far on the correct side; "
                  "logistic regression (green) is not", fontsize=12)
-    with atomic_path(args.out / "prml_fig4_4.png") as tmp:
-        fig.savefig(tmp, format="png", dpi=110)
+    save_figure(fig, args.out / "prml_fig4_4.png", dpi=110)
     print(f"figure: {args.out / 'prml_fig4_4.png'}")
 
 

@@ -1,13 +1,15 @@
-"""PRML Fig. 4.5: least squares masks the middle of three classes; logistic regression does not.
+"""
+PRML Fig. 4.5: least squares masks the middle of three classes; logistic regression does not
+============================================================================================
 
 Three classes in 2-D, their means on a line (a fixed synthetic draw; red crosses,
 green circles, blue pluses as in the book), with the decision regions of each
 model. Left: least squares with 1-of-K targets
-(``baselines.LeastSquaresClassifier``, PRML §4.1.3) fits each class indicator
+(``mark1.LeastSquaresClassifier``, PRML §4.1.3) fits each class indicator
 with a linear function; the middle class's indicator is high in the middle and
 low on both sides, which no linear function follows, so its output is almost
 flat and is beaten everywhere by one of the outer two: the middle class is
-"masked". Right: multiclass logistic regression (``baselines.LogisticRegression``,
+"masked". Right: multiclass logistic regression (``mark1.LogisticRegression``,
 the softmax model of §4.3.4 fitted by Newton-Raphson/IRLS) has linear boundaries
 too, and gets the middle class right.
 
@@ -16,28 +18,23 @@ finite solution (§4.3.2), so logistic regression is the MAP fit under a broad
 Gaussian prior, ``alpha=0.01`` (prior variance 100 on each weight; one value,
 the same as in prml_fig4_4.py, chosen before looking at the figure). The
 generative Gaussian classifier with a shared covariance
-(``baselines.GaussianClassifier``, §4.2.2) also gets the middle class right; its
+(``mark1.GaussianClassifier``, §4.2.2) also gets the middle class right; its
 accuracy is printed for reference. Prints the accuracies (on the training
 points and on fresh points from the same distribution) and saves the figure.
 
-Run:  python examples/prml_fig4_5.py [--out DIR]
+Run it with ``python examples/prml_fig4_5.py [--out DIR]``.
 """
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import matplotlib
+import numpy as np
+from matplotlib.colors import ListedColormap
 
-matplotlib.use("Agg")
+from mark1.linear_model import GaussianClassifier, LeastSquaresClassifier, LogisticRegression
+from mark1.viz import plane_figure, save_figure, script_parser
 
-import numpy as np                               # noqa: E402
-from matplotlib.colors import ListedColormap     # noqa: E402
-from matplotlib.figure import Figure             # noqa: E402
-
-from mark1._utils.atomic import atomic_path             # noqa: E402
-from mark1.linear_model import GaussianClassifier, LeastSquaresClassifier, LogisticRegression  # noqa: E402
+matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
 MEANS = np.array([[-2.5, -2.5], [0.0, 0.0], [2.5, 2.5]])
 COLORS = ("tab:red", "tab:green", "tab:blue")
@@ -51,11 +48,7 @@ def draw(rng, n_per_class):
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
-                    help="folder for the figure")
-    args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    args = script_parser(__doc__, __file__).parse_args(argv)
 
     rng = np.random.default_rng(0)
     X, y = draw(rng, 50)
@@ -73,9 +66,8 @@ def main(argv=None) -> None:
           f"logistic regression {np.mean(logistic.predict(X[middle]) == 1):.3f}, "
           f"Gaussian {np.mean(gauss.predict(X[middle]) == 1):.3f}")
 
-    fig = Figure(figsize=(10, 4.8), layout="constrained")
-    axes = fig.subplots(1, 2, sharex=True, sharey=True)
     lim = (-5.5, 5.5)
+    fig, axes = plane_figure(1, 2, width=10, height=4.8, xlim=lim, ylim=lim)
     xx, yy = np.meshgrid(np.linspace(*lim, 300), np.linspace(*lim, 300))
     grid = np.c_[xx.ravel(), yy.ravel()]
     cmap = ListedColormap(["#f4c2c2", "#c2f0c2", "#c2d4f4"])
@@ -88,15 +80,11 @@ def main(argv=None) -> None:
                 ax.scatter(*pts.T, marker="o", facecolors="none", edgecolors=COLORS[k], s=36, linewidths=1.5)
             else:
                 ax.scatter(*pts.T, marker=MARKERS[k], color=COLORS[k], s=42, linewidths=1.5)
-        ax.set_xlim(*lim)
-        ax.set_ylim(*lim)
-        ax.set_aspect("equal")
         ax.set_title(f"{name}: {clf.score(X, y):.0%} correct", fontsize=12)
         ax.tick_params(labelsize=10)
     fig.suptitle("PRML Fig. 4.5: three classes; least squares masks the middle one (green), "
                  "logistic regression does not", fontsize=12)
-    with atomic_path(args.out / "prml_fig4_5.png") as tmp:
-        fig.savefig(tmp, format="png", dpi=110)
+    save_figure(fig, args.out / "prml_fig4_5.png", dpi=110)
     print(f"figure: {args.out / 'prml_fig4_5.png'}")
 
 

@@ -1,29 +1,27 @@
-"""PRML Fig. 4.6: projecting onto the line joining the class means vs onto Fisher's direction.
+"""
+PRML Fig. 4.6: projecting onto the line joining the class means vs onto Fisher's direction
+==========================================================================================
 
 Two classes in 2-D with strongly correlated, elongated covariance (a fixed synthetic
 draw). Projected onto the line joining the class means the classes overlap badly;
 projected onto Fisher's direction ``w ∝ S_W^{-1} (m_1 - m_0)``
-(``baselines.FisherDiscriminant``, PRML §4.1.4), which also keeps the spread within
+(``mark1.FisherDiscriminant``, PRML §4.1.4), which also keeps the spread within
 each class small, they hardly overlap. Prints Fisher's criterion J and the error of a
 threshold half-way between the projected means for both directions, and saves
-``plotting.fisher_histograms_figure``.
+:func:`mark1.viz.fisher_histograms_figure`.
 
-Run:  python examples/prml_fig4_6.py [--out DIR]
+Run it with ``python examples/prml_fig4_6.py [--out DIR]``.
 """
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
+from mark1.linear_model import FisherDiscriminant
+from mark1.viz import fisher_histograms_figure, script_parser
 
-import numpy as np                               # noqa: E402
-
-from mark1.viz import plotting  # noqa: E402
-from mark1.linear_model import FisherDiscriminant   # noqa: E402
+matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
 
 def data(seed: int = 0, n: int = 200):
@@ -34,11 +32,7 @@ def data(seed: int = 0, n: int = 200):
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
-                    help="folder for the figure")
-    args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    args = script_parser(__doc__, __file__).parse_args(argv)
 
     X, y = data()
     fd = FisherDiscriminant().fit(X, y)
@@ -53,7 +47,7 @@ def main(argv=None) -> None:
         print(f"{name} direction ({v[0]:+.3f}, {v[1]:+.3f}): J = {fd.criterion(v):.4f}, "
               f"error with the midpoint threshold = {error:.3f}")
     print(f"Fisher classifier (its own threshold) accuracy: {fd.score(X, y):.3f}")
-    plotting.fisher_histograms_figure(X, y, out=args.out / "prml_fig4_6.png")
+    fisher_histograms_figure(X, y, out=args.out / "prml_fig4_6.png")
     print(f"figure: {args.out / 'prml_fig4_6.png'}")
 
 

@@ -1,7 +1,9 @@
-"""PRML Fig. 4.7: the perceptron learning algorithm, one update at a time.
+"""
+PRML Fig. 4.7: the perceptron learning algorithm, one update at a time
+======================================================================
 
 Two linearly separable classes in 2-D (a fixed synthetic draw) with a bias feature,
-trained by fixed-increment error correction (``mark1.perceptron.train_error_correction``,
+trained by fixed-increment error correction (``mark1.machine.perceptron.train_error_correction``,
 the same core the machine's ideal path uses) from a poor starting weight vector.
 Every presentation with ``errors[p]`` set moved the weights by ``t_n φ_n``; replaying
 those updates gives the weight vector after each. Four panels as in PRML: the start,
@@ -10,23 +12,18 @@ weight vector (arrow, normal to the boundary) and, circled, the misclassified po
 that causes the next update. Prints the number of updates, epochs and whether the
 training set ended separated.
 
-Run:  python examples/prml_fig4_7.py [--out DIR]
+Run it with ``python examples/prml_fig4_7.py [--out DIR]``.
 """
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
+from mark1.machine.perceptron import train_error_correction
+from mark1.viz import plane_figure, save_figure, script_parser
 
-import numpy as np                               # noqa: E402
-from matplotlib.figure import Figure             # noqa: E402
-
-from mark1._utils.atomic import atomic_path             # noqa: E402
-from mark1.machine.perceptron import train_error_correction  # noqa: E402
+matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
 W0 = np.array([-1.5, 3.0, 0.5])                  # (w_1, w_2, bias): a poor start
 
@@ -41,11 +38,7 @@ def data(seed: int = 1):
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
-                    help="folder for the figure")
-    args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    args = script_parser(__doc__, __file__).parse_args(argv)
 
     X, t = data()
     phi = np.c_[X, np.ones(len(X))]
@@ -64,8 +57,7 @@ def main(argv=None) -> None:
     print(f"final w = {np.round(res.weights[0], 3).tolist()}")
 
     shown = [0, 1, 2, len(upd)]
-    fig = Figure(figsize=(8, 8), layout="constrained")
-    axes = fig.subplots(2, 2, sharex=True, sharey=True).ravel()
+    fig, axes = plane_figure(2, 2, width=8, height=8, xlim=(-1, 1), ylim=(-1, 1))
     xs = np.linspace(-1, 1, 2)
     for ax, k in zip(axes, shown):
         w = steps[k]
@@ -82,13 +74,9 @@ def main(argv=None) -> None:
             ax.scatter(*X[cards[k]], s=160, facecolors="none", edgecolors="tab:green", linewidths=2)
         what = "start" if k == 0 else f"after update {k}" + (" (end)" if k == len(upd) else "")
         ax.set_title(f"{what}: {acc[k]:.0%} correct", fontsize=10)
-        ax.set_xlim(-1, 1)
-        ax.set_ylim(-1, 1)
-        ax.set_aspect("equal")
     fig.suptitle("PRML Fig. 4.7: perceptron updates (circled: the misclassified point used next; "
                  "arrow: w)", fontsize=10)
-    with atomic_path(args.out / "prml_fig4_7.png") as tmp:
-        fig.savefig(tmp, format="png", dpi=110)
+    save_figure(fig, args.out / "prml_fig4_7.png", dpi=110)
     print(f"figure: {args.out / 'prml_fig4_7.png'}")
 
 

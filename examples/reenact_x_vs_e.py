@@ -1,41 +1,34 @@
-"""Re-enact X versus E: the Mark I learns to tell the letters apart from 20 cards.
+"""
+Re-enacting X versus E: the Mark I learns to tell two letters apart
+===================================================================
 
 Loads ``scenes/e_vs_x.toml`` (X and E in bold print, turned by up to 30 degrees),
 trains the documented Mark I (512 A-units, every non-ideality on) for the scene's
 epochs in the scene's order, and prints the training and test accuracy beside the
 100 % Rosenblatt reported. Saves the learning curve, what the retina makes of a test
-card, the potentiometer rack and the weights projected onto the retina into
+card, the potentiometer rack as dials and the weights projected onto the retina into
 ``examples/output/`` (or ``--out``).
 
-Run:  python examples/reenact_x_vs_e.py [--seed 0] [--out DIR]
+Run it with ``python examples/reenact_x_vs_e.py [--seed 0] [--out DIR]``.
 """
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import matplotlib
 
-matplotlib.use("Agg")
+import mark1
+from mark1.stimuli import SCENES_DIR
+from mark1.viz import dials_figure, learning_curve, retina_figure, script_parser, weights_on_retina_figure
 
-from mark1.viz import plotting  # noqa: E402
-from mark1.machine.mark_i import MarkI  # noqa: E402
-from mark1.stimuli.cards import scene_cards  # noqa: E402
-from mark1.stimuli.scenes import SCENES_DIR, load_scene  # noqa: E402
+matplotlib.use("Agg")           # the figures go to files, never to a window
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seed", type=int, default=0, help="seed of the cards and of the machine")
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "output",
-                    help="folder for the figures")
-    args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    args = script_parser(__doc__, __file__, seed=True).parse_args(argv)
+    scene = mark1.load_scene(SCENES_DIR / "e_vs_x.toml")
+    train, test, machine_seed = mark1.scene_cards(scene, args.seed)     # as `mark1 run --seed` does
 
-    scene = load_scene(SCENES_DIR / "e_vs_x.toml")
-    train, test, machine_seed = scene_cards(scene, args.seed)     # as `mark1 run --seed` does
-    machine = MarkI(spec=scene.machine_spec(), seed=machine_seed)
+    machine = mark1.MarkI(spec=scene.machine_spec(), seed=machine_seed)
     machine.fit(train.cards, train.labels, epochs=scene.schedule.epochs, order=scene.schedule.order,
                 progress=True)                                  # a bar on a terminal only
     train_acc = machine.score(train.cards, train.labels)        # train first: reads draw noise
@@ -50,12 +43,11 @@ def main(argv=None) -> None:
     print(f"test accuracy: {test_acc:.3f} on {len(test)} cards")
     print(f"reported accuracy: {scene.reported.value:.3f} ({scene.reported.note})")
 
-    plotting.learning_curve(machine.history_, title=f"{scene.name} — {machine.spec.name}",
-                            test_accuracy=test_acc, reported=scene.reported.value,
-                            out=args.out / "x_vs_e_learning_curve.png")
-    plotting.retina_figure(machine, test.cards[0], out=args.out / "x_vs_e_retina.png")
-    plotting.weights_on_retina_figure(machine, out=args.out / "x_vs_e_weights_on_retina.png")
-    plotting.rack_figure(machine, out=args.out / "x_vs_e_rack.png")
+    learning_curve(machine.history_, title=f"{scene.name} — {machine.spec.name}", test_accuracy=test_acc,
+                   reported=scene.reported.value, out=args.out / "x_vs_e_learning_curve.png")
+    retina_figure(machine, test.cards[0], out=args.out / "x_vs_e_retina.png")
+    weights_on_retina_figure(machine, out=args.out / "x_vs_e_weights_on_retina.png")
+    dials_figure(machine, out=args.out / "x_vs_e_rack.png")
     print(f"figures: {args.out}/x_vs_e_*.png")
 
 

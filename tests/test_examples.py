@@ -58,11 +58,21 @@ def test_every_example_is_tested_and_documented():
     assert scripts == TESTED
     for name in scripts:
         source = (EXAMPLES / name).read_text()
-        doc = ast.get_docstring(ast.parse(source))
+        tree = ast.parse(source)
+        doc = ast.get_docstring(tree, clean=False)
         assert doc and len(doc.split()) > 20, f"{name}: expected a module docstring saying what it shows"
-        assert "--out" in source
+        title, underline = doc.lstrip("\n").splitlines()[:2]          # sphinx-gallery: a title underlined
+        assert underline == "=" * len(title), f"{name}: expected the title underlined with '=' to its length"
+        assert "script_parser(__doc__, __file__" in source              # --out, default examples/output/
         assert 'matplotlib.use("Agg")' in source
         assert "np.random.seed" not in source and "np.random.rand" not in source
+        for node in ast.walk(tree):                                     # the package's public names only
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mark1"):
+                names = node.module.split(".") + [a.name for a in node.names]
+                assert not any(n.startswith("_") for n in names), f"{name}: imports a private name of mark1"
+            if isinstance(node, (ast.Import, ast.ImportFrom)):           # no example leans on another
+                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                assert not {m.split(".")[0] + ".py" for m in modules} & scripts, f"{name}: imports an example"
 
 
 # -- each example ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The teaching figures of mark1.plotting: retina, rack, weights on the retina, Fisher, animation."""
+"""The teaching figures of mark1.viz: retina, dials, weights on the retina, Fisher, animation, learning curve,
+contact sheet; and the command line of the examples."""
 
 from __future__ import annotations
 
@@ -9,8 +10,12 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from mark1 import specs
-from mark1.viz import plotting, studies
-from mark1.machine.mark_i import MarkI
+from mark1.machine import MarkI
+from mark1.viz import studies
+from mark1.viz.cards import contact_sheet
+from mark1.viz.machine import _grid_shape, _projected_weights, dials_figure, retina_figure, weights_on_retina_figure
+from mark1.viz.prml import fisher_histograms_figure
+from mark1.viz.training import _animation_frames, learning_curve, training_animation
 
 
 @pytest.fixture
@@ -26,7 +31,7 @@ def trained(card_maker):
 
 def test_retina_figure_panels_and_counts(trained, tmp_path):
     m, cards, _ = trained
-    fig = plotting.retina_figure(m, cards[0], out=tmp_path / "r.png")
+    fig = retina_figure(m, cards[0], out=tmp_path / "r.png")
     assert isinstance(fig, Figure)
     assert len(fig.axes) == 4
     assert [len(ax.images) for ax in fig.axes] == [1, 1, 0, 0]
@@ -49,20 +54,20 @@ def test_retina_figure_panels_and_counts(trained, tmp_path):
 def test_retina_figure_untrained_and_bad_card(card_maker):
     cards, _ = card_maker(2, np.random.default_rng(0))
     m = MarkI(spec=specs.SMALL, seed=0)
-    fig = plotting.retina_figure(m, cards[:1])           # (1, H, W) accepted, no training needed
+    fig = retina_figure(m, cards[:1])           # (1, H, W) accepted, no training needed
     assert len(fig.axes) == 4 and "answer" not in fig.get_suptitle()
     with pytest.raises(ValueError, match="card"):
-        plotting.retina_figure(m, cards)
+        retina_figure(m, cards)
 
 
 def test_grid_shape():
-    assert plotting._grid_shape(512) == (16, 32)
-    assert plotting._grid_shape(64)[0] * plotting._grid_shape(64)[1] == 64
-    r, c = plotting._grid_shape(509)                     # prime: padded, not 1 x 509
+    assert _grid_shape(512) == (16, 32)
+    assert _grid_shape(64)[0] * _grid_shape(64)[1] == 64
+    r, c = _grid_shape(509)                     # prime: padded, not 1 x 509
     assert r * c >= 509 and c / r < 4
 
 
-# -- rack_figure ----------------------------------------------------------------------------
+# -- dials_figure ---------------------------------------------------------------------------
 
 def _pointer_angles(pointers):
     seg = np.array(pointers.get_segments())              # (pots, 2, 2)
@@ -70,9 +75,9 @@ def _pointer_angles(pointers):
     return np.arctan2(dy, dx)
 
 
-def test_rack_figure_shows_the_pots_moved_furthest(trained, tmp_path):
+def test_dials_figure_shows_the_pots_moved_furthest(trained, tmp_path):
     m, _, _ = trained
-    fig = plotting.rack_figure(m, top=16, out=tmp_path / "rack.png")
+    fig = dials_figure(m, top=16, out=tmp_path / "rack.png")
     n_units, n_in = m.weights_.shape
     assert len(fig.axes) == n_units + 1                  # panels + colour bar
     ax = fig.axes[0]
@@ -92,37 +97,37 @@ def test_rack_figure_shows_the_pots_moved_furthest(trained, tmp_path):
         assert im.size[0] >= 7.5 * 120 - 1
     assert fig.get_suptitle() and fig.texts[0].get_window_extent(fig.canvas.get_renderer()).x0 >= 0
     with pytest.raises(ValueError, match="top"):
-        plotting.rack_figure(m, top=0)
+        dials_figure(m, top=0)
 
 
-def test_rack_figure_for_a_card_shows_its_firing_a_units(trained):
+def test_dials_figure_for_a_card_shows_its_firing_a_units(trained):
     m, cards, _ = trained
-    fig = plotting.rack_figure(m, card=cards[0])
+    fig = dials_figure(m, card=cards[0])
     firing = np.flatnonzero(m.associate(m.sense(cards[:1]))[0])
     names = [t.get_text().split("\n")[0] for t in fig.axes[0].texts]
     assert names == [f"A{a + 1}" for a in firing] + ["bias"]
     assert f"the {len(firing)} A-units this card fires" in fig.get_suptitle()
 
 
-def test_rack_figure_marks_end_stops(card_maker):
+def test_dials_figure_marks_end_stops(card_maker):
     cards, labels = card_maker(6, np.random.default_rng(1))
     m = MarkI(spec=specs.SMALL.ideal(), seed=0).fit(cards, labels, epochs=1)
     m.rack_.p_to[0, 0] = 1.0                            # a wiper at its end stop
     m.rack_.p_to[0, 1] = -1.0
-    fig = plotting.rack_figure(m)
+    fig = dials_figure(m)
     assert "2 at an end stop" in fig.axes[0].get_title()
     colors = fig.axes[0].collections[2].get_colors()    # the two are the furthest moved: shown first
     np.testing.assert_allclose(colors[:2], [[0, 0, 0, 1], [0, 0, 0, 1]])
 
 
-def test_rack_figure_full_rack_is_fast(card_maker):
+def test_dials_figure_full_rack_is_fast(card_maker):
     import time
     cards, labels = card_maker(8, np.random.default_rng(2), shapes=("x", "box", "bar", "plus"))
     spec = specs.MARK_I.ideal().with_overrides({"response.code": "binary"})
     m = MarkI(spec=spec, seed=0).fit(cards, labels, epochs=1)
     assert m.weights_.shape == (8, 513)                  # 4104 pots
     t0 = time.process_time()                            # CPU time: the machine is shared
-    fig = plotting.rack_figure(m)
+    fig = dials_figure(m)
     fig.canvas.draw()
     assert time.process_time() - t0 < 10.0
     assert len(fig.axes) == 9
@@ -132,7 +137,7 @@ def test_rack_figure_full_rack_is_fast(card_maker):
 
 def test_weights_on_retina_equals_direct_sum(trained, tmp_path):
     m, _, _ = trained
-    fig = plotting.weights_on_retina_figure(m, out=tmp_path / "w.png")
+    fig = weights_on_retina_figure(m, out=tmp_path / "w.png")
     w = m.weights_
     conn = m.patchboard.connections
     rows, cols = m.patchboard.retina_shape
@@ -150,7 +155,7 @@ def test_weights_on_retina_equals_direct_sum(trained, tmp_path):
 def test_weights_on_retina_multi_unit_labels(card_maker):
     cards, labels = card_maker(9, np.random.default_rng(3), shapes=("x", "box", "bar"))
     m = MarkI(spec=specs.SMALL.ideal(), seed=1).fit(cards, labels, epochs=2)
-    fig = plotting.weights_on_retina_figure(m)
+    fig = weights_on_retina_figure(m)
     titles = [ax.get_title() for ax in fig.axes if ax.images]
     assert len(titles) == 3
     assert [t.splitlines()[0] for t in titles] == [f"R-unit {k + 1}: {k}" for k in range(3)]
@@ -169,11 +174,11 @@ def _two_classes(d, rng):
 def test_fisher_histograms_2d_and_3d(tmp_path):
     rng = np.random.default_rng(4)
     X, y = _two_classes(2, rng)
-    fig = plotting.fisher_histograms_figure(X, y, out=tmp_path / "f.png")
+    fig = fisher_histograms_figure(X, y, out=tmp_path / "f.png")
     assert len(fig.axes) == 3
     assert len(fig.axes[0].collections) == 2             # the two classes scattered
     X3, y3 = _two_classes(3, rng)
-    fig3 = plotting.fisher_histograms_figure(X3, y3)
+    fig3 = fisher_histograms_figure(X3, y3)
     assert len(fig3.axes) == 2
     # the class means are marked: vertical lines at the projected means
     from mark1.linear_model import FisherDiscriminant
@@ -190,14 +195,14 @@ def test_fisher_histograms_needs_two_classes():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(30, 2))
     with pytest.raises(ValueError):
-        plotting.fisher_histograms_figure(X, np.arange(30) % 3)
+        fisher_histograms_figure(X, np.arange(30) % 3)
 
 
 # -- training_animation ---------------------------------------------------------------------
 
 def test_animation_frames_are_evenly_spaced_and_end_on_the_last():
     for n, first, every in [(24, 3, 5), (200, 9, 4), (7, 7, 3), (10, 1, 1)]:
-        p = plotting._animation_frames(n, first, every)
+        p = _animation_frames(n, first, every)
         assert p[-1] == n and p[0] >= first and p[0] - every < first
         assert set(np.diff(p)) <= {every}
 
@@ -205,13 +210,13 @@ def test_animation_frames_are_evenly_spaced_and_end_on_the_last():
 def test_animation_every_stage_and_the_run_s_own_numbers(card_maker, tmp_path):
     cards, labels = card_maker(12, np.random.default_rng(6))
     out = tmp_path / "a.gif"
-    fig = plotting.training_animation(specs.SMALL, cards, labels, seed=2, out=out, epochs=2, every=3)
+    fig = training_animation(specs.SMALL, cards, labels, seed=2, out=out, epochs=2, every=3)
     full = MarkI(spec=specs.SMALL, seed=2, trace="full").fit(cards, labels, epochs=2)
     schedule = np.tile(np.arange(12), 2)
     first = max(int(np.argmax(labels[schedule] == c)) for c in full.classes_) + 1
     with Image.open(out) as im:
         assert im.format == "GIF" and im.size[0] >= 1000
-        assert im.n_frames == len(plotting._animation_frames(24, first + 1, 3))
+        assert im.n_frames == len(_animation_frames(24, first + 1, 3))
     assert [p.name for p in tmp_path.iterdir()] == ["a.gif"]
     ax_card, ax_s, ax_a, ax_r, ax_pots, ax_w, ax_acc = fig.axes
     assert "presentation 24 of 24" in fig.get_suptitle()                      # counted from 1
@@ -225,13 +230,13 @@ def test_animation_every_stage_and_the_run_s_own_numbers(card_maker, tmp_path):
     assert np.array_equal(widths, full.read_sums_[23])                       # the sums the trainer read
     np.testing.assert_allclose(widths, [float(v) for v in read.split(";")[0].split()[1:]], rtol=5e-4)  # its trace
     assert len(ax_pots.patches) == 2 * (int(a.sum()) + 1)                     # before and after, + bias
-    direct = plotting._projected_weights(full.weights_, full.patchboard.connections,
+    direct = _projected_weights(full.weights_, full.patchboard.connections,
                                          full.patchboard.retina_shape)[0]
     np.testing.assert_allclose(np.asarray(ax_w.images[0].get_array()), direct, atol=1e-12)
     with pytest.raises(ValueError, match="dpi"):
-        plotting.training_animation(specs.SMALL, cards, labels, seed=0, out=out, dpi=50)
+        training_animation(specs.SMALL, cards, labels, seed=0, out=out, dpi=50)
     with pytest.raises(ValueError, match="every"):
-        plotting.training_animation(specs.SMALL, cards, labels, seed=0, out=out, every=0)
+        training_animation(specs.SMALL, cards, labels, seed=0, out=out, every=0)
 
 
 def test_animation_prefix_weights_equal_the_run_at_that_moment(card_maker):
@@ -391,7 +396,7 @@ def test_summary_trace_times_round_to_the_microsecond(tmp_path, capsys):
 def test_learning_curve_starts_at_the_first_full_window_and_shows_test_and_reported(trained):
     m, _, _ = trained
     n = len(m.history_)
-    fig = plotting.learning_curve(m.history_, test_accuracy=0.9, reported=0.9, window=5)
+    fig = learning_curve(m.history_, test_accuracy=0.9, reported=0.9, window=5)
     ax = fig.axes[0]
     curve = [ln for ln in ax.lines if ln.get_label().startswith("training accuracy")][0]
     x, y = curve.get_data()
@@ -412,7 +417,7 @@ def test_contact_sheet_marks_strays_and_keys_them():
     from mark1.stimuli.scenes import load_scene
 
     scene = load_scene(Path(__file__).resolve().parent.parent / "scenes" / "demo.toml")
-    fig = plotting.contact_sheet(scene, seed=0, per_class=3)
+    fig = contact_sheet(scene, seed=0, per_class=3)
     seed_train, _, seed_machine = experiment_seeds(0)
     stim = scene.stimuli("train", seed=seed_train, count=6)
     order = np.concatenate([np.flatnonzero(stim.labels == c)[:3] for c in scene.classes])
@@ -434,7 +439,7 @@ def test_contact_sheet_marks_strays_and_keys_them():
 
 
 def _ablation(time_change):
-    from mark1.lab.ablate import Ablation
+    from mark1.lab import Ablation
 
     names = ["backlash", "decay"]
     rows = [dict(variant="full", kind="reference", non_ideality=None, test_mean=0.9, test_std=0.01,
@@ -464,3 +469,32 @@ def test_ablation_figure_has_no_time_panel_when_no_time_changes():
     assert labels == ["decay (alone on: no result)", "backlash"]           # costliest on top
     xs = [ln.get_xdata()[0] for ln in differ.axes[1].lines if (ln.get_gid() or "").startswith("time:")]
     assert xs == [0.5, -0.5, -0.5]       # hours added: +change alone on, -change alone off; none without result
+
+
+# -- the examples' command line and the PRML plane ------------------------------------------
+
+def test_script_parser_makes_the_folder_and_refuses_one_it_cannot(tmp_path, capsys):
+    from mark1.viz import script_parser
+
+    doc = "\nA title\n=======\n\nWhat the script shows.\n"
+    ap = script_parser(doc, tmp_path / "example.py")
+    assert ap.description == "A title"
+    args = ap.parse_args([])
+    assert args.out == tmp_path / "output" and args.out.is_dir()          # beside the script, made
+    args = ap.parse_args(["--out", str(tmp_path / "a" / "b")])
+    assert args.out.is_dir() and not hasattr(args, "seed")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit) as e:
+        ap.parse_args(["--out", str(tmp_path / "file" / "below")])
+    assert e.value.code == 2 and "cannot make the folder" in capsys.readouterr().err
+
+
+def test_plane_figure_keeps_its_limits_whatever_is_drawn():
+    from mark1.viz import plane_figure
+
+    fig, axes = plane_figure(2, 2, width=6, height=6, xlim=(-1, 1), ylim=(0, 3))
+    assert len(axes) == 4 == len(fig.axes)
+    for ax in axes:
+        ax.scatter([5.0, -7.0], [9.0, -4.0])
+        ax.contour(*np.meshgrid([-9.0, 9.0], [-9.0, 9.0]), [[0.0, 1.0], [1.0, 2.0]], levels=[1.0])
+        assert ax.get_xlim() == (-1, 1) and ax.get_ylim() == (0, 3) and ax.get_aspect() == 1.0

@@ -1,1 +1,25 @@
-"""Every figure: the machine's, the cards', the studies'. Imported by nothing below it."""
+"""Every figure: the machine's, the cards', a training run's, the textbook's, the studies'.
+
+Each figure function returns a :class:`matplotlib.figure.Figure` (matplotlib's object API,
+no pyplot) and, given ``out``, saves it atomically. By family:
+
+- :mod:`mark1.viz.machine`: one card through the retina, the rack as dials, the weights on the retina;
+- :mod:`mark1.viz.cards`: the contact sheet of a scene's cards;
+- :mod:`mark1.viz.training`: the learning curve of a run, and a film of it;
+- :mod:`mark1.viz.prml`: the textbook classifiers (PRML ch. 4);
+- :mod:`mark1.viz.studies`: comparisons, learning curves over seeds, ablations;
+- :mod:`mark1.viz.figure`: the canvas and the atomic save every figure shares;
+- :mod:`mark1.viz.script`: the command line of a script that writes figures.
+"""
+
+from mark1.viz.cards import contact_sheet
+from mark1.viz.figure import new_figure, save_figure
+from mark1.viz.machine import dials_figure, retina_figure, weights_on_retina_figure
+from mark1.viz.prml import fisher_histograms_figure, plane_figure
+from mark1.viz.script import script_parser
+from mark1.viz.studies import ablation_figure, comparison_figure, learning_curves_figure
+from mark1.viz.training import learning_curve, training_animation
+
+__all__ = ["retina_figure", "dials_figure", "weights_on_retina_figure", "contact_sheet", "learning_curve",
+           "training_animation", "fisher_histograms_figure", "plane_figure", "comparison_figure", "learning_curves_figure",
+           "ablation_figure", "new_figure", "save_figure", "script_parser"]

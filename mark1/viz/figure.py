@@ -18,13 +18,15 @@ from mark1._utils.atomic import atomic_path
 __all__ = ["new_figure", "save_figure"]
 
 
-def new_figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float, *, layout: str | None = None) -> Figure:
     """A Figure attached to an Agg canvas (no pyplot, no global state).
 
     Parameters
     ----------
     width, height : float
         Size in inches.
+    layout : {None, "constrained", "tight", "compressed"}, optional
+        matplotlib's layout engine; none by default (the axes go where they are put).
 
     Returns
     -------
@@ -34,10 +36,12 @@ def new_figure(width: float, height: float) -> Figure:
     --------
     >>> fig = new_figure(4, 3)
     >>> ax = fig.add_subplot()
-    >>> tuple(fig.get_size_inches())
-    (4.0, 3.0)
+    >>> fig.get_size_inches().tolist()
+    [4.0, 3.0]
+    >>> type(new_figure(4, 3, layout="constrained").get_layout_engine()).__name__
+    'ConstrainedLayoutEngine'
     """
-    fig = Figure(figsize=(width, height))
+    fig = Figure(figsize=(width, height), layout=layout)
     FigureCanvasAgg(fig)
     return fig
 
