@@ -5,7 +5,7 @@ machine's load hits both alike; the median is reported:
 
 * **command**: ``python -m mark1 compare SCENE --seeds S --workers W`` as a user runs it
   (interpreter start, imports, pool start, jobs, figure and files);
-* **jobs**: :func:`mark1.lab.compare.compare` inside one interpreter, with the executor
+* **jobs**: :func:`mark1.lab.compare` inside one interpreter, with the executor
   of :func:`mark1.lab.runner.executor_for` (pool start included, no figure).
 
 Besides wall time, the CPU seconds of the whole process tree (``RUSAGE_CHILDREN``) show
@@ -55,11 +55,11 @@ def _proc_cpu(pid: int) -> float:
 
 def _jobs(scene: str, seeds: int, workers: int) -> tuple[float, float, list[float]]:
     """Wall seconds, CPU seconds of this process, CPU seconds of each pool worker (from its start)."""
-    import mark1.lab.compare as cp
+    from mark1.lab import compare
     from mark1.lab.runner import executor_for
     t0, c0 = time.perf_counter(), time.process_time()
     with executor_for(workers) as ex:
-        cp.compare(scene, seeds=seeds, executor=ex)
+        compare(scene, seeds=seeds, executor=ex)
         worker_cpu = [_proc_cpu(p.pid) for p in (getattr(ex, "_processes", None) or {}).values()]
     return time.perf_counter() - t0, time.process_time() - c0, worker_cpu
 
@@ -90,8 +90,8 @@ def main(argv=None) -> None:
                   f"{args.workers} workers {mn:.2f} s (CPU of the tree {statistics.median(cpu[args.workers]):.2f} s); "
                   f"ratio {m1 / mn:.2f}x   [walls 1: {', '.join(f'{x:.2f}' for x in walls[1])}; "
                   f"{args.workers}: {', '.join(f'{x:.2f}' for x in walls[args.workers])}]")
-        import mark1.lab.compare as cp
-        cp.compare(args.scene, seeds=1, learners=["perceptron-S"], train_count=4, test_count=4)   # warm-up
+        from mark1.lab import compare
+        compare(args.scene, seeds=1, learners=["perceptron-S"], train_count=4, test_count=4)   # warm-up
         walls = {1: [], args.workers: []}
         projected = {1: [], args.workers: []}
         for _ in range(args.repeats):

@@ -221,8 +221,8 @@ def fuzz(tmp_path, capsys, n: int, seed: int) -> dict:
 @pytest.fixture
 def no_figure(monkeypatch):
     """The learning-curve PNG is the slowest part of a tiny run; plotting is tested elsewhere."""
-    import mark1.viz.plotting
-    monkeypatch.setattr(mark1.viz.plotting, "learning_curve", lambda *a, **k: None)
+    import mark1.viz.training
+    monkeypatch.setattr(mark1.viz.training, "learning_curve", lambda *a, **k: None)
 
 
 def test_the_shrunk_seed_scenes_run(tmp_path, capsys, no_figure):

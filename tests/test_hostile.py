@@ -406,7 +406,7 @@ def test_light_does_not_depend_on_the_chunk(monkeypatch):
 
 def test_long_work_says_so_before_it_starts(tmp_path, capsys):
     import argparse
-    from mark1.lab.options import check_budget
+    from mark1.cli._options import check_budget
     p = write(tmp_path, SMALL_SCENE.replace("epochs = 1", "epochs = 1000000"))
     scene = load_scene(p)
     assert scene.resources().presentations == 4_000_000

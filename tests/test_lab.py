@@ -6,7 +6,6 @@ epochs), so the whole file stays within seconds.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 from concurrent.futures import ProcessPoolExecutor
@@ -20,12 +19,14 @@ matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from mark1 import lab  # noqa: E402
-import mark1.lab.ablate as ab  # noqa: E402
-import mark1.lab.compare as cp  # noqa: E402
-import mark1.lab.curves as cu  # noqa: E402
+import mark1.lab._ablate as ab  # noqa: E402
+import mark1.lab._compare as cp  # noqa: E402
+import mark1.lab._curves as cu  # noqa: E402
 import mark1.lab.runner as runner  # noqa: E402
+from mark1.cli import _build_parser  # noqa: E402
+from mark1.exceptions import UsageError  # noqa: E402
 from mark1.machine.mark_i import MarkI  # noqa: E402
+from mark1.viz.studies import ablation_figure, comparison_figure, learning_curves_figure  # noqa: E402
 from mark1.stimuli.scenes import load_scene  # noqa: E402
 from mark1.specs import NON_IDEALITIES  # noqa: E402
 
@@ -85,7 +86,7 @@ def _seeds(i):
 
 def test_compare_all_learners_rows_files_and_report(tiny, tmp_path):
     out = tmp_path / "cmp"
-    comp = cp.compare(tiny, seeds=2, out=out)
+    comp = cp.compare(tiny, seeds=2, out=out, figure=comparison_figure)
     assert comp.learners == list(cp.LEARNERS)
     assert len(comp.records) == len(cp.LEARNERS) * 2
     assert {(r["learner"], r["seed"]) for r in comp.records} == {(n, s) for n in cp.LEARNERS for s in (0, 1)}
@@ -113,6 +114,20 @@ def test_compare_all_learners_rows_files_and_report(tiny, tmp_path):
     assert "](accuracy.png)" in report and (out / "accuracy.png").stat().st_size > 0
     assert sorted(p.name for p in (out / "seeds").iterdir()) == ["seed-0000.json", "seed-0001.json"]
     assert not list(out.rglob("*.tmp"))
+
+
+def test_the_lab_draws_only_the_figure_it_is_given(tiny, tmp_path):
+    """No figure function, no figure: the report then shows none; a figure needs a folder."""
+    out = tmp_path / "cmp"
+    cp.compare(tiny, seeds=1, learners=["ideal"], out=out)
+    assert not list(out.glob("*.png")) and "](accuracy.png)" not in (out / "report.md").read_text()
+    drawn = []
+    cp.compare(tiny, seeds=1, learners=["ideal"], out=out, resume=True,
+               figure=lambda comp, out: drawn.append((comp.learners, out)))
+    assert drawn == [(["ideal"], out / "accuracy.png")] and "](accuracy.png)" in (out / "report.md").read_text()
+    for study in (cp.compare, ab.ablate, cu.learning_curves):
+        with pytest.raises(ValueError, match="figure: needs out"):
+            study(tiny, seeds=1, figure=comparison_figure)
 
 
 def test_machine_learners_are_direct_fits_on_the_same_seeds(tiny):
@@ -198,7 +213,7 @@ def test_process_pool_gives_the_serial_results(tiny):
         pooled = cp.compare(tiny, seeds=2, learners=learners, executor=pool)
     assert len(serial.records) == 8
     assert without_wall_time(pooled.records) == without_wall_time(serial.records)
-    with runner.process_pool(2) as pool:                  # the CLI's pool: spawned, BLAS single-threaded
+    with runner._process_pool(2) as pool:                  # the CLI's pool: spawned, BLAS single-threaded
         spawned = cp.compare(tiny, seeds=2, learners=learners, executor=pool)
     assert without_wall_time(spawned.records) == without_wall_time(serial.records)
 
@@ -209,13 +224,13 @@ def test_resume_finishes_like_an_uninterrupted_run(tiny, tmp_path, monkeypatch):
     cp.compare(tiny, seeds=2, learners=learners, out=out)          # "interrupted" after 2 of 3
     mtimes = {p.name: p.stat().st_mtime_ns for p in (out / "seeds").iterdir()}
     computed = []
-    real = cp.run_seed
+    real = cp._run_seed
 
     def counting(scene_ref, seed, *args):
         computed.append(seed)
         return real(scene_ref, seed, *args)
 
-    monkeypatch.setattr(cp, "run_seed", counting)
+    monkeypatch.setattr(cp, "_run_seed", counting)
     resumed = cp.compare(tiny, seeds=3, learners=learners, out=out, resume=True)
     assert computed == [2]
     assert {p.name: p.stat().st_mtime_ns for p in (out / "seeds").iterdir() if p.name in mtimes} == mtimes
@@ -232,8 +247,8 @@ def test_resume_recomputes_a_broken_or_foreign_record(tiny, tmp_path, monkeypatc
     first = cp.compare(tiny, seeds=2, learners=["ideal"], out=out)
     (out / "seeds" / "seed-0001.json").write_text('{"seed": 1, "resu')        # cut off mid-write
     computed = []
-    real = cp.run_seed
-    monkeypatch.setattr(cp, "run_seed", lambda ref, seed, *a: computed.append(seed) or real(ref, seed, *a))
+    real = cp._run_seed
+    monkeypatch.setattr(cp, "_run_seed", lambda ref, seed, *a: computed.append(seed) or real(ref, seed, *a))
     again = cp.compare(tiny, seeds=2, learners=["ideal"], out=out, resume=True)
     assert computed == [1]
     assert without_wall_time(again.records) == without_wall_time(first.records)
@@ -261,10 +276,10 @@ def test_cards_to_final_accuracy():
 
     # 4 cards: the last mistake at presentation 5 (0-based), all right after it
     h = hist([0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1])
-    assert cp.cards_to_final_accuracy(h, 4, 1.0) == 6
-    assert cp.cards_to_final_accuracy(h, 4, 0.75) == 1          # window 1..4 holds 3 of 4
-    assert cp.cards_to_final_accuracy(h, 4, 1.0 + 1e-9) == 12   # never: everything presented
-    assert cp.cards_to_final_accuracy(hist([1, 1]), 4, 1.0) == 2
+    assert cp._cards_to_final_accuracy(h, 4, 1.0) == 6
+    assert cp._cards_to_final_accuracy(h, 4, 0.75) == 1          # window 1..4 holds 3 of 4
+    assert cp._cards_to_final_accuracy(h, 4, 1.0 + 1e-9) == 12   # never: everything presented
+    assert cp._cards_to_final_accuracy(hist([1, 1]), 4, 1.0) == 2
 
 
 # ----------------------------------------------------------------------------------------
@@ -308,7 +323,7 @@ def test_a_checkpoint_is_the_full_run_stopped_there(tiny):
 
 def test_ablate_rows_references_and_files(tiny, tmp_path):
     out = tmp_path / "abl"
-    result = ab.ablate(tiny, seeds=1, out=out)
+    result = ab.ablate(tiny, seeds=1, out=out, figure=ablation_figure)
     spec = tiny.machine_spec()
     expected = [n for n in NON_IDEALITIES if spec.is_on(n)]
     if "ratchet" not in expected:
@@ -337,8 +352,7 @@ def test_ablate_rows_references_and_files(tiny, tmp_path):
     assert json.loads((out / "ablation.json").read_text())["non_idealities"] == expected
     assert (out / "ablation.png").stat().st_size > 0
     assert "ratchet" in result.table()
-    from mark1.viz.studies import ablation_figure            # the figure draws the table's costs
-    ax = ablation_figure(result).axes[0]
+    ax = ablation_figure(result).axes[0]                     # the figure draws the table's costs
     for n in expected:
         for k in ("on", "off"):
             assert list(_mark(ax, f"{k}:{n}").get_xdata()) == [result.row(f"{k}:{n}")["cost_points"]]
@@ -390,7 +404,6 @@ def _mark(ax, gid):
 
 
 def test_ablation_figure_draws_the_tables_costs_and_verdicts(tmp_path):
-    from mark1.viz.studies import ablation_figure
     result = _fake_ablation()
     verdicts = {r["verdict"] for r in result.rows if "verdict" in r}
     assert verdicts == {"cost", "gain", "null", "zero"}         # the fixture covers every verdict
@@ -421,7 +434,6 @@ def test_ablation_figure_draws_the_tables_costs_and_verdicts(tmp_path):
 
 
 def test_ablation_figure_time_panel_only_where_time_changes():
-    from mark1.viz.studies import ablation_figure
     result = _fake_ablation(time_changes=True)
     fig = ablation_figure(result)
     assert len(fig.axes) == 2
@@ -435,7 +447,6 @@ def test_ablation_figure_time_panel_only_where_time_changes():
 
 
 def test_learning_curves_figure_two_panels_two_lines_each():
-    from mark1.viz.studies import learning_curves_figure
     rng = np.random.default_rng(0)
     acc = {v: rng.uniform(0.5, 1.0, size=(3, 4)) for v in ("analog", "ideal")}
     hours = {v: np.cumsum(rng.uniform(0.1, 1.0, size=(3, 4)), axis=1) for v in ("analog", "ideal")}
@@ -453,7 +464,6 @@ def test_learning_curves_figure_two_panels_two_lines_each():
 
 
 def test_comparison_figure_one_row_per_learner(tiny):
-    from mark1.viz.studies import comparison_figure
     comp = cp.compare(tiny, seeds=2, learners=["mark1", "ideal", "lstsq-S"])
     fig = comparison_figure(comp)
     assert isinstance(fig, Figure) and len(fig.axes) == 1
@@ -467,9 +477,7 @@ def test_comparison_figure_one_row_per_learner(tiny):
 
 
 def _parser():
-    parser = argparse.ArgumentParser(prog="mark1")
-    lab.add_commands(parser.add_subparsers(dest="command", required=True))
-    return parser
+    return _build_parser()
 
 
 def test_compare_and_ablate_commands(tiny, tmp_path, capsys):
@@ -480,7 +488,7 @@ def test_compare_and_ablate_commands(tiny, tmp_path, capsys):
     assert args.func(args) == 0
     text = capsys.readouterr().out
     assert "ideal" in text and "lstsq-phi" in text and "87.5%" in text
-    assert (out / "results.csv").exists() and (out / "report.md").exists()
+    assert (out / "results.csv").exists() and (out / "report.md").exists() and (out / "accuracy.png").exists()
 
     args = parser.parse_args(["compare", tiny.path, "--seeds", "1", "--workers", "1", "--out", str(out),
                               "--learners", "ideal", "--resume", "--json"])
@@ -495,7 +503,6 @@ def test_compare_and_ablate_commands(tiny, tmp_path, capsys):
 
 
 def test_commands_bad_input_is_a_usage_error(tiny, tmp_path, monkeypatch):
-    from mark1.lab.options import UsageError
     monkeypatch.chdir(tmp_path)                       # the default output folder is runs/...
     parser = _parser()
     for argv, words in (

@@ -11,8 +11,8 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-import mark1.lab.ablate as ab  # noqa: E402
-import mark1.lab.compare as cp  # noqa: E402
+import mark1.lab._ablate as ab  # noqa: E402
+import mark1.lab._compare as cp  # noqa: E402
 from mark1.cli import main  # noqa: E402
 from mark1.lab import runner  # noqa: E402
 from mark1._utils.records import jsonable  # noqa: E402

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-import mark1.lab.compare as cp
+import mark1.lab._compare as cp
 from mark1.stimuli.scenes import load_scene
 
 from test_lab import without_wall_time  # noqa: E402

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import mark1.lab.ablate as ab
+import mark1.lab._ablate as ab
 from mark1.lab.stats import mean_interval, t_quantile_975
 from mark1.stimuli.scenes import load_scene
 

@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+import mark1.lab._reenact as reenact_mod
 from mark1 import cli
-from mark1.lab import reenact as reenact_mod
-from mark1.lab.reenact import Reenactment, SceneResult, band, catalog, reenact, reenact_markdown, verdict
-from mark1.stimuli.scenes import Reported, load_scene
+from mark1.lab import Reenactment, band, catalog, reenact, verdict
+from mark1.lab._reenact import SceneResult, _reenact_markdown
+from mark1.stimuli import Reported, load_scene
+from mark1.viz.studies import reenact_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "scenes" / "demo.toml"
@@ -80,7 +82,7 @@ def test_a_result_outside_its_band_is_flagged_and_explained():
     assert hit.summary()["verdict"] == "within" and hit.summary()["explanation"] == ""
     assert hit.summary()["meeting"] == 1.0
     result = Reenactment(scenes=[miss, hit], seeds=[0, 1, 2, 3], tolerance=0.05)
-    page = reenact_markdown(result, figure="x.png", command="mark1 reenact --seeds 4")
+    page = _reenact_markdown(result, figure="x.png", command="mark1 reenact --seeds 4")
     assert "**OUT OF BAND**" in page and "1 of 2 scenes within band, 1 out of band" in page
     assert "mark1 reenact --seeds 4" in page and "What may explain a miss" in page
     assert "1 within band, 1 out of band" in result.table()
@@ -113,7 +115,7 @@ def test_reenact_writes_the_page_and_resumes(tmp_path, monkeypatch):
     a = scene_with_report(tmp_path, 0.99, name="a")
     b = scene_with_report(tmp_path, 0.5, note="at least half", name="b")
     out = tmp_path / "out"
-    first = reenact([a, b], seeds=2, out=out, **SMALL_RUN)
+    first = reenact([a, b], seeds=2, out=out, figure=reenact_figure, **SMALL_RUN)
     assert [sc.lower_bound for sc in first.scenes] == [False, True]
     rows = list(csv.DictReader(open(out / "reenact.csv", newline="")))
     assert [(Path(r["scene_file"]).name, r["seed"]) for r in rows] == [("a.toml", "0"), ("a.toml", "1"),
@@ -124,13 +126,13 @@ def test_reenact_writes_the_page_and_resumes(tmp_path, monkeypatch):
         assert im.size[0] > 300
     (out / "jobs" / "b-seed-0001.json").unlink()
     calls = []
-    real = reenact_mod.reenact_job
+    real = reenact_mod._reenact_job
 
     def counting(*args):
         calls.append((Path(args[0]).name, args[1]))
         return real(*args)
 
-    monkeypatch.setattr(reenact_mod, "reenact_job", counting)
+    monkeypatch.setattr(reenact_mod, "_reenact_job", counting)
     again = reenact([a, b], seeds=2, out=out, resume=True, **SMALL_RUN)
     assert calls == [("b.toml", 1)]
     assert again.rows() == first.rows()

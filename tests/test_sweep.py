@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+import mark1.lab._sweep as sweep_mod
 from mark1 import cli
-from mark1.lab import sweep as sweep_mod
-from mark1.lab.sweep import parse_values, sweep
+from mark1.lab import parse_values, sweep
 from mark1.stimuli.cards import experiment_seeds
 from mark1.specs import SpecError
+from mark1.viz.studies import sweep_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = str(ROOT / "scenes" / "demo.toml")
@@ -58,7 +59,7 @@ def test_bad_values_name_the_key(key, values, words):
 def test_csv_pairs_the_seeds_and_a_parameter_that_cannot_act_costs_exactly_nothing(tmp_path):
     # rack.step is the ratchet's step: the demo machine drives its pots continuously,
     # so the step cannot act, and every seed must give the same figures for each value.
-    result = sweep(DEMO, "rack.step", "0.01,0.05,0.2", seeds=[0, 3], out=tmp_path, **SMALL_RUN)
+    result = sweep(DEMO, "rack.step", "0.01,0.05,0.2", seeds=[0, 3], out=tmp_path, figure=sweep_figure, **SMALL_RUN)
     rows = read_csv(tmp_path / "sweep.csv")
     assert [(r["value"], int(r["seed"])) for r in rows] == [
         (v, s) for v in ("0.01", "0.05", "0.2") for s in (0, 3)]
@@ -97,13 +98,13 @@ def test_resume_runs_only_the_missing_jobs_and_gives_the_same_result(tmp_path, m
     first = sweep(DEMO, "rack.wiper_noise", "0,0.01", seeds=2, out=tmp_path, **SMALL_RUN)
     (tmp_path / "jobs" / "value-0.01-seed-0001.json").unlink()
     calls = []
-    real = sweep_mod.sweep_job
+    real = sweep_mod._sweep_job
 
     def counting(*args):
         calls.append(args[1:4])
         return real(*args)
 
-    monkeypatch.setattr(sweep_mod, "sweep_job", counting)
+    monkeypatch.setattr(sweep_mod, "_sweep_job", counting)
     again = sweep(DEMO, "rack.wiper_noise", "0,0.01", seeds=2, out=tmp_path, resume=True, **SMALL_RUN)
     assert calls == [(1, "rack.wiper_noise", 0.01)]
 

@@ -1,34 +1,44 @@
 """The lab bench: studies over seeds around one job runner.
 
-:mod:`mark1.lab.runner`
-    Jobs over seeds on any executor (serial, process pool, Dask cluster), one record
-    per job written atomically, resume, clean interrupts, progress.
-:mod:`mark1.lab.compare`
+Five studies, each a function returning a result object, each run as jobs of
+:mod:`mark1.lab.runner` (serially, on a process pool or on a Dask cluster, identical
+bit for bit; one record per job written as it finishes; ``resume`` after an
+interruption):
+
+:func:`compare` → :class:`Comparison`
     The machine beside the textbook classifiers (``mark1 compare``).
-:mod:`mark1.lab.ablate`
+:func:`ablate` → :class:`Ablation`
     Each non-ideality alone on and alone off, paired seeds, 95 % intervals (``mark1 ablate``).
-:mod:`mark1.lab.curves`
-    Learning curves against cards and machine hours (``mark1 curves``).
-:mod:`mark1.lab.options`
-    What the command line and the lab share (usage errors, output folder, options).
+:func:`learning_curves` → :class:`LearningCurves`
+    Test accuracy against cards and machine hours (``mark1 curves``).
+:func:`sweep` → :class:`Sweep`
+    Dose-response of one machine parameter over paired seeds (``mark1 sweep``).
+:func:`reenact` → :class:`Reenactment`
+    Every scene with a reported figure against its report, one page (``mark1 reenact``).
 
-The command line depends on the lab, never the reverse.
+:mod:`mark1.lab.runner` runs the jobs; :mod:`mark1.lab.stats` holds the intervals. The
+lab writes records, CSV, JSON and Markdown; it draws nothing and parses no command line:
+:mod:`mark1.viz.studies` draws the figures (pass one as a study's ``figure``) and
+:mod:`mark1.cli` is the command line.
 
->>> from mark1.lab.compare import compare
->>> comp = compare("scenes/demo.toml", seeds=3)                       # doctest: +SKIP
-
-Each study's module and its main function share a name (``mark1.lab.compare.compare``);
-this package exports the modules, not the functions, so the two never shadow each other.
+Examples
+--------
+>>> from mark1.lab import compare
+>>> comp = compare("scenes/demo.toml", seeds=2, learners=["mark1", "gauss-S"], train_count=8, test_count=8)
+>>> sorted(comp.summary())
+['gauss-S', 'mark1']
 """
 
-from __future__ import annotations
+from mark1.lab._ablate import VERDICTS, Ablation, ablate, paired_cost
+from mark1.lab._compare import FEATURES, LEARNERS, Comparison, check_learners, compare, describe_learner
+from mark1.lab._curves import CURVE_VARIANTS, LearningCurves, learning_curves
+from mark1.lab._reenact import DEFAULT_TOLERANCE, Reenactment, band, catalog, reenact, verdict
+from mark1.lab._sweep import Sweep, parse_value, parse_values, sweep, value_text
 
-__all__ = ["add_commands"]
-
-
-def add_commands(subparsers) -> None:
-    """Register ``mark1 compare``, ``ablate``, ``curves``, ``sweep`` and ``reenact`` on an argparse
-    subparsers object."""
-    from mark1.lab import ablate, compare, curves, reenact, sweep
-    for study in (compare, ablate, curves, sweep, reenact):
-        study.add_command(subparsers)
+__all__ = [
+    "compare", "Comparison", "LEARNERS", "FEATURES", "check_learners", "describe_learner",
+    "ablate", "Ablation", "VERDICTS", "paired_cost",
+    "learning_curves", "LearningCurves", "CURVE_VARIANTS",
+    "sweep", "Sweep", "parse_value", "parse_values", "value_text",
+    "reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog",
+]

@@ -1,13 +1,16 @@
 """One job runner for the lab: jobs over seeds on any executor, resumable, interruptible.
 
-Every lab study (compare, ablate, curves, and sweep and reenact built the same way) is
-a list of *jobs*: calls ``fn(*args)`` of one top-level, picklable function, each a pure
-function of its arguments (the scene file, a seed, what to run), returning a
-JSON-safe result. :func:`run_jobs` runs them serially, on a process pool or on a Dask
-cluster and returns the results in job order, identical bit for bit whatever ran them
-(wall times aside)::
+Every lab study (compare, ablate, curves, sweep, reenact) is a list of *jobs*: calls
+``fn(*args)`` of one top-level, picklable function, each a pure function of its
+arguments (the scene file, a seed, what to run), returning a JSON-safe result.
+:func:`run_jobs` runs them serially, on a process pool or on a Dask cluster and returns
+the results in job order, identical bit for bit whatever ran them (wall times aside)::
 
     from mark1.lab import runner
+
+    @runner.job                                           # registered: pools warm up with it
+    def my_job(scene_file, seed, what):
+        ...
 
     jobs = [(scene_path, seed, "ideal") for seed in runner.seed_list(5)]
     keys = [f"seed-{seed:04d}" for seed in runner.seed_list(5)]
@@ -21,6 +24,12 @@ job finishes; with ``resume`` a job whose record exists and carries the same
 ``config`` is not run again but read back. So an interrupted study, run again with
 ``resume``, finishes exactly as an uninterrupted one.
 
+The studies register their job functions with :func:`job` when they are imported; the
+runner knows them only through that registry, never by importing the studies. A
+process pool hands each new worker the registered jobs, so a worker started afresh
+("spawn") imports their modules while it unpickles them, before the first job
+arrives (a forked worker has them already).
+
 Interruption (:func:`executor_for`): a first Ctrl-C or SIGTERM stops the workers at
 once (jobs not finished are lost, finished ones are on disk) and raises
 :class:`Interrupted` (a :class:`KeyboardInterrupt`) within a few seconds; a second
@@ -29,40 +38,92 @@ parent stops them) and die with their parent even when it is killed with SIGKILL
 (Linux: ``prctl(PR_SET_PDEATHSIG)``, and a thread in each worker waiting on the main
 process). On a Dask cluster the pending jobs are cancelled and the client closed.
 
-For a new study (``sweep``, ``reenact``): write the job as a top-level function of
-plain arguments (the scene file from :func:`scene_ref`, a seed, what varies) that
-returns JSON-safe values; build the jobs and one key per job; keep a
+For a new study: write the job as a top-level function of plain arguments (the scene
+file from :func:`scene_ref`, a seed, what varies) that returns JSON-safe values and
+register it with :func:`job`; build the jobs and one key per job; keep a
 :class:`Records` under ``out`` whose ``config`` names everything that changes the
 results (scene digest from :func:`scene_digest`, counts, a version number); open the
 executor with :func:`executor_for` (the command line's ``--workers`` and
-``--scheduler``, see :func:`mark1.lab.options.add_common_options` and
-:func:`mark1.lab.options.check_common`); a job that shares a seed's cards with others
-reads them with :func:`run_cards`.
+``--scheduler``); a job that shares a seed's cards with others reads them with
+:func:`run_cards`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
 import json
+import multiprocessing
 import os
+import select
 import signal
 import sys
 import threading
-from concurrent.futures import Executor, as_completed
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from mark1._utils.atomic import write_text
-from mark1._utils.records import jsonable
 from mark1._utils.progress import progress_bar
+from mark1._utils.records import jsonable
 from mark1._utils.threads import one_blas_thread
 from mark1.exceptions import InputError
+from mark1.stimuli.cards import scene_cards
+from mark1.stimuli.scenes import Scene, load_scene
 
-__all__ = ["run_jobs", "Records", "executor_for", "process_pool", "dask_executor", "Interrupted",
-           "seed_list", "count_option", "as_scene", "scene_ref", "scene_digest", "run_cards"]
+__all__ = ["job", "run_jobs", "Records", "executor_for", "Interrupted", "seed_list", "as_scene", "scene_ref",
+           "scene_digest", "run_cards"]
+
+
+# ----------------------------------------------------------------------------------------
+# the jobs the studies register
+
+_JOBS: list[Callable] = []
+
+
+def job(fn: Callable) -> Callable:
+    """Register ``fn`` as a lab job; returns ``fn`` itself (use it as a decorator).
+
+    A study applies it to its job function when its module is imported. The runner
+    learns the jobs from this registry alone: a process pool hands them to each new
+    worker, whose unpickling imports their modules before the first job arrives.
+
+    Parameters
+    ----------
+    fn : callable
+        A top-level function of plain, picklable arguments returning JSON-safe values.
+
+    Returns
+    -------
+    callable
+        ``fn``, unchanged.
+
+    Examples
+    --------
+    >>> @job
+    ... def double(x):
+    ...     return 2 * x
+    >>> run_jobs(double, [(1,), (2,), (3,)])
+    [2, 4, 6]
+    """
+    if fn not in _JOBS:
+        _JOBS.append(fn)
+    return fn
+
+
+def _picklable_jobs() -> tuple:
+    """The registered jobs pickle can find by name (not one replaced in its module meanwhile)."""
+    return tuple(fn for fn in _JOBS
+                 if getattr(sys.modules.get(fn.__module__), fn.__qualname__, None) is fn)
+
+
+def _warm_up(*jobs: Callable) -> None:
+    """Nothing to do: unpickling ``jobs`` has imported their modules in this worker."""
 
 
 # ----------------------------------------------------------------------------------------
@@ -72,9 +133,35 @@ __all__ = ["run_jobs", "Records", "executor_for", "process_pool", "dask_executor
 _SCENES: dict = {}
 
 
-def as_scene(scene):
-    """A Scene from a Scene or a path (loaded once per process and file version)."""
-    from mark1.stimuli.scenes import Scene, load_scene
+def as_scene(scene) -> Scene:
+    """A Scene from a Scene or a scene file (loaded once per process and file version).
+
+    Parameters
+    ----------
+    scene : Scene or str or path-like
+        A scene, or the path of a scene file.
+
+    Returns
+    -------
+    Scene
+        The scene itself, or the file loaded (kept, so a worker running many jobs of
+        one scene reads it once; an edited file is read again).
+
+    Raises
+    ------
+    SceneError
+        For a scene file that cannot be read or is wrong.
+    InputError
+        For anything that is neither.
+
+    Examples
+    --------
+    >>> scene = as_scene("scenes/demo.toml")
+    >>> scene.name
+    'Demo: X vs E on a small machine'
+    >>> as_scene("scenes/demo.toml") is scene and as_scene(scene) is scene
+    True
+    """
     if isinstance(scene, Scene):
         return scene
     if isinstance(scene, (str, os.PathLike)):
@@ -89,13 +176,45 @@ def as_scene(scene):
     raise InputError(f"scene: expected a mark1.scenes.Scene or a scene file path, got {type(scene).__name__}")
 
 
-def scene_ref(scene):
-    """What a worker needs to rebuild the scene: its absolute file path, or the Scene itself."""
+def scene_ref(scene: Scene):
+    """What a worker needs to rebuild the scene: its absolute file path, or the Scene itself.
+
+    Parameters
+    ----------
+    scene : Scene
+
+    Returns
+    -------
+    str or Scene
+        The absolute path of the scene's file (cheap to send to a worker, which loads it
+        with :func:`as_scene`), or the scene itself when it has no file.
+
+    Examples
+    --------
+    >>> ref = scene_ref(as_scene("scenes/demo.toml"))
+    >>> ref.endswith("scenes/demo.toml") and Path(ref).is_absolute()
+    True
+    """
     return str(Path(scene.path).resolve()) if scene.path else scene
 
 
-def scene_digest(scene) -> str | None:
-    """SHA-256 of the scene file (so a resumed run notices an edited scene)."""
+def scene_digest(scene: Scene) -> str | None:
+    """SHA-256 of the scene file, so that a resumed run notices an edited scene.
+
+    Parameters
+    ----------
+    scene : Scene
+
+    Returns
+    -------
+    str or None
+        64 hexadecimal digits; None for a scene without a readable file.
+
+    Examples
+    --------
+    >>> len(scene_digest(as_scene("scenes/demo.toml")))
+    64
+    """
     if not scene.path:
         return None
     try:
@@ -105,7 +224,29 @@ def scene_digest(scene) -> str | None:
 
 
 def seed_list(seeds) -> list[int]:
-    """``n`` → seeds ``0 .. n-1``; a sequence of distinct non-negative integers as given."""
+    """The seeds of a study: ``n`` means seeds ``0 .. n-1``; a sequence is taken as given.
+
+    Parameters
+    ----------
+    seeds : int or sequence of int
+        A positive number of seeds, or distinct non-negative integers.
+
+    Returns
+    -------
+    list of int
+
+    Raises
+    ------
+    InputError
+        For no seeds, a repeated or negative seed, or something not an integer.
+
+    Examples
+    --------
+    >>> seed_list(3)
+    [0, 1, 2]
+    >>> seed_list([7, 2])
+    [7, 2]
+    """
     if isinstance(seeds, (bool, np.bool_)):
         raise InputError(f"seeds: expected a positive integer or a list of seeds, got {seeds!r}")
     if isinstance(seeds, (int, np.integer)):
@@ -120,15 +261,6 @@ def seed_list(seeds) -> list[int]:
     if not out or len(set(out)) != len(out):
         raise InputError(f"seeds: expected distinct seeds, at least one, got {list(seeds)!r}")
     return out
-
-
-def count_option(value, name) -> int | None:
-    """A positive integer or None (card counts), else ValueError naming ``name``."""
-    if value is None:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InputError(f"{name}: expected a positive integer or None, got {value!r}")
-    return int(value)
 
 
 # ----------------------------------------------------------------------------------------
@@ -151,6 +283,17 @@ class Records:
     -----
     A file holds ``{"config": config, "key": key, "result": result}``, or, when the
     result is a dict, ``{"config": config, **result}`` (compare's seed records).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     store = Records(folder, {"study": "squares", "version": 1})
+    ...     store.save("x-3", {"square": 9})
+    ...     same = store.load("x-3")
+    ...     other = Records(folder, {"study": "squares", "version": 2}).load("x-3")
+    >>> same, other
+    ({'square': 9}, None)
     """
 
     def __init__(self, folder, config: dict, *, valid: Callable[[str, Any], bool] | None = None):
@@ -159,6 +302,7 @@ class Records:
         self.valid = valid
 
     def path(self, key: str) -> Path:
+        """The file of job ``key``."""
         return self.folder / f"{key}.json"
 
     def load(self, key: str):
@@ -230,6 +374,21 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], *, executor: Executor | None =
     -------
     list
         ``fn(*jobs[i])`` at index ``i``.
+
+    Raises
+    ------
+    InputError
+        For ``resume`` without ``records``, or keys that are missing, repeated or too few.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     store = Records(folder, {"study": "powers"})
+    ...     first = run_jobs(pow, [(2, 3), (3, 2)], keys=["a", "b"], records=store)
+    ...     again = run_jobs(print, [(2, 3), (3, 2)], keys=["a", "b"], records=store, resume=True)
+    >>> first, again                  # read back on resume: print never ran
+    ([8, 9], [8, 9])
     """
     jobs = [tuple(j) for j in jobs]
     if resume and records is None:
@@ -286,7 +445,20 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], *, executor: Executor | None =
 
 
 class Interrupted(KeyboardInterrupt):
-    """The run was stopped by Ctrl-C or SIGTERM; ``exit_status`` is 130 or 143."""
+    """The run was stopped by Ctrl-C or SIGTERM; ``exit_status`` is 130 or 143.
+
+    Parameters
+    ----------
+    signum : int
+        The signal that stopped the run.
+
+    Examples
+    --------
+    >>> Interrupted(signal.SIGTERM).exit_status
+    143
+    >>> isinstance(Interrupted(), KeyboardInterrupt)
+    True
+    """
 
     def __init__(self, signum: int = signal.SIGINT):
         super().__init__(signal.Signals(signum).name)
@@ -308,19 +480,41 @@ def executor_for(workers: int = 1, scheduler: str | None = None) -> Iterator[Exe
     ------
     concurrent.futures.Executor or None
 
+    Raises
+    ------
+    InputError
+        With ``scheduler``, when Dask distributed is not installed (the extra
+        ``mark1[cluster]``) or the scheduler cannot be reached.
+
     Notes
     -----
     In the main thread, SIGTERM is turned into :class:`Interrupted` for the duration,
     so it stops the run as Ctrl-C does; the previous handlers are restored on exit.
     A serial run, like each pool worker, uses one BLAS thread
-    (:func:`mark1.threads.one_blas_thread`).
+    (:func:`mark1._utils.threads.one_blas_thread`).
+
+    A process pool starts every worker at once, hands each the jobs registered with
+    :func:`job`, and on an exception (Ctrl-C, SIGTERM, an error in a job) terminates
+    them at once; with "spawn" (not Linux), a script using it must guard its entry point
+    with ``if __name__ == "__main__":``. On a Dask cluster the jobs must be importable
+    on the workers (install mark1 there, the same version); on an exception the pending
+    jobs are cancelled and the client closed.
+
+    Examples
+    --------
+    >>> with executor_for(workers=1) as ex:        # serially, in this process
+    ...     print(ex, run_jobs(pow, [(2, 10)], executor=ex))
+    None [1024]
+    >>> with executor_for(workers=2) as ex:        # two worker processes
+    ...     run_jobs(pow, [(2, 3), (3, 2)], executor=ex)
+    [8, 9]
     """
     with _sigterm_interrupts():
         if scheduler is not None:
-            with dask_executor(scheduler) as ex:
+            with _dask_executor(scheduler) as ex:
                 yield ex
         elif workers > 1:
-            with process_pool(workers) as ex:
+            with _process_pool(workers) as ex:
                 yield ex
         else:
             # measured at load 13 on the 2 shared cores: one seed of square vs circle took
@@ -351,12 +545,13 @@ BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"
 
 
 @contextlib.contextmanager
-def process_pool(workers: int):
+def _process_pool(workers: int):
     """A process pool for the jobs: single-threaded BLAS, started at once, stopped hard.
 
     On Linux the workers are forked from this process when the pool opens, so they
     start with everything already imported and the scene already loaded; elsewhere
-    each is a fresh interpreter ("spawn") that imports the lab first. Measured on 4
+    each is a fresh interpreter ("spawn") that imports the modules of the registered
+    jobs (:func:`job`) as it unpickles them, before the first job arrives. Measured on 4
     seeds of ``scenes/square_vs_circle.toml`` (``benchmarks/bench_sweeps.py``, CPU
     seconds on the critical path): fresh interpreters cost about 0.5-1 s of imports per
     worker, which held 2 workers to 1.67x of one; forked workers do not.
@@ -378,9 +573,6 @@ def process_pool(workers: int):
     ------
     concurrent.futures.ProcessPoolExecutor
     """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     saved = {k: os.environ.get(k) for k in BLAS_THREAD_VARS}
     for k in BLAS_THREAD_VARS:
         os.environ.setdefault(k, "1")
@@ -394,8 +586,9 @@ def process_pool(workers: int):
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                                        initializer=_worker_start, initargs=(os.getpid(),))
             pool.stops_itself = True               # run_jobs leaves the cancelling to _stop_now
-            for _ in range(workers):               # start every worker now
-                pool.submit(_warm_up)
+            jobs = _picklable_jobs()
+            for _ in range(workers):               # start every worker now, with the jobs' modules
+                pool.submit(_warm_up, *jobs)
         yield pool
     except BaseException:
         if pool is not None:
@@ -471,21 +664,18 @@ def _worker_start(main_pid: int) -> None:
     if not _alive(main_pid):                         # died before we could ask
         os._exit(1)
     threading.Thread(target=_exit_when_gone, args=(main_pid,), daemon=True, name="mark1-main-watch").start()
-    from threadpoolctl import threadpool_limits
     threadpool_limits(limits=1, user_api="blas")        # for the worker's whole life
 
 
 def _exit_when_gone(pid: int) -> None:
     """Block until process ``pid`` ends, then end this process at once."""
     try:
-        import select
         fd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         fd = None
     if fd is not None:
         select.select([fd], [], [])              # readable when the process has ended
     else:
-        import time
         while _alive(pid):
             time.sleep(0.5)
     os._exit(1)
@@ -506,7 +696,6 @@ def _die_with_parent() -> None:
     if not sys.platform.startswith("linux"):
         return
     try:
-        import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
         pr_set_pdeathsig = 1
         libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
@@ -514,13 +703,8 @@ def _die_with_parent() -> None:
         pass
 
 
-def _warm_up() -> None:
-    """Import what the jobs need (a no-op in a forked worker)."""
-    from mark1.lab import ablate, compare, curves, reenact, sweep  # noqa: F401
-
-
 @contextlib.contextmanager
-def dask_executor(address: str):
+def _dask_executor(address: str):
     """A ``concurrent.futures`` executor on the Dask cluster at ``address``.
 
     Uses ``distributed.Client(address).get_executor()``; the jobs must be importable
@@ -529,7 +713,7 @@ def dask_executor(address: str):
 
     Raises
     ------
-    ValueError
+    InputError
         When Dask distributed is not installed (the extra ``mark1[cluster]``) or the
         scheduler cannot be reached.
     """
@@ -548,19 +732,6 @@ def dask_executor(address: str):
         client.close()
 
 
-def csv_text(rows: list[dict], fields) -> str:
-    """Rows as CSV text with the given columns (None written as an empty field)."""
-    import csv
-    import io
-
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
-    return buf.getvalue()
-
-
 # ----------------------------------------------------------------------------------------
 # the cards of a run, rendered once per process
 
@@ -570,13 +741,37 @@ _CARDS_LOCK = threading.Lock()          # a Dask worker may run jobs in threads
 
 
 def run_cards(scene, seed: int, train_count: int | None = None, test_count: int | None = None):
-    """``mark1.runs.scene_cards`` of a seed, kept for the last few seeds of this process.
+    """:func:`mark1.stimuli.cards.scene_cards` of a seed, kept for the last few seeds of this process.
 
     The jobs of one seed (ablation variants, curve variants, sweep values) share its
     cards; a worker that runs several of them renders the cards once. Treat the cards
     as read-only.
+
+    Parameters
+    ----------
+    scene : Scene
+    seed : int
+        The run's seed, split into training cards, test cards and machine seeds.
+    train_count, test_count : int, optional
+        Card counts instead of the scene's.
+
+    Returns
+    -------
+    train, test : cards
+        The training and test decks (``.cards`` of shape (n_cards, height, width),
+        reflectance; ``.labels`` of shape (n_cards,)).
+    seed_machine : int
+        The machine's seed.
+
+    Examples
+    --------
+    >>> scene = as_scene("scenes/demo.toml")
+    >>> train, test, seed_machine = run_cards(scene, 0, train_count=6, test_count=4)
+    >>> train.cards.shape[0], len(test.labels)
+    (6, 4)
+    >>> run_cards(scene, 0, train_count=6, test_count=4)[0] is train      # rendered once
+    True
     """
-    from mark1.stimuli.cards import scene_cards
     key = (id(scene), scene.path, int(seed), train_count, test_count)
     with _CARDS_LOCK:
         hit = _CARDS.get(key)

@@ -6,9 +6,10 @@ import math
 from typing import Any, Sequence
 
 import numpy as np
+
 from mark1.exceptions import InputError
 
-__all__ = ["summarize", "t_quantile_975", "mean_interval", "pct", "num", "clip_interval"]
+__all__ = ["mean_interval", "t_quantile_975", "summarize", "clip_interval"]
 
 # Two-sided 95 % quantiles of Student's t, t(0.975; df) for df = 1 .. 30 (standard tables).
 _T975 = (12.7062047, 4.30265273, 3.18244631, 2.77644511, 2.57058184, 2.44691185, 2.36462425,
@@ -23,6 +24,27 @@ def t_quantile_975(df: int) -> float:
 
     Exact table values for ``df <= 30``; beyond, the Cornish-Fisher expansion about
     the normal quantile 1.959964 (error below 1e-5 for df > 30).
+
+    Parameters
+    ----------
+    df : int
+        Degrees of freedom, at least 1 (``n - 1`` for ``n`` seeds).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InputError
+        For ``df < 1``.
+
+    Examples
+    --------
+    >>> t_quantile_975(4)                      # 5 seeds
+    2.77644511
+    >>> round(t_quantile_975(1000), 4)         # close to the normal quantile
+    1.9623
     """
     if df < 1:
         raise InputError(f"df: expected a positive integer, got {df}")
@@ -38,10 +60,27 @@ def t_quantile_975(df: int) -> float:
 def mean_interval(values: Sequence[float]) -> tuple[float, float, float] | None:
     """Mean and two-sided 95 % t-interval of the mean of ``values`` (one per seed).
 
-    For paired differences (the same seed in both arms) this is the paired t-interval.
-    Returns ``(mean, low, high)``; None for no values; for one value, low and high are
-    NaN (no spread to estimate). Differences all exactly equal give a zero-width
-    interval.
+    For paired differences (the same seed in both arms) this is the paired t-interval:
+    mean ± t(0.975; n−1) · sd / √n.
+
+    Parameters
+    ----------
+    values : sequence of float or None
+        One figure per seed, in any unit; None entries are left out.
+
+    Returns
+    -------
+    (mean, low, high) or None
+        In the unit of ``values``; None for no values; for one value, low and high are
+        NaN (no spread to estimate). Values all exactly equal give a zero-width interval.
+
+    Examples
+    --------
+    >>> m, low, high = mean_interval([0.9, 0.92, 0.95])
+    >>> round(m, 4), round(low, 4), round(high, 4)
+    (0.9233, 0.8608, 0.9858)
+    >>> mean_interval([0.9])
+    (0.9, nan, nan)
     """
     v = np.asarray([x for x in values if x is not None], dtype=float)
     if len(v) == 0:
@@ -54,7 +93,26 @@ def mean_interval(values: Sequence[float]) -> tuple[float, float, float] | None:
 
 
 def summarize(values: Sequence[float | None]) -> dict[str, Any]:
-    """mean, sample std (ddof=1; None for a single value), n, min, max of the non-None values."""
+    """Mean, sample std, count, min and max of the values that are not None.
+
+    Parameters
+    ----------
+    values : sequence of float or None
+        One figure per seed; None entries (no result) are left out.
+
+    Returns
+    -------
+    dict
+        ``mean``, ``std`` (ddof=1; None for a single value), ``n``, ``min``, ``max``;
+        all None (``n`` 0) for no values.
+
+    Examples
+    --------
+    >>> summarize([0.5, None, 1.0])
+    {'mean': 0.75, 'std': 0.3535533905932738, 'n': 2, 'min': 0.5, 'max': 1.0}
+    >>> summarize([])["mean"] is None
+    True
+    """
     v = np.array([x for x in values if x is not None], dtype=float)
     if len(v) == 0:
         return {"mean": None, "std": None, "n": 0, "min": None, "max": None}
@@ -62,20 +120,27 @@ def summarize(values: Sequence[float | None]) -> dict[str, Any]:
             "n": int(len(v)), "min": float(v.min()), "max": float(v.max())}
 
 
-def pct(x) -> str:
-    """A fraction as a table cell: ``0.875`` -> ``87.5%``; None -> ``-``."""
-    return "-" if x is None else f"{x:.1%}"
-
-
-def num(x, fmt: str) -> str:
-    """A number as a table cell with ``fmt`` (e.g. ``"{:.3f}"``); None -> ``-``."""
-    return "-" if x is None else fmt.format(x)
-
-
-def clip_interval(stat, low: float, high: float):
+def clip_interval(stat: tuple[float, float, float] | None, low: float, high: float):
     """A (mean, low, high) interval with its ends clipped to what the quantity can be.
 
     A t-interval of accuracies near 100 % reaches past 100 %; an accuracy cannot.
+
+    Parameters
+    ----------
+    stat : (mean, low, high) or None
+        As :func:`mean_interval` returns it.
+    low, high : float
+        The least and the greatest value the quantity can take.
+
+    Returns
+    -------
+    (mean, low, high) or None
+        NaN ends stay NaN; None stays None.
+
+    Examples
+    --------
+    >>> clip_interval((0.98, 0.95, 1.01), 0.0, 1.0)
+    (0.98, 0.95, 1.0)
     """
     if stat is None:
         return None

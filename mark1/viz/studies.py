@@ -1,28 +1,45 @@
 """The studies' figures: the machine beside the textbook classifiers, learning curves,
-ablations (matplotlib's object API, no pyplot; each saved atomically when given ``out``)."""
+ablations, sweeps and the re-enactment (matplotlib's object API, no pyplot; each saved
+atomically when given ``out``).
+
+The lab draws nothing: pass one of these as a study's ``figure`` (as the ``mark1``
+command does) and it is drawn into the study's folder, or call it on a result.
+
+Examples
+--------
+>>> from mark1.lab import sweep
+>>> result = sweep("scenes/demo.toml", "rack.backlash", "0,0.02", seeds=1, train_count=8, test_count=8)
+>>> len(sweep_figure(result).axes)
+4
+"""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
+from mark1.lab import VERDICTS, Ablation, Comparison, LearningCurves, Reenactment, Sweep, value_text
+from mark1.lab.stats import mean_interval
 from mark1.viz.figure import new_figure, save_figure
 
-__all__ = ["comparison_figure", "learning_curves_figure", "ablation_figure"]
+__all__ = ["comparison_figure", "learning_curves_figure", "ablation_figure", "sweep_figure", "reenact_figure"]
 
 
 _VARIANT_COLORS = {"analog": "tab:red", "ideal": "tab:blue"}
 
 
-def comparison_figure(comparison, *, out=None) -> Figure:
-    """Test accuracy of every learner of a :class:`mark1.lab.compare.Comparison`.
+def comparison_figure(comparison: Comparison, *, out=None) -> Figure:
+    """Test accuracy of every learner of a :class:`mark1.lab.Comparison`.
 
     One row per learner: a dot per seed, the mean with a ±std bar, and the scene's
     reported figure as a dashed vertical line when there is one.
 
     Parameters
     ----------
-    comparison : mark1.lab.compare.Comparison
+    comparison : mark1.lab.Comparison
     out : str or path-like, optional
         Where to save the figure (PNG unless the file ending says otherwise).
 
@@ -30,6 +47,14 @@ def comparison_figure(comparison, *, out=None) -> Figure:
     -------
     matplotlib.figure.Figure
         One axes.
+
+    Examples
+    --------
+    >>> from mark1.lab import compare
+    >>> comp = compare("scenes/demo.toml", seeds=2, learners=["mark1", "lstsq-S"], train_count=8, test_count=8)
+    >>> ax = comparison_figure(comp).axes[0]
+    >>> [t.get_text() for t in ax.get_yticklabels()]       # the first learner on top
+    ['lstsq-S', 'mark1']
     """
     learners = list(comparison.learners)
     summary = comparison.summary()
@@ -63,23 +88,34 @@ def comparison_figure(comparison, *, out=None) -> Figure:
     return fig
 
 
-def learning_curves_figure(curves, *, out=None) -> Figure:
+def learning_curves_figure(curves: LearningCurves, *, out=None) -> Figure:
     """Test accuracy against cards presented and against machine hours, analog and ideal.
 
-    Two panels. Each variant of a :class:`mark1.lab.curves.LearningCurves` is drawn as
+    Two panels. Each variant of a :class:`mark1.lab.LearningCurves` is drawn as
     its mean over seeds (line with markers) and a min–max band over seeds; in the right
     panel the x position of a checkpoint is its mean machine time over seeds. The
     scene's reported figure, when there is one, is a dashed horizontal line.
 
     Parameters
     ----------
-    curves : mark1.lab.curves.LearningCurves
+    curves : mark1.lab.LearningCurves
     out : str or path-like, optional
 
     Returns
     -------
     matplotlib.figure.Figure
         Two axes, one mean line per variant on each.
+
+    Examples
+    --------
+    >>> from mark1.lab import LearningCurves
+    >>> acc = {"analog": np.array([[0.6, 0.8, 0.9]]), "ideal": np.array([[0.7, 0.9, 1.0]])}
+    >>> hours = {v: np.array([[0.1, 0.2, 0.3]]) for v in acc}
+    >>> curves = LearningCurves(scene="made up", seeds=[0], epochs=np.array([1, 2, 3]), cards=np.array([20, 40, 60]),
+    ...                         accuracy=acc, train_accuracy=acc, machine_hours=hours, reported=0.95)
+    >>> fig = learning_curves_figure(curves)
+    >>> [len(ax.lines) for ax in fig.axes]                # analog, ideal and the reported figure
+    [3, 3]
     """
     fig = new_figure(10.0, 3.8)
     ax_cards = fig.add_subplot(1, 2, 1)
@@ -117,8 +153,8 @@ def learning_curves_figure(curves, *, out=None) -> Figure:
     return fig
 
 
-def ablation_figure(result, *, out=None) -> Figure:
-    """Which non-ideality costs most: the table of a :class:`mark1.lab.ablate.Ablation`, drawn.
+def ablation_figure(result: Ablation, *, out=None) -> Figure:
+    """Which non-ideality costs most: the table of a :class:`mark1.lab.Ablation`, drawn.
 
     One row per non-ideality, two marks per row, one per arm: "alone on" (the ideal
     machine with only it on, circles) and "alone off" (the full machine with only it
@@ -138,7 +174,7 @@ def ablation_figure(result, *, out=None) -> Figure:
 
     Parameters
     ----------
-    result : mark1.lab.ablate.Ablation
+    result : mark1.lab.Ablation
     out : str or path-like, optional
 
     Returns
@@ -148,12 +184,16 @@ def ablation_figure(result, *, out=None) -> Figure:
         line with gid ``"on:NAME"`` (x = ``cost_points``), its interval the line with
         gid ``"on:NAME:interval"`` (x = ``cost_low``, ``cost_high``); likewise on the
         time axes with gid ``"time:on:NAME"``.
+
+    Examples
+    --------
+    >>> from mark1.lab import ablate
+    >>> result = ablate("scenes/demo.toml", seeds=1, train_count=4, test_count=4)
+    >>> ax = ablation_figure(result).axes[0]
+    >>> mark = next(line for line in ax.lines if line.get_gid() == "off:backlash")
+    >>> list(mark.get_xdata()) == [result.row("off:backlash")["cost_points"]]
+    True
     """
-    from matplotlib.lines import Line2D
-
-    from mark1.lab.ablate import VERDICTS
-    from mark1.lab.stats import mean_interval
-
     names = list(result.non_idealities)
     arms = (("on", "alone on: ideal + it vs ideal", "tab:orange", "o", +0.18),
             ("off", "alone off: full − it vs full", "tab:blue", "s", -0.18))
@@ -281,4 +321,176 @@ def ablation_figure(result, *, out=None) -> Figure:
     fig.tight_layout(rect=(0, 0.75 / fig.get_figheight(), 1, 1))       # room for the two-row legend
     if out is not None:
         save_figure(fig, out, dpi=120)
+    return fig
+
+
+def _positions(values: list) -> tuple[np.ndarray, list[str], bool]:
+    """x positions, tick labels and whether the axis is logarithmic.
+
+    Numbers spanning a factor of 20 or more (all positive) go on a log axis; infinity
+    sits one step beyond the largest finite value, labelled ∞. Switches and choices sit
+    at 0, 1, 2, ... with their names.
+    """
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        finite = [float(v) for v in values if math.isfinite(v)]
+        labels = ["∞" if not math.isfinite(v) else f"{v:g}" for v in values]
+        if not finite:
+            return np.arange(len(values), dtype=float), labels, False
+        lo, hi = min(finite), max(finite)
+        log = lo > 0 and hi / lo >= 20
+        if log:
+            beyond = hi * (hi / lo) ** 0.15 if hi > lo else hi * 4
+        else:
+            beyond = hi + 0.15 * (hi - lo) if hi > lo else hi + 1
+        return np.array([float(v) if math.isfinite(v) else beyond for v in values]), labels, log
+    return np.arange(len(values), dtype=float), [value_text(v) for v in values], False
+
+
+def sweep_figure(result: Sweep, *, out=None) -> Figure:
+    """Accuracy, paired change, machine time and learning time against the parameter.
+
+    Four panels sharing the x axis (the swept values; ∞ at the right end): test
+    accuracy (thin line per seed, mean with 95 % band), the paired change in test
+    accuracy from the reference value (points, 95 % band; the dotted line is 0),
+    machine time in hours and presentations until the last training mistake (mean
+    with 95 % band). The reference value is marked by a vertical dotted line.
+
+    Parameters
+    ----------
+    result : mark1.lab.Sweep
+    out : str or path-like, optional
+        Where to save the figure (PNG unless the ending says otherwise), atomically.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Four axes.
+
+    Examples
+    --------
+    >>> from mark1.lab import sweep
+    >>> result = sweep("scenes/demo.toml", "rack.motor_speed", "0.01,0.1,inf", seeds=1, train_count=8, test_count=8)
+    >>> ax = sweep_figure(result).axes[0]
+    >>> ax.get_xscale(), [t.get_text() for t in ax.get_xticklabels()]      # infinity one step beyond
+    ('linear', ['0.01', '0.1', '∞'])
+    """
+    x, labels, log = _positions(result.values)
+    order = np.argsort(x, kind="stable")
+    rows = result.summary()
+    fig = new_figure(9.0, 6.4)
+    axes = [fig.add_subplot(2, 2, i + 1) for i in range(4)]
+    ref_i = [value_text(v) for v in result.values].index(value_text(result.reference))
+    ref_x = x[ref_i]
+
+    def band(ax, key, scale, color):
+        m = np.array([r[f"{key}_mean"] if r[f"{key}_mean"] is not None else np.nan for r in rows], float)
+        lo = np.array([r[f"{key}_low"] if r[f"{key}_low"] is not None else np.nan for r in rows], float)
+        hi = np.array([r[f"{key}_high"] if r[f"{key}_high"] is not None else np.nan for r in rows], float)
+        ax.plot(x[order], m[order] * scale, "o-", color=color, markersize=4, zorder=3, label="mean")
+        if np.isfinite(lo).any():
+            ax.fill_between(x[order], lo[order] * scale, hi[order] * scale, color=color, alpha=0.2,
+                            linewidth=0, label="95 % interval")
+
+    ax = axes[0]
+    for s in result.seeds:
+        acc = np.array([next((r["test_accuracy"] for r in result.records
+                              if r["seed"] == s and r["value"] == value_text(v)), np.nan)
+                        for v in result.values], float)
+        ax.plot(x[order], acc[order] * 100, color="0.6", linewidth=0.6, alpha=0.6, zorder=1)
+    band(ax, "test", 100, "tab:red")
+    ax.set_ylabel("test accuracy (%)")
+    ax.set_title("test accuracy (grey: one line per seed)", fontsize=9)
+    ax = axes[1]
+    band(ax, "change", 100, "tab:purple")
+    ax.axhline(0, color="k", linestyle=":", linewidth=1)
+    ax.set_ylabel("change (points)")
+    ax.set_title(f"paired change from {labels[ref_i]} (same cards, same board)",
+                 fontsize=9)
+    ax = axes[2]
+    band(ax, "machine_h", 1, "tab:blue")
+    ax.set_ylabel("machine time (hours)")
+    ax.set_title("machine time of the training", fontsize=9)
+    ax = axes[3]
+    band(ax, "learned_after", 1, "tab:green")
+    ax.set_ylabel("presentations")
+    ax.set_title("presentations until the last training mistake", fontsize=9)
+    for ax in axes:
+        if log:
+            ax.set_xscale("log")
+        ax.set_xticks(x)
+        ax.set_xticklabels(labels, fontsize=8, rotation=45 if len(labels) > 6 else 0)
+        ax.minorticks_off()
+        ax.axvline(ref_x, color="k", linestyle=":", linewidth=0.8)
+        ax.grid(alpha=0.3)
+        ax.set_xlabel(result.param)
+    axes[1].legend(fontsize=7, frameon=False)
+    fig.suptitle(f"{result.scene} — {result.param} over {len(result.seeds)} paired seed(s)", fontsize=10)
+    fig.tight_layout()
+    if out is not None:
+        save_figure(fig, out, dpi=110)
+    return fig
+
+
+def reenact_figure(result: Reenactment, *, out=None) -> Figure:
+    """Every scene on one accuracy axis: its band, its report, its seeds and their mean.
+
+    One row per scene: the band (grey), the reported figure (black diamond; a
+    triangle for a lower bound), each seed's test accuracy (faint dots), the mean with
+    its 95 % interval (red when out of band, orange when unclear, green within) and
+    the digital learner's mean (open circle) and the ideal machine's (open square).
+
+    Parameters
+    ----------
+    result : mark1.lab.Reenactment
+    out : str or path-like, optional
+        Where to save the figure (PNG unless the ending says otherwise), atomically.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes, one row per scene.
+
+    Examples
+    --------
+    >>> from mark1.lab import reenact
+    >>> result = reenact(["scenes/e_vs_x.toml"], seeds=2, train_count=4, test_count=4)
+    >>> ax = reenact_figure(result).axes[0]
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['X vs E, rotation up to 30 degrees, 20 training cards']
+    """
+    rows = result.rows()
+    fig = new_figure(10.0, 1.4 + 0.5 * len(rows))
+    ax = fig.add_subplot(1, 1, 1)
+    colors = {"within": "tab:green", "unclear": "tab:orange", "OUT OF BAND": "tab:red"}
+    for i, (r, sc) in enumerate(zip(rows, result.scenes)):
+        y = len(rows) - 1 - i
+        ax.fill_betweenx([y - 0.32, y + 0.32], r["band_low"] * 100, r["band_high"] * 100, color="0.85",
+                         linewidth=0, zorder=0, label="band of the report" if i == 0 else None)
+        acc = np.array([rec["test_accuracy"] for rec in sc.records]) * 100
+        ax.scatter(acc, np.full(len(acc), y - 0.15), s=9, color="0.45", alpha=0.5, zorder=1,
+                   label="one seed" if i == 0 else None)
+        c = colors[r["verdict"]]
+        err = None if math.isnan(r["low"]) else [[(r["mean"] - r["low"]) * 100], [(r["high"] - r["mean"]) * 100]]
+        ax.errorbar([r["mean"] * 100], [y], xerr=err, fmt="o", color=c, markersize=6, capsize=3, zorder=3)
+        ax.scatter([r["digital_mean"] * 100], [y + 0.17], s=28, facecolors="none", edgecolors="tab:blue",
+                   zorder=3, label="digital learner, mean" if i == 0 else None)
+        ax.scatter([r["ideal_mean"] * 100], [y + 0.17], s=28, marker="s", facecolors="none",
+                   edgecolors="tab:purple", zorder=3, label="ideal machine, mean" if i == 0 else None)
+        ax.scatter([r["reported"] * 100], [y], marker=">" if r["lower_bound"] else "D", s=40, color="k",
+                   zorder=4, label="reported" if i == 0 else None)
+    for v, c in colors.items():
+        ax.errorbar([], [], xerr=[], fmt="o", color=c, label=f"simulated mean, 95 % interval: {v.lower()}")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([r["scene"] for r in reversed(rows)], fontsize=8)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    lo = min([r["band_low"] for r in rows] + [np.min([rec["test_accuracy"] for sc in result.scenes
+                                                       for rec in sc.records])])
+    ax.set_xlim(max(0.0, math.floor(lo * 10) * 10 - 5), 101)
+    ax.set_xlabel("test accuracy (%)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(f"simulated Mark I against the reported figures — {len(result.seeds)} seed(s)", fontsize=9)
+    fig.tight_layout()
+    if out is not None:
+        save_figure(fig, out, dpi=120, bbox_inches="tight")
     return fig

@@ -4,7 +4,8 @@
 the same cards and wiring, the digital learner (``spec.digital()``: the same retina and
 patch board, an ideal rack) and the textbook perceptron (``spec.ideal()``, as an IBM 704
 simulation would be), on N seeds, and writes one page:
-Markdown and a summary figure on a common accuracy axis. Per scene: the reported
+Markdown and a summary figure on a common accuracy axis
+(:func:`mark1.viz.studies.reenact_figure`). Per scene: the reported
 figure and its source, the simulated mean with its 95 % t-interval, the fraction of
 seeds meeting the report, machine hours, a verdict against the report's band and,
 for a miss, a line on what may explain it.
@@ -26,24 +27,26 @@ is at or above the band's low end. The verdict of a scene:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from mark1._utils.atomic import write_text
-from mark1.stimuli.cards import experiment_seeds
 from mark1._utils.records import jsonable
-from mark1.lab import runner
 from mark1.exceptions import InputError
+from mark1.lab._common import check_figure, count_option, csv_text, draw, write_json
+from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref, seed_list
+from mark1.lab.stats import clip_interval, mean_interval
+from mark1.machine.mark_i import MarkI
+from mark1.stimuli.cards import experiment_seeds
+from mark1.stimuli.scenes import SCENES_DIR, load_scene
 
-__all__ = ["DEFAULT_TOLERANCE", "Reenactment", "band", "catalog", "reenact", "reenact_job",
-           "reenact_figure", "verdict"]
+__all__ = ["reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog"]
 
 #: Half-width of the band around a reported value (fraction of accuracy).
 DEFAULT_TOLERANCE = 0.05
@@ -58,7 +61,7 @@ REENACT_FIELDS = ("scene_file", "seed", "train_cards", "test_cards", "test_accur
 _LOWER_BOUND = re.compile(r"more than|at least|lower bound", re.IGNORECASE)
 
 
-def is_lower_bound(reported) -> bool:
+def _is_lower_bound(reported) -> bool:
     """Whether a scene's report is a lower bound ("more than 80 %")."""
     return bool(_LOWER_BOUND.search(f"{reported.note} {reported.conditions}"))
 
@@ -67,12 +70,38 @@ def band(reported, tolerance: float = DEFAULT_TOLERANCE) -> tuple[float, float]:
     """The accuracies that agree with a report: ``(low, high)``, fractions.
 
     ``[value - tolerance, value + tolerance]`` clipped to [0, 1], or ``[value, 1]`` for
-    a lower bound.
+    a lower bound ("more than", "at least" or "lower bound" in the report's note or
+    conditions).
+
+    Parameters
+    ----------
+    reported : mark1.stimuli.scenes.Reported
+        A scene's ``[reported]`` table (``scene.reported``).
+    tolerance : float
+        Half-width of the band, fraction of accuracy.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        Fractions of accuracy.
+
+    Raises
+    ------
+    InputError
+        For a report without a value.
+
+    Examples
+    --------
+    >>> from mark1.stimuli.scenes import Reported
+    >>> band(Reported(value=0.9))
+    (0.85, 0.95)
+    >>> band(Reported(value=0.8, note="reported as more than 80 %"))
+    (0.8, 1.0)
     """
     v = reported.value
     if v is None:
         raise InputError("reported.value: the scene reports no figure, so it has no band")
-    if is_lower_bound(reported):
+    if _is_lower_bound(reported):
         return float(v), 1.0
     return max(0.0, v - tolerance), min(1.0, v + tolerance)
 
@@ -80,8 +109,24 @@ def band(reported, tolerance: float = DEFAULT_TOLERANCE) -> tuple[float, float]:
 def verdict(mean: float, low: float, high: float, band_: tuple[float, float]) -> str:
     """``"within"``, ``"OUT OF BAND"`` or ``"unclear"`` (see the module docstring).
 
-    ``low``/``high`` is the 95 % interval of the mean (NaN with one seed: the mean
-    alone decides, so outside the band is out of band).
+    Parameters
+    ----------
+    mean, low, high : float
+        The simulated mean test accuracy and its 95 % interval (fractions); NaN ends
+        with one seed, where the mean alone decides (outside the band is out of band).
+    band_ : (float, float)
+        The band of the report (:func:`band`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> verdict(0.97, 0.95, 0.99, (0.95, 1.0))
+    'within'
+    >>> verdict(0.80, 0.75, 0.85, (0.95, 1.0)), verdict(0.93, 0.90, 0.96, (0.95, 1.0))
+    ('OUT OF BAND', 'unclear')
     """
     b_lo, b_hi = band_
     eps = 1e-12
@@ -93,9 +138,23 @@ def verdict(mean: float, low: float, high: float, band_: tuple[float, float]) ->
 
 
 def catalog(folder=None) -> list[Path]:
-    """The scene files in ``folder`` (default: the shipped scenes) that report a figure."""
-    from mark1.stimuli.scenes import SCENES_DIR, load_scene
+    """The scene files in ``folder`` (default: the shipped scenes) that report a figure.
 
+    Parameters
+    ----------
+    folder : str or path-like, optional
+        A folder of ``*.toml`` scene files.
+
+    Returns
+    -------
+    list of pathlib.Path
+        Sorted by name.
+
+    Examples
+    --------
+    >>> [p.name for p in catalog()][:2]
+    ['alphabet.toml', 'e_vs_f.toml']
+    """
     folder = Path(folder) if folder is not None else Path(SCENES_DIR)
     return [p for p in sorted(folder.glob("*.toml")) if load_scene(p).reported.value is not None]
 
@@ -104,17 +163,16 @@ def catalog(folder=None) -> list[Path]:
 # one job
 
 
-def reenact_job(scene_ref, seed: int, train_count: int | None = None, test_count: int | None = None) -> dict:
+@job
+def _reenact_job(scene_ref, seed: int, train_count: int | None = None, test_count: int | None = None) -> dict:
     """One seed of one scene: its machine, the digital learner and the ideal machine.
 
     All three on the same cards and machine seed (so the same patch board).
 
     Top level and picklable. Returns the fields of :data:`REENACT_FIELDS`.
     """
-    from mark1.machine.mark_i import MarkI
-
-    scene = runner.as_scene(scene_ref)
-    train, test, seed_machine = runner.run_cards(scene, seed, train_count, test_count)
+    scene = as_scene(scene_ref)
+    train, test, seed_machine = run_cards(scene, seed, train_count, test_count)
     spec = scene.machine_spec()
     t0 = time.perf_counter()
     rec: dict[str, Any] = {"scene_file": str(scene.path) if scene.path else scene.name, "seed": int(seed),
@@ -152,8 +210,6 @@ class SceneResult:
 
     def summary(self) -> dict:
         """Mean and 95 % interval of the test accuracy, verdict, seeds meeting the report, ..."""
-        from mark1.lab.stats import clip_interval, mean_interval
-
         acc = self._values("test_accuracy")
         mean, low, high = clip_interval(mean_interval(acc), 0.0, 1.0)
         ideal = clip_interval(mean_interval(self._values("ideal_test_accuracy")), 0.0, 1.0)
@@ -223,12 +279,36 @@ class SceneResult:
 
 @dataclass
 class Reenactment:
-    """Every scene of a re-enactment, over the same seeds."""
+    """Every scene of a re-enactment, over the same seeds.
+
+    Attributes
+    ----------
+    scenes : list of SceneResult
+        One per scene: its report, its band and its seeds' records.
+    seeds : list of int
+    tolerance : float
+        Half-width of a report's band (fraction).
+    config : dict
+        What identifies the run (card counts, each scene file's digest).
+    page, figure : pathlib.Path or None
+        The Markdown page and its figure as written (None where nothing was).
+
+    Examples
+    --------
+    >>> result = reenact(["scenes/e_vs_x.toml"], seeds=1, train_count=4, test_count=4)
+    >>> row = result.rows()[0]
+    >>> row["scene"], row["reported"], row["band_low"]
+    ('X vs E, rotation up to 30 degrees, 20 training cards', 1.0, 0.95)
+    >>> row["verdict"] in ("within", "unclear", "OUT OF BAND")
+    True
+    """
 
     scenes: list
     seeds: list
     tolerance: float
     config: dict = field(default_factory=dict)
+    page: Path | None = None
+    figure: Path | None = None
 
     def rows(self) -> list[dict]:
         """One summary row per scene (see :meth:`SceneResult.summary`), with its report."""
@@ -261,12 +341,14 @@ class Reenactment:
         return "\n".join(lines)
 
     def to_json(self) -> dict:
+        """Everything as JSON-safe values: the rows with their verdicts and every record (``reenact.json``)."""
         return jsonable({"seeds": self.seeds, "tolerance": self.tolerance, "config": self.config,
                          "scenes": self.rows(),
                          "records": [r for sc in self.scenes for r in sc.records]})
 
     def csv_text(self) -> str:
-        return runner.csv_text([r for sc in self.scenes for r in sc.records], REENACT_FIELDS)
+        """``reenact.csv``: one row per (scene, seed)."""
+        return csv_text([r for sc in self.scenes for r in sc.records], REENACT_FIELDS)
 
 
 def _interval(m, lo, hi) -> str:
@@ -278,7 +360,7 @@ def _interval(m, lo, hi) -> str:
 def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, executor=None, out=None,
             resume: bool = False, progress: bool = False, train_count: int | None = None,
             test_count: int | None = None, page=None, command: str | None = None,
-            note: str = "") -> Reenactment:
+            note: str = "", figure: Callable | None = None) -> Reenactment:
     """Re-enact scenes over seeds and judge each against its report.
 
     Parameters
@@ -298,12 +380,16 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
     train_count, test_count : int, optional
         Card counts instead of each scene's (for quick runs and tests).
     page : str or path-like, optional
-        The Markdown page (default ``out/REENACTMENT.md``); its figure is written beside
-        it with the same name in lower case and the ending ``.png``.
+        The Markdown page (default ``out/REENACTMENT.md``); its figure goes beside it
+        with the same name in lower case and the ending ``.png``.
     command : str, optional
         The command line quoted on the page as the way to regenerate it.
     note : str
         A paragraph added to the page (e.g. why fewer seeds were run).
+    figure : callable, optional
+        Draws the page's figure, called as ``figure(reenactment, out=path)`` with the
+        path beside the page, before the page, which then shows it; needs ``out``.
+        ``mark1 reenact`` passes :func:`mark1.viz.studies.reenact_figure`.
 
     Returns
     -------
@@ -311,28 +397,37 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
 
     Raises
     ------
-    ValueError
-        For a scene without a reported figure, bad seeds, counts or tolerance.
+    InputError
+        For a scene without a reported figure, bad seeds, counts or tolerance,
+        ``resume`` or ``figure`` without ``out``.
+
+    Examples
+    --------
+    >>> result = reenact(["scenes/e_vs_x.toml"], seeds=1, train_count=4, test_count=4)
+    >>> rec = result.scenes[0].records[0]
+    >>> rec["train_cards"], rec["test_accuracy"], rec["ideal_test_accuracy"]
+    (4, 1.0, 1.0)
     """
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= 0.5:
         raise InputError(f"tolerance: expected a fraction from 0 to 0.5, got {tolerance!r}")
-    scene_objs = [runner.as_scene(s) for s in (catalog() if scenes is None else scenes)]
+    scene_objs = [as_scene(s) for s in (catalog() if scenes is None else scenes)]
     if not scene_objs:
         raise InputError("scenes: expected at least one scene with a reported figure")
     for sc in scene_objs:
         if sc.reported.value is None:
             raise InputError(f"{sc.path or sc.name}: [reported] has no value, so there is nothing to re-enact "
                              f"(expected a scene with a reported figure)")
-    seed_ids = runner.seed_list(seeds)
-    train_count = runner.count_option(train_count, "train_count")
-    test_count = runner.count_option(test_count, "test_count")
+    seed_ids = seed_list(seeds)
+    train_count = count_option(train_count, "train_count")
+    test_count = count_option(test_count, "test_count")
+    check_figure(figure, out)
     stems = [Path(sc.path).stem if sc.path else sc.name.replace(" ", "_") for sc in scene_objs]
     if len(set(stems)) != len(stems):
         raise InputError(f"scenes: expected distinct scenes, got {stems}")
-    jobs = [(runner.scene_ref(sc), s, train_count, test_count) for sc in scene_objs for s in seed_ids]
+    jobs = [(scene_ref(sc), s, train_count, test_count) for sc in scene_objs for s in seed_ids]
     keys = [f"{stem}-seed-{s:04d}" for stem in stems for s in seed_ids]
     config = {"study": "reenact", "version": 1, "train_count": train_count, "test_count": test_count,
-              "scenes": {stem: runner.scene_digest(sc) for stem, sc in zip(stems, scene_objs)}}
+              "scenes": {stem: scene_digest(sc) for stem, sc in zip(stems, scene_objs)}}
     records = None
     if out is not None:
         expected = {k: j[1] for k, j in zip(keys, jobs)}
@@ -340,8 +435,8 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
         def valid(key, rec):
             return (all(f in rec for f in REENACT_FIELDS) and rec["seed"] == expected[key]
                     and 0.0 <= rec["test_accuracy"] <= 1.0)
-        records = runner.Records(Path(out) / "jobs", config, valid=valid)
-    results = runner.run_jobs(reenact_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
+        records = Records(Path(out) / "jobs", config, valid=valid)
+    results = run_jobs(_reenact_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
                               progress="runs" if progress else None)
     per_scene = []
     for i, sc in enumerate(scene_objs):
@@ -350,7 +445,7 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
         per_scene.append(SceneResult(
             file=str(sc.path) if sc.path else sc.name, name=sc.name,
             reported={"value": rep.value, "source": rep.source, "conditions": rep.conditions, "note": rep.note},
-            band=band(rep, tolerance), lower_bound=is_lower_bound(rep),
+            band=band(rep, tolerance), lower_bound=_is_lower_bound(rep),
             conditions={"a_units": sc.machine_spec().patchboard.n_associators,
                         "train_cards": recs[0]["train_cards"], "test_cards": recs[0]["test_cards"],
                         "epochs": sc.schedule.epochs},
@@ -359,20 +454,20 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
     if out is not None:
         out = Path(out)
         write_text(out / "reenact.csv", result.csv_text())
-        write_text(out / "reenact.json", json.dumps(result.to_json(), indent=1) + "\n")
-        page = Path(page) if page is not None else out / "REENACTMENT.md"
-        figure = page.with_name(page.stem.lower() + ".png")
-        reenact_figure(result, out=figure)
-        write_text(page, reenact_markdown(result, figure=figure.name, note=note,
-                                          command=command or f"mark1 reenact --seeds {len(seed_ids)}"))
+        write_json(out / "reenact.json", result.to_json())
+        result.page = Path(page) if page is not None else out / "REENACTMENT.md"
+        drawn = result.page.with_name(result.page.stem.lower() + ".png")
+        result.figure = drawn if draw(figure, result, drawn) else None
+        write_text(result.page, _reenact_markdown(result, figure=result.figure and result.figure.name, note=note,
+                                                  command=command or f"mark1 reenact --seeds {len(seed_ids)}"))
     return result
 
 
 # ----------------------------------------------------------------------------------------
-# the page and its figure
+# the page
 
 
-def reenact_markdown(result: Reenactment, *, figure: str | None, command: str, note: str = "") -> str:
+def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, note: str = "") -> str:
     """The Markdown page: how it was made, the table, the misses explained, the sources."""
     rows = result.rows()
     n_in = sum(r["verdict"] == "within" for r in rows)
@@ -432,140 +527,3 @@ def reenact_markdown(result: Reenactment, *, figure: str | None, command: str, n
                      f"× {sc.conditions['epochs']} epochs, {sc.conditions['test_cards']} test cards.")
     lines.append("")
     return "\n".join(lines)
-
-
-def reenact_figure(result: Reenactment, *, out=None):
-    """Every scene on one accuracy axis: its band, its report, its seeds and their mean.
-
-    One row per scene: the band (grey), the reported figure (black diamond; a
-    triangle for a lower bound), each seed's test accuracy (faint dots), the mean with
-    its 95 % interval (red when out of band, orange when unclear, green within) and
-    the digital learner's mean (open circle) and the ideal machine's (open square).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    from mark1.viz.figure import new_figure, save_figure
-
-    rows = result.rows()
-    fig = new_figure(10.0, 1.4 + 0.5 * len(rows))
-    ax = fig.add_subplot(1, 1, 1)
-    colors = {"within": "tab:green", "unclear": "tab:orange", "OUT OF BAND": "tab:red"}
-    for i, (r, sc) in enumerate(zip(rows, result.scenes)):
-        y = len(rows) - 1 - i
-        ax.fill_betweenx([y - 0.32, y + 0.32], r["band_low"] * 100, r["band_high"] * 100, color="0.85",
-                         linewidth=0, zorder=0, label="band of the report" if i == 0 else None)
-        acc = np.array([rec["test_accuracy"] for rec in sc.records]) * 100
-        ax.scatter(acc, np.full(len(acc), y - 0.15), s=9, color="0.45", alpha=0.5, zorder=1,
-                   label="one seed" if i == 0 else None)
-        c = colors[r["verdict"]]
-        err = None if math.isnan(r["low"]) else [[(r["mean"] - r["low"]) * 100], [(r["high"] - r["mean"]) * 100]]
-        ax.errorbar([r["mean"] * 100], [y], xerr=err, fmt="o", color=c, markersize=6, capsize=3, zorder=3)
-        ax.scatter([r["digital_mean"] * 100], [y + 0.17], s=28, facecolors="none", edgecolors="tab:blue",
-                   zorder=3, label="digital learner, mean" if i == 0 else None)
-        ax.scatter([r["ideal_mean"] * 100], [y + 0.17], s=28, marker="s", facecolors="none",
-                   edgecolors="tab:purple", zorder=3, label="ideal machine, mean" if i == 0 else None)
-        ax.scatter([r["reported"] * 100], [y], marker=">" if r["lower_bound"] else "D", s=40, color="k",
-                   zorder=4, label="reported" if i == 0 else None)
-    for v, c in colors.items():
-        ax.errorbar([], [], xerr=[], fmt="o", color=c, label=f"simulated mean, 95 % interval: {v.lower()}")
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([r["scene"] for r in reversed(rows)], fontsize=8)
-    ax.set_ylim(-0.6, len(rows) - 0.4)
-    lo = min([r["band_low"] for r in rows] + [np.min([rec["test_accuracy"] for sc in result.scenes
-                                                       for rec in sc.records])])
-    ax.set_xlim(max(0.0, math.floor(lo * 10) * 10 - 5), 101)
-    ax.set_xlabel("test accuracy (%)")
-    ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.set_title(f"simulated Mark I against the reported figures — {len(result.seeds)} seed(s)", fontsize=9)
-    fig.tight_layout()
-    if out is not None:
-        save_figure(fig, out, dpi=120, bbox_inches="tight")
-    return fig
-
-
-# ----------------------------------------------------------------------------------------
-# command line
-
-
-def add_command(subparsers) -> None:
-    """Register ``mark1 reenact`` on an argparse subparsers object."""
-    re_ = subparsers.add_parser("reenact", help="every scene with a reported figure, over seeds, "
-                                                "judged against its report (one page)")
-    re_.add_argument("scenes", nargs="*", metavar="SCENE",
-                     help="scene files (default: every shipped scene with a reported figure)")
-    re_.add_argument("--seeds", type=int, default=10, help="number of seeds, 0..N-1 (default 10)")
-    re_.add_argument("--out", help="folder for the records and results (default runs/reenact)")
-    re_.add_argument("--page", metavar="FILE.md",
-                     help="where to write the Markdown page (default OUT/REENACTMENT.md); "
-                          "its figure goes beside it")
-    re_.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
-                     help=f"half-width of a report's band, fraction (default {DEFAULT_TOLERANCE})")
-    re_.add_argument("--workers", type=int,
-                     help="processes on this computer (default: CPU count; 1 runs in this process)")
-    re_.add_argument("--scheduler", metavar="ADDRESS", help="run the jobs on a Dask cluster, e.g. tcp://host:8786")
-    re_.add_argument("--train-count", type=int, help="training cards instead of each scene's")
-    re_.add_argument("--test-count", type=int, help="test cards instead of each scene's")
-    re_.add_argument("--resume", action="store_true", help="skip jobs already recorded in --out")
-    re_.add_argument("--memory-limit", type=float, metavar="GB",
-                     help="memory the runs may use together (default: 80 %% of this computer's)")
-    re_.add_argument("--note", default="", help="a paragraph for the page (e.g. which code version, why few seeds)")
-    re_.add_argument("--json", action="store_true", help="print the result as JSON")
-    re_.set_defaults(func=cmd_reenact)
-
-
-def cmd_reenact(args) -> int:
-    """``mark1 reenact``: check everything, run, write the page, print the table."""
-    import argparse
-    import shlex
-
-    from mark1.stimuli.scenes import SceneError, load_scene
-    from mark1.lab.options import UsageError, check_run_options, check_scene, output_folder, workers_for
-
-    check_run_options(args)
-    if not 0 <= args.tolerance <= 0.5:
-        raise UsageError(f"--tolerance: expected a fraction from 0 to 0.5, got {args.tolerance}")
-    out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "reenact"), scene=""))
-    page = None
-    if args.page is not None:
-        page = Path(args.page)
-        if page.suffix.lower() != ".md" or page.is_dir():
-            raise UsageError(f"--page: expected a Markdown file name ending in .md, got {args.page!r}")
-        try:
-            output_folder(argparse.Namespace(out=str(page.parent), scene=""))
-        except UsageError as e:
-            raise UsageError(str(e).replace("--out", "--page", 1)) from None
-    try:
-        files = [str(p) for p in catalog()] if not args.scenes else list(args.scenes)
-        scenes = [load_scene(f) for f in files]
-    except SceneError as e:
-        raise UsageError(str(e)) from None
-    workers = workers_for(args, len(scenes) * args.seeds)
-    for f, sc in zip(files, scenes):
-        if sc.reported.value is None:
-            raise UsageError(f"{f}: [reported] has no value; expected a scene with a reported figure")
-        check_scene(args, sc, at_once=workers, label=f)
-    command = " ".join(["mark1 reenact", *map(shlex.quote, args.scenes), f"--seeds {args.seeds}"]
-                       + ([f"--tolerance {args.tolerance:g}"] if args.tolerance != DEFAULT_TOLERANCE else [])
-                       + [f"--{k.replace('_', '-')} {getattr(args, k)}" for k in ("train_count", "test_count")
-                          if getattr(args, k) is not None]
-                       + ([f"--out {shlex.quote(args.out)}"] if args.out else [])
-                       + ([f"--page {shlex.quote(args.page)}"] if args.page else []))
-    t0 = time.perf_counter()
-    try:
-        with runner.executor_for(workers, args.scheduler) as ex:
-            result = reenact(scenes, seeds=args.seeds, tolerance=args.tolerance, executor=ex, out=out,
-                             resume=args.resume, progress=not args.json, train_count=args.train_count,
-                             test_count=args.test_count, page=page, command=command, note=args.note)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    if args.json:
-        print(json.dumps(result.to_json(), indent=2))
-        return 0
-    print(result.table())
-    page = page or out / "REENACTMENT.md"
-    print(f"wall {time.perf_counter() - t0:.1f} s; written: {page}, {page.with_name(page.stem.lower() + '.png')}, "
-          f"{out}/reenact.csv, reenact.json, jobs/")
-    return 0

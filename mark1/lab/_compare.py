@@ -1,40 +1,34 @@
 """The machine beside the textbook classifiers on one scene, over seeds (``mark1 compare``).
 
 For each seed (a new patch board, new cards, new noise; one integer split with
-:class:`numpy.random.SeedSequence` by :func:`mark1.runs.experiment_seeds`) every learner
-is trained on the scene's training cards and scored on its test cards. Each seed is one
-job of :func:`mark1.lab.runner.run_jobs`: any executor, results identical to a serial
-run, one record per seed written as it finishes, ``resume`` skips seeds recorded.
-
->>> from mark1.scenes import load_scene
->>> from mark1.lab import compare
->>> comp = compare.compare(load_scene("scenes/demo.toml"), seeds=3)     # doctest: +SKIP
->>> print(comp.table())                                                 # doctest: +SKIP
+:class:`numpy.random.SeedSequence` by :func:`mark1.stimuli.cards.experiment_seeds`) every
+learner is trained on the scene's training cards and scored on its test cards. Each
+seed is one job of :func:`mark1.lab.runner.run_jobs`: any executor, results identical to
+a serial run, one record per seed written as it finishes, ``resume`` skips seeds recorded.
 """
 
 from __future__ import annotations
 
-import json
 import time
 import warnings
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from mark1._utils.atomic import write_text
+from mark1.exceptions import ConvergenceWarning, InputError, SeparableDataWarning, SingularCovarianceWarning
+from mark1.lab._common import aligned, check_figure, csv_text, draw, num, pct, study_inputs, write_json
+from mark1.lab.runner import Records, as_scene, job, run_jobs, scene_digest, scene_ref
+from mark1.lab.stats import summarize
+from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier, LogisticRegression,
+                                Perceptron)
+from mark1.machine.mark_i import MarkI
 from mark1.stimuli.cards import experiment_seeds, scene_cards
-from mark1._utils.records import jsonable
-from mark1.lab.options import UsageError, add_common_options, check_common, one_line
-from mark1.lab.runner import (Records, as_scene, count_option, csv_text, executor_for, run_jobs, scene_digest, scene_ref,
-                     seed_list)
-from mark1.lab.stats import num, pct, summarize
-from mark1.exceptions import InputError
 
-__all__ = ["LEARNERS", "FEATURES", "RECORD_FIELDS", "Comparison", "compare", "run_seed", "describe_learner",
-           "cards_to_final_accuracy", "add_command"]
+__all__ = ["compare", "Comparison", "LEARNERS", "FEATURES", "check_learners", "describe_learner"]
 
 #: Every learner :func:`compare` knows, in the order of its tables.
 LEARNERS = (
@@ -60,7 +54,26 @@ _RECORD_VERSION = 2          # 2: the digital learner; baselines on the analog r
 
 
 def describe_learner(name: str, features: str = "analog") -> str:
-    """One line saying what learner ``name`` is, so no two can be mistaken for each other."""
+    """One line saying what learner ``name`` is, so no two can be mistaken for each other.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`LEARNERS`.
+    features : {"analog", "ideal"}
+        The retina the textbook classifiers learn from (``features`` of :func:`compare`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> describe_learner("digital")
+    "spec.digital(): mark1's own retina, optics and patch board; instant, exact weights"
+    >>> describe_learner("fisher-phi", features="ideal")
+    'Fisher discriminant (PRML 4.1.4-6) on the A-unit outputs phi (same board) of the ideal retina'
+    """
     fixed = {
         "mark1": "the simulated Mark I as the scene specifies it: analog retina, motor-driven pots",
         "digital": "spec.digital(): mark1's own retina, optics and patch board; instant, exact weights",
@@ -79,7 +92,7 @@ def describe_learner(name: str, features: str = "analog") -> str:
     return f"{what} on {on}"
 
 
-def cards_to_final_accuracy(history: np.ndarray, n_cards: int, final_accuracy: float) -> int:
+def _cards_to_final_accuracy(history: np.ndarray, n_cards: int, final_accuracy: float) -> int:
     """Presentations before the machine first held its final training accuracy.
 
     The online record ``history["correct"]`` is read in windows of ``n_cards``
@@ -114,13 +127,23 @@ class Comparison:
     records : list of dict
         One per learner and seed (fields :data:`RECORD_FIELDS`): ``test_accuracy`` and
         ``train_accuracy`` as fractions, ``cards_seen`` (machines: presentations before
-        the final training accuracy was first held, see :func:`cards_to_final_accuracy`;
+        the final training accuracy was first held, see :func:`_cards_to_final_accuracy`;
         other learners None), ``machine_time_s`` (machines only, seconds of machine
         time), ``wall_time_s`` (seconds of this computer's time for fit and score).
     reported : dict
         The scene's historical figure: source, conditions, value, note.
     config : dict
         What identifies the run (scene digest, card counts, schedule).
+
+    Examples
+    --------
+    >>> comp = compare("scenes/demo.toml", seeds=2, learners=["mark1", "lstsq-S"], train_count=8, test_count=8)
+    >>> comp.learners, comp.seeds, len(comp.records)
+    (['mark1', 'lstsq-S'], [0, 1], 4)
+    >>> [r["test_accuracy"] for r in comp.records if r["learner"] == "mark1"]
+    [1.0, 0.75]
+    >>> comp.summary()["mark1"]["mean"]
+    0.875
     """
 
     scene: str
@@ -162,17 +185,15 @@ class Comparison:
             rows.append((name, pct(s["mean"]), pct(s["std"]), pct(s["train_mean"]),
                          num(s["cards_seen_mean"], "{:.0f}"), num(s["machine_time_h_mean"], "{:.3f}"),
                          num(s["wall_time_s_mean"], "{:.3f}")))
-        widths = [max(len(str(r[i])) for r in (head, *rows)) for i in range(len(head))]
-        lines = ["  ".join(f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(r, widths)))
-                 for r in (head, *rows)]
-        lines.insert(1, "  ".join("-" * w for w in widths))
+        lines = aligned(head, rows)
+        width = max(len(r[0]) for r in (head, *rows))
         rep = self.reported
         lines.append("")
         lines.append(f"{self.scene}: {len(self.seeds)} seed(s); reported "
                      + (f"{rep['value']:.1%}" if rep.get("value") is not None else "no figure")
                      + f" ({rep.get('source', '')})")
         lines.append("")
-        lines.extend(f"{name:<{widths[0]}}  {describe_learner(name, self.features)}" for name in summ)
+        lines.extend(f"{name:<{width}}  {describe_learner(name, self.features)}" for name in summ)
         return "\n".join(lines)
 
     @property
@@ -181,12 +202,34 @@ class Comparison:
         return self.config.get("features", "analog")
 
     def to_json(self) -> dict:
+        """Everything as JSON-safe values: the run, its records and the summary (``results.json``)."""
         return {"scene": self.scene, "scene_file": self.scene_file, "learners": list(self.learners),
                 "seeds": list(self.seeds), "config": self.config, "reported": self.reported,
                 "records": self.records, "summary": self.summary()}
 
 
-def _check_learners(learners) -> list[str]:
+def check_learners(learners) -> list[str]:
+    """The learners asked for, checked, in the order of :data:`LEARNERS` without repeats.
+
+    Parameters
+    ----------
+    learners : sequence of str, comma-separated str, or None
+        Names from :data:`LEARNERS`; None means all.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    InputError
+        For an unknown name (naming the known ones) or none at all.
+
+    Examples
+    --------
+    >>> check_learners("lstsq-S, mark1,mark1")
+    ['mark1', 'lstsq-S']
+    """
     if learners is None:
         return list(LEARNERS)
     if isinstance(learners, str):
@@ -207,16 +250,14 @@ def _baseline(name: str, schedule, seed: int):
     scene's order (shuffled with the machine seed when the scene shuffles); it stops
     early after an epoch without a mistake.
     """
-    from mark1 import linear_model as baselines
     kind = name.split("-")[0]
     if kind == "perceptron":
-        return baselines.Perceptron(epochs=schedule.epochs, shuffle=schedule.order == "shuffled", seed=seed)
+        return Perceptron(epochs=schedule.epochs, shuffle=schedule.order == "shuffled", seed=seed)
     if kind == "logistic":
         # a Gaussian prior (scikit-learn's default C = 1): binary S and phi training sets are
         # usually linearly separable, where maximum likelihood has no finite solution (PRML 4.3.2)
-        return baselines.LogisticRegression(alpha=1.0)
-    return {"lstsq": baselines.LeastSquaresClassifier, "fisher": baselines.FisherDiscriminant,
-            "gauss": baselines.GaussianClassifier}[kind]()
+        return LogisticRegression(alpha=1.0)
+    return {"lstsq": LeastSquaresClassifier, "fisher": FisherDiscriminant, "gauss": GaussianClassifier}[kind]()
 
 
 def _fit_note(clf) -> str | None:
@@ -237,7 +278,8 @@ def _fit_note(clf) -> str | None:
     return None
 
 
-def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | None = None,
+@job
+def _run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | None = None,
              test_count: int | None = None, features: str = "analog") -> dict:
     """One seed of :func:`compare`: every learner trained and scored on the same cards.
 
@@ -261,9 +303,6 @@ def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | N
     dict
         ``{"seed", "seeds": {train, test, machine}, "results": [row per learner]}``.
     """
-    from mark1 import linear_model as baselines
-    from mark1.machine.mark_i import MarkI
-
     scene = as_scene(scene_ref)
     train, test, s_machine = scene_cards(scene, seed, train_count=train_count, test_count=test_count)
     s_train, s_test, _ = experiment_seeds(seed)
@@ -289,7 +328,7 @@ def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | N
         test_acc = m.score(test.cards, test.labels)
         wall = time.perf_counter() - t0
         row(name, test_accuracy=test_acc, train_accuracy=train_acc,
-            cards_seen=cards_to_final_accuracy(m.history_, len(train.cards), train_acc),
+            cards_seen=_cards_to_final_accuracy(m.history_, len(train.cards), train_acc),
             machine_time_s=float(m.machine_time_), wall_time_s=wall)
 
     others = [n for n in learners if n not in _MACHINES]
@@ -308,9 +347,9 @@ def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | N
                 # binary S and φ make singular covariances the rule, and separable or partly
                 # separable training sets common: what the fit did is recorded in the note
                 # instead of a warning per seed
-                warnings.simplefilter("ignore", baselines.SingularCovarianceWarning)
-                warnings.simplefilter("ignore", baselines.SeparableDataWarning)
-                warnings.simplefilter("ignore", baselines.ConvergenceWarning)
+                warnings.simplefilter("ignore", SingularCovarianceWarning)
+                warnings.simplefilter("ignore", SeparableDataWarning)
+                warnings.simplefilter("ignore", ConvergenceWarning)
                 clf = _baseline(name, sched, s_machine).fit(x_tr, train.labels)
             train_acc = float(clf.score(x_tr, train.labels))
             test_acc = float(clf.score(x_te, test.labels))
@@ -322,7 +361,8 @@ def run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | N
 
 def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None, out=None,
             resume: bool = False, progress: bool = False, train_count: int | None = None,
-            test_count: int | None = None, features: str = "analog") -> Comparison:
+            test_count: int | None = None, features: str = "analog",
+            figure: Callable | None = None) -> Comparison:
     """The machine beside the textbook classifiers on one scene, over seeds.
 
     For each seed (a new patch board, new cards, new noise) every learner is trained on
@@ -337,12 +377,12 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
     ``ideal``
         ``spec.ideal()`` with the same machine seed: the sensing made ideal too;
     ``perceptron-S``
-        :class:`mark1.baselines.Perceptron` on the S-units;
+        :class:`mark1.linear_model.Perceptron` on the S-units;
     ``lstsq-S``, ``fisher-S``, ``gauss-S``, ``lstsq-phi``, ``fisher-phi``, ``gauss-phi``
         least squares, Fisher and Gaussian classifiers on the S-units and on the A-unit
         outputs φ of the same patch board;
     ``logistic-S``, ``logistic-phi``
-        :class:`mark1.baselines.LogisticRegression` with ``alpha=1`` (a Gaussian prior,
+        :class:`mark1.linear_model.LogisticRegression` with ``alpha=1`` (a Gaussian prior,
         scikit-learn's default ``C=1``) on the same features: binary S and φ training
         sets are usually separable, where plain maximum likelihood has no finite solution.
 
@@ -362,8 +402,8 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
         Runs the seeds (default: serially in this process). Results do not depend on it.
     out : str or path-like, optional
         Folder for ``seeds/seed-NNNN.json`` (written as each seed finishes),
-        ``results.csv``, ``results.json``, ``accuracy.png`` and ``report.md`` (at the
-        end). Every file is written atomically.
+        ``results.csv``, ``results.json``, the figure (see ``figure``) and ``report.md``
+        (at the end). Every file is written atomically.
     resume : bool
         Skip seeds whose record in ``out/seeds`` exists and matches this run.
     progress : bool
@@ -372,6 +412,11 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
         Card counts instead of the scene's (for quick runs and tests).
     features : {"analog", "ideal"}
         The retina the textbook classifiers' S-units and φ come from.
+    figure : callable, optional
+        Draws the comparison's figure, called as ``figure(comparison, out=out /
+        "accuracy.png")`` before ``report.md``, which then shows it; needs ``out``.
+        ``mark1 compare`` passes :func:`mark1.viz.studies.comparison_figure` (the lab
+        itself draws nothing).
 
     Returns
     -------
@@ -379,17 +424,22 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
 
     Raises
     ------
-    ValueError
-        For an unknown learner (naming the known ones), bad seeds or counts;
-        :class:`mark1.scenes.SceneError` for a bad scene.
+    InputError
+        For an unknown learner (naming the known ones), bad seeds or counts, ``resume``
+        or ``figure`` without ``out``; :class:`mark1.exceptions.SceneError` for a bad scene.
+
+    Examples
+    --------
+    >>> comp = compare("scenes/demo.toml", seeds=[3], learners=["ideal", "fisher-S"], train_count=8,
+    ...                test_count=8)
+    >>> {r["learner"]: r["test_accuracy"] for r in comp.records}
+    {'ideal': 1.0, 'fisher-S': 1.0}
     """
-    scene = as_scene(scene)
-    names = _check_learners(learners)
-    seed_ids = seed_list(seeds)
+    scene, seed_ids, train_count, test_count = study_inputs(scene, seeds, train_count, test_count)
+    names = check_learners(learners)
     if features not in FEATURES:
         raise InputError(f"features: expected one of {', '.join(FEATURES)}, got {features!r}")
-    train_count = count_option(train_count, "train_count")
-    test_count = count_option(test_count, "test_count")
+    check_figure(figure, out)
     config = {"version": _RECORD_VERSION, "scene": scene.name, "scene_sha256": scene_digest(scene),
               "learners": names, "train_count": train_count, "test_count": test_count,
               "epochs": scene.schedule.epochs, "order": scene.schedule.order, "features": features}
@@ -398,7 +448,7 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
     keys = [f"seed-{s:04d}" for s in seed_ids]
     store = None if out is None else Records(out / "seeds", config, valid=_valid_seed_record(config))
     ref = scene_ref(scene)
-    done = run_jobs(run_seed, [(ref, s, names, train_count, test_count, features) for s in seed_ids],
+    done = run_jobs(_run_seed, [(ref, s, names, train_count, test_count, features) for s in seed_ids],
                     executor=executor, keys=keys, records=store, resume=resume,
                     progress="seeds" if progress else None)
 
@@ -409,7 +459,7 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
                       reported={"source": rep.source, "conditions": rep.conditions, "value": rep.value,
                                 "note": rep.note})
     if out is not None:
-        _write_comparison(comp, out, scene)
+        _write_comparison(comp, out, scene, figure)
     return comp
 
 
@@ -432,18 +482,12 @@ def _valid_seed_record(config: dict):
     return valid
 
 
-def _write_comparison(comp: Comparison, out: Path, scene) -> None:
-
+def _write_comparison(comp: Comparison, out: Path, scene, figure: Callable | None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     write_text(out / "results.csv", csv_text(comp.records, RECORD_FIELDS))
-    write_text(out / "results.json", json.dumps(jsonable(comp.to_json()), indent=1) + "\n")
+    write_json(out / "results.json", comp.to_json())
     figures = []
-    try:
-        from mark1.viz.studies import comparison_figure
-    except ImportError:                                   # plotting not there: no figure
-        comparison_figure = None
-    if comparison_figure is not None:
-        comparison_figure(comp, out=out / "accuracy.png")
+    if draw(figure, comp, out / "accuracy.png"):
         figures.append(("accuracy.png", "Test accuracy of every learner, one dot per seed"))
     write_text(out / "report.md", _report_md(comp, scene, figures))
 
@@ -489,43 +533,3 @@ def _report_md(comp: Comparison, scene, figures) -> str:
     for fname, caption in figures:
         lines += ["", f"![{caption}]({fname})"]
     return "\n".join(lines) + "\n"
-
-
-# ----------------------------------------------------------------------------------------
-# command line
-
-
-def add_command(subparsers) -> None:
-    """Register ``mark1 compare``."""
-    cp = subparsers.add_parser("compare", help="the machine beside the textbook classifiers, over seeds")
-    add_common_options(cp, seeds=10, folder="compare")
-    cp.add_argument("--learners", help=f"comma-separated subset of: {','.join(LEARNERS)}")
-    cp.add_argument("--features", choices=FEATURES, default="analog",
-                    help="the retina whose S-units and phi the textbook classifiers learn from: the analog "
-                         "machine's own (default) or the ideal one")
-    cp.add_argument("--json", action="store_true", help="print the summary as JSON")
-    cp.set_defaults(func=cmd_compare)
-
-
-def cmd_compare(args) -> int:
-    try:
-        names = _check_learners(args.learners)
-    except ValueError as e:
-        raise UsageError(f"--learners: {e}".replace("learners: ", "", 1)) from None
-    scene, out, workers = check_common(args, args.seeds)
-    t0 = time.perf_counter()
-    try:
-        with executor_for(workers, args.scheduler) as executor:
-            comp = compare(scene, seeds=args.seeds, learners=names, executor=executor, out=out,
-                           resume=args.resume, progress=not args.json, train_count=args.train_count,
-                           test_count=args.test_count, features=args.features)
-    except ValueError as e:                      # SceneError, SpecError, classes that do not fit
-        raise UsageError(one_line(args, e)) from None
-    if args.json:
-        print(json.dumps(jsonable({"scene": comp.scene, "seeds": comp.seeds, "reported": comp.reported,
-                                    "summary": comp.summary(), "out": str(out)}), indent=2))
-        return 0
-    print(comp.table())
-    print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/results.csv, results.json, report.md, "
-          f"accuracy.png, seeds/")
-    return 0

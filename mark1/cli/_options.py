@@ -1,20 +1,24 @@
-"""What the command line and the lab share: the usage error, the output folder, common options.
+"""What the commands share: their output folder or file, the scene, the lab's common options and checks.
 
-The command line (:mod:`mark1.cli`) imports from here and from the lab's commands; the
-lab never imports :mod:`mark1.cli`, so there is no cycle.
+Every check here runs before any work and raises :class:`mark1.exceptions.UsageError`
+with one line naming the option or the scene file; :func:`mark1.cli.main` prints it and
+exits with status 2.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import re
 import sys
 from pathlib import Path
-from mark1.exceptions import UsageError
 
-__all__ = ["UsageError", "output_folder", "add_common_options", "check_common", "one_line",
-           "memory_limit", "check_budget", "check_scheduler"]
+from mark1.exceptions import SceneError, UsageError
+from mark1.stimuli.scenes import Scene, load_scene
+
+__all__ = ["output_folder", "output_file", "scene_or_usage", "add_common_options", "check_common",
+           "check_run_options", "workers_for", "check_scene", "check_budget", "one_line"]
 
 
 def output_folder(args, *parts: str) -> Path:
@@ -30,8 +34,28 @@ def output_folder(args, *parts: str) -> Path:
     return out
 
 
+def output_file(args, default: Path, formats=("png", "pdf", "svg", "jpg", "jpeg")) -> Path:
+    """The file ``--out`` names, checked (format, not a folder, writable place) before any work."""
+    out = Path(args.out) if args.out else default
+    if out.is_dir():
+        raise UsageError(f"--out: {out} is a folder; expected a file name such as sheet.png")
+    suffix = out.suffix.lstrip(".").lower()
+    if suffix not in formats:
+        raise UsageError(f"--out: expected a file ending in .{', .'.join(formats)}, got {out.name!r}")
+    output_folder(argparse.Namespace(out=str(out.parent), scene=""))
+    return out
+
+
+def scene_or_usage(path: str) -> Scene:
+    """The scene file loaded, or a UsageError with the scene's one-line error."""
+    try:
+        return load_scene(path)
+    except SceneError as e:
+        raise UsageError(str(e)) from None
+
+
 def add_common_options(parser, *, seeds: int, folder: str, resume: bool = True) -> None:
-    """Options shared by the lab's commands (compare, ablate, curves, and later sweep, reenact).
+    """Options shared by the lab's commands (compare, ablate, curves, sweep).
 
     ``SCENE``, ``--seeds``, ``--out``, ``--workers``, ``--scheduler``, ``--train-count``,
     ``--test-count`` and, with ``resume``, ``--resume``.
@@ -59,7 +83,7 @@ def check_common(args, n_jobs: int):
 
     Returns
     -------
-    scene : mark1.scenes.Scene
+    scene : mark1.stimuli.scenes.Scene
     out : pathlib.Path
     workers : int
         At most ``n_jobs``; 1 means serial in this process.
@@ -69,14 +93,9 @@ def check_common(args, n_jobs: int):
     UsageError
         One line naming the option or the scene file.
     """
-    from mark1.stimuli.scenes import SceneError, load_scene
-
     check_run_options(args)
     out = output_folder(args, args.command)
-    try:
-        scene = load_scene(args.scene)
-    except SceneError as e:
-        raise UsageError(str(e)) from None
+    scene = scene_or_usage(args.scene)
     workers = workers_for(args, n_jobs)
     check_scene(args, scene, at_once=workers)
     return scene, out, workers
@@ -93,7 +112,7 @@ def check_run_options(args) -> None:
     if getattr(args, "scheduler", None) is not None:
         if args.workers is not None:
             raise UsageError("--scheduler: runs the jobs on the cluster's workers; leave out --workers")
-        check_scheduler(args.scheduler)
+        _check_scheduler(args.scheduler)
         try:
             import distributed  # noqa: F401
         except ImportError:
@@ -121,7 +140,7 @@ def check_scene(args, scene, *, at_once: int = 1, label: str = "") -> None:
                  train_count=getattr(args, "train_count", None), test_count=getattr(args, "test_count", None))
 
 
-def memory_limit(args) -> int:
+def _memory_limit(args) -> int:
     """Bytes a command may use: ``--memory-limit`` GB, else 80 % of this computer's memory."""
     if getattr(args, "memory_limit", None) is not None:
         gb = args.memory_limit
@@ -143,12 +162,11 @@ def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **c
 
     ``at_once`` runs (jobs on this computer's workers) are held in memory together.
     """
-    from mark1.stimuli.scenes import SceneError
     try:
         res = scene.resources(**counts, trace=getattr(args, "trace", "summary") or "summary")
     except (SceneError, ValueError) as e:
         raise UsageError(str(e)) from None
-    limit = memory_limit(args) // max(1, at_once)
+    limit = _memory_limit(args) // max(1, at_once)
     if res.memory > limit:
         key = res.largest()
         share = f" (a share of {at_once} runs at once)" if at_once > 1 else ""
@@ -172,7 +190,7 @@ def _duration(seconds: float) -> str:
 _ADDRESS = re.compile(r"^([a-z][a-z0-9+]*://\S+|\[?[A-Za-z0-9_.\-:]+\]?:\d{1,5})$")
 
 
-def check_scheduler(address: str) -> None:
+def _check_scheduler(address: str) -> None:
     """A Dask scheduler address must look like ``tcp://host:8786`` (checked before connecting,
     so a typo is one line, not a timeout)."""
     if not _ADDRESS.match(address.strip()):

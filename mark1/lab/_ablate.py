@@ -27,18 +27,18 @@ import time
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from mark1._utils.atomic import write_text
 from mark1._utils.records import jsonable
-from mark1.lab.options import UsageError, add_common_options, check_common, one_line
-from mark1.lab.runner import (Records, as_scene, count_option, csv_text, executor_for, run_cards, run_jobs, scene_digest,
-                     scene_ref, seed_list)
-from mark1.lab.stats import mean_interval, num, pct, summarize
 from mark1.exceptions import InputError
+from mark1.lab._common import aligned, check_figure, csv_text, draw, num, pct, study_inputs, write_json
+from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref
+from mark1.lab.stats import mean_interval, summarize
+from mark1.machine.mark_i import MarkI
+from mark1.specs import NON_IDEALITIES
 
-__all__ = ["Ablation", "ablate", "ablation_variants", "ablation_job", "paired_cost", "ABLATION_FIELDS",
-           "add_command"]
+__all__ = ["ablate", "Ablation", "VERDICTS", "paired_cost"]
 
 _VERSION = 2
 
@@ -70,6 +70,19 @@ def paired_cost(without: list[float], with_: list[float]) -> dict[str, Any]:
     dict
         ``costs`` (per seed, fraction), ``mean``, ``low``, ``high`` (95 % t-interval of
         the mean; NaN for one seed), ``verdict`` (a key of :data:`VERDICTS`).
+
+    Raises
+    ------
+    InputError
+        For arms of different lengths, or empty ones.
+
+    Examples
+    --------
+    >>> c = paired_cost([0.95, 0.90, 0.92], [0.90, 0.85, 0.88])
+    >>> [round(x, 2) for x in c["costs"]], round(c["mean"], 4), c["verdict"]
+    ([0.05, 0.05, 0.04], 0.0467, 'cost')
+    >>> paired_cost([0.9, 0.8], [0.9, 0.8])["verdict"]
+    'zero'
     """
     if len(without) != len(with_) or not without:
         raise InputError("paired_cost: expected the same seeds, at least one, in both arms")
@@ -107,6 +120,14 @@ class Ablation:
         :data:`VERDICTS`) and ``machine_time_h_change`` (mean change of machine time
         against the reference, hours; None where it is the same on every seed).
     non_idealities : list of str
+
+    Examples
+    --------
+    >>> result = ablate("scenes/demo.toml", seeds=1, train_count=4, test_count=4)
+    >>> result.row("full")["kind"], result.row("on:backlash")["reference"]
+    ('reference', 'ideal')
+    >>> result.row("off:ratchet")["same_as"]          # the same machine as the full one: not run again
+    'full'
     """
 
     scene: str
@@ -115,6 +136,7 @@ class Ablation:
     non_idealities: list
 
     def row(self, variant: str) -> dict:
+        """The row of ``variant`` (``"full"``, ``"ideal"``, ``"on:NAME"``, ``"off:NAME"``)."""
         for r in self.rows:
             if r["variant"] == variant:
                 return r
@@ -136,10 +158,7 @@ class Ablation:
                              f"{r['cost_points']:+.1f}", _interval(r), VERDICTS[r["verdict"]],
                              "same" if r["machine_time_h_change"] is None
                              else f"{r['machine_time_h_mean']:.3f} ({r['machine_time_h_change']:+.3f})"))
-        widths = [max(len(str(r[i])) for r in (head, *rows)) for i in range(len(head))]
-        lines = ["  ".join(f"{c:<{w}}" if i in (0, 1, 5) else f"{c:>{w}}" for i, (c, w) in enumerate(zip(r, widths)))
-                 for r in (head, *rows)]
-        lines.insert(1, "  ".join("-" * w for w in widths))
+        lines = aligned(head, rows, left=(0, 1, 5))
         lines.append("")
         lines.append(f"{self.scene}: test accuracy, mean of {len(self.seeds)} paired seed(s) (same cards, "
                      "board and noise in every variant).")
@@ -154,6 +173,7 @@ class Ablation:
         return "\n".join(lines)
 
     def to_json(self) -> dict:
+        """Everything as JSON-safe values, with the sign convention spelled out (``ablation.json``)."""
         return {"scene": self.scene, "seeds": self.seeds, "non_idealities": self.non_idealities,
                 "rows": self.rows,
                 "sign": "cost = accuracy without the non-ideality minus accuracy with it (points lost)",
@@ -166,7 +186,7 @@ def _interval(r) -> str:
     return f"[{r['cost_low']:+.1f}, {r['cost_high']:+.1f}]"
 
 
-def ablation_variants(spec) -> list[tuple[str, str, str | None, Any]]:
+def _ablation_variants(spec) -> list[tuple[str, str, str | None, Any]]:
     """(variant, kind, non-ideality, MachineSpec) for :func:`ablate`, references first.
 
     The non-idealities are those of :data:`mark1.specs.NON_IDEALITIES` that ``spec`` has
@@ -174,7 +194,6 @@ def ablation_variants(spec) -> list[tuple[str, str, str | None, Any]]:
     ratchet's "on alone" is the ideal machine with ``rack.drive = "ratchet"`` and its
     "off alone" is the full machine itself.
     """
-    from mark1.specs import NON_IDEALITIES
     names = [n for n in NON_IDEALITIES if spec.is_on(n)]
     if "ratchet" not in names:
         names.append("ratchet")
@@ -195,11 +214,10 @@ def _spec_key(spec) -> str:
     return json.dumps(jsonable(d), sort_keys=True)
 
 
-def ablation_job(scene_ref, seed: int, spec, train_count: int | None = None,
-                 test_count: int | None = None) -> dict:
+@job
+def _ablation_job(scene_ref, seed: int, spec, train_count: int | None = None,
+                  test_count: int | None = None) -> dict:
     """One seed of one machine variant of :func:`ablate` (top level, picklable)."""
-    from mark1.machine.mark_i import MarkI
-
     scene = as_scene(scene_ref)
     train, test, s_machine = run_cards(scene, seed, train_count, test_count)
     t0 = time.perf_counter()
@@ -212,10 +230,10 @@ def ablation_job(scene_ref, seed: int, spec, train_count: int | None = None,
 
 def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume: bool = False,
            progress: bool = False, train_count: int | None = None,
-           test_count: int | None = None) -> Ablation:
+           test_count: int | None = None, figure: Callable | None = None) -> Ablation:
     """Which non-ideality costs most: each one alone on, and alone off, paired over seeds.
 
-    For every non-ideality the scene's machine has on (see :func:`ablation_variants`):
+    For every non-ideality the scene's machine has on (and the ratchet, always):
     (a) the ideal machine with only that one on (``spec.only(name)``), compared with
     the ideal machine, and (b) the full machine with only that one off
     (``spec.without(name)``), compared with the full machine. All variants of a seed
@@ -225,27 +243,48 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
     Parameters
     ----------
     scene : Scene or str
+        A scene or a scene file; its machine is the full one.
     seeds : int or sequence of int
+        ``n`` means seeds ``0 .. n-1``; every variant runs on every seed (paired).
     executor : concurrent.futures.Executor, optional
         Runs the jobs (one per distinct machine and seed); results do not depend on it.
     out : str or path-like, optional
         Folder for one record per job (``jobs/``, written as each finishes) and
-        ``ablation.csv``, ``ablation.json`` and ``ablation.png`` at the end (atomic).
+        ``ablation.csv``, ``ablation.json`` and the figure (see ``figure``) at the end
+        (atomic).
     resume : bool
-        Skip jobs whose record in ``out/jobs`` exists and matches this run.
+        Skip the (machine, seed) runs whose record in ``out/jobs`` matches this ablation.
     progress : bool
-        A progress bar over the jobs (terminal only).
+        A progress bar over the runs of distinct machines, on a terminal only.
     train_count, test_count : int, optional
+        Card counts instead of the scene's, the same for every variant.
+    figure : callable, optional
+        Draws the ablation's figure, called as ``figure(ablation, out=out /
+        "ablation.png")``; needs ``out``. ``mark1 ablate`` passes
+        :func:`mark1.viz.studies.ablation_figure`.
 
     Returns
     -------
     Ablation
+
+    Raises
+    ------
+    InputError
+        For bad seeds or counts, ``resume`` or ``figure`` without ``out``.
+
+    Examples
+    --------
+    >>> result = ablate("scenes/demo.toml", seeds=1, train_count=4, test_count=4)
+    >>> result.non_idealities[:3]
+    ['speed_limit', 'end_stops', 'motor_spread']
+    >>> result.row("full")["test_mean"], result.row("ideal")["test_mean"]
+    (1.0, 0.75)
+    >>> result.row("on:backlash")["cost_points"], result.row("on:backlash")["verdict"]    # 4 cards: no difference
+    (0.0, 'zero')
     """
-    scene = as_scene(scene)
-    seed_ids = seed_list(seeds)
-    train_count = count_option(train_count, "train_count")
-    test_count = count_option(test_count, "test_count")
-    variants = ablation_variants(scene.machine_spec())
+    scene, seed_ids, train_count, test_count = study_inputs(scene, seeds, train_count, test_count)
+    check_figure(figure, out)
+    variants = _ablation_variants(scene.machine_spec())
     first_of: dict[str, str] = {}
     unique = []
     for name, _, _, spec in variants:
@@ -265,7 +304,7 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
                   "variants": {name: _spec_key(spec) for name, spec in unique}}
         store = Records(Path(out) / "jobs", config,
                         valid=lambda key, r: 0.0 <= r["test_accuracy"] <= 1.0 and r["machine_time_s"] >= 0)
-    res = run_jobs(ablation_job, jobs, executor=executor, keys=keys, records=store, resume=resume,
+    res = run_jobs(_ablation_job, jobs, executor=executor, keys=keys, records=store, resume=resume,
                    progress="runs" if progress else None)
     per_variant: dict[str, list] = {name: [] for name, _ in unique}
     for (name, _, _), r in zip(order, res):
@@ -300,42 +339,9 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
     result = Ablation(scene=scene.name, seeds=seed_ids, rows=rows,
                       non_idealities=[v[2] for v in variants if v[1] == "on_alone"])
     if out is not None:
-        from mark1.viz.studies import ablation_figure
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         write_text(out / "ablation.csv", csv_text(rows, ABLATION_FIELDS))
-        write_text(out / "ablation.json", json.dumps(jsonable(result.to_json()), indent=1) + "\n")
-        ablation_figure(result, out=out / "ablation.png")
+        write_json(out / "ablation.json", result.to_json())
+        draw(figure, result, out / "ablation.png")
     return result
-
-
-# ----------------------------------------------------------------------------------------
-# command line
-
-
-def add_command(subparsers) -> None:
-    """Register ``mark1 ablate``."""
-    ab = subparsers.add_parser("ablate", help="which non-ideality costs most: each alone on, each alone off, "
-                                              "paired seeds, 95 %% intervals")
-    add_common_options(ab, seeds=3, folder="ablate")
-    ab.add_argument("--json", action="store_true", help="print the result as JSON")
-    ab.set_defaults(func=cmd_ablate)
-
-
-def cmd_ablate(args) -> int:
-    from mark1.specs import NON_IDEALITIES
-
-    scene, out, workers = check_common(args, args.seeds * 2 * (len(NON_IDEALITIES) + 1))
-    t0 = time.perf_counter()
-    try:
-        with executor_for(workers, args.scheduler) as executor:
-            result = ablate(scene, seeds=args.seeds, executor=executor, out=out, resume=args.resume,
-                            progress=not args.json, train_count=args.train_count, test_count=args.test_count)
-    except ValueError as e:
-        raise UsageError(one_line(args, e)) from None
-    if args.json:
-        print(json.dumps(jsonable(result.to_json()), indent=2))
-        return 0
-    print(result.table())
-    print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/ablation.csv, ablation.json, ablation.png, jobs/")
-    return 0

@@ -6,24 +6,25 @@ seeds; each (variant, seed) is one job of :func:`mark1.lab.runner.run_jobs`.
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from mark1._utils.atomic import write_text
-from mark1.lab.options import UsageError, add_common_options, check_common, one_line
-from mark1.lab.runner import (Records, as_scene, count_option, csv_text, executor_for, run_cards, run_jobs, scene_digest,
-                     scene_ref, seed_list)
 from mark1.exceptions import InputError
+from mark1.lab._common import check_figure, csv_text, draw, study_inputs
+from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref
+from mark1.machine.mark_i import MarkI
 
-__all__ = ["LearningCurves", "learning_curves", "curve_job", "curves_csv", "add_command"]
+__all__ = ["learning_curves", "LearningCurves", "CURVE_VARIANTS"]
 
 _VERSION = 1
-VARIANTS = ("analog", "ideal")
+
+#: The machines of a learning-curve study: the scene's own and ``spec.ideal()`` on the same wiring.
+CURVE_VARIANTS = ("analog", "ideal")
 
 
 @dataclass
@@ -50,6 +51,14 @@ class LearningCurves:
         Machine time of the training up to each checkpoint, in hours.
     reported : float or None
         The scene's historical figure.
+
+    Examples
+    --------
+    >>> curves = learning_curves("scenes/demo.toml", seeds=2, points=3, train_count=8, test_count=8)
+    >>> curves.variants, curves.epochs.tolist(), curves.cards.tolist()
+    (['analog', 'ideal'], [1, 3, 5], [8, 24, 40])
+    >>> curves.accuracy["ideal"].shape                     # (seeds, checkpoints)
+    (2, 3)
     """
 
     scene: str
@@ -63,14 +72,14 @@ class LearningCurves:
 
     @property
     def variants(self) -> list[str]:
+        """The machines drawn: ``"analog"`` and ``"ideal"``."""
         return list(self.accuracy)
 
 
-def curve_job(scene_ref, seed: int, variant: str, checkpoints: Sequence[int],
-              train_count: int | None = None, test_count: int | None = None) -> dict:
+@job
+def _curve_job(scene_ref, seed: int, variant: str, checkpoints: Sequence[int],
+               train_count: int | None = None, test_count: int | None = None) -> dict:
     """One seed and variant of :func:`learning_curves` (top level, picklable)."""
-    from mark1.machine.mark_i import MarkI
-
     scene = as_scene(scene_ref)
     train, test, s_machine = run_cards(scene, seed, train_count, test_count)
     spec = scene.machine_spec()
@@ -88,7 +97,7 @@ def curve_job(scene_ref, seed: int, variant: str, checkpoints: Sequence[int],
 
 def learning_curves(scene, *, seeds=3, points: int = 10, executor: Executor | None = None, out=None,
                     resume: bool = False, progress: bool = False, train_count: int | None = None,
-                    test_count: int | None = None) -> LearningCurves:
+                    test_count: int | None = None, figure: Callable | None = None) -> LearningCurves:
     """Test accuracy against cards presented and machine hours, analog and ideal.
 
     Checkpoints are whole epochs, ``points`` of them spread evenly over ``1 ..
@@ -104,33 +113,48 @@ def learning_curves(scene, *, seeds=3, points: int = 10, executor: Executor | No
     Parameters
     ----------
     scene : Scene or str
+        A scene or a scene file; its machine is the analog variant.
     seeds : int or sequence of int
+        ``n`` means seeds ``0 .. n-1``; both variants run on every seed.
     points : int
         Most checkpoints wanted.
     executor : concurrent.futures.Executor, optional
         Runs the jobs (one per variant and seed); results do not depend on it.
     out : str or path-like, optional
         Folder for one record per job (``jobs/``, written as each finishes) and
-        ``curves.csv`` and ``curves.png`` at the end (atomic).
+        ``curves.csv`` and the figure (see ``figure``) at the end (atomic).
     resume : bool
-        Skip jobs whose record in ``out/jobs`` exists and matches this run.
+        Skip the (variant, seed) jobs recorded in ``out/jobs`` with the same checkpoints.
     progress : bool
-        A progress bar over the jobs (terminal only).
+        A progress bar over the (variant, seed) jobs, each a machine per checkpoint.
     train_count, test_count : int, optional
+        Card counts instead of the scene's; a checkpoint's cards follow the training count.
+    figure : callable, optional
+        Draws the curves, called as ``figure(curves, out=out / "curves.png")``; needs
+        ``out``. ``mark1 curves`` passes :func:`mark1.viz.studies.learning_curves_figure`.
 
     Returns
     -------
     LearningCurves
+
+    Raises
+    ------
+    InputError
+        For bad seeds, points or counts, ``resume`` or ``figure`` without ``out``.
+
+    Examples
+    --------
+    >>> curves = learning_curves("scenes/demo.toml", seeds=[1], points=2, train_count=8, test_count=8)
+    >>> curves.cards.tolist(), curves.accuracy["analog"].tolist()
+    ([8, 40], [[0.75, 0.75]])
     """
-    scene = as_scene(scene)
-    seed_ids = seed_list(seeds)
+    scene, seed_ids, train_count, test_count = study_inputs(scene, seeds, train_count, test_count)
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
         raise InputError(f"points: expected a positive integer, got {points!r}")
-    train_count = count_option(train_count, "train_count")
-    test_count = count_option(test_count, "test_count")
+    check_figure(figure, out)
     n_ep = scene.schedule.epochs
     checkpoints = np.unique(np.round(np.linspace(1, n_ep, min(int(points), n_ep))).astype(int))
-    variants = VARIANTS
+    variants = CURVE_VARIANTS
     ref = scene_ref(scene)
     # seed-major order: a worker running both variants of a seed renders its cards once
     order = [(v, s) for s in seed_ids for v in variants]
@@ -141,7 +165,7 @@ def learning_curves(scene, *, seeds=3, points: int = 10, executor: Executor | No
                   "checkpoints": checkpoints.tolist(), "train_count": train_count, "test_count": test_count,
                   "order": scene.schedule.order}
         store = Records(Path(out) / "jobs", config, valid=_valid_curve(len(checkpoints)))
-    done = run_jobs(curve_job, jobs, executor=executor, keys=[f"{v}-seed-{s:04d}" for v, s in order],
+    done = run_jobs(_curve_job, jobs, executor=executor, keys=[f"{v}-seed-{s:04d}" for v, s in order],
                     records=store, resume=resume, progress="runs" if progress else None)
     by = dict(zip(order, done))
     res = [by[(v, s)] for v in variants for s in seed_ids]
@@ -155,9 +179,8 @@ def learning_curves(scene, *, seeds=3, points: int = 10, executor: Executor | No
                             accuracy=arrays["accuracy"], train_accuracy=arrays["train_accuracy"],
                             machine_hours=arrays["machine_hours"], reported=scene.reported.value)
     if out is not None:
-        from mark1.viz.studies import learning_curves_figure
-        write_text(Path(out) / "curves.csv", curves_csv(curves))
-        learning_curves_figure(curves, out=Path(out) / "curves.png")
+        write_text(Path(out) / "curves.csv", _curves_csv(curves))
+        draw(figure, curves, Path(out) / "curves.png")
     return curves
 
 
@@ -171,7 +194,7 @@ def _valid_curve(n_points: int):
 CURVE_FIELDS = ("variant", "seed", "epochs", "cards", "machine_hours", "test_accuracy", "train_accuracy")
 
 
-def curves_csv(curves: LearningCurves) -> str:
+def _curves_csv(curves: LearningCurves) -> str:
     """One row per variant, seed and checkpoint."""
     rows = []
     for variant in curves.variants:
@@ -183,37 +206,3 @@ def curves_csv(curves: LearningCurves) -> str:
                              "test_accuracy": float(curves.accuracy[variant][i, j]),
                              "train_accuracy": float(curves.train_accuracy[variant][i, j])})
     return csv_text(rows, CURVE_FIELDS)
-
-
-# ----------------------------------------------------------------------------------------
-# command line
-
-
-def add_command(subparsers) -> None:
-    """Register ``mark1 curves``."""
-    cu = subparsers.add_parser("curves", help="learning curves: test accuracy against cards and machine hours")
-    add_common_options(cu, seeds=3, folder="curves")
-    cu.add_argument("--points", type=int, default=10, help="most checkpoints (whole epochs; default 10)")
-    cu.set_defaults(func=cmd_curves)
-
-
-def cmd_curves(args) -> int:
-    if args.points < 1:
-        raise UsageError(f"--points: expected a positive integer, got {args.points}")
-    scene, out, workers = check_common(args, args.seeds * len(VARIANTS))
-    t0 = time.perf_counter()
-    try:
-        with executor_for(workers, args.scheduler) as executor:
-            curves = learning_curves(scene, seeds=args.seeds, points=args.points, executor=executor, out=out,
-                                     resume=args.resume, progress=True, train_count=args.train_count,
-                                     test_count=args.test_count)
-    except ValueError as e:
-        raise UsageError(one_line(args, e)) from None
-    for variant in curves.variants:
-        acc = curves.accuracy[variant]
-        print(f"{variant:>7}: test accuracy " + "  ".join(
-            f"{c} cards {m:.1%}" for c, m in zip(curves.cards.tolist(), acc.mean(axis=0))))
-    print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/curves.csv, curves.png, jobs/")
-    return 0
-
-

@@ -1,0 +1,215 @@
+"""``mark1 compare``, ``ablate``, ``curves``, ``sweep`` and ``reenact``: the lab's studies over seeds.
+
+Each command checks its options and the scene before any work, runs the study on the
+executor ``--workers`` or ``--scheduler`` asks for, has the study draw its figure
+(:mod:`mark1.viz.studies`) beside its records, and prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import time
+from pathlib import Path
+from typing import Callable
+
+from mark1._utils.records import jsonable
+from mark1.cli._options import (add_common_options, check_common, check_run_options, check_scene, one_line,
+                                output_folder, scene_or_usage, workers_for)
+from mark1.exceptions import SceneError, SpecError, UsageError
+from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, ablate, catalog, check_learners, compare,
+                       learning_curves, parse_value, parse_values, reenact, sweep, value_text)
+from mark1.lab.runner import executor_for
+from mark1.specs import NON_IDEALITIES, parameter_keys
+from mark1.viz.studies import (ablation_figure, comparison_figure, learning_curves_figure, reenact_figure,
+                               sweep_figure)
+
+__all__ = ["add_commands"]
+
+
+def _run_study(args, workers: int, study: Callable, *inputs, message: Callable[[Exception], str] | None = None,
+               **options):
+    """``study(*inputs, ...)`` on the executor the options ask for; (result, start time).
+
+    The options every study shares are passed on from ``args``; a ValueError (a scene,
+    spec or count the study refuses) becomes one usage line naming the scene.
+    """
+    t0 = time.perf_counter()
+    try:
+        with executor_for(workers, args.scheduler) as executor:
+            result = study(*inputs, seeds=args.seeds, executor=executor, resume=args.resume,
+                           train_count=args.train_count, test_count=args.test_count, **options)
+    except ValueError as e:                      # SceneError, SpecError, classes that do not fit
+        raise UsageError(message(e) if message else one_line(args, e)) from None
+    return result, t0
+
+
+def _print_result(args, result, t0: float, written: str, as_json: dict | None = None) -> int:
+    """The result as JSON (``--json``), or its table and what was written."""
+    if getattr(args, "json", False):
+        print(json.dumps(jsonable(result.to_json() if as_json is None else as_json), indent=2))
+        return 0
+    print(result.table())
+    print(f"wall {time.perf_counter() - t0:.1f} s; written: {written}")
+    return 0
+
+
+def cmd_compare(args) -> int:
+    try:
+        names = check_learners(args.learners)
+    except ValueError as e:
+        raise UsageError(f"--learners: {e}".replace("learners: ", "", 1)) from None
+    scene, out, workers = check_common(args, args.seeds)
+    comp, t0 = _run_study(args, workers, compare, scene, learners=names, out=out, progress=not args.json,
+                          features=args.features, figure=comparison_figure)
+    return _print_result(args, comp, t0, f"{out}/results.csv, results.json, report.md, accuracy.png, seeds/",
+                         as_json={"scene": comp.scene, "seeds": comp.seeds, "reported": comp.reported,
+                                  "summary": comp.summary(), "out": str(out)})
+
+
+def cmd_ablate(args) -> int:
+    scene, out, workers = check_common(args, args.seeds * 2 * (len(NON_IDEALITIES) + 1))
+    result, t0 = _run_study(args, workers, ablate, scene, out=out, progress=not args.json, figure=ablation_figure)
+    return _print_result(args, result, t0, f"{out}/ablation.csv, ablation.json, ablation.png, jobs/")
+
+
+def cmd_curves(args) -> int:
+    if args.points < 1:
+        raise UsageError(f"--points: expected a positive integer, got {args.points}")
+    scene, out, workers = check_common(args, args.seeds * len(CURVE_VARIANTS))
+    curves, t0 = _run_study(args, workers, learning_curves, scene, points=args.points, out=out, progress=True,
+                            figure=learning_curves_figure)
+    for variant in curves.variants:
+        acc = curves.accuracy[variant]
+        print(f"{variant:>7}: test accuracy " + "  ".join(
+            f"{c} cards {m:.1%}" for c, m in zip(curves.cards.tolist(), acc.mean(axis=0))))
+    print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/curves.csv, curves.png, jobs/")
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    """``mark1 sweep``: check everything, run, write, print the table."""
+    try:
+        values = parse_values(args.param, args.values)
+    except SpecError as e:                       # an unknown key is the parameter's fault, else the values'
+        raise UsageError(f"{'--values' if args.param in parameter_keys() else '--param'}: {e}") from None
+    if args.reference is not None:
+        try:
+            ref = parse_value(args.param, args.reference)
+        except SpecError as e:
+            raise UsageError(f"--reference: {e}") from None
+        if ref not in values:
+            raise UsageError(f"--reference: expected one of the swept values "
+                             f"({', '.join(map(value_text, values))}), got {args.reference!r}")
+        args.reference = ref
+    if args.out is None:
+        args.out = str(Path("runs") / Path(args.scene).stem / "sweep" / args.param)
+    scene, out, workers = check_common(args, len(values) * args.seeds)
+    result, t0 = _run_study(args, workers, sweep, scene, args.param, values, reference=args.reference, out=out,
+                            progress=not args.json, figure=sweep_figure)
+    return _print_result(args, result, t0, f"{out}/sweep.csv, sweep.json, sweep.png, jobs/")
+
+
+def cmd_reenact(args) -> int:
+    """``mark1 reenact``: check everything, run, write the page, print the table."""
+    check_run_options(args)
+    if not 0 <= args.tolerance <= 0.5:
+        raise UsageError(f"--tolerance: expected a fraction from 0 to 0.5, got {args.tolerance}")
+    out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "reenact"), scene=""))
+    page = None
+    if args.page is not None:
+        page = Path(args.page)
+        if page.suffix.lower() != ".md" or page.is_dir():
+            raise UsageError(f"--page: expected a Markdown file name ending in .md, got {args.page!r}")
+        try:
+            output_folder(argparse.Namespace(out=str(page.parent), scene=""))
+        except UsageError as e:
+            raise UsageError(str(e).replace("--out", "--page", 1)) from None
+    files = list(args.scenes) or [str(p) for p in _catalog()]
+    scenes = [scene_or_usage(f) for f in files]
+    workers = workers_for(args, len(scenes) * args.seeds)
+    for f, sc in zip(files, scenes):
+        if sc.reported.value is None:
+            raise UsageError(f"{f}: [reported] has no value; expected a scene with a reported figure")
+        check_scene(args, sc, at_once=workers, label=f)
+    command = " ".join(["mark1 reenact", *map(shlex.quote, args.scenes), f"--seeds {args.seeds}"]
+                       + ([f"--tolerance {args.tolerance:g}"] if args.tolerance != DEFAULT_TOLERANCE else [])
+                       + [f"--{k.replace('_', '-')} {getattr(args, k)}" for k in ("train_count", "test_count")
+                          if getattr(args, k) is not None]
+                       + ([f"--out {shlex.quote(args.out)}"] if args.out else [])
+                       + ([f"--page {shlex.quote(args.page)}"] if args.page else []))
+    result, t0 = _run_study(args, workers, reenact, scenes, message=str, tolerance=args.tolerance, out=out,
+                            progress=not args.json, page=page, command=command, note=args.note,
+                            figure=reenact_figure)
+    return _print_result(args, result, t0, f"{result.page}, {result.figure}, {out}/reenact.csv, reenact.json, jobs/")
+
+
+def _catalog():
+    """The shipped scenes with a reported figure; a broken one is a usage error."""
+    try:
+        return catalog()
+    except SceneError as e:
+        raise UsageError(str(e)) from None
+
+
+def _study_parser(sub, name: str, func: Callable, help: str, *, seeds: int, folder: str | None = None):
+    """The subparser of a study over one scene, with the options every such study shares."""
+    parser = sub.add_parser(name, help=help)
+    add_common_options(parser, seeds=seeds, folder=folder or name)
+    parser.set_defaults(func=func)
+    return parser
+
+
+def add_commands(sub) -> None:
+    """Register ``compare``, ``ablate``, ``curves``, ``sweep`` and ``reenact`` on argparse subparsers."""
+    cp = _study_parser(sub, "compare", cmd_compare, "the machine beside the textbook classifiers, over seeds",
+                       seeds=10)
+    cp.add_argument("--learners", help=f"comma-separated subset of: {','.join(LEARNERS)}")
+    cp.add_argument("--features", choices=FEATURES, default="analog",
+                    help="the retina whose S-units and phi the textbook classifiers learn from: the analog "
+                         "machine's own (default) or the ideal one")
+    cp.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    ab = _study_parser(sub, "ablate", cmd_ablate, "which non-ideality costs most: each alone on, each alone off, "
+                                                  "paired seeds, 95 %% intervals", seeds=3)
+    ab.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    cu = _study_parser(sub, "curves", cmd_curves, "learning curves: test accuracy against cards and machine hours",
+                       seeds=3)
+    cu.add_argument("--points", type=int, default=10, help="most checkpoints (whole epochs; default 10)")
+
+    sw = _study_parser(sub, "sweep", cmd_sweep, "dose-response: accuracy and machine time against one machine "
+                                                "parameter, over paired seeds", seeds=5, folder="sweep/<param>")
+    sw.add_argument("--param", required=True, metavar="KEY",
+                    help="a dotted machine parameter, e.g. rack.motor_speed (see `mark1 specs`)")
+    sw.add_argument("--values", required=True, metavar="V1,V2,...",
+                    help="comma-separated values, e.g. 0.003,0.01,0.1,inf (true/false for a switch); "
+                         "a list starting with a minus sign needs an equals sign: --values=-1,0,1")
+    sw.add_argument("--reference", metavar="V",
+                    help="the value the paired changes are measured from (default: the scene's own "
+                         "value when it is swept, else the first)")
+    sw.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    re_ = sub.add_parser("reenact", help="every scene with a reported figure, over seeds, "
+                                         "judged against its report (one page)")
+    re_.add_argument("scenes", nargs="*", metavar="SCENE",
+                     help="scene files (default: every shipped scene with a reported figure)")
+    re_.add_argument("--seeds", type=int, default=10, help="number of seeds, 0..N-1 (default 10)")
+    re_.add_argument("--out", help="folder for the records and results (default runs/reenact)")
+    re_.add_argument("--page", metavar="FILE.md",
+                     help="where to write the Markdown page (default OUT/REENACTMENT.md); "
+                          "its figure goes beside it")
+    re_.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
+                     help=f"half-width of a report's band, fraction (default {DEFAULT_TOLERANCE})")
+    re_.add_argument("--workers", type=int,
+                     help="processes on this computer (default: CPU count; 1 runs in this process)")
+    re_.add_argument("--scheduler", metavar="ADDRESS", help="run the jobs on a Dask cluster, e.g. tcp://host:8786")
+    re_.add_argument("--train-count", type=int, help="training cards instead of each scene's")
+    re_.add_argument("--test-count", type=int, help="test cards instead of each scene's")
+    re_.add_argument("--resume", action="store_true", help="skip jobs already recorded in --out")
+    re_.add_argument("--memory-limit", type=float, metavar="GB",
+                     help="memory the runs may use together (default: 80 %% of this computer's)")
+    re_.add_argument("--note", default="", help="a paragraph for the page (e.g. which code version, why few seeds)")
+    re_.add_argument("--json", action="store_true", help="print the result as JSON")
+    re_.set_defaults(func=cmd_reenact)

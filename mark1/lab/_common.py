@@ -1,0 +1,86 @@
+"""What the studies share: their checked inputs, their files, their plain-text tables."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from mark1._utils.atomic import write_text
+from mark1._utils.records import jsonable
+from mark1.exceptions import InputError
+from mark1.lab.runner import as_scene, seed_list
+
+__all__ = ["count_option", "study_inputs", "csv_text", "write_json", "check_figure", "draw", "pct", "num", "aligned"]
+
+
+def count_option(value, name: str) -> int | None:
+    """A positive integer or None (card counts), else an InputError naming ``name``."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"{name}: expected a positive integer or None, got {value!r}")
+    return int(value)
+
+
+def study_inputs(scene, seeds, train_count, test_count):
+    """What every study starts from, checked: ``(scene, seed list, train_count, test_count)``."""
+    return (as_scene(scene), seed_list(seeds), count_option(train_count, "train_count"),
+            count_option(test_count, "test_count"))
+
+
+def csv_text(rows: list[dict], fields) -> str:
+    """Rows as CSV text with the given columns (None written as an empty field)."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
+    return buf.getvalue()
+
+
+def write_json(path: Path, data) -> None:
+    """``data`` as indented JSON, written atomically."""
+    write_text(path, json.dumps(jsonable(data), indent=1) + "\n")
+
+
+def draw(figure: Callable | None, result, path: Path) -> bool:
+    """Have the caller's ``figure(result, out=path)`` draw the study's figure; whether it did.
+
+    The lab draws nothing itself (it imports no matplotlib): a caller who wants the
+    figure passes the function that draws it (:mod:`mark1.viz.studies`).
+    """
+    if figure is None:
+        return False
+    figure(result, out=path)
+    return True
+
+
+def check_figure(figure, out) -> None:
+    """A figure needs a folder to be drawn into."""
+    if figure is not None and out is None:
+        raise InputError("figure: needs out, the folder to draw the figure into")
+
+
+def pct(x) -> str:
+    """A fraction as a table cell: ``0.875`` -> ``87.5%``; None -> ``-``."""
+    return "-" if x is None else f"{x:.1%}"
+
+
+def num(x, fmt: str) -> str:
+    """A number as a table cell with ``fmt`` (e.g. ``"{:.3f}"``); None -> ``-``."""
+    return "-" if x is None else fmt.format(x)
+
+
+def aligned(head: Sequence[str], rows: Sequence[Sequence], left: Sequence[int] = (0,)) -> list[str]:
+    """A plain-text table's lines: the head, a rule of dashes, the rows; columns ``left``
+    aligned left, the rest right."""
+    widths = [max(len(str(r[i])) for r in (head, *rows)) for i in range(len(head))]
+    lines = ["  ".join(f"{c:<{w}}" if i in left else f"{c:>{w}}" for i, (c, w) in enumerate(zip(r, widths)))
+             for r in (head, *rows)]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines
