@@ -43,6 +43,8 @@ def machine_run(scene, seed, cards, epochs, spec=None):
 @pytest.mark.parametrize("seed, overrides", [
     (0, {}), (1, {}), (2, {}),
     (0, {"rack.drivers": 2, "timing.overlap": True}),     # queued motors, reads while wipers move
+    # queued moves outlast the period: each is the move of the card that commanded it
+    (1, {"rack.drivers": 2, "timing.overlap": True, "rack.motor_speed": 0.05}),
     (1, {"trainer.rule": "gamma", "rack.drive": "ratchet"}),
     (2, {"rack.topology": "split", "trainer.rule": "lms"}),
     (3, {"rack.drivers": 1}),                               # the next card waits for the motors
@@ -76,15 +78,21 @@ def test_recorded_moves_obey_the_rack():
     """Every recorded move: alpha's command, within the end stops, backlash only on reversal."""
     scene = load_scene(DEMO)
     data = lesson.record(scene, seed=3, cards=10, epochs=4)
-    inc, backlash = data["meta"]["increment"], data["meta"]["backlash"]
+    inc = data["meta"]["increment"]
+    assert data["meta"]["backlash"] > 0
     moved = [mv for p in data["pres"] for mv in p["mv"]]
     assert moved
     q = data["meta"]["quantum"]
-    for cmd, before, after, slack, run in (np.array(mv[2:]) / q for mv in moved):
+    last = {}                                   # each pot's direction of travel so far
+    for unit, pot, cmd, before, after, slack, run in (np.array(mv) / [1, 1, q, q, q, q, q] for mv in moved):
         assert abs(abs(cmd) - inc) <= 1 / q
         assert -1 <= after <= 1
         assert np.sign(after - before) in (0, np.sign(cmd))
         assert slack >= 0 and run >= slack
+        reversed_ = last.get((unit, pot), np.sign(cmd)) != np.sign(cmd)
+        assert (slack > 0) == reversed_
+        last[unit, pot] = np.sign(cmd)
+    assert any(mv[5] > 0 for mv in moved)       # the run has reversals
     # a reinforcement only on a wrong answer (alpha), and then every lit A-unit's pot plus the bias
     for p in data["pres"]:
         assert bool(p["mv"]) == (not p["ok"])

@@ -401,7 +401,8 @@ def test_read_noise_of_the_answers():
     phi = m.associate(m.sense(cards))
     x = np.hstack([phi, np.ones((4, 1))])
     expected_sd = noise * np.sqrt(x.sum(axis=1))
-    np.testing.assert_allclose(reps[:, :, 0].mean(axis=0), x @ m.weights_[0], atol=6 * expected_sd.max() / np.sqrt(3000))
+    np.testing.assert_allclose(reps[:, :, 0].mean(axis=0), x @ m.weights_[0],
+                               atol=6 * expected_sd.max() / np.sqrt(3000))
     np.testing.assert_allclose(reps[:, :, 0].std(axis=0), expected_sd, rtol=0.1)      # ~8 standard errors
 
 
@@ -472,3 +473,42 @@ def test_a_full_trace_keeps_the_sums_the_trainer_read():
                           full.history_["units_erred"][full.history_["pots_moved"] > 0])
     logged = [d for _, e, _, d in full.trace_ if e == "R read"]
     assert logged[5].startswith("sums " + " ".join(f"{v:+.4g}" for v in sums[5]))   # the trace rounds them
+
+
+@pytest.mark.parametrize("overrides", [
+    {"rack.wiper_noise": 0.0},
+    {"rack.wiper_noise": 0.0, "rack.drivers": 2, "timing.overlap": True, "rack.motor_speed": 0.05},
+    {"rack.wiper_noise": 0.0, "rack.topology": "split", "trainer.rule": "gamma"},
+])
+def test_a_full_trace_keeps_the_machines_record(overrides):
+    """Per presentation the S- and A-units lit and the wipers read; every move as the rack set it going."""
+    spec = specs.SMALL.with_overrides(overrides)
+    cards, labels = make_cards(8, np.random.default_rng(3), shapes=("x", "box", "bar"))
+    m = MarkI(spec=spec, seed=3, trace="full").fit(cards, labels, epochs=3)
+    h, trace, mask = m.history_, m.trace_, m.rack_.mask
+    assert len(trace.readings) == len(h)
+    reads = [t for t, e, _, _ in trace if e == "R read"]
+    for p, r in enumerate(trace.readings):
+        assert r.time == reads[p]
+        assert len(r.s_units) == h["s_active"][p] and len(r.a_units) == h["a_active"][p]
+        pots = np.append(r.a_units, mask.shape[1] - 1)
+        # no read noise: the wipers read make the sums the trainer read
+        np.testing.assert_allclose((r.wipers * mask[:, pots]).sum(axis=1), m.read_sums_[p], rtol=1e-12, atol=1e-15)
+    if np.allclose(np.diff(h["start"]), spec.timing.period):   # no waits: the schedule shown on the nominal cycle
+        s = m.sense(cards[h["card"]])
+        phi = m.associate(s)
+        for p, r in enumerate(trace.readings):
+            assert np.array_equal(r.s_units, np.flatnonzero(s[p])) and np.array_equal(r.a_units, np.flatnonzero(phi[p]))
+    moved = np.zeros(len(h), int)
+    starts = {(round(t, 9), p) for t, e, p, _ in trace if e in ("motors start", "motors queued")}
+    for move in trace.moves:
+        moved[move.presentation] += len(move.command)
+        assert move.time >= h["start"][move.presentation]
+        assert mask[move.unit, move.a_unit].all()
+        assert np.all(move.duration >= move.slack_time)
+        if spec.rack.drivers == 0:             # all at once, when the motors start
+            assert (round(move.time, 9), move.presentation) in starts
+    assert np.array_equal(moved, h["pots_moved"])
+    off = MarkI(spec=spec, seed=3, trace="summary").fit(cards, labels, epochs=3)
+    assert off.trace_.readings == [] and off.trace_.moves == []
+    assert np.array_equal(off.history_, h)

@@ -2,8 +2,8 @@
 
 In the manner of analog-hardware toolkits (a device's response to a pulse train, its
 spread across devices, its drift), but with the machine's own parts: the pots are a
-real :class:`~mark1.potentiometers.PotentiometerRack` driven by SimPy through
-``rack.drive``, the photocell a real :class:`~mark1.retina.Retina` read through
+real :class:`~mark1.machine.potentiometers.PotentiometerRack` driven by SimPy through
+``rack.drive``, the photocell a real :class:`~mark1.machine.retina.Retina` read through
 ``retina.expose``. Nothing here re-derives the physics; it only chooses the stimulus.
 
 * :func:`rack_response` — a few pots (one nominal, the others with the motor spread
@@ -30,14 +30,15 @@ import numpy as np
 import simpy
 
 from mark1._utils.atomic import write_text
+from mark1._utils.progress import progress_bar
+from mark1.exceptions import InputError
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.retina import Retina, RetinaState
-from mark1._utils.progress import progress_bar
 from mark1.specs import MachineSpec
-from mark1.exceptions import InputError
+from mark1.viz.figure import new_figure, save_figure
 
 __all__ = ["RackResponse", "PhotocellResponse", "rack_response", "photocell_response",
-           "rack_figure", "photocell_figure", "write_device"]
+           "rack_response_figure", "photocell_response_figure", "write_device"]
 
 
 @dataclass
@@ -62,6 +63,13 @@ class RackResponse:
     idle_t, idle_x : arrays (k,), (k, n_pots)
         Positions read while the rack is left alone after the train (decay).
     spec : MachineSpec
+
+    Examples
+    --------
+    >>> from mark1.specs import SMALL
+    >>> r = rack_response(SMALL, pulses=(2, 1), n_pots=1)
+    >>> r.command, r.position[:, 0].round(4)
+    (array([ 0.02,  0.02, -0.02]), array([0.61  , 0.63  , 0.6498, 0.6326]))
     """
 
     command: np.ndarray
@@ -100,6 +108,20 @@ def rack_response(spec: MachineSpec, *, pulses=(30, 25, 15), start: float = 0.61
     Returns
     -------
     RackResponse
+
+    Examples
+    --------
+    Four pulses up, three down, on two pots (the second with a motor of its own speed).
+    Each pulse of 0.02 full scale runs its motor 80 ms at 0.25 full scale per second;
+    the reversal first takes up the backlash (0.003), and the decay shaves a little off
+    every second:
+
+    >>> from mark1.specs import SMALL
+    >>> r = rack_response(SMALL, pulses=(4, 3), n_pots=2)
+    >>> r.duration[:, 0].round(3).tolist()
+    [0.08, 0.08, 0.08, 0.08, 0.08, 0.08, 0.08]
+    >>> r.position[:, 0].round(4).tolist()
+    [0.61, 0.63, 0.6498, 0.6696, 0.6894, 0.6723, 0.6521, 0.6319]
     """
     if not -1.0 <= start <= 1.0:
         raise InputError(f"start: expected a wiper position in [-1, 1], got {start!r}")
@@ -172,6 +194,13 @@ class PhotocellResponse:
     threshold : float
         The S-unit threshold signal (figure polarity: the S-unit fires below it).
     spec : MachineSpec
+
+    Examples
+    --------
+    >>> from mark1.specs import SMALL
+    >>> r = photocell_response(SMALL, cards=(2, 1, 2))
+    >>> r.history_light.tolist(), bool(r.history[2] < r.threshold < r.history[0])
+    ([1.0, 1.0, 0.0, 1.0, 1.0], True)
     """
 
     rise_t: np.ndarray
@@ -201,6 +230,18 @@ def photocell_response(spec: MachineSpec, *, cards=(15, 3, 15), soak: float = 10
     Returns
     -------
     PhotocellResponse
+
+    Examples
+    --------
+    Three white cards, two black, three white: the cell tires in the light (its signal
+    falls from card to card), reads dark on black, and has partly recovered after:
+
+    >>> from mark1.specs import SMALL
+    >>> r = photocell_response(SMALL, cards=(3, 2, 3))
+    >>> r.history.round(3).tolist()
+    [0.996, 0.93, 0.882, 0.001, 0.0, 0.89, 0.853, 0.824]
+    >>> round(r.threshold, 3)
+    0.48
     """
     rs = spec.retina.replace(shape=(1, 1))
     cell = Retina(rs)
@@ -225,13 +266,34 @@ def photocell_response(spec: MachineSpec, *, cards=(15, 3, 15), soak: float = 10
                              threshold=float(cell.signal_threshold), spec=spec)
 
 
-# -- figures (matplotlib through mark1.plotting only) -----------------------------------
+# -- figures (matplotlib through mark1.viz.figure only) ---------------------------------
 
-def rack_figure(r: RackResponse, *, out=None, dpi: int = 100):
-    """Four panels: position against pulse number, against time (zoomed on a
-    reversal), each motor's run time per pulse, and the decay when left alone."""
-    from mark1.viz.figure import new_figure
+def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100):
+    """The pots' response to a pulse train, in four panels.
 
+    Position against pulse number, single pulses against time (free travel, the end
+    stop, a reversal), each motor's run time per pulse, and the decay when left alone.
+
+    Parameters
+    ----------
+    r : RackResponse
+        From :func:`rack_response`.
+    out : path, optional
+        Save the figure there (atomically; PNG unless the ending says otherwise).
+    dpi : int
+        Resolution of the saved file.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from mark1.specs import SMALL
+    >>> fig = rack_response_figure(rack_response(SMALL, pulses=(4, 3), n_pots=2))
+    >>> len(fig.axes), fig.axes[0].get_ylabel()
+    (4, 'wiper position (full scale)')
+    """
     s = r.spec.rack
     fig = new_figure(11, 7.4)
     axes = fig.subplots(2, 2)
@@ -241,7 +303,8 @@ def rack_figure(r: RackResponse, *, out=None, dpi: int = 100):
     ax = axes[0, 0]
     for j in range(n_pots):
         ax.plot(pulse_no, r.position[:, j], drawstyle="steps-post" if s.drive == "ratchet" else "default",
-                color=colors[j], lw=2 if j == 0 else 0.9, marker="." if j == 0 else None, ms=3, zorder=3 if j == 0 else 2,
+                color=colors[j], lw=2 if j == 0 else 0.9, marker="." if j == 0 else None, ms=3,
+                zorder=3 if j == 0 else 2,
                 label="nominal motor" if j == 0 else ("other motors (spread)" if j == 1 else None))
     _stops(ax, s)
     rev = np.flatnonzero(np.diff(np.sign(r.command))) + 1
@@ -309,10 +372,30 @@ def _stops(ax, s) -> None:
                 color="firebrick", fontsize=8)
 
 
-def photocell_figure(r: PhotocellResponse, *, out=None, dpi: int = 100):
-    """Three panels: rise after lamps on, fall in the dark (log scale), light history."""
-    from mark1.viz.figure import new_figure
+def photocell_response_figure(r: PhotocellResponse, *, out=None, dpi: int = 100):
+    """One photocell's response, in three panels: rise after lamps on, fall in the dark
+    (log scale), and the light history of a sequence of cards.
 
+    Parameters
+    ----------
+    r : PhotocellResponse
+        From :func:`photocell_response`.
+    out : path, optional
+        Save the figure there (atomically; PNG unless the ending says otherwise).
+    dpi : int
+        Resolution of the saved file.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from mark1.specs import SMALL
+    >>> fig = photocell_response_figure(photocell_response(SMALL, cards=(3, 2, 3)))
+    >>> [ax.get_title() for ax in fig.axes][::2]
+    ['rise', 'light history (history_time 5 s)']
+    """
     rs, tm = r.spec.retina, r.spec.timing
     fig = new_figure(12, 3.9)
     axes = fig.subplots(1, 3)
@@ -352,8 +435,6 @@ def photocell_figure(r: PhotocellResponse, *, out=None, dpi: int = 100):
 
 def _finish(fig, title: str, out, dpi: int):
     """Title, lay out and (when ``out`` is given) save a device figure atomically."""
-    from mark1.viz.figure import save_figure
-
     fig.suptitle(title, fontsize=12)
     fig.tight_layout()
     if out is not None:
@@ -370,9 +451,32 @@ def _csv(header, rows) -> str:
 
 
 def write_device(kind: str, spec: MachineSpec, out, progress: bool = False) -> list[Path]:
-    """Write ``rack.png`` + CSVs or ``photocell.png`` + CSVs into folder ``out``; returns the paths.
+    """Write a device's figure and its numbers as CSV into folder ``out`` (``mark1 device``).
 
-    ``progress`` shows a bar on a terminal (the figure takes a few seconds).
+    Parameters
+    ----------
+    kind : {"rack", "photocell"}
+        ``rack``: ``rack.png``, ``rack_pulses.csv`` (positions and run times per pulse)
+        and ``rack_time.csv`` (positions read during the train); ``photocell``:
+        ``photocell.png`` and the rise, fall and light-history CSVs.
+    spec : MachineSpec
+    out : path
+        Folder (made if missing); every file is written atomically.
+    progress : bool
+        Show a bar on a terminal (the figure takes a few seconds).
+
+    Returns
+    -------
+    list of Path
+        The files written, the figure first.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mark1.specs import SMALL
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     print([path.name for path in write_device("photocell", SMALL, folder)])
+    ['photocell.png', 'photocell_rise.csv', 'photocell_fall.csv', 'photocell_history.csv']
     """
     if kind not in ("rack", "photocell"):
         raise InputError(f"device: expected 'rack' or 'photocell', got {kind!r}")
@@ -396,7 +500,7 @@ def _write_device(kind, spec, out) -> list[Path]:
              for i in range(len(r.command))]))
         write_text(out / "rack_time.csv", _csv(
             ["time_s"] + pots, [[repr(float(t))] + [repr(float(v)) for v in x] for t, x in zip(r.t, r.x)]))
-        rack_figure(r, out=out / "rack.png")
+        rack_response_figure(r, out=out / "rack.png")
         return [out / "rack.png", out / "rack_pulses.csv", out / "rack_time.csv"]
     r = photocell_response(spec)
     write_text(out / "photocell_rise.csv", _csv(["time_s", "signal"], zip(map(repr, r.rise_t.tolist()),
@@ -407,6 +511,6 @@ def _write_device(kind, spec, out) -> list[Path]:
         ["card", "time_s", "light", "signal"],
         [[i, repr(float(t)), repr(float(li)), repr(float(v))]
          for i, (t, li, v) in enumerate(zip(r.history_t, r.history_light, r.history))]))
-    photocell_figure(r, out=out / "photocell.png")
+    photocell_response_figure(r, out=out / "photocell.png")
     return [out / "photocell.png", out / "photocell_rise.csv", out / "photocell_fall.csv",
             out / "photocell_history.csv"]

@@ -36,6 +36,25 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0, progress: b
     -------
     str
         One paragraph per presentation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mark1.specs import SMALL
+    >>> cards, labels = np.ones((4, 20, 20)), ["down", "across"] * 2
+    >>> cards[0, :, 4:7] = cards[2, :, 12:15] = cards[1, 5:8, :] = cards[3, 13:16, :] = 0.0
+    >>> print(explain(SMALL, cards, labels, n_cards=1))
+    small: 400 S-units, 64 A-units, 1 R-unit(s) in use (R1 lamp on means "down", off means "across"), ...
+    <BLANKLINE>
+    Card 1 ("down") at t = 0.000000 s
+          0.000000 s  Card change: lamps off, card #1 of the deck goes into the gate.
+          0.200000 s  Lamps on: the photocells begin to conduct as the light reaches them.
+          0.500000 s  S-units sampled: 60 of 400 fire.
+          0.505000 s  A-units settled: 18 of 64 fire.
+          0.510000 s  R-units read: R1 sum +0.001609 (lamp on).
+      The machine answered "down": right.
+    <BLANKLINE>
+    Machine time for the first 1 card: 1.000000 s (the whole epoch of 4 cards: 4.000000 s).
     """
     if isinstance(n_cards, bool) or not isinstance(n_cards, (int, np.integer)) or n_cards < 1:
         raise InputError(f"cards: expected a positive number of cards, got {n_cards!r}")
@@ -115,9 +134,27 @@ def event_line(time: float, event: str, presentation: int, detail: str) -> str:
     """One trace event as a line for people (``mark1 run --realtime``).
 
     The trace counts presentations and deck cards from 0 (``card 0, lamps off``); the
-    line counts both from 1 and prints the time rounded to the microsecond::
+    line counts both from 1 and prints the time rounded to the microsecond.
 
-        0.000000 s  presentation    1  card change        card 1 of the deck, lamps off
+    Parameters
+    ----------
+    time : float
+        Machine time (s).
+    event : str
+    presentation : int
+        From 0, as in the trace.
+    detail : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> event_line(0.0, "card change", 0, "card 0, lamps off")
+    '    0.000000 s  presentation    1  card change        card 1 of the deck, lamps off'
+    >>> event_line(7.51, "reinforce", 7, "1 R-unit erred, 20 pots commanded")
+    '    7.510000 s  presentation    8  reinforce          1 R-unit erred, 20 pots commanded'
     """
     if event == "card change":
         index, sep, rest = detail.partition(",")

@@ -1,28 +1,19 @@
 """The lesson page: a short training run taken apart card by card, in one HTML file.
 
->>> from mark1.lesson import build
->>> build("scenes/demo.toml", "runs/lesson", seed=0, cards=20)      # doctest: +SKIP
+The numbers are the machine's own. The run is ``MarkI(spec, seed, trace="full").fit``
+on the cards of :func:`mark1.stimuli.cards.scene_cards`, as ``mark1 run`` makes it, and
+the page reads the machine's full trace: its events, and per presentation what the
+trainer read (the S- and A-units lit, the wipers of the pots that made each sum,
+:class:`~mark1.machine.simulator.Reading`) and every move as the rack set it going
+(command, positions before and after, backlash taken up, motor run time,
+:class:`~mark1.machine.simulator.Move`). Nothing is recomputed here.
 
-The numbers are the machine's own. The retina and the patch board are those of
-``MarkI(spec, seed)``; the run is :func:`mark1.simulator.simulate` itself, with the
-machine's own seed streams, so it is the very run ``MarkI.fit`` makes (the tests
-check it presentation by presentation). Around it we only listen:
-
-* a full :class:`~mark1.simulator.Trace` whose listener, at each "R read" event,
-  reads the wiper positions of the rack at that instant (the pots that make the sum);
-* this run's own :class:`~mark1.potentiometers.PotentiometerRack` with its ``plan`` and
-  ``apply`` wrapped, so every command's pots, their positions before and after, the backlash
-  taken up and the motors' run times are recorded as the rack worked them out.
-
-The A-units lit at each presentation are the patch board's answer to the S-units the
-retina gives for the schedule the run actually kept (the times of the history), and
-they are checked against the machine's own counts. The page (``lesson.html``) embeds
-everything as JSON, with ``lesson.js`` and ``lesson.css`` of this package inlined, and
-the device plots of :mod:`mark1.device` as images: it opens from disk, no server, no
-network.
+The page (``lesson.html``) embeds everything as JSON, with ``lesson.js`` and
+``lesson.css`` of this package inlined, and the device plots of
+:mod:`mark1.classroom.device` as images: it opens from disk, no server, no network.
 
 Numbering: arrays and the JSON count from 0; the page numbers cards and presentations
-from 1 for people.
+from 1 for people. :func:`build` writes the page.
 """
 
 from __future__ import annotations
@@ -36,28 +27,32 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
 from mark1._utils.atomic import write_text
-from mark1.machine.mark_i import MarkI
-from mark1.machine.patchboard import with_bias
 from mark1._utils.progress import progress_bar
+from mark1.classroom.device import (photocell_response, photocell_response_figure, rack_response,
+                                    rack_response_figure)
+from mark1.machine.mark_i import MarkI
 from mark1.stimuli.cards import scene_cards
-from mark1.machine.simulator import Trace, simulate
+from mark1.stimuli.scenes import Scene, load_scene
 
 __all__ = ["record", "build", "render_page"]
 
 #: deck cards in a lesson when ``cards`` is not given (a short run a class can follow)
 DEFAULT_CARDS = 20
 
+#: the trace's events of the motors, whose times the page shows
+_MOTOR_EVENTS = ("motors start", "motors queued", "motors stop")
 
-def _scene(scene):
-    from mark1.stimuli.scenes import Scene, load_scene
+
+def _scene(scene) -> Scene:
     return scene if isinstance(scene, Scene) else load_scene(scene)
 
 
 def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None = None,
            spec=None, progress: bool = False) -> dict:
-    """Run a scene's machine on a short deck with everything recorded.
+    """Run a scene's machine on a short deck and take its full trace apart, card by card.
 
     Parameters
     ----------
@@ -77,8 +72,20 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     -------
     dict
         JSON-ready: ``meta`` (machine, timing, classes, per-epoch mistakes), ``cards``
-        (PNG data URLs of the deck), ``wiring`` (each A-unit's excitatory and inhibitory
-        S-units), ``pres`` (one entry per presentation, see :func:`_presentation`).
+        (PNG data URLs of the deck), ``labels`` (class index of each deck card),
+        ``wiring`` (each A-unit's excitatory and inhibitory S-units), ``pres`` (one
+        entry per presentation, see :func:`_presentation`).
+
+    Examples
+    --------
+    >>> data = record("scenes/demo.toml", seed=0, cards=4, epochs=2)
+    >>> data["meta"]["classes"], data["meta"]["presentations"], len(data["pres"])
+    (['E', 'X'], 8, 8)
+    >>> first = data["pres"][0]            # deck card 0: the sum the machine read, its answer
+    >>> first["c"], first["sums"], first["ok"]
+    (0, ['+0.008279'], True)
+    >>> [len(p["mv"]) for p in data["pres"]]    # pots commanded at each card
+    [0, 15, 14, 0, 0, 0, 0, 0]
     """
     scene = _scene(scene)
     spec = scene.machine_spec() if spec is None else spec
@@ -87,69 +94,18 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     train, _, seed_machine = scene_cards(scene, seed, train_count=cards)
     epochs = scene.schedule.epochs if epochs is None else epochs
     machine = MarkI(spec=spec, seed=seed_machine, trace="full")
-    # the cards, code, schedule and rack exactly as MarkI.fit makes them (same seed streams)
-    run = machine._prepare(train.cards, train.labels, epochs, scene.schedule.order)
-    deck, classes, label_index, code = run.cards, run.classes, run.label_index, run.code
-    schedule, epoch_of, rack = run.schedule, run.epoch_of, run.rack
-    retina, board = machine.retina, machine.patchboard
-
-    reads: dict[int, tuple[float, np.ndarray, list[str]]] = {}
+    machine.fit(train.cards, train.labels, epochs=epochs, order=scene.schedule.order, progress=progress)
+    hist, trace, board, code = machine.history_, machine.trace_, machine.patchboard, machine.code_
     motors: dict[int, list[float]] = {}
-    reinforced = [-1]                       # the presentation of the latest reinforcement
-
-    def listen(t, event, p, detail):
-        if event == "reinforce":
-            reinforced[0] = p
-        elif event == "R read":
-            reads[p] = (t, rack.positions(t))
-        elif event in ("motors start", "motors queued", "motors stop"):
+    for t, event, p, _ in trace:
+        if event in _MOTOR_EVENTS:
             motors.setdefault(p, []).append(t)
-
-    # A move is recorded when the rack sets it going (apply), with the command of the plan
-    # just made for it: with a driver limit the rack plans the whole command first, then
-    # plans and applies each pot when its driver is free.
-    by_pres: dict[int, list] = {}
-    plan, apply = rack.plan, rack.apply
-    commanded = [None]
-
-    def recording_plan(command, now):
-        planned = plan(command, now)
-        commanded[0] = command[planned[0]].copy()
-        return planned
-
-    def recording_apply(*planned_and_t0):
-        apply(*planned_and_t0)
-        *planned, t0 = planned_and_t0
-        by_pres.setdefault(reinforced[0], []).append((t0, commanded[0], planned))
-
-    rack.plan, rack.apply = recording_plan, recording_apply
-    trace = Trace("full", listener=listen)
-    bar = progress_bar(len(schedule), "card", show=progress)
-    result = simulate(spec=spec, retina=retina, patchboard=board, rack=rack, light=retina.light(deck),
-                      order=schedule, epoch_of=epoch_of, label_index=label_index, code=code,
-                      noise_rng=machine._rng("noise"), trace=trace,
-                      progress=bar.update)
-    bar.close()
-    hist = result.history
-
-    s_states, phi = _sensed(machine, deck, schedule, hist)
-    x = with_bias(phi)
-    sigma = spec.rack.wiper_noise
-    pres = []
-    for p, row in enumerate(hist):
-        t_read, pos = reads[p]
-        read = result.sums[p]
-        sums_text = [f"{v:+.4g}" for v in read]                     # as the trace writes them
-        entry = _presentation(p, row, t_read, pos, sums_text, x[p], s_states[p], rack.mask,
-                              by_pres.get(p, []), motors.get(p, []))
-        # the read sums are the machine's; the wipers we read must account for them
-        clean = np.array(entry["clean"])
-        active = (x[p][None, :] * rack.mask).sum(axis=1)
-        slack = 6 * sigma * np.sqrt(active) + 1e-9 * (1.0 + np.abs(read))     # read noise; rounding
-        if np.any(np.abs(read - clean) > slack):
-            raise RuntimeError(f"lesson: presentation {p}: wiper positions read give sums {clean.tolist()}, "
-                               f"the machine read {sums_text}")
-        pres.append(entry)
+    moves: dict[int, list] = {}
+    for move in trace.moves:
+        moves.setdefault(move.presentation, []).append(move)
+    pres = [_presentation(row, reading, machine.read_sums_[p], machine.rack_.mask, board.n_sensors,
+                          moves.get(p, []), motors.get(p, []))
+            for p, (row, reading) in enumerate(zip(hist, trace.readings))]
 
     rows, cols = spec.retina.shape
     conn = board.connections
@@ -157,21 +113,21 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     meta = {
         "scene": scene.name, "scene_file": str(scene.path or ""), "seed": seed, "machine": spec.name,
         "rows": rows, "cols": cols, "n_a": board.n_associators, "a_threshold": board.a_threshold,
-        "quantum": QUANTUM, "n_units": code.n_units, "classes": [str(c) for c in classes], "code": code.describe(),
-        "code_kind": code.kind, "targets": code.targets.tolist(),
+        "quantum": QUANTUM, "n_units": code.n_units, "classes": [str(c) for c in machine.classes_],
+        "code": code.describe(), "code_kind": code.kind, "targets": code.targets.tolist(),
         "rule": spec.trainer.rule, "increment": spec.trainer.increment,
         "period": tm.period, "card_change": tm.card_change, "settle": tm.settle,
         "a_delay": tm.a_delay, "r_delay": tm.r_delay, "overlap": tm.overlap,
         "drive": rs.drive, "motor_speed": _finite(rs.motor_speed), "backlash": rs.backlash,
-        "end_stops": rs.end_stops, "wiper_noise": sigma, "decay_time": _finite(rs.decay_time),
-        "epochs": int(epochs), "deck": len(deck), "presentations": int(len(hist)),
-        "mistakes_per_epoch": result.mistakes_per_epoch.tolist(), "machine_time": result.machine_time,
-        "waited": result.waited,
+        "end_stops": rs.end_stops, "wiper_noise": rs.wiper_noise, "decay_time": _finite(rs.decay_time),
+        "epochs": int(epochs), "deck": len(train.cards), "presentations": int(len(hist)),
+        "mistakes_per_epoch": machine.mistakes_per_epoch_.tolist(), "machine_time": machine.machine_time_,
+        "waited": machine.waited_,
     }
     return {
         "meta": meta,
-        "cards": [_png_data_url(c) for c in deck],
-        "labels": [int(v) for v in label_index],
+        "cards": [_png_data_url(c) for c in train.cards],
+        "labels": np.searchsorted(machine.classes_, train.labels).tolist(),
         "wiring": [[np.flatnonzero(conn[:, a] > 0).tolist(), np.flatnonzero(conn[:, a] < 0).tolist()]
                    for a in range(board.n_associators)],
         "pres": pres,
@@ -182,30 +138,9 @@ def _finite(v: float):
     return v if math.isfinite(v) else None
 
 
-def _sensed(machine, deck, schedule, hist):
-    """S-unit states and A-unit outputs of every presentation, on the schedule the run kept.
-
-    Each card stays lit until the next card change (longer where the next card waited
-    for the motors); the readings are checked against the run's own counts.
-    """
-    tm = machine.spec.timing
-    retina = machine.retina
-    start = hist["start"]
-    lit = np.full(len(start), tm.period - tm.card_change)
-    lit[:-1] = np.diff(start) - tm.card_change
-    from mark1.machine.retina import RetinaState
-    signal, _ = retina.expose(retina.light(deck[schedule]), lit, RetinaState.dark(retina.n_cells),
-                              card_change=tm.card_change, settle=tm.settle)
-    s = retina.fire(signal)
-    phi = machine.patchboard.associate(s)
-    if not (np.array_equal(s.sum(axis=1), hist["s_active"]) and np.array_equal(phi.sum(axis=1), hist["a_active"])):
-        raise RuntimeError("lesson: the S- and A-units recomputed for the run's schedule disagree with "
-                           "the counts the machine logged")
-    return s, phi
-
-
-def _presentation(p, row, t_read, pos, sums_text, x, s, mask, planned, motor_times) -> dict:
-    """One presentation as the page needs it.
+def _presentation(row, reading, read_sums, mask, n_sensors, moves, motor_times) -> dict:
+    """One presentation as the page needs it, from its history row, the trace's reading,
+    the sums read, the rack's ``mask``, and the moves and motor event times it commanded.
 
     Keys: ``c`` deck card, ``e`` epoch, ``y`` label and ``r`` response (class indices),
     ``ok``, ``t`` card change and ``tr`` read time (s), ``s`` S-units lit (hex, row-major
@@ -214,22 +149,24 @@ def _presentation(p, row, t_read, pos, sums_text, x, s, mask, planned, motor_tim
     scale), ``clean`` their sums, ``sums`` the sums the machine read (as its trace
     writes them, 4 significant digits, with read noise), ``mv`` the pots commanded (unit, pot, then in
     1/QUANTUM full scale or seconds: command, before, after, backlash time, run time),
-    ``m0``/``m1`` motors start and stop (s), ``wait`` s the next card waited.
+    ``m0``/``m1`` motors start and stop (s).
     """
-    active = np.flatnonzero(x[:-1] > 0)
-    cols = np.append(active, len(x) - 1)
-    w = [[_q(pos[k, i]) if mask[k, i] else None for i in cols] for k in range(len(pos))]
-    clean = [float(np.sum(pos[k, cols] * mask[k, cols])) for k in range(len(pos))]
+    cols = np.append(reading.a_units, mask.shape[1] - 1)        # the lit A-units' pots, then the bias pot
+    pos = reading.wipers
+    w = [[_q(pos[k, j]) if mask[k, i] else None for j, i in enumerate(cols)] for k in range(len(pos))]
+    clean = [float(np.sum(pos[k] * mask[k, cols])) for k in range(len(pos))]
     mv = []
-    for now, cmd, (idx, start, target, slack_time, duration, _direction) in planned:
-        for j in range(len(cmd)):
-            mv.append([int(idx[0][j]), int(idx[1][j]), _q(cmd[j]), _q(start[j]), _q(target[j]),
-                       _q(slack_time[j]), _q(duration[j])])
-    bits = np.packbits(s.astype(np.uint8))
+    for move in moves:
+        for j in range(len(move.command)):
+            mv.append([int(move.unit[j]), int(move.a_unit[j]), _q(move.command[j]), _q(move.start[j]),
+                       _q(move.target[j]), _q(move.slack_time[j]), _q(move.duration[j])])
+    lit = np.zeros(n_sensors, np.uint8)
+    lit[reading.s_units] = 1
     entry = {
         "c": int(row["card"]), "e": int(row["epoch"]), "y": int(row["label"]), "r": int(row["response"]),
-        "ok": bool(row["correct"]), "t": round(float(row["start"]), 6), "tr": round(float(t_read), 6),
-        "s": bits.tobytes().hex(), "a": active.tolist(), "w": w, "clean": clean, "sums": sums_text,
+        "ok": bool(row["correct"]), "t": round(float(row["start"]), 6), "tr": round(reading.time, 6),
+        "s": np.packbits(lit).tobytes().hex(), "a": reading.a_units.tolist(), "w": w, "clean": clean,
+        "sums": [f"{v:+.4g}" for v in read_sums],                # as the trace writes them
         "mv": mv,
     }
     if motor_times:
@@ -247,17 +184,15 @@ def _q(v) -> int:
 
 
 def _png_data_url(card: np.ndarray) -> str:
-    from PIL import Image
-
+    """A card (reflectance in [0, 1], or 8-bit) as a grey PNG data URL."""
+    pixels = card if card.dtype == np.uint8 else np.rint(np.clip(card, 0, 1) * 255).astype(np.uint8)
     buf = io.BytesIO()
-    Image.fromarray(np.rint(np.clip(card, 0, 1) * 255).astype(np.uint8), mode="L").save(buf, "PNG", optimize=True)
+    Image.fromarray(pixels, mode="L").save(buf, "PNG", optimize=True)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 def _figure_data_url(fig) -> str:
     """A matplotlib figure as a small PNG (palette of 64 colours) data URL."""
-    from PIL import Image
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=80)
     img = Image.open(io.BytesIO(buf.getvalue())).convert("RGB").quantize(colors=64)
@@ -266,13 +201,12 @@ def _figure_data_url(fig) -> str:
     return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode("ascii")
 
 
-def device_images(spec, progress: bool = False) -> dict:
+def _device_images(spec, progress: bool = False) -> dict:
     """The rack and photocell response plots of ``spec`` as data URLs."""
-    from mark1.classroom.device import photocell_figure, photocell_response, rack_figure, rack_response
     bar = progress_bar(2, "plot", show=progress)
     images = {}
-    for name, response, figure in (("rack", rack_response, rack_figure),
-                                   ("photocell", photocell_response, photocell_figure)):
+    for name, response, figure in (("rack", rack_response, rack_response_figure),
+                                   ("photocell", photocell_response, photocell_response_figure)):
         images[name] = _figure_data_url(figure(response(spec)))
         bar.update(1)
     bar.close()
@@ -280,7 +214,28 @@ def device_images(spec, progress: bool = False) -> dict:
 
 
 def render_page(data: dict, devices: dict | None = None) -> str:
-    """The self-contained HTML page for recorded ``data`` (see :func:`record`)."""
+    """The self-contained HTML page for recorded ``data``.
+
+    Parameters
+    ----------
+    data : dict
+        What :func:`record` returns.
+    devices : dict, optional
+        Device plots as PNG data URLs by name (``rack``, ``photocell``); none when omitted.
+
+    Returns
+    -------
+    str
+        The HTML of ``lesson.html``: the template with the CSS, the data (JSON) and the
+        script inlined.
+
+    Examples
+    --------
+    >>> data = record("scenes/demo.toml", seed=0, cards=4, epochs=1)
+    >>> page = render_page(data)
+    >>> page.startswith("<!DOCTYPE html>"), "<title>mark1 lesson: Demo: X vs E" in page
+    (True, True)
+    """
     here = resources.files(__package__)
     template = here.joinpath("lesson.html").read_text(encoding="utf-8")
     css = here.joinpath("lesson.css").read_text(encoding="utf-8")
@@ -292,7 +247,6 @@ def render_page(data: dict, devices: dict | None = None) -> str:
             .replace("/*{{data}}*/", payload).replace("/*{{js}}*/", js))
 
 
-
 def build(scene, out, *, seed: int = 0, cards: int | None = None, epochs: int | None = None,
           devices: bool = True, progress: bool = False) -> Path:
     """Record a short run of ``scene`` and write ``out/lesson.html`` (atomically).
@@ -301,19 +255,28 @@ def build(scene, out, *, seed: int = 0, cards: int | None = None, epochs: int | 
     ----------
     scene : Scene or path
     out : path
-        Folder for ``lesson.html``.
+        Folder for ``lesson.html`` (made if missing).
     seed, cards, epochs, progress
         As in :func:`record`.
     devices : bool
-        Include the device plots (:mod:`mark1.device`) of the scene's machine.
+        Include the device plots (:mod:`mark1.classroom.device`) of the scene's machine.
 
     Returns
     -------
-    Path of the page.
+    Path
+        The page.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     page = build("scenes/demo.toml", folder, seed=0, cards=4, epochs=1, devices=False)
+    ...     print(page.name, "lesson-data" in page.read_text())
+    lesson.html True
     """
     scene = _scene(scene)
     data = record(scene, seed=seed, cards=cards, epochs=epochs, progress=progress)
-    imgs = device_images(scene.machine_spec(), progress) if devices else None
+    imgs = _device_images(scene.machine_spec(), progress) if devices else None
     path = Path(out) / "lesson.html"
     write_text(path, render_page(data, imgs))
     return path
