@@ -24,7 +24,7 @@ def test_get_set_params_and_clone():
     c = clone(m)
     assert c is not m and c.get_params() == m.get_params()
     assert m.set_params(epochs=2) is m and m.epochs == 2
-    with pytest.raises(ValueError, match="no parameter 'epoch'"):
+    with pytest.raises(ValueError, match="'epoch' is not a parameter of MarkI"):
         m.set_params(epoch=2)
 
 

@@ -28,6 +28,7 @@ from mark1._utils.progress import progress_bar
 from mark1.machine.simulator import HISTORY_DTYPE, Trace, _finish, _RunResult, _simulate
 from mark1.specs import MARK_I, MachineSpec
 from mark1._utils import limits
+from mark1._utils.estimator import ParamsMixin
 from mark1._utils.threads import one_blas_thread
 from mark1.exceptions import InputError, LMSStepWarning
 
@@ -55,8 +56,12 @@ class _DeckLight:
 _STREAMS = ("wiring", "photocells", "motors", "order", "noise")
 
 
-class MarkI:
+class MarkI(ParamsMixin):
     """Rosenblatt's Mark I Perceptron, simulated as a machine.
+
+    An estimator in scikit-learn's manner: ``get_params`` and ``set_params`` name and
+    change the constructor's arguments (so ``clone`` and ``GridSearchCV`` work), ``fit``
+    trains, ``predict``, ``decision_function`` and ``score`` answer.
 
     Parameters
     ----------
@@ -125,8 +130,6 @@ class MarkI:
     ['down', 'across']
     """
 
-    _PARAMS = ("spec", "seed", "noise_seed", "trace", "fast", "epochs", "order")
-
     def __init__(self, *, spec: MachineSpec = MARK_I, seed: int | None = None,
                  noise_seed: int | None = None, trace: str = "summary", fast: bool = True,
                  epochs: int = 1, order: str = "cyclic"):
@@ -137,40 +140,6 @@ class MarkI:
         self.fast = fast
         self.epochs = epochs
         self.order = order
-
-    # -- scikit-learn's estimator protocol (clone, GridSearchCV, cross_val_score) ---------
-    def get_params(self, deep: bool = True) -> dict:
-        """The constructor's arguments, by name (scikit-learn's convention).
-
-        Parameters
-        ----------
-        deep : bool
-            Accepted for scikit-learn; there is nothing to descend into.
-
-        Returns
-        -------
-        dict
-        """
-        return {name: getattr(self, name) for name in self._PARAMS}
-
-    def set_params(self, **params) -> "MarkI":
-        """Set constructor arguments by name; the parts are rebuilt on next use.
-
-        Parameters
-        ----------
-        **params
-            New values, by parameter name.
-
-        Returns
-        -------
-        self
-        """
-        for name, value in params.items():
-            if name not in self._PARAMS:
-                raise InputError(f"set_params: MarkI has no parameter {name!r}; "
-                                 f"expected one of {', '.join(self._PARAMS)}")
-            setattr(self, name, value)
-        return self
 
     # -- building the parts (on first use) ----------------------------------------------
     def _streams(self) -> dict[str, np.random.SeedSequence]:
