@@ -286,6 +286,7 @@ def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100):
     Returns
     -------
     matplotlib.figure.Figure
+        Four panels, the nominal motor in colour, the others grey.
 
     Examples
     --------
@@ -380,14 +381,13 @@ def photocell_response_figure(r: PhotocellResponse, *, out=None, dpi: int = 100)
     ----------
     r : PhotocellResponse
         From :func:`photocell_response`.
-    out : path, optional
-        Save the figure there (atomically; PNG unless the ending says otherwise).
-    dpi : int
-        Resolution of the saved file.
+    out, dpi
+        As in :func:`rack_response_figure`.
 
     Returns
     -------
     matplotlib.figure.Figure
+        Three panels; the S-unit threshold is marked on the rise and the light history.
 
     Examples
     --------

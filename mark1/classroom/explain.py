@@ -138,12 +138,9 @@ def event_line(time: float, event: str, presentation: int, detail: str) -> str:
 
     Parameters
     ----------
-    time : float
-        Machine time (s).
-    event : str
-    presentation : int
-        From 0, as in the trace.
-    detail : str
+    time, event, presentation, detail
+        One event as a :class:`~mark1.machine.simulator.Trace` logs it (and hands it
+        to its listener): machine time (s), name, presentation from 0, words.
 
     Returns
     -------
