@@ -19,7 +19,7 @@ from PIL import Image
 
 from mark1 import specs
 from mark1._utils import atomic
-from mark1.stimuli import scenes
+from mark1.stimuli import decks, scenes
 from mark1.cli import main
 from mark1.machine.mark_i import MarkI
 from mark1.machine.patchboard import Patchboard
@@ -381,8 +381,8 @@ def test_render_refuses_more_classes_than_a_sheet_can_show(tmp_path, capsys):
 
 def test_compact_deck_is_uint8_reproducible_and_read_as_reflectance(monkeypatch):
     scene = load_scene(ROOT / "scenes" / "demo.toml")
-    monkeypatch.setattr(scenes, "COMPACT_ABOVE", 0)
-    monkeypatch.setattr(scenes, "CHUNK_BYTES", 8 * 60 * 60 * 7)       # chunks of 7 cards
+    monkeypatch.setattr(decks, "COMPACT_ABOVE", 0)
+    monkeypatch.setattr(decks, "CHUNK_BYTES", 8 * 60 * 60 * 7)        # chunks of 7 cards
     a = scene.stimuli("train", seed=3, count=30)
     b = scene.stimuli("train", seed=3, count=30)
     assert a.cards.dtype == np.uint8 and np.array_equal(a.cards, b.cards)

@@ -173,7 +173,7 @@ def as_scene(scene) -> Scene:
         if key not in _SCENES:
             _SCENES[key] = load_scene(scene)
         return _SCENES[key]
-    raise InputError(f"scene: expected a mark1.scenes.Scene or a scene file path, got {type(scene).__name__}")
+    raise InputError(f"scene: expected a mark1.Scene or a scene file path, got {type(scene).__name__}")
 
 
 def scene_ref(scene: Scene):
