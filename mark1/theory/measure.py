@@ -11,14 +11,21 @@ Where the machine and the formulas part, and why:
 * **Finite retina.** The machine lights exactly r = round(R n) of 400 points; the finite
   forms (``n=400``) describe that. The binomial forms of 1958 assume infinitely many
   points and differ by O(1/n): up to a few thousandths here.
-* **The mean is exact, the spread is not binomial.** For a uniformly random stimulus,
-  every A-unit of any board fires with probability P_a (finite form), so the mean over
-  seeds is unbiased whatever the wiring. But the A-units of one board share S-units, and
-  one stimulus lights them all at once, so their responses are correlated and the spread
-  over seeds is wider than independent draws would give: the ``design_effect`` column is
-  that ratio of variances.
+* **The mean is exact.** For a uniformly random stimulus, every A-unit of any board
+  fires with probability P_a (finite form), so the mean over seeds is unbiased whatever
+  the wiring (and, turned round, for any fixed stimulus of r points the mean over random
+  boards is P_a too).
+* **Correlated A-units.** The A-units of one board share S-units, and one stimulus lights
+  them all at once: a pair that shares inputs fires together more often than chance, a
+  pair that does not slightly less (a stimulus lights a fixed number of points). Over a
+  randomly plugged board the two cancel (two A-units with independent random inputs are
+  independent given the stimulus), so the spread over seeds is that of independent
+  draws: the ``design_effect`` column (variance over seeds / the binomial one) scatters
+  about 1. The t-interval over seeds does not lean on it either way.
 * **The fan-out limit** only decides which S-units an A-unit may take; each A-unit's
-  inputs stay distinct, so P_a and P_c are unchanged; it shapes the correlations.
+  inputs stay distinct, so P_a and P_c are unchanged (``fan_out``). A binding limit makes
+  the A-units' inputs slightly dependent (they avoid full S-units), the one way the
+  pairs' correlations could fail to cancel.
 * **P_c** is measured as (A-units firing to both) / (A-units firing to S1) per seed, a ratio
   of two sums whose bias (order 1 / fired units) is far below the error bars.
 
@@ -314,6 +321,11 @@ def measure_recall(x: int, y: int, theta: int, R: float, *, n_a: int = 100, n_s:
 # -- tables ---------------------------------------------------------------------------
 
 
+def _point_seed(seed: int, k: int) -> int:
+    """The seed of a table's k-th point: its own boards and stimuli, so the rows' distances are independent."""
+    return int(np.random.SeedSequence([_count("seed", seed), k]).generate_state(1)[0])
+
+
 def _row(kind: str, m: Measurement, finite: float, binomial: float, reference_var: float, **keys) -> dict:
     """One table row: the point, the formulas, the measurement and its distances.
 
@@ -334,7 +346,8 @@ def compare_p_a(points: Iterable[tuple[int, int, int, float]], *, seeds: int = 1
     ----------
     points : iterable of (x, y, theta, R)
     seeds, seed, stimuli, n_associators, fan_out
-        As :func:`measure_p_a` (the same seeds at every point).
+        As :func:`measure_p_a`; the k-th point draws its boards from ``SeedSequence([seed, k])``
+        so that no two rows share a board.
 
     Returns
     -------
@@ -352,9 +365,9 @@ def compare_p_a(points: Iterable[tuple[int, int, int, float]], *, seeds: int = 1
     [(10, 5, 2, 0.1, 0.1805), (10, 0, 3, 0.2, 0.3214)]
     """
     rows = []
-    for x, y, theta, R in points:
-        m = measure_p_a(x, y, theta, R, seeds=seeds, seed=seed, stimuli=stimuli, n_associators=n_associators,
-                        fan_out=fan_out)
+    for k, (x, y, theta, R) in enumerate(points):
+        m = measure_p_a(x, y, theta, R, seeds=seeds, seed=_point_seed(seed, k), stimuli=stimuli,
+                        n_associators=n_associators, fan_out=fan_out)
         finite = p_a(x, y, theta, R, n=S_POINTS)
         rows.append(_row("P_a", m, finite, p_a(x, y, theta, R), finite * (1 - finite) / (n_associators * stimuli),
                          x=x, y=y, theta=theta, R=R, C=None))
@@ -384,9 +397,9 @@ def compare_p_c(points: Iterable[tuple[int, int, int, float, float]], *, seeds: 
     (0.5245, 0.5)
     """
     rows = []
-    for x, y, theta, R, C in points:
-        m = measure_p_c(x, y, theta, R, C, seeds=seeds, seed=seed, stimuli=stimuli, n_associators=n_associators,
-                        fan_out=fan_out)
+    for k, (x, y, theta, R, C) in enumerate(points):
+        m = measure_p_c(x, y, theta, R, C, seeds=seeds, seed=_point_seed(seed, k), stimuli=stimuli,
+                        n_associators=n_associators, fan_out=fan_out)
         finite, fires = p_c(x, y, theta, R, C, n=S_POINTS), p_a(x, y, theta, R, n=S_POINTS)
         rows.append(_row("P_c", m, finite, p_c(x, y, theta, R, C),
                          finite * (1 - finite) / (fires * n_associators * stimuli),
@@ -425,8 +438,8 @@ def compare_recall(x: int, y: int, theta: int, R: float, *, n_a: int = 100, n_s:
     """
     rows = []
     fires = p_a(x, y, theta, R, n=S_POINTS)
-    for count in n_s:
-        m = measure_recall(x, y, theta, R, n_a=n_a, n_s=count, seeds=seeds, seed=seed, fan_out=fan_out)
+    for k, count in enumerate(n_s):
+        m = measure_recall(x, y, theta, R, n_a=n_a, n_s=count, seeds=seeds, seed=_point_seed(seed, k), fan_out=fan_out)
         z_old, z_new = z_1957(fires, n_a, count), z_recall(fires, n_a, count)
         derived = (1.0 - (1.0 - fires) ** n_a) * phi(z_new)
         rows.append({"kind": "recall", "x": x, "y": y, "theta": theta, "R": R, "n_a": n_a, "n_s": count,
