@@ -170,8 +170,9 @@ def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **c
     if res.memory > limit:
         key = res.largest()
         share = f" (a share of {at_once} runs at once)" if at_once > 1 else ""
-        raise UsageError(f"{where or args.scene}: {key}: expected a run that fits in {limit / 1e9:.2f} GB of memory{share}, "
-                         f"got an estimated {res.memory / 1e9:.2f} GB ({res.parts[key] / 1e9:.2f} GB for {key}); "
+        raise UsageError(f"{where or args.scene}: {key}: expected a run that fits in {limit / 1e9:.2f} GB of "
+                         f"memory{share}, got an estimated {res.memory / 1e9:.2f} GB "
+                         f"({res.parts[key] / 1e9:.2f} GB for {key}); "
                          "lower it, or raise --memory-limit if this computer has the memory")
     if res.seconds > _LONG_WORK:
         print(f"mark1: {res.presentations:,} presentations x {res.pot_updates // max(1, res.presentations):,} "

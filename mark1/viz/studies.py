@@ -31,6 +31,13 @@ __all__ = ["comparison_figure", "learning_curves_figure", "ablation_figure", "sw
 _VARIANT_COLORS = {"analog": "tab:red", "ideal": "tab:blue"}
 
 
+def _saved(fig: Figure, out, **savefig) -> Figure:
+    """``fig``, saved atomically first when ``out`` names a file."""
+    if out is not None:
+        save_figure(fig, out, **savefig)
+    return fig
+
+
 def comparison_figure(comparison: Comparison, *, out=None) -> Figure:
     """Test accuracy of every learner of a :class:`mark1.lab.Comparison`.
 
@@ -83,9 +90,7 @@ def comparison_figure(comparison: Comparison, *, out=None) -> Figure:
     ax.grid(axis="x", alpha=0.3)
     ax.set_title(f"{comparison.scene} — {len(comparison.seeds)} seed(s), mean ± std", fontsize=9)
     fig.tight_layout()
-    if out is not None:
-        save_figure(fig, out, dpi=120)
-    return fig
+    return _saved(fig, out, dpi=120)
 
 
 def learning_curves_figure(curves: LearningCurves, *, out=None) -> Figure:
@@ -148,9 +153,7 @@ def learning_curves_figure(curves: LearningCurves, *, out=None) -> Figure:
     ax_cards.legend(fontsize=8, frameon=False, loc="lower right")
     fig.suptitle(f"{curves.scene} — learning curves over {len(curves.seeds)} seed(s)", fontsize=9)
     fig.tight_layout()
-    if out is not None:
-        save_figure(fig, out, dpi=120)
-    return fig
+    return _saved(fig, out, dpi=120)
 
 
 def ablation_figure(result: Ablation, *, out=None) -> Figure:
@@ -319,9 +322,7 @@ def ablation_figure(result: Ablation, *, out=None) -> Figure:
                   + (f" ({refs.pop():.3g} h)" if len(refs) == 1 else ""))
     fig.suptitle(title, fontsize=12)
     fig.tight_layout(rect=(0, 0.75 / fig.get_figheight(), 1, 1))       # room for the two-row legend
-    if out is not None:
-        save_figure(fig, out, dpi=120)
-    return fig
+    return _saved(fig, out, dpi=120)
 
 
 def _positions(values: list) -> tuple[np.ndarray, list[str], bool]:
@@ -426,9 +427,7 @@ def sweep_figure(result: Sweep, *, out=None) -> Figure:
     axes[1].legend(fontsize=7, frameon=False)
     fig.suptitle(f"{result.scene} — {result.param} over {len(result.seeds)} paired seed(s)", fontsize=10)
     fig.tight_layout()
-    if out is not None:
-        save_figure(fig, out, dpi=110)
-    return fig
+    return _saved(fig, out, dpi=110)
 
 
 def reenact_figure(result: Reenactment, *, out=None) -> Figure:
@@ -443,7 +442,8 @@ def reenact_figure(result: Reenactment, *, out=None) -> Figure:
     ----------
     result : mark1.lab.Reenactment
     out : str or path-like, optional
-        Where to save the figure (PNG unless the ending says otherwise), atomically.
+        Where to save the figure; :func:`mark1.lab.reenact` puts it beside its page
+        (``reenactment.png`` beside ``REENACTMENT.md``).
 
     Returns
     -------
@@ -491,6 +491,4 @@ def reenact_figure(result: Reenactment, *, out=None) -> Figure:
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(f"simulated Mark I against the reported figures — {len(result.seeds)} seed(s)", fontsize=9)
     fig.tight_layout()
-    if out is not None:
-        save_figure(fig, out, dpi=120, bbox_inches="tight")
-    return fig
+    return _saved(fig, out, dpi=120, bbox_inches="tight")
