@@ -1,8 +1,8 @@
 """mark1: Rosenblatt's Mark I Perceptron as a machine, with the textbook classifiers beside it.
 
 The names a user reaches for are here; every room (:mod:`mark1.machine`,
-:mod:`mark1.linear_model`, :mod:`mark1.stimuli`, :mod:`mark1.lab`, :mod:`mark1.viz`,
-:mod:`mark1.classroom`) holds the rest.
+:mod:`mark1.theory`, :mod:`mark1.linear_model`, :mod:`mark1.stimuli`, :mod:`mark1.lab`,
+:mod:`mark1.viz`, :mod:`mark1.classroom`, :mod:`mark1.cli`) holds the rest.
 
 Examples
 --------
@@ -17,8 +17,10 @@ True
 
 from importlib.metadata import PackageNotFoundError, version
 
-from mark1 import exceptions, specs
+from mark1 import exceptions, specs, theory
 from mark1.exceptions import InputError, Mark1Error, Mark1Warning, RenderError, SceneError, SpecError, UsageError
+from mark1.lab import (Ablation, Comparison, LearningCurves, Reenactment, Sweep, ablate, compare, learning_curves,
+                       reenact, sweep)
 from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier, LogisticRegression,
                                 Perceptron)
 from mark1.machine import MarkI, Patchboard
@@ -36,6 +38,11 @@ __all__ = [
     "MarkI", "Patchboard", "specs", "MachineSpec", "MARK_I", "SMALL", "NON_IDEALITIES",
     # the cards
     "load_scene", "Scene", "scene_cards",
+    # the studies over seeds, and what they return
+    "compare", "Comparison", "ablate", "Ablation", "learning_curves", "LearningCurves", "sweep", "Sweep",
+    "reenact", "Reenactment",
+    # Rosenblatt's theory beside the machine
+    "theory",
     # the textbook classifiers (PRML §4.1-4.3)
     "LeastSquaresClassifier", "FisherDiscriminant", "GaussianClassifier", "LogisticRegression", "Perceptron",
     # errors

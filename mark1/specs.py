@@ -57,8 +57,7 @@ STATUSES = ("documented", "single-source", "contradictory", "datasheet", "assume
 def param(default, unit: str, status: str, doc: str, *, low=None, high=None,
           choices=None, low_open=False, allow_inf=False):
     """A dataclass field with unit, provenance status and allowed range."""
-    if status not in STATUSES:  # pragma: no cover - programming error
-        raise AssertionError(status)
+    assert status in STATUSES, status           # a programming error, found at import
     meta = dict(unit=unit, status=status, doc=doc, low=low, high=high, allow_inf=allow_inf,
                 choices=choices, low_open=low_open)
     return field(default=default, metadata=meta)
