@@ -17,26 +17,8 @@ from mark1.stimuli.appearance import _BLOCK
 
 __all__ = ["PREDICATES"]
 
-#: Predicates :func:`render_predicate` can draw, with their two class names.
+#: Predicates :func:`~mark1.stimuli.render.render_predicate` can draw, with their two class names.
 PREDICATES = {"parity": ("even", "odd"), "connectedness": ("connected", "disconnected")}
-
-
-def _segment_distance(p1, p2, q1, q2):
-    """Distance between segments p1p2 and q1q2 (arrays of shape (n, 2)); 0 if they cross."""
-    def cross(o, a, b):
-        return (a[:, 0] - o[:, 0]) * (b[:, 1] - o[:, 1]) - (a[:, 1] - o[:, 1]) * (b[:, 0] - o[:, 0])
-
-    def point_seg(p, a, b):
-        ab = b - a
-        t = np.clip(((p - a) * ab).sum(1) / np.maximum((ab * ab).sum(1), 1e-12), 0, 1)
-        return np.hypot(*(a + t[:, None] * ab - p).T)
-
-    d1, d2 = cross(q1, q2, p1), cross(q1, q2, p2)
-    d3, d4 = cross(p1, p2, q1), cross(p1, p2, q2)
-    crossing = (d1 * d2 < 0) & (d3 * d4 < 0)
-    d = np.minimum.reduce([point_seg(p1, q1, q2), point_seg(p2, q1, q2),
-                           point_seg(q1, p1, p2), point_seg(q2, p1, p2)])
-    return np.where(crossing, 0.0, d)
 
 
 def _predicate_fit(card_size: int, size: float) -> int:
@@ -201,6 +183,24 @@ def _match(features, cls, rs, per_sigma: float = 4.0) -> np.ndarray:
         rank[s] = np.arange(len(bins)) - np.searchsorted(bins[s], bins[s])
         pick[cards] = order[start[bins] + rank]
     return pick
+
+
+def _segment_distance(p1, p2, q1, q2):
+    """Distance between segments p1p2 and q1q2 (arrays of shape (n, 2)); 0 if they cross."""
+    def cross(o, a, b):
+        return (a[:, 0] - o[:, 0]) * (b[:, 1] - o[:, 1]) - (a[:, 1] - o[:, 1]) * (b[:, 0] - o[:, 0])
+
+    def point_seg(p, a, b):
+        ab = b - a
+        t = np.clip(((p - a) * ab).sum(1) / np.maximum((ab * ab).sum(1), 1e-12), 0, 1)
+        return np.hypot(*(a + t[:, None] * ab - p).T)
+
+    d1, d2 = cross(q1, q2, p1), cross(q1, q2, p2)
+    d3, d4 = cross(p1, p2, q1), cross(p1, p2, q2)
+    crossing = (d1 * d2 < 0) & (d3 * d4 < 0)
+    d = np.minimum.reduce([point_seg(p1, q1, q2), point_seg(p2, q1, q2),
+                           point_seg(q1, p1, p2), point_seg(q2, p1, p2)])
+    return np.where(crossing, 0.0, d)
 
 
 def _bars_coverage(seg: np.ndarray, t: float, card_size: int) -> np.ndarray:

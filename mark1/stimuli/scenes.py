@@ -199,6 +199,7 @@ def load_scene(path) -> Scene:
     Returns
     -------
     Scene
+        Checked through: every key, the fonts, shapes and folders it names, the machine.
 
     Raises
     ------
@@ -274,11 +275,12 @@ def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_di
     Returns
     -------
     Scene
+        Checked as a file is by :func:`load_scene`.
 
     Raises
     ------
     SceneError
-        As :func:`load_scene`.
+        For anything wrong in ``data``; the message names ``path`` and the key.
 
     Examples
     --------
@@ -313,19 +315,7 @@ def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_di
         raise SceneError(path, "schedule.epochs", f"expected 1 when reported.training is 'distinct' (each "
                                                   f"card shown once), got {schedule.epochs}")
 
-    machine = data.get("machine", {})
-    _unknown(path, "machine", machine, MACHINE_KEYS)
-    presets = _presets()
-    preset = machine.get("preset", "MARK_I")
-    if not isinstance(preset, str) or preset not in presets:
-        raise SceneError(path, "machine.preset",
-                         f"expected one of {', '.join(map(repr, presets))}, got {_describe(preset)}"
-                         + _suggest(preset if isinstance(preset, str) else "", list(presets)))
-    overrides = machine.get("overrides", {})
-    if not isinstance(overrides, Mapping):
-        raise SceneError(path, "machine.overrides",
-                         f"expected a table of machine parameters, got {_describe(overrides)}")
-    spec = _build_spec(path, preset, overrides, schedule.rule)   # validate now
+    preset, overrides, spec = _machine(path, data.get("machine", {}), schedule.rule)
 
     if "count" in data.get("stimuli", {}):
         raise SceneError(path, "stimuli.count", "expected count in [train] or [test], got it in [stimuli]")
@@ -346,43 +336,57 @@ def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_di
     return scene
 
 
-def _check_train_test(scene: "Scene", data: Mapping) -> None:
-    """The test split must ask about trained classes, and must not reuse training images."""
-    path = scene.path
-    unseen = sorted(set(map(str, scene._classes_of("test"))) - set(map(str, scene._classes_of("train"))))
-    if unseen:
-        key = "test.classes" if "classes" in data.get("test", {}) else "stimuli.classes"
-        raise SceneError(path, key, f"expected test classes the machine is trained on, got untrained "
-                                    f"{', '.join(map(repr, unseen))}")
-    tr, te = scene.settings["train"], scene.settings["test"]
-    if tr.source == te.source == "folder" and tr.folder == te.folder:
-        (a0, a1), (b0, b1) = tr.subset, te.subset
-        if a0 < b1 and b0 < a1:
-            raise SceneError(path, "test.subset",
-                             f"train and test would share images of {tr.folder}: expected disjoint subsets, "
-                             f"e.g. [0, 0.8] for train and [0.8, 1] for test, got {list(tr.subset)} and "
-                             f"{list(te.subset)}")
-    if tr.source == te.source == "folder":
-        # compared as files on disk (device, inode): another spelling of the folder, a
-        # symlinked class folder or a hard link is still the same image
-        def identities(st):
-            return {_file_id(f): f for f in scene._folder(st)[3]}
-        train_files, test_files = identities(tr), identities(te)
-        shared = [test_files[i] for i in test_files if i in train_files]
-        if shared:
-            key = "test.subset" if tr.folder == te.folder else te.origin.get("folder", "test.folder")
-            raise SceneError(path, key,
-                             f"expected test images the machine is not trained on, got {len(shared)} shared "
-                             f"with the training images (e.g. {shared[0]!r}); use disjoint subsets such as "
-                             f"[0, 0.8] for train and [0.8, 1] for test, or another folder")
+def shipped_scenes() -> list[Path]:
+    """The scene files shipped in the repository's ``scenes/`` folder (sorted).
+
+    Returns
+    -------
+    list of pathlib.Path
+        Empty when the package is installed without its ``scenes/`` folder.
+
+    Examples
+    --------
+    >>> from mark1.stimuli import shipped_scenes
+    >>> names = [p.name for p in shipped_scenes()]
+    >>> "demo.toml" in names, names == sorted(names)
+    (True, True)
+    """
+    if not SCENES_DIR.is_dir():
+        return []
+    return sorted(SCENES_DIR.glob("*.toml"))
 
 
-def _file_id(f: str):
-    try:
-        info = os.stat(f)
-    except OSError:
-        return os.path.realpath(f)
-    return (info.st_dev, info.st_ino)
+# ----------------------------------------------------------------------------------------
+# the file
+
+
+def _file_kind(mode: int) -> str:
+    """What a path that is not a regular file is (for the message that refuses it)."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+# ----------------------------------------------------------------------------------------
+# the machine
+
+
+def _machine(path, machine: Mapping, rule):
+    """The ``[machine]`` table: its preset, its overrides and the machine they make (checked now)."""
+    _unknown(path, "machine", machine, MACHINE_KEYS)
+    presets = _presets()
+    preset = machine.get("preset", "MARK_I")
+    if not isinstance(preset, str) or preset not in presets:
+        raise SceneError(path, "machine.preset",
+                         f"expected one of {', '.join(map(repr, presets))}, got {_describe(preset)}"
+                         + _suggest(preset if isinstance(preset, str) else "", list(presets)))
+    overrides = machine.get("overrides", {})
+    if not isinstance(overrides, Mapping):
+        raise SceneError(path, "machine.overrides",
+                         f"expected a table of machine parameters, got {_describe(overrides)}")
+    return preset, overrides, _build_spec(path, preset, overrides, rule)
 
 
 def _freeze(m):
@@ -449,6 +453,10 @@ def _bad_number(m: Mapping, prefix: str):
         elif isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2 ** 63:
             return key, f"expected a number of sensible size, got {v}"
     return None
+
+
+# ----------------------------------------------------------------------------------------
+# a split's settings, and what only its source can tell
 
 
 def _resolve(path, base: Path, shared: Mapping, own: Mapping, split: str) -> StimulusSettings:
@@ -667,29 +675,40 @@ def _validate_folder(scene: Scene, st: StimulusSettings, key) -> None:
                                                   f"{list(st.subset)!r}, got 0")
 
 
-def _file_kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
-        if test(mode):
-            return name
-    return "not a regular file"
+def _check_train_test(scene: Scene, data: Mapping) -> None:
+    """The test split must ask about trained classes, and must not reuse training images."""
+    path = scene.path
+    unseen = sorted(set(map(str, scene._classes_of("test"))) - set(map(str, scene._classes_of("train"))))
+    if unseen:
+        key = "test.classes" if "classes" in data.get("test", {}) else "stimuli.classes"
+        raise SceneError(path, key, f"expected test classes the machine is trained on, got untrained "
+                                    f"{', '.join(map(repr, unseen))}")
+    tr, te = scene.settings["train"], scene.settings["test"]
+    if tr.source == te.source == "folder" and tr.folder == te.folder:
+        (a0, a1), (b0, b1) = tr.subset, te.subset
+        if a0 < b1 and b0 < a1:
+            raise SceneError(path, "test.subset",
+                             f"train and test would share images of {tr.folder}: expected disjoint subsets, "
+                             f"e.g. [0, 0.8] for train and [0.8, 1] for test, got {list(tr.subset)} and "
+                             f"{list(te.subset)}")
+    if tr.source == te.source == "folder":
+        # compared as files on disk (device, inode): another spelling of the folder, a
+        # symlinked class folder or a hard link is still the same image
+        def identities(st):
+            return {_file_id(f): f for f in scene._folder(st)[3]}
+        train_files, test_files = identities(tr), identities(te)
+        shared = [test_files[i] for i in test_files if i in train_files]
+        if shared:
+            key = "test.subset" if tr.folder == te.folder else te.origin.get("folder", "test.folder")
+            raise SceneError(path, key,
+                             f"expected test images the machine is not trained on, got {len(shared)} shared "
+                             f"with the training images (e.g. {shared[0]!r}); use disjoint subsets such as "
+                             f"[0, 0.8] for train and [0.8, 1] for test, or another folder")
 
 
-def shipped_scenes() -> list[Path]:
-    """The scene files shipped in the repository's ``scenes/`` folder (sorted).
-
-    Returns
-    -------
-    list of pathlib.Path
-        Empty when the package is installed without its ``scenes/`` folder.
-
-    Examples
-    --------
-    >>> from mark1.stimuli import shipped_scenes
-    >>> names = [p.name for p in shipped_scenes()]
-    >>> "demo.toml" in names, names == sorted(names)
-    (True, True)
-    """
-    if not SCENES_DIR.is_dir():
-        return []
-    return sorted(SCENES_DIR.glob("*.toml"))
+def _file_id(f: str):
+    try:
+        info = os.stat(f)
+    except OSError:
+        return os.path.realpath(f)
+    return (info.st_dev, info.st_ino)
