@@ -24,15 +24,17 @@ class ParamsMixin:
 
     The parameters are the keyword-only arguments of the class's ``__init__`` (after
     the bare ``*``), which must store each one, unchanged, in the attribute of the same
-    name (scikit-learn's convention: validation happens in ``fit``).
+    name (scikit-learn's convention: validation happens in ``fit``);
+    ``self._store_params(locals())`` does that in one line.
 
     Examples
     --------
     >>> class Dial(ParamsMixin):
     ...     def __init__(self, *, turns=1, gain=0.5):
-    ...         self.turns = turns
-    ...         self.gain = gain
+    ...         self._store_params(locals())
     >>> d = Dial(turns=3)
+    >>> d.turns
+    3
     >>> d.get_params()
     {'turns': 3, 'gain': 0.5}
     >>> d.set_params(gain=2.0)
@@ -47,6 +49,11 @@ class ParamsMixin:
     def _param_names(cls) -> list[str]:
         sig = inspect.signature(cls.__init__)
         return [p.name for p in sig.parameters.values() if p.kind == p.KEYWORD_ONLY]
+
+    def _store_params(self, arguments: dict) -> None:
+        """Store each parameter from ``arguments`` (the ``locals()`` of ``__init__``) under its name."""
+        for name in self._param_names():
+            setattr(self, name, arguments[name])
 
     def get_params(self, deep: bool = True) -> dict:
         """The constructor's arguments, by name (scikit-learn's convention).

@@ -8,7 +8,7 @@ import numpy as np
 from mark1._utils.estimator import ParamsMixin
 from mark1 import exceptions
 from mark1.exceptions import InputError
-from mark1.linear_model._validation import _check_array, _check_labels
+from mark1.linear_model._validation import _check_array, _check_labels, _check_X_y
 
 
 def _log_softmax(a):
@@ -23,11 +23,45 @@ def _log_softmax(a):
 
 
 class _Classifier(ParamsMixin):
-    """Parameters, fitted-state check, prediction from ``decision_function``, score.
+    """Parameters, fit, fitted-state check, prediction from ``decision_function``, score.
 
-    ``decision_function`` defaults to the linear function ``X @ coef_.T + intercept_``
-    (one column for two classes, returned as shape (n_samples,)).
+    A classifier supplies ``_check_params`` (its parameters checked, before the data)
+    and ``_fit`` (the learning, on checked data); ``_decision`` defaults to the linear
+    function ``X @ coef_.T + intercept_`` (one column for two classes, returned as
+    shape (n_samples,)). Warnings raised in ``_fit`` take ``stacklevel=3`` to point at
+    the caller of ``fit``.
     """
+
+    def _check_params(self) -> dict:
+        """The parameters, checked and converted: keyword arguments of ``_fit``."""
+        return {}
+
+    def _fit(self, X, yi, classes, **params):
+        """Learn from checked data: ``X`` float64 (n, d), ``yi`` (n,) each sample's index
+        into ``classes``, the K >= 2 sorted labels."""
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        """Fit the classifier to training data.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training inputs: dense, real, finite.
+        y : array_like of shape (n_samples,)
+            Class labels (at least two classes; any comparable labels: ints, strings).
+
+        Returns
+        -------
+        self
+            The fitted classifier.
+        """
+        params = self._check_params()
+        X, classes, yi = _check_X_y(X, y)
+        self._fit(X, yi, classes, **params)
+        self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
+        return self
 
     def __sklearn_tags__(self):
         """scikit-learn's estimator tags (imports scikit-learn; only its tools call this).
@@ -60,7 +94,7 @@ class _Classifier(ParamsMixin):
         return X
 
     def decision_function(self, X):
-        """Decision values ``w_k . x + w_k0`` (``coef_`` and ``intercept_``).
+        """Decision values (what each classifier's docstring says they mean).
 
         Parameters
         ----------
@@ -72,7 +106,9 @@ class _Classifier(ParamsMixin):
             Two classes: a positive value means ``classes_[1]``; K classes: the
             prediction is the largest column.
         """
-        X = self._check_X(X)
+        return self._decision(self._check_X(X))
+
+    def _decision(self, X):
         scores = X @ self.coef_.T + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
@@ -113,7 +149,8 @@ class _Classifier(ParamsMixin):
 
 class _ProbabilisticClassifier(_Classifier):
     """A classifier with posterior probabilities: the softmax of per-class log joint
-    densities ``_log_joint(X)`` (n_samples, K), known up to a term common to all classes."""
+    densities ``_log_joint(X)`` (n_samples, K) of checked ``X``, known up to a term
+    common to all classes."""
 
     def _log_joint(self, X):
         raise NotImplementedError
@@ -135,7 +172,7 @@ class _ProbabilisticClassifier(_Classifier):
             If the decision values overflow float64 (inputs far beyond the
             training data).
         """
-        return _log_softmax(self._log_joint(X))
+        return _log_softmax(self._log_joint(self._check_X(X)))
 
     def predict_proba(self, X):
         """Posterior probabilities ``p(C_k | x)``.

@@ -80,21 +80,28 @@ def _cholesky_ok(S):
     return bool(np.isfinite(piv).all() and top > 0 and piv.min() * ILL_CONDITIONED >= top)
 
 
-def _equilibrated_solve(S, B):
-    """Solve ``S Z = B`` for a symmetric positive semi-definite ``S``, or None.
+def _equilibrated(S):
+    """``(r, C)`` with ``C = S * r r^T`` of unit diagonal (``r = diag(S)^-1/2``), or None.
 
-    ``S`` is scaled to unit diagonal (``D^-1/2 S D^-1/2``, a correlation-like
-    matrix, so the test ignores the units of the features) and solved there when
-    it passes :func:`_cholesky_ok`; None when a diagonal entry is zero or the test
-    fails (singular or ill-conditioned beyond :data:`ILL_CONDITIONED`).
+    ``C`` is a correlation-like matrix, so the test ignores the units of the features:
+    None when a diagonal entry of ``S`` is zero or ``C`` fails :func:`_cholesky_ok`
+    (singular or ill-conditioned beyond :data:`ILL_CONDITIONED`).
     """
     diag = np.diagonal(S)
     if not (diag > 0).all():
         return None
     r = 1.0 / np.sqrt(diag)
     C = S * r[:, None] * r[None, :]
-    if not _cholesky_ok(C):
+    return (r, C) if _cholesky_ok(C) else None
+
+
+def _equilibrated_solve(S, B):
+    """Solve ``S Z = B`` for a symmetric positive semi-definite ``S`` on its
+    :func:`_equilibrated` form, or None when that fails the test."""
+    eq = _equilibrated(S)
+    if eq is None:
         return None
+    r, C = eq
     return np.linalg.solve(C, B * r[:, None]) * r[:, None]
 
 
@@ -123,14 +130,15 @@ def _warn_pinv(what, S, stacklevel):
         SingularCovarianceWarning, stacklevel=stacklevel)
 
 
-def _solve_covariance(S, B, shrinkage, what):
+def _solve_covariance(S, B, shrinkage, what, *, stacklevel):
     """Solve ``S' Z = B`` for the (shrunk) covariance ``S'``.
 
     Returns ``(Z, S', s)`` with the shrinkage ``s`` actually used.  Whether ``S``
     needs shrinkage is judged on its correlation matrix (:func:`_equilibrated_solve`),
     so features in very different units are not mistaken for a singular matrix;
     a solve, never an explicit inverse; the pseudo-inverse by ``eigh`` only for
-    an explicit ``shrinkage=0`` on a singular matrix.
+    an explicit ``shrinkage=0`` on a singular matrix.  ``what`` names the matrix in
+    a warning; ``stacklevel`` is the one ``warnings.warn`` would take in the caller.
     """
     mu = _target_scale(S)
     if shrinkage == "auto" or shrinkage == 0.0:
@@ -139,21 +147,21 @@ def _solve_covariance(S, B, shrinkage, what):
             return Z, S, 0.0
     if shrinkage == "auto":
         s = AUTO_SHRINKAGE
-        _warn_regularised(what, S, s, stacklevel=4)
+        _warn_regularised(what, S, s, stacklevel=stacklevel + 2)
     else:
         s = shrinkage
     if s > 0.0:
         # lambda_min >= s*mu and lambda_max <= d*mu: condition <= 1 + d/s
         Ss = _shrunk(S, s, mu)
         return np.linalg.solve(Ss, B), Ss, s
-    _warn_pinv(what, S, stacklevel=4)
+    _warn_pinv(what, S, stacklevel=stacklevel + 2)
     lam, V = np.linalg.eigh(S)
     keep = lam > S.shape[0] * _EPS * max(lam.max(), 0.0)
     Vk = V[:, keep]
     return Vk @ ((Vk.T @ B) / lam[keep, None]), S, 0.0
 
 
-def _eigh_covariance(S, shrinkage, what, *, fallback_scale=None):
+def _eigh_covariance(S, shrinkage, what, *, fallback_scale=None, stacklevel):
     """Whiten a (shrunk) class covariance for the quadratic classifier.
 
     Returns ``(S', A, logdet, s)``: the matrix used, a whitener ``A`` with
@@ -164,27 +172,24 @@ def _eigh_covariance(S, shrinkage, what, *, fallback_scale=None):
     singular matrix is always shrunk (``'auto'`` or an explicit 0 raised to
     :data:`AUTO_SHRINKAGE`, with a warning): a Gaussian density needs an
     invertible covariance.  ``fallback_scale`` replaces ``trace/d`` when it is 0
-    (a class with a single sample).
+    (a class with a single sample).  ``what`` and ``stacklevel`` as for
+    :func:`_solve_covariance`.
     """
-    diag = np.diagonal(S)
-    ok = bool((diag > 0).all())
-    if ok:
-        r = 1.0 / np.sqrt(diag)
-        C = S * r[:, None] * r[None, :]
-        ok = _cholesky_ok(C)
-    if ok and shrinkage in ("auto", 0.0):
+    eq = _equilibrated(S) if shrinkage in ("auto", 0.0) else None
+    if eq is not None:
+        r, C = eq
         lam, V = np.linalg.eigh(C)
         lam = np.maximum(lam, np.finfo(float).tiny)
-        return S, r[:, None] * V / np.sqrt(lam), float(np.log(lam).sum() + np.log(diag).sum()), 0.0
+        return S, r[:, None] * V / np.sqrt(lam), float(np.log(lam).sum() + np.log(np.diagonal(S)).sum()), 0.0
     if shrinkage == "auto":
         s = AUTO_SHRINKAGE
-        _warn_regularised(what, S, s, stacklevel=4)
+        _warn_regularised(what, S, s, stacklevel=stacklevel + 2)
     elif shrinkage == 0.0:
         s = AUTO_SHRINKAGE
         warnings.warn(
             f"{what} is {_why_singular(S)} and shrinkage=0 leaves its density undefined; applied "
             f"shrinkage={s:g} toward (trace/d)*I. Pass shrinkage=<float in (0, 1]> to "
-            f"choose the amount.", SingularCovarianceWarning, stacklevel=4)
+            f"choose the amount.", SingularCovarianceWarning, stacklevel=stacklevel + 1)
     else:
         s = shrinkage
     Ss = _shrunk(S, s, _target_scale(S, fallback_scale))

@@ -9,7 +9,7 @@ from mark1.exceptions import InputError
 from mark1.linear_model._base import _Classifier, _ProbabilisticClassifier
 from mark1.linear_model._covariance import (_EPS, _class_means, _eigh_covariance, _scatter, _shrunk,
                                             _solve_covariance, _target_scale)
-from mark1.linear_model._validation import _check_choice, _check_int, _check_shrinkage, _check_X_y
+from mark1.linear_model._validation import _check_choice, _check_int, _check_shrinkage
 
 
 def _gaussian_threshold(mu_a, var_a, pi_a, mu_b, var_b, pi_b):
@@ -49,6 +49,28 @@ def _gaussian_threshold(mu_a, var_a, pi_a, mu_b, var_b, pi_b):
     return float(min(pool, key=lambda r: abs(r - mid)))
 
 
+def _fisher_directions(Sigma_w, centred_means, priors, q, shrinkage):
+    """The ``q`` leading eigenvectors of ``Sigma_W^{-1} Sigma_B``, normalised to
+    ``v^T Sigma_W v = 1`` (a zero column where the eigenvalue is zero).
+
+    ``Sigma_B = M^T M`` with the K rows ``M_k = sqrt(pi_k) (m_k - m)``, so the
+    eigenvectors with non-zero eigenvalue lie in the span of ``Y = Sigma_W^{-1} M^T``:
+    ``v = Y a`` with ``G a = lambda a``, ``G = M Y`` (K x K), and
+    ``v^T Sigma_W v = a^T G a = lambda``.  One solve instead of a d x d eigenproblem.
+    Returns ``(scalings (d, q), eigenvalues (K,) in decreasing order, shrinkage used)``.
+    """
+    K, d = centred_means.shape
+    M = np.sqrt(priors)[:, None] * centred_means
+    Y, _, s = _solve_covariance(Sigma_w, M.T, shrinkage, "the within-class covariance", stacklevel=4)
+    G = M @ Y
+    ev, A = np.linalg.eigh(0.5 * (G + G.T))
+    ev, A = np.maximum(ev[::-1], 0.0), A[:, ::-1]
+    live = ev[:q] > K * _EPS * max(ev[0], np.finfo(float).tiny)
+    scal = np.zeros((d, q))
+    scal[:, live] = (Y @ A[:, :q][:, live]) / np.sqrt(ev[:q][live])
+    return scal, ev, s
+
+
 class FisherDiscriminant(_Classifier):
     """Fisher's linear discriminant (PRML §4.1.4 two classes, §4.1.6 K classes).
 
@@ -56,6 +78,8 @@ class FisherDiscriminant(_Classifier):
     that ``classes_[1]`` projects higher) and a threshold on ``y = w^T x``.
     K classes: the projection onto the leading eigenvectors of ``S_W^{-1} S_B``
     (at most K-1), then classification in the projected space.
+    ``decision_function``: two classes ``w^T x - threshold_``; K classes the class
+    scores described under ``threshold``.
 
     Parameters
     ----------
@@ -107,50 +131,46 @@ class FisherDiscriminant(_Classifier):
     shrinkage_ : float
         Shrinkage used.
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> from mark1.linear_model import FisherDiscriminant
+    >>> X = [[0., 0.], [1., 0.], [0., 1.], [4., 0.], [5., 0.], [4., 1.], [0., 4.], [1., 4.], [0., 5.]]
+    >>> y = ["a"] * 3 + ["b"] * 3 + ["c"] * 3
+    >>> fd = FisherDiscriminant().fit(X, y)
+    >>> fd.predict([[0.5, 0.5], [4.5, 0.5], [0.5, 4.5]]).tolist(), fd.score(X, y)
+    (['a', 'b', 'c'], 1.0)
+    >>> fd.transform(X).shape, fd.explained_variance_ratio_.round(3).tolist()    # K - 1 = 2 directions
+    ((9, 2), [0.5, 0.5])
+
+    Two classes: one direction and a threshold on it.
+
+    >>> two = FisherDiscriminant().fit(X[:6], y[:6])
+    >>> two.coef_.round(3).tolist(), round(two.threshold_, 3)
+    ([[2.449, 1.225]], 6.124)
+    >>> round(two.criterion(two.scalings_), 6), two.criterion([0.0, 1.0])       # J along w, and across
+    (16.0, 0.0)
     """
 
     def __init__(self, *, n_components=None, threshold="gaussian", shrinkage="auto"):
-        self.n_components = n_components
-        self.threshold = threshold
-        self.shrinkage = shrinkage
+        self._store_params(locals())
 
-    def fit(self, X, y):
-        """Find the discriminant directions and the classifier.
+    def _check_params(self):
+        return {"threshold": _check_choice(self.threshold, "threshold", ("gaussian", "midpoint")),
+                "shrinkage": _check_shrinkage(self.shrinkage)}
 
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        threshold = _check_choice(self.threshold, "threshold", ("gaussian", "midpoint"))
-        shrinkage = _check_shrinkage(self.shrinkage)
-        X, classes, yi = _check_X_y(X, y)
+    def _fit(self, X, yi, classes, *, threshold, shrinkage):
+        # the discriminant directions, then the classifier
         n, d = X.shape
         K = len(classes)
         q_max = min(K - 1, d)
         q = q_max if self.n_components is None else _check_int(
             self.n_components, "n_components", low=1, high=q_max, bounds=f"in [1, min(K-1, d)] = [1, {q_max}]")
-
         counts, means = _class_means(X, yi, K)
         priors = counts / n
         xbar = priors @ means
         Sw = _scatter(X - means[yi])
-        # Sigma_B = M^T M with the K rows of M below, so the eigenvectors of
-        # Sigma_W^{-1} Sigma_B with non-zero eigenvalue lie in the span of
-        # Y = Sigma_W^{-1} M^T: v = Y a with G a = lambda a, G = M Y (K x K), and
-        # v^T Sigma_W v = a^T G a = lambda.  One solve instead of a d x d eigenproblem.
-        M = np.sqrt(priors)[:, None] * (means - xbar)
-        Y, _, s = _solve_covariance(Sw / n, M.T, shrinkage, "the within-class covariance")
-        G = M @ Y
-        ev, A = np.linalg.eigh(0.5 * (G + G.T))
-        ev, A = np.maximum(ev[::-1], 0.0), A[:, ::-1]
-        live = ev[:q] > K * _EPS * max(ev[0], np.finfo(float).tiny)
-        scal = np.zeros((d, q))
-        scal[:, live] = (Y @ A[:, :q][:, live]) / np.sqrt(ev[:q][live])
+        scal, ev, s = _fisher_directions(Sw / n, means - xbar, priors, q, shrinkage)
         if K == 2:
             if scal[:, 0] @ (means[1] - means[0]) < 0:
                 scal = -scal
@@ -159,8 +179,6 @@ class FisherDiscriminant(_Classifier):
             top = scal[big, np.arange(q)]
             scal = scal * np.where(top < 0, -1.0, 1.0)
 
-        self.classes_ = classes
-        self.n_features_in_ = d
         self.priors_ = priors
         self.means_ = means
         self.xbar_ = xbar
@@ -196,7 +214,6 @@ class FisherDiscriminant(_Classifier):
             self.intercept_ = intercept
         if not (np.isfinite(self.coef_).all() and np.isfinite(self.intercept_).all()):
             raise InputError("Fisher discriminant is not finite (inputs too large?)")
-        return self
 
     def __sklearn_tags__(self):
         """As for every classifier here, plus: a transformer (``transform``) to float64."""
@@ -211,8 +228,8 @@ class FisherDiscriminant(_Classifier):
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,)
+        X, y
+            As for :meth:`fit`.
 
         Returns
         -------
@@ -287,7 +304,9 @@ class GaussianClassifier(_ProbabilisticClassifier):
     With a shared covariance ``Sigma`` the posterior is a softmax of the linear
     functions ``a_k = w_k^T x + w_k0`` with ``w_k = Sigma^{-1} mu_k`` and
     ``w_k0 = -mu_k^T Sigma^{-1} mu_k / 2 + ln p(C_k)`` (eq. 4.68-4.70); with one
-    covariance per class it is quadratic (QDA).
+    covariance per class it is quadratic (QDA).  ``decision_function``: two classes
+    the log-odds ``ln p(C_1|x) / p(C_0|x)``; K classes the log joint densities
+    ``a_k`` up to a term common to all classes.
 
     Parameters
     ----------
@@ -317,84 +336,93 @@ class GaussianClassifier(_ProbabilisticClassifier):
     shrinkage_ : float or ndarray of shape (K,)
         Shrinkage used (one per class for ``'separate'``).
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> from mark1.linear_model import GaussianClassifier
+    >>> X = [[1.0], [2.0], [3.0], [7.0], [8.0], [10.0]]               # one feature
+    >>> y = [0, 0, 0, 1, 1, 1]
+    >>> gc = GaussianClassifier().fit(X, y)
+    >>> gc.predict([[4.0], [6.0]]).tolist(), gc.score(X, y)
+    ([0, 1], 1.0)
+    >>> gc.means_.round(3).tolist(), gc.covariance_.round(3).tolist()
+    ([[2.0], [8.333]], [[1.111]])
+    >>> gc.coef_.round(3).tolist(), gc.predict_proba([[5.0]]).round(3).tolist()   # slope of the log-odds
+    ([[5.7]], [[0.721, 0.279]])
+    >>> GaussianClassifier(covariance="separate").fit(X, y).predict_proba([[5.0]]).round(3).tolist()
+    [[0.06, 0.94]]
     """
 
     def __init__(self, *, covariance="shared", shrinkage="auto"):
-        self.covariance = covariance
-        self.shrinkage = shrinkage
+        self._store_params(locals())
 
-    def fit(self, X, y):
-        """Estimate priors, means and covariance(s).
+    def _check_params(self):
+        return {"covariance": _check_choice(self.covariance, "covariance", ("shared", "separate")),
+                "shrinkage": _check_shrinkage(self.shrinkage)}
 
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        covariance = _check_choice(self.covariance, "covariance", ("shared", "separate"))
-        shrinkage = _check_shrinkage(self.shrinkage)
-        X, classes, yi = _check_X_y(X, y)
-        n, d = X.shape
-        K = len(classes)
-        counts, means = _class_means(X, yi, K)
-        priors = counts / n
+    def _fit(self, X, yi, classes, *, covariance, shrinkage):
+        # priors, means and covariance(s) by maximum likelihood
+        counts, means = _class_means(X, yi, len(classes))
+        priors = counts / X.shape[0]
         Xc = X - means[yi]
         for attr in ("covariance_", "covariances_", "coef_", "intercept_", "_xbar", "_coef_c",
                      "_intercept_c", "_whiteners", "_logdets"):
             self.__dict__.pop(attr, None)
         if covariance == "shared":
-            Sigma = _scatter(Xc) / n
-            # scores are computed about the overall mean xbar (a_k up to a term
-            # common to all classes), so an offset like X + 1e10 cancels before
-            # the products; coef_ and intercept_ are the uncentred eq. 4.69-4.70
-            xbar = priors @ means
-            mc = means - xbar
-            Z, used, s = _solve_covariance(Sigma, np.c_[mc.T, xbar], shrinkage, "the pooled covariance")
-            coef_c, v = Z[:, :K].T, Z[:, K]                   # Sigma^{-1}(mu_k - xbar), Sigma^{-1} xbar
-            intercept_c = -0.5 * np.einsum("kd,kd->k", mc, coef_c) + np.log(priors)
-            coef = coef_c + v                                  # w_k = Sigma^{-1} mu_k
-            intercept = intercept_c - coef_c @ xbar - 0.5 * float(xbar @ v)
-            if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
-                raise InputError("Gaussian classifier is not finite (inputs too large?)")
-            self.covariance_ = used
-            self.shrinkage_ = s
-            self._xbar, self._coef_c, self._intercept_c = xbar, coef_c, intercept_c
-            if K == 2:
-                self.coef_ = (coef_c[1] - coef_c[0])[None, :]
-                self.intercept_ = np.array([intercept_c[1] - intercept_c[0] - self.coef_[0] @ xbar])
-            else:
-                self.coef_, self.intercept_ = coef, intercept
+            self._fit_shared(Xc, means, priors, shrinkage)
         else:
-            pooled_mu = float(np.einsum("ij,ij->", Xc, Xc)) / (n * d)   # trace/d, pooled
-            covs, whiteners, logdets, shr = [], [], [], []
-            for c in range(K):
-                Xk = Xc[yi == c]
-                Sk = _scatter(Xk) / counts[c]
-                used, A, logdet, s = _eigh_covariance(Sk, shrinkage, f"the covariance of class {classes[c]!r}",
-                                                      fallback_scale=pooled_mu)
-                covs.append(used)
-                whiteners.append(A)
-                logdets.append(logdet)
-                shr.append(s)
-            self.covariances_ = np.array(covs)
-            self._whiteners = np.array(whiteners)
-            self._logdets = np.array(logdets)
-            self.shrinkage_ = np.array(shr)
-            if not (np.isfinite(self._whiteners).all() and np.isfinite(self._logdets).all()):
-                raise InputError("Gaussian classifier is not finite (inputs too large?)")
-        self.classes_ = classes
-        self.n_features_in_ = d
+            self._fit_separate(Xc, yi, counts, classes, shrinkage)
         self.priors_ = priors
         self.means_ = means
-        return self
+
+    def _fit_shared(self, Xc, means, priors, shrinkage):
+        """One covariance: the linear functions of eq. 4.68-4.70."""
+        n, K = Xc.shape[0], len(means)
+        Sigma = _scatter(Xc) / n
+        # scores are computed about the overall mean xbar (a_k up to a term
+        # common to all classes), so an offset like X + 1e10 cancels before
+        # the products; coef_ and intercept_ are the uncentred eq. 4.69-4.70
+        xbar = priors @ means
+        mc = means - xbar
+        Z, used, s = _solve_covariance(Sigma, np.c_[mc.T, xbar], shrinkage, "the pooled covariance", stacklevel=4)
+        coef_c, v = Z[:, :K].T, Z[:, K]                   # Sigma^{-1}(mu_k - xbar), Sigma^{-1} xbar
+        intercept_c = -0.5 * np.einsum("kd,kd->k", mc, coef_c) + np.log(priors)
+        coef = coef_c + v                                  # w_k = Sigma^{-1} mu_k
+        intercept = intercept_c - coef_c @ xbar - 0.5 * float(xbar @ v)
+        if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
+            raise InputError("Gaussian classifier is not finite (inputs too large?)")
+        self.covariance_ = used
+        self.shrinkage_ = s
+        self._xbar, self._coef_c, self._intercept_c = xbar, coef_c, intercept_c
+        if K == 2:
+            self.coef_ = (coef_c[1] - coef_c[0])[None, :]
+            self.intercept_ = np.array([intercept_c[1] - intercept_c[0] - self.coef_[0] @ xbar])
+        else:
+            self.coef_, self.intercept_ = coef, intercept
+
+    def _fit_separate(self, Xc, yi, counts, classes, shrinkage):
+        """One covariance per class (quadratic): each whitened, with its log-determinant."""
+        n, d = Xc.shape
+        pooled_mu = float(np.einsum("ij,ij->", Xc, Xc)) / (n * d)   # trace/d, pooled
+        covs, whiteners, logdets, shr = [], [], [], []
+        for c in range(len(classes)):
+            Xk = Xc[yi == c]
+            Sk = _scatter(Xk) / counts[c]
+            used, A, logdet, s = _eigh_covariance(Sk, shrinkage, f"the covariance of class {classes[c]!r}",
+                                                  fallback_scale=pooled_mu, stacklevel=4)
+            covs.append(used)
+            whiteners.append(A)
+            logdets.append(logdet)
+            shr.append(s)
+        self.covariances_ = np.array(covs)
+        self._whiteners = np.array(whiteners)
+        self._logdets = np.array(logdets)
+        self.shrinkage_ = np.array(shr)
+        if not (np.isfinite(self._whiteners).all() and np.isfinite(self._logdets).all()):
+            raise InputError("Gaussian classifier is not finite (inputs too large?)")
 
     def _log_joint(self, X):
         """Log joint densities ``ln p(x | C_k) p(C_k)`` up to a common term, shape (n_samples, K)."""
-        X = self._check_X(X)
         if hasattr(self, "_coef_c"):                         # shared covariance
             return (X - self._xbar) @ self._coef_c.T + self._intercept_c
         out = np.empty((X.shape[0], len(self.classes_)))
@@ -403,18 +431,7 @@ class GaussianClassifier(_ProbabilisticClassifier):
             out[:, c] = -0.5 * np.einsum("ij,ij->i", z, z) - 0.5 * self._logdets[c] + np.log(self.priors_[c])
         return out
 
-    def decision_function(self, X):
-        """Decision values.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) for two classes, else (n_samples, K)
-            Two classes: the log-odds ``ln p(C_1|x) / p(C_0|x)``; K classes: the
-            log joint densities ``a_k`` up to a term common to all classes.
-        """
+    def _decision(self, X):
+        # two classes: the log-odds ln p(C_1|x) / p(C_0|x); K: the log joint densities
         a = self._log_joint(X)
         return a[:, 1] - a[:, 0] if a.shape[1] == 2 else a

@@ -9,7 +9,7 @@ import numpy as np
 from mark1.exceptions import ConvergenceWarning, InputError, SeparableDataWarning
 from mark1.linear_model._base import _log_softmax, _ProbabilisticClassifier
 from mark1.linear_model._covariance import _EPS, _equilibrated_solve
-from mark1.linear_model._validation import _check_choice, _check_int, _check_real, _check_X_y
+from mark1.linear_model._validation import _check_choice, _check_int, _check_real
 
 #: Largest number of free parameters ``(K-1)(d+1)`` for which logistic regression
 #: forms its Hessian; above it the Newton steps are solved by conjugate gradients.
@@ -82,6 +82,68 @@ def _newton_direction(Phi, Yk, G, explicit, alpha):
     return S if S.any() else diag * G
 
 
+def _newton_raphson(Phi, yi, K, start, alpha, tol, max_iter, explicit):
+    """Minimise the cross-entropy (eq. 4.90 / 4.108, plus ``alpha/2 ||w||^2``) by Newton steps.
+
+    ``Phi`` (n, p) the centred inputs and the bias column last, ``yi`` (n,) class
+    indices; the weights of classes ``start..K-1`` are free (class 0 held at zero
+    when ``start`` is 1).  Each step solves the Newton system (:func:`_newton_direction`)
+    and backtracks until the cross-entropy falls enough (Armijo).  Stops when half the
+    Newton decrement is at most ``tol * max(1, E)``, when a step no longer lowers ``E``
+    in float64, when (``alpha = 0``) the weights classify every sample correctly, or
+    after ``max_iter`` steps.  Returns ``(W (K - start, p), E, steps, converged, separable)``.
+    """
+    n, p = Phi.shape
+    d = p - 1
+    rows = np.arange(n)
+    T = np.zeros((n, K))
+    T[rows, yi] = 1.0
+
+    def forward(W):
+        A = np.zeros((n, K))
+        A[:, start:] = Phi @ W.T
+        logp = _log_softmax(A)
+        penalty = 0.5 * alpha * float(np.sum(W[:, :d] ** 2)) if alpha > 0 else 0.0
+        return A, float(-logp[rows, yi].sum()) + penalty, logp
+
+    W = np.zeros((K - start, p))
+    A, E, logp = forward(W)
+    converged = separable = False
+    it = 0
+    while it < max_iter:
+        it += 1
+        Y = np.exp(logp)
+        G = (Y[:, start:] - T[:, start:]).T @ Phi          # gradient, eq. 4.96 / 4.109
+        if alpha > 0:
+            G[:, :d] += alpha * W[:, :d]
+        S = _newton_direction(Phi, Y[:, start:], G, explicit, alpha)
+        dec = float(np.sum(G * S))                          # Newton decrement squared
+        if not np.isfinite(dec) or dec <= 0:
+            S, dec = G, float(np.sum(G * G))                # fall back to steepest descent
+        if dec / 2 <= tol * max(1.0, E):
+            converged = True
+            break
+        t = 1.0                                             # backtracking (Armijo)
+        while True:
+            A_new, E_new, logp_new = forward(W - t * S)
+            if E_new <= E - 1e-4 * t * dec:
+                break
+            t *= 0.5
+            if t < 1e-10:
+                break
+        if not E_new < E:                                   # no progress at float64 precision
+            converged = True
+            break
+        W = W - t * S
+        A, E, logp = A_new, E_new, logp_new
+        others = A.copy()
+        others[rows, yi] = -np.inf
+        if alpha == 0 and (A[rows, yi] > others.max(axis=1)).all():
+            separable = True
+            break
+    return W, E, it, converged, separable
+
+
 class LogisticRegression(_ProbabilisticClassifier):
     """Logistic regression by iterative reweighted least squares (PRML §4.3.2-4.3.4).
 
@@ -96,7 +158,9 @@ class LogisticRegression(_ProbabilisticClassifier):
     fit (the softmax is unchanged by adding one vector to every ``w_k``, so the
     Hessian over all K classes is singular); afterwards the K weight vectors are
     shifted to sum to zero, the solution scikit-learn's
-    ``LogisticRegression(penalty=None)`` converges to.
+    ``LogisticRegression(penalty=None)`` converges to.  ``decision_function``: two
+    classes the log-odds ``ln p(C_1|x) / p(C_0|x)``; K classes the activations
+    ``a_k`` (eq. 4.105).
 
     Parameters
     ----------
@@ -154,31 +218,32 @@ class LogisticRegression(_ProbabilisticClassifier):
     weights stop 0.2-0.5 away from the optimum these reach (99.6 % and 99.1 % of
     the test predictions equal).  Most of the time goes to the last Newton steps,
     which the tight ``tol`` asks for.
+
+    Examples
+    --------
+    >>> from mark1.linear_model import LogisticRegression
+    >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
+    >>> y = ["no", "no", "yes", "no", "yes", "yes"]      # overlapping classes: a finite maximum
+    >>> lr = LogisticRegression().fit(X, y)
+    >>> lr.predict([[1.0], [4.0]]).tolist(), round(lr.score(X, y), 3)
+    (['no', 'yes'], 0.667)
+    >>> lr.coef_.round(4).tolist(), lr.intercept_.round(4).tolist(), lr.converged_
+    ([[1.214]], [-3.0351], True)
+    >>> lr.predict_proba([[2.5]]).round(3).tolist()      # the boundary, -intercept_ / coef_
+    [[0.5, 0.5]]
     """
 
     def __init__(self, *, alpha=0.0, max_iter=100, tol=1e-14, newton="auto"):
-        self.alpha = alpha
-        self.max_iter = max_iter
-        self.tol = tol
-        self.newton = newton
+        self._store_params(locals())
 
-    def fit(self, X, y):
-        """Fit by Newton-Raphson (IRLS).
+    def _check_params(self):
+        return {"max_iter": _check_int(self.max_iter, "max_iter", low=1),
+                "tol": _check_real(self.tol, "tol", low=0.0),
+                "alpha": _check_real(self.alpha, "alpha", low=0.0),
+                "newton": _check_choice(self.newton, "newton", ("auto", "explicit", "cg"))}
 
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        max_iter = _check_int(self.max_iter, "max_iter", low=1)
-        tol = _check_real(self.tol, "tol", low=0.0)
-        alpha = _check_real(self.alpha, "alpha", low=0.0)
-        newton = _check_choice(self.newton, "newton", ("auto", "explicit", "cg"))
-        X, classes, yi = _check_X_y(X, y)
+    def _fit(self, X, yi, classes, *, max_iter, tol, alpha, newton):
+        # by Newton-Raphson (IRLS), on inputs centred about their mean
         n, d = X.shape
         K = len(classes)
         # free classes: 1..K-1 (class 0 the reference), or all K with a penalty on
@@ -191,63 +256,18 @@ class LogisticRegression(_ProbabilisticClassifier):
         np.subtract(X, xbar, out=Phi[:, :d])
         Phi[:, d] = 1.0
         explicit = newton == "explicit" or (newton == "auto" and k * (d + 1) <= EXPLICIT_HESSIAN_MAX)
-        rows = np.arange(n)
-        T = np.zeros((n, K))
-        T[rows, yi] = 1.0
-
-        def forward(W):
-            A = np.zeros((n, K))
-            A[:, start:] = Phi @ W.T
-            logp = _log_softmax(A)
-            penalty = 0.5 * alpha * float(np.sum(W[:, :d] ** 2)) if alpha > 0 else 0.0
-            return A, float(-logp[rows, yi].sum()) + penalty, logp
-
-        W = np.zeros((k, d + 1))
-        A, E, logp = forward(W)
-        converged = separable = False
-        it = 0
-        while it < max_iter:
-            it += 1
-            Y = np.exp(logp)
-            G = (Y[:, start:] - T[:, start:]).T @ Phi          # gradient, eq. 4.96 / 4.109
-            if alpha > 0:
-                G[:, :d] += alpha * W[:, :d]
-            S = _newton_direction(Phi, Y[:, start:], G, explicit, alpha)
-            dec = float(np.sum(G * S))                          # Newton decrement squared
-            if not np.isfinite(dec) or dec <= 0:
-                S, dec = G, float(np.sum(G * G))                # fall back to steepest descent
-            if dec / 2 <= tol * max(1.0, E):
-                converged = True
-                break
-            t = 1.0                                             # backtracking (Armijo)
-            while True:
-                A_new, E_new, logp_new = forward(W - t * S)
-                if E_new <= E - 1e-4 * t * dec:
-                    break
-                t *= 0.5
-                if t < 1e-10:
-                    break
-            if not E_new < E:                                   # no progress at float64 precision
-                converged = True
-                break
-            W = W - t * S
-            A, E, logp = A_new, E_new, logp_new
-            others = A.copy()
-            others[rows, yi] = -np.inf
-            if alpha == 0 and (A[rows, yi] > others.max(axis=1)).all():
-                separable = True
-                break
+        W, E, it, converged, separable = _newton_raphson(Phi, yi, K, start, alpha, tol, max_iter, explicit)
         if separable:
             warnings.warn(
                 f"the training data are linearly separable (every sample classified correctly "
                 f"after {it} Newton step{'s' if it > 1 else ''}): maximum likelihood has no finite solution (PRML "
                 f"§4.3.2); returning the separating weights found. Use a Gaussian prior "
-                f"(alpha > 0) for a finite solution.", SeparableDataWarning, stacklevel=2)
+                f"(alpha > 0) for a finite solution.", SeparableDataWarning, stacklevel=3)
         elif not converged:
             warnings.warn(
                 f"Newton-Raphson did not converge in max_iter={max_iter} steps (cross-entropy "
                 f"{E:.6g}; data partly separable?). Increase max_iter or check the data.",
-                ConvergenceWarning, stacklevel=2)
+                ConvergenceWarning, stacklevel=3)
         full = np.zeros((K, d + 1))
         full[start:] = W
         if K == 2:
@@ -256,8 +276,6 @@ class LogisticRegression(_ProbabilisticClassifier):
             full -= full.mean(axis=0)                          # sum-to-zero, as scikit-learn
                                                                 # (with a penalty: the biases)
             coef, bias = full[:, :d], full[:, d]
-        self.classes_ = classes
-        self.n_features_in_ = d
         self.coef_ = np.ascontiguousarray(coef)
         self.intercept_ = bias - coef @ xbar
         self._xbar, self._intercept_c = xbar, bias.copy()      # scores about the mean (no cancellation)
@@ -266,26 +284,13 @@ class LogisticRegression(_ProbabilisticClassifier):
         self.separable_ = separable
         if not (np.isfinite(self.coef_).all() and np.isfinite(self.intercept_).all()):
             raise InputError("logistic regression is not finite (inputs too large?)")
-        return self
 
-    def decision_function(self, X):
-        """Decision values.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) for two classes, else (n_samples, K)
-            Two classes: the log-odds ``ln p(C_1|x) / p(C_0|x)``; K classes: the
-            activations ``a_k`` (eq. 4.105).
-        """
-        X = self._check_X(X)
+    def _decision(self, X):
+        # two classes: the log-odds ln p(C_1|x) / p(C_0|x); K: the activations a_k (eq. 4.105)
         scores = (X - self._xbar) @ self.coef_.T + self._intercept_c
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def _log_joint(self, X):
         # the activations a_k; two classes: (0, log-odds), class 0 the reference
-        a = self.decision_function(X)
+        a = self._decision(X)
         return np.c_[np.zeros_like(a), a] if a.ndim == 1 else a

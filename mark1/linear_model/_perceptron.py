@@ -8,18 +8,20 @@ import numpy as np
 from mark1._utils.threads import one_blas_thread
 from mark1.exceptions import InputError
 from mark1.linear_model._base import _Classifier
-from mark1.linear_model._validation import _check_bool, _check_choice, _check_int, _check_real, _check_X_y
+from mark1.linear_model._validation import _check_bool, _check_choice, _check_int, _check_real
 from mark1.machine.perceptron import averaged_weights, train_error_correction, train_with_bias
 
 
 class Perceptron(_Classifier):
     """Rosenblatt's perceptron with fixed-increment error correction (PRML §4.1.7).
 
-    Trained by the loop of :func:`mark1.machine.perceptron.train_error_correction`, the
-    same core as the machine's ideal digital path (with the bias input 1 kept
-    implicit rather than appended to a copy of ``X``).  Two classes: one unit with target +1 for
-    ``classes_[1]`` and -1 otherwise.  K classes (``multiclass='ovr'``): one unit
+    Trained by the loop of :func:`mark1.machine.perceptron.train_error_correction`,
+    the same core as the machine's ideal digital path (with the bias input 1 kept
+    implicit, :func:`~mark1.machine.perceptron.train_with_bias`, rather than appended
+    to a copy of ``X``).  Two classes: one unit with target +1 for ``classes_[1]``
+    and -1 otherwise.  K classes (``multiclass='ovr'``): one unit
     per class (one-vs-rest, +-1 targets); the prediction is the largest decision.
+    ``decision_function``: ``w_k . x + b_k``.
 
     Parameters
     ----------
@@ -64,32 +66,26 @@ class Perceptron(_Classifier):
     scikit-learn's ``Perceptron(shuffle=False, tol=None, eta0=1, max_iter=epochs)``
     (same zero-margin rule, ``t * (w.x + b) <= 0`` is a mistake, same bias update);
     on integer-valued data the weights are identical.
+
+    Examples
+    --------
+    >>> from mark1.linear_model import Perceptron
+    >>> X = [[0, 0], [0, 1], [1, 0], [1, 1]]
+    >>> y = [0, 0, 0, 1]                                 # the AND of the two inputs
+    >>> p = Perceptron().fit(X, y)
+    >>> p.predict(X).tolist(), p.score(X, y)
+    ([0, 0, 0, 1], 1.0)
+    >>> p.coef_.tolist(), p.intercept_.tolist()
+    ([[3.0, 2.0]], [-4.0])
+    >>> p.n_epochs_, p.mistakes_per_epoch_.tolist()      # the last epoch went by without a mistake
+    (9, [2, 3, 3, 2, 2, 3, 2, 1, 0])
     """
 
     def __init__(self, *, eta=1.0, epochs=100, shuffle=False, seed=None, fit_intercept=True,
                  multiclass="ovr", eta_schedule=None, average=False, stop_when_converged=True):
-        self.eta = eta
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.seed = seed
-        self.fit_intercept = fit_intercept
-        self.multiclass = multiclass
-        self.eta_schedule = eta_schedule
-        self.average = average
-        self.stop_when_converged = stop_when_converged
+        self._store_params(locals())
 
-    def fit(self, X, y):
-        """Train by error correction.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
+    def _check_params(self):
         eta = _check_real(self.eta, "eta", low=0.0, low_open=True)
         epochs = _check_int(self.epochs, "epochs", low=1)
         _check_choice(self.multiclass, "multiclass", ("ovr",))
@@ -97,7 +93,10 @@ class Perceptron(_Classifier):
             raise InputError(f"eta_schedule must be None or 'inverse'; got {self.eta_schedule!r}")
         for name in ("shuffle", "fit_intercept", "average", "stop_when_converged"):
             _check_bool(getattr(self, name), name)
-        X, classes, yi = _check_X_y(X, y)
+        return {"eta": eta, "epochs": epochs}
+
+    def _fit(self, X, yi, classes, *, eta, epochs):
+        # by error correction, one unit per class (one for two classes)
         n, d = X.shape
         K = len(classes)
         if K == 2:
@@ -146,12 +145,9 @@ class Perceptron(_Classifier):
         if self.average:
             W = averaged_weights(res, X, T, eta=eta, eta_schedule=self.eta_schedule,
                                  bias=bool(self.fit_intercept))
-        self.classes_ = classes
-        self.n_features_in_ = d
         self.coef_ = np.ascontiguousarray(W[:, :d])
         self.intercept_ = W[:, d].copy() if self.fit_intercept else np.zeros(W.shape[0])
         self.mistakes_per_epoch_ = res.mistakes_per_epoch
         self.n_mistakes_ = int(res.mistakes_per_epoch.sum())
         self.converged_ = res.converged
         self.n_epochs_ = res.epochs_run
-        return self

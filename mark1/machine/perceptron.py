@@ -2,8 +2,8 @@
 
 :func:`train_error_correction` runs Rosenblatt's fixed-increment error-correction
 procedure (PRML §4.1.7) for ``k`` independent threshold units that see the same
-cards.  It is the single implementation used by :class:`mark1.baselines.Perceptron`
-and by the machine's ideal digital path.
+cards.  It is the single implementation used by :class:`mark1.linear_model.Perceptron`
+(through :func:`train_with_bias`) and by the machine's ideal digital path.
 
 Exactness
 ---------
@@ -112,6 +112,17 @@ class ErrorCorrectionResult:
     epochs_run : int
         Epochs actually run (fewer than requested only with
         ``stop_when_converged=True``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0., 0., 1.], [0., 1., 1.], [1., 0., 1.], [1., 1., 1.]])   # two inputs, bias input 1
+    >>> T = [-1., -1., -1., 1.]                                                    # their AND
+    >>> r = train_error_correction(X, T, epochs=10, stop_when_converged=True)
+    >>> r.epochs_run, r.converged, r.mistakes_per_epoch.tolist()
+    (9, True, [2, 3, 3, 2, 2, 3, 2, 1, 0])
+    >>> r.order[:4].tolist(), r.sums[:4, 0].tolist(), r.errors[:4, 0].tolist()     # the first epoch
+    ([0, 1, 2, 3], [0.0, -1.0, -1.0, -1.0], [True, False, False, True])
     """
 
     weights: np.ndarray
@@ -236,7 +247,7 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
         (PRML's eta(j)), computed as that exact floating-point quotient.
     tie : float, default 0.0
         Half-width of the tie zone: unit ``u`` errs when ``T[i, u] * sum <= tie``.
-        The machine passes its own tie rule (:func:`mark1.rules.tie_tolerance`, in the
+        The machine passes its own tie rule (:func:`mark1.machine.rules.tie_tolerance`, in the
         units of the sums); 0 is the textbook rule.
 
     Returns
@@ -245,7 +256,7 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
 
     Raises
     ------
-    ValueError
+    InputError
         Naming the argument, for wrong shapes, NaN/inf, targets other than +-1,
         ``epochs < 1``, a non-positive ``eta`` or card indices out of range.
 
@@ -253,6 +264,19 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
     -----
     See the module docstring for the algorithm (block search, and card by card where
     mistakes are dense) and its exactness.
+
+    Examples
+    --------
+    A single unit learns the AND of two inputs (cards with a bias input 1):
+
+    >>> import numpy as np
+    >>> X = np.array([[0., 0., 1.], [0., 1., 1.], [1., 0., 1.], [1., 1., 1.]])   # two inputs, bias input 1
+    >>> T = [-1., -1., -1., 1.]                                                    # their AND
+    >>> r = train_error_correction(X, T, epochs=10, stop_when_converged=True)
+    >>> r.weights
+    array([[ 3.,  2., -4.]])
+    >>> np.where(X @ r.weights[0] > 0, 1, -1).tolist()
+    [-1, -1, -1, 1]
     """
     X, T, epochs, eta, order, W, inverse, stop = _validate(
         X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule)
@@ -297,8 +321,8 @@ def train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=Fa
     >>> import numpy as np
     >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
     >>> r = train_with_bias(X, [-1.0, -1.0, -1.0, 1.0], epochs=10, stop_when_converged=True)
-    >>> r.weights, r.converged
-    (array([[ 2.,  1., -3.]]), True)
+    >>> r.weights, r.converged       # as train_error_correction on the cards [X, 1]
+    (array([[ 3.,  2., -4.]]), True)
     """
     X, T, epochs, eta, order, _, inverse, stop = _validate(
         X, T, epochs, eta, order, None, stop_when_converged, eta_schedule, check_finite=check_finite)
@@ -307,7 +331,7 @@ def train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=Fa
 
 
 def _scaled_run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True, tie=0.0):
-    """:func:`_run`, made with ``eta = 1`` and scaled where that is the same training.
+    """A :class:`_Run`, made with ``eta = 1`` and scaled where that is the same training.
 
     From zero weights with a constant increment every weight is ``eta`` times the one
     ``eta = 1`` gives, and every sum too (PRML §4.1.7: the increment only scales the
@@ -317,220 +341,204 @@ def _scaled_run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums
     made with ``eta = 1`` (exact on integer-valued cards) and the weights and sums scaled.
     """
     if inverse or eta == 1.0 or np.any(W):
-        return _run(X, T, epochs, eta, order, W, inverse, stop, bias=bias, record_sums=record_sums, tie=tie)
-    r = _run(X, T, epochs, 1.0, order, W, inverse, stop, bias=bias, record_sums=record_sums, tie=tie / eta)
+        return _Run(X, T, epochs, eta, order, W, inverse, stop, bias=bias, record_sums=record_sums, tie=tie).train()
+    r = _Run(X, T, epochs, 1.0, order, W, inverse, stop, bias=bias, record_sums=record_sums, tie=tie / eta).train()
     r.weights *= eta
     r.sums *= eta
     return r
 
 
-def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True, tie=0.0):
-    """The training loop on validated inputs; ``W`` (k, d [+1]) is updated in place.
+class _Run:
+    """One training run on validated inputs; ``W`` (k, d [+1]) is updated in place.
 
-    An outer loop moves a window of upcoming cards (a view of ``X`` for the cyclic
-    order of a large deck, else a gathered copy, made only if the block search needs
-    it). A window starts card by card in compiled code while mistakes are dense; the
-    inner loops evaluate blocks inside the window and handle one mistake per step.
+    :meth:`train` moves a window of upcoming presentations through the run
+    (:meth:`_open_window`: a view of ``X`` for the cyclic order of a large deck, else
+    the indices of the cards, gathered only if the block search needs them). A window
+    starts card by card in compiled code while mistakes are dense
+    (:meth:`_compiled_stretch`); the block search (:meth:`_block_search`) evaluates
+    blocks inside the window and corrects one mistake per step (:meth:`_correct`).
+    The search state carried from window to window: the block length, the running mean
+    gap between mistakes, the last presentation with a mistake, and where training
+    stopped (an error-free epoch, with ``stop``).
     """
-    n, d = X.shape
-    k = T.shape[1]
-    m = n if order is None else order.shape[1]          # presentations per epoch
-    P = epochs * m
-    seq = None if order is None else order.ravel()
-    window = max(_BLOCK_MIN * 4, _WINDOW_ELEMENTS // d)
-    views = seq is None and m >= window // 4            # cyclic order, large deck
-    block_max = max(_BLOCK_MIN, min(window // 2, _BLOCK_MAX_ELEMENTS // k))
 
-    cap = P if not stop else min(P, max(4 * m, 4096))
-    errors = np.zeros((cap, k), dtype=bool)
-    # the record of sums, or (record_sums=False) a scratch buffer for one window
-    sums = np.empty((cap if record_sums else min(P, window), k))
-    single = k == 1
-    mode = 2 if inverse else (1 if eta == 1.0 else 0)   # how a step is computed
-    counts = np.zeros(k, np.int64)                       # updates per unit (eta schedule)
-    w = W[0, :d]                                         # view, updated in place (k == 1)
-    b = float(W[0, d]) if bias else 0.0                  # bias weight (k == 1), written back
-    WT = W[:, :d].T
-    bvec = W[:, d] if bias else None                     # bias weights (view)
-    matmul = np.matmul
-    B = _BLOCK_MIN
-    gap = float(_BLOCK_MIN)                              # running mean gap between mistakes
-    last = -1                                            # last presentation with an error
-    pos = 0                                              # next presentation
-    stopped_at = None
+    def __init__(self, X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie):
+        self.X, self.T, self.W = X, T, W
+        self.n, self.d = X.shape
+        self.k = k = T.shape[1]
+        self.m = m = self.n if order is None else order.shape[1]       # presentations per epoch
+        self.P = P = epochs * m
+        self.seq = None if order is None else order.ravel()
+        self.window = max(_BLOCK_MIN * 4, _WINDOW_ELEMENTS // self.d)
+        self.views = self.seq is None and m >= self.window // 4        # cyclic order, large deck
+        self.block_max = max(_BLOCK_MIN, min(self.window // 2, _BLOCK_MAX_ELEMENTS // k))
+        self.eta, self.stop, self.bias, self.record_sums, self.tie = eta, stop, bias, record_sums, tie
+        self.mode = 2 if inverse else (1 if eta == 1.0 else 0)        # how a step is computed
+        self.counts = np.zeros(k, np.int64)                            # updates per unit (eta schedule)
+        self.WT = W[:, :self.d].T                                      # (d, k) view: column u is unit u
+        self.bvec = W[:, self.d] if bias else None                     # bias weights (view)
+        self.cap = P if not stop else min(P, max(4 * m, 4096))
+        self.errors = np.zeros((self.cap, k), dtype=bool)
+        # the record of sums, or (record_sums=False) a scratch buffer for one window
+        self.sums = np.empty((self.cap if record_sums else min(P, self.window), k))
+        self.block = _BLOCK_MIN
+        self.gap = float(_BLOCK_MIN)                                   # running mean gap between mistakes
+        self.last = -1                                                 # last presentation with an error
+        self.stopped_at = None
 
-    while pos < P and stopped_at is None:
-        if not stop and record_sums and _repeat_error_free_epoch(sums, seq, n, m, pos, P, last):
-            break
-        # ---- the window [win_lo, win_hi) of upcoming presentations
-        win_lo = pos
-        if views:
-            a = pos % m
-            win_hi = min(pos + window, pos - a + m)      # up to the end of the epoch
-            rows = np.arange(a, a + (win_hi - pos))
-            Xw, Tw = X[a:a + (win_hi - pos)], T[a:a + (win_hi - pos)]
+    def train(self) -> ErrorCorrectionResult:
+        pos = 0                                                        # next presentation
+        while pos < self.P and self.stopped_at is None:
+            if (not self.stop and self.record_sums
+                    and _repeat_error_free_epoch(self.sums, self.seq, self.n, self.m, pos, self.P, self.last)):
+                break
+            pos = self._through_window(pos)
+        return self._result()
+
+    def _through_window(self, win_lo):
+        """Train through the window from presentation ``win_lo``; the next presentation."""
+        win_hi, rows, Xw, Tw, extendable = self._open_window(win_lo)
+        wlen = win_hi - win_lo
+        rec = self.sums[win_lo:win_hi] if self.record_sums else self.sums[:wlen]
+        err = self.errors[win_lo:win_hi]
+        # window-relative end of the first possible error-free epoch
+        stop_at = (self.last // self.m + 2) * self.m - win_lo if self.stop else self.P + 1
+        lo = 0
+        if self.gap < _DENSE_GAP:
+            lo, stop_at = self._compiled_stretch(win_lo, rows, rec, err, stop_at)
+        if lo < wlen:
+            if Xw is None:
+                Xw, Tw = self.X[rows], self.T[rows]
+            lo = self._block_search(win_lo, Xw, Tw, rec, err, lo, stop_at, extendable)
+        return win_lo + lo
+
+    def _open_window(self, win_lo):
+        """``(win_hi, rows, Xw, Tw, extendable)`` of the window from ``win_lo``: the cards
+        shown at its presentations, their rows when they are a view of ``X`` (else None),
+        and whether the window may be moved before its end. Grows the records to hold it."""
+        m, P = self.m, self.P
+        if self.views:
+            a = win_lo % m
+            win_hi = min(win_lo + self.window, win_lo - a + m)         # up to the end of the epoch
+            rows = np.arange(a, a + (win_hi - win_lo))
+            Xw, Tw = self.X[a:a + (win_hi - win_lo)], self.T[a:a + (win_hi - win_lo)]
             extendable = False
         else:
-            win_hi = min(P, pos + window)
-            rows = (np.arange(pos, win_hi) % m) if seq is None else seq[pos:win_hi]
-            Xw = Tw = None                               # gathered when the block search needs them
+            win_hi = min(P, win_lo + self.window)
+            rows = (np.arange(win_lo, win_hi) % m) if self.seq is None else self.seq[win_lo:win_hi]
+            Xw = Tw = None                                             # gathered when the block search needs them
             extendable = win_hi < P
-        wlen = win_hi - win_lo
-        if win_hi > cap:                                 # grow the record (early stop only)
-            cap = min(P, max(2 * cap, win_hi))
-            errors = _grow(errors, cap)
-            if record_sums:
-                sums = _grow(sums, cap)
-        rec = sums[win_lo:win_hi] if record_sums else sums[:wlen]
-        err = errors[win_lo:win_hi]
-        # window-relative end of the first possible error-free epoch
-        stop_at = (last // m + 2) * m - win_lo if stop else P + 1
-        lo = 0
-        if gap < _DENSE_GAP:
-            # mistakes come often: card by card in compiled code, until they thin out
-            if bias and single:
-                W[0, d] = b
-            lo, last, gap, stop_at, ended = _card_by_card(
-                X, T, rows, W, d, bias, rec, err, tie, mode, float(eta), counts, stop, stop_at, m,
-                win_lo, last, gap, _QUIET_RUN)
-            if bias and single:
-                b = float(W[0, d])
-            if ended:
-                stopped_at = win_lo + stop_at
-                lo = wlen
-            B = min(block_max, max(_BLOCK_MIN, int(_GAP_FACTOR * gap)))
-        if Xw is None and lo < wlen:
-            Xw, Tw = X[rows], T[rows]
+        if win_hi > self.cap:                                          # grow the record (early stop only)
+            self.cap = min(P, max(2 * self.cap, win_hi))
+            self.errors = _grow(self.errors, self.cap)
+            if self.record_sums:
+                self.sums = _grow(self.sums, self.cap)
+        return win_hi, rows, Xw, Tw, extendable
 
-        if lo >= wlen:
-            pass                                         # the compiled loop finished the window
-        elif single:
-            rec1, err1, tw = rec[:, 0], err[:, 0], Tw[:, 0]
-            while lo < wlen:
-                hi = lo + B
-                if hi > wlen:
-                    if extendable and lo:
-                        break                            # move the window instead
-                    hi = wlen
-                s = matmul(Xw[lo:hi], w, out=rec1[lo:hi])
-                if bias:
-                    s += b
-                bad = (s * tw[lo:hi]) <= tie
-                f = int(bad.argmax())
-                if not bad[f]:                           # no mistake in the block
-                    lo = hi
-                    if B < block_max:
-                        B = min(2 * B, block_max)
-                    if lo >= stop_at:
-                        stopped_at = win_lo + stop_at
-                        break
-                    continue
-                j = lo + f                               # the first erring card
-                if j >= stop_at:                         # an error-free epoch came first
-                    stopped_at = win_lo + stop_at
-                    break
-                err1[j] = True
-                x = Xw[j]
-                t = float(tw[j])
-                if mode == 1:                            # (1.0 * t) * x is exactly +-x
-                    step = t
-                    if t > 0:
-                        w += x
-                    else:
-                        w -= x
-                else:
-                    if mode == 2:
-                        counts[0] += 1
-                        step = (eta / int(counts[0])) * t
-                    else:
-                        step = eta * t
-                    w += step * x
-                b += step                                # step * 1.0 (unused without bias)
-                p = win_lo + j
-                gap += _GAP_SMOOTHING * (p - last - gap)
-                last = p
-                if stop:
-                    stop_at = (p // m + 2) * m - win_lo
-                lo = j + 1
-                B = min(block_max, max(_BLOCK_MIN, int(_GAP_FACTOR * gap)))
+    def _compiled_stretch(self, win_lo, rows, rec, err, stop_at):
+        """Card by card in compiled code (mistakes come often) until they thin out; the
+        next row of the window and ``stop_at``."""
+        lo, self.last, self.gap, stop_at, ended = _card_by_card(
+            self.X, self.T, rows, self.W, self.d, self.bias, rec, err, self.tie, self.mode, float(self.eta),
+            self.counts, self.stop, stop_at, self.m, win_lo, self.last, self.gap, _QUIET_RUN)
+        if ended:
+            self.stopped_at = win_lo + stop_at
+            lo = len(rows)
+        self.block = min(self.block_max, max(_BLOCK_MIN, int(_GAP_FACTOR * self.gap)))
+        return lo, stop_at
+
+    def _block_search(self, win_lo, Xw, Tw, rec, err, lo, stop_at, extendable):
+        """The sums of blocks of upcoming cards at once, up to the first mistake, which is
+        corrected; from row ``lo`` of the window to its end (or, ``extendable``, to where
+        a block no longer fits). Returns the next row."""
+        wlen, k, m, tie = len(Xw), self.k, self.m, self.tie
+        block, block_max, bias, bvec = self.block, self.block_max, self.bias, self.bvec
+        if k == 1:      # one unit: matrix-vector products (1-D views of the weights and records)
+            Wm, out, Tv = self.W[0, :self.d], rec[:, 0], Tw[:, 0]
         else:
-            while lo < wlen:
-                hi = lo + B
-                if hi > wlen:
-                    if extendable and lo:
-                        break
-                    hi = wlen
-                S = matmul(Xw[lo:hi], WT, out=rec[lo:hi])
-                if bias:
-                    S += bvec
-                bad = ((S * Tw[lo:hi]) <= tie).ravel()
-                f = int(bad.argmax())
-                if not bad[f]:
-                    lo = hi
-                    if B < block_max:
-                        B = min(2 * B, block_max)
-                    if lo >= stop_at:
-                        stopped_at = win_lo + stop_at
-                        break
-                    continue
-                jj = f // k
-                j = lo + jj
-                if j >= stop_at:
-                    stopped_at = win_lo + stop_at
+            Wm, out, Tv = self.WT, rec, Tw
+        matmul = np.matmul
+        while lo < wlen:
+            hi = lo + block
+            if hi > wlen:
+                if extendable and lo:
+                    break                                              # move the window instead
+                hi = wlen
+            S = matmul(Xw[lo:hi], Wm, out=out[lo:hi])
+            if bias:
+                S += bvec
+            bad = ((S * Tv[lo:hi]) <= tie).ravel()
+            f = int(bad.argmax())
+            if not bad[f]:                                             # no mistake in the block
+                lo = hi
+                if block < block_max:
+                    block = min(2 * block, block_max)
+                if lo >= stop_at:
+                    self.stopped_at = win_lo + stop_at
                     break
-                row = bad[jj * k:(jj + 1) * k]
-                err[j] = row
-                x = Xw[j]
-                t = Tw[j].tolist()
-                for u in row.nonzero()[0].tolist():
-                    wu = WT[:, u]
-                    if mode == 1:
-                        step = t[u]
-                        if step > 0:
-                            wu += x
-                        else:
-                            wu -= x
-                    else:
-                        if mode == 2:
-                            counts[u] += 1
-                            step = (eta / int(counts[u])) * t[u]
-                        else:
-                            step = eta * t[u]
-                        wu += step * x
-                    if bias:
-                        bvec[u] += step
-                p = win_lo + j
-                gap += _GAP_SMOOTHING * (p - last - gap)
-                last = p
-                if stop:
-                    stop_at = (p // m + 2) * m - win_lo
-                lo = j + 1
-                B = min(block_max, max(_BLOCK_MIN, int(_GAP_FACTOR * gap)))
-        pos = win_lo + lo
+                continue
+            jj = f // k
+            j = lo + jj                                                # the first erring card
+            if j >= stop_at:                                           # an error-free epoch came first
+                self.stopped_at = win_lo + stop_at
+                break
+            row = bad[jj * k:(jj + 1) * k]
+            err[j] = row
+            self._correct(Xw[j], Tw[j].tolist(), row.nonzero()[0].tolist())
+            p = win_lo + j
+            self.gap += _GAP_SMOOTHING * (p - self.last - self.gap)
+            self.last = p
+            if self.stop:
+                stop_at = (p // m + 2) * m - win_lo
+            lo = j + 1
+            block = min(block_max, max(_BLOCK_MIN, int(_GAP_FACTOR * self.gap)))
+        self.block = block
+        return lo
 
-    if bias and single:
-        W[0, d] = b
-    end = P if stopped_at is None else stopped_at
-    epochs_run = end // m
-    if not record_sums:
-        sums = sums[:0]
-    else:
-        sums = sums[:end] if end == cap else sums[:end].copy()
-    errors = errors[:end] if end == cap else errors[:end].copy()
-    if seq is None:
-        order_out = np.tile(np.arange(m, dtype=np.intp), epochs_run)
-    else:
-        order_out = seq[:end].copy()
-    mistakes = errors.any(axis=1).reshape(epochs_run, m).sum(axis=1)
-    return ErrorCorrectionResult(
-        weights=W,
-        sums=sums,
-        errors=errors,
-        order=order_out,
-        mistakes_per_epoch=mistakes.astype(np.int64),
-        converged=bool(stopped_at is not None or np.any(mistakes == 0)),
-        epochs_run=int(epochs_run),
-    )
+    def _correct(self, x, t, units):
+        """The error-correction step for card ``x`` (targets ``t``) on the erring ``units``."""
+        WT, bvec, mode, counts, eta = self.WT, self.bvec, self.mode, self.counts, self.eta
+        for u in units:
+            wu = WT[:, u]                                              # W[u, :d], a view
+            if mode == 1:                                              # (1.0 * t) * x is exactly +-x
+                step = t[u]
+                if step > 0:
+                    wu += x
+                else:
+                    wu -= x
+            else:
+                if mode == 2:
+                    counts[u] += 1
+                    step = (eta / int(counts[u])) * t[u]
+                else:
+                    step = eta * t[u]
+                wu += step * x
+            if bvec is not None:
+                bvec[u] += step
+
+    def _result(self) -> ErrorCorrectionResult:
+        m, cap = self.m, self.cap
+        end = self.P if self.stopped_at is None else self.stopped_at
+        epochs_run = end // m
+        if not self.record_sums:
+            sums = self.sums[:0]
+        else:
+            sums = self.sums[:end] if end == cap else self.sums[:end].copy()
+        errors = self.errors[:end] if end == cap else self.errors[:end].copy()
+        if self.seq is None:
+            order_out = np.tile(np.arange(m, dtype=np.intp), epochs_run)
+        else:
+            order_out = self.seq[:end].copy()
+        mistakes = errors.any(axis=1).reshape(epochs_run, m).sum(axis=1)
+        return ErrorCorrectionResult(
+            weights=self.W,
+            sums=sums,
+            errors=errors,
+            order=order_out,
+            mistakes_per_epoch=mistakes.astype(np.int64),
+            converged=bool(self.stopped_at is not None or np.any(mistakes == 0)),
+            epochs_run=int(epochs_run),
+        )
 
 
 @njit(cache=True)
@@ -539,9 +547,34 @@ def sparse_sums(X, row, WT, active, out):
 
     The compiled sums of the package (the card-by-card core here, the analog machine's
     reads of resting wipers): each unit's products added in feature order, skipping
-    zero features, the units side by side (independent chains). ``X`` (n, d), ``WT``
-    (>= d, k), ``active`` (>= d,) int scratch that receives the nonzero features'
-    indices, ``out`` (k,).
+    zero features, the units side by side (independent chains).
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n, d)
+        The cards.
+    row : int
+        The card whose sums are wanted.
+    WT : ndarray of float64, shape (>= d, k)
+        The weights, one column per unit (rows beyond ``d`` are not read).
+    active : ndarray of int64, shape (>= d,)
+        Scratch space; receives the indices of the card's nonzero features.
+    out : ndarray of float64, shape (k,)
+        Receives the sums.
+
+    Returns
+    -------
+    int
+        The number of nonzero features of the card.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0., 0., 1.], [0., 1., 1.]])
+    >>> WT = np.array([[3., 1.], [2., 1.], [-4., 1.]])         # two units
+    >>> out, active = np.empty(2), np.empty(3, dtype=np.int64)
+    >>> sparse_sums(X, 1, WT, active, out), out.tolist()       # card 1 has two nonzero features
+    (2, [-2.0, 2.0])
     """
     n_act = 0
     for i in range(X.shape[1]):             # the nonzero features, without a branch
@@ -563,8 +596,9 @@ def _card_by_card(X, T, cards, W, d, bias, rec, err, tie, mode, eta, counts, sto
 
     ``X`` (n, d) and ``T`` (n, k) the deck; ``cards`` the card shown at each
     presentation of the window, from presentation ``win_lo``; ``W`` (k, d [+1]) updated
-    in place; ``rec``, ``err`` (rows, k) the window's records; ``counts`` the updates per unit (``mode`` 2, eta / j). Each
-    unit's sum adds its products in feature order (a zero feature adds nothing).
+    in place; ``rec``, ``err`` (rows, k) the window's records; ``counts`` the updates per
+    unit (``mode`` 2, eta / j). Each unit's sum adds its products in feature order (a
+    zero feature adds nothing).
     Stops at ``stop_at`` (an error-free epoch went by, with ``stop``) or after more
     than ``quiet`` presentations without a mistake, so the block search takes over.
     Returns (next row, last mistake, running gap, stop_at, stopped early).
@@ -680,6 +714,21 @@ def averaged_weights(result: ErrorCorrectionResult, X, T, *, eta=1.0, eta_schedu
     Returns
     -------
     ndarray of shape (k, d), or (k, d + 1) with ``bias``
+
+    Examples
+    --------
+    Two units, the OR and the AND of two inputs (cards with a bias input 1):
+
+    >>> import numpy as np
+    >>> X = np.array([[0., 0., 1.], [0., 1., 1.], [1., 0., 1.], [1., 1., 1.]])
+    >>> T = np.array([[-1., -1.], [1., -1.], [1., -1.], [1., 1.]])
+    >>> r = train_error_correction(X, T, epochs=20, stop_when_converged=True)
+    >>> r.weights
+    array([[ 2.,  2., -1.],
+           [ 3.,  2., -4.]])
+    >>> averaged_weights(r, X, T).round(3)
+    array([[ 1.556,  1.722, -0.611],
+           [ 2.083,  1.333, -2.556]])
     """
     X = np.asarray(X, dtype=np.float64)
     T = np.asarray(T, dtype=np.float64)
