@@ -74,7 +74,6 @@ myst_heading_anchors = 3
 
 # -- Gallery -----------------------------------------------------------------------------
 mark1_gallery_examples = "../examples"
-mark1_gallery_output = "_build/gallery_output"
 sphinx_gallery_conf = {
     "examples_dirs": "_gallery_src",
     "gallery_dirs": "auto_examples",

@@ -197,19 +197,52 @@ def module_page(entry: Module, package: str, home: dict) -> str:
 ALIASES: dict[str, str] = {}
 
 
+def _page_module(docname: str) -> str | None:
+    """The module a generated page documents (``api/modules/mark1.machine`` -> ``mark1.machine``)."""
+    folder, _, page = docname.rpartition("/")
+    return page if folder == MODULES_DIR else None
+
+
+def _candidates(target: str, modules: list[str]):
+    """Full names ``target`` may mean, read from ``modules`` (innermost first), then as given."""
+    for module in modules + [""]:
+        full = f"{module}.{target}" if module else target
+        yield full
+        parts = full.split(".")
+        for i in range(len(parts), 0, -1):          # a name handed on, or a member of one
+            home = ALIASES.get(".".join(parts[:i]))
+            if home:
+                yield ".".join([home] + parts[i:])
+                break
+
+
 def resolve_alias(app, env, node, contnode):
-    """``missing-reference``: a Python reference to a name handed on resolves to the name's home."""
+    """``missing-reference``: resolve a Python reference the domain did not find.
+
+    Relative names in a module page (its tables end the module's context) are read from
+    that module and its packages; a name handed on by another module (``mark1.MarkI``)
+    resolves to its home, and so does a member of it (``mark1.MarkI.fit``).
+    """
     if node.get("refdomain") != "py":
         return None
-    target = node.get("reftarget", "")
-    tries = [target]
-    if node.get("py:module") and not target.startswith(app.config.apigen_package + "."):
-        tries.insert(0, f"{node['py:module']}.{target}")
-    for name in tries:
-        home = ALIASES.get(name)
-        if home and home != name:
-            return env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder, node["reftype"],
-                                                      home, node, contnode)
+    target = node.get("reftarget", "").lstrip("~.")
+    context = node.get("py:module") or _page_module(node.get("refdoc", ""))
+    modules = []
+    while context:
+        modules.append(context)
+        context = context.rpartition(".")[0]
+    domain = env.get_domain("py")
+    names = [n for n in _candidates(target, modules) if n != target and n in domain.objects]
+    if not names and not target.startswith(app.config.apigen_package + "."):
+        # a relative name read nowhere above: the one object documented under that name
+        # (``Retina.expose`` in the classroom, ``font_file`` in a module that moved it)
+        ending = [n for n in domain.objects if n.endswith("." + target)]
+        names = ending if len(ending) == 1 else []
+    for name in names:
+        for role in (node["reftype"], "obj"):
+            found = domain.resolve_xref(env, node["refdoc"], app.builder, role, name, node, contnode)
+            if found is not None:
+                return found
     return None
 
 

@@ -8,8 +8,9 @@ scraper finds no figure. This extension
   holding copies of ``examples/*.py`` with the first docstring line underlined as a reST
   title (when it is not already) and ``docs/gallery_header.txt`` as the gallery's
   header, so ``examples/`` itself needs no file for the documentation;
-* gives each script ``--out`` a folder of its own (:func:`reset_argv`, named in
-  ``sphinx_gallery_conf["reset_argv"]``), emptied before it runs, and puts back the two
+* gives each script ``--out output/<script>`` (:func:`reset_argv`, named in
+  ``sphinx_gallery_conf["reset_argv"]``), a folder of its own in the staging folder,
+  where sphinx-gallery runs it, emptied before it runs, and puts back the two
   globals sphinx-gallery withholds from the code it runs and the scripts use when
   parsing their arguments: ``__file__`` (the script under ``examples/``) and
   ``__doc__`` (its docstring);
@@ -36,7 +37,9 @@ IMAGE_SUFFIXES = (".png", ".gif", ".jpg", ".jpeg", ".svg")
 STAGE = "_gallery_src"          # under the docs folder; generated, not in git
 HEADER = "gallery_header.txt"   # under the docs folder (not a page itself): the staged GALLERY_HEADER.rst
 
-_state = {"examples": None, "output": None, "seen": {}}
+OUTPUT = "output"                # under the staging folder: one folder per script for its --out
+
+_state = {"examples": None, "seen": {}}
 
 
 def _underlined(source: str) -> str:
@@ -64,7 +67,6 @@ def stage(app, config) -> None:
     stage_dir = docs / STAGE
     stage_dir.mkdir(exist_ok=True)
     _state["examples"] = examples
-    _state["output"] = (docs / config.mark1_gallery_output).resolve()
     wanted = {"GALLERY_HEADER.rst"}
     header = (docs / HEADER).read_text(encoding="utf-8")
     _write(stage_dir / "GALLERY_HEADER.rst", header)
@@ -83,7 +85,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def _out_dir(src_file) -> Path:
-    return _state["output"] / Path(src_file).stem
+    return Path(src_file).parent / OUTPUT / Path(src_file).stem
 
 
 def reset_argv(gallery_conf, script_vars) -> list[str]:
@@ -98,7 +100,8 @@ def reset_argv(gallery_conf, script_vars) -> list[str]:
     if namespace is not None:
         namespace["__file__"] = str(original)
         namespace["__doc__"] = ast.get_docstring(ast.parse(original.read_text(encoding="utf-8")))
-    return ["--out", str(out)]
+    # relative, so the scripts print short paths: sphinx-gallery runs them in their folder
+    return ["--out", f"{OUTPUT}/{src.stem}"]
 
 
 def scrape_output(block, block_vars, gallery_conf) -> str:
@@ -122,6 +125,5 @@ def scrape_output(block, block_vars, gallery_conf) -> str:
 
 def setup(app):
     app.add_config_value("mark1_gallery_examples", "../examples", "env")
-    app.add_config_value("mark1_gallery_output", "_build/gallery_output", "env")
     app.connect("config-inited", stage)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
