@@ -47,6 +47,7 @@ root_doc = "index"
 exclude_patterns = ["_build", "_gallery_src", "auto_examples/*.ipynb", "auto_examples/*.py",
                     "auto_examples/*.zip", "**/*.md5", "**/*.pickle"]
 templates_path = ["_templates"]
+smartquotes = False                     # "--workers" in the Markdown findings stays two hyphens
 
 # -- API reference ------------------------------------------------------------------------
 apigen_package = "mark1"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import os
 import re
 from pathlib import Path
 
@@ -22,8 +23,14 @@ logger = logging.getLogger(__name__)
 OUT = "guide/cli/commands.inc"
 
 
+#: argparse wraps help to the terminal's width; this fits the theme's code blocks.
+COLUMNS = "74"
+
+
 def help_text(main, argv: list[str]) -> str | None:
     buf = io.StringIO()
+    columns = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = COLUMNS
     try:
         with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
             main(argv)
@@ -34,6 +41,11 @@ def help_text(main, argv: list[str]) -> str | None:
     except Exception as exc:  # noqa: BLE001 - reported, the rest of the page is still written
         logger.warning("mark1_cli: `mark1 %s` failed: %s: %s", " ".join(argv), type(exc).__name__, exc)
         return None
+    finally:
+        if columns is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = columns
     return buf.getvalue().rstrip()
 
 
@@ -55,7 +67,7 @@ def generate(app, config) -> None:
         for cmd in found.group(1).split(",") if found else ():
             text = help_text(main, [cmd, "--help"])
             if text is not None:
-                title = f"``mark1 {cmd}``"
+                title = f"mark1 {cmd}"
                 parts.append(f".. _cli-{cmd}:\n\n{title}\n{'-' * len(title)}\n\n{literal(text)}")
     out = Path(app.srcdir) / OUT
     out.parent.mkdir(parents=True, exist_ok=True)
