@@ -144,7 +144,8 @@ def test_readme_python_tour_runs_as_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)                      # wiring.csv is written here
     namespace: dict = {}
     exec(compile("\n".join(blocks), "README.md", "exec"), namespace)
-    assert 0.0 <= namespace["m"].score(namespace["cards"], namespace["labels"]) <= 1.0
+    test = namespace["test"]                          # the tour's test deck, from mark1.scene_cards
+    assert 0.0 <= namespace["m"].score(test.cards, test.labels) <= 1.0
     assert (tmp_path / "wiring.csv").exists()
 
 
