@@ -136,11 +136,17 @@ class Ablation:
     non_idealities: list
 
     def row(self, variant: str) -> dict:
-        """The row of ``variant`` (``"full"``, ``"ideal"``, ``"on:NAME"``, ``"off:NAME"``)."""
+        """The row of ``variant`` (``"full"``, ``"ideal"``, ``"on:NAME"``, ``"off:NAME"``).
+
+        Raises
+        ------
+        InputError
+            For a variant this ablation does not have, naming those it has.
+        """
         for r in self.rows:
             if r["variant"] == variant:
                 return r
-        raise KeyError(variant)
+        raise InputError(f"variant: expected one of {', '.join(r['variant'] for r in self.rows)}, got {variant!r}")
 
     def table(self) -> str:
         """Plain text: per non-ideality and arm, the cost with its interval and verdict."""
