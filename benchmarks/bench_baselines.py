@@ -1,4 +1,4 @@
-"""Benchmark: mark1.baselines against their scikit-learn counterparts.
+"""Benchmark: mark1.linear_model against their scikit-learn counterparts.
 
 Run from the repository root::
 
@@ -44,7 +44,7 @@ loaded machine), it is timed once, without a warm-up run, unless
 
 ``s = 0.01`` for both sides (the features include nearly constant ones, so the
 unshrunk covariance is close to singular and LDA's eigen solver could fail).
-Finally the perceptron core (:func:`mark1.perceptron.train_error_correction`) is
+Finally the perceptron core (:func:`mark1.machine.perceptron.train_error_correction`) is
 timed against a naive one-card-at-a-time Python loop on the same features.
 """
 

@@ -1,4 +1,4 @@
-"""Tests of mark1.baselines: hand computations, PRML identities, scikit-learn agreement."""
+"""Tests of mark1.linear_model: hand computations, PRML identities, scikit-learn agreement."""
 
 from __future__ import annotations
 

@@ -376,6 +376,7 @@ class _Run:
         self.mode = 2 if inverse else (1 if eta == 1.0 else 0)        # how a step is computed
         self.counts = np.zeros(k, np.int64)                            # updates per unit (eta schedule)
         self.WT = W[:, :self.d].T                                      # (d, k) view: column u is unit u
+        self.units = [W[u, :self.d] for u in range(k)]                 # each unit's weights (views)
         self.bvec = W[:, self.d] if bias else None                     # bias weights (view)
         self.cap = P if not stop else min(P, max(4 * m, 4096))
         self.errors = np.zeros((self.cap, k), dtype=bool)
@@ -451,8 +452,9 @@ class _Run:
         """The sums of blocks of upcoming cards at once, up to the first mistake, which is
         corrected; from row ``lo`` of the window to its end (or, ``extendable``, to where
         a block no longer fits). Returns the next row."""
-        wlen, k, m, tie = len(Xw), self.k, self.m, self.tie
+        wlen, k, m, tie, stop = len(Xw), self.k, self.m, self.tie, self.stop
         block, block_max, bias, bvec = self.block, self.block_max, self.bias, self.bvec
+        gap, last, correct = self.gap, self.last, self._correct
         if k == 1:      # one unit: matrix-vector products (1-D views of the weights and records)
             Wm, out, Tv = self.W[0, :self.d], rec[:, 0], Tw[:, 0]
         else:
@@ -482,26 +484,28 @@ class _Run:
             if j >= stop_at:                                           # an error-free epoch came first
                 self.stopped_at = win_lo + stop_at
                 break
-            row = bad[jj * k:(jj + 1) * k]
-            err[j] = row
-            self._correct(Xw[j], Tw[j].tolist(), row.nonzero()[0].tolist())
+            units = bad[jj * k:(jj + 1) * k].nonzero()[0].tolist() if k > 1 else (0,)
+            for u in units:
+                err[j, u] = True
+            correct(Xw[j], Tw[j], units)
             p = win_lo + j
-            self.gap += _GAP_SMOOTHING * (p - self.last - self.gap)
-            self.last = p
-            if self.stop:
+            gap += _GAP_SMOOTHING * (p - last - gap)
+            last = p
+            if stop:
                 stop_at = (p // m + 2) * m - win_lo
             lo = j + 1
-            block = min(block_max, max(_BLOCK_MIN, int(_GAP_FACTOR * self.gap)))
-        self.block = block
+            block = min(block_max, max(_BLOCK_MIN, int(_GAP_FACTOR * gap)))
+        self.block, self.gap, self.last = block, gap, last
         return lo
 
     def _correct(self, x, t, units):
         """The error-correction step for card ``x`` (targets ``t``) on the erring ``units``."""
-        WT, bvec, mode, counts, eta = self.WT, self.bvec, self.mode, self.counts, self.eta
+        weights, bvec, mode, counts, eta = self.units, self.bvec, self.mode, self.counts, self.eta
         for u in units:
-            wu = WT[:, u]                                              # W[u, :d], a view
+            wu = weights[u]
+            tu = float(t[u])
             if mode == 1:                                              # (1.0 * t) * x is exactly +-x
-                step = t[u]
+                step = tu
                 if step > 0:
                     wu += x
                 else:
@@ -509,9 +513,9 @@ class _Run:
             else:
                 if mode == 2:
                     counts[u] += 1
-                    step = (eta / int(counts[u])) * t[u]
+                    step = (eta / int(counts[u])) * tu
                 else:
-                    step = eta * t[u]
+                    step = eta * tu
                 wu += step * x
             if bvec is not None:
                 bvec[u] += step
