@@ -47,6 +47,8 @@ __all__ = [
     "LEARNER_NON_IDEALITIES",
     "MARK_I",
     "SMALL",
+    "PRESETS",
+    "BEST_READING",
     "describe",
     "parameter_keys",
 ]
@@ -645,7 +647,8 @@ def describe(spec: "MachineSpec") -> list[dict[str, Any]]:
 
 
 #: The Mark I with our defaults (documented where known, assumed elsewhere: see each
-#: parameter's status), every non-ideality on.
+#: parameter's status), every non-ideality on. Its rack is the ``mark1-4096`` reading (every
+#: A-unit to every R-unit); see :data:`PRESETS` for the other readings and :data:`BEST_READING`.
 MARK_I = MachineSpec(name="Mark I")
 
 #: A small machine for tests and quick demonstrations (fewer A-units, short cycle).
@@ -654,3 +657,44 @@ SMALL = MachineSpec(
     patchboard=PatchboardSpec(n_associators=64),
     timing=TimingSpec(period=1.0),
 )
+
+# ----------------------------------------------------------------------------------------
+# Readings: where the sources disagree, each reading is a named machine (issue 15).
+#
+# Pot count and topology (contradictory). The only pot count a source states is "512
+# motor-driven potentiometers" (Wikipedia "Perceptron" and copies; no primary source read):
+# one pot per A-unit, so each A-unit feeds one R-unit. Rosenblatt's own designs say the same:
+# the Project PARA report that led to the Mark I (CAL 85-460-1, 1957) has "each A-set
+# connects to only one R-set", and the 1958 paper calls disjoint source sets "essential".
+# No source states 512 x 8 = 4,096 pots; that count is the simulation's inference from
+# "8 R-units" and "512 A-units". How the 512 A-units were divided among the R-units is not
+# recorded; ``mark1-512-split`` divides them equally (64 each), which is assumed.
+# Drive (contradictory): continuous DC motors vs stepping motors (Tappert: "stepping
+# motors"); ``-ratchet`` readings. Presentation period (contradictory): ~3 s a card, which
+# may describe the 704; no other Mark I figure is recorded, so ``-1s`` is an assumed faster
+# cycle, offered to show what the period decides (with the decay off, very little).
+# Which machine made a report: the IBM 704 runs are digital; ``ibm704`` is the textbook
+# perceptron (every non-ideality off, ideal retina) of the Mark I's wiring, sized per
+# report by a scene's override of patchboard.n_associators.
+#
+# The project's best reading of the Mark I (decided 2026-11-25 from the sources above,
+# before any run under it): ``mark1-512-split``: a stated count and the builders' design
+# against an inference. MARK_I itself keeps the 4,096-pot rack for now (every example and
+# run of the package is built on it); the re-enactment judges a Mark I report under the
+# best reading and shows ``mark1-4096`` beside it. The R-unit bias pot has no source
+# (rack.bias, assumed); the readings keep it, as MARK_I does.
+
+#: Every named reading of the machine (name -> MachineSpec), for scenes (``machine.preset``)
+#: and the re-enactment.
+PRESETS: dict[str, MachineSpec] = {
+    "mark1-4096": MARK_I.with_overrides({"name": "Mark I, 4,096 pots"}),
+    "mark1-512-split": MARK_I.with_overrides({"name": "Mark I, 512 pots (split)", "rack.topology": "split"}),
+    "mark1-4096-ratchet": MARK_I.with_overrides({"name": "Mark I, 4,096 pots, ratchet", "rack.drive": "ratchet"}),
+    "mark1-512-split-ratchet": MARK_I.with_overrides({"name": "Mark I, 512 pots (split), ratchet",
+                                                      "rack.topology": "split", "rack.drive": "ratchet"}),
+    "mark1-4096-1s": MARK_I.with_overrides({"name": "Mark I, 4,096 pots, 1 s a card", "timing.period": 1.0}),
+    "ibm704": MARK_I.ideal().with_overrides({"name": "IBM 704 perceptron"}),
+}
+
+#: The project's best reading of the Mark I, argued above from the sources.
+BEST_READING = "mark1-512-split"
