@@ -1,6 +1,6 @@
 """The lab bench: studies over seeds around one job runner.
 
-Five studies, each a function returning a result object, each run as jobs of
+Six studies, each a function returning a result object, each run as jobs of
 :mod:`mark1.lab.runner` (serially, on a process pool or on a Dask cluster, identical
 bit for bit; one record per job written as it finishes; ``resume`` after an
 interruption):
@@ -12,7 +12,9 @@ interruption):
 :func:`learning_curves` → :class:`LearningCurves`
     Test accuracy against cards and machine hours (``mark1 curves``).
 :func:`sweep` → :class:`Sweep`
-    Dose-response of one machine parameter over paired seeds (``mark1 sweep``).
+    Dose-response of one machine parameter (or the passes over the cards) over paired seeds (``mark1 sweep``).
+:func:`grid_sweep` → :class:`GridSweep`
+    Two parameters swept together, every pair of values (``mark1 sweep`` with two ``--param``).
 :func:`reenact` → :class:`Reenactment`
     Every scene with a reported figure against its report, one page (``mark1 reenact``).
 
@@ -33,12 +35,12 @@ from mark1.lab._ablate import VERDICTS, Ablation, ablate, paired_cost
 from mark1.lab._compare import FEATURES, LEARNERS, Comparison, check_learners, compare, describe_learner
 from mark1.lab._curves import CURVE_VARIANTS, LearningCurves, learning_curves
 from mark1.lab._reenact import DEFAULT_TOLERANCE, Reenactment, band, catalog, reenact, verdict
-from mark1.lab._sweep import Sweep, parse_value, parse_values, sweep, value_text
+from mark1.lab._sweep import GridSweep, Sweep, grid_sweep, parse_value, parse_values, sweep, value_text
 
 __all__ = [
     "compare", "Comparison", "LEARNERS", "FEATURES", "check_learners", "describe_learner",
     "ablate", "Ablation", "VERDICTS", "paired_cost",
     "learning_curves", "LearningCurves", "CURVE_VARIANTS",
-    "sweep", "Sweep", "parse_value", "parse_values", "value_text",
+    "sweep", "Sweep", "grid_sweep", "GridSweep", "parse_value", "parse_values", "value_text",
     "reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog",
 ]
