@@ -247,19 +247,20 @@ def _first_clean(m) -> int | None:
 def _fit_until(fit: Callable, cap: int):
     """Train until the first pass without a mistake, at most ``cap`` passes.
 
-    Runs of 2, 4, 8, ... passes (capped) until one holds a pass without a mistake, then
-    the machine is trained again for exactly that many passes. A run of k passes is the
-    first k passes of any longer run on the same seed (the schedule, the order and the
-    noise streams are drawn pass by pass), so this is the machine stopped at its first
-    pass without error, at the cost of the passes it needed plus the search.
+    A run of 10 passes (or ``cap``, if fewer); if none of them is without a mistake, a run
+    of ``cap``; then, if a pass without a mistake came before the run's end, the machine
+    is trained again for exactly that many passes. A run of k passes is the first k
+    passes of any longer run on the same seed (the schedule, the order and the noise
+    streams are drawn pass by pass), so this is the machine stopped at its first pass
+    without error.
     """
-    n = min(2, cap)
-    while True:
+    n = min(10, cap)
+    m = fit(n)
+    clean = _first_clean(m)
+    if clean is None and n < cap:
+        n = cap
         m = fit(n)
         clean = _first_clean(m)
-        if clean is not None or n == cap:
-            break
-        n = min(cap, 2 * n)
     return fit(clean) if clean is not None and clean < n else m
 
 
