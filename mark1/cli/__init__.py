@@ -13,6 +13,8 @@
     mark1 reenact [SCENES...] [--seeds 10]             every reported figure re-enacted, one page
     mark1 lesson SCENE [--seed N] [--cards N]          one HTML page: a short run, card by card
     mark1 device rack|photocell [--spec NAME]          device response plots (PNG + CSV)
+    mark1 theory [--seeds 10] [--out DIR] [--quick]    the patch board against Rosenblatt's P_a, P_c, recall
+    mark1 theory p_a X Y THETA R [--n 400]             one formula's value: 1958 form beside 400 points
 
 Bad input gives one line on stderr and exit status 2, no traceback; it is found before any
 work, so nothing is written. So is a run estimated (``Scene.resources``) not to fit in
@@ -28,7 +30,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mark1.cli import _lab, _run
+from mark1.cli import _lab, _run, _theory
 from mark1.exceptions import UsageError, printable
 
 __all__ = ["main"]
@@ -39,6 +41,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _run.add_commands(sub)                  # run, specs, render, explain, lesson, device
     _lab.add_commands(sub)                  # compare, ablate, curves, sweep, reenact
+    _theory.add_commands(sub)               # theory
     return parser
 
 

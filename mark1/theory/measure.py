@@ -44,6 +44,7 @@ from typing import Iterable
 
 import numpy as np
 
+from mark1._utils.progress import progress_bar
 from mark1.exceptions import InputError
 from mark1.machine.patchboard import Patchboard
 from mark1.specs import MachineSpec, PatchboardSpec
@@ -339,7 +340,7 @@ def _row(kind: str, m: Measurement, finite: float, binomial: float, reference_va
 
 
 def compare_p_a(points: Iterable[tuple[int, int, int, float]], *, seeds: int = 10, seed: int = 0, stimuli: int = 20,
-                n_associators: int = 512, fan_out: int | None = None) -> list[dict]:
+                n_associators: int = 512, fan_out: int | None = None, progress: bool = False) -> list[dict]:
     """P_a, formula beside machine, over a grid of (x, y, theta, R).
 
     Parameters
@@ -348,6 +349,8 @@ def compare_p_a(points: Iterable[tuple[int, int, int, float]], *, seeds: int = 1
     seeds, seed, stimuli, n_associators, fan_out
         As :func:`measure_p_a`; the k-th point draws its boards from ``SeedSequence([seed, k])``
         so that no two rows share a board.
+    progress : bool
+        A progress bar over the points, on a terminal only.
 
     Returns
     -------
@@ -364,25 +367,29 @@ def compare_p_a(points: Iterable[tuple[int, int, int, float]], *, seeds: int = 1
     >>> [(r["x"], r["y"], r["theta"], r["R"], round(r["finite"], 4)) for r in rows]
     [(10, 5, 2, 0.1, 0.1805), (10, 0, 3, 0.2, 0.3214)]
     """
-    rows = []
+    rows, points = [], list(points)
+    bar = progress_bar(len(points), "P_a points", show=progress)
     for k, (x, y, theta, R) in enumerate(points):
         m = measure_p_a(x, y, theta, R, seeds=seeds, seed=_point_seed(seed, k), stimuli=stimuli,
                         n_associators=n_associators, fan_out=fan_out)
         finite = p_a(x, y, theta, R, n=S_POINTS)
         rows.append(_row("P_a", m, finite, p_a(x, y, theta, R), finite * (1 - finite) / (n_associators * stimuli),
                          x=x, y=y, theta=theta, R=R, C=None))
+        bar.update()
+    bar.close()
     return rows
 
 
 def compare_p_c(points: Iterable[tuple[int, int, int, float, float]], *, seeds: int = 10, seed: int = 0,
-                stimuli: int = 20, n_associators: int = 512, fan_out: int | None = None) -> list[dict]:
+                stimuli: int = 20, n_associators: int = 512, fan_out: int | None = None,
+                progress: bool = False) -> list[dict]:
     """P_c, formula beside machine, over a grid of (x, y, theta, R, C).
 
     Parameters
     ----------
     points : iterable of (x, y, theta, R, C)
-    seeds, seed, stimuli, n_associators, fan_out
-        As :func:`measure_p_c`.
+    seeds, seed, stimuli, n_associators, fan_out, progress
+        As :func:`measure_p_c` and :func:`compare_p_a`.
 
     Returns
     -------
@@ -396,7 +403,8 @@ def compare_p_c(points: Iterable[tuple[int, int, int, float, float]], *, seeds: 
     >>> round(rows[0]["finite"], 4), rows[0]["C"]
     (0.5245, 0.5)
     """
-    rows = []
+    rows, points = [], list(points)
+    bar = progress_bar(len(points), "P_c points", show=progress)
     for k, (x, y, theta, R, C) in enumerate(points):
         m = measure_p_c(x, y, theta, R, C, seeds=seeds, seed=_point_seed(seed, k), stimuli=stimuli,
                         n_associators=n_associators, fan_out=fan_out)
@@ -404,11 +412,13 @@ def compare_p_c(points: Iterable[tuple[int, int, int, float, float]], *, seeds: 
         rows.append(_row("P_c", m, finite, p_c(x, y, theta, R, C),
                          finite * (1 - finite) / (fires * n_associators * stimuli),
                          x=x, y=y, theta=theta, R=R, C=C, p_a=fires))
+        bar.update()
+    bar.close()
     return rows
 
 
 def compare_recall(x: int, y: int, theta: int, R: float, *, n_a: int = 100, n_s: Iterable[int] = (10, 100, 1000),
-                   seeds: int = 10, seed: int = 0, fan_out: int | None = None) -> list[dict]:
+                   seeds: int = 10, seed: int = 0, fan_out: int | None = None, progress: bool = False) -> list[dict]:
     """The μ-system's recall: the 1957 Table I formula, the one derived here, and the machine.
 
     Parameters
@@ -421,6 +431,8 @@ def compare_recall(x: int, y: int, theta: int, R: float, *, n_a: int = 100, n_s:
         Stimuli forced to each response (N_s of Table I).
     seeds, seed, fan_out
         As :func:`measure_recall`.
+    progress : bool
+        A progress bar over the values of ``n_s``, on a terminal only.
 
     Returns
     -------
@@ -436,8 +448,9 @@ def compare_recall(x: int, y: int, theta: int, R: float, *, n_a: int = 100, n_s:
     >>> round(rows[0]["p_a"], 4), round(rows[0]["z_1957"], 2)
     (0.1004, 23.49)
     """
-    rows = []
+    rows, n_s = [], list(n_s)
     fires = p_a(x, y, theta, R, n=S_POINTS)
+    bar = progress_bar(len(n_s), "recall points", show=progress)
     for k, count in enumerate(n_s):
         m = measure_recall(x, y, theta, R, n_a=n_a, n_s=count, seeds=seeds, seed=_point_seed(seed, k), fan_out=fan_out)
         z_old, z_new = z_1957(fires, n_a, count), z_recall(fires, n_a, count)
@@ -446,6 +459,8 @@ def compare_recall(x: int, y: int, theta: int, R: float, *, n_a: int = 100, n_s:
                      "p_a": fires, "z_1957": z_old, "p_1957": phi(z_old), "z_recall": z_new, "finite": derived,
                      "measured": m.mean, "low": m.low, "high": m.high, "se": m.se, "seeds": len(m.values),
                      "distance": m.distance(derived), "distance_1957": m.distance(phi(z_old))})
+        bar.update()
+    bar.close()
     return rows
 
 

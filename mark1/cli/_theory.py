@@ -1,0 +1,175 @@
+"""``mark1 theory``: the machine's patch board measured against Rosenblatt's formulas.
+
+``mark1 theory [--seeds N] [--seed N] [--out DIR] [--quick]`` measures P_a and P_c over a
+grid of x, y, θ, R (and C), and the μ-system's recall against the number of stimuli, and
+writes a CSV, a figure and a Markdown page (``theory.md``) of them, each file atomically.
+``mark1 theory p_a X Y THETA R [--n 400]`` and ``mark1 theory p_c X Y THETA R C [--n 400]``
+print one value: the 1958 (infinite retina) form beside the finite one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import time
+from pathlib import Path
+
+from mark1._utils.atomic import check_target, write_text
+from mark1.cli._options import output_folder
+from mark1.exceptions import InputError, InputTypeError, UsageError
+from mark1.theory import S_POINTS, compare_p_a, compare_p_c, compare_recall, format_table, p_a, p_c, p_c_min
+from mark1.viz.theory import p_a_figure, p_c_figure, recall_figure
+
+__all__ = ["add_commands"]
+
+#: The grids. The full one is that of docs/THEORY.md; the quick one is a first look in seconds.
+_GRIDS = {
+    "full": dict(boards=[(10, 5, 2), (10, 0, 3), (5, 5, 1), (10, 5, 3)], R=[0.05, 0.1, 0.2, 0.3, 0.5],
+                 pairs=[(10, 0, 3, 0.5), (10, 0, 6, 0.5), (10, 0, 3, 0.2), (10, 5, 2, 0.1)],
+                 C=[0.0, 0.25, 0.5, 0.75, 0.9], stimuli=20, units=512, fan_out=20,
+                 recall=dict(x=10, y=5, theta=3, R=0.15, n_a=100, n_s=[10, 30, 100, 300, 1000, 3000])),
+    "quick": dict(boards=[(10, 5, 2), (5, 5, 1)], R=[0.1, 0.3], pairs=[(10, 5, 2, 0.2)], C=[0.0, 0.5, 0.9],
+                  stimuli=10, units=128, fan_out=None,
+                  recall=dict(x=10, y=5, theta=3, R=0.15, n_a=100, n_s=[10, 100, 1000])),
+}
+_FILES = ("p_a.csv", "p_c.csv", "recall.csv", "p_a.png", "p_c.png", "recall.png", "theory.md")
+
+
+def _csv(rows: list[dict]) -> str:
+    """Rows as CSV text, columns in the rows' own order (None as an empty cell)."""
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({k: "" if r.get(k) is None else r[k] for k in columns})
+    return buf.getvalue()
+
+
+def _worst(rows: list[dict], key: str = "distance") -> str:
+    """The row farthest from its formula, as 'd se at x=.., ...'."""
+    finite = [r for r in rows if r[key] == r[key]]                      # NaN has no place in a maximum
+    if not finite:
+        return "no spread to measure"
+    r = max(finite, key=lambda r: abs(r[key]))
+    where = ", ".join(f"{k}={r[k]:g}" for k in ("x", "y", "theta", "R", "C", "n_s") if r.get(k) is not None)
+    return f"{r[key]:+.2f} se ({where})"
+
+
+def _page(command: str, grid: dict, seeds: int, tables: dict[str, list[dict]]) -> str:
+    """theory.md: how it was made, the worst distances, each figure and table."""
+    lines = ["# The machine against Rosenblatt's formulas", "",
+             f"Written by `{command}`: {seeds} seeds per point, each point on its own boards; "
+             f"{grid['units']} A-units per board, {grid['stimuli']} random stimuli (or pairs) per board, "
+             f"{S_POINTS} S-points. The interval is the 95 % t-interval over seeds; the distance is "
+             "(machine - formula) / standard error, against the finite (400-point) formula.", "",
+             "| table | points | worst distance | worst distance, 1958 binomial form |", "|---|---|---|---|"]
+    for kind, rows in tables.items():
+        binomial = _worst(rows, "distance_binomial") if "distance_binomial" in rows[0] else "—"
+        lines.append(f"| {kind} | {len(rows)} | {_worst(rows)} | {binomial} |")
+    sections = [("P_a", "p_a.png", "P_a: formula (line), 1958 eq. 1 (dotted), machine (points)"),
+                ("P_c", "p_c.png", "P_c: formula (line), 1958 eq. 2 (dotted), P_c,min (dashed), machine"),
+                ("P_a, fan-out 20 (binding)", None, None),
+                ("recall", "recall.png", "Recall of the μ-system: 1957 Z, derived Z, machine")]
+    for kind, figure, caption in sections:
+        if kind not in tables:
+            continue
+        lines += ["", f"## {kind}", ""]
+        if figure:
+            lines += [f"![{caption}]({figure})", ""]
+        lines.append(format_table(tables[kind]).rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
+def cmd_theory(args) -> int:
+    """``mark1 theory``: check, measure every table, write the files, print the tables."""
+    if args.formula is not None:
+        return _one_value(args)
+    if not 2 <= args.seeds <= 100_000:
+        raise UsageError(f"--seeds: expected a number of seeds from 2 to 100000 (an interval needs two), "
+                         f"got {args.seeds}")
+    out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "theory"), scene=""))
+    for name in _FILES:                     # a folder named p_a.csv, say, is found before any work
+        try:
+            check_target(out / name)
+        except OSError as e:
+            raise UsageError(f"--out: {e.filename}: {e.strerror}") from None
+    grid = _GRIDS["quick" if args.quick else "full"]
+    bench = dict(seeds=args.seeds, seed=args.seed, stimuli=grid["stimuli"], n_associators=grid["units"],
+                 progress=True)
+    t0 = time.perf_counter()
+    tables = {"P_a": compare_p_a([(*b, R) for b in grid["boards"] for R in grid["R"]], **bench),
+              "P_c": compare_p_c([(*p, C) for p in grid["pairs"] for C in grid["C"]], **bench)}
+    if grid["fan_out"] is not None:         # a limit that binds: 7,680 plugs in 8,000 sockets
+        tables["P_a, fan-out 20 (binding)"] = compare_p_a([(10, 5, 2, R) for R in (0.1, 0.3)],
+                                                          fan_out=grid["fan_out"], **bench)
+    tables["recall"] = compare_recall(**grid["recall"], seeds=args.seeds, seed=args.seed, progress=True)
+
+    command = " ".join(["mark1 theory", f"--seeds {args.seeds}", f"--seed {args.seed}"]
+                       + (["--quick"] if args.quick else []))
+    for kind, name in (("P_a", "p_a.csv"), ("P_c", "p_c.csv"), ("recall", "recall.csv")):
+        write_text(out / name, _csv(tables[kind]))
+    p_a_figure(tables["P_a"], out=out / "p_a.png")
+    p_c_figure(tables["P_c"], out=out / "p_c.png")
+    recall_figure(tables["recall"], out=out / "recall.png")
+    write_text(out / "theory.md", _page(command, grid, args.seeds, tables))
+
+    for kind, rows in tables.items():
+        print(f"{kind}: worst distance {_worst(rows)}")
+        print(format_table(rows))
+    print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/{', '.join(_FILES)}")
+    return 0
+
+
+def _one_value(args) -> int:
+    """``mark1 theory p_a|p_c ...``: the 1958 form beside the finite one."""
+    if args.n is not None and args.n < 1:
+        raise UsageError(f"--n: expected a positive number of S-points, got {args.n}")
+    n = S_POINTS if args.n is None else args.n
+    try:
+        if args.formula == "p_a":
+            head = f"P_a(x={args.x}, y={args.y}, θ={args.theta}, R={args.R:g})"
+            rows = [("1958 eq. 1, infinite retina", p_a(args.x, args.y, args.theta, args.R)),
+                    (f"1957 App. I eq. 1, {n} S-points, {round(args.R * n)} lit",
+                     p_a(args.x, args.y, args.theta, args.R, n=n))]
+        else:
+            head = f"P_c(x={args.x}, y={args.y}, θ={args.theta}, R={args.R:g}, C={args.C:g})"
+            rows = [("1958 eq. 2, infinite retina", p_c(args.x, args.y, args.theta, args.R, args.C)),
+                    (f"{n} S-points, {round(args.C * round(args.R * n))} of {round(args.R * n)} kept",
+                     p_c(args.x, args.y, args.theta, args.R, args.C, n=n)),
+                    ("P_c,min, 1958 eq. 3, infinite retina", p_c_min(args.x, args.y, args.R, args.C)),
+                    (f"P_c,min, {n} S-points", p_c_min(args.x, args.y, args.R, args.C, n=n))]
+    except (InputError, InputTypeError) as e:     # the message starts with the argument's name
+        text = str(e)
+        raise UsageError(f"--{text}" if text.startswith("n:") else text) from None
+    width = max(len(label) for label, _ in rows)
+    print(head)
+    for label, value in rows:
+        print(f"  {label:<{width}}  {value:.4f}")
+    return 0
+
+
+def add_commands(sub) -> None:
+    """Register ``theory`` (with ``theory p_a`` and ``theory p_c``) on argparse subparsers."""
+    th = sub.add_parser("theory", help="the machine's patch board against Rosenblatt's P_a, P_c and recall",
+                        description="The machine measured against Rosenblatt's formulas (1958, 1957): P_a and "
+                                    "P_c over a grid, the mu-system's recall against the number of stimuli. "
+                                    "With p_a or p_c: one value of a formula.")
+    th.add_argument("--seeds", type=int, default=10, help="boards per grid point (default 10)")
+    th.add_argument("--seed", type=int, default=0, help="seed of the grid (default 0; docs/THEORY.md uses 2024)")
+    th.add_argument("--out", help="output folder (default runs/theory)")
+    th.add_argument("--quick", action="store_true", help="a small grid, for a first look (seconds)")
+    th.set_defaults(func=cmd_theory, formula=None)
+    formulas = th.add_subparsers(dest="formula", metavar="{p_a,p_c}")
+    for name, extra, what in (("p_a", (), "P_a, the chance that an A-unit fires (1958 eq. 1; 1957 App. I eq. 1)"),
+                              ("p_c", ("C",), "P_c, the chance that an A-unit firing to S1 fires to S2 "
+                                              "(1958 eqs. 2-3)")):
+        fp = formulas.add_parser(name, help=what, description=what)
+        fp.add_argument("x", type=int, help="excitatory inputs per A-unit")
+        fp.add_argument("y", type=int, help="inhibitory inputs per A-unit")
+        fp.add_argument("theta", type=int, metavar="THETA", help="threshold of an A-unit")
+        fp.add_argument("R", type=float, help="fraction of the retina a stimulus lights")
+        if extra:
+            fp.add_argument("C", type=float, help="fraction of S1's lit points that S2 keeps")
+        fp.add_argument("--n", type=int, help=f"S-points of the finite retina (default {S_POINTS}, the Mark I's)")

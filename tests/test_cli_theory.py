@@ -1,0 +1,130 @@
+"""``mark1 theory`` (quick runs only) and the examples that re-enact the 1958 conclusions.
+
+The command runs in this process through :func:`mark1.cli.main`; each example in a
+subprocess (``--out`` a temporary folder), its printed figures checked against bounds
+that say what it shows.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from mark1.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _error_line(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+# -- the single-value form ------------------------------------------------------------------
+
+
+def test_p_a_value(capsys):
+    """The issue's P_a(10, 5, 2, 0.1) = 0.1798 (1958) beside the 400-point form."""
+    assert main(["theory", "p_a", "10", "5", "2", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"1958 eq\. 1, infinite retina\s+0\.1798", out)
+    assert re.search(r"400 S-points, 40 lit\s+0\.1805", out)
+
+
+def test_p_a_value_other_retina(capsys):
+    assert main(["theory", "p_a", "5", "5", "1", "0.5", "--n", "100000"]) == 0
+    out = capsys.readouterr().out
+    assert "100000 S-points" in out and out.count("0.3770") == 2       # a large retina is the binomial form
+
+
+def test_p_c_value(capsys):
+    assert main(["theory", "p_c", "10", "0", "3", "0.2", "0.2"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"1958 eq\. 2, infinite retina\s+0\.3222", out)    # C = R: S2 independent, P_c = P_a
+    assert "P_c,min" in out
+
+
+@pytest.mark.parametrize(("argv", "start"), [
+    (["p_a", "10", "5", "0", "0.1"], "theta:"),
+    (["p_a", "10", "5", "2", "1.5"], "R:"),
+    (["p_a", "10", "-1", "2", "0.1"], "y:"),
+    (["p_a", "10", "5", "2", "0.1", "--n", "5"], "--n:"),
+    (["p_a", "10", "5", "2", "0.1", "--n", "0"], "--n:"),
+    (["p_c", "10", "5", "2", "0.6", "0.0"], "C:"),
+    (["--seeds", "1", "--quick"], "--seeds:"),
+])
+def test_bad_input_is_one_line_naming_the_argument(capsys, argv, start):
+    assert main(["theory", *argv]) == 2
+    assert _error_line(capsys).startswith(f"mark1: error: {start}")
+
+
+def test_out_is_a_file(tmp_path, capsys):
+    (tmp_path / "f").write_text("")
+    assert main(["theory", "--quick", "--seeds", "2", "--out", str(tmp_path / "f")]) == 2
+    assert _error_line(capsys).startswith("mark1: error: --out:")
+
+
+def test_out_clash_found_before_any_work(tmp_path, capsys):
+    (tmp_path / "p_c.csv").mkdir()
+    assert main(["theory", "--quick", "--seeds", "2", "--out", str(tmp_path)]) == 2
+    assert "p_c.csv" in _error_line(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p_c.csv"]      # nothing written
+
+
+# -- the quick grid --------------------------------------------------------------------------
+
+
+def test_quick_run_writes_tables_figures_and_page(tmp_path, capsys):
+    out = tmp_path / "theory"
+    assert main(["theory", "--quick", "--seeds", "3", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["p_a.csv", "p_c.csv", "recall.csv", "p_a.png", "p_c.png", "recall.png", "theory.md"])
+    rows = {name: list(csv.DictReader((out / name).open())) for name in ("p_a.csv", "p_c.csv", "recall.csv")}
+    assert [len(rows[k]) for k in ("p_a.csv", "p_c.csv", "recall.csv")] == [4, 3, 3]
+    for r in rows["p_a.csv"] + rows["p_c.csv"]:
+        assert int(r["seeds"]) == 3
+        assert float(r["low"]) <= float(r["measured"]) <= float(r["high"])
+        assert abs(float(r["measured"]) - float(r["finite"])) < 0.1        # the machine near the formula
+    recall = [float(r["measured"]) for r in rows["recall.csv"]]
+    assert recall == sorted(recall, reverse=True) and recall[-1] < 0.7     # recall falls with N_s
+    page = (out / "theory.md").read_text()
+    assert "`mark1 theory --seeds 3 --seed 0 --quick`" in page
+    for name in ("p_a.png", "p_c.png", "recall.png"):
+        assert f"]({name})" in page
+        with Image.open(out / name) as im:
+            assert im.size[0] > 100 and im.size[1] > 100
+    assert "P_a: worst distance" in printed and "| N_A | N_s |" in printed
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_quick_run_is_deterministic(tmp_path):
+    for k in (1, 2):
+        assert main(["theory", "--quick", "--seeds", "2", "--seed", "5", "--out", str(tmp_path / str(k))]) == 0
+    for name in ("p_a.csv", "p_c.csv", "recall.csv", "theory.md"):
+        assert (tmp_path / "1" / name).read_text() == (tmp_path / "2" / name).read_text()
+
+
+# -- the examples ---------------------------------------------------------------------------
+
+
+def run_example(name: str, tmp_path: Path, *args: str) -> str:
+    env = dict(os.environ, MPLBACKEND="Agg")
+    proc = subprocess.run([sys.executable, str(EXAMPLES / name), "--out", str(tmp_path / "out"), *args],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"{name} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def number(pattern: str, text: str) -> float:
+    m = re.search(pattern, text)
+    assert m, f"no match for {pattern!r} in:\n{text}"
+    return float(m.group(1))
