@@ -18,12 +18,13 @@ from mark1._utils.records import jsonable
 from mark1.cli._options import (add_common_options, check_common, check_run_options, check_scene, one_line,
                                 output_folder, scene_or_usage, workers_for)
 from mark1.exceptions import SceneError, SpecError, UsageError
-from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, ablate, catalog, check_learners, compare,
-                       learning_curves, parse_value, parse_values, reenact, sweep, value_text)
+from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, SCHEDULE_PARAMS, UNTIL_CAP, ablate, catalog,
+                       check_learners, compare, grid_sweep, learning_curves, parse_value, parse_values, reenact, sweep,
+                       value_text)
 from mark1.lab.runner import executor_for
 from mark1.specs import NON_IDEALITIES, parameter_keys
-from mark1.viz.studies import (ablation_figure, comparison_figure, learning_curves_figure, reenact_figure,
-                               sweep_figure)
+from mark1.viz.studies import (ablation_figure, comparison_figure, grid_sweep_figure, learning_curves_figure,
+                               reenact_figure, sweep_figure)
 
 __all__ = ["add_commands"]
 
@@ -88,12 +89,32 @@ def cmd_curves(args) -> int:
     return 0
 
 
-def cmd_sweep(args) -> int:
-    """``mark1 sweep``: check everything, run, write, print the table."""
+def _sweep_values(key: str, values: str) -> list:
+    """The values of one ``--param``, or one usage line naming the option at fault."""
     try:
-        values = parse_values(args.param, args.values)
+        return parse_values(key, values)
     except SpecError as e:                       # an unknown key is the parameter's fault, else the values'
-        raise UsageError(f"{'--values' if args.param in parameter_keys() else '--param'}: {e}") from None
+        known = key in parameter_keys() or key in SCHEDULE_PARAMS
+        raise UsageError(f"{'--values' if known else '--param'}: {e}") from None
+
+
+def cmd_sweep(args) -> int:
+    """``mark1 sweep``: check everything, run, write, print the table (one ``--param`` or two)."""
+    params, texts = args.param, args.values
+    if len(params) != len(texts):
+        raise UsageError(f"--values: expected one --values per --param, got {len(params)} --param and "
+                         f"{len(texts)} --values")
+    if len(params) > 2:
+        raise UsageError(f"--param: expected one or two, got {len(params)}")
+    if len(set(params)) < len(params):
+        raise UsageError(f"--param: {params[0]} given twice; expected two different keys")
+    if args.epochs is not None and (args.epochs < 1 or any(p in SCHEDULE_PARAMS for p in params)):
+        raise UsageError(f"--epochs: expected a positive integer, and no --param schedule.epochs beside it, "
+                         f"got {args.epochs}")
+    values = [_sweep_values(k, v) for k, v in zip(params, texts)]
+    if len(params) == 2:
+        return _grid_sweep(args, params, values)
+    args.param, values = params[0], values[0]
     if args.reference is not None:
         try:
             ref = parse_value(args.param, args.reference)
@@ -107,8 +128,20 @@ def cmd_sweep(args) -> int:
         args.out = str(Path("runs") / Path(args.scene).stem / "sweep" / args.param)
     scene, out, workers = check_common(args, len(values) * args.seeds)
     result, t0 = _run_study(args, workers, sweep, scene, args.param, values, reference=args.reference, out=out,
-                            progress=not args.json, figure=sweep_figure)
+                            progress=not args.json, epochs=args.epochs, figure=sweep_figure)
     return _print_result(args, result, t0, f"{out}/sweep.csv, sweep.json, sweep.png, jobs/")
+
+
+def _grid_sweep(args, params: list, values: list) -> int:
+    """``mark1 sweep`` with two ``--param``: every pair of values, a heat map."""
+    if args.reference is not None:
+        raise UsageError("--reference: only with one --param (two are compared against the scene's own values)")
+    if args.out is None:
+        args.out = str(Path("runs") / Path(args.scene).stem / "sweep" / f"{params[0]}_x_{params[1]}")
+    scene, out, workers = check_common(args, len(values[0]) * len(values[1]) * args.seeds)
+    result, t0 = _run_study(args, workers, grid_sweep, scene, params[0], values[0], params[1], values[1], out=out,
+                            progress=not args.json, epochs=args.epochs, figure=grid_sweep_figure)
+    return _print_result(args, result, t0, f"{out}/grid.csv, grid.json, grid.png, jobs/")
 
 
 def cmd_reenact(args) -> int:
@@ -180,12 +213,19 @@ def add_commands(sub) -> None:
     cu.add_argument("--points", type=int, default=10, help="most checkpoints (whole epochs; default 10)")
 
     sw = _study_parser(sub, "sweep", cmd_sweep, "dose-response: accuracy and machine time against one machine "
-                                                "parameter, over paired seeds", seeds=5, folder="sweep/<param>")
-    sw.add_argument("--param", required=True, metavar="KEY",
-                    help="a dotted machine parameter, e.g. rack.motor_speed (see `mark1 specs`)")
-    sw.add_argument("--values", required=True, metavar="V1,V2,...",
-                    help="comma-separated values, e.g. 0.003,0.01,0.1,inf (true/false for a switch); "
-                         "a list starting with a minus sign needs an equals sign: --values=-1,0,1")
+                                                "parameter (or two), over paired seeds", seeds=5,
+                       folder="sweep/<param>")
+    sw.add_argument("--param", required=True, metavar="KEY", action="append",
+                    help="a dotted machine parameter, e.g. rack.motor_speed (see `mark1 specs`), or "
+                         "schedule.epochs (passes over the training cards); give two --param, each followed "
+                         "by its --values, for a two-parameter sweep (grid.csv and a heat map)")
+    sw.add_argument("--values", required=True, metavar="V1,V2,...", action="append",
+                    help="comma-separated values, e.g. 0.003,0.01,0.1,inf (true/false for a switch; for "
+                         "schedule.epochs e.g. 1,2,5,10,until: until the first pass without a training mistake, "
+                         f"at most {UNTIL_CAP} passes, or until:CAP); a list starting with a minus sign needs an "
+                         "equals sign: --values=-1,0,1")
+    sw.add_argument("--epochs", type=int, metavar="N",
+                    help="passes over the training cards instead of the scene's (not with --param schedule.epochs)")
     sw.add_argument("--reference", metavar="V",
                     help="the value the paired changes are measured from (default: the scene's own "
                          "value when it is swept, else the first)")

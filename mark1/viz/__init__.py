@@ -7,7 +7,7 @@ no pyplot) and, given ``out``, saves it atomically. By family:
 - :mod:`mark1.viz.cards`: the contact sheet of a scene's cards;
 - :mod:`mark1.viz.training`: the learning curve of a run, and a film of it;
 - :mod:`mark1.viz.prml`: the textbook classifiers (PRML ch. 4);
-- :mod:`mark1.viz.studies`: comparisons, learning curves over seeds, ablations, sweeps, the re-enactment;
+- :mod:`mark1.viz.studies`: comparisons, learning curves over seeds, ablations, sweeps (and two-parameter heat maps), the re-enactment;
 - :mod:`mark1.viz.theory`: Rosenblatt's P_a, P_c and recall against the machine;
 - :mod:`mark1.viz.figure`: the canvas and the atomic save every figure shares;
 - :mod:`mark1.viz.script`: the command line of a script that writes figures.
@@ -18,12 +18,12 @@ from mark1.viz.figure import new_figure, save_figure
 from mark1.viz.machine import dials_figure, retina_figure, weights_on_retina_figure
 from mark1.viz.prml import fisher_histograms_figure, plane_figure
 from mark1.viz.script import script_parser
-from mark1.viz.studies import (ablation_figure, comparison_figure, learning_curves_figure, reenact_figure,
-                               sweep_figure)
+from mark1.viz.studies import (ablation_figure, comparison_figure, grid_sweep_figure, learning_curves_figure,
+                               reenact_figure, sweep_figure)
 from mark1.viz.theory import p_a_figure, p_c_figure, recall_figure
 from mark1.viz.training import learning_curve, training_animation
 
 __all__ = ["retina_figure", "dials_figure", "weights_on_retina_figure", "contact_sheet", "learning_curve",
            "training_animation", "fisher_histograms_figure", "plane_figure", "comparison_figure", "learning_curves_figure",
-           "ablation_figure", "sweep_figure", "reenact_figure", "p_a_figure", "p_c_figure", "recall_figure",
+           "ablation_figure", "sweep_figure", "grid_sweep_figure", "reenact_figure", "p_a_figure", "p_c_figure", "recall_figure",
            "new_figure", "save_figure", "script_parser"]

@@ -20,12 +20,15 @@ import math
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
 
-from mark1.lab import VERDICTS, Ablation, Comparison, LearningCurves, Reenactment, Sweep, value_text
+from mark1.lab import VERDICTS, Ablation, Comparison, GridSweep, LearningCurves, Reenactment, Sweep, value_text
+from mark1.exceptions import InputError
 from mark1.lab.stats import mean_interval
 from mark1.viz.figure import new_figure, save_figure
 
-__all__ = ["comparison_figure", "learning_curves_figure", "ablation_figure", "sweep_figure", "reenact_figure"]
+__all__ = ["comparison_figure", "learning_curves_figure", "ablation_figure", "sweep_figure", "grid_sweep_figure",
+           "reenact_figure"]
 
 
 _VARIANT_COLORS = {"analog": "tab:red", "ideal": "tab:blue"}
@@ -330,8 +333,13 @@ def _positions(values: list) -> tuple[np.ndarray, list[str], bool]:
 
     Numbers spanning a factor of 20 or more (all positive) go on a log axis; infinity
     sits one step beyond the largest finite value, labelled ∞. Switches and choices sit
-    at 0, 1, 2, ... with their names.
+    at 0, 1, 2, ... with their names. Passes over the cards with ``until:CAP`` (until the
+    first pass without a mistake) are numbers with ``until`` one step beyond, as ∞.
     """
+    until = [v for v in values if isinstance(v, str) and v.startswith("until:")]
+    if until and len(until) == 1 and all(isinstance(v, int) for v in values if v not in until):
+        x, labels, log = _positions([math.inf if v in until else v for v in values])
+        return x, [f"until (≤{until[0][6:]})" if v in until else t for v, t in zip(values, labels)], log
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
         finite = [float(v) for v in values if math.isfinite(v)]
         labels = ["∞" if not math.isfinite(v) else f"{v:g}" for v in values]
@@ -428,6 +436,95 @@ def sweep_figure(result: Sweep, *, out=None) -> Figure:
     fig.suptitle(f"{result.scene} — {result.param} over {len(result.seeds)} paired seed(s)", fontsize=10)
     fig.tight_layout()
     return _saved(fig, out, dpi=110)
+
+
+_GRID_PANELS = {"test": ("mean test accuracy (%)", 100.0, "{:.1f}"),
+                "change": ("paired change in test accuracy (points)", 100.0, "{:+.1f}"),
+                "learned_after": ("presentations until the last training mistake", 1.0, "{:.0f}"),
+                "machine_h": ("machine time (hours)", 1.0, "{:.2f}"),
+                "passes": ("passes trained", 1.0, "{:.1f}"),
+                "pots_at_stops": ("pots at an end stop after training", 1.0, "{:.0f}")}
+
+
+def grid_sweep_figure(result: GridSweep, *, panels=("test", "learned_after", "machine_h"), out=None) -> Figure:
+    """Heat maps of a two-parameter sweep: one panel per statistic, the mean written in each cell.
+
+    Rows are the first parameter's values, columns the second's (in the order given;
+    ∞ written as such). The reference cell (the scene's own values) is outlined.
+
+    Parameters
+    ----------
+    result : mark1.lab.GridSweep
+    panels : sequence of str
+        The statistics, one panel each: ``test`` (mean test accuracy, %), ``change``
+        (paired change from the reference cell, points), ``learned_after``
+        (presentations until the last training mistake), ``machine_h`` (hours),
+        ``passes``, ``pots_at_stops`` (pots within 0.01 FS of ±1 after training).
+    out : str or path-like, optional
+        Where to save the figure (PNG unless the ending says otherwise), atomically.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One heat map per panel, each with its colour bar.
+
+    Examples
+    --------
+    >>> from mark1.lab import grid_sweep
+    >>> result = grid_sweep("scenes/demo.toml", "rack.backlash", "0,0.05", "schedule.epochs", "1,3", seeds=1,
+    ...                     train_count=8, test_count=8)
+    >>> ax = grid_sweep_figure(result, panels=["test"]).axes[0]
+    >>> [t.get_text() for t in ax.texts], [t.get_text() for t in ax.get_yticklabels()]
+    (['50.0', '62.5', '62.5', '62.5'], ['0', '0.05'])
+    """
+    unknown = [p for p in panels if p not in _GRID_PANELS]
+    if unknown or not panels:
+        raise InputError(f"panels: expected some of {', '.join(_GRID_PANELS)}, got {list(panels)!r}")
+    (a, b), (va, vb) = result.params, result.values
+    ref = (va.index(result.reference[0]), vb.index(result.reference[1]))
+
+    def label(v):
+        return "∞" if isinstance(v, float) and math.isinf(v) else (f"{v:g}" if isinstance(v, float) else
+                                                                  value_text(v))
+    width = max(3.2, 0.75 * len(vb) + 1.6)
+    fig = new_figure(width * len(panels), max(3.0, 0.5 * len(va) + 1.8))
+    for k, name in enumerate(panels):
+        title, scale, fmt = _GRID_PANELS[name]
+        grid = result.grid(name) * scale
+        ax = fig.add_subplot(1, len(panels), k + 1)
+        finite = grid[np.isfinite(grid)]
+        cmap = "RdBu" if name == "change" else ("viridis" if name == "test" else "magma")
+        if name == "change" and finite.size:
+            top = max(abs(finite).max(), 1e-9)
+            im = ax.imshow(grid, cmap=cmap, vmin=-top, vmax=top, aspect="auto", origin="upper")
+        else:
+            im = ax.imshow(grid, cmap=cmap, aspect="auto", origin="upper")
+        norm = im.norm
+        for i in range(grid.shape[0]):
+            for j in range(grid.shape[1]):
+                if np.isfinite(grid[i, j]):
+                    r, g, bl, _ = im.cmap(norm(grid[i, j]))
+                    dark = 0.299 * r + 0.587 * g + 0.114 * bl < 0.5
+                    ax.text(j, i, fmt.format(grid[i, j]), ha="center", va="center", fontsize=8,
+                            color="white" if dark else "black")
+        ax.add_patch(_outline(ref))
+        ax.set_xticks(range(len(vb)))
+        ax.set_xticklabels([label(v) for v in vb], fontsize=8, rotation=45 if len(vb) > 5 else 0)
+        ax.set_yticks(range(len(va)))
+        ax.set_yticklabels([label(v) for v in va], fontsize=8)
+        ax.set_xlabel(b)
+        ax.set_ylabel(a)
+        ax.set_title(title, fontsize=9)
+        fig.colorbar(im, ax=ax, shrink=0.85)
+    fig.suptitle(f"{result.scene} — {a} × {b}, mean over {len(result.seeds)} paired seed(s) "
+                 "(outlined: the scene's own values)", fontsize=10)
+    fig.tight_layout()
+    return _saved(fig, out, dpi=110)
+
+
+def _outline(cell) -> Rectangle:
+    """A black frame around the heat map's cell (row, column)."""
+    return Rectangle((cell[1] - 0.5, cell[0] - 0.5), 1, 1, fill=False, edgecolor="k", linewidth=2)
 
 
 def reenact_figure(result: Reenactment, *, out=None) -> Figure:
