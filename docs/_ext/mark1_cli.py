@@ -1,10 +1,17 @@
-"""The command-line reference: ``mark1 --help`` and ``mark1 CMD --help``, as the program prints them.
+"""What the program prints, printed at build time: the command-line reference and the first run.
 
-At ``config-inited`` this extension runs :func:`mark1.cli.main` with ``--help`` for the
-program and for every command its usage line lists (``{run,specs,...}``), and writes
-the texts into ``guide/cli/commands.inc`` (generated, not in git), which
-``guide/command_line.rst`` includes. A new command appears without an edit here; a
-command whose help fails is a Sphinx warning naming it.
+At ``config-inited`` this extension runs :func:`mark1.cli.main` in-process, into
+``guide/cli/`` (generated, not in git):
+
+* with ``--help`` for the program and for every command its usage line lists
+  (``{run,specs,...}``): ``commands.inc``, which ``guide/command_line.rst`` includes. A
+  new command appears without an edit here;
+* ``mark1 run <mark1_cli_demo> --out runs/demo`` in a temporary folder: the table it
+  prints (``demo_run.txt``) and the learning curve it writes (``demo_learning_curve.png``),
+  which ``guide/first_run.rst`` shows, so the first-run page always shows what the
+  program does now.
+
+A command that fails is a Sphinx warning naming it.
 """
 
 from __future__ import annotations
@@ -14,6 +21,8 @@ import importlib
 import io
 import os
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 from sphinx.util import logging
@@ -28,16 +37,15 @@ COLUMNS = "74"
 
 
 def help_text(main, argv: list[str]) -> str | None:
+    """What ``mark1 ARGV`` prints on stdout, or None (and a warning) when it fails."""
     buf = io.StringIO()
     columns = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = COLUMNS
     try:
         with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
-            main(argv)
-    except SystemExit as exc:
-        if exc.code not in (0, None):
-            logger.warning("mark1_cli: `mark1 %s` exited with status %s", " ".join(argv), exc.code)
-            return None
+            status = main(argv)
+    except SystemExit as exc:               # --help exits
+        status = exc.code
     except Exception as exc:  # noqa: BLE001 - reported, the rest of the page is still written
         logger.warning("mark1_cli: `mark1 %s` failed: %s: %s", " ".join(argv), type(exc).__name__, exc)
         return None
@@ -46,6 +54,9 @@ def help_text(main, argv: list[str]) -> str | None:
             os.environ.pop("COLUMNS", None)
         else:
             os.environ["COLUMNS"] = columns
+    if status not in (0, None):
+        logger.warning("mark1_cli: `mark1 %s` exited with status %s", " ".join(argv), status)
+        return None
     return buf.getvalue().rstrip()
 
 
@@ -71,12 +82,33 @@ def generate(app, config) -> None:
                 parts.append(f".. _cli-{cmd}:\n\n{title}\n{'-' * len(title)}\n\n{literal(text)}")
     out = Path(app.srcdir) / OUT
     out.parent.mkdir(parents=True, exist_ok=True)
-    text = "\n".join(parts)
-    if not out.exists() or out.read_text(encoding="utf-8") != text:
-        out.write_text(text, encoding="utf-8")
+    _write(out, "\n".join(parts))
+    if main and config.mark1_cli_demo:
+        first_run(main, (Path(app.srcdir) / config.mark1_cli_demo).resolve(), out.parent)
+
+
+def _write(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def first_run(main, scene: Path, folder: Path) -> None:
+    """``mark1 run SCENE --out runs/demo`` in a temporary folder: its table and its learning curve."""
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)
+        try:
+            text = help_text(main, ["run", str(scene), "--out", "runs/demo"])
+            curve = Path(tmp) / "runs" / "demo" / "learning_curve.png"
+            if text is not None and curve.exists():
+                _write(folder / "demo_run.txt", text + "\n")
+                shutil.copyfile(curve, folder / "demo_learning_curve.png")
+        finally:
+            os.chdir(here)
 
 
 def setup(app):
     app.add_config_value("mark1_cli_module", "mark1.cli", "env")
+    app.add_config_value("mark1_cli_demo", "../scenes/demo.toml", "env")
     app.connect("config-inited", generate)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
