@@ -258,6 +258,9 @@ class RackSpec(_Spec):
                               low=0.0, low_open=True, allow_inf=True)
     drivers: int = param(0, "motors at once", "assumed",
                          "how many motors may run at the same time; 0 means no limit", low=0)
+    bias: bool = param(True, "switch", "assumed",
+                       "each R-unit has a bias pot fed by an always-on unit (no source gives the R-unit a bias "
+                       "pot); false removes it: the pot never exists and contributes 0")
 
 
 @dataclass(frozen=True)
@@ -277,6 +280,13 @@ class ResponseSpec(_Spec):
                       "'auto': one unit for 2 classes, one unit per class up to n_responses, "
                       "a binary code beyond; or force 'single', 'one-per-class', 'binary'",
                       choices=("auto", "single", "one-per-class", "binary"))
+    discrimination: str = param("sum", "choice", "documented",
+                                "'sum': the R-unit responds to the sum of its pots' outputs (Rosenblatt's "
+                                "Σ-system); 'mean': to their mean, the sum divided by the number of its active "
+                                "inputs, bias included when present (μ-system), so units fed by different numbers "
+                                "of active A-units compare fairly; the tie zone scales the same way "
+                                "(Rosenblatt 1958, Psych. Rev. 65:386-408)",
+                                choices=("sum", "mean"))
 
 
 @dataclass(frozen=True)
@@ -332,11 +342,25 @@ class TrainerSpec(_Spec):
 
     _group = "trainer"
     rule: str = param("alpha", "choice", "documented",
-                      "'alpha': error correction, fixed increment; 'gamma': active pots gain at the "
-                      "expense of inactive ones; 'forced': reinforce every card; 'lms': Widrow-Hoff",
-                      choices=("alpha", "gamma", "forced", "lms"))
+                      "value system: 'alpha': each reinforced unit's active pots gain a fixed increment "
+                      "(uncompensated gain); 'beta': a constant total increment per reinforced unit, shared "
+                      "equally among its active pots; 'gamma': active pots gain at the expense of inactive "
+                      "ones, the unit's total conserved (Rosenblatt 1958, Psych. Rev. 65:386-408); "
+                      "'lms': Widrow-Hoff, travel lms_rate * (target - sum) on every card (Widrow & Hoff 1960)",
+                      choices=("alpha", "beta", "gamma", "lms"))
+    reinforcement: str = param("corrective", "choice", "documented",
+                               "'corrective': only an R-unit that erred is reinforced towards its target (Navy "
+                               "caption, 24 June 1960: 'the trainer forces it to respond correctly'); 'forced': "
+                               "the right response is reinforced on every presentation; 'spontaneous': whatever "
+                               "the machine answered is reinforced on every presentation (Rosenblatt 1958, "
+                               "Psych. Rev. 65:386-408; 1960, Proc. IRE 48:301-309)",
+                               choices=("corrective", "forced", "spontaneous"))
+    valence: str = param("bivalent", "choice", "documented",
+                         "'bivalent': values move both ways; 'monovalent': values only gain, only commands "
+                         "towards a positive target act (Rosenblatt 1958, Psych. Rev. 65:386-408)",
+                         choices=("bivalent", "monovalent"))
     increment: float = param(0.02, "full scale", "assumed",
-                             "wiper travel commanded by one reinforcement (alpha, gamma, forced)",
+                             "wiper travel commanded by one reinforcement (alpha, gamma; beta: the unit's total)",
                              low=0.0, low_open=True)
     lms_rate: float = param(0.002, "full scale per unit error", "assumed",
                             "LMS step: travel = lms_rate * (target - sum) for every active pot",
@@ -409,6 +433,7 @@ class MachineSpec:
             raise SpecError("rack.topology",
                             f"'split' needs n_associators ({pb.n_associators}) divisible by "
                             f"n_responses ({self.response.n_responses})")
+        _check_value_system(self)
         # a machine whose answers could not depend on the cards is refused, not simulated
         if pb.a_threshold > pb.excitatory:
             raise SpecError("patchboard.a_threshold",
@@ -547,6 +572,20 @@ def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
                                     "e.g. as a dotted key and inside a table)")
             flat[fk] = fv
     return flat
+
+
+def _check_value_system(spec: "MachineSpec") -> None:
+    """Refuse combinations of the value-system options the theory or the machine cannot mean."""
+    tr, resp = spec.trainer, spec.response
+    if tr.valence == "monovalent" and tr.rule in ("gamma", "lms"):
+        why = "gamma takes from inactive pots" if tr.rule == "gamma" else "LMS moves values both ways"
+        raise SpecError("trainer.valence", f"'monovalent' cannot go with trainer.rule = {tr.rule!r} ({why})")
+    if tr.rule == "lms" and tr.reinforcement != "corrective":
+        raise SpecError("trainer.reinforcement", f"{tr.reinforcement!r} cannot go with trainer.rule = 'lms' "
+                                                 "(LMS reinforces on every card by its own rule)")
+    if resp.discrimination == "mean" and resp.code == "binary":
+        raise SpecError("response.discrimination", "'mean' cannot go with response.code = 'binary' "
+                                                   "(a code word is read from lamps, not compared sums)")
 
 
 def _check_finite(spec: "MachineSpec", changed: Mapping[str, Any]) -> None:

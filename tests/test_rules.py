@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mark1.machine.rules import RULES, alpha, erring, forced, gamma, lms
+from mark1.machine.rules import RULES, alpha, erring, gamma, lms
 
 INC = 0.02
 RATE = 0.002
@@ -95,7 +95,7 @@ def test_gamma_example_by_hand():
 @given(situations())
 def test_forced_moves_every_unit(sit):
     phi, t, s, mask = sit
-    cmd = forced(phi, t, s, mask, INC)
+    cmd = alpha(phi, t, s, mask, INC, reinforcement="forced")
     moving = phi[None, :] & mask
     assert np.array_equal(cmd != 0, moving)           # right or wrong, every unit moves
     assert np.all((cmd != 0).any(axis=1))              # bias is always active
@@ -119,11 +119,11 @@ def test_lms_moves_by_rate_times_error(sit):
 
 
 def test_rule_table():
-    assert set(RULES) == {"alpha", "gamma", "forced", "lms"}
+    assert set(RULES) == {"alpha", "beta", "gamma", "lms"}
     assert RULES["alpha"] is alpha and RULES["lms"] is lms
 
 
-@pytest.mark.parametrize("rule", ["alpha", "gamma"])
+@pytest.mark.parametrize("rule", ["alpha", "beta", "gamma"])
 def test_error_driven_rules_leave_right_units_alone(rule):
     phi = np.array([True, True, False, True])
     mask = np.ones((3, 4), bool)

@@ -193,11 +193,12 @@ def test_gamma_moves_every_pot_of_every_erring_unit():
     assert abs(m.weights_.sum()) < 1e-12
 
 
-def test_forced_and_lms_reinforce_every_card():
-    for rule in ("forced", "lms"):
-        spec = SLOW.with_overrides({"rack.motor_speed": "inf", "trainer.rule": rule})
+def test_forced_spontaneous_and_lms_reinforce_every_card():
+    for over in ({"trainer.reinforcement": "forced"}, {"trainer.reinforcement": "spontaneous"},
+                 {"trainer.rule": "lms"}, {"trainer.rule": "beta", "trainer.reinforcement": "forced"}):
+        spec = SLOW.with_overrides({"rack.motor_speed": "inf", **over})
         m = _fit(spec, 0, n_cards=8, epochs=2)
-        assert np.all(m.history_["pots_moved"] > 0), rule
+        assert np.all(m.history_["pots_moved"] > 0), over
 
 
 # -- photocells re-timed after a wait ------------------------------------------------------------
@@ -295,8 +296,9 @@ def _twin(m, cards, labels):
         t_prev = t_read
         s = (w * mask) @ X[i]
         erred.append(int((T[i] * s <= m.code_.tie).sum()))           # the tie rule of mark1.rules
-        cmd = RULES[spec.trainer.rule](X[i] > 0, T[i], s, mask, spec.trainer.increment, spec.trainer.lms_rate,
-                                       tie=m.code_.tie)
+        tr = spec.trainer
+        cmd = RULES[tr.rule](X[i] > 0, T[i], s, mask, tr.increment, tr.lms_rate, tie=m.code_.tie,
+                             reinforcement=tr.reinforcement, valence=tr.valence)
         for u, j in zip(*np.nonzero(cmd)):
             d = int(np.sign(cmd[u, j]))
             travel = gain[u, j] * abs(cmd[u, j])
@@ -311,7 +313,7 @@ def _twin(m, cards, labels):
 
 
 @settings(max_examples=8)
-@given(seed=seeds, rule=st.sampled_from(["alpha", "gamma", "lms", "forced"]),
+@given(seed=seeds, rule=st.sampled_from(["alpha", "beta", "gamma", "lms", "forced"]),
        decay=st.sampled_from([math.inf, 20.0]), overlap=st.booleans())
 def test_machine_matches_a_twin_of_the_rack(seed, rule, decay, overlap):
     """Motor gain, backlash, end stops and decay in a whole run, against a one-card-at-a-
@@ -320,7 +322,8 @@ def test_machine_matches_a_twin_of_the_rack(seed, rule, decay, overlap):
     spec = specs.SMALL.ideal().with_overrides({
         "rack.motor_speed": 100.0, "rack.end_stops": True, "rack.motor_spread": 0.3, "rack.backlash": 0.01,
         "rack.decay_time": decay, "timing.overlap": overlap,
-        "trainer.increment": 0.15, "trainer.lms_rate": 0.05, "trainer.rule": rule})
+        "trainer.increment": 0.15, "trainer.lms_rate": 0.05,
+        **({"trainer.reinforcement": "forced"} if rule == "forced" else {"trainer.rule": rule})})
     cards, labels = make_cards(12, np.random.default_rng(seed), shapes=("x", "box", "bar"))
     m = MarkI(spec=spec, seed=seed).fit(cards, labels, epochs=4)
     # every move ends before the next read, for any motor gain: a move lasts its slack over
@@ -331,7 +334,7 @@ def test_machine_matches_a_twin_of_the_rack(seed, rule, decay, overlap):
     assert r.backlash / (r.motor_speed * m.rack_.gain.min()) + longest_command / r.motor_speed < TM.period - READ_AT
     erred, w = _twin(m, cards, labels)
     h = m.history_
-    if rule in ("alpha", "gamma"):                                  # error-driven: every presentation read
+    if rule in ("alpha", "beta", "gamma"):                          # error-driven: every presentation read
         assert np.array_equal(h["units_erred"], erred)
     np.testing.assert_allclose(m.weights_, w, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(np.diff(h["start"]), TM.period, atol=1e-9)
@@ -429,19 +432,45 @@ _TIMING_VARIANTS = {
     "gamma": {"trainer.rule": "gamma"},
     "lms": {"trainer.rule": "lms"},
     "fast decay": {"rack.decay_time": 30.0},
+    # the value systems (issue 16), each on its own and in combinations
+    "beta": {"trainer.rule": "beta"},
+    "forced": {"trainer.reinforcement": "forced"},
+    "spontaneous": {"trainer.reinforcement": "spontaneous"},
+    "spontaneous, slow motors wait": {"trainer.reinforcement": "spontaneous", "rack.motor_speed": 0.01},
+    "monovalent": {"trainer.valence": "monovalent"},
+    "beta monovalent forced": {"trainer.rule": "beta", "trainer.valence": "monovalent",
+                               "trainer.reinforcement": "forced"},
+    "mean": {"response.discrimination": "mean"},
+    "mean gamma": {"response.discrimination": "mean", "trainer.rule": "gamma"},
+    "mean lms": {"response.discrimination": "mean", "trainer.rule": "lms", "trainer.lms_rate": 0.0005},
+    "mean beta spontaneous, overlap": {"response.discrimination": "mean", "trainer.rule": "beta",
+                                       "trainer.reinforcement": "spontaneous", "timing.overlap": True,
+                                       "rack.motor_speed": 0.01},
+    "no bias": {"rack.bias": False},
+    "no bias, mean monovalent": {"rack.bias": False, "response.discrimination": "mean",
+                                 "trainer.valence": "monovalent"},
+    "split": {"rack.topology": "split"},
+    "split beta mean": {"rack.topology": "split", "trainer.rule": "beta", "response.discrimination": "mean"},
+    "split gamma spontaneous, no bias": {"rack.topology": "split", "trainer.rule": "gamma",
+                                         "trainer.reinforcement": "spontaneous", "rack.bias": False},
+    "split monovalent forced, decay": {"rack.topology": "split", "trainer.valence": "monovalent",
+                                       "trainer.reinforcement": "forced", "rack.decay_time": 30.0},
     # over 100 decay times between reinforcements: the decay is folded into the stored positions
     "decay folded in": {"rack.decay_time": 0.004},
     "decay folded in, waits": {"rack.decay_time": 0.004, "rack.motor_speed": 0.01},
 }
 
 
-@settings(max_examples=16)
-@given(seed=seeds, variant=st.sampled_from(sorted(_TIMING_VARIANTS)))
-def test_the_compiled_loop_gives_the_card_by_card_history(seed, variant):
+@pytest.mark.parametrize("shapes", [("x", "box", "bar"), ("x", "box")], ids=["3 classes", "2 classes"])
+@pytest.mark.parametrize("variant", sorted(_TIMING_VARIANTS))
+@settings(max_examples=2, deadline=None)
+@given(seed=seeds)
+def test_the_compiled_loop_gives_the_card_by_card_history(seed, variant, shapes):
     """trace='full' forces one SimPy step per card; trace='off' runs the compiled loop
-    between waits for the motors. Same seed, same history, bit for bit (times included)."""
+    between waits for the motors. Same seed, same history, bit for bit (times included),
+    for every value system (one-per-class code with 3 classes, a single R-unit with 2)."""
     spec = specs.SMALL.with_overrides(_TIMING_VARIANTS[variant])
-    cards, labels = make_cards(12, np.random.default_rng(seed), shapes=("x", "box", "bar"))
+    cards, labels = make_cards(12, np.random.default_rng(seed), shapes=shapes)
     fast_env, step_env = _CountingEnvironment(), _CountingEnvironment()
     fast = MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=3, env=fast_env)
     step = MarkI(spec=spec, seed=seed, trace="full").fit(cards, labels, epochs=3, env=step_env)

@@ -8,13 +8,13 @@ import pytest
 
 from mark1 import specs
 from mark1.exceptions import SpecError
-from mark1.specs import MARK_I, NON_IDEALITIES, SMALL, MachineSpec
+from mark1.specs import MARK_I, NON_IDEALITIES, SMALL, MachineSpec, RackSpec, ResponseSpec, TrainerSpec
 
 STATUS_WORDS = {"documented", "single-source", "contradictory", "datasheet", "assumed"}
 
-#: MARK_I with the one non-ideality it has off by default (continuous drive) switched on,
-#: so that every non-ideality is on.
-ALL_ON = MARK_I.with_overrides({"rack.drive": "ratchet"})
+#: MARK_I with the non-idealities it has off by default (continuous drive; no decay since
+#: issue 15) switched on, so that every non-ideality is on.
+ALL_ON = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.decay_time": 3600.0})
 
 
 # -- describe --------------------------------------------------------------------------
@@ -248,3 +248,40 @@ def test_a_machine_that_could_not_depend_on_its_cards_is_refused(overrides, key)
     with pytest.raises(SpecError) as e:
         specs.MARK_I.with_overrides(overrides)
     assert e.value.key == key
+
+
+# -- the value systems (issue 16) ------------------------------------------------------------
+
+def test_value_system_defaults_and_provenance():
+    tr, resp = MARK_I.trainer, MARK_I.response
+    assert (tr.rule, tr.reinforcement, tr.valence, resp.discrimination, MARK_I.rack.bias) == (
+        "alpha", "corrective", "bivalent", "sum", True)
+    assert RackSpec.field_info("bias")["status"] == "assumed"
+    for group, name, source in [(TrainerSpec, "rule", "1958"), (TrainerSpec, "reinforcement", "1960"),
+                                (TrainerSpec, "reinforcement", "24 June 1960"), (TrainerSpec, "valence", "1958"),
+                                (ResponseSpec, "discrimination", "1958"), (TrainerSpec, "rule", "Widrow")]:
+        info = group.field_info(name)
+        assert source in info["doc"] and info["status"] in STATUS_WORDS, (name, source)
+    assert TrainerSpec.field_info("rule")["choices"] == ("alpha", "beta", "gamma", "lms")
+
+
+@pytest.mark.parametrize("overrides, keys", [
+    ({"trainer.valence": "monovalent", "trainer.rule": "gamma"}, ("trainer.valence", "trainer.rule")),
+    ({"trainer.valence": "monovalent", "trainer.rule": "lms"}, ("trainer.valence", "trainer.rule")),
+    ({"trainer.rule": "lms", "trainer.reinforcement": "forced"}, ("trainer.reinforcement", "trainer.rule")),
+    ({"trainer.rule": "lms", "trainer.reinforcement": "spontaneous"}, ("trainer.reinforcement", "trainer.rule")),
+    ({"response.discrimination": "mean", "response.code": "binary"}, ("response.discrimination", "response.code")),
+    ({"trainer": {"rule": "forced"}}, ("trainer.rule",)),
+])
+def test_bad_value_system_combinations(overrides, keys):
+    with pytest.raises(SpecError) as err:
+        SMALL.with_overrides(overrides)
+    assert "\n" not in str(err.value) and all(k in str(err.value) for k in keys), str(err.value)
+
+
+def test_good_value_system_combinations_build():
+    for over in ({"trainer.valence": "monovalent", "trainer.rule": "beta", "trainer.reinforcement": "spontaneous"},
+                 {"response.discrimination": "mean", "rack.topology": "split", "rack.bias": False},
+                 {"trainer.rule": "gamma", "trainer.reinforcement": "forced"}):
+        spec = SMALL.with_overrides(over)
+        assert all(spec.get(k) == v for k, v in over.items())

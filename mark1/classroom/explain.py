@@ -93,16 +93,25 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0, progress: b
 
 
 def _rule_words(spec) -> str:
-    tr = spec.trainer
-    return {
-        "alpha": f"each erring R-unit's pots of active A-units are turned {tr.increment:g} full scale "
-                 f"towards its target",
-        "gamma": f"each erring R-unit's active pots gain {tr.increment:g} full scale towards its target, "
-                 f"its inactive pots give the same total back",
-        "forced": f"on every card each R-unit's active pots are turned {tr.increment:g} full scale "
-                  f"towards its target",
+    tr, inc = spec.trainer, spec.trainer.increment
+    who = {"corrective": "each erring R-unit",
+           "forced": "on every card each R-unit, towards the right answer,",
+           "spontaneous": "on every card each R-unit, towards the answer the machine itself gave,"}[tr.reinforcement]
+    words = {
+        "alpha": f"{who} has the pots of its active A-units turned {inc:g} full scale towards its target",
+        "beta": f"{who} has {inc:g} full scale in all shared equally among the pots of its active A-units, "
+                f"turned towards its target",
+        "gamma": f"{who} has its active pots gain {inc:g} full scale towards its target, its inactive pots "
+                 f"giving the same total back",
         "lms": f"on every card each active pot moves {tr.lms_rate:g} x (target - sum) full scale",
     }[tr.rule]
+    if tr.valence == "monovalent":
+        words += "; values only gain: a unit whose target is off is left alone"
+    if spec.response.discrimination == "mean":
+        words += "; each R-unit answers with the mean of its active pots, not their sum"
+    if not spec.rack.bias:
+        words += "; the R-units have no bias pot"
+    return words
 
 
 def _say(event, detail, row, m):

@@ -317,7 +317,12 @@ class MarkI(ParamsMixin):
 
     def _train(self, light, schedule, epoch_of, label_index, code, rack, trace, env, bar) -> _RunResult:
         """The fast ideal path where it applies, else the event simulation."""
-        if self.fast and self.spec.is_ideal and self.spec.trainer.rule == "alpha" and not trace.full and env is None:
+        # The fast path is exact for the textbook perceptron only: α, corrective, bivalent, Σ.
+        # The other value systems take the event simulation, which is exact too.
+        tr = self.spec.trainer
+        textbook = (tr.rule == "alpha" and tr.reinforcement == "corrective" and tr.valence == "bivalent"
+                    and self.spec.response.discrimination == "sum")
+        if self.fast and self.spec.is_ideal and textbook and not trace.full and env is None:
             result = self._fit_ideal(light, schedule, epoch_of, label_index, code, rack, trace)
             bar.update(len(schedule))
         else:
@@ -349,7 +354,14 @@ class MarkI(ParamsMixin):
         if len(classes) < 2:
             raise InputError(f"labels: expected at least 2 classes, got only {classes.tolist()}")
         n_inputs = self.patchboard.n_associators + 1
-        code = OutputCode(classes, self.spec.response, tie=tie_tolerance(self.spec.trainer.increment, n_inputs))
+        mean = self.spec.response.discrimination == "mean"
+        # a mean's tie zone is a sum's divided by its count: that of one pot
+        code = OutputCode(classes, self.spec.response,
+                          tie=tie_tolerance(self.spec.trainer.increment, 1 if mean else n_inputs))
+        if mean and code.kind == "binary":
+            raise InputError(f"response.discrimination: 'mean' cannot go with response.code = "
+                             f"{self.spec.response.code!r}, which codes these {len(classes)} classes in binary on "
+                             f"{self.spec.response.n_responses} R-units (use 'one-per-class' with more R-units)")
         n = len(cards)
         order_rng = self._rng("order")
         if order == "cyclic":
@@ -398,8 +410,8 @@ class MarkI(ParamsMixin):
         epochs = n_pres // n
         inc = self.spec.trainer.increment
         tie = code.tie / inc                      # the tie zone in units of increments
-        if rack.spec.topology == "split":
-            # each unit sees only its own pots: train unit by unit on its own inputs
+        if not rack.mask.all():
+            # each unit sees only its own pots (split, or no bias pot): train unit by unit on its own inputs
             weights = np.zeros(rack.mask.shape)
             sums = np.zeros((n_pres, code.n_units))
             for k in range(code.n_units):
@@ -458,6 +470,9 @@ class MarkI(ParamsMixin):
     def decision_function(self, cards) -> np.ndarray:
         """R-unit sums for each card (wipers at rest, with read noise): array (n, n_units).
 
+        With ``response.discrimination = "mean"`` each sum is divided by the unit's active
+        inputs (the μ-system's means).
+
         The cards are shown in the order given, from a dark-adapted retina (see
         :meth:`sense`): with photocell dynamics and light history on, a card's reading
         depends on the cards shown before it, as on the machine, so reordering the
@@ -468,15 +483,18 @@ class MarkI(ParamsMixin):
         cards = self._check_cards(cards)
         noise = self.spec.rack.wiper_noise
         weights, mask = self.weights_.T, self.rack_.mask.T.astype(float)
-        sums, scale = [], []
+        mean = self.spec.response.discrimination == "mean"
+        sums, counts = [], []
         for s_states in self._sensed_chunks(cards):            # memory for one chunk of cards
             x = with_bias(self.associate(s_states))
             sums.append(x @ weights)
-            if noise > 0:                                      # sigma * sqrt(active pots) per unit
-                scale.append(noise * np.sqrt(x @ mask))
+            if noise > 0 or mean:
+                counts.append(x @ mask)                        # active pots of each unit
         sums = np.concatenate(sums)
-        if noise > 0:
-            sums = sums + np.concatenate(scale) * self._noise_rng.standard_normal(sums.shape)
+        if noise > 0:                                          # sigma * sqrt(active pots) per unit
+            sums = sums + noise * np.sqrt(np.concatenate(counts)) * self._noise_rng.standard_normal(sums.shape)
+        if mean:                                               # μ-system: the mean of the active inputs
+            sums = sums / np.maximum(np.concatenate(counts), 1.0)
         return sums
 
     def predict(self, cards) -> np.ndarray:

@@ -94,6 +94,8 @@ class PotentiometerRack:
             for k in range(n_units):
                 self.mask[k, k * per:(k + 1) * per] = True
             self.mask[:, -1] = True                       # each R-unit keeps its bias pot
+        if not spec.bias:
+            self.mask[:, -1] = False                      # no bias pot: it never moves and adds 0
         self._full = bool(self.mask.all())
         self.gain = np.ones(shape) if gain is None else np.asarray(gain, float)
         self.p_from = np.zeros(shape)

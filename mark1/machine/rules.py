@@ -5,16 +5,23 @@ last), the R-units' targets and sums, and returns the commanded wiper travel of 
 pot (full-scale fractions, signed). The rack then decides what the hardware actually
 does with the command (speed, end stops, backlash, steps).
 
-``alpha``   error correction with a fixed increment: each R-unit that erred
-            (target * sum <= tie, see below) has the pots of the active A-units turned by
-            ``increment`` towards its target. Rosenblatt's α-system, bivalent.
-``gamma``   error correction in which active pots gain at the expense of inactive
-            ones: the erring unit's active pots move by ``increment`` towards the
-            target, its inactive pots move back so that the unit's total is conserved.
-``forced``  forced learning: every card reinforces every R-unit towards its target,
-            right or wrong.
-``lms``     Widrow and Hoff's LMS (the ADALINE's rule): every active pot of every
-            unit moves by ``lms_rate * (target - sum)``.
+The value systems (Rosenblatt 1958, Psych. Rev. 65:386-408), for a reinforced R-unit
+with ``n_active`` active pots (the bias pot counts when the rack has it):
+
+``alpha``   uncompensated gain: each active pot moves by ``increment`` towards the target.
+``beta``    constant feed: the unit's total moves by ``increment``, shared equally: each
+            active pot moves by ``increment / n_active``.
+``gamma``   active pots gain at the expense of inactive ones: the active pots move by
+            ``increment`` towards the target, the inactive ones back so that the unit's
+            total is conserved (a unit with no inactive pot does not move).
+``lms``     Widrow and Hoff's LMS (the ADALINE's rule): every active pot of every unit
+            moves by ``lms_rate * (target - sum)``, on every card.
+
+Which units are reinforced (the reinforcement, :data:`REINFORCEMENTS`): ``corrective``,
+only the units that erred (``target * sum <= tie``); ``forced``, every unit on every
+card towards the right response; ``spontaneous``, every unit on every card towards the
+code of the machine's own answer (the caller passes those targets). Monovalent values
+only gain: a command towards a target of -1 does not act.
 
 The tie rule
 ------------
@@ -34,10 +41,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["RULES", "RULE_CODES", "ALPHA", "GAMMA", "FORCED", "LMS", "alpha", "gamma", "forced", "lms",
-           "command_into", "erring", "tie_tolerance", "TIE_RTOL"]
+from mark1.exceptions import InputError
 
-ALPHA, GAMMA, FORCED, LMS = 0, 1, 2, 3
+__all__ = ["RULES", "RULE_CODES", "REINFORCEMENTS", "ALPHA", "BETA", "GAMMA", "LMS", "alpha", "beta", "gamma",
+           "lms", "command_into", "erring", "tie_tolerance", "TIE_RTOL"]
+
+ALPHA, BETA, GAMMA, LMS = 0, 1, 2, 3
+#: The reinforcements; all but ``corrective`` reinforce every unit on every card.
+REINFORCEMENTS = ("corrective", "forced", "spontaneous")
 
 #: Relative size of the tie zone: a sum within TIE_RTOL * increment * n_pots of 0 is 0.
 TIE_RTOL = 1e-9
@@ -69,16 +80,19 @@ def erring(targets: np.ndarray, sums: np.ndarray, tie: float = 0.0) -> np.ndarra
 
 
 @njit(cache=True)
-def command_into(out, rule, phi, targets, sums, mask, increment, lms_rate, tie):
+def command_into(out, rule, every, monovalent, phi, targets, sums, mask, increment, lms_rate, tie):
     """Write one presentation's commanded travel into ``out``; the number of pots that move.
 
     The one implementation of the rules (compiled, so the simulator's inner loop calls it
     too). ``out`` is (n_units, n_a + 1) float, overwritten; ``rule`` a code from
-    :data:`RULE_CODES`; the other arguments as for :func:`alpha`. The arithmetic is that
-    of the formulas in the module docstring: α moves an erring unit's active pots by
-    ``increment * target``; γ also moves its inactive pots by ``-increment * target *
-    n_active / n_inactive`` (nothing when no pot is inactive); forced moves every unit's
-    active pots; LMS moves them by ``lms_rate * (target - sum)``.
+    :data:`RULE_CODES`; ``every`` true reinforces every unit (forced or spontaneous
+    reinforcement; ``targets`` are then the right response's or the machine's own
+    answer's), false only the units that erred (corrective); ``monovalent`` true drops
+    commands towards a target of -1; the other arguments as for :func:`alpha`. The
+    arithmetic is that of the formulas in the module docstring: α moves a reinforced
+    unit's active pots by ``increment * target``; β by ``increment * target / n_active``;
+    γ also moves its inactive pots by ``-increment * target * n_active / n_inactive``
+    (nothing when no pot is inactive); LMS moves them by ``lms_rate * (target - sum)``.
     """
     n_units, n_in = out.shape
     moving = 0
@@ -87,12 +101,14 @@ def command_into(out, rule, phi, targets, sums, mask, increment, lms_rate, tie):
         erred = t * sums[u] <= tie
         if rule == LMS:
             step = lms_rate * (t - sums[u])
-        elif rule == FORCED or erred:
+        elif every or erred:
             step = increment * t
         else:
             step = 0.0
+        if monovalent and t <= 0.0:
+            step = 0.0                        # values only gain
         back = 0.0
-        if rule == GAMMA and step != 0.0:
+        if (rule == GAMMA or rule == BETA) and step != 0.0:
             n_act = 0
             n_inact = 0
             for i in range(n_in):
@@ -101,7 +117,9 @@ def command_into(out, rule, phi, targets, sums, mask, increment, lms_rate, tie):
                         n_act += 1
                     else:
                         n_inact += 1
-            if n_inact == 0:
+            if rule == BETA:
+                step = step / n_act if n_act > 0 else 0.0
+            elif n_inact == 0:
                 step = 0.0                    # nothing to take from
             else:
                 back = -(n_act / n_inact)
@@ -124,9 +142,15 @@ def command_into(out, rule, phi, targets, sums, mask, increment, lms_rate, tie):
 
 def _rule_function(code: int, name: str, doc: str):
     def rule(phi: np.ndarray, targets: np.ndarray, sums: np.ndarray, mask: np.ndarray,
-             increment: float, lms_rate: float = 0.0, tie: float = 0.0) -> np.ndarray:
+             increment: float, lms_rate: float = 0.0, tie: float = 0.0, *, reinforcement: str = "corrective",
+             valence: str = "bivalent") -> np.ndarray:
+        if reinforcement not in REINFORCEMENTS:
+            raise InputError(f"reinforcement: expected one of {', '.join(REINFORCEMENTS)}, got {reinforcement!r}")
+        if valence not in ("bivalent", "monovalent"):
+            raise InputError(f"valence: expected 'bivalent' or 'monovalent', got {valence!r}")
         out = np.zeros(mask.shape)
-        command_into(out, code, np.asarray(phi, np.bool_), np.asarray(targets, np.float64),
+        command_into(out, code, reinforcement != "corrective", valence == "monovalent", np.asarray(phi, np.bool_),
+                     np.asarray(targets, np.float64),
                      np.asarray(sums, np.float64), np.asarray(mask, np.bool_),
                      float(increment), float(lms_rate), float(tie))
         return out
@@ -141,15 +165,21 @@ _PARAMETERS = """
     phi : array of shape (n_a + 1,) bool
         A-unit outputs, bias unit last (always True).
     targets : array of shape (n_units,) in ±1
+        The right response's code (corrective, forced) or the machine's own answer's
+        (spontaneous).
     sums : array of shape (n_units,)
     mask : array of shape (n_units, n_a + 1) bool
         Which pots exist (the rack's topology).
     increment : float
-        Full-scale fraction per reinforcement (α, γ, forced).
+        Full-scale fraction per reinforcement (α, γ per active pot; β the unit's total).
     lms_rate : float
         Travel per unit of error (LMS).
     tie : float
         Half-width of the tie zone (:func:`tie_tolerance`).
+    reinforcement : {"corrective", "forced", "spontaneous"}
+        Corrective reinforces only the units that erred; the others every unit.
+    valence : {"bivalent", "monovalent"}
+        Monovalent drops every command towards a target of -1.
 
     Returns
     -------
@@ -174,13 +204,21 @@ gamma = _rule_function(GAMMA, "gamma", "γ error correction: the erring unit's t
                        "conserved.\n\n    A unit whose pots are all active has nothing to take from, so it "
                        "does not move.\n" + _PARAMETERS
                        + _EXAMPLE.format(name="gamma", sum=-0.1, result="array([[ 0.02, -0.04,  0.02]])"))
-forced = _rule_function(FORCED, "forced", "Forced learning: every unit is reinforced towards its target "
-                        "on every card.\n" + _PARAMETERS
-                        + _EXAMPLE.format(name="forced", sum=0.5, result="array([[0.02, 0.  , 0.02]])"))
 lms = _rule_function(LMS, "lms", "Widrow-Hoff LMS: travel ``lms_rate * (target - sum)`` for every "
                      "active pot.\n" + _PARAMETERS
                      + _EXAMPLE.format(name="lms", sum=0.5, result="array([[0.05, 0.  , 0.05]])"))
 
-RULES = {"alpha": alpha, "gamma": gamma, "forced": forced, "lms": lms}
+beta = _rule_function(BETA, "beta", "β: a constant total ``increment`` per reinforced unit, shared equally "
+                      "among its active pots.\n\n    Each active pot moves by ``increment / n_active`` towards "
+                      "the target (the bias pot counts).\n" + _PARAMETERS
+                      + _EXAMPLE.format(name="beta", sum=-0.1, result="array([[0.01, 0.  , 0.01]])")
+                      + """    >>> beta(phi, np.array([1]), np.array([0.5]), mask, increment=0.02,
+    ...      reinforcement="forced")                 # right, but forced: reinforced all the same
+    array([[0.01, 0.  , 0.01]])
+    >>> beta(phi, np.array([-1]), np.array([0.5]), mask, increment=0.02, valence="monovalent")
+    array([[0., 0., 0.]])
+""")
+
+RULES = {"alpha": alpha, "beta": beta, "gamma": gamma, "lms": lms}
 #: The rule codes :func:`command_into` takes, by name.
-RULE_CODES = {"alpha": ALPHA, "gamma": GAMMA, "forced": FORCED, "lms": LMS}
+RULE_CODES = {"alpha": ALPHA, "beta": BETA, "gamma": GAMMA, "lms": LMS}

@@ -272,6 +272,8 @@ class _SensoryPipeline:
         self.card_change, self.settle = t.card_change, t.settle
         self.nominal_lit = t.period - t.card_change
         self.noise = spec.rack.wiper_noise
+        self.mean = spec.response.discrimination == "mean"
+        self.divisor = np.ones((1, 1))
         self.rack = rack
         self.block = block
         self.size = block                 # current look-ahead, shrunk after a re-timing
@@ -295,6 +297,9 @@ class _SensoryPipeline:
         self.s, self.x = s, x
         # read noise of the sum of the active wipers of each unit (see PotentiometerRack.sums)
         self.noise_scale = self.noise * np.sqrt(self.rack.active_pots(x)) if self.noise > 0 else None
+        if self.mean:
+            # μ-system: each unit's sum is divided by its active inputs (a unit with none reads 0)
+            self.divisor = np.maximum(np.ascontiguousarray(self.rack.active_pots(x)), 1.0)
         self.s_active[first:stop] = np.count_nonzero(s, axis=1)
         self.a_active[first:stop] = np.count_nonzero(phi, axis=1)
         self.start, self.stop, self._ends = first, stop, ends
@@ -408,7 +413,13 @@ class _TrainingRun:
         self.env, self.progress, self.order = env, progress, order
         self.rule = RULES[tr.rule]
         self.rule_code = RULE_CODES[tr.rule]
-        self.error_driven = tr.rule in ("alpha", "gamma")
+        self.reinforcement, self.valence = tr.reinforcement, tr.valence
+        self.every = tr.reinforcement != "corrective"
+        self.monovalent = tr.valence == "monovalent"
+        self.spontaneous = tr.reinforcement == "spontaneous"
+        self.mean = spec.response.discrimination == "mean"
+        # the trainer acts only where a unit erred (corrective α, β, γ); else on every card
+        self.error_driven = not self.every and tr.rule != "lms"
         self.n = n = len(order)
         self.pipeline = _SensoryPipeline(retina, patchboard, light, order, spec, rack)
         self.full = trace.full
@@ -418,6 +429,8 @@ class _TrainingRun:
         # No overlap, no queue, nobody watching each card: every read finds the wipers at
         # rest, so whole blocks of presentations run in the compiled loop (_train_at_rest).
         self.at_rest = not (self.step_each or self.queued or tm.overlap)
+        if self.spontaneous and code.kind == "binary":
+            self.at_rest = False             # the compiled loop reads answers of single and one-per-class codes
         self.current = 0                                 # the presentation the motors' events belong to
         self.targets = code.targets.astype(float)
         self.labels = label_index[order]
@@ -442,6 +455,7 @@ class _TrainingRun:
         self.flat_state = [rack.gain.reshape(-1), rack.mask] + [
             a.reshape(-1) for a in (rack.p_from, rack.p_to, rack.t_start, rack.t_end, rack.last_dir)]
         self.command_buf = np.zeros(self.mask.shape)
+        self.code_kind = _CODE_KINDS.get(code.kind, -1)
 
     # -- the SimPy process ----------------------------------------------------------------
     def trainer(self):
@@ -520,8 +534,11 @@ class _TrainingRun:
         sums = seg.sums[k]
         t = self.targets[self.labels[q]]
         self.units_erred[q] = int(erring(t, sums, self.tie).sum())
+        if self.spontaneous:                   # reinforce the machine's own answer
+            t = self.targets[self.response[q]]
         self.phi_bool[:] = seg.x[k] > 0
-        command = self.rule(self.phi_bool, t, sums, self.mask, self.inc, self.lms_rate, tie=self.tie)
+        command = self.rule(self.phi_bool, t, sums, self.mask, self.inc, self.lms_rate, tie=self.tie,
+                            reinforcement=self.reinforcement, valence=self.valence)
         moving_pots = int(np.count_nonzero(command))
         self.pots_moved[q] = moving_pots
         if moving_pots:
@@ -561,7 +578,7 @@ class _TrainingRun:
         times = self.clock.card_change(np.arange(p, hi)) + self.read_at
         base = _resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], times, rack.t_ref, rack.rate)
         seg.fill(p, hi, x, base, self.noise, pipeline.noise_scale, row, self.targets, self.labels, self.code,
-                 self.tie)
+                 self.tie, pipeline.divisor if self.mean else None)
 
     def _read_one(self, p: int, t: float) -> None:
         """The sums of presentation ``p`` read at ``t`` while wipers move."""
@@ -569,7 +586,7 @@ class _TrainingRun:
         row = pipeline.ensure(p)
         x = pipeline.x[row:row + 1]
         self.seg.fill(p, p + 1, x, self.rack.sums(x[0], t)[None, :], self.noise, pipeline.noise_scale, row,
-                      self.targets, self.labels, self.code, self.tie)
+                      self.targets, self.labels, self.code, self.tie, pipeline.divisor if self.mean else None)
 
     def _run_block(self, p: int) -> tuple[int, bool]:
         """Presentations from ``p`` to the end of the sensed block or the first wait for
@@ -582,9 +599,11 @@ class _TrainingRun:
         kick = (pipeline.noise_scale[row:row + (hi - p)] * self.noise.get(p, hi) if self.noise is not None
                 else np.zeros((hi - p, n_units)))
         sums = np.empty((hi - p, n_units))
+        divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
         done, rack.busy_until, rack.t_ref, waits = _train_at_rest(
             x, kick, self.targets[self.labels[p:hi]], self.rule_code, self.inc, self.lms_rate, self.tie,
-            self.error_driven, p, self.clock.t_anchor, self.clock.p_anchor, self.period, self.read_at,
+            self.error_driven, self.every, self.monovalent, self.mean, divisor, self.spontaneous,
+            self.code_kind, self.targets, p, self.clock.t_anchor, self.clock.p_anchor, self.period, self.read_at,
             rack.rate, rack.t_ref, self.spec.rack.decay_time, rack.busy_until,
             *self.flat_state, rack.drive_constants,
             sums, self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi], self.command_buf)
@@ -698,10 +717,12 @@ class _Segment:
         self.gap = float(self.MIN)
         self.last = -1
 
-    def fill(self, p0, p1, x, base, noise, noise_scale, row, targets, labels, code, tie):
+    def fill(self, p0, p1, x, base, noise, noise_scale, row, targets, labels, code, tie, divisor=None):
         sums = base
         if noise is not None:
             sums = base + noise_scale[row:row + (p1 - p0)] * noise.get(p0, p1)
+        if divisor is not None:                  # μ-system: the mean of the active inputs
+            sums = sums / divisor[row:row + (p1 - p0)]
         self.start, self.stop, self.x, self.sums = p0, p1, x, sums
         self.any_err = erring(targets[labels[p0:p1]], sums, tie).any(axis=1)
         self.response = code.decode(sums)
@@ -754,8 +775,28 @@ def _resting_sums(x, p_to, n_units, times, t_ref, rate):
     return out
 
 
+#: The output codes whose answers the compiled loop reads itself (:func:`_answer`).
+_CODE_KINDS = {"single": 0, "one-per-class": 1}
+
+
+@_compiled
+def _answer(sums, kind, tie):
+    """The class the machine answers for one row of sums: :meth:`OutputCode.decode` of a
+    ``single`` (``kind`` 0) or ``one-per-class`` (1) code, the same comparisons, compiled."""
+    if kind == 0:
+        return 1 if sums[0] > tie else 0
+    best = sums[0]
+    for u in range(1, len(sums)):
+        best = max(best, sums[u])
+    for u in range(len(sums)):
+        if sums[u] >= best - tie:
+            return u
+    return 0
+
+
 @_compiled
 def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
+                   every, monovalent, mean, divisor, spontaneous, code_kind, code_targets,
                    p_first, t_anchor, p_anchor, period, read_at,
                    rate, t_ref, decay_time, busy_until,
                    gain, mask, p_from, p_to, t_start, t_end, last_dir, drive,
@@ -770,7 +811,11 @@ def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_drive
     next card waits: the caller shifts the clock and re-times the photocells).
 
     ``x`` (m, n_in) the A-unit outputs with bias of the block's presentations, from
-    presentation ``p_first``; ``kick`` and ``targets`` (m, n_units); ``mask`` the rack's
+    presentation ``p_first``; ``kick`` and ``targets`` (m, n_units); ``every``,
+    ``monovalent`` as :func:`mark1.rules.command_into` takes them; with ``mean`` each sum is
+    divided by ``divisor`` (m, n_units), the unit's active inputs (μ-system); with
+    ``spontaneous`` the rule aims at ``code_targets`` (k, n_units) of the answer read by
+    :func:`_answer` (``code_kind``), not at ``targets``; ``mask`` the rack's
     (n_units, n_in); ``gain``, ``p_from`` ... ``last_dir`` the rack's arrays, flat
     (written in place); ``sums``, ``units_erred``,
     ``pots_moved``, ``start`` (m, ...) outputs. Returns (presentations run, busy_until,
@@ -790,6 +835,8 @@ def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_drive
         erred = 0
         for u in range(n_units):
             sums[k, u] = acc[u] * f + kick[k, u]
+            if mean:
+                sums[k, u] = sums[k, u] / divisor[k, u]
             if targets[k, u] * sums[k, u] <= tie:
                 erred += 1
         if error_driven and erred == 0:
@@ -797,7 +844,9 @@ def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_drive
         units_erred[k] = erred
         for i in range(n_in):
             phi[i] = x[k, i] > 0
-        moving = command_into(command, rule, phi, targets[k], sums[k], mask, increment, lms_rate, tie)
+        aim = code_targets[_answer(sums[k], code_kind, tie)] if spontaneous else targets[k]
+        moving = command_into(command, rule, every, monovalent, phi, aim, sums[k], mask, increment, lms_rate,
+                              tie)
         pots_moved[k] = moving
         if moving == 0:
             continue

@@ -463,8 +463,9 @@ SCHEDULE_KEYS: dict[str, Key] = {
     "epochs": _k(_num(1, MAX_EPOCHS, integer=True), 10, "integer", "passes through the training cards"),
     "order": _k(_choice(("cyclic", "shuffled")), "cyclic", "string",
                 "'cyclic': the cards as given, classes alternating; 'shuffled': reshuffled each epoch"),
-    "rule": _k(_choice(("alpha", "gamma", "forced", "lms")), None, "string",
-               "learning rule, applied as the machine override trainer.rule"),
+    "rule": _k(_choice(("alpha", "beta", "gamma", "lms")), None, "string",
+               "learning rule (value system), applied as the machine override trainer.rule; forced learning "
+               "is trainer.reinforcement = 'forced'"),
 }
 
 TOP_KEYS: dict[str, Key] = {
