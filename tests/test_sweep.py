@@ -15,10 +15,11 @@ from PIL import Image
 
 import mark1.lab._sweep as sweep_mod
 from mark1 import cli
-from mark1.lab import parse_values, sweep
+from mark1.exceptions import InputError
+from mark1.lab import grid_sweep, parse_values, sweep
 from mark1.stimuli.cards import experiment_seeds
 from mark1.specs import SpecError
-from mark1.viz.studies import sweep_figure
+from mark1.viz.studies import grid_sweep_figure, sweep_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = str(ROOT / "scenes" / "demo.toml")
@@ -170,3 +171,139 @@ def test_decay_example_refuses_a_scene_shown_once(tmp_path):
     proc = subprocess.run([sys.executable, str(ROOT / "examples" / "decay.py"), "--scene", "e_vs_x", "--seeds", "1",
                            "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "schedule.epochs = 1" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# ----------------------------------------------------------------------------------------
+# training amount: schedule.epochs and until
+
+
+def test_epochs_values_and_until_are_parsed():
+    assert parse_values("schedule.epochs", "1,2,5,10,until") == [1, 2, 5, 10, "until:50"]
+    assert parse_values("schedule.epochs", ["until:20", 3]) == ["until:20", 3]
+
+
+@pytest.mark.parametrize("values, word", [("0,1", "'0'"), ("1,x", "'x'"), ("1,until:0", "until:0"),
+                                          ("1,until:x", "until:x"), ("1,2.5", "'2.5'")])
+def test_bad_epochs_values_name_the_key(values, word):
+    with pytest.raises(SpecError) as err:
+        parse_values("schedule.epochs", values)
+    assert "schedule.epochs" in str(err.value) and word in str(err.value)
+
+
+def test_until_stops_at_the_first_pass_without_a_mistake(tmp_path):
+    result = sweep(DEMO, "schedule.epochs", "1,3,10,until", seeds=2, out=tmp_path, figure=sweep_figure, **SMALL_RUN)
+    rows = read_csv(tmp_path / "sweep.csv")
+    assert list(rows[0]) == [*sweep_mod.SWEEP_FIELDS, "passes", "first_clean_pass"]
+    assert result.reference == 1                     # the scene's own 5 passes are not swept: the first value
+    by = {(r["value"], r["seed"]): r for r in result.records}
+    for seed in (0, 1):
+        until, ten = by[("until:50", seed)], by[("10", seed)]
+        assert until["first_clean_pass"] == until["passes"] == ten["first_clean_pass"]
+        assert by[("1", seed)]["passes"] == 1 and ten["passes"] == 10
+        if until["passes"] == 3:                     # the same machine as three passes, bit for bit
+            same = by[("3", seed)]
+            assert all(same[k] == until[k] for k in ("test_accuracy", "train_accuracy", "mistakes", "machine_time_s"))
+    assert "first pass without a training mistake" in result.table()
+    with Image.open(tmp_path / "sweep.png") as im:
+        assert im.size[0] > 300
+
+
+def test_until_records_no_clean_pass_when_the_cap_is_reached():
+    result = sweep(DEMO, "schedule.epochs", "1,until:1", seeds=1, **SMALL_RUN)
+    assert [(r["passes"], r["first_clean_pass"]) for r in result.records] == [(1, None), (1, None)]
+
+
+def test_epochs_override_cannot_sit_beside_a_swept_schedule():
+    with pytest.raises(InputError, match="epochs"):
+        sweep(DEMO, "schedule.epochs", "1,2", seeds=1, epochs=3, **SMALL_RUN)
+    one = sweep(DEMO, "rack.backlash", "0,0.01", seeds=1, epochs=2, **SMALL_RUN)
+    assert {r["passes"] for r in one.records} == {2}
+
+
+# ----------------------------------------------------------------------------------------
+# two parameters
+
+
+def test_grid_pairs_the_seeds_and_writes_both_columns(tmp_path):
+    result = grid_sweep(DEMO, "rack.step", "0.01,0.05", "schedule.epochs", "1,2", seeds=[0, 3], out=tmp_path,
+                        figure=grid_sweep_figure, **SMALL_RUN)
+    rows = read_csv(tmp_path / "grid.csv")
+    assert list(rows[0]) == list(sweep_mod.GRID_FIELDS)
+    assert [(r["value_a"], r["value_b"], int(r["seed"])) for r in rows] == [
+        (a, b, s) for a in ("0.01", "0.05") for b in ("1", "2") for s in (0, 3)]
+    assert {(r["param_a"], r["param_b"]) for r in rows} == {("rack.step", "schedule.epochs")}
+    for seed in ("0", "3"):
+        mine = [r for r in rows if r["seed"] == seed]
+        assert len({(r["seed_train"], r["seed_test"], r["seed_machine"], r["cards_sha256"]) for r in mine}) == 1
+    # rack.step cannot act on the continuous drive: the rows of a column are equal
+    test = result.grid("test")
+    assert test.shape == (2, 2) and (test[0] == test[1]).all()
+    assert result.reference == (0.01, 1)
+    assert "rack.step" in result.table() and "pots at stops" in result.table()
+    with Image.open(tmp_path / "grid.png") as im:
+        assert im.size[0] > 300 and im.size[1] > 200
+
+
+def test_grid_resume_runs_only_the_missing_job(tmp_path, monkeypatch):
+    first = grid_sweep(DEMO, "rack.wiper_noise", "0,0.01", "rack.backlash", "0,0.01", seeds=1, out=tmp_path,
+                       **SMALL_RUN)
+    (tmp_path / "jobs" / "a-0.01-b-0.0-seed-0000.json").unlink()
+    calls = []
+    real = sweep_mod._grid_job
+
+    def counting(*args):
+        calls.append(args[1:6])
+        return real(*args)
+
+    monkeypatch.setattr(sweep_mod, "_grid_job", counting)
+    again = grid_sweep(DEMO, "rack.wiper_noise", "0,0.01", "rack.backlash", "0,0.01", seeds=1, out=tmp_path,
+                       resume=True, **SMALL_RUN)
+    assert calls == [(0, "rack.wiper_noise", 0.01, "rack.backlash", 0.0)]
+    assert again.grid("test").tolist() == first.grid("test").tolist()
+
+
+def test_grid_counts_wipers_at_their_stops():
+    result = grid_sweep(DEMO, "trainer.increment", "0.02,0.5", "rack.decay_time", "30,inf", seeds=1, **SMALL_RUN)
+    stops = result.grid("pots_at_stops")
+    assert stops[0].tolist() == [0.0, 0.0] and stops[1, 1] > 0
+    assert all(0 <= r["max_wiper"] <= 1.0 and r["pots"] > 0 for r in result.records)
+
+
+def test_grid_refuses_one_key_twice():
+    with pytest.raises(InputError, match="twice"):
+        grid_sweep(DEMO, "rack.backlash", "0,0.01", "rack.backlash", "0,0.02", seeds=1, **SMALL_RUN)
+
+
+def test_cli_two_parameter_sweep_writes_its_files(tmp_path, capsys):
+    out = tmp_path / "grid"
+    status = cli.main(["sweep", DEMO, "--param", "rack.backlash", "--values", "0,0.02", "--param", "schedule.epochs",
+                       "--values", "1,until", "--seeds", "1", "--workers", "1", "--train-count", "8",
+                       "--test-count", "8", "--out", str(out)])
+    assert status == 0
+    assert "rack.backlash x schedule.epochs" in capsys.readouterr().out
+    assert {p.name for p in out.iterdir()} >= {"grid.csv", "grid.json", "grid.png", "jobs"}
+    assert len(read_csv(out / "grid.csv")) == 4
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--param", "rack.backlash", "--values", "0,1", "--param", "rack.backlash", "--values", "0,2"],
+     ["--param", "twice"]),
+    (["--param", "rack.backlash", "--values", "0,1", "--param", "rack.wiper_noise"], ["--values", "one --values"]),
+    (["--param", "rack.backlash", "--param", "rack.wiper_noise", "--values", "0,1"], ["--values", "one --values"]),
+    (["--param", "rack.backlash", "--values", "0,1", "--param", "rack.wiper_nois", "--values", "0,1"],
+     ["--param", "rack.wiper_noise"]),
+    (["--param", "a.b", "--values", "0,1", "--param", "c.d", "--values", "0,1", "--param", "e.f", "--values", "1,2"],
+     ["--param", "one or two"]),
+    (["--param", "rack.backlash", "--values", "0,1", "--param", "rack.wiper_noise", "--values", "0,1",
+      "--reference", "0"], ["--reference"]),
+    (["--param", "schedule.epochs", "--values", "1,0"], ["--values", "schedule.epochs"]),
+    (["--param", "schedule.epochs", "--values", "1,2", "--epochs", "3"], ["--epochs"]),
+])
+def test_cli_bad_two_parameter_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, words):
+    status = cli.main(["sweep", DEMO, *argv, "--out", str(tmp_path / "sw")])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    for w in words:
+        assert w in err
+    assert not (tmp_path / "sw").exists()

@@ -446,7 +446,7 @@ _GRID_PANELS = {"test": ("mean test accuracy (%)", 100.0, "{:.1f}"),
                 "pots_at_stops": ("pots at an end stop after training", 1.0, "{:.0f}")}
 
 
-def grid_sweep_figure(result: GridSweep, *, panels=("test", "learned_after", "machine_h"), out=None) -> Figure:
+def grid_sweep_figure(result: GridSweep, *, panels=None, out=None) -> Figure:
     """Heat maps of a two-parameter sweep: one panel per statistic, the mean written in each cell.
 
     Rows are the first parameter's values, columns the second's (in the order given;
@@ -455,8 +455,9 @@ def grid_sweep_figure(result: GridSweep, *, panels=("test", "learned_after", "ma
     Parameters
     ----------
     result : mark1.lab.GridSweep
-    panels : sequence of str
-        The statistics, one panel each: ``test`` (mean test accuracy, %), ``change``
+    panels : sequence of str, optional
+        The statistics, one panel each (default: ``test`` and ``learned_after``, and
+        ``machine_h`` when the machine time differs between cells): ``test`` (mean test accuracy, %), ``change``
         (paired change from the reference cell, points), ``learned_after``
         (presentations until the last training mistake), ``machine_h`` (hours),
         ``passes``, ``pots_at_stops`` (pots within 0.01 FS of ±1 after training).
@@ -477,6 +478,9 @@ def grid_sweep_figure(result: GridSweep, *, panels=("test", "learned_after", "ma
     >>> [t.get_text() for t in ax.texts], [t.get_text() for t in ax.get_yticklabels()]
     (['50.0', '62.5', '62.5', '62.5'], ['0', '0.05'])
     """
+    if panels is None:
+        hours = result.grid("machine_h")
+        panels = ["test", "learned_after"] + (["machine_h"] if np.nanmax(hours) - np.nanmin(hours) > 1e-9 else [])
     unknown = [p for p in panels if p not in _GRID_PANELS]
     if unknown or not panels:
         raise InputError(f"panels: expected some of {', '.join(_GRID_PANELS)}, got {list(panels)!r}")
@@ -528,12 +532,15 @@ def _outline(cell) -> Rectangle:
 
 
 def reenact_figure(result: Reenactment, *, out=None) -> Figure:
-    """Every scene on one accuracy axis: its band, its report, its seeds and their mean.
+    """Every scene on one accuracy axis: its band, its report, and each machine's mean.
 
-    One row per scene: the band (grey), the reported figure (black diamond; a
-    triangle for a lower bound), each seed's test accuracy (faint dots), the mean with
-    its 95 % interval (red when out of band, orange when unclear, green within) and
-    the digital learner's mean (open circle) and the ideal machine's (open square).
+    One row per scene: the band (grey; hatched where it is the project's own, for a
+    report without a number), the reported figure (black diamond; a triangle for a
+    lower bound), the analog machine's seeds (faint dots) and mean with its 95 %
+    interval, the other rack reading's mean (open triangle), the digital learner's
+    (open circle) and the IBM 704 perceptron's with its interval (square). The machine
+    the report is judged on is drawn filled, coloured by its verdict (red out of band,
+    orange unclear, green within); the label says what was scored (new cards or recall).
 
     Parameters
     ----------
@@ -553,39 +560,62 @@ def reenact_figure(result: Reenactment, *, out=None) -> Figure:
     >>> result = reenact(["scenes/e_vs_x.toml"], seeds=2, train_count=4, test_count=4)
     >>> ax = reenact_figure(result).axes[0]
     >>> [t.get_text() for t in ax.get_yticklabels()]
-    ['X vs E, rotation up to 30 degrees, 20 training cards']
+    ['X vs E, rotation up to 30 degrees, 20 training cards [new cards]']
     """
     rows = result.rows()
-    fig = new_figure(10.0, 1.4 + 0.5 * len(rows))
+    fig = new_figure(11.0, 1.6 + 0.55 * len(rows))
     ax = fig.add_subplot(1, 1, 1)
     colors = {"within": "tab:green", "unclear": "tab:orange", "OUT OF BAND": "tab:red"}
+    seen: set = set()
+
+    def once(label):
+        if label in seen:
+            return None
+        seen.add(label)
+        return label
+
     for i, (r, sc) in enumerate(zip(rows, result.scenes)):
         y = len(rows) - 1 - i
-        ax.fill_betweenx([y - 0.32, y + 0.32], r["band_low"] * 100, r["band_high"] * 100, color="0.85",
-                         linewidth=0, zorder=0, label="band of the report" if i == 0 else None)
-        acc = np.array([rec["test_accuracy"] for rec in sc.records]) * 100
-        ax.scatter(acc, np.full(len(acc), y - 0.15), s=9, color="0.45", alpha=0.5, zorder=1,
-                   label="one seed" if i == 0 else None)
-        c = colors[r["verdict"]]
-        err = None if math.isnan(r["low"]) else [[(r["mean"] - r["low"]) * 100], [(r["high"] - r["mean"]) * 100]]
-        ax.errorbar([r["mean"] * 100], [y], xerr=err, fmt="o", color=c, markersize=6, capsize=3, zorder=3)
-        ax.scatter([r["digital_mean"] * 100], [y + 0.17], s=28, facecolors="none", edgecolors="tab:blue",
-                   zorder=3, label="digital learner, mean" if i == 0 else None)
-        ax.scatter([r["ideal_mean"] * 100], [y + 0.17], s=28, marker="s", facecolors="none",
-                   edgecolors="tab:purple", zorder=3, label="ideal machine, mean" if i == 0 else None)
-        ax.scatter([r["reported"] * 100], [y], marker=">" if r["lower_bound"] else "D", s=40, color="k",
-                   zorder=4, label="reported" if i == 0 else None)
+        own = r["project_band"]
+        ax.fill_betweenx([y - 0.34, y + 0.34], r["band_low"] * 100, r["band_high"] * 100,
+                         facecolor="0.94" if own else "0.82", hatch="///" if own else None, edgecolor="0.7",
+                         linewidth=0.5 if own else 0, zorder=0,
+                         label=once("the project's band (no number reported)" if own else "band of the report"))
+        key = f"{r['scored']}_accuracy"
+        acc = np.array([rec[key] for rec in sc.records]) * 100
+        ax.scatter(acc, np.full(len(acc), y - 0.2), s=8, color="0.45", alpha=0.45, zorder=1,
+                   label=once("analog machine, one seed"))
+        for prefix, dy, marker, name in (("", 0.0, "o", "analog machine"), ("ideal_", 0.2, "s", "IBM 704 perceptron")):
+            m = r[f"{prefix}mean"]
+            if math.isnan(m):
+                continue
+            judged_here = r["primary"] == ("IBM 704" if prefix else "analog")
+            c = colors[r[f"{prefix}verdict"]] if judged_here else "0.35"
+            err = (None if math.isnan(r[f"{prefix}low"])
+                   else [[(m - r[f"{prefix}low"]) * 100], [(r[f"{prefix}high"] - m) * 100]])
+            ax.errorbar([m * 100], [y + dy], xerr=err, fmt=marker, color=c, markersize=6 if judged_here else 5,
+                        mfc=c if judged_here else "none", capsize=3, zorder=3,
+                        label=once(f"{name}, mean and 95 % interval"))
+        if not math.isnan(r["alt_mean"]):
+            ax.scatter([r["alt_mean"] * 100], [y], s=30, marker="^", facecolors="none", edgecolors="tab:brown",
+                       zorder=3, label=once("other rack reading, mean"))
+        ax.scatter([r["digital_mean"] * 100], [y - 0.2], s=28, facecolors="none", edgecolors="tab:blue",
+                   zorder=3, label=once("digital learner (same retina and wiring), mean"))
+        if r["reported"] is not None:
+            ax.scatter([r["reported"] * 100], [y], marker=">" if r["lower_bound"] else "D", s=40, color="k",
+                       zorder=4, label=once("reported"))
     for v, c in colors.items():
-        ax.errorbar([], [], xerr=[], fmt="o", color=c, label=f"simulated mean, 95 % interval: {v.lower()}")
+        ax.errorbar([], [], xerr=[], fmt="o", color=c, label=f"judged machine: {v.lower()}")
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([r["scene"] for r in reversed(rows)], fontsize=8)
+    ax.set_yticklabels([f"{r['scene']} [{'recall' if r['scored'] == 'train' else 'new cards'}]"
+                        for r in reversed(rows)], fontsize=8)
     ax.set_ylim(-0.6, len(rows) - 0.4)
-    lo = min([r["band_low"] for r in rows] + [np.min([rec["test_accuracy"] for sc in result.scenes
-                                                       for rec in sc.records])])
-    ax.set_xlim(max(0.0, math.floor(lo * 10) * 10 - 5), 101)
-    ax.set_xlabel("test accuracy (%)")
+    lows = [r["band_low"] for r in rows] + [rec[f"{r['scored']}_accuracy"] for r, sc in zip(rows, result.scenes)
+                                           for rec in sc.records]
+    ax.set_xlim(max(0.0, math.floor(min(lows) * 10) * 10 - 5), 101)
+    ax.set_xlabel("accuracy (%): on new cards, or recall of the trained cards where the report scored recall")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.set_title(f"simulated Mark I against the reported figures — {len(result.seeds)} seed(s)", fontsize=9)
+    ax.set_title(f"each report judged on the machine that made it — {len(result.seeds)} seed(s)", fontsize=9)
     fig.tight_layout()
     return _saved(fig, out, dpi=120, bbox_inches="tight")
