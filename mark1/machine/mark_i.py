@@ -383,7 +383,9 @@ class MarkI(ParamsMixin):
         tr = self.spec.trainer
         if tr.rule != "lms" or not len(history):
             return
-        active = int(history["a_active"].max()) + 1            # + the bias pot
+        active = int(history["a_active"].max()) + int(self.spec.rack.bias)     # + the bias pot
+        if self.spec.response.discrimination == "mean":
+            active = 1                      # a mean moves by lms_rate * (t - s) however many pots move
         if tr.lms_rate * active > 2:
             warnings.warn(f"trainer.lms_rate: {tr.lms_rate:g} x {active} active pots = "
                           f"{tr.lms_rate * active:.3g} > 2, so the LMS steps overshoot and the sums "

@@ -80,7 +80,8 @@ class Reading(NamedTuple):
         True wiper positions (full scale) at ``time`` of the pots that make each R-unit's
         sum: those of ``a_units``, then the bias pot. A pot the topology does not have
         reads 0 (``rack_.mask`` says which exist). Without read noise, each row times
-        the rack's mask adds up to the sum the trainer read.
+        the rack's mask adds up to the sum the trainer read (with
+        ``response.discrimination = "mean"``, that sum over the unit's active pots).
     """
 
     time: float
