@@ -2,21 +2,24 @@
 Did a slight decay of the pots speed learning?
 ==============================================
 
-Re-enact the one reported hardware claim: "a slight deliberate decay sped learning".
-The facts sheet (single-source) says the Mark I's potentiometers were made to relax
-slightly towards zero between presentations, and that this reportedly sped learning.
-How slight is not recorded. This example sweeps the decay's time constant
-``rack.decay_time`` on the documented Mark I (``scenes/alphabet.toml`` by default: 26
-letters, 512 A-units, 104 cards x 20 epochs; learning speed needs a scene that shows its
-cards more than once, and the X vs E scenes now show 20 or 60 distinct cards once each,
-as reported), from strong (30 s: a wiper loses 10 % of its
-position in one 3-s card cycle) through slight (300 s to 3,000 s: 1 % to 0.1 % per
-card) to none (inf), over paired seeds (the same cards and patch board for every
-value). "Sped learning" is measured as the presentations until the last training
+Test a withdrawn claim: "a slight deliberate decay sped learning". The project's facts
+sheet once said the Mark I's potentiometers were made to relax slightly towards zero
+between presentations and that this reportedly sped learning; issue 15 found no source for
+it and withdrew it (motor-driven pots hold their value; the only decay in the sources,
+Rosenblatt 1958 p. 404, is proportional to the value and belongs to spontaneous learning on
+the IBM 704), and the decay is now off by default (``rack.decay_time = inf``). The example
+stays as the measurement that goes with the withdrawal. It sweeps ``rack.decay_time`` on a
+scene that shows its cards more than once (``scenes/alphabet.toml`` by default: 26 letters,
+104 cards over several passes; learning speed needs repeated passes), from strong (30 s: a
+wiper loses 10 % of its position in one 3-s card cycle) through slight (300 s to 3,000 s:
+1 % to 0.1 % per card) to none (inf), over paired seeds (the same cards and patch board for
+every value). "Sped learning" is measured as the presentations until the last training
 mistake and the mistakes made while training (the schedule is fixed, so machine time
 only changes when the motors make the trainer wait); test accuracy is shown beside.
 Every change is paired against no decay, with a 95 % t-interval. The last line says
-what the simulation finds, whichever way it falls: a miss is a finding.
+what the simulation finds, whichever way it falls: a miss is a finding. Whether a decay
+helps once wipers sit at their end stops (larger increments) is the two-parameter sweep
+of docs/CALIBRATION.md, "Does a decay speed learning anywhere?".
 
 Run it with ``python examples/decay.py [--scene alphabet] [--seeds 10] [--out DIR]``.
 """

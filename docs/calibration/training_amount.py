@@ -1,0 +1,86 @@
+"""The training-amount study of docs/CALIBRATION.md ("How much training"): table and figure.
+
+Reads the sweeps of ``schedule.epochs`` made by
+
+    mark1 sweep scenes/SCENE.toml --param schedule.epochs --values 1,2,5,10,until --seeds 3 \\
+        --out runs/training/SCENE
+
+and prints the Markdown table, and draws ``docs/calibration/training_amount.png``:
+
+    python docs/calibration/training_amount.py [--runs runs/training]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import matplotlib
+
+from mark1.lab.stats import mean_interval
+from mark1.viz.figure import new_figure, save_figure
+
+matplotlib.use("Agg")
+
+SCENES = ("e_vs_x", "e_vs_x_any_rotation", "e_vs_f", "square_vs_diamond", "left_right_marks", "square_vs_circle",
+          "typefaces", "alphabet", "parity", "connectedness")
+HERE = Path(__file__).resolve().parent
+
+
+def paired(recs, a, b, key="test_accuracy"):
+    """Mean and 95 % interval of ``key`` at value ``a`` minus at value ``b``, seed by seed."""
+    at = {r["seed"]: r[key] for r in recs if r["value"] == a}
+    ref = {r["seed"]: r[key] for r in recs if r["value"] == b}
+    return mean_interval([at[s] - ref[s] for s in at if s in ref])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=Path, default=Path("runs/training"))
+    args = ap.parse_args()
+    fig = new_figure(9.0, 5.2)
+    ax = fig.add_subplot(1, 1, 1)
+    print("| scene | cards | 1 pass | 2 | 5 | 10 | until no error | passes needed | recall at 1 → until | "
+          "one pass costs (points) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name in SCENES:
+        path = args.runs / name / "sweep.json"
+        if not path.exists():
+            continue
+        data = json.loads(path.read_text())
+        rows = {r["value"]: r for r in data["summary"]}
+        recs = data["records"]
+        until = next(v for v in data["values"] if v.startswith("until"))
+        cap = until.split(":")[1]
+        passes = [int(v) for v in data["values"] if v != until]
+        cards = recs[0]["presentations"] // recs[0]["passes"]
+        cells = [f"{100 * rows[str(p)]['test_mean']:.1f}" if str(p) in rows else "–" for p in (1, 2, 5, 10)]
+        needed = [r["first_clean_pass"] for r in recs if r["value"] == until]
+        needed_text = ", ".join("> " + cap if n is None else str(n) for n in needed)
+        recall = {v: sum(r["train_accuracy"] for r in recs if r["value"] == v) / len(data["seeds"])
+                  for v in ("1", until)}
+        m, lo, hi = paired(recs, "1", until)
+        cost = f"{100 * m:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+        print(f"| {data['scene']} | {cards:,} | " + " | ".join(cells) + f" | {100 * rows[until]['test_mean']:.1f} | "
+              f"{needed_text} | {100 * recall['1']:.1f} → {100 * recall[until]:.1f} | {cost} |")
+        xs = passes + [max(passes) * 2]
+        ys = [100 * rows[str(p)]["test_mean"] for p in passes] + [100 * rows[until]["test_mean"]]
+        line, = ax.plot(xs[:-1], ys[:-1], "o-", markersize=4, label=data["scene"][:38])
+        ax.plot(xs[-2:], ys[-2:], ":", color=line.get_color())
+        ax.plot(xs[-1:], ys[-1:], "s", color=line.get_color(), markersize=6)
+    ax.set_xscale("log")
+    ax.set_xticks([1, 2, 5, 10, 20])
+    ax.set_xticklabels(["1", "2", "5", "10", "until no error\n(cap 50)"])
+    ax.minorticks_off()
+    ax.set_xlabel("passes over the training cards")
+    ax.set_ylabel("test accuracy (%), mean of 3 paired seeds")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    ax.set_title("How much training: test accuracy against passes over the same training cards", fontsize=10)
+    fig.tight_layout()
+    save_figure(fig, HERE / "training_amount.png", dpi=110)
+
+
+if __name__ == "__main__":
+    main()
