@@ -128,3 +128,34 @@ def number(pattern: str, text: str) -> float:
     m = re.search(pattern, text)
     assert m, f"no match for {pattern!r} in:\n{text}"
     return float(m.group(1))
+
+
+def test_ideal_environment(tmp_path):
+    """1958 conclusions 2 and 3: recall falls towards 0.5 with N_s, generalization stays at 0.5."""
+    text = run_example("ideal_environment.py", tmp_path, "--seeds", "3")
+    rows = [[float(v) for v in line.split()] for line in text.splitlines() if re.match(r"\s+\d+\s+0\.\d", line)]
+    recall, derived, general = [r[1] for r in rows], [r[3] for r in rows], [r[4] for r in rows]
+    assert len(rows) == 5
+    assert recall[0] > 0.85 and recall[-1] < 0.62 and recall == sorted(recall, reverse=True)
+    assert max(abs(a - b) for a, b in zip(recall, derived)) < 0.08        # near the curve derived from 1958
+    assert all(abs(g - 0.5) < 0.05 for g in general)
+    assert "generalization between" in text and "at chance (0.5) within 3 standard errors" in text
+    assert (tmp_path / "out" / "ideal_environment.png").is_file()
+
+
+def test_mu_vs_sigma(tmp_path):
+    """What the machine finds (not what 1958 says): μ and Σ alike in α and in γ in this setting."""
+    text = run_example("mu_vs_sigma.py", tmp_path, "--seeds", "4")
+    diffs = [float(d) for d in re.findall(r"μ - Σ = ([+-][\d.]+)", text)]
+    assert len(diffs) == 4 and all(abs(d) < 0.03 for d in diffs)
+    assert "NOT borne out" in text
+    assert (tmp_path / "out" / "mu_vs_sigma.png").is_file()
+
+
+def test_spontaneous_concepts(tmp_path):
+    """What the machine finds (not what 1958 says): every new stimulus goes to one response."""
+    text = run_example("spontaneous_concepts.py", tmp_path, "--seeds", "3")
+    assert number(r"decay 300 s: concept score ([\d.]+)", text) < 0.6
+    assert number(r"decay 300 s: concept score [\d.]+ .*busier response ([\d.]+)", text) > 0.95
+    assert "does NOT come out" in text and "why:" in text
+    assert (tmp_path / "out" / "spontaneous_concepts.png").is_file()
