@@ -146,6 +146,9 @@ class Scene:
         SceneError
             For a bad split, seed or count, or an unreadable image.
         """
+        st = self.settings.get(split) if isinstance(split, str) else None
+        if st is not None and st.second_font is not None:
+            return _two_faces(self, split, seed, count)
         return _stimuli(self, split, seed, count)
 
     def _folder(self, st: StimulusSettings, load: bool = False):
@@ -186,6 +189,31 @@ class Scene:
 
     def __repr__(self) -> str:
         return f"Scene({self.name!r}, path={self.path!r})"
+
+
+def _two_faces(scene: Scene, split: str, seed: int, count: int | None) -> Stimuli:
+    """A split printed in two faces: the first ``n - n // 2`` cards in ``font``, the rest in ``second_font``.
+
+    Each half is balanced over the classes and drawn as its own deck (the second from a
+    stream of its own), so the first half is the deck the split would give with one face.
+    """
+    st = scene.settings[split]
+    n = count if count is not None else (st.count if st.count is not None else 100)
+    if isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n < 2:
+        raise SceneError(scene.path, "count" if count is not None else f"{split}.count",
+                         f"expected at least 2 cards when {split} has a second_font (one per face), got {n}")
+    first = _stimuli(scene, split, seed, n - n // 2)
+    other = dataclasses.replace(scene, settings={**scene.settings,
+                                                 split: dataclasses.replace(st, font=st.second_font,
+                                                                            second_font=None)})
+    seed2 = int(np.random.SeedSequence([int(seed), 2]).generate_state(1, np.uint32)[0])
+    second = _stimuli(other, split, seed2, n // 2)
+    cards = np.concatenate([first.cards, second.cards.astype(first.cards.dtype)])
+    variation = {k: np.concatenate([v, second.variation[k]]) for k, v in first.variation.items()
+                 if k in second.variation}
+    variation["face"] = np.repeat([0, 1], [len(first.labels), len(second.labels)])
+    return Stimuli(cards=cards, labels=np.concatenate([first.labels, second.labels]),
+                   classes=first.classes, variation=variation)
 
 
 def load_scene(path) -> Scene:
@@ -309,6 +337,12 @@ def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_di
     rep = _check_table(path, "reported", data.get("reported", {}), REPORTED_KEYS)
     reported = Reported(**rep)
 
+    if reported.reading is not None and reported.machine == "mark1" and reported.reading == "ibm704":
+        raise SceneError(path, "reported.reading", "expected a Mark I reading (a name of mark1.specs.PRESETS "
+                                                   "other than 'ibm704') for a report of the Mark I, got 'ibm704'")
+    if reported.machine == "ibm704" and reported.reading not in (None, "ibm704"):
+        raise SceneError(path, "reported.reading", f"expected 'ibm704' for a report of the IBM 704, "
+                                                   f"got {reported.reading!r}")
     sch = _check_table(path, "schedule", data.get("schedule", {}), SCHEDULE_KEYS)
     schedule = Schedule(**sch)
     if reported.training == "distinct" and schedule.epochs != 1:
@@ -394,7 +428,9 @@ def _freeze(m):
 
 
 def _presets() -> dict[str, specs.MachineSpec]:
-    return {k: v for k, v in vars(specs).items() if isinstance(v, specs.MachineSpec) and k.isupper()}
+    """The machines a scene may name: the upper-case specs (MARK_I, SMALL) and every reading."""
+    named = {k: v for k, v in vars(specs).items() if isinstance(v, specs.MachineSpec) and k.isupper()}
+    return {**named, **specs.PRESETS}
 
 
 def _build_spec(path, preset: str, overrides: Mapping, rule) -> specs.MachineSpec:
@@ -497,12 +533,13 @@ def _resolve(path, base: Path, shared: Mapping, own: Mapping, split: str) -> Sti
     d["size"] = _SIZE_DEFAULT[source]
     d["count"] = None
     d.update(values)
-    if d["font"].startswith(MATPLOTLIB_FONT):        # a face shipped with matplotlib, by name
-        try:
-            d["font"] = font_file(d["font"])
-        except RenderError as e:
-            raise SceneError(path, origin.get("font", "stimuli.font"), e.reason) from None
-    for k in ("font", "folder"):
+    for k in ("font", "second_font"):
+        if d[k] is not None and d[k].startswith(MATPLOTLIB_FONT):        # a face shipped with matplotlib
+            try:
+                d[k] = font_file(d[k])
+            except RenderError as e:
+                raise SceneError(path, origin.get(k, f"stimuli.{k}"), e.reason) from None
+    for k in ("font", "folder", "second_font"):
         v = d[k]
         if v is not None and not (k == "font" and v == "default"):
             d[k] = _real_path(path, origin.get(k, f"stimuli.{k}"), base / os.path.expanduser(v))
@@ -510,7 +547,7 @@ def _resolve(path, base: Path, shared: Mapping, own: Mapping, split: str) -> Sti
         source=source, classes=d["classes"], count=d["count"], card_size=d["card_size"], font=d["font"],
         size=d["size"], stroke=d["stroke"], slant=d["slant"], fill=d["fill"], thickness=d["thickness"],
         folder=d["folder"], invert=d["invert"], subset=tuple(d["subset"]), predicate=d["predicate"],
-        blobs=tuple(d["blobs"]), jitter=jitter, origin=origin)
+        blobs=tuple(d["blobs"]), jitter=jitter, origin=origin, second_font=d["second_font"])
 
 
 def _real_path(path, key: str, p: Path) -> str:
@@ -566,13 +603,16 @@ def _validate_characters(path, st: StimulusSettings, key) -> None:
     """The stroke fits the size, the font is a readable file that draws every class, and the classes differ."""
     if st.stroke > st.size / 2:
         raise SceneError(path, key("stroke"), f"expected a stroke <= size / 2 = {st.size / 2:g}, got {st.stroke:g}")
-    _check_regular(path, key("font"), st.font, "font file")
-    check_font(st.font)
-    for c in st.classes:
-        missing = missing_characters(c, st.font)
-        if missing:
-            raise SceneError(path, key("classes"), f"expected characters the font can draw, got {c!r} "
-                                                    f"({missing[0]!r} is not in font {st.font!r})")
+    for fk, font in (("font", st.font), ("second_font", st.second_font)):
+        if font is None:
+            continue
+        _check_regular(path, key(fk), font, "font file")
+        check_font(font)
+        for c in st.classes:
+            missing = missing_characters(c, font)
+            if missing:
+                raise SceneError(path, key("classes"), f"expected characters the font can draw, got {c!r} "
+                                                        f"({missing[0]!r} is not in font {font!r})")
     k = oversample_for(st.card_size)
     masks = {c: glyph_mask(c, st.font, float(st.size), float(st.stroke), k) for c in st.classes}
     _distinct(path, key("classes"), masks)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from mark1.exceptions import SceneError
+from mark1.specs import PRESETS
 from mark1.stimuli.jitter import Jitter
 from mark1.stimuli.masks import SHAPES
 from mark1.stimuli.predicates import PREDICATES
@@ -26,6 +27,8 @@ __all__ = ["Schedule", "Reported", "Change", "StimulusSettings", "SOURCES", "SPL
 
 #: Kinds of card source.
 SOURCES = ("characters", "shapes", "folder", "marks", "parity")
+#: Which machine made a report, as the sources say (``reported.machine``).
+REPORT_MACHINES = ("mark1", "ibm704", "not named", "contradictory")
 #: The two splits a scene describes.
 SPLITS = ("train", "test")
 
@@ -96,6 +99,18 @@ class Reported:
         How the reported training amount reads: N different cards each shown once
         (the scene then shows its ``train.count`` cards for one epoch), N cards shown over
         several passes, or no amount reported (the scene's choice).
+    machine : {"mark1", "ibm704", "not named", "contradictory"}
+        Which machine made the report, as the sources say: the analog Mark I, a digital
+        IBM 704 simulation, no machine named, or sources that disagree.
+    scored : {"new", "recall"}
+        What the report scored: new cards (the scene's test split) or the trained cards
+        themselves (recall).
+    reading : str or None
+        The reading of the machine the report is judged on (a name of
+        :data:`mark1.specs.PRESETS`); None: the scene's own machine.
+    expect : {"learned", "chance"} or None
+        For a report without a number: what it leads one to expect (learned; near chance,
+        Minsky and Papert's predicates). The re-enactment gives it the project's own band.
 
     Examples
     --------
@@ -103,6 +118,8 @@ class Reported:
     >>> reported = load_scene("scenes/e_vs_x.toml").reported
     >>> reported.value, reported.training, reported.note
     (1.0, 'distinct', 'reported as 100 % correct on test')
+    >>> reported.machine, reported.scored, reported.reading
+    ('not named', 'new', 'mark1-4096')
     """
 
     source: str = ""
@@ -110,6 +127,10 @@ class Reported:
     value: float | None = None
     note: str = ""
     training: str = "unreported"
+    machine: str = "not named"
+    scored: str = "new"
+    reading: str | None = None
+    expect: str | None = None
 
 
 @dataclass(frozen=True)
@@ -153,7 +174,7 @@ class StimulusSettings:
         Cards in the split (None: the default, 100, or a folder's every image once).
     card_size : int
         Card side in pixels.
-    font, size, stroke, slant, fill, thickness, folder, invert, subset, predicate, blobs
+    font, size, stroke, slant, fill, thickness, folder, invert, subset, predicate, blobs, second_font
         The source's settings (``scenes/README.md``; sizes in card pixels, angles in degrees).
     jitter : Jitter
         The per-card variation.
@@ -187,6 +208,7 @@ class StimulusSettings:
     blobs: tuple
     jitter: Jitter
     origin: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    second_font: str | None = None
 
     def key_of(self, setting: str, split: str) -> str:
         """The key path of the file that set ``setting`` (a setting name, ``"jitter.NAME"`` or
@@ -397,6 +419,10 @@ STIMULUS_KEYS: dict[str, Key] = {
     "font": _k(_str(nonempty=True, what="'default' or the path of a TTF/OTF file", max_len=4096), "default",
                "string",
                "characters: 'default' (Pillow's bundled font) or a font file, relative to the scene file"),
+    "second_font": _k(_str(nonempty=True, what="the path of a TTF/OTF file or 'matplotlib:NAME'", max_len=4096),
+                      None, "string",
+                      "characters: a second face in the same split; the second half of the split's cards "
+                      "(count // 2, balanced over the classes, drawn from their own stream) are printed in it"),
     "size": _k(_num(1, 2 * MAX_CARD, unit="card pixels"), None, "number",
                "font size / shape size / mark side / blob diameter, in card pixels "
                "(default 40 / 36 / 8 / 8)"),
@@ -457,6 +483,15 @@ REPORTED_KEYS: dict[str, Key] = {
     "training": _k(_choice(("distinct", "repeated", "unreported")), "unreported", "string",
                    "how the reported training amount reads: 'distinct' (N different cards, each shown once: "
                    "schedule.epochs must be 1), 'repeated' (N cards x epochs) or 'unreported'"),
+    "machine": _k(_choice(REPORT_MACHINES), "not named", "string",
+                  "which machine made the report, as the sources say: " + ", ".join(map(repr, REPORT_MACHINES))),
+    "scored": _k(_choice(("new", "recall")), "new", "string",
+                 "what the report scored: 'new' cards (the test split) or 'recall' of the trained cards"),
+    "reading": _k(_choice(tuple(PRESETS)), None, "string",
+                  "the reading the report is judged on, a name of mark1.specs.PRESETS (default: the scene's "
+                  "machine)"),
+    "expect": _k(_choice(("learned", "chance")), None, "string",
+                 "a report without a number: 'learned' or 'chance' (near 0.5); judged on the project's own band"),
 }
 
 SCHEDULE_KEYS: dict[str, Key] = {
@@ -494,7 +529,7 @@ KEYS: list[str] = (
 
 # which stimulus keys each source uses
 _USES = {
-    "characters": {"classes", "card_size", "font", "size", "stroke", "slant"},
+    "characters": {"classes", "card_size", "font", "size", "stroke", "slant", "second_font"},
     "shapes": {"classes", "card_size", "size", "fill", "thickness", "slant"},
     "folder": {"classes", "card_size", "folder", "invert", "subset"},
     "marks": {"card_size", "size"},
