@@ -442,6 +442,7 @@ _GRID_PANELS = {"test": ("mean test accuracy (%)", 100.0, "{:.1f}"),
                 "change": ("paired change in test accuracy (points)", 100.0, "{:+.1f}"),
                 "learned_after": ("presentations until the last training mistake", 1.0, "{:.0f}"),
                 "machine_h": ("machine time (hours)", 1.0, "{:.2f}"),
+                "mistakes": ("training mistakes (presentations answered wrongly)", 1.0, "{:.0f}"),
                 "passes": ("passes trained", 1.0, "{:.1f}"),
                 "pots_at_stops": ("pots at an end stop after training", 1.0, "{:.0f}")}
 
@@ -459,7 +460,7 @@ def grid_sweep_figure(result: GridSweep, *, panels=None, out=None) -> Figure:
         The statistics, one panel each (default: ``test`` and ``learned_after``, and
         ``machine_h`` when the machine time differs between cells): ``test`` (mean test accuracy, %), ``change``
         (paired change from the reference cell, points), ``learned_after``
-        (presentations until the last training mistake), ``machine_h`` (hours),
+        (presentations until the last training mistake), ``mistakes`` (while training), ``machine_h`` (hours),
         ``passes``, ``pots_at_stops`` (pots within 0.01 FS of ±1 after training).
     out : str or path-like, optional
         Where to save the figure (PNG unless the ending says otherwise), atomically.
@@ -527,8 +528,8 @@ def grid_sweep_figure(result: GridSweep, *, panels=None, out=None) -> Figure:
 
 
 def _outline(cell) -> Rectangle:
-    """A black frame around the heat map's cell (row, column)."""
-    return Rectangle((cell[1] - 0.5, cell[0] - 0.5), 1, 1, fill=False, edgecolor="k", linewidth=2)
+    """A red frame around the heat map's cell (row, column): it shows on every colour map."""
+    return Rectangle((cell[1] - 0.48, cell[0] - 0.48), 0.96, 0.96, fill=False, edgecolor="tab:red", linewidth=2)
 
 
 def reenact_figure(result: Reenactment, *, out=None) -> Figure:
