@@ -31,10 +31,12 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import sys
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sphinx.pycode import ModuleAnalyzer
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -246,17 +248,35 @@ def resolve_alias(app, env, node, contnode):
     return None
 
 
-def drop_type_docstring(app, what, name, obj, options, lines) -> None:
-    """``autodoc-process-docstring``: a constant without a ``#:`` comment says nothing.
+def _comment_doc(obj, attr: str, package: str) -> list[str]:
+    """The ``#:`` comment of ``attr`` in whichever module of ``package`` assigns ``obj`` to it."""
+    for mname, module in sorted(sys.modules.items()):
+        if not (mname == package or mname.startswith(package + ".")) or getattr(module, attr, None) is not obj:
+            continue
+        try:
+            docs = ModuleAnalyzer.for_module(mname).find_attr_docs()
+        except Exception:  # noqa: BLE001 - no source (compiled, frozen): look elsewhere
+            continue
+        if ("", attr) in docs:
+            return list(docs[("", attr)])
+    return []
 
-    autodoc falls back to the docstring of the value's type (``int([x]) -> integer``,
-    ``MachineSpec``'s), which would describe the type, not the constant.
+
+def constant_docstring(app, what, name, obj, options, lines) -> None:
+    """``autodoc-process-docstring``: a constant's own ``#:`` comment, wherever it was written.
+
+    autodoc reads ``#:`` comments only in the module a constant is documented in, and
+    otherwise falls back to the docstring of the value's type (``int([x]) -> integer``,
+    ``MachineSpec``'s), which describes the type, not the constant. A constant whose home
+    is a package that hands it on from a module (private or not) gets the comment
+    written in that module; one with no comment anywhere gets no text.
     """
     if what not in ("data", "attribute") or inspect.isclass(obj) or inspect.isroutine(obj):
         return
     own = inspect.getdoc(type(obj))
-    if own and "\n".join(lines).strip() == own.strip():
-        lines.clear()
+    if lines and not (own and "\n".join(lines).strip() == own.strip()):
+        return                                    # a comment autodoc found itself
+    lines[:] = _comment_doc(obj, name.rpartition(".")[2], app.config.apigen_package) if what == "data" else []
 
 
 def write_if_changed(path: Path, text: str) -> None:
@@ -312,5 +332,5 @@ def setup(app):
     app.add_config_value("apigen_order", [], "env")
     app.connect("config-inited", generate)
     app.connect("missing-reference", resolve_alias)
-    app.connect("autodoc-process-docstring", drop_type_docstring, priority=100)   # before numpydoc
+    app.connect("autodoc-process-docstring", constant_docstring, priority=100)   # before numpydoc
     return {"parallel_read_safe": True, "parallel_write_safe": True}
