@@ -18,7 +18,7 @@ from mark1.machine.retina import Retina
 from mark1.stimuli import load_scene, render_characters, render_predicate, scene_cards, scene_from_dict
 from mark1.stimuli.fonts import font_file
 from mark1.stimuli.masks import glyph_mask, oversample_for
-from mark1.stimuli.schema import Change
+from mark1.stimuli.schema import REPORT_MACHINES, Change
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted((ROOT / "scenes").glob("*.toml"))
@@ -82,7 +82,7 @@ N_TRAIN, N_TEST = 300, 600
 CHANCE_BOUND = 0.5 + 3 * 0.5 / math.sqrt(N_TEST)
 
 
-@pytest.mark.parametrize("stem", ["parity", "connectedness"])
+@pytest.mark.parametrize("stem", ["parity", "connectedness", "parity_points"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_ink_and_lit_photocells_alone_score_chance_on_predicates(stem, seed):
     scene = load_scene(ROOT / "scenes" / f"{stem}.toml")
@@ -186,13 +186,68 @@ def test_a_scene_names_a_matplotlib_face_portably():
 def test_the_second_typeface_is_another_face_at_the_same_size_and_weight():
     scene = load_scene(ROOT / "scenes" / "typefaces.toml")
     tr, te = scene.settings["train"], scene.settings["test"]
-    assert tr.font == "default" and te.font == font_file("matplotlib:DejaVuSerif.ttf")
+    # the Navy caption: letters of a second face *added* to the problem, so both splits hold both faces
+    for st in (tr, te):
+        assert st.font == "default" and st.second_font == font_file("matplotlib:DejaVuSerif.ttf")
     assert (tr.size, tr.stroke, tr.slant) == (te.size, te.stroke, te.slant)
     k = oversample_for(tr.card_size)
     for c in ("A", "E", "R"):
         a = glyph_mask(c, tr.font, tr.size, tr.stroke, k).array
-        b = glyph_mask(c, te.font, te.size, te.stroke, k).array
+        b = glyph_mask(c, tr.second_font, tr.size, tr.stroke, k).array
         assert a.shape != b.shape or not np.allclose(a, b)
+    train = scene.stimuli("train", seed=0, count=52)
+    assert list(train.variation["face"]) == [0] * 26 + [1] * 26
+    assert list(train.labels[:26]) == list(train.labels[26:])            # every letter in both faces
+    first = scene.stimuli("train", seed=0, count=52).cards[:26]
+    assert not np.allclose(first, train.cards[26:])
+
+
+# ---------------------------------------------------------------------------------------
+# each report read as its source reads (issue 15)
+
+
+def test_every_report_says_which_machine_made_it_and_what_was_scored():
+    for path in SHIPPED:
+        rep = raw(path).get("reported", {})
+        if path.stem == "demo":
+            continue
+        assert rep.get("machine") in REPORT_MACHINES, path.name
+        assert rep.get("scored") in ("new", "recall"), path.name
+    # the Navy caption: recall of the trained letters once training is completed, on the Mark I
+    for stem in ("alphabet", "typefaces"):
+        scene = load_scene(ROOT / "scenes" / f"{stem}.toml")
+        assert scene.reported.machine == "mark1" and scene.reported.scored == "recall"
+        assert scene.reported.reading == scene.preset == specs.BEST_READING
+    # 1,000 A-units is not the 512-unit Mark I: judged on a digital perceptron of that size
+    for stem in ("e_vs_f", "square_vs_diamond"):
+        scene = load_scene(ROOT / "scenes" / f"{stem}.toml")
+        assert scene.reported.reading == "ibm704" and scene.machine_spec().patchboard.n_associators == 1000
+    assert load_scene(ROOT / "scenes" / "left_right_marks.toml").reported.machine == "ibm704"
+
+
+def test_square_vs_circle_in_thick_outlines_and_the_solid_variant_kept():
+    thick = load_scene(ROOT / "scenes" / "square_vs_circle.toml")
+    solid = load_scene(ROOT / "scenes" / "square_vs_circle_solid.toml")
+    assert thick.settings["train"].fill == "outline" and thick.settings["train"].thickness >= 6
+    assert solid.settings["train"].fill == "solid"
+    for s in (thick, solid):
+        assert s.reported.machine == "contradictory" and s.reported.value == pytest.approx(0.998)
+
+
+def test_no_claim_that_the_mark_i_is_diameter_limited():
+    for path in SHIPPED:
+        text = " ".join(path.read_text().split()).lower()
+        assert "by a diameter-limited perceptron" not in text, path.name
+        assert "mark i is not one" in text or "diameter-limited" not in text, path.name
+
+
+def test_lit_points_parity_counts_the_s_units_that_fire_under_the_ideal_retina():
+    scene = load_scene(ROOT / "scenes" / "parity_points.toml")
+    cards = scene.stimuli("train", seed=1, count=60)
+    fired = Retina(specs.MARK_I.ideal().retina).sense_static(cards.cards).sum(axis=1)
+    assert list(fired) == list(cards.variation["points"])
+    assert all((k % 2 == 1) == (lab == "odd") for k, lab in zip(fired, cards.labels))
+    assert "blob count" in load_scene(ROOT / "scenes" / "parity.toml").name
 
 
 # ---------------------------------------------------------------------------------------

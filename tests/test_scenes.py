@@ -13,7 +13,7 @@ import pytest
 
 from mark1 import specs
 from mark1.exceptions import SceneError
-from mark1.stimuli import load_scene, schema, shipped_scenes
+from mark1.stimuli import load_scene, scene_from_dict, schema, shipped_scenes
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted((ROOT / "scenes").glob("*.toml"))
@@ -107,10 +107,24 @@ def test_demo_is_small_and_reenactments_name_their_targets():
         assert "fail" in p.description and "fail" in p.reported.note
 
 
-def test_typefaces_test_split_uses_a_different_face():
+def test_typefaces_splits_hold_a_second_face():
     scene = load_scene(ROOT / "scenes" / "typefaces.toml")
-    tr, te = scene.settings["train"], scene.settings["test"]
-    assert tr.font != te.font                      # another face: the glyphs differ (tests/test_scene_fidelity.py)
+    for st in (scene.settings["train"], scene.settings["test"]):
+        assert st.second_font is not None and st.font != st.second_font   # another face (test_scene_fidelity.py)
+
+
+def test_reported_keys_are_checked_with_one_line_errors():
+    base = {"stimuli": {"classes": ["X", "E"]}}
+    for key, bad in (("machine", "mk1"), ("scored", "train"), ("reading", "mark1"), ("expect", "maybe")):
+        with pytest.raises(SceneError) as e:
+            scene_from_dict({**base, "reported": {key: bad}}, path="s.toml")
+        assert e.value.key == f"reported.{key}" and len(str(e.value).splitlines()) == 1
+    with pytest.raises(SceneError) as e:
+        scene_from_dict({**base, "reported": {"machine": "ibm704", "reading": "mark1-4096"}}, path="s.toml")
+    assert e.value.key == "reported.reading"
+    s = scene_from_dict({**base, "machine": {"preset": "mark1-512-split"},
+                         "reported": {"machine": "mark1", "scored": "recall", "reading": "mark1-512-split"}})
+    assert s.machine_spec().rack.topology == "split" and s.reported.scored == "recall"
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,14 +1,24 @@
-"""Re-enactment: every scene with a reported figure, over seeds, against its report.
+"""Re-enactment: every catalog scene, over seeds, judged on the machine that made its report.
 
-``mark1 reenact [SCENES...] --seeds N`` trains each scene's machine and, beside it on
-the same cards and wiring, the digital learner (``spec.digital()``: the same retina and
-patch board, an ideal rack) and the textbook perceptron (``spec.ideal()``, as an IBM 704
-simulation would be), on N seeds, and writes one page:
-Markdown and a summary figure on a common accuracy axis
-(:func:`mark1.viz.studies.reenact_figure`). Per scene: the reported
-figure and its source, the simulated mean with its 95 % t-interval, the fraction of
-seeds meeting the report, machine hours, a verdict against the report's band and,
-for a miss, a line on what may explain it.
+``mark1 reenact [SCENES...] --seeds N`` trains, for each scene and seed, on the same
+cards and patch board (so the same wiring):
+
+* the scene's **analog** machine (its ``[machine]``: a Mark I reading of
+  :data:`mark1.specs.PRESETS`),
+* the **other rack reading** of that machine (4,096 pots all-to-all against 512 pots
+  split among the R-units), where the A-units divide among the R-units,
+* the **digital** learner (``spec.digital()``: the same retina and patch board, an
+  ideal rack), the paired comparison that prices the rack,
+* the **IBM 704** perceptron of the same size (``spec.ideal()``: every non-ideality off,
+  ideal retina, the ``ibm704`` reading),
+
+and tests on the same φ whether the training cards are separable at all (least squares
+on φ, and a long run of the digital perceptron). A report is judged on the machine the
+sources say made it (``reported.machine`` and ``reported.reading``: the analog machine for
+a Mark I report, the IBM 704 perceptron for a 704 report, both side by side where the
+attribution is contradictory or no machine is named), on what the report scored
+(``reported.scored``: new cards, or recall of the trained cards). One page, Markdown and a
+figure (:func:`mark1.viz.studies.reenact_figure`).
 
 The band of a report
 --------------------
@@ -17,12 +27,18 @@ value ``v`` is read as the band ``[v - tolerance, v + tolerance]`` (clipped to
 [0, 1]; ``tolerance`` 0.05 by default, about the 95 % sampling error of an accuracy
 near 90 % measured on 100 test cards). A report that is a lower bound ("more than
 80 %": the scene's ``[reported]`` note or conditions say "more than", "at least" or
-"lower bound") is read as ``[v, 1]``. A seed *meets the report* when its test accuracy
-is at or above the band's low end. The verdict of a scene:
+"lower bound") is read as ``[v, 1]``. A report without a number has the project's own
+band, labelled so: ``expect = "learned"`` is [90 %, 100 %], ``expect = "chance"`` (Minsky
+and Papert's predicates) [40 %, 60 %]. A seed *meets the report* when its accuracy is at
+or above the band's low end. The verdict of one machine on a scene:
 
 ``within``       the simulated mean lies in the band;
 ``OUT OF BAND``  the 95 % interval of the mean lies entirely outside it (flagged);
 ``unclear``      the mean lies outside but its interval reaches into the band.
+
+Explanations are checked: "does not separate" only when least squares on φ and a long
+perceptron run both fall short of 100 % on the training cards; "the rack costs N points"
+only when the paired analog-digital difference's 95 % interval excludes 0.
 """
 
 from __future__ import annotations
@@ -43,27 +59,61 @@ from mark1.lab._common import check_figure, count_option, csv_text, draw, write_
 from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref, seed_list
 from mark1.lab.stats import clip_interval, mean_interval
 from mark1.machine.mark_i import MarkI
+from mark1.specs import BEST_READING
 from mark1.stimuli.cards import experiment_seeds
 from mark1.stimuli.scenes import SCENES_DIR, load_scene
 
-__all__ = ["reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog"]
+__all__ = ["reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog", "judged"]
 
 #: Half-width of the band around a reported value (fraction of accuracy).
 DEFAULT_TOLERANCE = 0.05
 
+#: The project's own bands for reports without a number (``reported.expect``), fractions.
+EXPECT_BANDS = {"learned": (0.90, 1.0), "chance": (0.40, 0.60)}
+
+#: The learners of one job, by prefix of their fields: analog, other rack reading, digital, IBM 704.
+LEARNERS = {"": "analog", "alt_": "other rack reading", "digital_": "digital", "ideal_": "IBM 704"}
+
 #: Columns of ``reenact.csv``: one row per (scene, seed).
 REENACT_FIELDS = ("scene_file", "seed", "train_cards", "test_cards", "test_accuracy", "train_accuracy",
                   "machine_time_s",
+                  "alt_test_accuracy", "alt_train_accuracy",
                   "digital_test_accuracy", "digital_train_accuracy",
-                  "ideal_test_accuracy", "ideal_train_accuracy", "wall_time_s",
+                  "ideal_test_accuracy", "ideal_train_accuracy",
+                  "ls_train_accuracy", "long_train_accuracy", "long_epochs", "wall_time_s",
                   "seed_train", "seed_test", "seed_machine")
+
+#: Most card presentations of the long perceptron run of the separability test.
+LONG_PRESENTATIONS = 100_000
+#: Most passes of that run.
+LONG_EPOCHS = 200
 
 _LOWER_BOUND = re.compile(r"more than|at least|lower bound", re.IGNORECASE)
 
 
 def _is_lower_bound(reported) -> bool:
     """Whether a scene's report is a lower bound ("more than 80 %")."""
-    return bool(_LOWER_BOUND.search(f"{reported.note} {reported.conditions}"))
+    return reported.value is not None and bool(_LOWER_BOUND.search(f"{reported.note} {reported.conditions}"))
+
+
+def judged(reported) -> bool:
+    """Whether a report can be judged: it has a value, or an expectation (``reported.expect``).
+
+    Parameters
+    ----------
+    reported : mark1.stimuli.scenes.Reported
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from mark1.stimuli.scenes import Reported
+    >>> judged(Reported(value=0.9)), judged(Reported(expect="chance")), judged(Reported())
+    (True, True, False)
+    """
+    return reported.value is not None or reported.expect is not None
 
 
 def band(reported, tolerance: float = DEFAULT_TOLERANCE) -> tuple[float, float]:
@@ -71,7 +121,8 @@ def band(reported, tolerance: float = DEFAULT_TOLERANCE) -> tuple[float, float]:
 
     ``[value - tolerance, value + tolerance]`` clipped to [0, 1], or ``[value, 1]`` for
     a lower bound ("more than", "at least" or "lower bound" in the report's note or
-    conditions).
+    conditions); for a report without a number, the project's band of its expectation
+    (:data:`EXPECT_BANDS`).
 
     Parameters
     ----------
@@ -88,7 +139,7 @@ def band(reported, tolerance: float = DEFAULT_TOLERANCE) -> tuple[float, float]:
     Raises
     ------
     InputError
-        For a report without a value.
+        For a report with neither a value nor an expectation.
 
     Examples
     --------
@@ -97,10 +148,14 @@ def band(reported, tolerance: float = DEFAULT_TOLERANCE) -> tuple[float, float]:
     (0.85, 0.95)
     >>> band(Reported(value=0.8, note="reported as more than 80 %"))
     (0.8, 1.0)
+    >>> band(Reported(expect="chance"))
+    (0.4, 0.6)
     """
     v = reported.value
     if v is None:
-        raise InputError("reported.value: the scene reports no figure, so it has no band")
+        if reported.expect is not None:
+            return EXPECT_BANDS[reported.expect]
+        raise InputError("reported.value: the scene reports no figure and no expectation, so it has no band")
     if _is_lower_bound(reported):
         return float(v), 1.0
     return max(0.0, v - tolerance), min(1.0, v + tolerance)
@@ -112,7 +167,7 @@ def verdict(mean: float, low: float, high: float, band_: tuple[float, float]) ->
     Parameters
     ----------
     mean, low, high : float
-        The simulated mean test accuracy and its 95 % interval (fractions); NaN ends
+        The simulated mean accuracy and its 95 % interval (fractions); NaN ends
         with one seed, where the mean alone decides (outside the band is out of band).
     band_ : (float, float)
         The band of the report (:func:`band`).
@@ -138,7 +193,9 @@ def verdict(mean: float, low: float, high: float, band_: tuple[float, float]) ->
 
 
 def catalog(folder=None) -> list[Path]:
-    """The scene files in ``folder`` (default: the shipped scenes) that report a figure.
+    """The scene files in ``folder`` (default: the shipped scenes) with a report to judge.
+
+    A reported figure, or an expectation (:func:`judged`); the demonstration is neither.
 
     Parameters
     ----------
@@ -152,22 +209,50 @@ def catalog(folder=None) -> list[Path]:
 
     Examples
     --------
-    >>> [p.name for p in catalog()][:2]
-    ['alphabet.toml', 'e_vs_f.toml']
+    >>> [p.name for p in catalog()][:3]
+    ['alphabet.toml', 'connectedness.toml', 'e_vs_f.toml']
     """
     folder = Path(folder) if folder is not None else Path(SCENES_DIR)
-    return [p for p in sorted(folder.glob("*.toml")) if load_scene(p).reported.value is not None]
+    return [p for p in sorted(folder.glob("*.toml")) if judged(load_scene(p).reported)]
 
 
 # ----------------------------------------------------------------------------------------
 # one job
 
 
+def _other_rack(spec):
+    """The other rack reading of a Mark I spec (all <-> split), or None where it cannot be built."""
+    if spec.is_ideal:
+        return None
+    other = "split" if spec.rack.topology == "all" else "all"
+    if other == "split" and spec.patchboard.n_associators % spec.response.n_responses:
+        return None
+    return spec.with_overrides({"rack.topology": other, "name": f"{spec.name} ({other} rack)"})
+
+
+def _alt_name(spec) -> str | None:
+    """'4,096 pots' or '512 pots (split)': the other rack reading's name, or None."""
+    alt = _other_rack(spec)
+    if alt is None:
+        return None
+    return "512 pots (split)" if alt.rack.topology == "split" else "4,096 pots (all-to-all)"
+
+
+def _least_squares_fit(phi: np.ndarray, labels: np.ndarray) -> float:
+    """Training accuracy of least squares on φ (and a constant), one ±1 column per class, argmax."""
+    classes, y = np.unique(labels, return_inverse=True)
+    x = np.hstack([phi.astype(float), np.ones((len(phi), 1))])
+    t = -np.ones((len(y), len(classes)))
+    t[np.arange(len(y)), y] = 1.0
+    w = np.linalg.lstsq(x, t, rcond=None)[0]
+    return float(np.mean(np.argmax(x @ w, axis=1) == y))
+
+
 @job
 def _reenact_job(scene_ref, seed: int, train_count: int | None = None, test_count: int | None = None) -> dict:
-    """One seed of one scene: its machine, the digital learner and the ideal machine.
-
-    All three on the same cards and machine seed (so the same patch board).
+    """One seed of one scene: its machine, the other rack reading, the digital learner and the
+    IBM 704 perceptron, all on the same cards and machine seed (so the same patch board), and
+    the separability test on the analog machine's φ.
 
     Top level and picklable. Returns the fields of :data:`REENACT_FIELDS`.
     """
@@ -177,13 +262,24 @@ def _reenact_job(scene_ref, seed: int, train_count: int | None = None, test_coun
     t0 = time.perf_counter()
     rec: dict[str, Any] = {"scene_file": str(scene.path) if scene.path else scene.name, "seed": int(seed),
                            "train_cards": int(len(train.cards)), "test_cards": int(len(test.cards))}
-    for prefix, s in (("", spec), ("digital_", spec.digital()), ("ideal_", spec.ideal())):
-        m = MarkI(spec=s, seed=seed_machine).fit(train.cards, train.labels, epochs=scene.schedule.epochs,
-                                                 order=scene.schedule.order)
+    fit = dict(epochs=scene.schedule.epochs, order=scene.schedule.order)
+    alt = _other_rack(spec)
+    for prefix, s in (("", spec), ("alt_", alt), ("digital_", spec.digital()), ("ideal_", spec.ideal())):
+        if s is None:
+            rec[f"{prefix}train_accuracy"] = rec[f"{prefix}test_accuracy"] = None
+            continue
+        m = MarkI(spec=s, seed=seed_machine).fit(train.cards, train.labels, **fit)
         rec[f"{prefix}train_accuracy"] = float(m.score(train.cards, train.labels))
         rec[f"{prefix}test_accuracy"] = float(m.score(test.cards, test.labels))
         if not prefix:
             rec["machine_time_s"] = float(m.machine_time_)
+            rec["ls_train_accuracy"] = _least_squares_fit(m.associate(m.sense(train.cards)), train.labels)
+    # a long run of the perceptron on the same φ (the digital learner keeps the analog retina and board)
+    long_epochs = max(1, min(LONG_EPOCHS, LONG_PRESENTATIONS // len(train.cards)))
+    m = MarkI(spec=spec.digital(), seed=seed_machine).fit(train.cards, train.labels, epochs=long_epochs,
+                                                           order=scene.schedule.order)
+    rec["long_train_accuracy"] = float(m.score(train.cards, train.labels))
+    rec["long_epochs"] = long_epochs
     rec["wall_time_s"] = time.perf_counter() - t0
     rec["seed_train"], rec["seed_test"], rec["seed_machine"] = experiment_seeds(seed)
     return rec
@@ -191,6 +287,14 @@ def _reenact_job(scene_ref, seed: int, train_count: int | None = None, test_coun
 
 # ----------------------------------------------------------------------------------------
 # the result
+
+
+def _primary(reported) -> str:
+    """The learner a report is judged on: the IBM 704 perceptron for a 704 reading, else the analog machine."""
+    if reported.get("reading") == "ibm704" or (reported.get("reading") is None
+                                               and reported.get("machine") == "ibm704"):
+        return "ideal_"
+    return ""
 
 
 @dataclass
@@ -206,74 +310,98 @@ class SceneResult:
     records: list = field(repr=False)
 
     def _values(self, key: str) -> list[float]:
-        return [r[key] for r in self.records]
+        return [r.get(key) for r in self.records]
+
+    @property
+    def scored(self) -> str:
+        """``"test"`` or ``"train"``: the accuracy the report is judged on (recall: the trained cards)."""
+        return "train" if self.reported.get("scored") == "recall" else "test"
+
+    @property
+    def project_band(self) -> bool:
+        """Whether the band is the project's own (the report gives no number)."""
+        return self.reported.get("value") is None
+
+    def _stat(self, prefix: str, what: str | None = None) -> tuple[float, float, float]:
+        vals = [v for v in self._values(f"{prefix}{what or self.scored}_accuracy") if v is not None]
+        if not vals:
+            return math.nan, math.nan, math.nan
+        return clip_interval(mean_interval(vals), 0.0, 1.0)
 
     def summary(self) -> dict:
-        """Mean and 95 % interval of the test accuracy, verdict, seeds meeting the report, ..."""
-        acc = self._values("test_accuracy")
-        mean, low, high = clip_interval(mean_interval(acc), 0.0, 1.0)
-        ideal = clip_interval(mean_interval(self._values("ideal_test_accuracy")), 0.0, 1.0)
-        digital = clip_interval(mean_interval(self._values("digital_test_accuracy")), 0.0, 1.0)
-        hours = [t / 3600.0 for t in self._values("machine_time_s")]
-        out = {"n": len(acc), "mean": mean, "low": low, "high": high,
-               "meeting": float(np.mean([a >= self.band[0] - 1e-12 for a in acc])),
-               "train_mean": float(np.mean(self._values("train_accuracy"))),
-               "digital_mean": digital[0], "digital_low": digital[1], "digital_high": digital[2],
-               "ideal_mean": ideal[0], "ideal_low": ideal[1], "ideal_high": ideal[2],
-               "ideal_train_mean": float(np.mean(self._values("ideal_train_accuracy"))),
-               "digital_train_mean": float(np.mean(self._values("digital_train_accuracy"))),
-               "machine_hours": float(np.mean(hours)),
-               "verdict": verdict(mean, low, high, self.band)}
+        """Per learner: mean and 95 % interval of the judged accuracy, and its verdict; the primary verdict,
+        the paired rack cost, the separability test and the explanation of a miss."""
+        out: dict[str, Any] = {"n": len(self.records), "scored": self.scored, "project_band": self.project_band,
+                               "primary": LEARNERS[_primary(self.reported)]}
+        for prefix in LEARNERS:
+            mean, low, high = self._stat(prefix)
+            out[f"{prefix}mean"], out[f"{prefix}low"], out[f"{prefix}high"] = mean, low, high
+            out[f"{prefix}verdict"] = "" if math.isnan(mean) else verdict(mean, low, high, self.band)
+            out[f"{prefix}train_mean"] = self._stat(prefix, "train")[0]
+            out[f"{prefix}test_mean"] = self._stat(prefix, "test")[0]
+        acc = [v for v in self._values(f"{self.scored}_accuracy")]
+        out["meeting"] = float(np.mean([a >= self.band[0] - 1e-12 for a in acc]))
+        gap = [d - a for d, a in zip(self._values(f"digital_{self.scored}_accuracy"), acc)]
+        out["rack_gap"], out["rack_gap_low"], out["rack_gap_high"] = mean_interval(gap)
+        ls, long_ = self._values("ls_train_accuracy"), self._values("long_train_accuracy")
+        out["ls_train_mean"], out["long_train_mean"] = float(np.mean(ls)), float(np.mean(long_))
+        out["separated_seeds"] = int(sum(a >= 1.0 or b >= 1.0 for a, b in zip(ls, long_)))
+        out["long_epochs"] = int(self.records[0].get("long_epochs", 0))
+        out["machine_hours"] = float(np.mean([t / 3600.0 for t in self._values("machine_time_s")]))
+        p = _primary(self.reported)
+        out["verdict"] = out[f"{p}verdict"]
+        out["judged_mean"], out["judged_low"], out["judged_high"] = out[f"{p}mean"], out[f"{p}low"], out[f"{p}high"]
         out["explanation"] = self.explain(out)
         return out
 
     def explain(self, s: dict) -> str:
-        """A line on what may explain a miss ("" for a result within its band).
+        """A line on what may explain a miss of the primary machine ("" for a result within its band).
 
-        Read from the measurements only: is the simulated result above or below the
-        band, does the machine learn its own training cards, does the digital learner on
-        the same retina and wiring do better (then the rack and motors cost it), does the
-        textbook perceptron (ideal retina too) reach the report, would the training
-        accuracy meet it (when the report does not say it was measured on test cards),
-        and was the report an IBM 704 simulation (no motors, no photocells).
+        Every clause is read from a measurement of this scene on the same seeds: whether
+        the training cards are separable on φ at all (least squares and a long perceptron
+        run), the paired analog-digital difference (the rack's cost, claimed only when
+        its 95 % interval excludes 0), whether the IBM 704 perceptron (ideal retina too)
+        reaches the band.
         """
         if s["verdict"] == "within":
             return ""
+        p = _primary(self.reported)
+        name = "the IBM 704 perceptron" if p else "the analog machine"
+        mean, n = s["judged_mean"], s["n"]
+        n_train = self.conditions["train_cards"]
         parts = []
-        if s["mean"] > self.band[1]:
-            parts.append("scores above the report: the simulated cards may be easier than the originals, "
-                         "or the report's conditions harder than the secondary sources record")
+        if mean > self.band[1]:
+            parts.append(f"{name} scores above the band: the simulated cards may be easier than the originals, "
+                         f"or the report's conditions harder than the secondary sources record")
+            return "; ".join(parts)
+        train = s[f"{p}train_mean"]
+        if train < 0.995:
+            parts.append(f"{name} does not learn all its {n_train} training cards (train {train:.1%})")
         else:
-            gap = s["digital_mean"] - s["mean"]
-            if s["train_mean"] < 0.95 and s.get("digital_train_mean", 0.0) >= 0.95:
-                parts.append(f"does not learn its own {self.conditions['train_cards']} training cards "
-                             f"(train {s['train_mean']:.1%}) where the digital learner on the same board "
-                             f"does (train {s['digital_train_mean']:.1%})")
-            elif s["train_mean"] < 0.95:
-                parts.append(f"does not learn its own {self.conditions['train_cards']} training cards "
-                             f"(train {s['train_mean']:.1%}): the {self.conditions['a_units']} A-units of "
-                             f"this patch board do not separate them")
-            else:
-                parts.append(f"learns its {self.conditions['train_cards']} training cards "
-                             f"(train {s['train_mean']:.1%}) but generalises to {s['mean']:.1%}")
-            if gap > 0.03:
-                parts.append(f"the rack and motors cost {gap * 100:.1f} points: the digital learner on the "
-                             f"same retina and wiring scores {s['digital_mean']:.1%}")
-            else:
-                parts.append(f"the digital learner on the same retina and wiring misses too "
-                             f"({s['digital_mean']:.1%}), so not the motors and pots")
-            if s["ideal_mean"] >= self.band[0] and s["digital_mean"] < self.band[0]:
-                parts.append(f"the textbook perceptron with an ideal retina reaches the band "
-                             f"({s['ideal_mean']:.1%}): the photocells and optics cost it")
-            elif gap <= 0.03:
-                parts.append(f"nor does the textbook perceptron with an ideal retina ({s['ideal_mean']:.1%}): "
-                             f"the cards, the machine size or the reading of the report")
-            said = f"{self.reported.get('conditions', '')} {self.reported.get('note', '')}"
-            if s["train_mean"] >= self.band[0] and "test" not in said.lower():
-                parts.append(f"its accuracy on the training cards ({s['train_mean']:.1%}) is within the band: "
-                             f"if the report counted errors on the cards it was trained on, it is met")
-        if "704" in self.reported.get("source", ""):
-            parts.append("the report is an IBM 704 simulation, not the Mark I")
+            parts.append(f"{name} learns its {n_train} training cards (train {train:.1%})"
+                         + (f" but scores {s[f'{p}test_mean']:.1%} on new ones" if self.scored == "test" else ""))
+        if s["separated_seeds"] == 0:
+            parts.append(f"the training cards are not separable on this φ as far as tested: least squares on φ "
+                         f"fits {s['ls_train_mean']:.1%} and {s['long_epochs']} passes of the digital perceptron "
+                         f"{s['long_train_mean']:.1%} (no seed reaches 100 %)")
+        elif train < 0.995:
+            parts.append(f"yet φ separates them in {s['separated_seeds']} of {n} seeds (least squares on φ "
+                         f"{s['ls_train_mean']:.1%}, {s['long_epochs']} perceptron passes {s['long_train_mean']:.1%}): "
+                         f"the training given, not the patch board, falls short")
+        if not p:
+            g, lo, hi = s["rack_gap"], s["rack_gap_low"], s["rack_gap_high"]
+            if not math.isnan(lo) and lo > 0:
+                parts.append(f"the rack costs {g * 100:.1f} points [95 %: {lo * 100:.1f}, {hi * 100:.1f}] "
+                             f"against the digital learner on the same retina, wiring and seeds "
+                             f"({s['digital_mean']:.1%})")
+            elif not math.isnan(lo):
+                parts.append(f"the digital learner on the same retina, wiring and seeds scores {s['digital_mean']:.1%} "
+                             f"(paired difference {g * 100:+.1f} points [95 %: {lo * 100:+.1f}, {hi * 100:+.1f}]): "
+                             f"no measured cost of the rack")
+            if s["ideal_mean"] >= self.band[0]:
+                parts.append(f"the IBM 704 perceptron of this size reaches the band ({s['ideal_mean']:.1%})")
+        else:
+            parts.append(f"the analog machine scores {s['mean']:.1%}")
         return "; ".join(parts)
 
 
@@ -297,8 +425,8 @@ class Reenactment:
     --------
     >>> result = reenact(["scenes/e_vs_x.toml"], seeds=1, train_count=4, test_count=4)
     >>> row = result.rows()[0]
-    >>> row["scene"], row["reported"], row["band_low"]
-    ('X vs E, rotation up to 30 degrees, 20 training cards', 1.0, 0.95)
+    >>> row["scene"], row["reported"], row["band_low"], row["primary"]
+    ('X vs E, rotation up to 30 degrees, 20 training cards', 1.0, 0.95, 'analog')
     >>> row["verdict"] in ("within", "unclear", "OUT OF BAND")
     True
     """
@@ -315,7 +443,9 @@ class Reenactment:
         out = []
         for sc in self.scenes:
             row = {"scene": sc.name, "file": sc.file, "reported": sc.reported.get("value"),
-                   "source": sc.reported.get("source"), "band_low": sc.band[0], "band_high": sc.band[1],
+                   "source": sc.reported.get("source"), "machine": sc.reported.get("machine"),
+                   "reading": sc.reported.get("reading"), "expect": sc.reported.get("expect"),
+                   "band_low": sc.band[0], "band_high": sc.band[1],
                    "lower_bound": sc.lower_bound, **sc.summary()}
             out.append(row)
         return out
@@ -324,20 +454,17 @@ class Reenactment:
         """A plain-text table, one line per scene, with the verdicts."""
         rows = self.rows()
         w = max([len(r["scene"]) for r in rows] + [5])
-        lines = [f"{'scene':<{w}}  {'reported':>9}  {'simulated [95 %]':>22}  {'digital':>7}  {'ideal':>6}  "
-                 f"{'meeting':>7}  "
-                 f"{'machine h':>9}  verdict"]
+        lines = [f"{'scene':<{w}}  {'report':>9}  {'scored':>6}  {'analog [95 %]':>22}  {'704':>6}  "
+                 f"{'digital':>7}  judged on  verdict"]
         for r in rows:
-            rep = (">" if r["lower_bound"] else "") + f"{r['reported']:.1%}"
-            lines.append(f"{r['scene']:<{w}}  {rep:>9}  {_interval(r['mean'], r['low'], r['high']):>22}  "
-                         f"{r['digital_mean']:>7.1%}  {r['ideal_mean']:>6.1%}  {r['meeting']:>7.0%}  "
-                         f"{r['machine_hours']:>9.2f}  "
-                         f"{r['verdict']}")
+            lines.append(f"{r['scene']:<{w}}  {_report_text(r):>9}  {r['scored']:>6}  "
+                         f"{_interval(r['mean'], r['low'], r['high']):>22}  {r['ideal_mean']:>6.1%}  "
+                         f"{r['digital_mean']:>7.1%}  {r['primary']:<9}  {r['verdict']}")
         n_in = sum(r["verdict"] == "within" for r in rows)
         n_out = sum(r["verdict"] == "OUT OF BAND" for r in rows)
         lines.append(f"{n_in} within band, {n_out} out of band, {len(rows) - n_in - n_out} unclear "
                      f"({len(self.seeds)} seed(s); band = reported ± {self.tolerance * 100:g} points, "
-                     f"or [reported, 100 %] for a lower bound)")
+                     f"[reported, 100 %] for a lower bound, the project's band where no number is reported)")
         return "\n".join(lines)
 
     def to_json(self) -> dict:
@@ -351,7 +478,15 @@ class Reenactment:
         return csv_text([r for sc in self.scenes for r in sc.records], REENACT_FIELDS)
 
 
+def _report_text(r: dict) -> str:
+    if r["reported"] is None:
+        return f"({r['expect']})"
+    return (">" if r["lower_bound"] else "") + f"{r['reported']:.1%}"
+
+
 def _interval(m, lo, hi) -> str:
+    if m is None or math.isnan(m):
+        return "-"
     if lo is None or math.isnan(lo):
         return f"{m:.1%}"
     return f"{m:.1%} [{lo:.1%}, {hi:.1%}]"
@@ -366,7 +501,7 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
     Parameters
     ----------
     scenes : sequence of Scene or str, optional
-        Scenes or scene files, each with a reported figure (default: :func:`catalog`).
+        Scenes or scene files, each with a reported figure or an expectation (default: :func:`catalog`).
     seeds : int or sequence of int
     tolerance : float
         Half-width of a report's band (fraction), in [0, 0.5].
@@ -398,7 +533,7 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
     Raises
     ------
     InputError
-        For a scene without a reported figure, bad seeds, counts or tolerance,
+        For a scene without a reported figure or expectation, bad seeds, counts or tolerance,
         ``resume`` or ``figure`` without ``out``.
 
     Examples
@@ -414,9 +549,9 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
     if not scene_objs:
         raise InputError("scenes: expected at least one scene with a reported figure")
     for sc in scene_objs:
-        if sc.reported.value is None:
-            raise InputError(f"{sc.path or sc.name}: [reported] has no value, so there is nothing to re-enact "
-                             f"(expected a scene with a reported figure)")
+        if not judged(sc.reported):
+            raise InputError(f"{sc.path or sc.name}: [reported] has no value and no expect, so there is nothing "
+                             f"to re-enact (expected a scene with a reported figure or an expectation)")
     seed_ids = seed_list(seeds)
     train_count = count_option(train_count, "train_count")
     test_count = count_option(test_count, "test_count")
@@ -426,7 +561,7 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
         raise InputError(f"scenes: expected distinct scenes, got {stems}")
     jobs = [(scene_ref(sc), s, train_count, test_count) for sc in scene_objs for s in seed_ids]
     keys = [f"{stem}-seed-{s:04d}" for stem in stems for s in seed_ids]
-    config = {"study": "reenact", "version": 1, "train_count": train_count, "test_count": test_count,
+    config = {"study": "reenact", "version": 2, "train_count": train_count, "test_count": test_count,
               "scenes": {stem: scene_digest(sc) for stem, sc in zip(stems, scene_objs)}}
     records = None
     if out is not None:
@@ -444,9 +579,12 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
         rep = sc.reported
         per_scene.append(SceneResult(
             file=str(sc.path) if sc.path else sc.name, name=sc.name,
-            reported={"value": rep.value, "source": rep.source, "conditions": rep.conditions, "note": rep.note},
+            reported={"value": rep.value, "source": rep.source, "conditions": rep.conditions, "note": rep.note,
+                      "machine": rep.machine, "scored": rep.scored, "reading": rep.reading, "expect": rep.expect},
             band=band(rep, tolerance), lower_bound=_is_lower_bound(rep),
-            conditions={"a_units": sc.machine_spec().patchboard.n_associators,
+            conditions={"a_units": sc.machine_spec().patchboard.n_associators, "preset": sc.preset,
+                        "machine": sc.machine_spec().name,
+                        "alt": _alt_name(sc.machine_spec()),
                         "train_cards": recs[0]["train_cards"], "test_cards": recs[0]["test_cards"],
                         "epochs": sc.schedule.epochs},
             records=recs))
@@ -468,13 +606,13 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
 
 
 def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, note: str = "") -> str:
-    """The Markdown page: how it was made, the table, the misses explained, the sources."""
+    """The Markdown page: how it was made, the best reading, the table, the misses explained, the sources."""
     rows = result.rows()
     n_in = sum(r["verdict"] == "within" for r in rows)
     n_out = sum(r["verdict"] == "OUT OF BAND" for r in rows)
     tol = result.tolerance * 100
     lines = [
-        "# Re-enactment: the simulated Mark I against the reported figures",
+        "# Re-enactment: each report judged on the machine that made it",
         "",
         f"Generated by `{command}` over {len(result.seeds)} seed(s) "
         f"(seeds {result.seeds[0]}..{result.seeds[-1]}); each seed draws new training and test cards and a "
@@ -485,45 +623,78 @@ def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, 
     if note:
         lines += [note, ""]
     lines += [
-        f"**{n_in} of {len(rows)} scenes within band, {n_out} out of band, "
+        f"**{n_in} of {len(rows)} scenes within band on the machine that made the report, {n_out} out of band, "
         f"{len(rows) - n_in - n_out} unclear.**",
+        "",
+        "## Readings",
+        "",
+        f"The sources disagree on the Mark I's rack (`docs/MARK1_FACTS.md`): the only pot count they state is "
+        f"\"512 motor-driven potentiometers\" (one pot per A-unit, each A-unit feeding one R-unit), and "
+        f"Rosenblatt's designs (the Project PARA report of 1957: \"each A-set connects to only one R-set\"; "
+        f"1958: disjoint source sets \"essential\") agree with it; 512 x 8 = 4,096 pots all-to-all is an "
+        f"inference no source states. The project's best reading of the Mark I is therefore "
+        f"`{BEST_READING}` (argued in `mark1/specs.py` before this run; the equal division of the A-units among "
+        f"the R-units is assumed). The other rack reading runs beside it on the same wiring. Reports of the "
+        f"IBM 704 are judged on the `ibm704` reading: the textbook perceptron (every non-ideality off, ideal "
+        f"retina) with the reported number of A-units. Where the sources credit a report to both machines "
+        f"(contradictory) or to none, both are shown and the scene's `reading` names the verdict counted above.",
+        "",
+        "## How to read the table",
         "",
         f"The band of a report is the reported accuracy ± {tol:g} points (the reports are secondary, "
         f"rounded, and their test sets are not recorded; {tol:g} points is about the 95 % sampling error "
         f"of an accuracy near 90 % measured on 100 test cards), or [reported, 100 %] when the report is a "
-        f"lower bound (\">\"). A seed *meets* the report when its test accuracy reaches the band's low end. "
-        f"**within**: the simulated mean lies in the band; **OUT OF BAND**: the 95 % t-interval of the mean "
-        f"lies entirely outside it; **unclear**: the mean lies outside, its interval reaches in. On the same "
-        f"cards and wiring: *digital* keeps the machine's retina and patch board with an ideal rack "
-        f"(`spec.digital()`: instant, exact, unbounded weights), so simulated minus digital is what the "
-        f"motors and pots cost; *ideal* also makes the retina ideal (`spec.ideal()`, the textbook "
-        f"perceptron, as an IBM 704 simulation would be). Machine hours: the training's machine time on "
-        f"the scene's machine.",
+        f"lower bound (\">\"). A report without a number has **the project's own band** (in italics): "
+        f"*learned* [90 %, 100 %], *chance* [40 %, 60 %] for Minsky and Papert's predicates, whose theorems "
+        f"give no accuracy on cards. *Scored*: what the report scored, *new* cards (the test split) or "
+        f"*recall* of the trained cards; every accuracy in a row is of that kind. **within**: the mean "
+        f"lies in the band; **OUT OF BAND**: the 95 % t-interval of the mean lies entirely outside it; "
+        f"**unclear**: the mean lies outside, its interval reaches in. *Analog*: the scene's machine; "
+        f"*other rack*: the same machine under the other pot reading; *IBM 704*: the ibm704 reading of "
+        f"the same size; *rack cost*: digital learner (the analog retina and patch board with an ideal "
+        f"rack, `spec.digital()`) minus analog, paired over seeds, with its 95 % interval. *φ separable*: "
+        f"seeds in which least squares on the analog machine's φ or a long run of the perceptron fits every "
+        f"training card.",
         "",
     ]
     if figure:
-        lines += [f"![test accuracy of every scene against its report]({figure})", ""]
-    lines += ["| scene | reported | simulated mean [95 %] | digital | ideal | seeds meeting | machine h | verdict |",
-              "|---|---:|---:|---:|---:|---:|---:|---|"]
+        lines += [f"![accuracy of every scene against its report, on each machine]({figure})", ""]
+    lines += ["| scene | machine (sources) | scored | report | analog | other rack | IBM 704 | rack cost "
+              "[95 %] | φ separable | judged on | verdict |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
     for r in rows:
-        rep = (">" if r["lower_bound"] else "") + f"{r['reported']:.1%}"
+        rep = _report_text(r)
+        if r["project_band"]:
+            rep = f"*{r['expect']}: {r['band_low']:.0%}-{r['band_high']:.0%}*"
+        cells = []
+        for p in ("", "alt_", "ideal_"):
+            v = r[f"{p}verdict"]
+            cell = _interval(r[f"{p}mean"], r[f"{p}low"], r[f"{p}high"])
+            cells.append(cell if not v else f"{cell} {'**OUT**' if v == 'OUT OF BAND' else v}")
+        gap = "-" if math.isnan(r["rack_gap_low"]) else (f"{r['rack_gap'] * 100:+.1f} "
+                                                         f"[{r['rack_gap_low'] * 100:+.1f}, "
+                                                         f"{r['rack_gap_high'] * 100:+.1f}]")
         flag = "**OUT OF BAND**" if r["verdict"] == "OUT OF BAND" else r["verdict"]
-        lines.append(f"| {r['scene']} (`{Path(r['file']).name}`) | {rep} | "
-                     f"{_interval(r['mean'], r['low'], r['high'])} | {r['digital_mean']:.1%} | "
-                     f"{r['ideal_mean']:.1%} | "
-                     f"{r['meeting']:.0%} | {r['machine_hours']:.2f} | {flag} |")
+        judged_on = "IBM 704" if r["primary"] == "IBM 704" else f"analog (`{r['reading'] or 'scene machine'}`)"
+        lines.append(f"| {r['scene']} (`{Path(r['file']).name}`) | {r['machine']} | {r['scored']} | {rep} | "
+                     f"{cells[0]} | {cells[1]} | {cells[2]} | {gap} | {r['separated_seeds']} of {r['n']} | "
+                     f"{judged_on} | {flag} |")
     misses = [r for r in rows if r["verdict"] != "within"]
     if misses:
-        lines += ["", "## What may explain a miss", ""]
+        lines += ["", "## What may explain a miss (each clause measured on the same seeds)", ""]
         for r in misses:
-            lines.append(f"- **{r['scene']}** ({r['verdict']}, {r['mean']:.1%} against "
-                         f"{'>' if r['lower_bound'] else ''}{r['reported']:.1%}): {r['explanation']}.")
+            lines.append(f"- **{r['scene']}** ({r['verdict']}, {r['judged_mean']:.1%} against "
+                         f"{_report_text(r) if not r['project_band'] else 'the project band'}): "
+                         f"{r['explanation']}.")
     lines += ["", "## The reports", ""]
     for sc in result.scenes:
         rep = sc.reported
         extra = f" — {rep['note']}" if rep.get("note") else ""
+        c = sc.conditions
         lines.append(f"- **{sc.name}**: {rep.get('conditions', '')}. Source: {rep.get('source', '')}{extra}. "
-                     f"Here: {sc.conditions['a_units']} A-units, {sc.conditions['train_cards']} training cards "
-                     f"× {sc.conditions['epochs']} epochs, {sc.conditions['test_cards']} test cards.")
+                     f"Machine in the sources: {rep.get('machine')}; scored: {rep.get('scored')}. "
+                     f"Here: {c['machine']} (preset `{c['preset']}`), {c['a_units']} A-units"
+                     f"{'; other rack: ' + c['alt'] if c.get('alt') else ''}; {c['train_cards']} training cards "
+                     f"× {c['epochs']} epochs, {c['test_cards']} test cards.")
     lines.append("")
     return "\n".join(lines)

@@ -119,7 +119,7 @@ class Scene:
         if st.source == "marks":
             return ("left", "right")
         if st.source == "parity":
-            return PREDICATES[st.predicate]
+            return PREDICATES.get(st.predicate, POINTS_CLASSES)
         if st.source == "folder" and st.classes is None:
             return tuple(self._folder(st)[0])
         return st.classes
@@ -149,6 +149,8 @@ class Scene:
         st = self.settings.get(split) if isinstance(split, str) else None
         if st is not None and st.second_font is not None:
             return _two_faces(self, split, seed, count)
+        if st is not None and st.source == "parity" and st.predicate == "points":
+            return _lit_points(self, split, seed, count)
         return _stimuli(self, split, seed, count)
 
     def _folder(self, st: StimulusSettings, load: bool = False):
@@ -189,6 +191,44 @@ class Scene:
 
     def __repr__(self) -> str:
         return f"Scene({self.name!r}, path={self.path!r})"
+
+
+#: The classes of the lit-points predicate (Minsky and Papert's parity).
+POINTS_CLASSES = ("even", "odd")
+_POINTS_STREAM = 7919          # a stream of its own for the lit-points cards
+_RETINA_SIDE = specs.MARK_I.retina.shape[0]
+
+
+def _lit_points(scene: Scene, split: str, seed: int, count: int | None) -> Stimuli:
+    """Minsky and Papert's parity: cards with k photocell-sized black squares, even or odd k.
+
+    The card is divided into the retina's cells (``card_size / 20`` pixels a side); each
+    lit point inks one whole cell, so under the ideal retina exactly k S-units fire. For
+    each card m is drawn uniformly so that 2m lies in ``blobs``; an even card has k = 2m,
+    an odd one k = 2m ± 1 (each sign equally often), so both classes have the same mean ink.
+    """
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise SceneError(scene.path, "seed", f"expected a non-negative integer, got {seed!r}")
+    st = scene.settings[split]
+    n = int(count if count is not None else (st.count if st.count is not None else 100))
+    if n < 2:
+        raise SceneError(scene.path, "count" if count is not None else f"{split}.count",
+                         f"expected at least one card per class (>= 2), got {n}")
+    cells = scene.machine_spec().retina.shape[0]
+    px = st.card_size // cells
+    rs = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(_POINTS_STREAM, SPLITS.index(split))))
+    lo, hi = int(st.blobs[0]), int(st.blobs[1])
+    m = rs.integers(-(-max(lo, 1) // 2), hi // 2 + 1, size=n)
+    cls = np.arange(n) % 2
+    k = 2 * m + cls * rs.choice([-1, 1], size=n)
+    cards = np.ones((n, st.card_size, st.card_size))
+    for i in range(n):
+        for c in rs.choice(cells * cells, size=int(k[i]), replace=False):
+            r, q = divmod(int(c), cells)
+            cards[i, r * px:(r + 1) * px, q * px:(q + 1) * px] = 0.0
+    labels = np.array(POINTS_CLASSES)[cls]
+    return Stimuli(cards=cards, labels=labels, classes=np.array(sorted(POINTS_CLASSES)),
+                   variation={"points": k})
 
 
 def _two_faces(scene: Scene, split: str, seed: int, count: int | None) -> Stimuli:
@@ -636,8 +676,15 @@ def _validate_predicate(path, st: StimulusSettings, key) -> None:
     """No classes of its own, blobs or bars that fit the card, and one card of each class drawn."""
     if st.classes is not None:
         raise SceneError(path, key("classes"), "expected no classes for source 'parity' (they are "
-                                               f"{' and '.join(PREDICATES[st.predicate])}), "
+                                               f"{' and '.join(PREDICATES.get(st.predicate, POINTS_CLASSES))}), "
                                                f"got {list(st.classes)!r}")
+    if st.predicate == "points":
+        if st.card_size % _RETINA_SIDE:
+            raise SceneError(path, key("card_size"), f"expected a multiple of {_RETINA_SIDE} pixels for lit points "
+                                                      f"(one point a retina cell), got {st.card_size}")
+        if st.blobs[0] < 1:
+            raise SceneError(path, key("blobs"), f"expected at least 1 lit point, got {list(st.blobs)!r}")
+        return
     if st.predicate == "parity":
         fit = _predicate_fit(st.card_size, st.size)
         if st.blobs[1] > fit:

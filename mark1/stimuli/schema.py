@@ -439,10 +439,12 @@ STIMULUS_KEYS: dict[str, Key] = {
     "invert": _k(_bool, False, "boolean", "folder: true for white ink on black images"),
     "subset": _k(_subset, (0.0, 1.0), "[number, number]",
                  "folder: the slice [start, stop] of each class's sorted files to use"),
-    "predicate": _k(_choice(tuple(PREDICATES)), "parity", "string",
-                    "parity: 'parity' (classes even/odd blob counts) or 'connectedness' "
-                    "(classes connected/disconnected)"),
-    "blobs": _k(_blobs, (1, 6), "[integer, integer]", "parity: range of the number of blobs"),
+    "predicate": _k(_choice(tuple(PREDICATES) + ("points",)), "parity", "string",
+                    "parity: 'parity' (classes even/odd blob counts), 'connectedness' "
+                    "(classes connected/disconnected) or 'points' (even/odd numbers of lit points: "
+                    "photocell-sized squares, the S-units that fire under the ideal retina)"),
+    "blobs": _k(_blobs, (1, 6), "[integer, integer]",
+                "parity: range of the number of blobs; points: range of the number of lit points"),
 }
 
 #: Keys of ``[stimuli.jitter]`` (and ``[train.jitter]`` / ``[test.jitter]``).
