@@ -186,6 +186,7 @@ def p_a(x: int, y: int, theta: int, R: float, n: int | None = None) -> float:
     Returns
     -------
     float in [0, 1]
+        P_a, also the expected fraction of a board's A-units that fire.
 
     Raises
     ------
@@ -239,6 +240,7 @@ def p_c(x: int, y: int, theta: int, R: float, C: float, n: int | None = None) ->
     Returns
     -------
     float in [0, 1]
+        P_c: of the A-units firing to S1, the expected fraction that fire to S2 too.
 
     Raises
     ------
@@ -295,16 +297,13 @@ def p_c_min(x: int, y: int, R: float, C: float, n: int | None = None) -> float:
     ----------
     x, y : int >= 0
         Excitatory and inhibitory inputs per A-unit.
-    R : float in [0, 1]
-        Fraction of the retina each stimulus lights.
-    C : float in [0, 1]
-        Fraction of S1's lit points that S2 lights too.
-    n : int >= x + y, optional
-        S-points of the retina; None for the infinite retina.
+    R, C, n
+        As :func:`p_c` (the stimulus's fraction, the overlap, the retina's S-points or None).
 
     Returns
     -------
     float in [0, 1]
+        P_c,min; a lower bound of :func:`p_c` at every theta.
 
     Examples
     --------
