@@ -14,9 +14,11 @@ sees is the code, not a copy of it.
 
 Presets
 -------
-``MARK_I``  the Mark I with every non-ideality on: documented values where they are
-           known, our assumptions elsewhere (each parameter says which).
-``SMALL``   a small, fast machine for tests and quick demonstrations.
+``MARK_I``
+    The Mark I with every non-ideality on: documented values where they are known,
+    our assumptions elsewhere (each parameter says which).
+``SMALL``
+    A small, fast machine for tests and quick demonstrations.
 
 ``spec.ideal()`` switches every non-ideality off at once (the textbook digital
 perceptron on the same wiring, with an ideal retina too); ``spec.digital()`` keeps the

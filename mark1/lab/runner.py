@@ -224,7 +224,7 @@ def scene_digest(scene: Scene) -> str | None:
 
 
 def seed_list(seeds) -> list[int]:
-    """The seeds of a study: ``n`` means seeds ``0 .. n-1``; a sequence is taken as given.
+    """The seeds of a study: ``n`` means seeds ``range(n)``; a sequence is taken as given.
 
     Parameters
     ----------

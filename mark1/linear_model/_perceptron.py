@@ -53,7 +53,7 @@ class Perceptron(_Classifier):
     intercept_ : ndarray of shape (1,) or (K,)
     n_mistakes_ : int
         Presentations on which at least one unit erred (= updates for two classes).
-    mistakes_per_epoch_ : ndarray of shape (n_epochs_,)
+    mistakes_per_epoch_ : ndarray of shape (n_epochs,)
     converged_ : bool
         Some epoch went by without a mistake (the training set is separated).
     n_epochs_ : int
