@@ -24,7 +24,7 @@ from mark1.viz.figure import new_figure, save_figure
 matplotlib.use("Agg")
 
 SCENES = ("e_vs_x", "e_vs_x_any_rotation", "e_vs_f", "square_vs_diamond", "left_right_marks", "square_vs_circle",
-          "typefaces", "alphabet", "parity", "connectedness")
+          "square_vs_circle_solid", "typefaces", "alphabet", "parity", "connectedness")
 HERE = Path(__file__).resolve().parent
 
 
@@ -39,12 +39,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=Path, default=Path("runs/training"))
     args = ap.parse_args()
-    fig = new_figure(9.0, 5.2)
-    ax = fig.add_subplot(1, 1, 1)
+    fig = new_figure(11.0, 4.8)
+    axes = [fig.add_subplot(1, 2, k + 1) for k in range(2)]
+    colors = matplotlib.colormaps["tab20"].colors
     print("| scene | cards | 1 pass | 2 | 5 | 10 | until no error | passes needed | recall at 1 → until | "
-          "one pass costs (points) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name in SCENES:
+          "until no error − 1 pass (points, paired) | machine h: 1 pass → until |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for k, name in enumerate(SCENES):
         path = args.runs / name / "sweep.json"
         if not path.exists():
             continue
@@ -60,24 +61,31 @@ def main() -> None:
         needed_text = ", ".join("> " + cap if n is None else str(n) for n in needed)
         recall = {v: sum(r["train_accuracy"] for r in recs if r["value"] == v) / len(data["seeds"])
                   for v in ("1", until)}
-        m, lo, hi = paired(recs, "1", until)
+        m, lo, hi = paired(recs, until, "1")
         cost = f"{100 * m:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
         print(f"| {data['scene']} | {cards:,} | " + " | ".join(cells) + f" | {100 * rows[until]['test_mean']:.1f} | "
-              f"{needed_text} | {100 * recall['1']:.1f} → {100 * recall[until]:.1f} | {cost} |")
+              f"{needed_text} | {100 * recall['1']:.1f} → {100 * recall[until]:.1f} | {cost} | "
+              f"{rows['1']['machine_h_mean']:.2f} → {rows[until]['machine_h_mean']:.2f} |")
         xs = passes + [max(passes) * 2]
-        ys = [100 * rows[str(p)]["test_mean"] for p in passes] + [100 * rows[until]["test_mean"]]
-        line, = ax.plot(xs[:-1], ys[:-1], "o-", markersize=4, label=data["scene"][:38])
-        ax.plot(xs[-2:], ys[-2:], ":", color=line.get_color())
-        ax.plot(xs[-1:], ys[-1:], "s", color=line.get_color(), markersize=6)
-    ax.set_xscale("log")
-    ax.set_xticks([1, 2, 5, 10, 20])
-    ax.set_xticklabels(["1", "2", "5", "10", "until no error\n(cap 50)"])
-    ax.minorticks_off()
-    ax.set_xlabel("passes over the training cards")
-    ax.set_ylabel("test accuracy (%), mean of 3 paired seeds")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    ax.set_title("How much training: test accuracy against passes over the same training cards", fontsize=10)
+        color = colors[(2 * k) % 20 if k < 10 else 2 * (k - 10) + 1]
+        for ax, key in zip(axes, ("test_accuracy", "train_accuracy")):
+            ys = [100 * sum(r[key] for r in recs if r["value"] == v) / len(data["seeds"])
+                  for v in [*map(str, passes), until]]
+            ax.plot(xs[:-1], ys[:-1], "o-", markersize=4, color=color, label=name)
+            ax.plot(xs[-2:], ys[-2:], ":", color=color)
+            ax.plot(xs[-1:], ys[-1:], "s", color=color, markersize=6)
+    for ax, what in zip(axes, ("test accuracy, new cards (%)", "recall of the training cards (%)")):
+        ax.set_xscale("log")
+        ax.set_xticks([1, 2, 5, 10, 20])
+        ax.set_xticklabels(["1", "2", "5", "10", "until no error\n(cap 50)"])
+        ax.minorticks_off()
+        ax.set_xlabel("passes over the training cards")
+        ax.set_ylabel(f"{what}, mean of 3 paired seeds")
+        ax.set_title(what, fontsize=9)
+        ax.grid(alpha=0.3)
+    axes[1].legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle("How much training: the same training cards shown 1, 2, 5, 10 times or until a pass without a "
+                 "mistake", fontsize=10)
     fig.tight_layout()
     save_figure(fig, HERE / "training_amount.png", dpi=110)
 
