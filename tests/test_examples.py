@@ -50,7 +50,8 @@ def check_images(out: Path, names) -> None:
 
 TESTED = {"reenact_x_vs_e.py", "analog_vs_digital.py", "ablation.py", "prml_fig4_4.py", "prml_fig4_5.py",
           "prml_fig4_6.py", "prml_fig4_7.py", "parity.py", "animation.py",
-          "decay.py"}                                    # tested in test_sweep.py
+          "decay.py",                                    # tested in test_sweep.py
+          "ideal_environment.py", "mu_vs_sigma.py", "spontaneous_concepts.py"}   # in test_cli_theory.py
 
 
 def test_every_example_is_tested_and_documented():
