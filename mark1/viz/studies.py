@@ -334,12 +334,14 @@ def _positions(values: list) -> tuple[np.ndarray, list[str], bool]:
     Numbers spanning a factor of 20 or more (all positive) go on a log axis; infinity
     sits one step beyond the largest finite value, labelled ∞. Switches and choices sit
     at 0, 1, 2, ... with their names. Passes over the cards with ``until:CAP`` (until the
-    first pass without a mistake) are numbers with ``until`` one step beyond, as ∞.
+    first pass without a mistake) go on a log axis with ``until`` a factor of 2 beyond the most.
     """
     until = [v for v in values if isinstance(v, str) and v.startswith("until:")]
-    if until and len(until) == 1 and all(isinstance(v, int) for v in values if v not in until):
-        x, labels, log = _positions([math.inf if v in until else v for v in values])
-        return x, [f"until (≤{until[0][6:]})" if v in until else t for v, t in zip(values, labels)], log
+    passes = [v for v in values if v not in until]
+    if len(until) == 1 and passes and all(isinstance(v, int) and v > 0 for v in passes):
+        top = max(passes)                        # pass counts on a log axis, until a factor of 2 beyond
+        x = np.array([2.0 * top if v in until else float(v) for v in values])
+        return x, [f"until\n(≤{v[6:]})" if v in until else str(v) for v in values], True
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
         finite = [float(v) for v in values if math.isfinite(v)]
         labels = ["∞" if not math.isfinite(v) else f"{v:g}" for v in values]
