@@ -20,7 +20,9 @@ SHIPPED = sorted((ROOT / "scenes").glob("*.toml"))
 
 
 def small(scene) -> int:
-    return max(8, len(scene.classes))
+    """A few cards: one per class (per face, where a split prints a second face), at least 8."""
+    faces = 2 if any(st.second_font for st in scene.settings.values()) else 1
+    return max(8, faces * len(scene.classes))
 
 
 def write(tmp_path: Path, text: str, name: str = "scene.toml") -> Path:
@@ -231,7 +233,7 @@ ERRORS = [
     ("bad preset", MINIMAL + "\n[machine]\npreset = 'SMAL'\n", "machine.preset", "did you mean 'SMALL'"),
     ("rule conflict", MINIMAL + "\n[machine.overrides]\ntrainer.rule = 'lms'\n[schedule]\nrule = 'alpha'\n",
      "schedule.rule", "same rule"),
-    ("bad rule", MINIMAL + "\n[schedule]\nrule = 'beta'\n", "schedule.rule", "one of"),
+    ("bad rule", MINIMAL + "\n[schedule]\nrule = 'delta'\n", "schedule.rule", "one of"),
     ("count in stimuli", MINIMAL.replace('classes = ["X", "E"]', 'classes = ["X", "E"]\ncount = 3'),
      "stimuli.count", "[train] or [test]"),
     ("one class", MINIMAL.replace('["X", "E"]', '["X"]'), "stimuli.classes", "2 to"),
@@ -421,7 +423,7 @@ def test_readme_example_loads(tmp_path):
     blocks = re.findall(r"```toml\n(.*?)```", text, flags=re.S)
     assert blocks, "scenes/README.md needs a complete annotated example"
     scene = load_scene(write(tmp_path, blocks[0]))
-    scene.stimuli("train", count=max(4, len(scene.classes)))
+    scene.stimuli("train", count=small(scene))
 
 
 # ---------------------------------------------------------------------------------------
@@ -545,7 +547,7 @@ def test_fuzz_mutated_scenes_raise_only_scene_error(tmp_path):
             try:
                 scene = load_scene(p)
                 for split in schema.SPLITS:
-                    scene.stimuli(split, seed=0, count=max(4, len(scene.classes)))
+                    scene.stimuli(split, seed=0, count=max(4, small(scene)))
                 outcomes["ok"] += 1
             except SceneError as e:
                 assert "\n" not in str(e) and str(e).startswith(str(p)), (desc, str(e))
