@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import make_cards
+from mark1.classroom.explain import _rule_words
 from mark1.exceptions import InputError, SpecError
 from mark1.machine.mark_i import MarkI
 from mark1.machine.rules import alpha, beta, gamma, lms
@@ -269,3 +270,26 @@ def test_bad_combinations_are_refused_in_one_line(overrides, keys):
         SMALL.with_overrides(overrides)
     text = str(err.value)
     assert "\n" not in text and all(k in text for k in keys), text
+
+
+def test_spontaneous_with_a_binary_code_steps_card_by_card():
+    """The compiled loop reads the answers of single and one-per-class codes; with a binary
+    code, spontaneous reinforcement takes the event path, and reinforces every card."""
+    spec = SMALL.with_overrides({"trainer.reinforcement": "spontaneous", "response.n_responses": 2})
+    cards, labels = make_cards(9, np.random.default_rng(3), shapes=("x", "box", "bar"))
+    off = MarkI(spec=spec, seed=3, trace="off").fit(cards, labels, epochs=2)
+    full = MarkI(spec=spec, seed=3, trace="full").fit(cards, labels, epochs=2)
+    assert off.code_.kind == "binary"
+    assert np.all(off.history_["pots_moved"] > 0)
+    assert np.array_equal(off.history_, full.history_) and np.array_equal(off.weights_, full.weights_)
+
+
+def test_the_classroom_says_each_option_in_words():
+    assert "each erring R-unit" in _rule_words(SMALL)
+    words = _rule_words(SMALL.with_overrides({"trainer.rule": "beta", "trainer.reinforcement": "spontaneous",
+                                              "trainer.valence": "monovalent", "response.discrimination": "mean",
+                                              "rack.bias": False}))
+    for phrase in ("shared equally", "the machine itself gave", "only gain", "mean", "no bias pot"):
+        assert phrase in words, phrase
+    assert "right answer" in _rule_words(SMALL.with_overrides({"trainer.reinforcement": "forced"}))
+    assert "inactive pots" in _rule_words(SMALL.with_overrides({"trainer.rule": "gamma"}))
