@@ -4,11 +4,14 @@ Each R-unit is a binary threshold unit on the sum of its potentiometers times th
 A-unit outputs (plus a bias pot fed by an always-on unit); its lamp lights when the
 sum is positive. Classes are coded on the R-units in one of three ways:
 
-``single``         two classes on one R-unit: lamp on means ``classes[1]``.
-``one-per-class``  up to ``n_responses`` classes, one R-unit each; the largest sum wins
-                   (the linear machine of PRML §4.1.2).
-``binary``         more classes: a code word of ±1 over the R-units per class, chosen to
-                   keep code words far apart; decoded to the nearest code word.
+``single``
+    Two classes on one R-unit: lamp on means ``classes[1]``.
+``one-per-class``
+    Up to ``n_responses`` classes, one R-unit each; the largest sum wins (the linear
+    machine of PRML §4.1.2).
+``binary``
+    More classes: a code word of ±1 over the R-units per class, chosen to keep code
+    words far apart; decoded to the nearest code word.
 
 Each R-unit has its own target (+1 or -1) for every class; the trainer corrects each
 unit that errs on its own target.

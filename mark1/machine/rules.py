@@ -8,14 +8,18 @@ does with the command (speed, end stops, backlash, steps).
 The value systems (Rosenblatt 1958, Psych. Rev. 65:386-408), for a reinforced R-unit
 with ``n_active`` active pots (the bias pot counts when the rack has it):
 
-``alpha``   uncompensated gain: each active pot moves by ``increment`` towards the target.
-``beta``    constant feed: the unit's total moves by ``increment``, shared equally: each
-            active pot moves by ``increment / n_active``.
-``gamma``   active pots gain at the expense of inactive ones: the active pots move by
-            ``increment`` towards the target, the inactive ones back so that the unit's
-            total is conserved (a unit with no inactive pot does not move).
-``lms``     Widrow and Hoff's LMS (the ADALINE's rule): every active pot of every unit
-            moves by ``lms_rate * (target - sum)``, on every card.
+``alpha``
+    Uncompensated gain: each active pot moves by ``increment`` towards the target.
+``beta``
+    Constant feed: the unit's total moves by ``increment``, shared equally: each active
+    pot moves by ``increment / n_active``.
+``gamma``
+    Active pots gain at the expense of inactive ones: the active pots move by
+    ``increment`` towards the target, the inactive ones back so that the unit's total is
+    conserved (a unit with no inactive pot does not move).
+``lms``
+    Widrow and Hoff's LMS (the ADALINE's rule): every active pot of every unit moves by
+    ``lms_rate * (target - sum)``, on every card.
 
 Which units are reinforced (the reinforcement, :data:`REINFORCEMENTS`): ``corrective``,
 only the units that erred (``target * sum <= tie``); ``forced``, every unit on every
@@ -46,6 +50,7 @@ from mark1.exceptions import InputError
 __all__ = ["RULES", "RULE_CODES", "REINFORCEMENTS", "ALPHA", "BETA", "GAMMA", "LMS", "alpha", "beta", "gamma",
            "lms", "command_into", "erring", "tie_tolerance", "TIE_RTOL"]
 
+#: The rules' codes in the compiled :func:`command_into` (see :data:`RULE_CODES`).
 ALPHA, BETA, GAMMA, LMS = 0, 1, 2, 3
 #: The reinforcements; all but ``corrective`` reinforce every unit on every card.
 REINFORCEMENTS = ("corrective", "forced", "spontaneous")
@@ -219,6 +224,7 @@ beta = _rule_function(BETA, "beta", "β: a constant total ``increment`` per rein
     array([[0., 0., 0.]])
 """)
 
+#: The value systems by name, as ``trainer.rule`` takes them.
 RULES = {"alpha": alpha, "beta": beta, "gamma": gamma, "lms": lms}
 #: The rule codes :func:`command_into` takes, by name.
 RULE_CODES = {"alpha": ALPHA, "beta": BETA, "gamma": GAMMA, "lms": LMS}
