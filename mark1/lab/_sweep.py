@@ -700,21 +700,11 @@ def grid_sweep(scene, param_a: str, values_a, param_b: str, values_b, *, seeds=3
         Two different keys (spec keys or ``"schedule.epochs"``); ``a`` gives the rows.
     values_a, values_b : str or sequence
         At least two distinct values each (see :func:`parse_values`).
-    seeds : int or sequence of int
-        ``n`` means seeds ``0 .. n-1``.
-    executor : concurrent.futures.Executor, optional
-        Runs the jobs (default: serially). Results do not depend on it.
+    seeds, executor, resume, progress, train_count, test_count, epochs
+        As for :func:`sweep`.
     out : str or path-like, optional
         Folder for ``jobs/*.json``, ``grid.csv``, ``grid.json`` and the figure
         (``grid.png``, see ``figure``), all written atomically.
-    resume : bool
-        Read back jobs already recorded in ``out/jobs`` by the same sweep.
-    progress : bool
-        A progress bar over the jobs (on a terminal only).
-    train_count, test_count : int, optional
-        Card counts instead of the scene's.
-    epochs : int, optional
-        Passes over the training cards instead of the scene's (not with ``schedule.epochs`` swept).
     figure : callable, optional
         Draws the grid, called as ``figure(result, out=out / "grid.png")``; needs ``out``
         (``mark1 sweep`` passes :func:`mark1.viz.studies.grid_sweep_figure`).
