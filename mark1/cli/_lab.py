@@ -8,6 +8,7 @@ executor ``--workers`` or ``--scheduler`` asks for, has the study draw its figur
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shlex
 import time
@@ -127,9 +128,22 @@ def cmd_sweep(args) -> int:
     if args.out is None:
         args.out = str(Path("runs") / Path(args.scene).stem / "sweep" / args.param)
     scene, out, workers = check_common(args, len(values) * args.seeds)
+    _check_passes(args, scene, [args.param], [values], workers)
     result, t0 = _run_study(args, workers, sweep, scene, args.param, values, reference=args.reference, out=out,
                             progress=not args.json, epochs=args.epochs, figure=sweep_figure)
     return _print_result(args, result, t0, f"{out}/sweep.csv, sweep.json, sweep.png, jobs/")
+
+
+def _check_passes(args, scene, params: list, values: list, workers: int) -> None:
+    """The memory budget again, for the most passes a sweep trains when that is more than the scene's."""
+    passes = [args.epochs or scene.schedule.epochs]
+    for key, vs in zip(params, values):
+        if key in SCHEDULE_PARAMS:
+            passes += [int(v.split(":")[1]) if isinstance(v, str) else v for v in vs]
+    if max(passes) > scene.schedule.epochs:
+        longer = dataclasses.replace(scene, schedule=dataclasses.replace(scene.schedule, epochs=max(passes)),
+                                     _cache={})
+        check_scene(args, longer, at_once=workers)
 
 
 def _grid_sweep(args, params: list, values: list) -> int:
@@ -139,6 +153,7 @@ def _grid_sweep(args, params: list, values: list) -> int:
     if args.out is None:
         args.out = str(Path("runs") / Path(args.scene).stem / "sweep" / f"{params[0]}_x_{params[1]}")
     scene, out, workers = check_common(args, len(values[0]) * len(values[1]) * args.seeds)
+    _check_passes(args, scene, params, values, workers)
     result, t0 = _run_study(args, workers, grid_sweep, scene, params[0], values[0], params[1], values[1], out=out,
                             progress=not args.json, epochs=args.epochs, figure=grid_sweep_figure)
     return _print_result(args, result, t0, f"{out}/grid.csv, grid.json, grid.png, jobs/")
