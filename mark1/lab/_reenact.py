@@ -59,6 +59,7 @@ from mark1.lab._common import check_figure, count_option, csv_text, draw, write_
 from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref, seed_list
 from mark1.lab.stats import clip_interval, mean_interval
 from mark1.machine.mark_i import MarkI
+from mark1.machine.response import OutputCode
 from mark1.specs import BEST_READING
 from mark1.stimuli.cards import experiment_seeds
 from mark1.stimuli.scenes import SCENES_DIR, load_scene
@@ -192,15 +193,19 @@ def verdict(mean: float, low: float, high: float, band_: tuple[float, float]) ->
     return "unclear"
 
 
-def catalog(folder=None) -> list[Path]:
-    """The scene files in ``folder`` (default: the shipped scenes) with a report to judge.
+def catalog(folder=None, *, expected: bool = False) -> list[Path]:
+    """The scene files in ``folder`` (default: the shipped scenes) with a reported figure.
 
-    A reported figure, or an expectation (:func:`judged`); the demonstration is neither.
+    With ``expected``, also those whose report gives no number but an expectation
+    (:func:`judged`: left/right marks, parity, connectedness); the demonstration is neither.
+    :func:`reenact` re-enacts ``catalog(expected=True)`` by default.
 
     Parameters
     ----------
     folder : str or path-like, optional
         A folder of ``*.toml`` scene files.
+    expected : bool
+        Include the scenes judged on the project's band of an expectation.
 
     Returns
     -------
@@ -210,10 +215,13 @@ def catalog(folder=None) -> list[Path]:
     Examples
     --------
     >>> [p.name for p in catalog()][:3]
+    ['alphabet.toml', 'e_vs_f.toml', 'e_vs_x.toml']
+    >>> [p.name for p in catalog(expected=True)][:3]
     ['alphabet.toml', 'connectedness.toml', 'e_vs_f.toml']
     """
     folder = Path(folder) if folder is not None else Path(SCENES_DIR)
-    return [p for p in sorted(folder.glob("*.toml")) if judged(load_scene(p).reported)]
+    keep = judged if expected else (lambda rep: rep.value is not None)
+    return [p for p in sorted(folder.glob("*.toml")) if keep(load_scene(p).reported)]
 
 
 # ----------------------------------------------------------------------------------------
@@ -238,14 +246,28 @@ def _alt_name(spec) -> str | None:
     return "512 pots (split)" if alt.rack.topology == "split" else "4,096 pots (all-to-all)"
 
 
-def _least_squares_fit(phi: np.ndarray, labels: np.ndarray) -> float:
-    """Training accuracy of least squares on φ (and a constant), one ±1 column per class, argmax."""
-    classes, y = np.unique(labels, return_inverse=True)
+def _least_squares_fit(phi: np.ndarray, labels: np.ndarray, spec) -> float:
+    """Training accuracy of least squares on φ through the machine's own wiring and code.
+
+    Each R-unit in use is fitted to its ±1 targets (the machine's output code) from the
+    inputs its pots connect (every A-unit, or its own group under the split rack, and
+    the bias pot where the rack has one); the sums are read as the machine reads them.
+    """
+    classes = np.unique(labels)
+    code = OutputCode(classes, spec.response)
+    y = np.searchsorted(classes, labels)
     x = np.hstack([phi.astype(float), np.ones((len(phi), 1))])
-    t = -np.ones((len(y), len(classes)))
-    t[np.arange(len(y)), y] = 1.0
-    w = np.linalg.lstsq(x, t, rcond=None)[0]
-    return float(np.mean(np.argmax(x @ w, axis=1) == y))
+    n_a = phi.shape[1]
+    per = n_a // spec.response.n_responses if spec.rack.topology == "split" else n_a
+    sums = np.zeros((len(y), code.n_units))
+    for k in range(code.n_units):
+        cols = list(range(k * per, k * per + per)) if spec.rack.topology == "split" else list(range(n_a))
+        if spec.rack.bias:
+            cols.append(n_a)
+        xs = x[:, cols]
+        w = np.linalg.lstsq(xs, code.targets[y, k].astype(float), rcond=None)[0]
+        sums[:, k] = xs @ w
+    return float(np.mean(code.decode(sums) == y))
 
 
 @job
@@ -264,7 +286,9 @@ def _reenact_job(scene_ref, seed: int, train_count: int | None = None, test_coun
                            "train_cards": int(len(train.cards)), "test_cards": int(len(test.cards))}
     fit = dict(epochs=scene.schedule.epochs, order=scene.schedule.order)
     alt = _other_rack(spec)
-    for prefix, s in (("", spec), ("alt_", alt), ("digital_", spec.digital()), ("ideal_", spec.ideal())):
+    # the IBM 704 perceptron: the ibm704 reading (every non-ideality off, every A-unit to every output)
+    ibm704 = spec.ideal().with_overrides({"rack.topology": "all"})
+    for prefix, s in (("", spec), ("alt_", alt), ("digital_", spec.digital()), ("ideal_", ibm704)):
         if s is None:
             rec[f"{prefix}train_accuracy"] = rec[f"{prefix}test_accuracy"] = None
             continue
@@ -273,7 +297,7 @@ def _reenact_job(scene_ref, seed: int, train_count: int | None = None, test_coun
         rec[f"{prefix}test_accuracy"] = float(m.score(test.cards, test.labels))
         if not prefix:
             rec["machine_time_s"] = float(m.machine_time_)
-            rec["ls_train_accuracy"] = _least_squares_fit(m.associate(m.sense(train.cards)), train.labels)
+            rec["ls_train_accuracy"] = _least_squares_fit(m.associate(m.sense(train.cards)), train.labels, s)
     # a long run of the perceptron on the same φ (the digital learner keeps the analog retina and board)
     long_epochs = max(1, min(LONG_EPOCHS, LONG_PRESENTATIONS // len(train.cards)))
     m = MarkI(spec=spec.digital(), seed=seed_machine).fit(train.cards, train.labels, epochs=long_epochs,
@@ -501,7 +525,8 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
     Parameters
     ----------
     scenes : sequence of Scene or str, optional
-        Scenes or scene files, each with a reported figure or an expectation (default: :func:`catalog`).
+        Scenes or scene files, each with a reported figure or an expectation (default:
+        ``catalog(expected=True)``).
     seeds : int or sequence of int
     tolerance : float
         Half-width of a report's band (fraction), in [0, 0.5].
@@ -545,7 +570,7 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
     """
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= 0.5:
         raise InputError(f"tolerance: expected a fraction from 0 to 0.5, got {tolerance!r}")
-    scene_objs = [as_scene(s) for s in (catalog() if scenes is None else scenes)]
+    scene_objs = [as_scene(s) for s in (catalog(expected=True) if scenes is None else scenes)]
     if not scene_objs:
         raise InputError("scenes: expected at least one scene with a reported figure")
     for sc in scene_objs:
@@ -561,7 +586,7 @@ def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, execu
         raise InputError(f"scenes: expected distinct scenes, got {stems}")
     jobs = [(scene_ref(sc), s, train_count, test_count) for sc in scene_objs for s in seed_ids]
     keys = [f"{stem}-seed-{s:04d}" for stem in stems for s in seed_ids]
-    config = {"study": "reenact", "version": 2, "train_count": train_count, "test_count": test_count,
+    config = {"study": "reenact", "version": 3, "train_count": train_count, "test_count": test_count,
               "scenes": {stem: scene_digest(sc) for stem, sc in zip(stems, scene_objs)}}
     records = None
     if out is not None:
