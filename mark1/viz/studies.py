@@ -159,6 +159,102 @@ def learning_curves_figure(curves: LearningCurves, *, out=None) -> Figure:
     return _saved(fig, out, dpi=120)
 
 
+#: The ablation's two arms: prefix, legend, colour, marker, offset of its row.
+_ARMS = (("on", "alone on: ideal + it vs ideal", "tab:orange", "o", +0.18),
+         ("off", "alone off: full − it vs full", "tab:blue", "s", -0.18))
+_GREY = "0.55"
+
+
+def _arm_cost(result: Ablation, name: str, prefix: str):
+    """The arm's mean cost in points, or None where it has no result."""
+    c = result.row(f"{prefix}:{name}").get("cost_points")
+    return None if c is None or c != c else c
+
+
+def _ablation_rank(result: Ablation, name: str) -> float:
+    costs = [c for c in (_arm_cost(result, name, p) for p, *_ in _ARMS) if c is not None]
+    return max(costs) if costs else -np.inf               # no result: at the bottom
+
+
+def _ablation_label(result: Ablation, name: str) -> str:
+    gone = [f"alone {p}" for p, *_ in _ARMS if _arm_cost(result, name, p) is None]
+    return name + ("" if not gone else " (no result)" if len(gone) == 2 else f" ({gone[0]}: no result)")
+
+
+def _hours_added(result: Ablation, prefix: str, r: dict):
+    """Mean machine time added by the non-ideality (h) and its 95 % interval, or None."""
+    if r.get("machine_time_h_change") is None:
+        return None
+    sign = 1.0 if prefix == "on" else -1.0                # on: variant - ideal; off: full - variant
+    ref = result.row(r["reference"]) if r.get("reference") else None
+    per_seed = r.get("machine_time_s")
+    if ref is not None and per_seed and ref.get("machine_time_s"):
+        d = [sign * (a - b) / 3600.0 for a, b in zip(per_seed, ref["machine_time_s"])]
+        m, lo, hi = mean_interval(d)
+        return m, lo, hi
+    return sign * r["machine_time_h_change"], np.nan, np.nan
+
+
+def _draw_ablation_costs(ax, result: Ablation, names: list, y: np.ndarray) -> None:
+    """Each arm's mark, interval and per-seed costs on the cost axes (gid = the variant)."""
+    for prefix, _, color, marker, dy in _ARMS:
+        for n, yy in zip(names, y + dy):
+            variant = f"{prefix}:{n}"
+            r = result.row(variant)
+            c = _arm_cost(result, n, prefix)
+            if c is None:
+                continue
+            verdict = r.get("verdict")
+            per_seed = r.get("costs") or []
+            if per_seed and verdict != "zero":
+                ax.plot(per_seed, [yy] * len(per_seed), linestyle="none", marker="o", markersize=3.5,
+                        color="k", alpha=0.7, zorder=3.5)
+            if verdict == "zero":
+                ax.plot([c], [yy], linestyle="none", marker="x", markersize=9, markeredgewidth=2,
+                        color="k", zorder=4, gid=variant)
+                continue
+            lo, hi = r.get("cost_low"), r.get("cost_high")
+            solid = verdict in ("cost", "gain", "one")
+            if lo is not None and hi is not None and lo == lo and hi == hi:
+                ax.plot([lo, hi], [yy, yy], color=color if solid else _GREY, linewidth=2.2,
+                        solid_capstyle="butt", zorder=3, gid=f"{variant}:interval")
+            ax.plot([c], [yy], linestyle="none", marker=marker, markersize=9, markeredgewidth=1.8,
+                    color=color if solid else _GREY, markerfacecolor=color if solid else "white",
+                    zorder=4, gid=variant)
+
+
+def _draw_ablation_times(ax_time, result: Ablation, names: list, y: np.ndarray, times: dict) -> None:
+    """Each arm's machine time added on the time axes (gid ``time:`` + the variant)."""
+    for prefix, _, color, marker, dy in _ARMS:
+        for n, yy in zip(names, y + dy):
+            t = times[(prefix, n)]
+            if _arm_cost(result, n, prefix) is None:
+                continue
+            if t is None:
+                ax_time.text(0.0, yy, "  same", color=_GREY, fontsize=10, ha="left", va="center")
+                continue
+            m, lo, hi = t
+            if lo == lo and hi == hi:
+                ax_time.plot([lo, hi], [yy, yy], color=color, linewidth=2.2, solid_capstyle="butt",
+                             zorder=3, gid=f"time:{prefix}:{n}:interval")
+            ax_time.plot([m], [yy], linestyle="none", marker=marker, markersize=9, color=color,
+                         zorder=4, gid=f"time:{prefix}:{n}")
+
+
+def _ablation_legend() -> list:
+    handles = [Line2D([], [], linestyle="none", marker=m, markersize=9, color=c, label=lab)
+               for _, lab, c, m, _ in _ARMS]
+    return handles + [
+        Line2D([], [], color="0.3", marker="o", markersize=9, linewidth=2.2, markerfacecolor="0.3",
+               label="95 % interval excludes 0 (filled)"),
+        Line2D([], [], color=_GREY, marker="o", markersize=9, linewidth=2.2, markerfacecolor="white",
+               label=VERDICTS["null"] + " (hollow, grey)"),
+        Line2D([], [], linestyle="none", marker="x", markersize=9, markeredgewidth=2, color="k",
+               label="exactly 0 on every seed"),
+        Line2D([], [], linestyle="none", marker="o", markersize=3.5, color="k", alpha=0.7,
+               label="cost on one seed")]
+
+
 def ablation_figure(result: Ablation, *, out=None) -> Figure:
     """Which non-ideality costs most: the table of a :class:`mark1.lab.Ablation`, drawn.
 
@@ -201,40 +297,10 @@ def ablation_figure(result: Ablation, *, out=None) -> Figure:
     True
     """
     names = list(result.non_idealities)
-    arms = (("on", "alone on: ideal + it vs ideal", "tab:orange", "o", +0.18),
-            ("off", "alone off: full − it vs full", "tab:blue", "s", -0.18))
-
-    def cost(n, prefix):
-        c = result.row(f"{prefix}:{n}").get("cost_points")
-        return None if c is None or c != c else c
-
-    def rank(n):
-        cs = [c for c in (cost(n, p) for p, *_ in arms) if c is not None]
-        return max(cs) if cs else -np.inf                 # no result: at the bottom
-
-    names.sort(key=rank)                                  # costliest last = on top
-
-    def label(n):
-        gone = [f"alone {p}" for p, *_ in arms if cost(n, p) is None]
-        return n + ("" if not gone else " (no result)" if len(gone) == 2 else f" ({gone[0]}: no result)")
-
-    def hours_added(prefix, r):
-        """Mean machine time added by the non-ideality (h) and its 95 % interval, or None."""
-        if r.get("machine_time_h_change") is None:
-            return None
-        sign = 1.0 if prefix == "on" else -1.0            # on: variant - ideal; off: full - variant
-        ref = result.row(r["reference"]) if r.get("reference") else None
-        per_seed = r.get("machine_time_s")
-        if ref is not None and per_seed and ref.get("machine_time_s"):
-            d = [sign * (a - b) / 3600.0 for a, b in zip(per_seed, ref["machine_time_s"])]
-            m, lo, hi = mean_interval(d)
-            return m, lo, hi
-        return sign * r["machine_time_h_change"], np.nan, np.nan
-
-    times = {(p, n): hours_added(p, result.row(f"{p}:{n}")) for n in names for p, *_ in arms}
+    names.sort(key=lambda n: _ablation_rank(result, n))          # costliest last = on top
+    times = {(p, n): _hours_added(result, p, result.row(f"{p}:{n}")) for n in names for p, *_ in _ARMS}
     show_time = any(v is not None for v in times.values())
-    width = 13.0 if show_time else 10.0
-    fig = new_figure(width, 2.6 + 0.55 * max(len(names), 1))
+    fig = new_figure(13.0 if show_time else 10.0, 2.6 + 0.55 * max(len(names), 1))
     if show_time:
         grid = fig.add_gridspec(1, 2, width_ratios=(1.6, 1.0))
         ax = fig.add_subplot(grid[0, 0])
@@ -242,76 +308,30 @@ def ablation_figure(result: Ablation, *, out=None) -> Figure:
     else:
         ax, ax_time = fig.add_subplot(1, 1, 1), None
     y = np.arange(len(names), dtype=float)
-    grey = "0.55"
     for axis in [ax] + ([ax_time] if ax_time is not None else []):
         axis.axvline(0.0, color="k", linewidth=1.0, zorder=1)
         for yy in y[1:]:
             axis.axhline(yy - 0.5, color="0.85", linewidth=0.8, zorder=0)
-    for prefix, _, color, marker, dy in arms:
-        for n, yy in zip(names, y + dy):
-            variant = f"{prefix}:{n}"
-            r = result.row(variant)
-            c = cost(n, prefix)
-            if c is None:
-                continue
-            verdict = r.get("verdict")
-            per_seed = r.get("costs") or []
-            if per_seed and verdict != "zero":
-                ax.plot(per_seed, [yy] * len(per_seed), linestyle="none", marker="o", markersize=3.5,
-                        color="k", alpha=0.7, zorder=3.5)
-            if verdict == "zero":
-                ax.plot([c], [yy], linestyle="none", marker="x", markersize=9, markeredgewidth=2,
-                        color="k", zorder=4, gid=variant)
-                continue
-            lo, hi = r.get("cost_low"), r.get("cost_high")
-            solid = verdict in ("cost", "gain", "one")
-            if lo is not None and hi is not None and lo == lo and hi == hi:
-                ax.plot([lo, hi], [yy, yy], color=color if solid else grey, linewidth=2.2,
-                        solid_capstyle="butt", zorder=3, gid=f"{variant}:interval")
-            ax.plot([c], [yy], linestyle="none", marker=marker, markersize=9, markeredgewidth=1.8,
-                    color=color if solid else grey, markerfacecolor=color if solid else "white",
-                    zorder=4, gid=variant)
-        if ax_time is not None:
-            for n, yy in zip(names, y + dy):
-                t = times[(prefix, n)]
-                if cost(n, prefix) is None:
-                    continue
-                if t is None:
-                    ax_time.text(0.0, yy, "  same", color=grey, fontsize=10, ha="left", va="center")
-                    continue
-                m, lo, hi = t
-                if lo == lo and hi == hi:
-                    ax_time.plot([lo, hi], [yy, yy], color=color, linewidth=2.2, solid_capstyle="butt",
-                                 zorder=3, gid=f"time:{prefix}:{n}:interval")
-                ax_time.plot([m], [yy], linestyle="none", marker=marker, markersize=9, color=color,
-                             zorder=4, gid=f"time:{prefix}:{n}")
+    _draw_ablation_costs(ax, result, names, y)
+    if ax_time is not None:
+        _draw_ablation_times(ax_time, result, names, y, times)
     ax.set_yticks(y)
-    ax.set_yticklabels([label(n).replace("_", " ") for n in names], fontsize=11)
+    ax.set_yticklabels([_ablation_label(result, n).replace("_", " ") for n in names], fontsize=11)
     ax.set_ylim(-0.6, max(len(names), 1) - 0.4)
     if not names:
         ax.text(0.5, 0.5, "this machine has no non-ideality on", transform=ax.transAxes,
                 ha="center", va="center", fontsize=11)
     # symmetric about 0, so that a gain looks as large as a cost of the same size
-    extent = [abs(v) for n in names for p, *_ in arms
+    extent = [abs(v) for n in names for p, *_ in _ARMS
               for v in (result.row(f"{p}:{n}").get(k) for k in ("cost_low", "cost_high", "cost_points"))
               if v is not None and v == v]
-    extent += [abs(v) for n in names for p, *_ in arms for v in (result.row(f"{p}:{n}").get("costs") or [])]
+    extent += [abs(v) for n in names for p, *_ in _ARMS for v in (result.row(f"{p}:{n}").get("costs") or [])]
     lim = max(extent + [1.0]) * 1.1
     ax.set_xlim(-lim, lim)
     ax.set_xlabel("cost: points of test accuracy lost because of it  (← gains   hurts →)", fontsize=11)
     ax.tick_params(labelsize=10)
     ax.grid(axis="x", alpha=0.3)
-    handles = [Line2D([], [], linestyle="none", marker=m, markersize=9, color=c, label=lab)
-               for _, lab, c, m, _ in arms]
-    handles += [Line2D([], [], color="0.3", marker="o", markersize=9, linewidth=2.2, markerfacecolor="0.3",
-                       label="95 % interval excludes 0 (filled)"),
-                Line2D([], [], color=grey, marker="o", markersize=9, linewidth=2.2, markerfacecolor="white",
-                       label=VERDICTS["null"] + " (hollow, grey)"),
-                Line2D([], [], linestyle="none", marker="x", markersize=9, markeredgewidth=2, color="k",
-                       label="exactly 0 on every seed"),
-                Line2D([], [], linestyle="none", marker="o", markersize=3.5, color="k", alpha=0.7,
-                       label="cost on one seed")]
-    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=10, frameon=False)
+    fig.legend(handles=_ablation_legend(), loc="lower center", ncol=3, fontsize=10, frameon=False)
     title = (f"{result.scene} — which non-ideality costs most\n{len(result.seeds)} paired seed(s): "
              "mean cost with its 95 % t-interval, costliest on top")
     if ax_time is not None:
