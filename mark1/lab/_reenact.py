@@ -360,11 +360,13 @@ class SceneResult:
         for prefix in LEARNERS:
             mean, low, high = self._stat(prefix)
             out[f"{prefix}mean"], out[f"{prefix}low"], out[f"{prefix}high"] = mean, low, high
-            out[f"{prefix}verdict"] = "" if math.isnan(mean) else verdict(mean, low, high, self.band)
+            out[f"{prefix or 'analog_'}verdict"] = "" if math.isnan(mean) else verdict(mean, low, high, self.band)
             out[f"{prefix}train_mean"] = self._stat(prefix, "train")[0]
             out[f"{prefix}test_mean"] = self._stat(prefix, "test")[0]
+        p = _primary(self.reported)
         acc = [v for v in self._values(f"{self.scored}_accuracy")]
-        out["meeting"] = float(np.mean([a >= self.band[0] - 1e-12 for a in acc]))
+        judged_acc = self._values(f"{p}{self.scored}_accuracy")
+        out["meeting"] = float(np.mean([a >= self.band[0] - 1e-12 for a in judged_acc]))
         gap = [d - a for d, a in zip(self._values(f"digital_{self.scored}_accuracy"), acc)]
         out["rack_gap"], out["rack_gap_low"], out["rack_gap_high"] = mean_interval(gap)
         ls, long_ = self._values("ls_train_accuracy"), self._values("long_train_accuracy")
@@ -372,8 +374,7 @@ class SceneResult:
         out["separated_seeds"] = int(sum(a >= 1.0 or b >= 1.0 for a, b in zip(ls, long_)))
         out["long_epochs"] = int(self.records[0].get("long_epochs", 0))
         out["machine_hours"] = float(np.mean([t / 3600.0 for t in self._values("machine_time_s")]))
-        p = _primary(self.reported)
-        out["verdict"] = out[f"{p}verdict"]
+        out["verdict"] = out[f"{p or 'analog_'}verdict"]
         out["judged_mean"], out["judged_low"], out["judged_high"] = out[f"{p}mean"], out[f"{p}low"], out[f"{p}high"]
         out["explanation"] = self.explain(out)
         return out
@@ -698,7 +699,7 @@ def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, 
             rep = f"*{r['expect']}: {r['band_low']:.0%}-{r['band_high']:.0%}*"
         cells = []
         for p in ("", "alt_", "ideal_"):
-            v = r[f"{p}verdict"]
+            v = r[f"{p or 'analog_'}verdict"]
             cell = _interval(r[f"{p}mean"], r[f"{p}low"], r[f"{p}high"])
             cells.append(cell if not v else f"{cell} {'**OUT**' if v == 'OUT OF BAND' else v}")
         gap = "-" if math.isnan(r["rack_gap_low"]) else (f"{r['rack_gap'] * 100:+.1f} "

@@ -613,7 +613,7 @@ def reenact_figure(result: Reenactment, *, out=None) -> Figure:
             if math.isnan(m):
                 continue
             judged_here = r["primary"] == ("IBM 704" if prefix else "analog")
-            c = colors[r[f"{prefix}verdict"]] if judged_here else "0.35"
+            c = colors[r[f"{prefix or 'analog_'}verdict"]] if judged_here else "0.35"
             err = (None if math.isnan(r[f"{prefix}low"])
                    else [[(m - r[f"{prefix}low"]) * 100], [(r[f"{prefix}high"] - m) * 100]])
             ax.errorbar([m * 100], [y + dy], xerr=err, fmt=marker, color=c, markersize=6 if judged_here else 5,
