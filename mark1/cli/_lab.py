@@ -19,9 +19,9 @@ from mark1._utils.records import jsonable
 from mark1.cli._options import (add_common_options, check_common, check_run_options, check_scene, one_line,
                                 output_folder, scene_or_usage, workers_for)
 from mark1.exceptions import SceneError, SpecError, UsageError
-from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, SCHEDULE_PARAMS, UNTIL_CAP, ablate, catalog,
-                       check_learners, compare, grid_sweep, learning_curves, parse_value, parse_values, reenact, sweep,
-                       value_text)
+from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, SCHEDULE_PARAMS, UNTIL_CAP, ablate,
+                       catalog, check_learners, compare, grid_sweep, judged, learning_curves, parse_value,
+                       parse_values, reenact, sweep, value_text)
 from mark1.lab.runner import executor_for
 from mark1.specs import NON_IDEALITIES, parameter_keys
 from mark1.viz.studies import (ablation_figure, comparison_figure, grid_sweep_figure, learning_curves_figure,
@@ -178,8 +178,9 @@ def cmd_reenact(args) -> int:
     scenes = [scene_or_usage(f) for f in files]
     workers = workers_for(args, len(scenes) * args.seeds)
     for f, sc in zip(files, scenes):
-        if sc.reported.value is None:
-            raise UsageError(f"{f}: [reported] has no value; expected a scene with a reported figure")
+        if not judged(sc.reported):
+            raise UsageError(f"{f}: [reported] has neither a value nor an expectation; expected a scene "
+                             "with a reported figure or reported.expect")
         check_scene(args, sc, at_once=workers, label=f)
     command = " ".join(["mark1 reenact", *map(shlex.quote, args.scenes), f"--seeds {args.seeds}"]
                        + ([f"--tolerance {args.tolerance:g}"] if args.tolerance != DEFAULT_TOLERANCE else [])
@@ -194,9 +195,9 @@ def cmd_reenact(args) -> int:
 
 
 def _catalog():
-    """The shipped scenes with a reported figure; a broken one is a usage error."""
+    """The shipped scenes with a reported figure or an expectation; a broken one is a usage error."""
     try:
-        return catalog()
+        return catalog(expected=True)
     except SceneError as e:
         raise UsageError(str(e)) from None
 
