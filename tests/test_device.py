@@ -65,8 +65,9 @@ def test_speed_limit_and_motor_spread():
 
 
 def test_decay_when_left_alone():
-    r = rack_response(specs.MARK_I, pulses=(5,), start=0.5, n_pots=1)
-    tau = specs.MARK_I.rack.decay_time
+    spec = specs.MARK_I.with_overrides({"rack.decay_time": 3600.0})      # the decay is off by default
+    r = rack_response(spec, pulses=(5,), start=0.5, n_pots=1)
+    tau = spec.rack.decay_time
     expected = r.idle_x[0, 0] * np.exp(-(r.idle_t - r.idle_t[0]) / tau)
     assert np.allclose(r.idle_x[:, 0], expected, rtol=1e-9)
     assert r.idle_x[-1, 0] < 0.06 * r.idle_x[0, 0]                # three time constants: e**-3

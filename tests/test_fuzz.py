@@ -55,7 +55,9 @@ def _small(data: dict) -> dict:
     n_classes = len(scene.classes)
     data = json.loads(json.dumps(data))
     for split in ("train", "test"):
-        data.setdefault(split, {})["count"] = n_classes
+        # a split printed in two faces needs a card per class in each face
+        faces = 2 if any("second_font" in data.get(t, {}) for t in ("stimuli", split)) else 1
+        data.setdefault(split, {})["count"] = n_classes * faces
     data.setdefault("schedule", {})["epochs"] = 1
     over = data.setdefault("machine", {}).setdefault("overrides", {})
     pb = over.setdefault("patchboard", {}) if isinstance(over.get("patchboard", {}), dict) else {}

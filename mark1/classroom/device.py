@@ -69,7 +69,7 @@ class RackResponse:
     >>> from mark1.specs import SMALL
     >>> r = rack_response(SMALL, pulses=(2, 1), n_pots=1)
     >>> r.command, r.position[:, 0].round(4)
-    (array([ 0.02,  0.02, -0.02]), array([0.61  , 0.63  , 0.6498, 0.6326]))
+    (array([ 0.02,  0.02, -0.02]), array([0.61 , 0.63 , 0.65 , 0.633]))
     """
 
     command: np.ndarray
@@ -113,15 +113,15 @@ def rack_response(spec: MachineSpec, *, pulses=(30, 25, 15), start: float = 0.61
     --------
     Four pulses up, three down, on two pots (the second with a motor of its own speed).
     Each pulse of 0.02 full scale runs its motor 80 ms at 0.25 full scale per second;
-    the reversal first takes up the backlash (0.003), and the decay shaves a little off
-    every second:
+    the reversal first takes up the backlash (0.003). The decay is off by default (the
+    pots hold their value); ``rack.decay_time`` switches it on:
 
     >>> from mark1.specs import SMALL
     >>> r = rack_response(SMALL, pulses=(4, 3), n_pots=2)
     >>> r.duration[:, 0].round(3).tolist()
     [0.08, 0.08, 0.08, 0.08, 0.08, 0.08, 0.08]
     >>> r.position[:, 0].round(4).tolist()
-    [0.61, 0.63, 0.6498, 0.6696, 0.6894, 0.6723, 0.6521, 0.6319]
+    [0.61, 0.63, 0.65, 0.67, 0.69, 0.673, 0.653, 0.633]
     """
     if not -1.0 <= start <= 1.0:
         raise InputError(f"start: expected a wiper position in [-1, 1], got {start!r}")
