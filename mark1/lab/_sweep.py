@@ -564,7 +564,7 @@ def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, 
                     and 0.0 <= rec["test_accuracy"] <= 1.0)
         records = Records(Path(out) / "jobs", config, valid=valid)
     results = run_jobs(_sweep_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
-                              progress="runs" if progress else None)
+                       progress="runs" if progress else None)
     result = Sweep(scene=scene.name, param=param, values=vals, reference=ref_value, seeds=seed_ids,
                    records=list(results))
     if out is not None:
