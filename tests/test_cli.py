@@ -69,6 +69,16 @@ def test_run_writes_summary_curve_and_trace(tmp_path, capsys):
     assert (out / "trace.csv").read_text() == (out2 / "trace.csv").read_text()
 
 
+def test_run_names_a_missing_report_in_words(tmp_path, capsys):
+    scene = tmp_path / "plain.toml"
+    scene.write_text('name = "plain"\n[stimuli]\nsource = "characters"\nclasses = ["X", "E"]\nsize = 20\n'
+                     '[train]\ncount = 4\n[test]\ncount = 2\n[machine]\npreset = "SMALL"\n'
+                     '[schedule]\nepochs = 1\n')
+    assert main(["run", str(scene), "--out", str(tmp_path / "out")]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("reported"))
+    assert "()" not in row and "no reported result" in row
+
+
 def test_run_full_trace_has_every_event(tmp_path, capsys):
     out = tmp_path / "full"
     assert main(["run", str(DEMO), "--out", str(out), "--trace", "full"]) == 0

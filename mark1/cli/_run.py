@@ -122,13 +122,21 @@ def cmd_run(args) -> int:
         ("wrong while training", " ".join(map(str, machine.mistakes_per_epoch_.tolist())) + "  (per epoch)"),
         ("train accuracy", f"{train_acc:.1%}  (after training)"),
         ("test accuracy", f"{test_acc:.1%}"),
-        ("reported", f"{rep.value:.1%} ({rep.source})" if rep.value is not None else f"- ({rep.source})"),
+        ("reported", _reported_text(rep.value, rep.source)),
         ("machine time", _hms(machine.machine_time_)),
         ("wall time", f"{wall:.2f} s  (training on this computer)"),
         ("written", f"{out}/summary.json, learning_curve.png, trace.csv"),
     ]
     print(_format_table(rows))
     return 0
+
+
+def _reported_text(value, source: str) -> str:
+    """The reported figure and its source for the table; a scene without a source says it has no report."""
+    figure = f"{value:.1%}" if value is not None else "-"
+    if not source:
+        return f"{figure} (source not named)" if value is not None else "none (the scene names no reported result)"
+    return f"{figure} ({source})"
 
 
 def _history_csv(history: np.ndarray, classes: np.ndarray) -> str:

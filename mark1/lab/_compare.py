@@ -191,7 +191,7 @@ class Comparison:
         lines.append("")
         lines.append(f"{self.scene}: {len(self.seeds)} seed(s); reported "
                      + (f"{rep['value']:.1%}" if rep.get("value") is not None else "no figure")
-                     + f" ({rep.get('source', '')})")
+                     + f" ({rep.get('source') or 'the scene names no source'})")
         lines.append("")
         lines.extend(f"{name:<{width}}  {describe_learner(name, self.features)}" for name in summ)
         return "\n".join(lines)
@@ -505,7 +505,7 @@ def _report_md(comp: Comparison, scene, figures) -> str:
                  + (f" Card counts overridden: train {cfg['train_count']}, test {cfg['test_count']}."
                     if cfg.get("train_count") or cfg.get("test_count") else ""))
     lines.append("")
-    lines.append(f"**Reported:** {rep_txt} — {rep.get('source', '')}"
+    lines.append(f"**Reported:** {rep_txt} — {rep.get('source') or 'the scene names no source'}"
                  + (f"; {rep['conditions']}" if rep.get("conditions") else "")
                  + (f" ({rep['note']})" if rep.get("note") else ""))
     lines.append("")
