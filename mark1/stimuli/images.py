@@ -144,5 +144,6 @@ def read_image(path: str, card_size: int, invert: bool = False) -> np.ndarray:
             card = Image.new("L", (card_size, card_size), 255)
             card.paste(gray, ((card_size - nw) // 2, (card_size - nh) // 2))
     except Exception as exc:
-        raise RenderError("folder", f"expected a readable PNG or JPEG image, got {path!r} ({exc})")
+        raise RenderError("folder", f"expected a readable image ({' '.join(IMAGE_EXTENSIONS)}), "
+                                    f"got {path!r} ({exc})")
     return np.asarray(card, dtype=np.float64) / 255.0
