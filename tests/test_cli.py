@@ -233,6 +233,15 @@ def test_explain_tells_exactly_the_cards_asked_for(capsys):
     assert main(["explain", str(DEMO), "--cards", "0"]) == 2
 
 
+def test_explain_says_when_the_run_has_fewer_cards_than_asked(capsys):
+    assert main(["explain", str(DEMO), "--cards", "44"]) == 0
+    out = capsys.readouterr().out
+    told = [line for line in out.splitlines() if line.startswith("Card ")]
+    assert len(told) == 40
+    assert out.strip().splitlines()[-1] == ("Asked for 44 cards; the run has only 40 presentations "
+                                            "(one epoch of the training cards), all told above.")
+
+
 def test_explain_describes_the_rule_in_use():
     from mark1.classroom.explain import explain
     from mark1.stimuli.scenes import load_scene

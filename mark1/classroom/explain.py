@@ -89,6 +89,9 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0, progress: b
     told = f"{len(shown)} card{'s' if len(shown) != 1 else ''}"
     lines.append(f"Machine time for the first {told}: {shown['start'][-1] + tm.period:.6f} s "
                  f"(the whole epoch of {len(m.history_)} cards: {m.machine_time_:.6f} s).")
+    if n_cards > len(shown):
+        lines.append(f"Asked for {n_cards} cards; the run has only {len(shown)} presentations "
+                     f"(one epoch of the training cards), all told above.")
     return "\n".join(lines)
 
 
