@@ -1,6 +1,7 @@
 """The machine beside the textbook classifiers on one scene, over seeds (``mark1 compare``).
 
-For each seed (a new patch board, new cards, new noise; one integer split with
+For each seed (a new patch board, new cards, new noise; a folder scene's own images are
+the same each seed unless jittered or counted beyond the images; one integer split with
 :class:`numpy.random.SeedSequence` by :func:`mark1.stimuli.cards.experiment_seeds`) every
 learner is trained on the scene's training cards and scored on its test cards. Each
 seed is one job of :func:`mark1.lab.runner.run_jobs`: any executor, results identical to
@@ -365,8 +366,9 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
             figure: Callable | None = None) -> Comparison:
     """The machine beside the textbook classifiers on one scene, over seeds.
 
-    For each seed (a new patch board, new cards, new noise) every learner is trained on
-    the scene's training cards and scored on its test cards:
+    For each seed (a new patch board, new cards, new noise; a folder scene's own images
+    are the same each seed unless jittered or counted beyond the images) every learner is
+    trained on the scene's training cards and scored on its test cards:
 
     ``mark1``
         the analog machine (``scene.machine_spec()``), the scene's epochs and order;
@@ -498,8 +500,11 @@ def _report_md(comp: Comparison, scene, figures) -> str:
     rep_txt = f"{rep['value']:.1%}" if rep.get("value") is not None else "no figure"
     cfg = comp.config
     lines = [f"# {comp.scene}: the machine beside the textbook classifiers", ""]
+    own = any(scene.settings[split].source == "folder" for split in ("train", "test"))
+    drawn = ("new noise; the folder's own images, the same each seed unless jittered or "
+             "counted beyond the images there are" if own else "new cards, new noise")
     lines.append(f"Scene file `{comp.scene_file}`; seeds {', '.join(map(str, comp.seeds))} "
-                 f"(each a new patch board, new cards, new noise); "
+                 f"(each a new patch board, {drawn}); "
                  f"{scene.schedule.epochs} epochs, {scene.schedule.order} order, rule "
                  f"{scene.machine_spec().trainer.rule}."
                  + (f" Card counts overridden: train {cfg['train_count']}, test {cfg['test_count']}."
