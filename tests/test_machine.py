@@ -221,6 +221,66 @@ def test_noise_seed_changes_only_the_noise(seed, n1, n2):
     assert np.array_equal(a.history_, again.history_)
 
 
+NOISY_READS = specs.SMALL.ideal().with_overrides({"rack.wiper_noise": 0.05})   # read noise, no light history
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=seeds)
+def test_the_same_machine_answers_the_same_cards_the_same_way(seed):
+    """Scoring is repeatable: read noise is drawn from the card, not from the training stream."""
+    cards, labels = make_cards(12, np.random.default_rng(seed))
+    m = MarkI(spec=specs.SMALL, seed=seed, trace="full").fit(cards, labels, epochs=2, order="shuffled")
+    assert m.spec.is_on("wiper_noise")
+    first = m.decision_function(cards)
+    assert np.array_equal(m.decision_function(cards), first)
+    assert np.array_equal(m.predict(cards), m.predict(cards))
+    assert m.score(cards, labels) == m.score(cards, labels)
+    # scoring leaves training bit for bit: a twin that never scored refits to the same record
+    twin = MarkI(spec=specs.SMALL, seed=seed, trace="full").fit(cards, labels, epochs=2, order="shuffled")
+    again = m.fit(cards, labels, epochs=2, order="shuffled")
+    assert np.array_equal(again.history_, twin.history_)
+    assert np.array_equal(again.read_sums_, twin.read_sums_)
+    assert again.trace_.events == twin.trace_.events
+    assert np.array_equal(again.weights_, twin.weights_)
+    assert again.machine_time_ == twin.machine_time_
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=seeds)
+def test_a_cards_answer_does_not_depend_on_its_batch(seed):
+    """Noise follows the card: alone, in a batch, in another order, the same sums (no light history)."""
+    cards, labels = make_cards(10, np.random.default_rng(seed))
+    m = MarkI(spec=NOISY_READS, seed=seed).fit(cards, labels, epochs=2)
+    sums = m.decision_function(cards)
+    order = np.random.default_rng(seed).permutation(len(cards))
+    # the noise exactly; the sums to the rounding of a matrix product taken over another batch
+    checked = m._check_cards(cards)
+    noise = m._scoring_noise(checked, 1)
+    assert np.array_equal(m._scoring_noise(checked[order], 1), noise[order])
+    np.testing.assert_allclose(m.decision_function(cards[order]), sums[order], rtol=0, atol=1e-12)
+    for i in (0, len(cards) - 1):
+        assert np.array_equal(m._scoring_noise(checked[i:i + 1], 1), noise[i:i + 1])
+        np.testing.assert_allclose(m.decision_function(cards[i:i + 1]), sums[i:i + 1], rtol=0, atol=1e-12)
+    # the noise is there, and another noise seed draws other noise
+    other = MarkI(spec=NOISY_READS, seed=seed, noise_seed=12345).fit(cards, labels, epochs=2)
+    x = np.hstack([m.associate(m.sense(cards)), np.ones((len(cards), 1))])
+    read_noise = sums - x @ m.weights_.T
+    assert np.all(read_noise != 0)
+    assert not np.allclose(other.decision_function(cards) - x @ other.weights_.T, read_noise)
+
+
+def test_read_noise_at_scoring_is_gaussian_with_the_pots_spread():
+    """Over many different cards the read noise is wiper_noise * sqrt(active pots), mean 0."""
+    noise = 0.05
+    cards, labels = make_cards(4, np.random.default_rng(1))
+    m = MarkI(spec=NOISY_READS, seed=1).fit(cards, labels, epochs=2)
+    many = np.random.default_rng(2).random((3000, *cards.shape[1:]))
+    x = np.hstack([m.associate(m.sense(many)), np.ones((len(many), 1))])
+    z = (m.decision_function(many)[:, 0] - x @ m.weights_[0]) / (noise * np.sqrt(x.sum(axis=1)))
+    assert abs(z.mean()) < 6 / np.sqrt(len(z))
+    assert abs(z.std() - 1) < 0.1
+
+
 @settings(max_examples=4)
 @given(seed=seeds)
 def test_shuffled_order_is_reproducible_and_a_permutation_per_epoch(seed):
