@@ -209,6 +209,11 @@ def test_page_in_chromium(browser, tmp_path):
     expect(page.locator("#counter")).not_to_have_text(before)   # waits, without eval (the page forbids it)
     page.click("#play")
     assert "play" in page.text_content("#play")
+
+    # past the last error, "next error" says so once, however often it is clicked
+    for _ in range(len(hist) + 3):
+        page.click("#next-error")
+    assert page.text_content("#counter").count("no more errors") == 1
     assert errors == []
     page.close()
 

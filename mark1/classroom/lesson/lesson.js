@@ -316,7 +316,8 @@
   }
   function nextError() {
     for (let j = cur + 1; j < P.length; j++) if (!P[j].ok) { show(j); return; }
-    $("counter").textContent += " \u00b7 no more errors";
+    const c = $("counter"), note = " \u00b7 no more errors";      // said once, however often clicked
+    if (!c.textContent.endsWith(note)) c.textContent += note;
   }
   $("prev").addEventListener("click", () => show(cur - 1));
   $("next").addEventListener("click", () => show(cur + 1));
