@@ -90,7 +90,10 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     scene = _scene(scene)
     spec = scene.machine_spec() if spec is None else spec
     if cards is None:                       # a short deck, with every class on it
-        cards = min(scene.settings["train"].count, max(DEFAULT_CARDS, len(scene.classes)))
+        available = scene.settings["train"].count
+        if available is None:               # a folder scene without a count: every image once
+            available = len(scene.stimuli("train", seed=seed))
+        cards = min(available, max(DEFAULT_CARDS, len(scene.classes)))
     train, _, seed_machine = scene_cards(scene, seed, train_count=cards)
     epochs = scene.schedule.epochs if epochs is None else epochs
     machine = MarkI(spec=spec, seed=seed_machine, trace="full")
