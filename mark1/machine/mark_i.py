@@ -7,7 +7,8 @@ built on first use, ``fit`` returns the machine, learned state ends in ``_``.
 Randomness: one seed, split with ``SeedSequence`` into independent streams for the
 wiring, the device spread (photocell sensitivities, motor speeds), the presentation
 order, and the read noise. ``noise_seed`` replaces the last one alone, so changing
-it never rewires the patch board.
+it never rewires the patch board. Scoring takes each card's read noise from a child of
+the read-noise stream keyed by the card, so answers repeat (see ``MarkI.decision_function``).
 """
 
 from __future__ import annotations
