@@ -360,7 +360,7 @@ class Sweep:
     >>> result.values, result.reference, len(result.records)      # the SMALL machine has no backlash
     ([0.0, 0.05], 0.0, 4)
     >>> [(r["value"], r["test_mean"], r["change_mean"], r["distinguishable"]) for r in result.summary()]
-    [('0.0', 0.625, 0.0, False), ('0.05', 0.625, 0.0, False)]
+    [('0.0', 0.75, 0.0, False), ('0.05', 0.625, -0.125, False)]
     """
 
     scene: str
@@ -605,7 +605,7 @@ class GridSweep:
     >>> result.reference, len(result.records)
     ((0.0, 1), 8)
     >>> result.grid("test").round(3).tolist()          # rows: backlash, columns: passes
-    [[0.562, 0.625], [0.625, 0.625]]
+    [[0.688, 0.75], [0.625, 0.625]]
     """
 
     scene: str
