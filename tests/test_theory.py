@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from mark1.exceptions import InputError, InputTypeError
 from mark1.theory import (Measurement, compare_p_a, compare_p_c, compare_recall, format_table, learning_curve,
                           measure_p_a, measure_p_c, measure_recall, p_a, p_c, p_c_min, phi, z_1957, z_recall)
-from mark1.theory.measure import _t975
+from mark1._utils.tdist import t_quantile_975 as _t975
 
 # -- sourced and given values -------------------------------------------------------------
 

@@ -45,6 +45,7 @@ from typing import Iterable
 import numpy as np
 
 from mark1._utils.progress import progress_bar
+from mark1._utils.tdist import t_quantile_975
 from mark1.exceptions import InputError
 from mark1.machine.patchboard import Patchboard
 from mark1.specs import MachineSpec, PatchboardSpec
@@ -56,34 +57,6 @@ __all__ = ["Measurement", "measure_p_a", "measure_p_c", "measure_recall", "compa
 
 #: S-points of the machine's retina (the spec's 20 x 20 photocells).
 S_POINTS = int(np.prod(MachineSpec().retina.shape))
-
-
-def _t_coverage(t: float, df: int) -> float:
-    """P(|T| <= t) for Student's t with integer ``df`` (the finite series of Abramowitz & Stegun 26.7.3-4)."""
-    th = math.atan(t / math.sqrt(df))
-    s, c2 = math.sin(th), math.cos(th) ** 2
-    if df % 2:
-        if df == 1:
-            return 2.0 * th / math.pi
-        term = total = math.cos(th)
-        for k in range(3, df - 1, 2):
-            term *= (k - 1) / k * c2
-            total += term
-        return 2.0 / math.pi * (th + s * total)
-    term = total = 1.0
-    for k in range(2, df - 1, 2):
-        term *= (k - 1) / k * c2
-        total += term
-    return s * total
-
-
-def _t975(df: int) -> float:
-    """t(0.975; df), the half-width of a two-sided 95 % interval in standard errors (bisection)."""
-    lo, hi = 0.0, 100.0
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if _t_coverage(mid, df) < 0.95 else (lo, mid)
-    return 0.5 * (lo + hi)
 
 
 @dataclass(frozen=True)
@@ -124,11 +97,11 @@ class Measurement:
 
     @property
     def low(self) -> float:
-        return self.mean - _t975(len(self.values) - 1) * self.se if len(self.values) > 1 else math.nan
+        return self.mean - t_quantile_975(len(self.values) - 1) * self.se if len(self.values) > 1 else math.nan
 
     @property
     def high(self) -> float:
-        return self.mean + _t975(len(self.values) - 1) * self.se if len(self.values) > 1 else math.nan
+        return self.mean + t_quantile_975(len(self.values) - 1) * self.se if len(self.values) > 1 else math.nan
 
     def distance(self, expected: float) -> float:
         """(mean - expected) / se: how many standard errors the measurement lies from ``expected``."""
