@@ -2,9 +2,12 @@
 PRML Fig. 4.5: least squares masks the middle of three classes; logistic regression does not
 ============================================================================================
 
-Three classes in 2-D, their means on a line (a fixed synthetic draw; red crosses,
-green circles, blue pluses as in the book), with the decision regions of each
-model. Left: least squares with 1-of-K targets
+Three classes in 2-D, their means on a line (a fixed synthetic draw), drawn in the
+book's colours: red crosses, green pluses, blue circles, the green class in the
+middle (PRML p. 187, the caption of Fig. 4.5: "training data points denoted in red
+(×), green (+), and blue (◦)"; it is the green class that least squares squeezes).
+The background colours show each model's decision regions, the black lines its
+decision boundaries, on the book's plane (-6 to 6 on both axes). Left: least squares with 1-of-K targets
 (``mark1.LeastSquaresClassifier``, PRML §4.1.3) fits each class indicator
 with a linear function; the middle class's indicator is high in the middle and
 low on both sides, which no linear function follows, so its output is almost
@@ -37,8 +40,10 @@ from mark1.viz import plane_figure, save_figure, script_parser
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
 MEANS = np.array([[-2.5, -2.5], [0.0, 0.0], [2.5, 2.5]])
+# the book's colours and markers: red x, green + (the middle class), blue o
 COLORS = ("tab:red", "tab:green", "tab:blue")
-MARKERS = ("x", "o", "+")
+MARKERS = ("x", "+", "o")
+REGIONS = ("#f6c9c9", "#c9efc9", "#c9d9f6")      # the same colours, pale, for the decision regions
 PRIOR_PRECISION = 0.01          # alpha of the Gaussian prior on the weights (variance 100)
 
 
@@ -66,24 +71,29 @@ def main(argv=None) -> None:
           f"logistic regression {np.mean(logistic.predict(X[middle]) == 1):.3f}, "
           f"Gaussian {np.mean(gauss.predict(X[middle]) == 1):.3f}")
 
-    lim = (-5.5, 5.5)
-    fig, axes = plane_figure(1, 2, width=10, height=4.8, xlim=lim, ylim=lim)
-    xx, yy = np.meshgrid(np.linspace(*lim, 300), np.linspace(*lim, 300))
+    lim = (-6.0, 6.0)
+    fig, axes = plane_figure(1, 2, width=10, height=5.2, xlim=lim, ylim=lim)
+    xx, yy = np.meshgrid(np.linspace(*lim, 400), np.linspace(*lim, 400))
     grid = np.c_[xx.ravel(), yy.ravel()]
-    cmap = ListedColormap(["#f4c2c2", "#c2f0c2", "#c2d4f4"])
     for ax, (name, clf) in zip(axes, (("least squares", ls), ("logistic regression", logistic))):
-        ax.pcolormesh(xx, yy, clf.predict(grid).reshape(xx.shape), cmap=cmap, vmin=-0.5, vmax=2.5,
-                      shading="auto")
+        regions = clf.predict(grid).reshape(xx.shape)
+        ax.pcolormesh(xx, yy, regions, cmap=ListedColormap(REGIONS), vmin=-0.5, vmax=2.5, shading="auto",
+                      rasterized=True)
+        ax.contour(xx, yy, regions, levels=[0.5, 1.5], colors="k", linewidths=1.2)   # the decision boundaries
         for k in range(3):
             pts = X[y == k]
-            if MARKERS[k] == "o":
+            if MARKERS[k] == "o":                               # open circles, as in the book
                 ax.scatter(*pts.T, marker="o", facecolors="none", edgecolors=COLORS[k], s=36, linewidths=1.5)
             else:
                 ax.scatter(*pts.T, marker=MARKERS[k], color=COLORS[k], s=42, linewidths=1.5)
-        ax.set_title(f"{name}: {clf.score(X, y):.0%} correct", fontsize=12)
+        green = np.mean(clf.predict(X[y == 1]) == 1)
+        ax.set_title(f"{name}: {100 * clf.score(X, y):.1f} % correct, green class {100 * green:.1f} %",
+                     fontsize=11)
+        ax.set_xticks(range(-4, 5, 2))                 # no label at the panels' shared edge
+        ax.set_yticks(range(-4, 5, 2))
         ax.tick_params(labelsize=10)
-    fig.suptitle("PRML Fig. 4.5: three classes; least squares masks the middle one (green), "
-                 "logistic regression does not", fontsize=12)
+    fig.suptitle("PRML Fig. 4.5: three classes in the book's red ×, green +, blue ○;\n"
+                 "least squares masks the middle one (green), logistic regression does not", fontsize=11)
     save_figure(fig, args.out / "prml_fig4_5.png", dpi=110)
     print(f"figure: {args.out / 'prml_fig4_5.png'}")
 
