@@ -438,11 +438,13 @@ def test_ablation_figure_time_panel_only_where_time_changes():
     fig = ablation_figure(result)
     assert len(fig.axes) == 2
     ax_time = fig.axes[1]
-    # one sign convention: hours added by it, (ideal + it) - ideal and full - (full - it)
-    assert _mark(ax_time, "time:on:backlash").get_xdata()[0] == pytest.approx(0.1)
-    assert _mark(ax_time, "time:off:backlash").get_xdata()[0] == pytest.approx(0.1)
+    # one sign convention: time added by it, (ideal + it) - ideal and full - (full - it); 0.1 h is drawn
+    # in min, the unit the terminal writes a duration of that size in
+    assert ax_time.get_xlabel() == "machine time added by it (min)"
+    assert _mark(ax_time, "time:on:backlash").get_xdata()[0] == pytest.approx(6.0)
+    assert _mark(ax_time, "time:off:backlash").get_xdata()[0] == pytest.approx(6.0)
     lo, hi = _mark(ax_time, "time:on:backlash:interval").get_xdata()
-    assert lo < 0.1 < hi
+    assert lo < 6.0 < hi
     assert not [ln for ln in ax_time.lines if ln.get_gid() and "decay" in ln.get_gid()]    # same time: no mark
 
 

@@ -12,10 +12,15 @@ Colours
     Weights and sums run from :data:`NEGATIVE` (blue) through white to :data:`POSITIVE`
     (red), the diverging colour map :data:`WEIGHT_CMAP`; a firing unit (S-, A- or R-unit,
     a lit lamp) is :data:`FIRING` (amber) and a silent one :data:`SILENT` (near black);
-    a card is drawn as printed, dark ink on white paper (:data:`CARD_CMAP`).
+    a card is drawn as printed, dark ink on white paper (:data:`CARD_CMAP`); a mistake is
+    marked :data:`MISTAKE` (magenta), never red or blue, which are the weights' signs.
+Layout
+    Units shown as a grid (A-units, pots) are laid out row by row by :func:`unit_grid`,
+    about twice as wide as tall: 512 A-units as 16 rows of 32, 64 as 8 x 8.
 Numbers
-    Durations in s, min or h by size (:func:`duration`); accuracy and other rates in %
-    (:func:`percent`); counts with thousands separators.
+    Durations in s, min or h by size (:func:`duration`; a time axis takes its unit from
+    :func:`duration_unit`); accuracy and other rates in % (:func:`percent`); counts with
+    thousands separators.
 
 Nothing here imports the machine or matplotlib: the colours are hex strings, the colour
 maps names that matplotlib knows.
@@ -27,8 +32,8 @@ import math
 
 from mark1.exceptions import InputError
 
-__all__ = ["LEARNERS", "POSITIVE", "NEGATIVE", "ZERO", "FIRING", "SILENT", "WEIGHT_CMAP", "CARD_CMAP",
-           "LEARNER_COLOURS", "duration", "percent"]
+__all__ = ["LEARNERS", "POSITIVE", "NEGATIVE", "ZERO", "FIRING", "SILENT", "MISTAKE", "WEIGHT_CMAP", "CARD_CMAP",
+           "LEARNER_COLOURS", "duration", "duration_unit", "percent", "unit_grid"]
 
 #: The three learners compared everywhere, by the name every output uses.
 LEARNERS = {
@@ -45,8 +50,10 @@ NEGATIVE = "#2166ac"   #: a negative weight or sum (the blue end)
 ZERO = "#f7f7f7"       #: a weight of zero (the middle of :data:`WEIGHT_CMAP`)
 FIRING = "#f2b705"     #: a firing unit, a lit lamp
 SILENT = "#2b2b2b"     #: a silent unit, a dark lamp
+MISTAKE = "#e7298a"    #: a mistake (a presentation answered wrongly), e.g. a tick under a learning curve
 WEIGHT_CMAP = "RdBu_r"  #: matplotlib's diverging map from NEGATIVE through white to POSITIVE
-CARD_CMAP = "gray_r"    #: a card as printed: 0 white paper, 1 black ink
+#: A card as printed: cards are reflectance, so 1 (white paper) is drawn white and 0 (black ink) black.
+CARD_CMAP = "gray"
 
 #: One colour per learner, in every figure that compares them.
 LEARNER_COLOURS = {"analog": "#d95f02", "digital": "#1b9e77", "ideal": "#7570b3"}
@@ -76,13 +83,45 @@ def duration(seconds: float) -> str:
     >>> duration(0.25), duration(61.0), duration(199.0), duration(7200.0), duration(86400.0 * 3)
     ('0.25 s', '61 s', '3.3 min', '2 h', '72 h')
     """
+    unit, size = duration_unit(seconds)
+    return f"{_figures(float(seconds) / size)} {unit}"
+
+
+def duration_unit(seconds: float) -> tuple[str, float]:
+    """The unit :func:`duration` writes a duration in, and its size in seconds.
+
+    A figure's time axis takes the unit of its longest time, so that its ticks read as
+    the terminal writes the same run.
+
+    Parameters
+    ----------
+    seconds : float
+        The duration, s (finite, not negative).
+
+    Returns
+    -------
+    unit : str
+        ``"s"`` below 2 min, ``"min"`` below 2 h, else ``"h"``.
+    size : float
+        Seconds in one ``unit``: 1, 60 or 3600.
+
+    Raises
+    ------
+    InputError
+        For a negative or non-finite duration.
+
+    Examples
+    --------
+    >>> duration_unit(100.0), duration_unit(1800.0), duration_unit(6.2 * 3600)
+    (('s', 1.0), ('min', 60.0), ('h', 3600.0))
+    """
     seconds = float(seconds)
     if not math.isfinite(seconds) or seconds < 0:
         raise InputError(f"duration: expected a finite number of seconds >= 0, got {seconds!r}")
     for unit, size in (("h", 3600.0), ("min", 60.0)):
         if seconds >= 2 * size:
-            return f"{_figures(seconds / size)} {unit}"
-    return f"{_figures(seconds)} s"
+            return unit, size
+    return "s", 1.0
 
 
 def percent(fraction: float, decimals: int = 1) -> str:
@@ -108,6 +147,46 @@ def percent(fraction: float, decimals: int = 1) -> str:
     if math.isnan(fraction):
         return "n/a"
     return f"{100.0 * fraction:.{int(decimals)}f} %"
+
+
+def unit_grid(n: int) -> tuple[int, int]:
+    """Rows and columns of the grid ``n`` units are drawn in, row by row from the top left.
+
+    The exact factorisation whose width is nearest twice its height (a tie goes to the
+    squarer grid); when that is more than 8 times as wide as tall (a prime count, say),
+    rows of ``ceil(n / rows)`` with the last part-filled. Every figure and the lesson
+    page lay the A-units out this way, so that unit 37 is in the same place in all.
+
+    Parameters
+    ----------
+    n : int
+        Units (>= 1; 0 or fewer gives one empty cell).
+
+    Returns
+    -------
+    tuple of int
+        ``(rows, cols)`` with ``rows * cols >= n``.
+
+    Examples
+    --------
+    >>> unit_grid(512), unit_grid(64), unit_grid(4096), unit_grid(8), unit_grid(13)
+    ((16, 32), (8, 8), (64, 64), (2, 4), (3, 5))
+    """
+    n = int(n)
+    if n <= 0:
+        return (1, 1)
+    best = None
+    for r in range(1, math.isqrt(n) + 1):
+        if n % r == 0:
+            c = n // r
+            off = max(c / (2 * r), 2 * r / c)          # how far from 2:1, as a factor
+            if best is None or off <= best[0] + 1e-12:
+                best = (off, r, c)
+    _, r, c = best
+    if c / r > 8:
+        r = max(1, int(round(math.sqrt(n / 2.0))))
+        c = -(-n // r)
+    return (r, c)
 
 
 def _figures(x: float) -> str:

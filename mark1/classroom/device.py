@@ -9,8 +9,10 @@ real :class:`~mark1.machine.potentiometers.PotentiometerRack` driven by SimPy th
 * :func:`rack_response` — a few pots (one nominal, the others with the motor spread
   drawn from the seed) get the same train of reinforcement pulses, one per machine
   cycle: up, reversed, up again. Shows the speed limit (ramps), backlash at a reversal
-  (a pause, then less travel), ratchet steps, the end stops at ±1, the spread between
-  motors and, left alone afterwards, the decay towards 0.
+  (a pause, then less travel), the end stops at ±1, the spread between motors, the
+  travel a single pulse delivers against the travel commanded (a straight line fanned
+  by the motor spread for the continuous drive, a staircase of whole steps for the
+  ratchet) and, left alone afterwards, the decay towards 0.
 * :func:`photocell_response` — one nominal cell: the rise after lamps on, the fall in
   the dark (fast phase, then the slow tail), and the reading of the same white card as
   the cell becomes light-adapted (light history) and recovers in the dark.
@@ -22,6 +24,7 @@ from 1 for people. Times are seconds of machine time.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +33,7 @@ import numpy as np
 import simpy
 
 from mark1._utils.atomic import write_text
+from mark1._utils.language import duration, duration_unit
 from mark1._utils.progress import progress_bar
 from mark1.exceptions import InputError
 from mark1.machine.potentiometers import PotentiometerRack
@@ -63,6 +67,9 @@ class RackResponse:
     idle_t, idle_x : arrays (k,), (k, n_pots)
         Positions read while the rack is left alone after the train (decay).
     spec : MachineSpec
+    transfer_command, transfer_travel : arrays (m,), (m, n_pots)
+        Travel commanded by one pulse, from 0 to 3 pulses' worth (full scale), and the
+        travel each pot then makes from rest at 0 (empty when not asked for).
 
     Examples
     --------
@@ -82,10 +89,12 @@ class RackResponse:
     idle_t: np.ndarray
     idle_x: np.ndarray
     spec: MachineSpec
+    transfer_command: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    transfer_travel: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 0)))
 
 
 def rack_response(spec: MachineSpec, *, pulses=(30, 25, 15), start: float = 0.61, n_pots: int = 6,
-                  seed: int = 0, samples_per_pulse: int = 25) -> RackResponse:
+                  seed: int = 0, samples_per_pulse: int = 25, transfer: int = 0) -> RackResponse:
     """Drive a row of pots with the same reinforcement pulses, one per machine cycle.
 
     Parameters
@@ -104,6 +113,9 @@ def rack_response(spec: MachineSpec, *, pulses=(30, 25, 15), start: float = 0.61
         Seed of the motor-spread draw.
     samples_per_pulse : int
         Readings of the wipers while a pulse's motors run (one more at the end of each cycle).
+    transfer : int
+        Commands from 0 to three pulses' travel at which one pulse from rest is given to
+        every pot (``transfer_command``, ``transfer_travel``); 0 for none.
 
     Returns
     -------
@@ -122,6 +134,13 @@ def rack_response(spec: MachineSpec, *, pulses=(30, 25, 15), start: float = 0.61
     [0.08, 0.08, 0.08, 0.08, 0.08, 0.08, 0.08]
     >>> r.position[:, 0].round(4).tolist()
     [0.61, 0.63, 0.65, 0.67, 0.69, 0.673, 0.653, 0.633]
+
+    A ratchet of 0.01 full scale steps gives whole steps, on every pot alike: a command
+    of 0.004 turns nothing, 0.008 one step, 0.015 two:
+
+    >>> r = rack_response(SMALL.with_overrides({"rack.drive": "ratchet"}), pulses=(1,), n_pots=2, transfer=16)
+    >>> r.transfer_command[[1, 2, 4]].round(3).tolist(), r.transfer_travel[[1, 2, 4]].round(3).tolist()
+    ([0.004, 0.008, 0.015], [[0.0, 0.0], [0.01, 0.01], [0.02, 0.02]])
     """
     if not -1.0 <= start <= 1.0:
         raise InputError(f"start: expected a wiper position in [-1, 1], got {start!r}")
@@ -173,9 +192,18 @@ def rack_response(spec: MachineSpec, *, pulses=(30, 25, 15), start: float = 0.61
     horizon = 3.0 * tau if np.isfinite(tau) else 86400.0 * 3
     idle_t = end + np.linspace(0.0, horizon, 200)
     idle_x = np.array([rack.positions(t)[0] for t in idle_t])
+    if transfer:
+        # one pulse from rest for each command: the same rack (same seed, so the same motors)
+        t_cmd = np.linspace(0.0, 3.0 * inc, int(transfer) + 1)[1:]
+        t_travel = np.array([rack_response(spec.with_overrides({"trainer.increment": float(c)}), pulses=(1,),
+                                           start=0.0, n_pots=n_pots, seed=seed, samples_per_pulse=2).position[1]
+                             for c in t_cmd])
+        t_cmd, t_travel = np.r_[0.0, t_cmd], np.vstack([np.zeros(n_pots), t_travel])
+    else:
+        t_cmd, t_travel = np.zeros(0), np.zeros((0, n_pots))
     return RackResponse(command=command, pulse_time=np.arange(n) * period, position=position,
                         duration=duration, t=np.array(t_read), x=np.array(x_read), gain=gain[0],
-                        idle_t=idle_t, idle_x=idle_x, spec=spec)
+                        idle_t=idle_t, idle_x=idle_x, spec=spec, transfer_command=t_cmd, transfer_travel=t_travel)
 
 
 @dataclass
@@ -269,10 +297,14 @@ def photocell_response(spec: MachineSpec, *, cards=(15, 3, 15), soak: float = 10
 # -- figures (matplotlib through mark1.viz.figure only) ---------------------------------
 
 def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100):
-    """The pots' response to a pulse train, in four panels.
+    """The pots' response to a pulse train, in five panels and a key.
 
     Position against pulse number, single pulses against time (free travel, the end
-    stop, a reversal), each motor's run time per pulse, and the decay when left alone.
+    stop, a reversal; for a ratchet the steps marked), the travel one pulse delivers
+    against the travel commanded (drawn when ``r`` has it: a line fanned by the motor
+    spread for the continuous drive, a staircase of whole steps for a ratchet), each
+    motor's run time per pulse, the decay when left alone, and the drive's parameters
+    in words.
 
     Parameters
     ----------
@@ -286,27 +318,29 @@ def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100):
     Returns
     -------
     matplotlib.figure.Figure
-        Four panels, the nominal motor in colour, the others grey.
+        Six axes (the last holds the key), the nominal motor dark, the others grey.
 
     Examples
     --------
     >>> from mark1.specs import SMALL
-    >>> fig = rack_response_figure(rack_response(SMALL, pulses=(4, 3), n_pots=2))
-    >>> len(fig.axes), fig.axes[0].get_ylabel()
-    (4, 'wiper position (full scale)')
+    >>> fig = rack_response_figure(rack_response(SMALL, pulses=(4, 3), n_pots=2, transfer=12))
+    >>> len(fig.axes), fig.axes[0].get_ylabel(), fig.axes[2].get_xlabel()
+    (6, 'wiper position (full scale)', 'travel commanded by one pulse (full scale)')
     """
     s = r.spec.rack
-    fig = new_figure(11, 7.4)
-    axes = fig.subplots(2, 2)
+    fig = new_figure(15, 7.6)
+    axes = fig.subplots(2, 3)
     n, n_pots = r.duration.shape
     pulse_no = np.arange(n + 1)                          # 0 = before the first pulse
-    colors = ["C0"] + ["0.6"] * (n_pots - 1)
+    colors = ["0.1"] + ["0.6"] * (n_pots - 1)
+    ratchet = s.drive == "ratchet"
     ax = axes[0, 0]
     for j in range(n_pots):
-        ax.plot(pulse_no, r.position[:, j], drawstyle="steps-post" if s.drive == "ratchet" else "default",
+        ax.plot(pulse_no, r.position[:, j], drawstyle="steps-post" if ratchet else "default",
                 color=colors[j], lw=2 if j == 0 else 0.9, marker="." if j == 0 else None, ms=3,
                 zorder=3 if j == 0 else 2,
-                label="nominal motor" if j == 0 else ("other motors (spread)" if j == 1 else None))
+                label="nominal motor" if j == 0 else (("other motors (spread; a ratchet steps them alike)" if ratchet
+                                                       else "other motors (spread)") if j == 1 else None))
     _stops(ax, s)
     rev = np.flatnonzero(np.diff(np.sign(r.command))) + 1
     for i in rev:
@@ -336,30 +370,38 @@ def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100):
     ax.set_xlim(-0.05 * span, 1.3 * span)
     what = [f"speed limit {s.motor_speed:g} full scale/s" if np.isfinite(s.motor_speed) else "instant moves",
             f"backlash {s.backlash:g}" if s.backlash else "no backlash"]
-    if s.drive == "ratchet":
-        what[0] = f"ratchet steps of {s.step:g} every {s.step_time:g} s"
+    if ratchet:
+        what[0] = f"ratchet steps of {s.step:g} every {s.step_time * 1e3:g} ms (dotted grid)"
+        lo, hi = ax.get_ylim()
+        for k in range(int(np.ceil(lo / s.step)), int(np.floor(hi / s.step)) + 1):
+            ax.axhline(k * s.step, color="0.75", lw=0.7, ls=":", zorder=0)
+        for k in range(1, int(1.3 * span / (s.step_time * 1e3)) + 1):
+            ax.axvline(k * s.step_time * 1e3, color="0.75", lw=0.7, ls=":", zorder=0)
     ax.set(xlabel="ms after the pulse (machine time)", ylabel="travel of the nominal pot (full scale)",
            title="single pulses\n" + "; ".join(what))
     ax.legend(fontsize=8, loc="best")
+
+    _transfer_panel(axes[0, 2], r, colors)
 
     ax = axes[1, 0]
     for j in range(n_pots - 1, -1, -1):
         ax.plot(np.arange(1, n + 1), r.duration[:, j] * 1e3, color=colors[j], lw=2 if j == 0 else 0.9,
                 marker="." if j == 0 else None, ms=3)
     ax.set(xlabel="pulse number", ylabel="motor run time (ms)",
-           title="time on the machine clock per pulse (short at an end stop: the limit switch cuts it)")
-    ax.title.set_fontsize(9)
+           title="motor run time per pulse\n(short at an end stop: the limit switch cuts it)")
     ax.set_ylim(bottom=0)
 
     ax = axes[1, 1]
-    days = (r.idle_t - r.idle_t[0]) / 3600.0
+    unit, size = duration_unit(float(r.idle_t[-1] - r.idle_t[0]))
+    idle = (r.idle_t - r.idle_t[0]) / size
     for j in range(n_pots - 1, -1, -1):
-        ax.plot(days, r.idle_x[:, j], color=colors[j], lw=2 if j == 0 else 0.9)
+        ax.plot(idle, r.idle_x[:, j], color=colors[j], lw=2 if j == 0 else 0.9)
     tau = s.decay_time
-    ax.set(xlabel="hours left alone after the train", ylabel="wiper position (full scale)",
-           title=(f"decay towards 0, time constant {tau:g} s ({tau / 3600:g} h)" if np.isfinite(tau)
-                  else "decay off (decay_time = inf)"))
+    ax.set(xlabel=f"time left alone after the train ({unit})", ylabel="wiper position (full scale)",
+           title=(f"decay towards 0, time constant {duration(tau)}" if np.isfinite(tau)
+                  else "decay off: the pots hold their value"))
     ax.axhline(0, color="0.5", lw=0.6)
+    _drive_key(axes[1, 2], r)
     spread = f"; motor spread sigma {s.motor_spread:g}" if s.motor_spread else "; no motor spread"
     return _finish(fig, f"One pot, pulse after pulse — {r.spec.name}: {s.drive} drive{spread}, "
                         f"end stops {'on' if s.end_stops else 'off'}", out, dpi)
@@ -368,9 +410,50 @@ def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100):
 def _stops(ax, s) -> None:
     if s.end_stops:
         for y in (-1, 1):
-            ax.axhline(y, color="firebrick", lw=1, ls="--")
+            ax.axhline(y, color="k", lw=1, ls="--")
         ax.text(0.99, 0.985, "end stop +1", transform=ax.get_yaxis_transform(), ha="right", va="top",
-                color="firebrick", fontsize=8)
+                color="k", fontsize=8)
+
+
+def _transfer_panel(ax, r: RackResponse, colors) -> None:
+    """The travel one pulse from rest delivers against the travel commanded, every pot."""
+    s = r.spec.rack
+    if not len(r.transfer_command):
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "travel against command:\nnot computed (rack_response(..., transfer=0))",
+                ha="center", va="center", fontsize=9, transform=ax.transAxes)
+        return
+    c = r.transfer_command
+    ax.plot(c, c, color="0.5", lw=1, ls="--", label="as commanded")
+    for j in range(r.transfer_travel.shape[1] - 1, -1, -1):
+        ax.plot(c, r.transfer_travel[:, j], color=colors[j], lw=2 if j == 0 else 0.9, zorder=3 if j == 0 else 2,
+                drawstyle="steps-mid" if s.drive == "ratchet" else "default")
+    inc = r.spec.trainer.increment
+    ax.axvline(inc, color="0.75", lw=0.8, ls=":")
+    ax.text(inc, 0.02, " one pulse of the trainer", transform=ax.get_xaxis_transform(), fontsize=8, color="0.4")
+    ax.set(xlabel="travel commanded by one pulse (full scale)", ylabel="travel made (full scale)",
+           title=(f"ratchet: whole steps of {s.step:g},\nalike on every pot" if s.drive == "ratchet"
+                  else "continuous: travel in proportion,\nfanned by the motor spread"))
+    ax.legend(fontsize=8, loc="upper left")
+
+
+def _drive_key(ax, r: RackResponse) -> None:
+    """The rack's drive in words, in place of a sixth panel."""
+    s, tm = r.spec.rack, r.spec.timing
+    speed = f"{s.motor_speed:g} full scale/s" if np.isfinite(s.motor_speed) else "instant"
+    lines = [f"drive: {s.drive}"]
+    if s.drive == "ratchet":
+        lines += [f"  a pulse gives round(|command| / {s.step:g}) steps", f"  of {s.step:g} full scale, "
+                  f"one every {s.step_time * 1e3:g} ms;", "  the motor spread does not change the travel"]
+    else:
+        lines += [f"  motor speed {speed}, each motor", f"  × its own gain (spread sigma {s.motor_spread:g})"]
+    lines += [f"backlash: {s.backlash:g} full scale at a reversal",
+              f"end stops: {'at ±1 (a limit switch cuts the motor)' if s.end_stops else 'none'}",
+              f"decay: {'off' if not np.isfinite(s.decay_time) else 'time constant ' + duration(s.decay_time)}",
+              f"pulse: {r.spec.trainer.increment:g} full scale, one every {duration(tm.period)}"]
+    ax.set_axis_off()
+    ax.text(0.0, 1.0, "\n".join(lines), va="top", ha="left", fontsize=9.5, family="monospace",
+            transform=ax.transAxes)
 
 
 def photocell_response_figure(r: PhotocellResponse, *, out=None, dpi: int = 100):
@@ -490,7 +573,7 @@ def write_device(kind: str, spec: MachineSpec, out, progress: bool = False) -> l
 
 def _write_device(kind, spec, out) -> list[Path]:
     if kind == "rack":
-        r = rack_response(spec)
+        r = rack_response(spec, transfer=60)
         n_pots = r.position.shape[1]
         pots = [f"pot{j}" for j in range(n_pots)]
         write_text(out / "rack_pulses.csv", _csv(

@@ -2,16 +2,18 @@
 
 Numbering for people: presentations and cards are counted from 1 here and in every
 line printed for a person (``explain``, :func:`event_line` for ``mark1 run
---realtime``); the arrays (``history_``) and the CSV files count from 0. Times are
-printed in seconds, rounded to the microsecond.
+--realtime``); the arrays (``history_``) and the CSV files count from 0. The times of
+events are printed in seconds, rounded to the microsecond (as in ``trace.csv``); a
+duration is written by its size (:func:`mark1._utils.language.duration`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from mark1.machine.mark_i import MarkI
+from mark1._utils.language import duration
 from mark1.exceptions import InputError
+from mark1.machine.mark_i import MarkI
 
 __all__ = ["explain", "event_line"]
 
@@ -54,7 +56,7 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0, progress: b
           0.510000 s  R-units read: R1 sum +0.001609 (lamp on).
       The machine answered "down": right.
     <BLANKLINE>
-    Machine time for the first 1 card: 1.000000 s (the whole epoch of 4 cards: 4.000000 s).
+    Machine time for the first 1 card: 1 s (the whole epoch of 4 cards: 4 s).
     """
     if isinstance(n_cards, bool) or not isinstance(n_cards, (int, np.integer)) or n_cards < 1:
         raise InputError(f"cards: expected a positive number of cards, got {n_cards!r}")
@@ -83,12 +85,12 @@ def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0, progress: b
         lines.append(f"Card {p + 1} (\"{label}\") at t = {row['start']:.6f} s")
         for t, e, d in events.get(p, []):
             lines.append(f"  {t:12.6f} s  {_say(e, d, row, m)}")
-        verdict = "right" if row["correct"] else "wrong"
+        verdict = "right" if row["correct"] else "a mistake, which the trainer corrects"
         lines.append(f"  The machine answered \"{response}\": {verdict}.")
         lines.append("")
     told = f"{len(shown)} card{'s' if len(shown) != 1 else ''}"
-    lines.append(f"Machine time for the first {told}: {shown['start'][-1] + tm.period:.6f} s "
-                 f"(the whole epoch of {len(m.history_)} cards: {m.machine_time_:.6f} s).")
+    lines.append(f"Machine time for the first {told}: {duration(shown['start'][-1] + tm.period)} "
+                 f"(the whole epoch of {len(m.history_)} cards: {duration(m.machine_time_)}).")
     if n_cards > len(shown):
         lines.append(f"Asked for {n_cards} cards; the run has only {len(shown)} presentations "
                      f"(one epoch of the training cards), all told above.")

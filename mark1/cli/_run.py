@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from mark1._utils.atomic import check_target, write_text
+from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
 from mark1.classroom.device import write_device
 from mark1.classroom.explain import event_line, explain
@@ -119,12 +120,12 @@ def cmd_run(args) -> int:
         ("machine", f"{spec.name}; {machine.code_.describe()}; rule {spec.trainer.rule}"),
         ("cards", f"{len(train.cards)} training, {len(test.cards)} test"),
         ("presentations", f"{len(machine.history_)} ({schedule.epochs} epochs, {schedule.order})"),
-        ("wrong while training", " ".join(map(str, machine.mistakes_per_epoch_.tolist())) + "  (per epoch)"),
-        ("train accuracy", f"{train_acc:.1%}  (after training)"),
-        ("test accuracy", f"{test_acc:.1%}"),
+        ("mistakes", " ".join(map(str, machine.mistakes_per_epoch_.tolist())) + "  (per epoch, while training)"),
+        ("train accuracy", f"{percent(train_acc)}  (after training)"),
+        ("test accuracy", percent(test_acc)),
         ("reported", _reported_text(rep.value, rep.source)),
-        ("machine time", _hms(machine.machine_time_)),
-        ("wall time", f"{wall:.2f} s  (training on this computer)"),
+        ("machine time", f"{duration(machine.machine_time_)}  (the real machine's time)"),
+        ("wall time", f"{duration(wall)}  (training on this computer)"),
         ("written", f"{out}/summary.json, learning_curve.png, trace.csv"),
     ]
     print(_format_table(rows))
@@ -133,7 +134,7 @@ def cmd_run(args) -> int:
 
 def _reported_text(value, source: str) -> str:
     """The reported figure and its source for the table; a scene without a source says it has no report."""
-    figure = f"{value:.1%}" if value is not None else "-"
+    figure = percent(value) if value is not None else "-"
     if not source:
         return f"{figure} (source not named)" if value is not None else "none (the scene names no reported result)"
     return f"{figure} ({source})"
@@ -156,12 +157,6 @@ def _history_csv(history: np.ndarray, classes: np.ndarray) -> str:
         w.writerow([classes[v] if n in named else int(v) if isinstance(v, bool) else f"{v:.6f}"
                     if isinstance(v, float) else v for n, v in zip(names, row)])
     return buf.getvalue()
-
-
-def _hms(seconds: float) -> str:
-    h, rem = divmod(seconds, 3600)
-    m, s = divmod(rem, 60)
-    return f"{seconds:.1f} s ({int(h)} h {int(m):02d} min {s:04.1f} s)"
 
 
 def cmd_specs(args) -> int:

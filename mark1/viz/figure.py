@@ -3,7 +3,8 @@
 matplotlib is imported in :mod:`mark1.viz` and the classroom, nowhere below them. Every
 figure function returns a :class:`matplotlib.figure.Figure` and, when given ``out``,
 saves it atomically (a temporary file in the same folder, then ``os.replace``), so a
-figure file is either complete or absent.
+figure file is either complete or absent. An accuracy axis is drawn in % by
+:func:`accuracy_axis`, which says so on the axis when it does not start at 0.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from mark1._utils.atomic import atomic_path
+from mark1.exceptions import InputError
 
-__all__ = ["new_figure", "save_figure"]
+__all__ = ["new_figure", "save_figure", "accuracy_axis"]
 
 
 def new_figure(width: float, height: float, *, layout: str | None = None) -> Figure:
@@ -70,3 +72,46 @@ def save_figure(fig: Figure, out, **kwargs) -> None:
     fmt = out.suffix.lstrip(".").lower() or "png"
     with atomic_path(out) as tmp:
         fig.savefig(tmp, format=fmt, **kwargs)
+
+
+def accuracy_axis(ax, low: float = 0.0, *, which: str = "y", label: str = "accuracy") -> None:
+    """Make ``ax``'s x or y axis an accuracy axis in %, from ``low`` to 100.
+
+    The data must already be in % (0 to 100). An axis that starts above 0 says so in
+    its label ("axis from 50 %"), so that a gap of a few points is not read as a large
+    one; a little room is left above 100 % for marks drawn at 100.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    low : float, default 0
+        Where the axis starts, % (0 to below 100).
+    which : {"y", "x"}
+        The axis.
+    label : str
+        What is measured ("test accuracy", ...); " (%)" is added.
+
+    Raises
+    ------
+    mark1.exceptions.InputError
+        For ``low`` outside [0, 100) or ``which`` not x or y.
+
+    Examples
+    --------
+    >>> ax = new_figure(3, 2).add_subplot()
+    >>> accuracy_axis(ax, 50, label="test accuracy")
+    >>> ax.get_ylabel(), [float(v) for v in ax.get_ylim()]
+    ('test accuracy (%; axis from 50 %)', [50.0, 101.0])
+    >>> accuracy_axis(ax, which="x"); ax.get_xlabel()
+    'accuracy (%)'
+    """
+    low = float(low)
+    if not 0.0 <= low < 100.0 or which not in ("x", "y"):
+        raise InputError(f"accuracy_axis: expected 0 <= low < 100 and which x or y, got low={low!r}, which={which!r}")
+    text = f"{label} (%)" if low == 0 else f"{label} (%; axis from {low:g} %)"
+    if which == "y":
+        ax.set_ylim(low, 101.0)
+        ax.set_ylabel(text)
+    else:
+        ax.set_xlim(low, 101.0)
+        ax.set_xlabel(text)

@@ -14,7 +14,9 @@ from matplotlib.cm import ScalarMappable
 from matplotlib.collections import EllipseCollection, LineCollection
 from matplotlib.colors import Normalize, to_rgba
 from matplotlib.figure import Figure
+from matplotlib.patheffects import withStroke
 
+from mark1._utils.language import CARD_CMAP, FIRING, SILENT, WEIGHT_CMAP, unit_grid
 from mark1.exceptions import InputError
 from mark1.viz.figure import new_figure, save_figure
 
@@ -24,30 +26,11 @@ __all__ = ["retina_figure", "dials_figure", "weights_on_retina_figure"]
 # ----------------------------------------------------------------------------------------
 # lamps, labels and the projection onto the retina (also drawn by the training film)
 
-def _grid_shape(n: int) -> tuple[int, int]:
-    """Rows and columns of a lamp or dial grid for ``n`` units, about twice as wide as tall.
-
-    An exact factorisation when one is not too elongated (512 -> 16 x 32, 64 -> 4 x 16),
-    else ``ceil`` columns with the last row part-filled.
-    """
-    n = int(n)
-    if n <= 0:
-        return (1, 1)
-    best = None
-    for r in range(1, int(np.sqrt(n)) + 1):
-        if n % r == 0:
-            c = n // r
-            score = abs(np.log(c / r) - np.log(2.0))
-            if best is None or score <= best[0]:
-                best = (score, r, c)
-    _, r, c = best
-    if c / r > 8:
-        r = max(1, int(round(np.sqrt(n / 2.0))))
-        c = -(-n // r)
-    return (r, c)
+#: The one layout of the units (the language's); this name only for tests/test_teaching.py, which imports it.
+_grid_shape = unit_grid
 
 
-def _lamps(ax, on, shape, *, lit="gold", off="0.22", title=None):
+def _lamps(ax, on, shape, *, lit=FIRING, off=SILENT, title=None):
     """Draw ``on`` (bool, flat, row-major) as a grid of round lamps on a dark panel.
 
     Returns the lamps' collection and a function that relights them for a new ``on``.
@@ -63,7 +46,7 @@ def _lamps(ax, on, shape, *, lit="gold", off="0.22", title=None):
     ax.set_xlim(-0.7, cols - 0.3)
     ax.set_ylim(rows - 0.3, -0.7)
     ax.set_aspect("equal")
-    ax.set_facecolor("0.1")
+    ax.set_facecolor("0.1")                     # a dark panel, so that a silent lamp still shows
     ax.set_xticks([])
     ax.set_yticks([])
     if title:
@@ -118,7 +101,8 @@ def retina_figure(machine, card, *, out=None) -> Figure:
     Four panels: the card (reflectance), its illuminance on the 20×20 photocells
     (``machine.retina.illuminance``), the S-units that fire (``machine.sense``, from a
     dark-adapted retina) as a 20×20 grid of lamps, and the A-units that fire
-    (``machine.associate``) as a grid of lamps (16×32 for 512 A-units), with the counts
+    (``machine.associate``) as lamps laid out by :func:`mark1._utils.language.unit_grid`
+    (16 rows of 32 for 512 A-units; firing amber, silent dark), with the counts
     in the titles. For a trained machine the noise-free R-unit sums and the answer are
     added to the title (reading them draws no noise, so the machine is left as it was).
 
@@ -165,12 +149,12 @@ def retina_figure(machine, card, *, out=None) -> Figure:
     grid = fig.add_gridspec(1, 4, width_ratios=[1, 1, 1, 2.0], wspace=0.12,
                             left=0.01, right=0.99, top=0.8, bottom=0.03)
     _image_panel(fig.add_subplot(grid[0]), cards[0], f"card ({cards.shape[1]}×{cards.shape[2]})",
-                 cmap="gray", vmin=0.0, vmax=1.0)
+                 cmap=CARD_CMAP, vmin=0.0, vmax=1.0)
     _image_panel(fig.add_subplot(grid[1]), illum, f"light on the {rows}×{cols} photocells",
                  cmap="gray", vmin=0.0, vmax=max(1.0, float(illum.max())))
     _lamps(fig.add_subplot(grid[2]), s[0], (rows, cols),
            title=f"S-units firing: {int(s[0].sum())} of {n_s}")
-    _lamps(fig.add_subplot(grid[3]), phi[0], _grid_shape(n_a),
+    _lamps(fig.add_subplot(grid[3]), phi[0], unit_grid(n_a),
            title=f"A-units firing: {int(phi[0].sum())} of {n_a}")
     title = f"{machine.spec.name}: what the machine makes of one card"
     if hasattr(machine, "rack_"):
@@ -244,7 +228,9 @@ def _dial_panel(ax, wk, have, idx, n_a, dcols, drows, scale_colors) -> None:
     colors = scale_colors.to_rgba(on)
     colors[at_stop] = (0.0, 0.0, 0.0, 1.0)
     lw = np.where(at_stop, 3.0, 2.0)
-    ax.add_collection(LineCollection(seg, colors=colors, linewidths=lw, capstyle="round"))
+    # outlined, so that a pointer near 0 (white on the weights' colour map) still shows on the dial
+    ax.add_collection(LineCollection(seg, colors=colors, linewidths=lw, capstyle="round",
+                                     path_effects=[withStroke(linewidth=lw.max() + 1.4, foreground="0.3")]))
     for x, y, rr, a, v, h in zip(cx, cy, radius, idx, wk, have):
         name = "bias" if a == n_a else f"A{a + 1}"
         ax.text(x, y + rr + 0.02, f"{name}\n{v:+.3f}" if h else f"{name}\n(none)", ha="center",
@@ -312,7 +298,7 @@ def dials_figure(machine, *, card=None, top: int = 16, out=None) -> Figure:
     shown, which = _pots_shown(machine, w, mask, card, top)
     scale = max(float(np.abs(w[mask]).max()) if mask.any() else 0.0, 1e-12)
     norm = Normalize(-scale, scale)
-    cmap = "coolwarm"
+    cmap = WEIGHT_CMAP
 
     n_dials = max(max((len(s) for s in shown), default=0), 1)
     dcols = int(min(n_dials, 8 if n_units > 1 else 12))
@@ -404,7 +390,7 @@ def weights_on_retina_figure(machine, *, out=None) -> Figure:
         ax = fig.add_axes([(x0 + gap_w + j * (side + gap_w)) / fig_w,
                            (fig_h - top - gap_h - (i + 1) * side - i * gap_h + 0.1) / fig_h,
                            side / fig_w, side / fig_h])
-        im = ax.imshow(images[k], cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
+        im = ax.imshow(images[k], cmap=WEIGHT_CMAP, vmin=-vmax, vmax=vmax, interpolation="nearest")
         ax.set_xticks([])
         ax.set_yticks([])
         ax.set_title(f"{labels[k]}\nbias {bias[k]:+.3f}", fontsize=8)

@@ -21,17 +21,45 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
+from matplotlib.patheffects import withStroke
 
+from mark1._utils.language import LEARNER_COLOURS, WEIGHT_CMAP, duration, duration_unit, percent
 from mark1.lab import VERDICTS, Ablation, Comparison, GridSweep, LearningCurves, Reenactment, Sweep, value_text
 from mark1.exceptions import InputError
 from mark1.lab.stats import mean_interval
-from mark1.viz.figure import new_figure, save_figure
+from mark1.specs import MachineSpec, describe
+from mark1.viz.figure import accuracy_axis, new_figure, save_figure
 
 __all__ = ["comparison_figure", "learning_curves_figure", "ablation_figure", "sweep_figure", "grid_sweep_figure",
            "reenact_figure"]
 
 
-_VARIANT_COLORS = {"analog": "tab:red", "ideal": "tab:blue"}
+#: Units of the spec's parameters, for the axis of a sweep.
+_UNITS = {r["key"]: r["unit"] for r in describe(MachineSpec())}
+_UNITS["schedule.epochs"] = "passes over the training cards"
+
+
+def _param_label(key: str) -> str:
+    """A swept parameter with its unit, as an axis label: ``rack.backlash (full scale)``."""
+    unit = _UNITS.get(key)
+    return key if unit in (None, "1", "choice", "switch") else f"{key} ({unit})"
+
+
+def _low_end(values_pct, chance: float = 50.0) -> float:
+    """Where an accuracy axis (in %) starts: at chance (a multiple of 10 at or below it) when
+    every value is above it, else at 0; :func:`accuracy_axis` says so on the axis."""
+    finite = [v for v in np.ravel(values_pct) if v == v]
+    if finite and min(finite) >= chance:
+        return float(math.floor(chance / 10.0) * 10.0)
+    return 0.0
+
+
+def _time_scale(hours) -> tuple[str, float]:
+    """The unit a machine-time axis is drawn in (by its largest value, as the terminal writes it), and
+    the factor from hours to it."""
+    finite = [abs(float(h)) for h in np.ravel(hours) if h is not None and h == h]
+    unit, size = duration_unit(3600.0 * max(finite, default=0.0))
+    return unit, 3600.0 / size
 
 
 def _saved(fig: Figure, out, **savefig) -> Figure:
@@ -68,41 +96,47 @@ def comparison_figure(comparison: Comparison, *, out=None) -> Figure:
     """
     learners = list(comparison.learners)
     summary = comparison.summary()
+    lows: list = []
     fig = new_figure(6.4, 1.2 + 0.38 * len(learners))
     ax = fig.add_subplot(1, 1, 1)
     for i, name in enumerate(learners):
         y = len(learners) - 1 - i
         accs = [r["test_accuracy"] for r in comparison.records
                 if r["learner"] == name and r["test_accuracy"] is not None]
-        color = "tab:red" if name == "mark1" else "tab:blue" if name == "ideal" else "0.35"
+        color = LEARNER_COLOURS.get("analog" if name == "mark1" else name, "0.35")
         if accs:
-            ax.scatter(accs, np.full(len(accs), y), s=14, color=color, alpha=0.5, zorder=2)
+            ax.scatter(100 * np.asarray(accs), np.full(len(accs), y), s=14, color=color, alpha=0.5, zorder=2)
         s = summary[name]
         if s["mean"] is not None:
-            sd = s["std"] or 0.0                          # the bar stops at 0 and 1 (accuracies)
-            ax.errorbar([s["mean"]], [y], xerr=[[min(sd, s["mean"])], [min(sd, 1.0 - s["mean"])]], fmt="D",
-                        color=color, markersize=5, capsize=3, zorder=3)
+            sd = s["std"] or 0.0                          # the bar stops at 0 and 100 % (accuracies)
+            ax.errorbar([100 * s["mean"]], [y], xerr=[[100 * min(sd, s["mean"])], [100 * min(sd, 1.0 - s["mean"])]],
+                        fmt="D", color=color, markersize=5, capsize=3, zorder=3)
+        lows.extend(100 * np.asarray(accs))
     rep = comparison.reported.get("value") if comparison.reported else None
     if rep is not None:
-        ax.axvline(rep, color="k", linestyle="--", linewidth=1, label=f"reported {rep:.1%}")
+        ax.axvline(100 * rep, color="k", linestyle="--", linewidth=1, label=f"reported {percent(rep)}")
         ax.legend(loc="lower left", fontsize=8, frameon=False)
+        lows.append(100 * rep)
     ax.set_yticks(range(len(learners)))
     ax.set_yticklabels(list(reversed(learners)), fontsize=8)
     ax.set_ylim(-0.6, len(learners) - 0.4)
-    ax.set_xlabel("test accuracy")
+    accuracy_axis(ax, _low_end(lows), which="x", label="test accuracy")
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title(f"{comparison.scene} — {len(comparison.seeds)} seed(s), mean ± std", fontsize=9)
+    ax.set_title(f"{comparison.scene} — {len(comparison.seeds)} seed(s), mean ± std; mark1 is the analog "
+                 "machine", fontsize=9)
     fig.tight_layout()
     return _saved(fig, out, dpi=120)
 
 
 def learning_curves_figure(curves: LearningCurves, *, out=None) -> Figure:
-    """Test accuracy against cards presented and against machine hours, analog and ideal.
+    """Test accuracy (%) against cards presented and against machine time, analog and ideal.
 
     Two panels. Each variant of a :class:`mark1.lab.LearningCurves` is drawn as
     its mean over seeds (line with markers) and a min–max band over seeds; in the right
     panel the x position of a checkpoint is its mean machine time over seeds. The
-    scene's reported figure, when there is one, is a dashed horizontal line.
+    scene's reported figure, when there is one, is a dashed horizontal line. The accuracy
+    axis starts at 50 % when every value is above it (and says so), else at 0; machine
+    time is in s, min or h by its size.
 
     Parameters
     ----------
@@ -130,27 +164,28 @@ def learning_curves_figure(curves: LearningCurves, *, out=None) -> Figure:
     ax_time = fig.add_subplot(1, 2, 2, sharey=ax_cards)
     cards = np.asarray(curves.cards, dtype=float)
     band = " (mean, min–max band)" if len(curves.seeds) > 1 else ""
-    lowest = 1.0
+    lows = []
+    unit, per_hour = _time_scale([np.asarray(h, dtype=float) for h in curves.machine_hours.values()])
     for v in curves.accuracy:
-        acc = np.asarray(curves.accuracy[v], dtype=float)            # (seeds, points)
-        hours = np.asarray(curves.machine_hours[v], dtype=float).mean(axis=0)
-        color = _VARIANT_COLORS.get(v)
+        acc = 100 * np.asarray(curves.accuracy[v], dtype=float)       # (seeds, points), %
+        times = per_hour * np.asarray(curves.machine_hours[v], dtype=float).mean(axis=0)
+        color = LEARNER_COLOURS.get(v)
         mean, lo, hi = acc.mean(axis=0), acc.min(axis=0), acc.max(axis=0)
-        for ax, x in ((ax_cards, cards), (ax_time, hours)):
+        for ax, x in ((ax_cards, cards), (ax_time, times)):
             ax.fill_between(x, lo, hi, color=color, alpha=0.2, linewidth=0)
             ax.plot(x, mean, marker="o", markersize=3, color=color, label=f"{v}{band}", zorder=3)
-        lowest = min(lowest, float(lo.min()))
+        lows.extend(lo)
     if curves.reported is not None:
         for ax in (ax_cards, ax_time):
-            ax.axhline(curves.reported, color="0.25", linestyle="--", linewidth=1, zorder=1,
-                       label=f"reported {curves.reported:.1%}")     # under the curves, never hiding them
-    # from 0.5 (chance for two classes) or below, so that small gaps do not look large
-    ax_cards.set_ylim(min(0.5, lowest - 0.05), 1.01)
+            ax.axhline(100 * curves.reported, color="0.25", linestyle="--", linewidth=1, zorder=1,
+                       label=f"reported {percent(curves.reported)}")     # under the curves, never hiding them
+        lows.append(100 * curves.reported)
+    # from 50 % (chance for two classes) when every value is above it, said on the axis
+    accuracy_axis(ax_cards, _low_end(lows), label="test accuracy")
     ax_cards.set_xlim(left=0)                               # training starts at the origin
     ax_time.set_xlim(left=0)
     ax_cards.set_xlabel("cards presented")
-    ax_cards.set_ylabel("test accuracy")
-    ax_time.set_xlabel("machine time (hours)")
+    ax_time.set_xlabel(f"machine time ({unit})")
     for ax in (ax_cards, ax_time):
         ax.grid(alpha=0.3)
     ax_cards.legend(fontsize=8, frameon=False, loc="lower right")
@@ -269,7 +304,7 @@ def ablation_figure(result: Ablation, *, out=None) -> Figure:
     rows are sorted by the larger of the two costs, the costliest on top; a row
     without a result says "(no result)" and goes to the bottom.
 
-    A second panel, machine time added by the non-ideality (hours; the same sign
+    A second panel, machine time added by the non-ideality (in s, min or h by size; the same sign
     convention: (ideal + it) − ideal, full − (full − it)), is drawn only when some
     arm's machine time differs from its reference's (``machine_time_h_change`` not
     None); otherwise the title says machine time is the same in every arm.
@@ -314,7 +349,9 @@ def ablation_figure(result: Ablation, *, out=None) -> Figure:
             axis.axhline(yy - 0.5, color="0.85", linewidth=0.8, zorder=0)
     _draw_ablation_costs(ax, result, names, y)
     if ax_time is not None:
-        _draw_ablation_times(ax_time, result, names, y, times)
+        time_unit, per_hour = _time_scale([v for t in times.values() if t is not None for v in t])
+        _draw_ablation_times(ax_time, result, names, y,
+                             {k: None if t is None else tuple(per_hour * v for v in t) for k, t in times.items()})
     ax.set_yticks(y)
     ax.set_yticklabels([_ablation_label(result, n).replace("_", " ") for n in names], fontsize=11)
     ax.set_ylim(-0.6, max(len(names), 1) - 0.4)
@@ -335,14 +372,14 @@ def ablation_figure(result: Ablation, *, out=None) -> Figure:
     title = (f"{result.scene} — which non-ideality costs most\n{len(result.seeds)} paired seed(s): "
              "mean cost with its 95 % t-interval, costliest on top")
     if ax_time is not None:
-        ax_time.set_xlabel("machine time added by it (hours)", fontsize=11)
+        ax_time.set_xlabel(f"machine time added by it ({time_unit})", fontsize=11)
         ax_time.tick_params(labelleft=False, labelsize=10)
         ax_time.grid(axis="x", alpha=0.3)
         ax_time.set_title("machine time (only arms that change it)", fontsize=11)
     else:
         refs = {result.row(v)["machine_time_h_mean"] for v in ("full", "ideal")} - {None}
         title += ("\nmachine time the same as its reference in every arm"
-                  + (f" ({refs.pop():.3g} h)" if len(refs) == 1 else ""))
+                  + (f" ({duration(3600.0 * refs.pop())})" if len(refs) == 1 else ""))
     fig.suptitle(title, fontsize=12)
     fig.tight_layout(rect=(0, 0.75 / fig.get_figheight(), 1, 1))       # room for the two-row legend
     return _saved(fig, out, dpi=120)
@@ -383,8 +420,10 @@ def sweep_figure(result: Sweep, *, out=None) -> Figure:
     Four panels sharing the x axis (the swept values; ∞ at the right end): test
     accuracy (thin line per seed, mean with 95 % band), the paired change in test
     accuracy from the reference value (points, 95 % band; the dotted line is 0),
-    machine time in hours and presentations until the last training mistake (mean
-    with 95 % band). The reference value is marked by a vertical dotted line.
+    machine time (in s, min or h by size) and presentations until the last training
+    mistake (mean with 95 % band). The reference value is marked by a vertical dotted
+    line; the x axis names the parameter with its unit. The accuracy axis starts at 50 %
+    when every value is above it, and says so.
 
     Parameters
     ----------
@@ -413,36 +452,46 @@ def sweep_figure(result: Sweep, *, out=None) -> Figure:
     ref_i = [value_text(v) for v in result.values].index(value_text(result.reference))
     ref_x = x[ref_i]
 
-    def band(ax, key, scale, color):
+    def band(ax, key, scale, color, label="mean"):
         m = np.array([r[f"{key}_mean"] if r[f"{key}_mean"] is not None else np.nan for r in rows], float)
         lo = np.array([r[f"{key}_low"] if r[f"{key}_low"] is not None else np.nan for r in rows], float)
         hi = np.array([r[f"{key}_high"] if r[f"{key}_high"] is not None else np.nan for r in rows], float)
-        ax.plot(x[order], m[order] * scale, "o-", color=color, markersize=4, zorder=3, label="mean")
+        ax.plot(x[order], m[order] * scale, "o-", color=color, markersize=4, zorder=3, label=label)
         if np.isfinite(lo).any():
             ax.fill_between(x[order], lo[order] * scale, hi[order] * scale, color=color, alpha=0.2,
                             linewidth=0, label="95 % interval")
 
     ax = axes[0]
+    lows = []
+    colour = LEARNER_COLOURS["analog"]
     for s in result.seeds:
         acc = np.array([next((r["test_accuracy"] for r in result.records
                               if r["seed"] == s and r["value"] == value_text(v)), np.nan)
                         for v in result.values], float)
-        ax.plot(x[order], acc[order] * 100, color="0.6", linewidth=0.6, alpha=0.6, zorder=1)
-    band(ax, "test", 100, "tab:red")
-    ax.set_ylabel("test accuracy (%)")
-    ax.set_title("test accuracy (grey: one line per seed)", fontsize=9)
+        # above the band, so that they stay grey (under a coloured band they turned pink)
+        ax.plot(x[order], acc[order] * 100, color="0.45", linewidth=0.7, zorder=2.5,
+                label="one seed" if s == result.seeds[0] else None)
+        lows.extend(acc * 100)
+    band(ax, "test", 100, colour, "mean, 95 % interval")
+    accuracy_axis(ax, _low_end(lows), label="test accuracy")
+    ax.set_title("test accuracy (grey lines: one per seed)", fontsize=9)
+    ax.legend(fontsize=7, frameon=False)
     ax = axes[1]
-    band(ax, "change", 100, "tab:purple")
+    band(ax, "change", 100, colour)
     ax.axhline(0, color="k", linestyle=":", linewidth=1)
     ax.set_ylabel("change (points)")
     ax.set_title(f"paired change from {labels[ref_i]} (same cards, same board)",
                  fontsize=9)
     ax = axes[2]
-    band(ax, "machine_h", 1, "tab:blue")
-    ax.set_ylabel("machine time (hours)")
+    unit, per_hour = _time_scale([r["machine_h_high"] if r["machine_h_high"] is not None else r["machine_h_mean"]
+                                  for r in rows])
+    band(ax, "machine_h", per_hour, colour)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel(f"machine time ({unit})")
     ax.set_title("machine time of the training", fontsize=9)
     ax = axes[3]
-    band(ax, "learned_after", 1, "tab:green")
+    band(ax, "learned_after", 1, colour)
+    ax.set_ylim(bottom=0)
     ax.set_ylabel("presentations")
     ax.set_title("presentations until the last training mistake", fontsize=9)
     for ax in axes:
@@ -453,7 +502,7 @@ def sweep_figure(result: Sweep, *, out=None) -> Figure:
         ax.minorticks_off()
         ax.axvline(ref_x, color="k", linestyle=":", linewidth=0.8)
         ax.grid(alpha=0.3)
-        ax.set_xlabel(result.param)
+        ax.set_xlabel(_param_label(result.param))
     axes[1].legend(fontsize=7, frameon=False)
     fig.suptitle(f"{result.scene} — {result.param} over {len(result.seeds)} paired seed(s)", fontsize=10)
     fig.tight_layout()
@@ -463,7 +512,7 @@ def sweep_figure(result: Sweep, *, out=None) -> Figure:
 _GRID_PANELS = {"test": ("mean test accuracy (%)", 100.0, "{:.1f}"),
                 "change": ("paired change in test accuracy (points)", 100.0, "{:+.1f}"),
                 "learned_after": ("presentations until the last training mistake", 1.0, "{:.0f}"),
-                "machine_h": ("machine time (hours)", 1.0, "{:.2f}"),
+                "machine_h": ("machine time (h)", 1.0, "{:.2f}"),
                 "mistakes": ("training mistakes (presentations answered wrongly)", 1.0, "{:.0f}"),
                 "passes": ("passes trained", 1.0, "{:.1f}"),
                 "pots_at_stops": ("pots at an end stop after training", 1.0, "{:.0f}")}
@@ -517,10 +566,14 @@ def grid_sweep_figure(result: GridSweep, *, panels=None, out=None) -> Figure:
     fig = new_figure(width * len(panels), max(3.0, 0.5 * len(va) + 1.8))
     for k, name in enumerate(panels):
         title, scale, fmt = _GRID_PANELS[name]
+        if name == "machine_h":                           # in s, min or h by size, as the terminal writes it
+            unit, scale = _time_scale(result.grid(name))
+            title, fmt = f"machine time ({unit})", "{:.3g}"
         grid = result.grid(name) * scale
         ax = fig.add_subplot(1, len(panels), k + 1)
         finite = grid[np.isfinite(grid)]
-        cmap = "RdBu" if name == "change" else ("viridis" if name == "test" else "magma")
+        # a change is signed: red up, blue down, as a weight; the others one-sided scales
+        cmap = WEIGHT_CMAP if name == "change" else ("viridis" if name == "test" else "magma")
         if name == "change" and finite.size:
             top = max(abs(finite).max(), 1e-9)
             im = ax.imshow(grid, cmap=cmap, vmin=-top, vmax=top, aspect="auto", origin="upper")
@@ -539,8 +592,8 @@ def grid_sweep_figure(result: GridSweep, *, panels=None, out=None) -> Figure:
         ax.set_xticklabels([label(v) for v in vb], fontsize=8, rotation=45 if len(vb) > 5 else 0)
         ax.set_yticks(range(len(va)))
         ax.set_yticklabels([label(v) for v in va], fontsize=8)
-        ax.set_xlabel(b)
-        ax.set_ylabel(a)
+        ax.set_xlabel(_param_label(b))
+        ax.set_ylabel(_param_label(a))
         ax.set_title(title, fontsize=9)
         fig.colorbar(im, ax=ax, shrink=0.85)
     fig.suptitle(f"{result.scene} — {a} × {b}, mean over {len(result.seeds)} paired seed(s) "
@@ -550,8 +603,10 @@ def grid_sweep_figure(result: GridSweep, *, panels=None, out=None) -> Figure:
 
 
 def _outline(cell) -> Rectangle:
-    """A red frame around the heat map's cell (row, column): it shows on every colour map."""
-    return Rectangle((cell[1] - 0.48, cell[0] - 0.48), 0.96, 0.96, fill=False, edgecolor="tab:red", linewidth=2)
+    """A black frame with a white edge around the heat map's cell (row, column): it shows on every
+    colour map, and is not the red of a positive change."""
+    return Rectangle((cell[1] - 0.48, cell[0] - 0.48), 0.96, 0.96, fill=False, edgecolor="k", linewidth=2.2,
+                     path_effects=[withStroke(linewidth=4.2, foreground="white")])
 
 
 def reenact_figure(result: Reenactment, *, out=None) -> Figure:
@@ -622,7 +677,7 @@ def reenact_figure(result: Reenactment, *, out=None) -> Figure:
         if not math.isnan(r["alt_mean"]):
             ax.scatter([r["alt_mean"] * 100], [y], s=30, marker="^", facecolors="none", edgecolors="tab:brown",
                        zorder=3, label=once("other rack reading, mean"))
-        ax.scatter([r["digital_mean"] * 100], [y - 0.2], s=28, facecolors="none", edgecolors="tab:blue",
+        ax.scatter([r["digital_mean"] * 100], [y - 0.2], s=28, facecolors="none", edgecolors=LEARNER_COLOURS["digital"],
                    zorder=3, label=once("digital learner (same retina and wiring), mean"))
         if r["reported"] is not None:
             ax.scatter([r["reported"] * 100], [y], marker=">" if r["lower_bound"] else "D", s=40, color="k",
@@ -635,8 +690,9 @@ def reenact_figure(result: Reenactment, *, out=None) -> Figure:
     ax.set_ylim(-0.6, len(rows) - 0.4)
     lows = [r["band_low"] for r in rows] + [rec[f"{r['scored']}_accuracy"] for r, sc in zip(rows, result.scenes)
                                            for rec in sc.records]
-    ax.set_xlim(max(0.0, math.floor(min(lows) * 10) * 10 - 5), 101)
-    ax.set_xlabel("accuracy (%): on new cards, or recall of the trained cards where the report scored recall")
+    low = max(0.0, math.floor(min(lows) * 10) * 10 - 5)
+    accuracy_axis(ax, low, which="x", label="accuracy on new cards, or recall of the trained cards where the "
+                                             "report scored recall")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(f"each report judged on the machine that made it — {len(result.seeds)} seed(s)", fontsize=9)

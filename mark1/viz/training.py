@@ -7,14 +7,16 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter
 from PIL import Image
 
 from mark1._utils.atomic import atomic_path
+from mark1._utils.language import MISTAKE, NEGATIVE, POSITIVE, WEIGHT_CMAP, duration, duration_unit, percent, unit_grid
 from mark1._utils.progress import progress_bar
 from mark1.exceptions import InputError
 from mark1.machine.mark_i import MarkI
 from mark1.viz.figure import new_figure, save_figure
-from mark1.viz.machine import _grid_shape, _lamps, _projected_weights
+from mark1.viz.machine import _lamps, _projected_weights
 
 __all__ = ["learning_curve", "training_animation"]
 
@@ -22,16 +24,24 @@ __all__ = ["learning_curve", "training_animation"]
 # ----------------------------------------------------------------------------------------
 # the learning curve
 
+def _percent_ticks(ax, fontsize=None) -> None:
+    """An accuracy axis from 0 to 100 %: the data stay shares (0 to 1), the ticks read in %."""
+    ax.set_yticks(np.linspace(0.0, 1.0, 6))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:.0f}"))
+    ax.set_ylabel("accuracy (%)", fontsize=fontsize)
+
+
 def learning_curve(history, *, title: str = "", test_accuracy: float | None = None,
                    reported: float | None = None, window: int | None = None, out=None) -> Figure:
-    """Training accuracy against cards presented, with machine time on the top axis.
+    """Training accuracy (%) against cards presented, with machine time on the top axis.
 
-    The curve is the fraction right over the last ``window`` cards, drawn from the first
-    full window on (a fraction over one or two cards says nothing: it would start at
-    0 % or 100 %); every wrong answer is a red tick from card 1. Chance (one over the
+    The curve is the share right over the last ``window`` cards, drawn from the first
+    full window on (a share of one or two cards says nothing: it would start at
+    0 % or 100 %); every mistake is a magenta tick from card 1. Chance (one over the
     number of classes) is a dotted line; the test accuracy after training is a green
     diamond at the end with its value; the reported figure, when there is one, a dashed
-    line, so that one never hides the other.
+    line, so that one never hides the other. The accuracy axis runs from 0 to 100 %; the
+    machine-time axis is in s, min or h by the run's length (as the terminal writes it).
 
     Parameters
     ----------
@@ -51,7 +61,8 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     Returns
     -------
     matplotlib.figure.Figure
-        One axes (cards presented below, machine hours on top).
+        One axes (cards presented below, machine time on top); the curve's data are
+        shares (0 to 1), its ticks read in %.
 
     Examples
     --------
@@ -72,34 +83,36 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     fig = new_figure(7.5, 4.2, layout="constrained")
     ax = fig.add_subplot()
     n_classes = len(np.unique(history["label"])) if n else 2
-    ax.axhline(1.0 / max(n_classes, 1), color="0.5", lw=1, ls=":", label=f"chance {1 / max(n_classes, 1):.0%}")
+    chance = 1.0 / max(n_classes, 1)
+    ax.axhline(chance, color="0.5", lw=1, ls=":", label=f"chance {percent(chance, 0)}")
     if reported is not None:
-        ax.axhline(reported, color="0.25", lw=1.2, ls="--", zorder=1, label=f"reported {reported:.1%}")
-    ax.plot(x[window - 1:], running, color="tab:blue", lw=1.8, zorder=3,
+        ax.axhline(reported, color="0.25", lw=1.2, ls="--", zorder=1, label=f"reported {percent(reported)}")
+    ax.plot(x[window - 1:], running, color="0.15", lw=1.8, zorder=3,
             label=f"training accuracy (last {window} cards)")
     wrong = np.flatnonzero(correct == 0)
-    ax.plot(wrong + 1, np.zeros_like(wrong, dtype=float) - 0.03, "|", color="tab:red", ms=8,
-            label="wrong answer (trainer reinforces)")
+    ax.plot(wrong + 1, np.zeros_like(wrong, dtype=float) - 0.03, "|", color=MISTAKE, ms=8,
+            label="mistake (the trainer corrects it)")
     if test_accuracy is not None:
         ax.plot([n], [test_accuracy], "D", color="tab:green", ms=9, zorder=4, clip_on=False,
-                label=f"test accuracy after training {test_accuracy:.1%}")
-        ax.annotate(f"test {test_accuracy:.1%}", (n, test_accuracy), xytext=(-8, -14),
+                label=f"test accuracy after training {percent(test_accuracy)}")
+        ax.annotate(f"test {percent(test_accuracy)}", (n, test_accuracy), xytext=(-8, -14),
                     textcoords="offset points", ha="right", fontsize=8, color="tab:green")
     ax.set_xlabel("cards presented")
-    ax.set_ylabel("fraction correct")
+    _percent_ticks(ax)
     ax.set_ylim(-0.07, 1.05)
     ax.set_xlim(0, n + 1)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     if n > 1 and history["start"][-1] > 0:
-        # presentation number -> machine hours at its start, extended linearly past both
-        # ends so that ticks outside the data are not clamped onto the last card
-        hours = np.asarray(history["start"]) / 3600.0        # strictly increasing
+        # presentation number -> machine time at its start (in the unit the terminal uses for the
+        # run), extended linearly past both ends so that ticks outside the data are not clamped
+        unit, size = duration_unit(float(history["start"][-1]))
+        times = np.asarray(history["start"]) / size          # strictly increasing
         px = np.r_[x[0] - 1e6, x, x[-1] + 1e6]
-        hx = np.r_[hours[0] - 1e6 * (hours[1] - hours[0]), hours, hours[-1] + 1e6 * (hours[-1] - hours[-2])]
+        hx = np.r_[times[0] - 1e6 * (times[1] - times[0]), times, times[-1] + 1e6 * (times[-1] - times[-2])]
         top = ax.secondary_xaxis("top", functions=(lambda p: np.interp(p, px, hx),
                                                    lambda h: np.interp(h, hx, px)))
-        top.set_xlabel("machine time (hours)")
+        top.set_xlabel(f"machine time ({unit})")
     ax.set_title(title, fontsize=11)
     if out is not None:
         save_figure(fig, out, dpi=120)
@@ -213,27 +226,28 @@ class _FilmPanels:
         self.ax_pots = fig.add_subplot(grid[1, 0:2])
         self.ax_w = fig.add_subplot(grid[1, 2])
         vmax = max(float(np.abs(film.projected).max()), 1e-12)
-        self.im_w = self.ax_w.imshow(film.projected[0, 0], cmap="RdBu_r", vmin=-vmax, vmax=vmax,
+        self.im_w = self.ax_w.imshow(film.projected[0, 0], cmap=WEIGHT_CMAP, vmin=-vmax, vmax=vmax,
                                      interpolation="nearest")
         self.ax_acc = ax_acc = fig.add_subplot(grid[1, 3])
         for ax in (self.ax_card, self.ax_w):
             ax.set_xticks([])
             ax.set_yticks([])
-        (self.line,) = ax_acc.plot([], [], color="tab:blue", lw=1.8)
-        (self.wrong,) = ax_acc.plot([], [], "|", color="tab:red", ms=8)
+        (self.line,) = ax_acc.plot([], [], color="0.15", lw=1.8)
+        (self.wrong,) = ax_acc.plot([], [], "|", color=MISTAKE, ms=8)
         ax_acc.set_xlim(0, n_pres + 1)
         ax_acc.set_ylim(-0.07, 1.05)
         ax_acc.set_xlabel("cards presented", fontsize=9)
+        _percent_ticks(ax_acc, fontsize=9)
         ax_acc.axhline(1.0 / len(full.classes_), color="0.5", ls=":", lw=1)
         ax_acc.tick_params(labelsize=8)
         ax_acc.grid(alpha=0.3)
         self.suptitle = fig.suptitle("", fontsize=13)
 
         self.key_pots = [Patch(facecolor="none", edgecolor="0.4", label="before this card"),
-                         Patch(facecolor="tab:red", label="after (+)"),
-                         Patch(facecolor="tab:blue", label="after (−)")]
+                         Patch(facecolor=POSITIVE, label="after (+)"),
+                         Patch(facecolor=NEGATIVE, label="after (−)")]
         _, self.relight_s = _lamps(self.ax_s, film.s_units[0], (rows, cols))
-        _, self.relight_a = _lamps(self.ax_a, film.a_units[0], _grid_shape(full.patchboard.n_associators))
+        _, self.relight_a = _lamps(self.ax_a, film.a_units[0], unit_grid(full.patchboard.n_associators))
         y = np.arange(n_units)[::-1]
         self.r_bars = ax_r.barh(y, np.zeros(n_units), height=0.6)
         ax_r.axvline(0.0, color="k", lw=1.2)
@@ -276,13 +290,14 @@ class _FilmPanels:
         self._draw_accuracy(p)
         self.suptitle.set_text(f"{full.spec.name}: presentation {p} of {len(film.schedule)} (epoch "
                                f"{int(hist['epoch'][i]) + 1} of {film.epochs}), machine time "
-                               f"{hist['start'][i]:.6f} s")
+                               f"{duration(hist['start'][i])}")
         self.fig.canvas.draw()
         rgba = np.asarray(self.fig.canvas.buffer_rgba())
         return Image.fromarray(np.ascontiguousarray(rgba[..., :3]))
 
     def _draw_sums(self, i: int, t: np.ndarray) -> None:
-        """Each R-unit's sum as the trainer read it: green when its sign is the target's, red when not."""
+        """Each R-unit's sum as the trainer read it, red above 0 and blue below (as a weight); a unit
+        whose sign is not its target's (a mistake) is outlined in magenta."""
         full = self.film.full
         ok = bool(full.history_["correct"][i])
         answer = full.classes_[full.history_["response"][i]]
@@ -290,13 +305,15 @@ class _FilmPanels:
         erring = np.sign(s_i) != t
         for bar_k, v, e in zip(self.r_bars, s_i, erring):
             bar_k.set_width(v)
-            bar_k.set_color("tab:red" if e else "tab:green")
+            bar_k.set_facecolor(POSITIVE if v >= 0 else NEGATIVE)
+            bar_k.set_edgecolor(MISTAKE if e else "none")
+            bar_k.set_linewidth(3.0 if e else 0.0)
         n_units = len(t)
         self.ax_r.set_yticklabels([f"R{k + 1} {'+' if t[k] > 0 else '−'}" for k in range(n_units)],
                                   fontsize=8 if n_units > 2 else 9)
         self.ax_r.set_title(f"R-units: answer \"{answer}\", "
-                            + ("right" if ok else "wrong:\nthe trainer turns pots"),
-                            fontsize=10, color="black" if ok else "tab:red")
+                            + ("right" if ok else "a mistake:\nthe trainer turns pots"),
+                            fontsize=10, color="black" if ok else MISTAKE)
 
     def _draw_pots(self, f: int, i: int, k: int) -> None:
         """R-unit k's pots of the A-units firing at presentation i, and its bias: before and after."""
@@ -308,7 +325,7 @@ class _FilmPanels:
         ax.clear()
         xs = np.arange(len(firing))
         ax.bar(xs, before[k, firing], width=0.8, color="none", edgecolor="0.4", lw=1.0)
-        ax.bar(xs, after[k, firing], width=0.5, color=np.where(after[k, firing] >= 0, "tab:red", "tab:blue"))
+        ax.bar(xs, after[k, firing], width=0.5, color=np.where(after[k, firing] >= 0, POSITIVE, NEGATIVE))
         moved = int(film.full.history_["pots_moved"][i])
         ax.axhline(0.0, color="k", lw=0.8)
         ax.set_ylim(-self.wmax * 1.15, self.wmax * 1.15)
@@ -323,16 +340,16 @@ class _FilmPanels:
                      f"{moved} pots commanded on this card", fontsize=10)
 
     def _draw_accuracy(self, p: int) -> None:
-        """The running training accuracy up to presentation p, and the wrong answers as red ticks."""
+        """The running training accuracy (%) up to presentation p, and the mistakes as magenta ticks."""
         film = self.film
         window, i = film.window, p - 1
         x = np.arange(1, p + 1)
         self.line.set_data(x[window - 1:], film.running[window - 1:p])
         bad = np.flatnonzero(np.asarray(film.full.history_["correct"][:p], dtype=float) == 0) + 1
         self.wrong.set_data(bad, np.full(len(bad), -0.03))
-        acc_now = (f"training accuracy, last {window} cards: {film.running[i]:.0%}" if p >= window
+        acc_now = (f"training accuracy, last {window} cards: {percent(film.running[i], 0)}" if p >= window
                    else f"training accuracy (drawn from card {window})")
-        self.ax_acc.set_title(f"{acc_now}\n(red ticks: wrong answers)", fontsize=10)
+        self.ax_acc.set_title(f"{acc_now}\n(magenta ticks: mistakes)", fontsize=10)
 
 
 def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 1, every: int = 1,
