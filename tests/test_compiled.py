@@ -56,7 +56,7 @@ def test_a_changed_callee_in_another_module_is_compiled_anew(tmp_path):
 
 def test_the_simulator_loop_is_keyed_on_what_it_calls(tmp_path):
     digest = source_digest((rules, potentiometers, perceptron))
-    assert simulator._train_at_rest._cache._digest == digest
+    assert simulator._train_block._cache._digest == digest
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     a.write_text("x = 1\n")
     b.write_text("y = 2\n")

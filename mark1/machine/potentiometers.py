@@ -18,7 +18,10 @@ Each weight is the wiper position of a potentiometer, in full-scale fractions
 Time: one SimPy timeout per drive command (all pots of a command move at once, each
 at its own speed); a wiper's position between events is computed in closed form
 (linear in time) when it is read. With a driver limit, each move waits for a free
-driver (a SimPy resource) and the moves queue.
+driver (a SimPy resource) and the moves queue. The position of one pot at a time
+(:func:`stored_pot`) and the sums of the wipers read (:func:`wiper_sums`) are compiled,
+so that the simulator's compiled loop reads exactly what :meth:`PotentiometerRack.sums`
+and :meth:`PotentiometerRack.plan` read.
 """
 
 from __future__ import annotations
@@ -142,11 +145,14 @@ class PotentiometerRack:
     def _stored(self, t: float) -> np.ndarray:
         if t >= self.busy_until:
             return self.p_to
-        span = self.t_end - self.t_start
-        # a move with no span (a ratchet step) jumps when it ends, not before
-        done = (t >= self.t_end).astype(float)
-        frac = np.clip(np.divide(t - self.t_start, span, out=done, where=span > 0), 0.0, 1.0)
-        return self.p_from + (self.p_to - self.p_from) * frac
+        return self._stored_pots(np.arange(self.p_to.size), t).reshape(self.p_to.shape)
+
+    def _stored_pots(self, flat: np.ndarray, t: float) -> np.ndarray:
+        """Stored positions (before decay) of pots ``flat`` (flat indices) at ``t``: array (m,)."""
+        out = np.empty(len(flat))
+        _stored_at(flat.astype(np.int64, copy=False), float(t), self.busy_until, self.p_from.reshape(-1),
+                   self.p_to.reshape(-1), self.t_start.reshape(-1), self.t_end.reshape(-1), out)
+        return out
 
     def positions(self, t: float) -> np.ndarray:
         """True wiper positions at machine time ``t``: a new array (n_units, n_inputs)."""
@@ -165,9 +171,14 @@ class PotentiometerRack:
 
         Read noise is added by the caller: for independent Gaussian noise of sigma
         ``wiper_noise`` on every wiper the sum's noise is ``wiper_noise * sqrt(active
-        pots)`` times a standard normal draw, exactly.
+        pots)`` times a standard normal draw, exactly. Each unit's products are added in
+        input order over the nonzero inputs (:func:`wiper_sums`), as the simulator's
+        compiled loop adds them, so both read the same bits.
         """
-        s = self._stored(t) @ x
+        x = np.ascontiguousarray(x, dtype=float)[None, :]
+        s = np.empty(self.mask.shape[0])
+        wiper_sums(x, 0, float(t), self.busy_until, self.p_from.reshape(-1), self.p_to.reshape(-1),
+                   self.t_start.reshape(-1), self.t_end.reshape(-1), np.empty(x.shape[1], np.int64), s)
         if self.rate:
             s *= self.decay_factor(t)
         return s
@@ -205,7 +216,7 @@ class PotentiometerRack:
         flat = np.flatnonzero((command != 0) & self.mask)
         idx = np.divmod(flat, command.shape[1])
         cmd = command.ravel().take(flat)
-        start = self._stored(now).ravel().take(flat)
+        start = self._stored_pots(flat, now)
         if self.rate:
             start = self.decay_factor(now) * start
         m = len(flat)
@@ -304,6 +315,52 @@ class PotentiometerRack:
 
 
 # -- the physics of one pot, compiled (the simulator's inner loop calls these too) ----------
+
+@njit(cache=True)
+def stored_pot(j, t, busy_until, p_from, p_to, t_start, t_end):
+    """Stored position (before decay) of pot ``j`` (flat index) at machine time ``t``.
+
+    Where no wiper moves any more (``t >= busy_until``) the end of the last move; else
+    linear between ``p_from`` and ``p_to`` over the wiper's motion, which a move without
+    span (a ratchet step) makes at its end.
+    """
+    if t >= busy_until:
+        return p_to[j]
+    span = t_end[j] - t_start[j]
+    if span > 0.0:
+        frac = (t - t_start[j]) / span
+    else:
+        frac = 1.0 if t >= t_end[j] else 0.0
+    frac = min(max(frac, 0.0), 1.0)
+    return p_from[j] + (p_to[j] - p_from[j]) * frac
+
+
+@njit(cache=True)
+def _stored_at(flat, t, busy_until, p_from, p_to, t_start, t_end, out):
+    for k in range(len(flat)):
+        out[k] = stored_pot(flat[k], t, busy_until, p_from, p_to, t_start, t_end)
+
+
+@njit(cache=True)
+def wiper_sums(x, row, t, busy_until, p_from, p_to, t_start, t_end, active, out):
+    """Each unit's sum of stored wiper positions at ``t`` times row ``row`` of ``x`` (m, n_in),
+    into ``out`` (n_units,), before decay; the nonzero inputs' indices into ``active``;
+    returns how many. The products are added in input order over the nonzero inputs,
+    the units side by side, as :func:`mark1.perceptron.sparse_sums` adds resting wipers.
+    """
+    n_in = x.shape[1]
+    n_act = 0
+    for i in range(n_in):
+        active[n_act] = i
+        n_act += x[row, i] != 0.0
+    out[:] = 0.0
+    for a in range(n_act):
+        i = active[a]
+        v = x[row, i]
+        for u in range(len(out)):
+            out[u] += v * stored_pot(u * n_in + i, t, busy_until, p_from, p_to, t_start, t_end)
+    return n_act
+
 
 @njit(cache=True)
 def plan_pot(cmd, start, gain, last, drive):

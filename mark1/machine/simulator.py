@@ -13,19 +13,29 @@ One presentation, as the machine does it::
 Only the instants where the simulation must act are SimPy events. The clock is closed
 form (card ``p`` changes at ``t_anchor + (p - p_anchor) * period``; the anchor moves
 when a card waits for the motors), and so are motor moves
-(:func:`mark1.potentiometers.plan_pot`). Where every read finds the wipers at rest
-(overlap off, no driver limit), a block of presentations runs in one compiled loop
-(:func:`_train_at_rest`, numba) with one SimPy timeout, up to the end of the sensed
-block or to a card that waits for the motors: the loop does what the trainer does, with
-the same compiled rule and pot functions the event path calls. SimPy steps card by
-card, with a timeout per read and a process per motor command, where the timing can
-interact: wipers moving during reads (overlap), motors queueing for drivers, a full
-trace, real-time replay. Both ways give the same history, bit for bit. Card change,
-lamps on, S and A settling and the end of the period are logged in the trace at their
-computed times. Photocell
-responses between events are closed form (:meth:`Retina.expose`), computed for blocks
-of upcoming cards at once and recomputed only when a wait for the motors shifts the
-schedule.
+(:func:`mark1.potentiometers.plan_pot`) and a wiper's position during one
+(:func:`mark1.potentiometers.stored_pot`). So a block of presentations runs in one
+compiled loop (:func:`_train_block`, numba) with one SimPy timeout, up to the end of the
+sensed block or to a card that waits for the motors: the loop does what the trainer
+does, with the same compiled rule and pot functions the event path calls, reading the
+wipers mid-move where ``timing.overlap`` lets them move, and serving a driver limit
+(``rack.drivers``) as a first-come-first-served queue of pot moves (:func:`_serve`) in
+the order SimPy's resource serves them. SimPy steps card by card, with a timeout per
+read and a process per motor command, where someone watches each card (a full trace,
+an ``on_event`` listener, real-time replay) and as the reference the compiled loop is
+proved against (``_TrainingRun.compiled_loop = False``). Both ways give the same
+history, wipers and machine time, bit for bit (tests/test_compiled_timing.py). Card
+change, lamps on, S and A settling and the end of the period are logged in the trace at
+their computed times. Photocell responses between events are closed form
+(:meth:`Retina.expose`), computed for blocks of upcoming cards at once and recomputed
+only when a wait for the motors shifts the schedule.
+
+The order of events at one instant is SimPy's, and the compiled loop keeps it: a read at
+time ``t`` sees every queued move that got its driver before ``t`` and none that gets it
+at ``t`` (a driver freed at ``t`` is handed on by events SimPy schedules at ``t``, after
+the trainer's timeout to the read); the moves a reinforcement commands join the queue
+behind the moves already waiting; a move is planned from the wiper's position when it
+gets its driver.
 """
 
 from __future__ import annotations
@@ -48,7 +58,7 @@ from mark1._utils.atomic import atomic_path
 from mark1._utils.compiled import njit_calling
 from mark1.machine.patchboard import Patchboard, with_bias
 from mark1.machine.perceptron import sparse_sums
-from mark1.machine.potentiometers import PotentiometerRack, apply_pot, plan_pot
+from mark1.machine.potentiometers import PotentiometerRack, apply_pot, plan_pot, stored_pot, wiper_sums
 from mark1.machine.retina import Retina, RetinaState
 from mark1.machine.rules import GAMMA, RULE_CODES, RULES, command_into, erring
 from mark1.specs import MachineSpec
@@ -376,14 +386,12 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
     -----
     The events that matter are reinforcements, and between waits for the motors not
     even those need an event: the clock (card ``p`` changes at ``t_anchor + (p -
-    p_anchor) * period``), the sums and the moves are closed form, so where every read
-    finds the wipers at rest a whole sensed block runs in one compiled loop and one
-    timeout. A move that outlasts the period shifts the schedule (the next card waits
-    for it), which ends the loop's run. The trainer steps card by card, one timeout
-    each, where the timing can interact: while wipers move during reads
-    (``timing.overlap``), while motors queue for drivers, with a full trace, and in
-    real-time replay. Both ways give the same history, bit for bit (the clock is closed
-    form in both).
+    p_anchor) * period``), the sums (wipers at rest or mid-move) and the moves (at once,
+    or queued for drivers) are closed form, so a whole sensed block runs in one compiled
+    loop and one timeout. A move that outlasts the period shifts the schedule (the next
+    card waits for it), which ends the loop's run. The trainer steps card by card, one
+    timeout each, with a full trace (or a listener) and in real-time replay. Both ways
+    give the same history, bit for bit (the clock is closed form in both).
     """
     env = env if env is not None else simpy.Environment()
     run = _TrainingRun(spec=spec, retina=retina, patchboard=patchboard, rack=rack, light=light, order=order,
@@ -402,10 +410,14 @@ class _TrainingRun:
 
     :meth:`trainer` is the SimPy process. Each turn of its loop takes the presentations
     from ``p`` to the next one where the trainer acts, in one of two ways:
-    :meth:`_at_rest` (the compiled loop, where every read finds the wipers at rest) or
-    :meth:`_step` (SimPy steps to the read, then :meth:`_reinforce`). :meth:`result`
-    makes the history.
+    :meth:`_compiled_block` (the compiled loop, timing included) or :meth:`_step` (SimPy
+    steps to the read, then :meth:`_reinforce`; with a full trace, a listener, real-time
+    replay, or ``compiled_loop`` off). :meth:`result` makes the history.
     """
+
+    #: Whether blocks of presentations run compiled (False: SimPy steps every card, the
+    #: reference the compiled loop is proved against).
+    compiled_loop = True
 
     def __init__(self, *, spec, retina, patchboard, rack, light, order, label_index, code, noise_rng, trace,
                  env, progress):
@@ -426,12 +438,12 @@ class _TrainingRun:
         self.full = trace.full
         # someone watches the events as they happen: one step per card
         self.step_each = self.full or isinstance(env, simpy.rt.RealtimeEnvironment)
-        self.queued = rack.spec.drivers > 0              # moves wait for drivers: SimPy runs them
-        # No overlap, no queue, nobody watching each card: every read finds the wipers at
-        # rest, so whole blocks of presentations run in the compiled loop (_train_at_rest).
-        self.at_rest = not (self.step_each or self.queued or tm.overlap)
+        self.queued = rack.spec.drivers > 0              # moves wait for drivers
+        # Nobody watching each card: whole blocks of presentations run in the compiled loop
+        # (_train_block), overlapping reads and driver queues included.
+        self.compiled = self.compiled_loop and not self.step_each
         if self.spontaneous and code.kind == "binary":
-            self.at_rest = False             # the compiled loop reads answers of single and one-per-class codes
+            self.compiled = False            # the compiled loop reads answers of single and one-per-class codes
         self.current = 0                                 # the presentation the motors' events belong to
         self.targets = code.targets.astype(float)
         self.labels = label_index[order]
@@ -457,6 +469,13 @@ class _TrainingRun:
             a.reshape(-1) for a in (rack.p_from, rack.p_to, rack.t_start, rack.t_end, rack.last_dir)]
         self.command_buf = np.zeros(self.mask.shape)
         self.code_kind = _CODE_KINDS.get(code.kind, -1)
+        # the compiled loop's driver queue: pot, travel and time of each command not yet
+        # set going, first come first served ([head, tail) of the arrays), and when each
+        # driver is free; the arrays start with room for 16 commands of every pot and grow
+        room = self.mask.size if self.queued and self.compiled else 0
+        self.queue = (np.zeros(16 * room, np.int64), np.zeros(16 * room), np.zeros(16 * room))
+        self.queue_ends = np.zeros(2, np.int64)
+        self.free = np.zeros(max(rack.spec.drivers, 1))
 
     # -- the SimPy process ----------------------------------------------------------------
     def trainer(self):
@@ -464,10 +483,12 @@ class _TrainingRun:
         p = 0
         while p < self.n:
             self.current = p
-            q = yield from (self._at_rest(p) if self.at_rest else self._step(p))
+            q = yield from (self._compiled_block(p) if self.compiled else self._step(p))
             if self.progress is not None:
                 self.progress(q + 1 - p)
             p = q + 1
+        if self.compiled and self.queued:             # the moves still queued get their drivers
+            self._serve_queue(np.inf)
         # the run ends when the last period is over and every wiper has stopped
         env = self.env
         last = max(self.clock.card_change(self.n), self.rack.busy_until)
@@ -476,7 +497,7 @@ class _TrainingRun:
         if self.motors is not None and self.motors.is_alive:
             yield self.motors
 
-    def _at_rest(self, p: int):
+    def _compiled_block(self, p: int):
         """Presentations from ``p`` in the compiled loop, then one timeout to the last one's
         read; returns the last one run (a card that waits for the motors ends the run)."""
         q, waits = self._run_block(p)
@@ -582,11 +603,17 @@ class _TrainingRun:
                  self.tie, pipeline.divisor if self.mean else None)
 
     def _read_one(self, p: int, t: float) -> None:
-        """The sums of presentation ``p`` read at ``t`` while wipers move."""
-        pipeline = self.pipeline
+        """The sums of presentation ``p`` read at ``t`` while wipers may move (motors still
+        queued, or running past ``t``); read as the compiled loop reads them: off the
+        resting wipers once every wiper set going has stopped, else mid-move."""
+        pipeline, rack = self.pipeline, self.rack
         row = pipeline.ensure(p)
         x = pipeline.x[row:row + 1]
-        self.seg.fill(p, p + 1, x, self.rack.sums(x[0], t)[None, :], self.noise, pipeline.noise_scale, row,
+        if t >= rack.busy_until:
+            base = _resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], np.array([t]), rack.t_ref, rack.rate)
+        else:
+            base = rack.sums(x[0], t)[None, :]
+        self.seg.fill(p, p + 1, x, base, self.noise, pipeline.noise_scale, row,
                       self.targets, self.labels, self.code, self.tie, pipeline.divisor if self.mean else None)
 
     def _run_block(self, p: int) -> tuple[int, bool]:
@@ -601,15 +628,37 @@ class _TrainingRun:
                 else np.zeros((hi - p, n_units)))
         sums = np.empty((hi - p, n_units))
         divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
-        done, rack.busy_until, rack.t_ref, waits = _train_at_rest(
+        if self.queued:
+            self._make_room()
+        done, rack.busy_until, rack.t_ref, waits = _train_block(
             x, kick, self.targets[self.labels[p:hi]], self.rule_code, self.inc, self.lms_rate, self.tie,
             self.error_driven, self.every, self.monovalent, self.mean, divisor, self.spontaneous,
             self.code_kind, self.targets, p, self.clock.t_anchor, self.clock.p_anchor, self.period, self.read_at,
-            rack.rate, rack.t_ref, self.spec.rack.decay_time, rack.busy_until,
-            *self.flat_state, rack.drive_constants,
+            self.tm.overlap, rack.rate, rack.t_ref, self.spec.rack.decay_time, rack.busy_until,
+            *self.flat_state, rack.drive_constants, self.queued, *self.queue, self.queue_ends, self.free,
             sums, self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi], self.command_buf)
         self.response[p:p + done] = self.code.decode(sums[:done])
         return p + done - 1, waits
+
+    def _make_room(self) -> None:
+        """Room in the driver queue for two more commands of every pot: the moves still
+        queued go to the front, and the arrays double when less than half of them is free."""
+        head, tail = (int(v) for v in self.queue_ends)
+        live, cap = tail - head, len(self.queue[0])
+        if cap - live < max(2 * self.mask.size, cap // 2):     # keep half free: few returns to make room
+            size = 2 * max(cap, live + 2 * self.mask.size)
+            self.queue = tuple(np.concatenate([a[head:tail], np.zeros(size - live, a.dtype)]) for a in self.queue)
+        elif head > 0:
+            for a in self.queue:
+                a[:live] = a[head:tail]
+        self.queue_ends[:] = (0, live)
+
+    def _serve_queue(self, limit: float) -> None:
+        """Set going the queued moves that get a driver up to ``limit`` (s), included."""
+        rack = self.rack
+        rack.busy_until, rack.t_ref = _serve(float(limit), True, *self.queue, self.queue_ends, self.free,
+                                             rack.busy_until, rack.t_ref, rack.rate, self.spec.rack.decay_time,
+                                             self.flat_state[0], *self.flat_state[2:], rack.drive_constants)
 
     # -- the record -------------------------------------------------------------------------
     def _log(self, q: int, k: int) -> None:
@@ -796,19 +845,75 @@ def _answer(sums, kind, tie):
 
 
 @_compiled
-def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
-                   every, monovalent, mean, divisor, spontaneous, code_kind, code_targets,
-                   p_first, t_anchor, p_anchor, period, read_at,
-                   rate, t_ref, decay_time, busy_until,
-                   gain, mask, p_from, p_to, t_start, t_end, last_dir, drive,
-                   sums, units_erred, pots_moved, start, command):
-    """Run presentations whose reads find every wiper at rest (overlap off, no driver queue).
+def _fold_decay(t, t_ref, rate, decay_time, p_from, p_to):
+    """Fold the decay into the stored positions where over 100 decay times went by since
+    ``t_ref`` (what :meth:`PotentiometerRack.plan` does first); returns the new ``t_ref``."""
+    if rate != 0.0 and t - t_ref > 100.0 * decay_time:
+        fr = _decay(t, t_ref, rate)
+        if fr != 1.0:
+            for j in range(len(p_to)):
+                p_from[j] *= fr
+                p_to[j] *= fr
+            return t
+    return t_ref
 
-    The same steps as the event loop, in one compiled loop: the card changes on the
-    closed-form clock; the sums are the resting wipers, decayed to the read time, plus
-    the read noise (``kick``, already scaled); the rule (:func:`mark1.rules.command_into`)
-    commands the pots, and each moves as :func:`mark1.potentiometers.plan_pot` and
-    ``apply_pot`` say. Stops after a reinforcement whose motors outlast the period (the
+
+@_compiled
+def _serve(limit, inclusive, queue_pot, queue_cmd, queue_time, ends, free, busy_until, t_ref, rate, decay_time,
+           gain, p_from, p_to, t_start, t_end, last_dir, drive):
+    """Set going the queued pot moves that get a driver before ``limit`` (or at it, with
+    ``inclusive``), as the rack's SimPy queue does (:meth:`PotentiometerRack.drive`).
+
+    The queue is first come, first served: its head gets the first driver free, at
+    ``max(commanded, driver free)``; each move is planned from the wiper's position then
+    (:meth:`PotentiometerRack.plan` of that pot alone) and holds its driver for its
+    duration. ``queue_pot``, ``queue_cmd``, ``queue_time`` (capacity,) the pot (flat
+    index), travel and time of each command; ``ends`` [head, tail] (written); ``free``
+    (drivers,) when each driver is free (written). Returns (busy_until, t_ref).
+    """
+    head, tail = ends[0], ends[1]
+    while head < tail:
+        d = 0
+        for i in range(1, len(free)):
+            if free[i] < free[d]:
+                d = i
+        t = max(queue_time[head], free[d])
+        if t > limit or (t == limit and not inclusive):
+            break
+        j = queue_pot[head]
+        t_ref = _fold_decay(t, t_ref, rate, decay_time, p_from, p_to)
+        f = _decay(t, t_ref, rate)
+        begin = stored_pot(j, t, busy_until, p_from, p_to, t_start, t_end)
+        if rate != 0.0:
+            begin = f * begin
+        target, slack_time, duration, direction = plan_pot(queue_cmd[head], begin, gain[j], last_dir[j], drive)
+        apply_pot(j, begin, target, slack_time, duration, direction, t, f, p_from, p_to, t_start, t_end, last_dir)
+        busy_until = max(busy_until, t + duration)
+        free[d] = t + duration
+        head += 1
+    ends[0] = head
+    return busy_until, t_ref
+
+
+@_compiled
+def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
+                 every, monovalent, mean, divisor, spontaneous, code_kind, code_targets,
+                 p_first, t_anchor, p_anchor, period, read_at, overlap,
+                 rate, t_ref, decay_time, busy_until,
+                 gain, mask, p_from, p_to, t_start, t_end, last_dir, drive,
+                 queued, queue_pot, queue_cmd, queue_time, ends, free,
+                 sums, units_erred, pots_moved, start, command):
+    """Run a block of presentations as the event path does, in one compiled loop.
+
+    The same steps as the SimPy trainer (:meth:`_TrainingRun._step`), in the same order:
+    the card changes on the closed-form clock; queued pot moves that get a driver before
+    the read are set going (:func:`_serve`); the sums are the wipers read at the read time
+    (:func:`mark1.potentiometers.wiper_sums`, mid-move when ``timing.overlap`` lets them
+    move; the resting wipers' sums otherwise), decayed, plus the read noise (``kick``,
+    already scaled); the rule (:func:`mark1.rules.command_into`) commands the pots, which
+    move at once as :func:`mark1.potentiometers.plan_pot` and ``apply_pot`` say, or join
+    the driver queue (``queued``; without overlap the trainer waits for all of them).
+    Without overlap, stops after a reinforcement whose motors outlast the period (the
     next card waits: the caller shifts the clock and re-times the photocells).
 
     ``x`` (m, n_in) the A-unit outputs with bias of the block's presentations, from
@@ -818,21 +923,31 @@ def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_drive
     ``spontaneous`` the rule aims at ``code_targets`` (k, n_units) of the answer read by
     :func:`_answer` (``code_kind``), not at ``targets``; ``mask`` the rack's
     (n_units, n_in); ``gain``, ``p_from`` ... ``last_dir`` the rack's arrays, flat
-    (written in place); ``sums``, ``units_erred``,
-    ``pots_moved``, ``start`` (m, ...) outputs. Returns (presentations run, busy_until,
-    t_ref, whether the next card waits).
+    (written in place); the queue as :func:`_serve` takes it, with room for at least one
+    command (the loop stops before a presentation that could overflow it); ``sums``,
+    ``units_erred``, ``pots_moved``, ``start`` (m, ...) outputs. Returns (presentations
+    run, busy_until, t_ref, whether the next card waits).
     """
     m, n_in = x.shape
     n_units = sums.shape[1]
     active = np.empty(n_in, np.int64)
     phi = np.empty(n_in, np.bool_)
     acc = np.empty(n_units)
+    room = n_units * n_in
     for k in range(m):
+        if queued and k > 0 and len(queue_pot) - ends[1] < room:
+            return k, busy_until, t_ref, False          # the caller makes room in the queue
         t0 = t_anchor + (p_first + k - p_anchor) * period
         start[k] = t0
         t_read = t0 + read_at
+        if queued:
+            busy_until, t_ref = _serve(t_read, False, queue_pot, queue_cmd, queue_time, ends, free, busy_until,
+                                       t_ref, rate, decay_time, gain, p_from, p_to, t_start, t_end, last_dir, drive)
         f = _decay(t_read, t_ref, rate)
-        n_act = _resting_sum(x, k, p_to, active, acc)
+        if t_read >= busy_until:
+            n_act = _resting_sum(x, k, p_to, active, acc)
+        else:
+            n_act = wiper_sums(x, k, t_read, busy_until, p_from, p_to, t_start, t_end, active, acc)
         erred = 0
         for u in range(n_units):
             sums[k, u] = acc[u] * f + kick[k, u]
@@ -851,32 +966,44 @@ def _train_at_rest(x, kick, targets, rule, increment, lms_rate, tie, error_drive
         pots_moved[k] = moving
         if moving == 0:
             continue
-        if rate != 0.0 and t_read - t_ref > 100.0 * decay_time:
-            # fold the decay into the stored positions (PotentiometerRack._renormalize)
-            fr = _decay(t_read, t_ref, rate)
-            if fr != 1.0:
-                for j in range(len(p_to)):
-                    p_from[j] *= fr
-                    p_to[j] *= fr
-                t_ref = t_read
-        f = _decay(t_read, t_ref, rate)
-        longest = -1.0
-        # γ also moves inactive pots; the other rules command active ones only
+        t_ref = _fold_decay(t_read, t_ref, rate, decay_time, p_from, p_to)
+        # γ also moves inactive pots; the other rules command active ones only (in order: the
+        # pots' flat order, which is the order the queue serves them)
         n_scan = n_in if rule == GAMMA else n_act
-        for u in range(n_units):
-            for a in range(n_scan):
-                i = a if rule == GAMMA else active[a]
-                cmd = command[u, i]
-                if cmd == 0.0:
-                    continue
-                j = u * n_in + i
-                begin = f * p_to[j] if rate != 0.0 else p_to[j]
-                target, slack_time, duration, direction = plan_pot(cmd, begin, gain[j], last_dir[j], drive)
-                apply_pot(j, begin, target, slack_time, duration, direction, t_read, f,
-                          p_from, p_to, t_start, t_end, last_dir)
-                longest = max(longest, duration)
-        busy_until = max(busy_until, t_read + longest)
-        if busy_until > t0 + period:
+        if queued:
+            tail = ends[1]
+            for u in range(n_units):
+                for a in range(n_scan):
+                    i = a if rule == GAMMA else active[a]
+                    if command[u, i] != 0.0:
+                        queue_pot[tail] = u * n_in + i
+                        queue_cmd[tail] = command[u, i]
+                        queue_time[tail] = t_read
+                        tail += 1
+            ends[1] = tail
+            if not overlap:                              # the trainer waits for every motor
+                busy_until, t_ref = _serve(np.inf, True, queue_pot, queue_cmd, queue_time, ends, free, busy_until,
+                                           t_ref, rate, decay_time, gain, p_from, p_to, t_start, t_end, last_dir,
+                                           drive)
+        else:
+            f = _decay(t_read, t_ref, rate)
+            longest = -1.0
+            for u in range(n_units):
+                for a in range(n_scan):
+                    i = a if rule == GAMMA else active[a]
+                    cmd = command[u, i]
+                    if cmd == 0.0:
+                        continue
+                    j = u * n_in + i
+                    begin = stored_pot(j, t_read, busy_until, p_from, p_to, t_start, t_end)
+                    if rate != 0.0:
+                        begin = f * begin
+                    target, slack_time, duration, direction = plan_pot(cmd, begin, gain[j], last_dir[j], drive)
+                    apply_pot(j, begin, target, slack_time, duration, direction, t_read, f,
+                              p_from, p_to, t_start, t_end, last_dir)
+                    longest = max(longest, duration)
+            busy_until = max(busy_until, t_read + longest)
+        if not overlap and busy_until > t0 + period:
             return k + 1, busy_until, t_ref, True
     return m, busy_until, t_ref, False
 
