@@ -19,19 +19,15 @@ from mark1.machine.perceptron import (ErrorCorrectionResult, averaged_weights, t
                                       train_with_bias)
 
 
-# The core picks its strategy from the running gap between mistakes: the block search
-# (BLAS, a Python step per mistake) or the compiled card-by-card loop. Every test runs
-# with each forced and with the choice the core makes itself.
-STRATEGIES = {"blocks only": (0.0, 128), "card by card only": (math.inf, 2**62),
-              "chosen by the mistake rate": (perceptron._DENSE_GAP, perceptron._QUIET_RUN),
-              "switching often": (8.0, 4)}
+# The core reads a deck as its rows of nonzero features or as it is, by the density of
+# its first rows; both must give the same bits. Every test runs with each forced and
+# with the choice the core makes itself.
+DECKS = {"rows of nonzeros": 2.0, "as it is": -1.0, "chosen by the density": perceptron._SPARSE_DENSITY}
 
 
-@pytest.fixture(autouse=True, params=list(STRATEGIES))
-def strategy(request, monkeypatch):
-    gap, quiet = STRATEGIES[request.param]
-    monkeypatch.setattr(perceptron, "_DENSE_GAP", gap)
-    monkeypatch.setattr(perceptron, "_QUIET_RUN", quiet)
+@pytest.fixture(autouse=True, params=list(DECKS))
+def deck(request, monkeypatch):
+    monkeypatch.setattr(perceptron, "_SPARSE_DENSITY", DECKS[request.param])
     return request.param
 
 
@@ -203,8 +199,8 @@ def test_inverse_schedule_exact_with_integer_steps(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_inverse_schedule_float_data(seed):
-    # Non-integer steps: the sums agree to rounding only (BLAS adds in another
-    # order), so compare mistakes exactly and weights/sums to rounding.  Gaussian
+    # Non-integer steps: the sums agree to rounding only (the reference's np.dot adds
+    # in another order), so compare mistakes exactly and weights/sums to rounding.  Gaussian
     # data make a sum within rounding of zero practically impossible.
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(40, 5))
@@ -214,6 +210,56 @@ def test_inverse_schedule_float_data(seed):
     np.testing.assert_array_equal(r.errors, ref["errors"])
     np.testing.assert_allclose(r.sums, ref["sums"], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(r.weights, ref["weights"], rtol=1e-12, atol=1e-12)
+
+
+def scalar_error_correction(X, T, *, epochs, order=None, bias=False):
+    """The naive loop with every sum added in feature order in Python floats (then the
+    bias weight): the order the module docstring promises, whatever the data."""
+    n, d = X.shape
+    k = T.shape[1]
+    W = [[0.0] * (d + bias) for _ in range(k)]
+    sums, errors = [], []
+    for e in range(epochs):
+        for i in (range(n) if order is None else order[e]):
+            x = X[i].tolist() + [1.0] * bias
+            s = []
+            for u in range(k):
+                total = 0.0
+                for j in range(d):
+                    total += x[j] * W[u][j]
+                if bias:
+                    total += W[u][d]
+                s.append(total)
+            err = [T[i, u] * s[u] <= 0 for u in range(k)]
+            for u in range(k):
+                if err[u]:
+                    W[u] = [w + xj if T[i, u] > 0 else w - xj for w, xj in zip(W[u], x)]
+            sums.append(s)
+            errors.append(err)
+    return np.array(W), np.array(sums), np.array(errors)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_float_data_equal_the_loop_in_feature_order(seed, k):
+    """On Gaussian data (no sum exact) every sum, mistake and weight is the scalar loop's
+    bit for bit, with and without the implicit bias, in order and shuffled; sparse
+    float data too (a zero product changes no sum)."""
+    rng = np.random.default_rng([seed, k])
+    n, d, epochs = 70, 40, 4            # 40 features: BLAS's dot products add in another order
+    X = rng.normal(size=(n, d)) + 0.3
+    if seed % 2:
+        X[rng.random((n, d)) < 0.7] = 0.0
+    T = np.where(X @ rng.normal(size=(d, k)) + rng.normal(size=(n, k)) > 0, 1.0, -1.0)
+    for order in (None, np.stack([rng.permutation(n) for _ in range(epochs)])):
+        for bias in (False, True):
+            train = train_with_bias if bias else train_error_correction
+            r = train(X, T, epochs=epochs, order=order)
+            W, sums, errors = scalar_error_correction(X, T, epochs=epochs, order=order, bias=bias)
+            assert errors.any() and not errors.all()
+            np.testing.assert_array_equal(r.errors, errors)
+            np.testing.assert_array_equal(r.sums, sums)
+            np.testing.assert_array_equal(r.weights, W)
 
 
 @settings(max_examples=60, deadline=None)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from mark1._utils.threads import one_blas_thread
 from mark1.exceptions import InputError
 from mark1.linear_model._base import _Classifier
 from mark1.linear_model._validation import _check_bool, _check_choice, _check_int, _check_real
@@ -116,11 +115,8 @@ class Perceptron(_Classifier):
             return train_error_correction(X, T, epochs=n_epochs, eta=eta, order=order,
                                           stop_when_converged=stop, eta_schedule=self.eta_schedule)
 
-        # one BLAS thread: the core multiplies small blocks of cards in a loop
-        # (mark1._utils.threads; issue 10: 3-8x scikit-learn's time under load otherwise)
         if not self.shuffle:
-            with one_blas_thread():
-                res = train(None, epochs)
+            res = train(None, epochs)
         else:
             # One permutation per epoch from one stream.  Orders are drawn only for
             # the epochs a run may need: first 4 epochs, and while training has not
@@ -136,8 +132,7 @@ class Perceptron(_Classifier):
                 order = np.empty((n_epochs, n), dtype=np.intp)
                 for e in range(n_epochs):
                     order[e] = rng.permutation(n)
-                with one_blas_thread():
-                    res = train(order, n_epochs)
+                res = train(order, n_epochs)
                 if res.converged or n_epochs == epochs:
                     break
                 n_epochs = min(epochs, 4 * n_epochs)

@@ -51,7 +51,7 @@ def _check_array(X, name="X"):
 
 def _check_squares(X, name="X"):
     """Reject inputs whose sums of squares overflow float64 (every fit forms them)."""
-    top = float(np.abs(X).max())
+    top = max(float(X.max()), -float(X.min()))          # max |x|, without a copy of X
     if top * top * X.shape[0] * X.shape[1] > _FLOAT_MAX:
         raise InputError(f"{name} has entries up to {top:.3g}, whose sums of squares overflow float64 "
                          f"(limit about {np.sqrt(_FLOAT_MAX / (X.shape[0] * X.shape[1])):.3g} for "

@@ -14,47 +14,33 @@ The result is the one a naive loop produces, one card at a time::
         for each unit u with T[i, u] * s[u] <= 0:     # zero counts as an error
             W[u] += eta_u * T[i, u] * X[i]
 
-The speed comes from locating mistakes block-wise instead of stepping through the
-cards in Python.  With the weights fixed, the sums of a block of upcoming cards are
-computed at once (``X_block @ W.T``).  The first card on which any unit errs is
-found; every card before it was presented to exactly these weights in the naive
-loop too, so its sums are final and it needs no update.  The update is applied for
-the erring card and the search continues right after it.  Every stored sum is thus
-the dot product of the card with the weights a sequential pass holds at that
-moment - no sum is corrected incrementally.  On integer-valued data with an
-integer ``eta`` (more generally: whenever every weight and sum is exactly
-representable, e.g. dyadic values, magnitudes below 2**53) the results equal the
-naive loop bit for bit, whatever the summation order inside BLAS.  On general
-floating-point data the sums agree with the naive loop to rounding only (BLAS and
-a scalar loop add in different orders), so a sum that is mathematically exactly
-zero may be classified differently; scale such data to integers if ties matter
-(for example count increments rather than storing ``increment * count``).  For the
-same reason a constant ``eta`` from zero weights is run as ``eta = 1`` and scaled
+The loop is compiled (numba, :func:`_present`) and *is* the naive loop: each sum
+adds its card's products in feature order, as the loop above written out in scalars
+does (and as scikit-learn's ``Perceptron`` does), so the sums, mistakes and weights
+are the naive loop's bit for bit on any floating-point data, not only on data whose
+sums are exact (a constant ``eta`` other than 1 from zero weights: the ``eta = 1``
+run, scaled; see below).  (Before 25 Nov 2026 the core located mistakes by BLAS products of
+blocks of cards, which add in another order: exact on integer-valued data, to
+rounding otherwise.)  The speed comes from three things:
+
+* the cards are read as their rows of nonzero features when most features are zero
+  (:func:`_deck`: binary A-unit outputs are about 15 % ones), so a sum costs the
+  card's nonzero products only; a zero product changes no sum, so this changes no bit;
+* a single unit computes the sums of the next ``_LOOKAHEAD`` presentations together,
+  with the weights of the first (four independent chains of additions instead of one
+  that waits on each addition); each is final up to the first mistake among them, and
+  the sums after it are computed again with the corrected weights;
+* several units go four at a time through a card's features (independent chains), and
+  a presentation with several erring units is one step.
+
+Without early stop an epoch without a mistake ends the loop too: the weights no
+longer change, so when the rest of the run shows only that epoch's cards it repeats
+that epoch and is filled in (:func:`_repeats`) instead of computed.
+
+A constant ``eta`` from zero weights is run as ``eta = 1`` and scaled
 (:func:`_scaled_run`): the increment only scales the weights, and so it changes no
-decision.
-
-The block length adapts: it doubles after a block without a mistake and is set to
-the running mean gap between mistakes after a mistake, so the wasted work (sums
-computed after the first mistake of a block, then discarded) stays a small
-constant factor of the useful work while the number of Python steps is about the
-number of mistakes.  Units are processed together: they never interact, but one
-block serves all of them, and a presentation with several erring units costs one
-step instead of several.  Measured on 10,000 x 513 binary cards with 8
-one-vs-rest units (5 epochs): 2 to 4 times faster than 8 single-unit passes,
-from few to many mistakes (fewer Python steps and one pass over the cards).
-
-The gain depends on how rare mistakes are.  Where most presentations have one, the
-search degenerates to a Python step per card, so there the core runs card by card in
-compiled code instead (:func:`_card_by_card`, numba): while the running gap between
-mistakes is below ``_DENSE_GAP`` presentations, until ``_QUIET_RUN`` go by without
-one.  That loop is the naive loop itself (each unit's products added in feature
-order), so on exactly representable data both strategies give the same bits.
-Measured on 10,000 x 513 binary cards, 5 epochs, one BLAS thread
-(measured 23 Nov 2026; the block search alone -> with the choice): random targets,
-8 units, every presentation erring: 706 -> 129 ms; 1 unit, 50 % erring: 179 -> 58 ms;
-8 digit classes (4 % erring): 82-93 -> 49 ms; two digit classes (16 mistakes, then
-none): 1.2-1.8 -> 2.2 ms.  The compiled loop costs about 1 µs a card here, a block
-search step about 30 µs a mistake, which sets ``_DENSE_GAP``.
+decision, while computing with it in floating point could turn an exact zero sum
+into +-1e-17.
 """
 
 from __future__ import annotations
@@ -70,23 +56,15 @@ from mark1.exceptions import InputError
 
 __all__ = ["ErrorCorrectionResult", "train_error_correction", "train_with_bias", "averaged_weights", "sparse_sums"]
 
-#: Elements (rows * features) of a gathered window of upcoming cards.
-_WINDOW_ELEMENTS = 1 << 20
-#: Smallest block (cards); the largest holds at most this many elements (rows * units).
-_BLOCK_MIN = 4
-_BLOCK_MAX_ELEMENTS = 1 << 22
-#: After a mistake the next block holds this many mean gaps between mistakes
-#: (an exponential moving average with this smoothing); it doubles after a block
-#: without a mistake.  Tuned on 10,000 x 513 binary cards, 1 and 8 units, from
-#: 1 % to 80 % of the presentations with a mistake.
-_GAP_FACTOR = 1.0
-_GAP_SMOOTHING = 0.3
-#: Where the running gap between mistakes is below this many presentations, a window
-#: is run card by card in compiled code (:func:`_card_by_card`) until more than
-#: ``_QUIET_RUN`` presentations go by without one; the block search costs a Python
-#: step per mistake, the card-by-card loop a little per card.
-_DENSE_GAP = 128.0
-_QUIET_RUN = 512
+#: Presentations of a single unit whose sums are computed together, with the weights of
+#: the first: four independent chains of additions instead of one (see the module
+#: docstring); the sums after a mistake among them are computed again.
+_LOOKAHEAD = 4
+#: A deck is read as its rows of nonzero features (:func:`_nonzero_rows`) when at most
+#: this fraction of the entries of its first rows is nonzero; else as it is.
+_SPARSE_DENSITY = 0.5
+#: Rows of the deck sampled for that choice.
+_DENSITY_SAMPLE = 256
 
 
 @dataclass
@@ -152,6 +130,7 @@ def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule, c
     n, d = X.shape
     if n < 1 or d < 1:
         raise InputError(f"X must have at least one card and one feature; got shape {X.shape}")
+    X = np.ascontiguousarray(X)                          # the compiled loop reads rows
     if check_finite and not all_finite(X):
         raise InputError("X contains NaN or infinity")
 
@@ -167,6 +146,7 @@ def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule, c
     if not np.all((T == 1.0) | (T == -1.0)):
         raise InputError("T must contain only the targets -1 and +1 (NaN is not allowed)")
     k = T.shape[1]
+    T = np.ascontiguousarray(T)
 
     if isinstance(epochs, (bool, np.bool_)) or not isinstance(epochs, numbers.Integral):
         raise InputError(f"epochs must be an integer >= 1; got {epochs!r}")
@@ -331,218 +311,124 @@ def train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=Fa
 
 
 def _scaled_run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True, tie=0.0):
-    """A :class:`_Run`, made with ``eta = 1`` and scaled where that is the same training.
+    """:func:`_run`, made with ``eta = 1`` and scaled where that is the same training.
 
     From zero weights with a constant increment every weight is ``eta`` times the one
     ``eta = 1`` gives, and every sum too (PRML §4.1.7: the increment only scales the
     weights), so the decisions cannot depend on ``eta``. Computed in floating point with
-    the increment itself they can: a sum that is exactly 0 comes out as +-1e-17 in one
-    summation order and the other, so the strategies would disagree. Hence the run is
-    made with ``eta = 1`` (exact on integer-valued cards) and the weights and sums scaled.
+    the increment itself they can: a sum that is exactly 0 comes out as +-1e-17 for one
+    card and not for another, where the naive loop with ``eta = 1`` gives exact
+    integers. Hence the run is made with ``eta = 1`` (exact on integer-valued cards) and
+    the weights and sums scaled.
     """
     if inverse or eta == 1.0 or np.any(W):
-        return _Run(X, T, epochs, eta, order, W, inverse, stop, bias=bias, record_sums=record_sums, tie=tie).train()
-    r = _Run(X, T, epochs, 1.0, order, W, inverse, stop, bias=bias, record_sums=record_sums, tie=tie / eta).train()
+        return _run(X, T, epochs, eta, order, W, inverse, stop, bias=bias, record_sums=record_sums, tie=tie)
+    r = _run(X, T, epochs, 1.0, order, W, inverse, stop, bias=bias, record_sums=record_sums, tie=tie / eta)
     r.weights *= eta
     r.sums *= eta
     return r
 
 
-class _Run:
+def _deck(X):
+    """The cards as :func:`_present` reads them: ``(ptr, idx, val, sparse)``.
+
+    A deck whose sampled rows are mostly zeros (binary A-unit outputs: about 15 % ones)
+    is read as its rows of nonzero features, so a sum costs its nonzero products only;
+    a dense deck is read as it is (the row arrays are then empty). Either way each sum
+    adds the same products in the same order (a zero product changes no sum), so the
+    choice changes the speed, never a bit of the result.
+    """
+    n, d = X.shape
+    sample = X[:_DENSITY_SAMPLE]
+    density = np.count_nonzero(sample) / sample.size
+    if density > _SPARSE_DENSITY:
+        return np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0), False
+    ptr, idx, val = _nonzero_rows(X, int(1.25 * density * n * d) + d)
+    return ptr, idx, val, True
+
+
+def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie) -> ErrorCorrectionResult:
     """One training run on validated inputs; ``W`` (k, d [+1]) is updated in place.
 
-    :meth:`train` moves a window of upcoming presentations through the run
-    (:meth:`_open_window`: a view of ``X`` for the cyclic order of a large deck, else
-    the indices of the cards, gathered only if the block search needs them). A window
-    starts card by card in compiled code while mistakes are dense
-    (:meth:`_compiled_stretch`); the block search (:meth:`_block_search`) evaluates
-    blocks inside the window and corrects one mistake per step (:meth:`_correct`).
-    The search state carried from window to window: the block length, the running mean
-    gap between mistakes, the last presentation with a mistake, and where training
-    stopped (an error-free epoch, with ``stop``).
+    The presentations go through :func:`_present` (compiled) in segments of the record:
+    the whole run, or (early stop) a record that doubles while training goes on. Without
+    early stop an error-free epoch ends the compiled loop too: when every later
+    presentation shows a card of that epoch, the rest of the run repeats it (the weights
+    no longer change) and is filled in instead of computed.
     """
-
-    def __init__(self, X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie):
-        self.X, self.T, self.W = X, T, W
-        self.n, self.d = X.shape
-        self.k = k = T.shape[1]
-        self.m = m = self.n if order is None else order.shape[1]       # presentations per epoch
-        self.P = P = epochs * m
-        self.seq = None if order is None else order.ravel()
-        self.window = max(_BLOCK_MIN * 4, _WINDOW_ELEMENTS // self.d)
-        self.views = self.seq is None and m >= self.window // 4        # cyclic order, large deck
-        self.block_max = max(_BLOCK_MIN, min(self.window // 2, _BLOCK_MAX_ELEMENTS // k))
-        self.eta, self.stop, self.bias, self.record_sums, self.tie = eta, stop, bias, record_sums, tie
-        self.mode = 2 if inverse else (1 if eta == 1.0 else 0)        # how a step is computed
-        self.counts = np.zeros(k, np.int64)                            # updates per unit (eta schedule)
-        self.WT = W[:, :self.d].T                                      # (d, k) view: column u is unit u
-        self.units = [W[u, :self.d] for u in range(k)]                 # each unit's weights (views)
-        self.bvec = W[:, self.d] if bias else None                     # bias weights (view)
-        self.cap = P if not stop else min(P, max(4 * m, 4096))
-        self.errors = np.zeros((self.cap, k), dtype=bool)
-        # the record of sums, or (record_sums=False) a scratch buffer for one window
-        self.sums = np.empty((self.cap if record_sums else min(P, self.window), k))
-        self.block = _BLOCK_MIN
-        self.gap = float(_BLOCK_MIN)                                   # running mean gap between mistakes
-        self.last = -1                                                 # last presentation with an error
-        self.stopped_at = None
-
-    def train(self) -> ErrorCorrectionResult:
-        pos = 0                                                        # next presentation
-        while pos < self.P and self.stopped_at is None:
-            if (not self.stop and self.record_sums
-                    and _repeat_error_free_epoch(self.sums, self.seq, self.n, self.m, pos, self.P, self.last)):
-                break
-            pos = self._through_window(pos)
-        return self._result()
-
-    def _through_window(self, win_lo):
-        """Train through the window from presentation ``win_lo``; the next presentation."""
-        win_hi, rows, Xw, Tw, extendable = self._open_window(win_lo)
-        wlen = win_hi - win_lo
-        rec = self.sums[win_lo:win_hi] if self.record_sums else self.sums[:wlen]
-        err = self.errors[win_lo:win_hi]
-        # window-relative end of the first possible error-free epoch
-        stop_at = (self.last // self.m + 2) * self.m - win_lo if self.stop else self.P + 1
-        lo = 0
-        if self.gap < _DENSE_GAP:
-            lo, stop_at = self._compiled_stretch(win_lo, rows, rec, err, stop_at)
-        if lo < wlen:
-            if Xw is None:
-                Xw, Tw = self.X[rows], self.T[rows]
-            lo = self._block_search(win_lo, Xw, Tw, rec, err, lo, stop_at, extendable)
-        return win_lo + lo
-
-    def _open_window(self, win_lo):
-        """``(win_hi, rows, Xw, Tw, extendable)`` of the window from ``win_lo``: the cards
-        shown at its presentations, their rows when they are a view of ``X`` (else None),
-        and whether the window may be moved before its end. Grows the records to hold it."""
-        m, P = self.m, self.P
-        if self.views:
-            a = win_lo % m
-            win_hi = min(win_lo + self.window, win_lo - a + m)         # up to the end of the epoch
-            rows = np.arange(a, a + (win_hi - win_lo))
-            Xw, Tw = self.X[a:a + (win_hi - win_lo)], self.T[a:a + (win_hi - win_lo)]
-            extendable = False
-        else:
-            win_hi = min(P, win_lo + self.window)
-            rows = (np.arange(win_lo, win_hi) % m) if self.seq is None else self.seq[win_lo:win_hi]
-            Xw = Tw = None                                             # gathered when the block search needs them
-            extendable = win_hi < P
-        if win_hi > self.cap:                                          # grow the record (early stop only)
-            self.cap = min(P, max(2 * self.cap, win_hi))
-            self.errors = _grow(self.errors, self.cap)
-            if self.record_sums:
-                self.sums = _grow(self.sums, self.cap)
-        return win_hi, rows, Xw, Tw, extendable
-
-    def _compiled_stretch(self, win_lo, rows, rec, err, stop_at):
-        """Card by card in compiled code (mistakes come often) until they thin out; the
-        next row of the window and ``stop_at``."""
-        lo, self.last, self.gap, stop_at, ended = _card_by_card(
-            self.X, self.T, rows, self.W, self.d, self.bias, rec, err, self.tie, self.mode, float(self.eta),
-            self.counts, self.stop, stop_at, self.m, win_lo, self.last, self.gap, _QUIET_RUN)
-        if ended:
-            self.stopped_at = win_lo + stop_at
-            lo = len(rows)
-        self.block = min(self.block_max, max(_BLOCK_MIN, int(_GAP_FACTOR * self.gap)))
-        return lo, stop_at
-
-    def _block_search(self, win_lo, Xw, Tw, rec, err, lo, stop_at, extendable):
-        """The sums of blocks of upcoming cards at once, up to the first mistake, which is
-        corrected; from row ``lo`` of the window to its end (or, ``extendable``, to where
-        a block no longer fits). Returns the next row."""
-        wlen, k, m, tie, stop = len(Xw), self.k, self.m, self.tie, self.stop
-        block, block_max, bias, bvec = self.block, self.block_max, self.bias, self.bvec
-        gap, last, correct = self.gap, self.last, self._correct
-        if k == 1:      # one unit: matrix-vector products (1-D views of the weights and records)
-            Wm, out, Tv = self.W[0, :self.d], rec[:, 0], Tw[:, 0]
-        else:
-            Wm, out, Tv = self.WT, rec, Tw
-        matmul = np.matmul
-        while lo < wlen:
-            hi = lo + block
-            if hi > wlen:
-                if extendable and lo:
-                    break                                              # move the window instead
-                hi = wlen
-            S = matmul(Xw[lo:hi], Wm, out=out[lo:hi])
-            if bias:
-                S += bvec
-            bad = ((S * Tv[lo:hi]) <= tie).ravel()
-            f = int(bad.argmax())
-            if not bad[f]:                                             # no mistake in the block
-                lo = hi
-                if block < block_max:
-                    block = min(2 * block, block_max)
-                if lo >= stop_at:
-                    self.stopped_at = win_lo + stop_at
-                    break
-                continue
-            jj = f // k
-            j = lo + jj                                                # the first erring card
-            if j >= stop_at:                                           # an error-free epoch came first
-                self.stopped_at = win_lo + stop_at
-                break
-            units = bad[jj * k:(jj + 1) * k].nonzero()[0].tolist() if k > 1 else (0,)
-            for u in units:
-                err[j, u] = True
-            correct(Xw[j], Tw[j], units)
-            p = win_lo + j
-            gap += _GAP_SMOOTHING * (p - last - gap)
-            last = p
+    n, d = X.shape
+    k = T.shape[1]
+    m = n if order is None else order.shape[1]                         # presentations per epoch
+    P = epochs * m
+    seq = np.zeros(0, np.intp) if order is None else order.ravel()
+    kp = 1 if k == 1 else -(-k // 4) * 4                               # units, padded to whole groups of 4
+    WT = np.zeros((W.shape[1], kp))                                    # column u: unit u's weights
+    WT[:, :k] = W.T
+    w = WT.reshape(-1) if kp == 1 else WT[:, 0].copy()                 # one unit: its weights as a vector (a view)
+    mode = 2 if inverse else (1 if eta == 1.0 else 0)                  # how a step is computed
+    counts = np.zeros(k, np.int64)                                     # updates per unit (eta schedule)
+    ptr, idx, val, sparse = _deck(X)
+    cap = P if not stop else min(P, max(4 * m, 4096))
+    errors = np.zeros((cap, k), dtype=bool)
+    sums = np.empty((cap if record_sums else 0, k))
+    p, last, watch, stopped_at = 0, -1, True, None
+    while p < P:
+        if p == cap:                                                   # grow the record (early stop only)
+            cap = min(P, 2 * cap)
+            errors = _grow(errors, cap)
+            if record_sums:
+                sums = _grow(sums, cap)
+        p, last = _present(X, ptr, idx, val, sparse, T, seq, m, p, min(P, cap), WT, w, k, bias, sums, errors,
+                           record_sums, tie, mode, eta, counts, watch, last)
+        if watch and p == (last // m + 2) * m:                          # an error-free epoch ended at p
             if stop:
-                stop_at = (p // m + 2) * m - win_lo
-            lo = j + 1
-            block = min(block_max, max(_BLOCK_MIN, int(_GAP_FACTOR * gap)))
-        self.block, self.gap, self.last = block, gap, last
-        return lo
+                stopped_at = p
+                break
+            if p < P and _repeats(sums, seq, n, m, p, P, record_sums):
+                p = P
+            watch = False
+    W[:] = WT[:, :k].T
+    end = P if stopped_at is None else stopped_at
+    epochs_run = end // m
+    order_out = np.tile(np.arange(m, dtype=np.intp), epochs_run) if order is None else seq[:end].copy()
+    errors = errors[:end] if end == len(errors) else errors[:end].copy()
+    if record_sums:
+        sums = sums[:end] if end == len(sums) else sums[:end].copy()
+    mistakes = errors.any(axis=1).reshape(epochs_run, m).sum(axis=1)
+    return ErrorCorrectionResult(weights=W, sums=sums, errors=errors, order=order_out,
+                                 mistakes_per_epoch=mistakes.astype(np.int64),
+                                 converged=bool(stopped_at is not None or np.any(mistakes == 0)),
+                                 epochs_run=int(epochs_run))
 
-    def _correct(self, x, t, units):
-        """The error-correction step for card ``x`` (targets ``t``) on the erring ``units``."""
-        weights, bvec, mode, counts, eta = self.units, self.bvec, self.mode, self.counts, self.eta
-        for u in units:
-            wu = weights[u]
-            tu = float(t[u])
-            if mode == 1:                                              # (1.0 * t) * x is exactly +-x
-                step = tu
-                if step > 0:
-                    wu += x
-                else:
-                    wu -= x
-            else:
-                if mode == 2:
-                    counts[u] += 1
-                    step = (eta / int(counts[u])) * tu
-                else:
-                    step = eta * tu
-                wu += step * x
-            if bvec is not None:
-                bvec[u] += step
 
-    def _result(self) -> ErrorCorrectionResult:
-        m, cap = self.m, self.cap
-        end = self.P if self.stopped_at is None else self.stopped_at
-        epochs_run = end // m
-        if not self.record_sums:
-            sums = self.sums[:0]
-        else:
-            sums = self.sums[:end] if end == cap else self.sums[:end].copy()
-        errors = self.errors[:end] if end == cap else self.errors[:end].copy()
-        if self.seq is None:
-            order_out = np.tile(np.arange(m, dtype=np.intp), epochs_run)
-        else:
-            order_out = self.seq[:end].copy()
-        mistakes = errors.any(axis=1).reshape(epochs_run, m).sum(axis=1)
-        return ErrorCorrectionResult(
-            weights=self.W,
-            sums=sums,
-            errors=errors,
-            order=order_out,
-            mistakes_per_epoch=mistakes.astype(np.int64),
-            converged=bool(self.stopped_at is not None or np.any(mistakes == 0)),
-            epochs_run=int(epochs_run),
-        )
+def _repeats(sums, seq, n, m, q, P, record_sums) -> bool:
+    """Whether presentations ``q..P-1`` repeat the error-free epoch ``q - m .. q - 1``.
+
+    An epoch without an error leaves the weights as they were, so a later presentation
+    of a card shown in it gives the same sums and no error. True (with the sums of
+    ``q..P-1`` filled, card by card, if recorded; their errors stay False) when every
+    later presentation shows such a card; else False, and nothing is filled (an epoch
+    that does not show every card).
+    """
+    if len(seq) == 0:                                    # cyclic: every epoch shows every card
+        if record_sums:
+            sums[q:P] = sums[q - m:q][np.arange(q, P) % m]
+        return True
+    shown = np.zeros(n, dtype=bool)
+    shown[seq[q - m:q]] = True
+    if not shown[seq[q:P]].all():
+        return False
+    if record_sums:
+        card = np.empty((n, sums.shape[1]))
+        card[seq[q - m:q]] = sums[q - m:q]
+        sums[q:P] = card[seq[q:P]]
+    return True
+
+
+def _grow(a, cap):
+    out = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
+    out[:len(a)] = a
+    return out
 
 
 @njit(cache=True)
@@ -594,102 +480,188 @@ def sparse_sums(X, row, WT, active, out):
 
 
 @njit(cache=True)
-def _card_by_card(X, T, cards, W, d, bias, rec, err, tie, mode, eta, counts, stop, stop_at, m,
-                  win_lo, last, gap, quiet):
-    """The naive loop of the module docstring over a window's rows, compiled.
+def _nonzero_rows(X, cap):
+    """The nonzero entries of ``X`` (n, d), row by row in feature order: ``(ptr, idx, val)``.
 
-    ``X`` (n, d) and ``T`` (n, k) the deck; ``cards`` the card shown at each
-    presentation of the window, from presentation ``win_lo``; ``W`` (k, d [+1]) updated
-    in place; ``rec``, ``err`` (rows, k) the window's records; ``counts`` the updates per
-    unit (``mode`` 2, eta / j). Each unit's sum adds its products in feature order (a
-    zero feature adds nothing).
-    Stops at ``stop_at`` (an error-free epoch went by, with ``stop``) or after more
-    than ``quiet`` presentations without a mistake, so the block search takes over.
-    Returns (next row, last mistake, running gap, stop_at, stopped early).
+    Row ``c``'s features are ``idx[ptr[c]:ptr[c + 1]]`` (int32) with values ``val[...]``
+    (a compressed sparse row layout). ``cap`` is a first guess of the entries' count;
+    the arrays grow as needed. Each entry is written without a branch and kept by
+    advancing past it only if it is nonzero.
     """
-    rows, k = len(cards), T.shape[1]
-    WT = np.ascontiguousarray(W.T)        # (d [+1], k): one card's k products side by side
-    s = np.empty(k)
-    active = np.empty(d + 1, np.int64)
-    j = 0
-    ended = False
-    while j < rows:
-        if j >= stop_at:
-            ended = True
-            break
-        p = win_lo + j
-        if p - last > quiet:
-            break
-        c = cards[j]
-        sparse_sums(X, c, WT, active, s)
-        wrong = False
-        for u in range(k):
-            if bias:
-                s[u] += WT[d, u]
-            rec[j, u] = s[u]
-            if T[c, u] * s[u] <= tie:
-                err[j, u] = True
-                wrong = True
-        if wrong:
+    n, d = X.shape
+    ptr = np.empty(n + 1, np.int64)
+    idx = np.empty(max(cap, d), np.int32)
+    val = np.empty(max(cap, d))
+    a = 0
+    for c in range(n):
+        ptr[c] = a
+        if a + d > len(idx):
+            grown = max(2 * len(idx), a + d)
+            idx_new, val_new = np.empty(grown, np.int32), np.empty(grown)
+            idx_new[:a] = idx[:a]
+            val_new[:a] = val[:a]
+            idx, val = idx_new, val_new
+        for i in range(d):
+            v = X[c, i]
+            idx[a] = i
+            val[a] = v
+            a += v != 0.0
+    ptr[n] = a
+    return ptr, idx[:a], val[:a]
+
+
+@njit(cache=True)
+def _sums_of_one_unit(X, ptr, idx, val, sparse, cards, w, d, bias, out):
+    """``out[b, 0] = w . x`` (plus the bias weight ``w[d]``) for the cards ``cards[0:4]``.
+
+    Four independent chains of additions side by side, each adding its card's products
+    in feature order (one chain alone waits on each addition). Rows of nonzeros
+    (``sparse``): in step up to the shortest row, then each row's rest.
+    """
+    c0, c1, c2, c3 = cards[0], cards[1], cards[2], cards[3]
+    s0 = s1 = s2 = s3 = 0.0
+    if sparse:
+        a0, a1, a2, a3 = ptr[c0], ptr[c1], ptr[c2], ptr[c3]
+        e0, e1, e2, e3 = ptr[c0 + 1], ptr[c1 + 1], ptr[c2 + 1], ptr[c3 + 1]
+        steps = min(min(e0 - a0, e1 - a1), min(e2 - a2, e3 - a3))
+        for j in range(steps):
+            s0 += val[a0 + j] * w[idx[a0 + j]]
+            s1 += val[a1 + j] * w[idx[a1 + j]]
+            s2 += val[a2 + j] * w[idx[a2 + j]]
+            s3 += val[a3 + j] * w[idx[a3 + j]]
+        for a in range(a0 + steps, e0):
+            s0 += val[a] * w[idx[a]]
+        for a in range(a1 + steps, e1):
+            s1 += val[a] * w[idx[a]]
+        for a in range(a2 + steps, e2):
+            s2 += val[a] * w[idx[a]]
+        for a in range(a3 + steps, e3):
+            s3 += val[a] * w[idx[a]]
+    else:
+        for i in range(d):
+            wi = w[i]
+            s0 += X[c0, i] * wi
+            s1 += X[c1, i] * wi
+            s2 += X[c2, i] * wi
+            s3 += X[c3, i] * wi
+    if bias:
+        s0 += w[d]
+        s1 += w[d]
+        s2 += w[d]
+        s3 += w[d]
+    out[0, 0], out[1, 0], out[2, 0], out[3, 0] = s0, s1, s2, s3
+
+
+@njit(cache=True)
+def _sums_of_units(X, ptr, idx, val, sparse, c, WT, d, bias, out):
+    """``out[u] = WT[:, u] . x`` (plus the bias weight ``WT[d, u]``) for card ``c``, every
+    unit; ``WT`` has a multiple of 4 columns. Four units at a time side by side (four
+    independent chains), each adding the card's products in feature order."""
+    lo, hi = (ptr[c], ptr[c + 1]) if sparse else (0, d)
+    for u in range(0, WT.shape[1], 4):
+        s0 = s1 = s2 = s3 = 0.0
+        for a in range(lo, hi):
+            if sparse:
+                i, v = idx[a], val[a]
+            else:
+                i, v = a, X[c, a]
+            s0 += v * WT[i, u]
+            s1 += v * WT[i, u + 1]
+            s2 += v * WT[i, u + 2]
+            s3 += v * WT[i, u + 3]
+        if bias:
+            s0 += WT[d, u]
+            s1 += WT[d, u + 1]
+            s2 += WT[d, u + 2]
+            s3 += WT[d, u + 3]
+        out[u], out[u + 1], out[u + 2], out[u + 3] = s0, s1, s2, s3
+
+
+@njit(cache=True)
+def _present(X, ptr, idx, val, sparse, T, seq, m, p, p_end, WT, w, k, bias, rec, err, record, tie, mode, eta,
+             counts, watch, last):
+    """The naive loop of the module docstring from presentation ``p`` to ``p_end``, compiled.
+
+    ``X`` (n, d) the deck, read through ``ptr, idx, val`` where ``sparse``
+    (:func:`_deck`); ``T`` (n, k) the targets; ``seq`` the card of each presentation
+    (empty: ``p % m``); ``WT`` (d [+1], kp) the weights, a column per unit (padded),
+    updated in place, and ``w`` the same memory as a vector (a single unit); ``rec``,
+    ``err`` the records of sums (written if ``record``) and errors, indexed by
+    presentation; ``mode`` how a step is computed (1: ``+-x``, 0: ``eta * t * x``,
+    2: ``eta / j``, with ``counts`` the updates per unit).
+    A single unit computes the sums of the next ``_LOOKAHEAD`` presentations at once,
+    with the weights of the first: each is final up to the first mistake among them.
+    With ``watch`` it returns at the end of an epoch without a mistake. Returns (the next
+    presentation, the last presentation with a mistake).
+    """
+    d = X.shape[1]
+    kp = WT.shape[1]
+    cyclic = len(seq) == 0
+    stop_at = (last // m + 2) * m if watch else p_end
+    sums = np.zeros((_LOOKAHEAD, kp))
+    cards = np.empty(_LOOKAHEAD, np.int64)
+    while p < min(p_end, stop_at):
+        nb = min(_LOOKAHEAD if kp == 1 else 1, min(p_end, stop_at) - p)
+        for b in range(_LOOKAHEAD):            # (beyond nb: the last card again, its sums unused)
+            q = p + min(b, nb - 1)
+            cards[b] = q % m if cyclic else seq[q]
+        if kp == 1:
+            _sums_of_one_unit(X, ptr, idx, val, sparse, cards, w, d, bias, sums)
+        else:
+            _sums_of_units(X, ptr, idx, val, sparse, cards[0], WT, d, bias, sums[0])
+        hit = -1
+        for b in range(nb):
+            c = cards[b]
             for u in range(k):
-                if not err[j, u]:
-                    continue
-                t = T[c, u]
-                if mode == 1:                               # (1.0 * t) * x is exactly +-x
-                    step = t
-                    if t > 0:
-                        for i in range(d):
-                            WT[i, u] += X[c, i]
-                    else:
-                        for i in range(d):
-                            WT[i, u] -= X[c, i]
+                s = sums[b, u]
+                if record:
+                    rec[p + b, u] = s
+                if T[c, u] * s <= tie:
+                    err[p + b, u] = True
+                    hit = b
+            if hit >= 0:
+                break
+        if hit < 0:
+            p += nb
+            continue
+        q, c = p + hit, cards[hit]
+        lo, hi = (ptr[c], ptr[c + 1]) if sparse else (0, d)
+        for u in range(k):
+            if not err[q, u]:
+                continue
+            t = T[c, u]
+            if mode == 1:                                  # (1.0 * t) * x is exactly +-x
+                step = t
+                if t > 0:
+                    for a in range(lo, hi):
+                        if sparse:
+                            WT[idx[a], u] += val[a]
+                        else:
+                            WT[a, u] += X[c, a]
                 else:
-                    if mode == 2:
-                        counts[u] += 1
-                        step = (eta / counts[u]) * t
+                    for a in range(lo, hi):
+                        if sparse:
+                            WT[idx[a], u] -= val[a]
+                        else:
+                            WT[a, u] -= X[c, a]
+            else:
+                if mode == 2:
+                    counts[u] += 1
+                    step = (eta / counts[u]) * t
+                else:
+                    step = eta * t
+                for a in range(lo, hi):
+                    if sparse:
+                        WT[idx[a], u] += step * val[a]
                     else:
-                        step = eta * t
-                    for i in range(d):
-                        WT[i, u] += step * X[c, i]
-                if bias:
-                    WT[d, u] += step
-            gap += _GAP_SMOOTHING * (p - last - gap)
-            last = p
-            if stop:
-                stop_at = (p // m + 2) * m - win_lo
-        j += 1
-    W[:] = WT.T
-    return j, last, gap, stop_at, ended
-
-
-def _repeat_error_free_epoch(sums, seq, n, m, pos, P, last) -> bool:
-    """Fill the sums of presentations ``pos..P-1`` if an error-free epoch precedes them.
-
-    An epoch without an error leaves the weights as they were, so every later epoch
-    repeats it: its sums are copied (card by card) instead of computed again, and no
-    error follows. Returns False (and fills nothing) when that does not apply, e.g.
-    when a later card was not shown in that epoch.
-    """
-    q = (pos // m) * m                                   # last epoch boundary <= pos
-    if q < m or q - m <= last:
-        return False
-    prev = sums[q - m:q]
-    if seq is None:
-        sums[pos:P] = prev[np.arange(pos, P) % m]
-        return True
-    card = np.full((n,) + prev.shape[1:], np.nan)
-    card[seq[q - m:q]] = prev
-    fill = card[seq[pos:P]]
-    if np.isnan(fill).any():
-        return False
-    sums[pos:P] = fill
-    return True
-
-
-def _grow(a, cap):
-    out = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
-    out[:len(a)] = a
-    return out
+                        WT[a, u] += step * X[c, a]
+            if bias:
+                WT[d, u] += step
+        last = q
+        if watch:
+            stop_at = (q // m + 2) * m
+        p = q + 1
+    return p, last
 
 
 def averaged_weights(result: ErrorCorrectionResult, X, T, *, eta=1.0, eta_schedule=None,
