@@ -162,10 +162,10 @@ def test_page_in_chromium(browser, tmp_path):
     page.goto(path.as_uri())
 
     def check_presentation(p):
-        assert page.text_content("#counter").startswith(f"card {p + 1} of {len(hist)}")
+        assert page.text_content("#counter").startswith(f"presentation {p + 1} of {len(hist)}")
         assert page.text_content("#sum-0") == sums[p][0]
-        assert page.locator(".a-unit.lit").count() == hist["a_active"][p]
-        assert page.locator(".s-unit.lit").count() == hist["s_active"][p]
+        assert page.locator("#aunits .a-unit.lit").count() == hist["a_active"][p]
+        assert page.locator("#retina .s-unit.lit").count() == hist["s_active"][p]
 
     check_presentation(0)
     for p in range(1, 4):
@@ -176,7 +176,7 @@ def test_page_in_chromium(browser, tmp_path):
 
     # hovering an A-unit lights its plugs on the retina, told apart by sign
     for a in (0, 5, conn.shape[1] - 1):
-        page.hover(f'.a-unit[data-a="{a}"]')
+        page.hover(f'#aunits .a-unit[data-a="{a}"]')
         exc = sorted(int(v) for v in page.eval_on_selector_all(".s-unit.exc", "els => els.map(e => e.dataset.s)"))
         inh = sorted(int(v) for v in page.eval_on_selector_all(".s-unit.inh", "els => els.map(e => e.dataset.s)"))
         assert exc == np.flatnonzero(conn[:, a] > 0).tolist()
@@ -185,7 +185,7 @@ def test_page_in_chromium(browser, tmp_path):
     assert page.locator(".s-unit.exc, .s-unit.inh").count() == 0
 
     # a click keeps the choice while stepping on
-    page.click('.a-unit[data-a="3"]')
+    page.click('#aunits .a-unit[data-a="3"]')
     page.mouse.move(0, 0)
     page.click("#next")
     assert page.locator(".s-unit.exc").count() == int((conn[:, 3] > 0).sum())
@@ -210,10 +210,10 @@ def test_page_in_chromium(browser, tmp_path):
     page.click("#play")
     assert "play" in page.text_content("#play")
 
-    # past the last error, "next error" says so once, however often it is clicked
+    # past the last mistake, "next mistake" says so once, however often it is clicked
     for _ in range(len(hist) + 3):
         page.click("#next-error")
-    assert page.text_content("#counter").count("no more errors") == 1
+    assert page.text_content("#counter").count("no more mistakes") == 1
     assert errors == []
     page.close()
 

@@ -1,16 +1,28 @@
-"""The lesson page: a short training run taken apart card by card, in one HTML file.
+"""The lesson page: a training run taken apart card by card, in one HTML file.
 
 The numbers are the machine's own. The run is ``MarkI(spec, seed, trace="full").fit``
-on the cards of :func:`mark1.stimuli.cards.scene_cards`, as ``mark1 run`` makes it, and
-the page reads the machine's full trace: its events, and per presentation what the
-trainer read (the S- and A-units lit, the wipers of the pots that made each sum,
+on the cards of :func:`mark1.stimuli.cards.scene_cards`, as ``mark1 run`` makes it (by
+default the very run of ``mark1 run SCENE --seed N``: same cards, same machine, same
+epochs; a deck too long to step through is cut short, and the page says so), and the
+page reads the machine's full trace: its events, and per presentation what the trainer
+read (the S- and A-units lit, the wipers of the pots that made each sum,
 :class:`~mark1.machine.simulator.Reading`) and every move as the rack set it going
 (command, positions before and after, backlash taken up, motor run time,
-:class:`~mark1.machine.simulator.Move`). Nothing is recomputed here.
+:class:`~mark1.machine.simulator.Move`). Nothing the machine logged is recomputed.
+
+What PRML chapter 4 adds is derived from that record: the weights after the
+corrections so far (each pot where its last move left it), the margin t·(sum − 0) of
+each read (the R-unit's threshold is 0, its bias pot inside the sum), the perceptron
+criterion E_P (PRML eq. 4.54) over the cards shown so far, Novikoff's bound (R/γ)² with
+γ the margin of the final weights, and the reads whose noise-free sum lies within the
+read noise's scale of the threshold. After training, the test cards are answered by
+``decision_function`` as ``mark1 run`` scores them.
 
 The page (``lesson.html``) embeds everything as JSON, with ``lesson.js`` and
 ``lesson.css`` of this package inlined, and the device plots of
-:mod:`mark1.classroom.device` as images: it opens from disk, no server, no network.
+:mod:`mark1.classroom.device` as images: it opens from disk, no server, no network. It
+exposes the trained machine to scripts as ``window.mark1`` (``respond(bits)`` and
+``machine``), for the class's own cards drawn in its editor.
 
 Numbering: arrays and the JSON count from 0; the page numbers cards and presentations
 from 1 for people. :func:`build` writes the page.
@@ -26,21 +38,31 @@ import math
 from importlib import resources
 from pathlib import Path
 
+import matplotlib
 import numpy as np
+from matplotlib.colors import to_hex
 from PIL import Image
 
 from mark1._utils.atomic import write_text
+from mark1._utils.language import (CARD_CMAP, FIRING, MISTAKE, NEGATIVE, POSITIVE, SILENT, WEIGHT_CMAP, ZERO,
+                                   duration, percent, unit_grid)
 from mark1._utils.progress import progress_bar
 from mark1.classroom.device import (photocell_response, photocell_response_figure, rack_response,
                                     rack_response_figure)
 from mark1.machine.mark_i import MarkI
+from mark1.machine.patchboard import with_bias
+from mark1.machine.rules import erring
 from mark1.stimuli.cards import scene_cards
 from mark1.stimuli.scenes import Scene, load_scene
+from mark1.viz.prml import novikoff_bound
 
 __all__ = ["record", "build", "render_page"]
 
-#: deck cards in a lesson when ``cards`` is not given (a short run a class can follow)
+#: deck cards in a lesson cut short (a run a class can follow)
 DEFAULT_CARDS = 20
+
+#: the longest run a lesson shows whole (presentations); a longer scene is cut to a short deck
+MAX_PRESENTATIONS = 1000
 
 #: the trace's events of the motors, whose times the page shows
 _MOTOR_EVENTS = ("motors start", "motors queued", "motors stop")
@@ -50,9 +72,33 @@ def _scene(scene) -> Scene:
     return scene if isinstance(scene, Scene) else load_scene(scene)
 
 
+def _deck(scene: Scene, cards, epochs, seed: int):
+    """Training cards and epochs of the lesson, whether they are ``mark1 run``'s, and why not.
+
+    Returns ``(train_count, epochs, note)``: ``train_count`` None means the scene's own
+    deck; ``note`` is None when the run is ``mark1 run``'s, else what the page shows instead.
+    """
+    count = scene.settings["train"].count
+    available = count if count is not None else len(scene.stimuli("train", seed=seed))
+    scene_epochs = scene.schedule.epochs
+    epochs = scene_epochs if epochs is None else int(epochs)
+    if cards is None:
+        cards = available if available * epochs <= MAX_PRESENTATIONS else \
+            min(available, max(DEFAULT_CARDS, len(scene.classes)))
+    notes = []
+    if cards != available:
+        notes.append(f"{cards} of the scene's {available} training cards"
+                     + (f" (its {available * epochs:,} presentations are too many to step through)"
+                        if available * epochs > MAX_PRESENTATIONS and cards < available else ""))
+    if epochs != scene_epochs:
+        notes.append(f"{epochs} epoch{'s' * (epochs != 1)} instead of the scene's {scene_epochs}")
+    train_count = None if cards == available and count is not None else cards
+    return train_count, epochs, "; ".join(notes) or None
+
+
 def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None = None,
            spec=None, progress: bool = False) -> dict:
-    """Run a scene's machine on a short deck and take its full trace apart, card by card.
+    """Run a scene's machine and take its full trace apart, card by card.
 
     Parameters
     ----------
@@ -60,7 +106,9 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     seed : int
         Seed of the run (the same cards and machine as ``mark1 run --seed``).
     cards : int, optional
-        Training cards in the deck (default the scene's count, at most 20 or one per class).
+        Training cards in the deck. Default the scene's, as ``mark1 run`` has them, unless
+        that run has more than :data:`MAX_PRESENTATIONS` presentations: then at most
+        :data:`DEFAULT_CARDS` (or one per class).
     epochs : int, optional
         Passes over the deck (default the scene's).
     spec : MachineSpec, optional
@@ -71,10 +119,13 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     Returns
     -------
     dict
-        JSON-ready: ``meta`` (machine, timing, classes, per-epoch mistakes), ``cards``
-        (PNG data URLs of the deck), ``labels`` (class index of each deck card),
-        ``wiring`` (each A-unit's excitatory and inhibitory S-units), ``pres`` (one
-        entry per presentation, see :func:`_presentation`).
+        JSON-ready: ``meta`` (machine, timing, classes, per-epoch mistakes, accuracies,
+        whether this is ``mark1 run``'s run and what it shows instead, Novikoff's bound,
+        the colours), ``cards`` (PNG data URLs of the deck), ``labels`` (class index of
+        each deck card), ``wiring`` (each A-unit's excitatory and inhibitory S-units),
+        ``pres`` (one entry per presentation, see :func:`_presentation`), ``test`` (the
+        test cards and the machine's answers) and ``machine`` (the trained machine for
+        the page's ``respond``: A-unit threshold, wipers at rest, tie zone).
 
     Examples
     --------
@@ -86,16 +137,18 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     (0, ['+0.008279'], True)
     >>> [len(p["mv"]) for p in data["pres"]]    # pots commanded at each card
     [0, 15, 14, 0, 0, 0, 0, 0]
+    >>> data["meta"]["as_run"], data["meta"]["shows_instead"]
+    (False, "4 of the scene's 40 training cards; 2 epochs instead of the scene's 5")
+    >>> data["meta"]["test_accuracy"], len(data["test"]["answers"])     # the scene's 40 test cards
+    (0.8, 40)
     """
     scene = _scene(scene)
-    spec = scene.machine_spec() if spec is None else spec
-    if cards is None:                       # a short deck, with every class on it
-        available = scene.settings["train"].count
-        if available is None:               # a folder scene without a count: every image once
-            available = len(scene.stimuli("train", seed=seed))
-        cards = min(available, max(DEFAULT_CARDS, len(scene.classes)))
-    train, _, seed_machine = scene_cards(scene, seed, train_count=cards)
-    epochs = scene.schedule.epochs if epochs is None else epochs
+    scene_spec = scene.machine_spec()
+    spec = scene_spec if spec is None else spec
+    train_count, epochs, note = _deck(scene, cards, epochs, seed)
+    if spec != scene_spec:
+        note = "; ".join(filter(None, [note, f"the machine {spec.name} instead of the scene's {scene_spec.name}"]))
+    train, test, seed_machine = scene_cards(scene, seed, train_count=train_count)
     machine = MarkI(spec=spec, seed=seed_machine, trace="full")
     machine.fit(train.cards, train.labels, epochs=epochs, order=scene.schedule.order, progress=progress)
     hist, trace, board, code = machine.history_, machine.trace_, machine.patchboard, machine.code_
@@ -106,27 +159,57 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     moves: dict[int, list] = {}
     for move in trace.moves:
         moves.setdefault(move.presentation, []).append(move)
+    mean = spec.response.discrimination == "mean"
+    targets = code.targets[hist["label"]]                              # (presentations, units) in ±1
+    erred = erring(targets, machine.read_sums_, code.tie)
     pres = [_presentation(row, reading, machine.read_sums_[p], machine.rack_.mask, board.n_sensors,
-                          moves.get(p, []), motors.get(p, []))
+                          moves.get(p, []), motors.get(p, []), targets[p], erred[p], code.tie,
+                          spec.rack.wiper_noise, mean)
             for p, (row, reading) in enumerate(zip(hist, trace.readings))]
+    criterion, weights_max, s_max, phi_cards, t_cards = _criterion(hist, trace, board.connections,
+                                                                   machine.rack_.mask.shape, code.targets,
+                                                                   len(train.cards))
+    for entry, ep in zip(pres, criterion):
+        entry["ep"] = _sig(ep)
+    final = machine.weights_
+    s_max = max(s_max, float(np.abs(final[:, :-1] @ board.connections.T).max()))
+    phis = _phis(trace.readings, board.n_associators)
+    train_acc = machine.score(train.cards, train.labels)                # as mark1 run scores them
+    test_sums = machine.decision_function(test.cards)
+    test_answers = code.decode(test_sums)
+    test_acc = float(np.mean(machine.classes_[test_answers] == test.labels))
 
     rows, cols = spec.retina.shape
     conn = board.connections
     tm, rs = spec.timing, spec.rack
+    cmap = matplotlib.colormaps[WEIGHT_CMAP]
     meta = {
         "scene": scene.name, "scene_file": str(scene.path or ""), "seed": seed, "machine": spec.name,
         "rows": rows, "cols": cols, "n_a": board.n_associators, "a_threshold": board.a_threshold,
+        "a_grid": list(unit_grid(board.n_associators)),
         "quantum": QUANTUM, "n_units": code.n_units, "classes": [str(c) for c in machine.classes_],
-        "code": code.describe(), "code_kind": code.kind, "targets": code.targets.tolist(),
-        "rule": spec.trainer.rule, "increment": spec.trainer.increment,
+        "code": code.describe(), "code_kind": code.kind, "targets": code.targets.tolist(), "tie": code.tie,
+        "rule": spec.trainer.rule, "increment": spec.trainer.increment, "discrimination": spec.response.discrimination,
         "period": tm.period, "card_change": tm.card_change, "settle": tm.settle,
         "a_delay": tm.a_delay, "r_delay": tm.r_delay, "overlap": tm.overlap,
         "drive": rs.drive, "motor_speed": _finite(rs.motor_speed), "backlash": rs.backlash,
         "end_stops": rs.end_stops, "wiper_noise": rs.wiper_noise, "decay_time": _finite(rs.decay_time),
         "epochs": int(epochs), "deck": len(train.cards), "presentations": int(len(hist)),
         "mistakes_per_epoch": machine.mistakes_per_epoch_.tolist(), "machine_time": machine.machine_time_,
-        "waited": machine.waited_,
+        "machine_time_text": duration(machine.machine_time_), "waited": machine.waited_,
+        "waited_text": duration(machine.waited_),
+        "as_run": note is None, "shows_instead": note,
+        "command": f"mark1 run {scene.path or scene.name} --seed {seed}",
+        "train_accuracy": train_acc, "train_accuracy_text": percent(train_acc),
+        "test_accuracy": test_acc, "test_accuracy_text": percent(test_acc), "test_cards": len(test.cards),
+        "ep_final": _sig(_perceptron_criterion(final, phi_cards, t_cards)),
+        "novikoff": _novikoff(final, phis, targets, machine.rack_.mask, erred, code.tie),
+        "weights_max": max(weights_max, float(np.abs(final).max()), 1e-12), "s_weights_max": max(s_max, 1e-12),
+        "colours": {"positive": POSITIVE, "negative": NEGATIVE, "zero": ZERO, "firing": FIRING,
+                    "silent": SILENT, "mistake": MISTAKE, "card_cmap": CARD_CMAP,
+                    "weights": [to_hex(cmap(x)) for x in np.linspace(0.0, 1.0, 11)]},
     }
+    s_test = machine.sense(test.cards)
     return {
         "meta": meta,
         "cards": [_png_data_url(c) for c in train.cards],
@@ -134,30 +217,132 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         "wiring": [[np.flatnonzero(conn[:, a] > 0).tolist(), np.flatnonzero(conn[:, a] < 0).tolist()]
                    for a in range(board.n_associators)],
         "pres": pres,
+        "test": {"cards": [_png_data_url(c) for c in test.cards],
+                 "labels": np.searchsorted(machine.classes_, test.labels).tolist(),
+                 "answers": test_answers.tolist(),
+                 "sums": [[f"{v:+.4g}" for v in row] for row in test_sums],
+                 "s": [np.packbits(s).tobytes().hex() for s in s_test]},
+        "machine": {"threshold": board.a_threshold, "wipers": final.tolist(), "tie": code.tie, "mean": mean,
+                    "mask": machine.rack_.mask.astype(int).tolist()},
     }
+
+
+def _phis(readings, n_a: int) -> np.ndarray:
+    """φ of every presentation as the machine logged it (A-units lit, then the bias): (P, n_a + 1)."""
+    phi = np.zeros((len(readings), n_a), bool)
+    for p, reading in enumerate(readings):
+        phi[p, reading.a_units] = True
+    return with_bias(phi).astype(float)
+
+
+def _perceptron_criterion(weights, phis, targets) -> float:
+    """E_P(w) = −Σ_{n∈M} wᵀφ_n t_n (PRML eq. 4.54), summed over the R-units: the cards in
+    ``phis`` (n, n_a + 1) with ``targets`` (n, units) that ``weights`` (units, n_a + 1) get
+    wrong (a margin ≤ 0; those at 0 add nothing)."""
+    margins = targets * (phis @ np.asarray(weights).T)
+    return float(-np.minimum(margins, 0.0).sum()) + 0.0            # + 0.0: no "-0" on the page
+
+
+def _criterion(hist, trace, conn, shape, code_targets, n_cards):
+    """E_P at each presentation, of the weights the card was read with, over the deck cards
+    shown so far (each with the φ of its latest presentation); the largest |wiper| and the
+    largest |weight an S-unit carries| (``conn`` (n_s, n_a) times the wipers) of the run,
+    for the page's colour scales; and the φ and targets of the cards shown (each once, as
+    last read).
+
+    The weights are the machine's record replayed: each pot where the last move commanded
+    before this presentation left it (``Move.target``), from 0 at the start.
+    """
+    w = np.zeros(shape)
+    phis = _phis(trace.readings, shape[1] - 1)
+    phi_card = np.zeros((n_cards, shape[1]))
+    t_card = np.zeros((n_cards, shape[0]))
+    seen = np.zeros(n_cards, bool)
+    moves = iter(trace.moves)
+    move = next(moves, None)
+    out, w_max, s_max = [], 0.0, 0.0
+    conn = conn.astype(float)
+    for p, row in enumerate(hist):
+        moved = False
+        while move is not None and move.presentation < p:
+            w[move.unit, move.a_unit] = move.target
+            moved = True
+            move = next(moves, None)
+        if moved:
+            w_max = max(w_max, float(np.abs(w).max()))
+            s_max = max(s_max, float(np.abs(w[:, :-1] @ conn.T).max()))
+        c = int(row["card"])
+        phi_card[c], t_card[c], seen[c] = phis[p], code_targets[row["label"]], True
+        out.append(_perceptron_criterion(w, phi_card[seen], t_card[seen]))
+    return out, w_max, s_max, phi_card[seen], t_card[seen]
+
+
+def _novikoff(final, phis, targets, mask, erred, tie) -> list[dict]:
+    """Per R-unit: its corrections, R = max ‖φ‖ over the presentations' φ (its own pots),
+    and Novikoff's bound (R/γ)² on the corrections of the ideal perceptron twice: with γ
+    the margin of the final weights (``gamma``, ``bound``; only when they separate every
+    read, ``separates``), and with the largest margin any weights have on these reads
+    (``gamma_best``, ``bound_best``, :func:`mark1.viz.prml.novikoff_bound`; only when the
+    reads are linearly separable)."""
+    out = []
+    for k in range(len(final)):
+        pots = mask[k]
+        w, x = final[k][pots], phis[:, pots]
+        margins = targets[:, k] * (x @ w)
+        norm = float(np.linalg.norm(w))
+        best = novikoff_bound(x, targets[:, k])
+        entry = {"corrections": int(erred[:, k].sum()), "R": _sig(best.R),
+                 "separates": bool(norm > 0 and margins.min() > tie)}
+        if entry["separates"]:
+            gamma = float(margins.min()) / norm
+            entry.update(gamma=_sig(gamma), bound=_sig((best.R / gamma) ** 2))
+        else:
+            entry["wrong"] = int((margins <= tie).sum())    # presentations the final weights get wrong
+        if best.gamma > 0:
+            entry.update(gamma_best=_sig(best.gamma), bound_best=_sig(best.from_zero))
+        out.append(entry)
+    return out
+
+
+def _sig(v: float) -> float:
+    """A float to 6 significant digits, for the page."""
+    return float(f"{v:.6g}")
 
 
 def _finite(v: float):
     return v if math.isfinite(v) else None
 
 
-def _presentation(row, reading, read_sums, mask, n_sensors, moves, motor_times) -> dict:
+def _presentation(row, reading, read_sums, mask, n_sensors, moves, motor_times, targets, erred, tie, noise,
+                  mean) -> dict:
     """One presentation as the page needs it, from its history row, the trace's reading,
-    the sums read, the rack's ``mask``, and the moves and motor event times it commanded.
+    the sums read, the rack's ``mask``, the moves and motor event times it commanded, the
+    R-units' ``targets`` (±1), which units ``erred`` (the trainer's rule with its ``tie``
+    zone, on the sums read), the rack's wiper ``noise`` and whether sums are means.
 
     Keys: ``c`` deck card, ``e`` epoch, ``y`` label and ``r`` response (class indices),
     ``ok``, ``t`` card change and ``tr`` read time (s), ``s`` S-units lit (hex, row-major
     bits), ``a`` A-units lit, ``w`` per R-unit the wiper positions of the pots of the lit
     A-units then the bias pot (None where the topology has no pot; in 1/QUANTUM full
-    scale), ``clean`` their sums, ``sums`` the sums the machine read (as its trace
-    writes them, 4 significant digits, with read noise), ``mv`` the pots commanded (unit, pot, then in
-    1/QUANTUM full scale or seconds: command, before, after, backlash time, run time),
-    ``m0``/``m1`` motors start and stop (s).
+    scale), ``clean`` their sums (the sum without read noise, a mean with ``mean``),
+    ``sums`` the sums the machine read (as its trace writes them, 4 significant digits,
+    with read noise), ``err`` the R-units that erred, ``m`` each unit's margin
+    t·(clean − 0), ``sd`` the read noise's scale (σ√active pots), ``z`` the units read
+    within that scale of the threshold and ``f`` those whose verdict (erred or not) the noise flipped,
+    ``mv`` the pots commanded (unit, pot, then in 1/QUANTUM full scale or seconds:
+    command, before, after, backlash time, run time), ``m0``/``m1`` motors start and
+    stop (s); :func:`record` adds ``ep``, E_P (PRML eq. 4.54) so far.
     """
     cols = np.append(reading.a_units, mask.shape[1] - 1)        # the lit A-units' pots, then the bias pot
     pos = reading.wipers
     w = [[_q(pos[k, j]) if mask[k, i] else None for j, i in enumerate(cols)] for k in range(len(pos))]
-    clean = [float(np.sum(pos[k] * mask[k, cols])) for k in range(len(pos))]
+    active = mask[:, cols].sum(axis=1)
+    clean = np.array([float(np.sum(pos[k] * mask[k, cols])) for k in range(len(pos))])
+    scale = noise * np.sqrt(active)
+    if mean:                                     # the μ-system reads the mean of the active pots
+        clean, scale = clean / np.maximum(active, 1), scale / np.maximum(active, 1)
+    zero = np.abs(clean) < scale
+    flipped = erring(targets, clean, tie) != erred              # the read noise changed the verdict
     mv = []
     for move in moves:
         for j in range(len(move.command)):
@@ -168,9 +353,11 @@ def _presentation(row, reading, read_sums, mask, n_sensors, moves, motor_times) 
     entry = {
         "c": int(row["card"]), "e": int(row["epoch"]), "y": int(row["label"]), "r": int(row["response"]),
         "ok": bool(row["correct"]), "t": round(float(row["start"]), 6), "tr": round(reading.time, 6),
-        "s": np.packbits(lit).tobytes().hex(), "a": reading.a_units.tolist(), "w": w, "clean": clean,
+        "s": np.packbits(lit).tobytes().hex(), "a": reading.a_units.tolist(), "w": w, "clean": clean.tolist(),
         "sums": [f"{v:+.4g}" for v in read_sums],                # as the trace writes them
-        "mv": mv,
+        "err": np.flatnonzero(erred).tolist(), "m": [_sig(v) for v in targets * clean],
+        "sd": [_sig(v) for v in scale], "z": np.flatnonzero(zero).tolist(),
+        "f": np.flatnonzero(flipped).tolist(), "mv": mv,
     }
     if motor_times:
         entry["m0"], entry["m1"] = round(min(motor_times), 6), round(max(motor_times), 6)

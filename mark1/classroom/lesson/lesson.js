@@ -3,7 +3,7 @@
 "use strict";
 (function () {
   const D = JSON.parse(document.getElementById("lesson-data").textContent);
-  const M = D.meta, P = D.pres, Q = M.quantum;
+  const M = D.meta, P = D.pres, Q = M.quantum, C = M.colours;
   for (const p of P) {                       // stored as integers in 1/quantum full scale or seconds
     p.w = p.w.map((u) => u.map((v) => (v === null ? null : v / Q)));
     p.mv = p.mv.map(([u, i, ...rest]) => [u, i, ...rest.map((v) => v / Q)]);
@@ -11,8 +11,23 @@
   const NS = "http://www.w3.org/2000/svg";
   const $ = (id) => document.getElementById(id);
   const fmt = (v, d = 4) => (v >= 0 ? "+" : "\u2212") + Math.abs(v).toFixed(d);
+  const sig = (v, d = 3) => (v >= 0 ? "+" : "\u2212") + Math.abs(v).toPrecision(d);
   const sec = (v) => v.toFixed(3) + " s";
+  const N_S = M.rows * M.cols, N_A = M.n_a;
   let cur = 0, playing = false, timer = null, selected = null, hover = null;
+
+  // one source for the colours: mark1._utils.language, passed in by Python
+  const root = document.documentElement.style;
+  root.setProperty("--lit", C.firing); root.setProperty("--off", C.silent);
+  root.setProperty("--pos", C.positive); root.setProperty("--neg", C.negative);
+  root.setProperty("--mistake", C.mistake);
+  const stops = C.weights.map((h) => [1, 3, 5].map((i) => parseInt(h.substr(i, 2), 16)));
+  function weightColour(v, vmax) {          // the weights' diverging map: blue - white - red
+    const x = Math.max(0, Math.min(1, 0.5 + 0.5 * v / vmax)) * (stops.length - 1);
+    const i = Math.min(stops.length - 2, Math.floor(x)), f = x - i;
+    const c = stops[i].map((a, j) => Math.round(a + (stops[i + 1][j] - a) * f));
+    return `rgb(${c[0]},${c[1]},${c[2]})`;
+  }
 
   function el(tag, attrs, parent, text) {
     const e = document.createElementNS(NS, tag);
@@ -21,49 +36,124 @@
     if (parent) parent.appendChild(e);
     return e;
   }
-  function unitName(k) { return M.n_units > 1 ? "R" + (k + 1) : "R1"; }
-  function className(i) { return M.classes[i]; }
+  function html(tag, cls, parent, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  const unitName = (k) => "R" + (k + 1);
+  const className = (i) => M.classes[i];
+
+  // ---- the machine as trained, for the class's own cards (window.mark1) ---------------
+  const plugs = Array.from({ length: N_S }, () => []);         // per S-unit: [A-unit, sign]
+  D.wiring.forEach(([exc, inh], a) => {
+    exc.forEach((s) => plugs[s].push([a, 1]));
+    inh.forEach((s) => plugs[s].push([a, -1]));
+  });
+  const W = D.machine.wipers, MASK = D.machine.mask;
+  const wiring = D.wiring.map(([exc, inh]) => {
+    const row = new Array(N_S).fill(0);
+    exc.forEach((s) => { row[s] = 1; });
+    inh.forEach((s) => { row[s] = -1; });
+    return row;
+  });
+
+  // the code's decision, as mark1.machine.response.OutputCode.decode makes it
+  function decode(sums) {
+    const tie = D.machine.tie, T = M.targets;
+    const firstMax = (scores, t) => {
+      const best = Math.max(...scores);
+      return scores.findIndex((s) => s >= best - t);
+    };
+    if (M.code_kind === "single") return sums[0] > tie ? 1 : 0;
+    if (M.code_kind === "one-per-class") return firstMax(sums, tie);
+    const lamps = sums.map((s) => (s > tie ? 1 : -1));
+    const agree = T.map((t) => t.reduce((acc, v, k) => acc + v * lamps[k], 0));
+    const soft = T.map((t) => t.reduce((acc, v, k) => acc + v * sums[k], 0));
+    const scale = Math.max(...soft.map(Math.abs)) + 1;
+    return firstMax(agree.map((g, c) => g + 0.5 * soft[c] / scale), 0.5 * tie * M.n_units / scale);
+  }
+
+  // S-units -> A-units through the patch board -> each R-unit's sum (no read noise) -> lamps
+  function respond(bits) {
+    if (!bits || bits.length !== N_S) throw new Error(`respond: expected ${N_S} bits (0/1, row order)`);
+    const net = new Int32Array(N_A);
+    for (let s = 0; s < N_S; s++) if (bits[s]) for (const [a, sign] of plugs[s]) net[a] += sign;
+    const a_units = [];
+    for (let a = 0; a < N_A; a++) if (net[a] >= D.machine.threshold) a_units.push(a);
+    const sums = W.map((w, k) => {
+      let sum = 0, count = MASK[k][N_A];
+      for (const a of a_units) { sum += w[a]; count += MASK[k][a]; }
+      sum += w[N_A];                                          // the bias pot, always on
+      return D.machine.mean ? sum / Math.max(count, 1) : sum;
+    });
+    const lamps = sums.map((s) => s > D.machine.tie);
+    return { sums, lamps, a_units, answer: M.classes[decode(sums)] };
+  }
+  window.mark1 = {
+    respond,
+    machine: { wiring, threshold: D.machine.threshold, wipers: W, mask: MASK, tie: D.machine.tie,
+      classes: M.classes },
+  };
 
   // ---- static parts ------------------------------------------------------------------
   $("title").textContent = M.scene;
-  $("subtitle").textContent = `${M.machine} machine: ${M.rows * M.cols} S-units, ${M.n_a} A-units, ` +
+  $("retina-size").textContent = `${M.rows}\u00d7${M.cols}`;
+  $("subtitle").textContent = `${M.machine} machine: ${N_S} S-units, ${N_A} A-units, ` +
     `${M.n_units} R-unit${M.n_units > 1 ? "s" : ""} in use (${M.code}); rule ${M.rule}, ` +
-    `one card every ${M.period} s; ${M.deck} cards \u00d7 ${M.epochs} epochs, seed ${M.seed}. ` +
-    `Cards are numbered from 1.`;
+    `one card every ${M.period} s; ${M.deck} training cards \u00d7 ${M.epochs} epoch${M.epochs > 1 ? "s" : ""} ` +
+    `= ${M.presentations} presentations, seed ${M.seed}. Cards and presentations are numbered from 1.`;
+  {
+    const note = $("run-note"), code = `<code>${M.command}</code>`;
+    const numbers = `mistakes per epoch ${M.mistakes_per_epoch.join(" ")}, train accuracy ` +
+      `${M.train_accuracy_text}, test accuracy ${M.test_accuracy_text} on ${M.test_cards} test cards`;
+    note.className = M.as_run ? "as-run" : "not-run";
+    note.innerHTML = M.as_run ? `This is the run of ${code}: the same cards, the same machine and seed, ` +
+      `the same numbers (${numbers}).` : `<b>Not the run of ${code}.</b> This page shows ` +
+      `${M.shows_instead}, so its numbers are its own (${numbers}); ${code} differs.`;
+  }
 
   // retina
   const CELL = 15, retina = $("retina");
   retina.setAttribute("viewBox", `0 0 ${M.cols * CELL} ${M.rows * CELL}`);
   const sUnits = [];
-  for (let i = 0; i < M.rows * M.cols; i++) {
-    const r = el("rect", { x: (i % M.cols) * CELL + 1.5, y: Math.floor(i / M.cols) * CELL + 1.5,
-      width: CELL - 3, height: CELL - 3, rx: 2, class: "s-unit", "data-s": i }, retina);
-    sUnits.push(r);
+  for (let i = 0; i < N_S; i++) {
+    sUnits.push(el("rect", { x: (i % M.cols) * CELL + 1.5, y: Math.floor(i / M.cols) * CELL + 1.5,
+      width: CELL - 3, height: CELL - 3, rx: 2, class: "s-unit", "data-s": i }, retina));
   }
 
-  // A-units on a grid
-  const aCols = Math.ceil(Math.sqrt(M.n_a * 2)), aRows = Math.ceil(M.n_a / aCols);
-  const AC = Math.max(9, Math.min(26, Math.floor(300 / aCols)));
-  const aSvg = $("aunits");
-  aSvg.setAttribute("viewBox", `0 0 ${aCols * AC} ${aRows * AC}`);
-  const aUnits = [];
-  for (let a = 0; a < M.n_a; a++) {
-    const r = el("rect", { x: (a % aCols) * AC + 1.5, y: Math.floor(a / aCols) * AC + 1.5,
-      width: AC - 3, height: AC - 3, rx: 3, class: "a-unit", "data-a": a }, aSvg);
+  // A-units laid out as in every figure (mark1._utils.language.unit_grid)
+  const [aRows, aCols] = M.a_grid;
+  function aGrid(svg, size, onUnit) {
+    svg.setAttribute("viewBox", `0 0 ${aCols * size} ${aRows * size}`);
+    const out = [];
+    for (let a = 0; a < N_A; a++) {
+      const r = el("rect", { x: (a % aCols) * size + 1, y: Math.floor(a / aCols) * size + 1,
+        width: size - 2, height: size - 2, rx: size / 5, class: "a-unit", "data-a": a }, svg);
+      if (onUnit) onUnit(r, a);
+      out.push(r);
+    }
+    return out;
+  }
+  const AC = 12;
+  const aUnits = aGrid($("aunits"), AC, (r, a) => {
     el("title", {}, r, `A-unit ${a + 1}`);
     r.addEventListener("mouseenter", () => { hover = a; highlight(); });
     r.addEventListener("mouseleave", () => { hover = null; highlight(); });
     r.addEventListener("click", () => { selected = selected === a ? null : a; highlight(); });
-    aUnits.push(r);
-  }
+  });
 
   // the strip of presentations
   const strip = $("strip"), stripCells = [];
   P.forEach((p, i) => {
     const s = document.createElement("span");
     if (!p.ok) s.classList.add("err");
+    if (p.z.length) s.classList.add("zero");
     if (i > 0 && p.e !== P[i - 1].e) s.classList.add("epoch");
-    s.title = `card ${i + 1} (epoch ${p.e + 1}): ${p.ok ? "right" : "wrong"}`;
+    s.title = `presentation ${i + 1} (epoch ${p.e + 1}, deck card ${p.c + 1}): ${p.ok ? "right" : "a mistake"}` +
+      (p.z.length ? "; zero margin" : "");
     s.addEventListener("click", () => show(i));
     strip.appendChild(s);
     stripCells.push(s);
@@ -71,44 +161,178 @@
 
   // the sum tracks' scale: a round number that fits this presentation's largest stack, so it
   // changes only now and then as the wipers grow
-  function trackSpan(p) {
+  function trackSpan(ws, sums) {
     let span = 0;
-    for (const w of p.w) {
+    for (const w of ws) {
       let pos = 0, neg = 0;
       for (const v of w) if (v !== null) { if (v > 0) pos += v; else neg -= v; }
       span = Math.max(span, pos, neg);
     }
-    for (const s of p.sums) span = Math.max(span, Math.abs(parseFloat(s)));
+    for (const s of sums) span = Math.max(span, Math.abs(s));
     for (const nice of [0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]) if (span <= nice * 0.95) return nice;
     return span * 1.05;
   }
 
-  // mistakes per epoch
   function drawMistakes() {
-    const svg = $("mistakes"), W = 300, H = 130, n = M.epochs;
+    const svg = $("mistakes"), W0 = 300, H = 130, n = M.epochs;
     svg.innerHTML = "";
-    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("viewBox", `0 0 ${W0} ${H}`);
     const top = Math.max(1, ...M.mistakes_per_epoch);
-    const bw = (W - 40) / n;
+    const bw = (W0 - 40) / n;
     const pNow = P[cur];
     M.mistakes_per_epoch.forEach((m, e) => {
-      // mistakes up to the current card in the current epoch; whole epochs before it
+      // mistakes up to the current presentation in the current epoch; whole epochs before it
       let shown = m;
       if (e === pNow.e) shown = P.filter((p, i) => p.e === e && i <= cur && !p.ok).length;
       if (e > pNow.e) shown = 0;
       const h = (H - 50) * shown / top;
-      el("rect", { x: 36 + e * bw + 2, y: H - 18 - h, width: bw - 4, height: h,
+      el("rect", { x: 36 + e * bw + 1, y: H - 18 - h, width: Math.max(bw - 2, 0.5), height: h,
         class: "bar" + (e === pNow.e ? " cur" : "") }, svg);
-      el("text", { x: 36 + e * bw + bw / 2, y: H - 22 - h, "text-anchor": "middle" }, svg, e <= pNow.e ? shown : "");
-      el("text", { x: 36 + e * bw + bw / 2, y: H - 5, "text-anchor": "middle" }, svg, e + 1);
+      if (n <= 25) {
+        el("text", { x: 36 + e * bw + bw / 2, y: H - 22 - h, "text-anchor": "middle" }, svg, e <= pNow.e ? shown : "");
+        el("text", { x: 36 + e * bw + bw / 2, y: H - 5, "text-anchor": "middle" }, svg, e + 1);
+      }
     });
-    el("text", { x: 0, y: 10 }, svg, "wrong answers");
+    el("text", { x: 0, y: 10 }, svg, "mistakes");
     el("text", { x: 0, y: H - 5 }, svg, "epoch");
+  }
+
+  // ---- the weights: the machine's moves replayed (each pot where its last move left it) ----
+  function weightsBefore(i) {
+    const w = M.targets[0].map(() => new Array(N_A + 1).fill(0));
+    for (let j = 0; j < i; j++) for (const [u, a, , , after] of P[j].mv) w[u][a] = after;
+    return w;
+  }
+  // the weight each S-unit carries: the sum over the A-units it feeds of plug sign x wiper
+  function onRetina(w) {
+    const img = new Float64Array(N_S);
+    D.wiring.forEach(([exc, inh], a) => {
+      if (!w[a]) return;
+      for (const s of exc) img[s] += w[a];
+      for (const s of inh) img[s] -= w[a];
+    });
+    return img;
+  }
+  function imageSvg(values, rows, cols, vmax, title, parent, cell) {
+    const svg = el("svg", { viewBox: `0 0 ${cols * cell} ${rows * cell}`, class: "wimg", role: "img" }, parent);
+    el("title", {}, svg, title);
+    values.forEach((v, i) => {
+      const r = el("rect", { x: (i % cols) * cell, y: Math.floor(i / cols) * cell, width: cell, height: cell,
+        fill: weightColour(v, vmax) }, svg);
+      r.dataset.v = v;
+    });
+    return svg;
+  }
+  function colourBar(vmax, parent, label) {
+    const svg = el("svg", { viewBox: "-10 0 190 34", class: "cbar" }, parent);
+    for (let i = 0; i < 40; i++) {
+      el("rect", { x: 10 + i * 3.75, y: 4, width: 3.9, height: 10, fill: weightColour((i / 39 * 2 - 1) * vmax, vmax) },
+        svg);
+    }
+    el("text", { x: 10, y: 26, "text-anchor": "middle" }, svg, sig(-vmax, 2));
+    el("text", { x: 85, y: 26, "text-anchor": "middle" }, svg, "0");
+    el("text", { x: 160, y: 26, "text-anchor": "middle" }, svg, sig(vmax, 2));
+    el("title", {}, svg, label);
+  }
+  function drawWeights(box, w, what) {
+    box.innerHTML = "";
+    w.forEach((wk, k) => {
+      const fig = html("figure", "wfig", box);
+      const row = html("div", "wrow", fig);
+      const rAxis = html("div", "", row);
+      imageSvg(Array.from(onRetina(wk)), M.rows, M.cols, M.s_weights_max,
+        `${unitName(k)}: the weight each S-unit carries`, rAxis, 10);
+      html("div", "cap", rAxis, "on the retina");
+      const aAxis = html("div", "", row);
+      imageSvg(wk.slice(0, N_A).map((v, a) => (MASK[k][a] ? v : 0)), aRows, aCols, M.weights_max,
+        `${unitName(k)}: each A-unit's pot`, aAxis, 8);
+      html("div", "cap", aAxis, `over the A-units \u00b7 bias pot ${fmt(wk[N_A])}`);
+      const head = M.code_kind === "single" ? `${unitName(k)}: red pushes the lamp on (\u201c${className(1)}\u201d)` +
+        `, blue off (\u201c${className(0)}\u201d)` : `${unitName(k)}`;
+      html("figcaption", "", fig, head + (what ? ` \u00b7 ${what}` : ""));
+    });
+    const bars = html("div", "wrow", box);
+    colourBar(M.s_weights_max, html("span", "", bars), "weight an S-unit carries");
+    html("span", "key", bars, "retina scale");
+    colourBar(M.weights_max, html("span", "", bars), "wiper");
+    html("span", "key", bars, "A-unit scale (full-scale wiper)");
+  }
+  $("weights-text").textContent = `The weight an S-unit carries is the sum, over the A-units it is plugged into, ` +
+    `of the plug's sign (+1 excitatory, \u22121 inhibitory) \u00d7 that A-unit's wiper: ink on a red S-unit ` +
+    `pushes the sum up, on a blue one down. It is a linear picture of a machine whose A-units are threshold units ` +
+    `(an A-unit fires only when ${M.a_threshold} or more net plugs fire). The pictures replay the machine's own ` +
+    `moves: each pot where the last move commanded before this presentation left it` +
+    (M.decay_time !== null ? " (decay is on: the wipers read have drifted since)." : ".");
+
+  // ---- PRML chapter 4: E_P and Novikoff -------------------------------------------------
+  // one or more series over the presentations; the first is marked at the current one
+  function lineChart(svg, series, final, opts) {
+    const ys = series[0], W0 = 440, H = 150, x0 = 44, y0 = H - 22, n = ys.length;
+    svg.innerHTML = "";
+    svg.setAttribute("viewBox", `0 0 ${W0} ${H}`);
+    const top = Math.max(opts.top || 0, ...series.map((s) => Math.max(...s)), final || 0) || 1;
+    const X = (i) => x0 + (i / Math.max(n, 1)) * (W0 - x0 - 24), Y = (v) => y0 - (v / top) * (y0 - 14);
+    el("line", { x1: x0, x2: W0 - 10, y1: y0, y2: y0, class: "axis" }, svg);
+    el("line", { x1: x0, x2: x0, y1: 8, y2: y0, class: "axis" }, svg);
+    el("text", { x: x0 - 4, y: Y(top) + 4, "text-anchor": "end" }, svg, opts.fmtTop(top));
+    el("text", { x: x0 - 4, y: y0 + 4, "text-anchor": "end" }, svg, "0");
+    el("text", { x: x0, y: H - 4 }, svg, "presentation 1");
+    el("text", { x: X(n - 1), y: H - 4, "text-anchor": "end" }, svg, `${n}`);
+    el("text", { x: x0 + 4, y: 10 }, svg, opts.title);
+    if (opts.bound !== undefined && opts.bound <= top) {
+      el("line", { x1: x0, x2: W0 - 10, y1: Y(opts.bound), y2: Y(opts.bound), class: "thr" }, svg);
+    }
+    series.forEach((s, j) => el("path", { d: s.map((v, i) => `${i ? "L" : "M"}${X(i)},${Y(v)}`).join(""),
+      class: "curve" + (j ? " other" : "") }, svg));
+    if (final !== undefined) {
+      el("circle", { cx: X(n), cy: Y(final), r: 3, class: "final" }, svg);
+      el("title", {}, svg, `after training: ${final}`);
+    }
+    el("line", { x1: X(cur), x2: X(cur), y1: 8, y2: y0, class: "now" }, svg);
+    el("circle", { cx: X(cur), cy: Y(ys[cur]), r: 3.5, class: "marker" }, svg);
+  }
+  const EP = P.map((p) => p.ep);
+  const corrections = M.targets[0].map((_, k) => {
+    let n = 0;
+    return P.map((p) => (n += p.err.includes(k) ? 1 : 0));
+  });
+  function drawPrml() {
+    lineChart($("criterion"), [EP], M.ep_final, { title: "E_P(w) over the cards shown so far",
+      fmtTop: (v) => v.toPrecision(2) });
+    const p = P[cur];
+    $("criterion-text").textContent = `The perceptron criterion (PRML eq. 4.54) E_P(w) = \u2212\u03a3_{n\u2208M} ` +
+      `w\u1d40\u03c6_n t_n: over the deck cards shown so far (each with the A-units of its latest presentation, ` +
+      `\u03c6 with the bias 1 last), M the cards the weights this card was read with get wrong, t = \u00b11 each ` +
+      `R-unit's target, summed over the R-units. Here E_P = ${p.ep}; after training ${M.ep_final} ` +
+      `(the dot at the right; 0 when the final weights get every deck card right). E_P is about the exact sums: ` +
+      `a read the noise flipped adds nothing to it.`;
+    const nov = M.novikoff, top = Math.max(...corrections.map((c) => c[c.length - 1]));
+    const bounds = nov.flatMap((n) => [n.bound, n.bound_best]).filter((b) => b !== undefined);
+    const small = bounds.length && Math.min(...bounds) <= 5 * top ? Math.min(...bounds) : undefined;
+    lineChart($("novikoff"), corrections, undefined, { title: "corrections so far" +
+      (M.n_units > 1 ? ` (one line per R-unit, ${unitName(0)} marked)` : ""), fmtTop: (v) => v.toFixed(0),
+      bound: small, top: small });
+    const parts = nov.map((n, k) => {
+      const who = M.n_units > 1 ? `${unitName(k)}: ` : "";
+      const best = n.bound_best !== undefined ? `; with the largest margin any weights have on these reads, ` +
+        `\u03b3* = ${n.gamma_best}, the bound is ${n.bound_best}` : "; the reads are not linearly separable at all";
+      if (!n.separates) {
+        return `${who}${n.corrections} corrections; the final weights do not separate the training reads ` +
+          `(${n.wrong} of ${P.length} on the wrong side or in the tie zone), so no bound from them applies` + best;
+      }
+      return `${who}${n.corrections} corrections against Novikoff's bound (R/\u03b3)\u00b2 = ${n.bound}, with ` +
+        `R = max\u2016\u03c6\u2016 = ${n.R} and \u03b3 = ${n.gamma}, the margin of the final weights ` +
+        `(min t w\u1d40\u03c6 / \u2016w\u2016 over the reads; not the optimal margin)` + best;
+    });
+    $("novikoff-text").textContent = parts.join(". ") + `. So far: ${corrections.map((c) => c[cur]).join(", ")}. ` +
+      `The theorem is about the ideal perceptron, deciding on exact sums; the machine decides on noisy reads ` +
+      `(a correction the noise provoked may overshoot it) and its pots stop at the end stops.` +
+      (small !== undefined ? " Dashed: the smaller bound." : "");
   }
 
   // ---- one presentation --------------------------------------------------------------
   function sBits(hex) {
-    const out = new Uint8Array(M.rows * M.cols);
+    const out = new Uint8Array(N_S);
     for (let i = 0; i < out.length; i++) {
       const byte = parseInt(hex.substr(2 * (i >> 3), 2), 16);
       out[i] = (byte >> (7 - (i & 7))) & 1;
@@ -119,96 +343,105 @@
   function show(i) {
     cur = Math.max(0, Math.min(P.length - 1, i));
     const p = P[cur];
-    $("counter").textContent = `card ${cur + 1} of ${P.length} \u00b7 epoch ${p.e + 1} of ${M.epochs} ` +
+    $("counter").textContent = `presentation ${cur + 1} of ${P.length} \u00b7 epoch ${p.e + 1} of ${M.epochs} ` +
       `\u00b7 deck card ${p.c + 1}`;
     $("clock").textContent = `machine clock ${sec(p.tr)} (card change at ${sec(p.t)})`;
     stripCells.forEach((s, j) => s.classList.toggle("cur", j === cur));
     $("card").src = D.cards[p.c];
-    $("card-text").textContent = `The card shows \u201c${className(p.y)}\u201d. ` +
-      `The machine answered \u201c${className(p.r)}\u201d: ${p.ok ? "right" : "wrong"}.`;
+    $("card-text").textContent = `Deck card ${p.c + 1} shows \u201c${className(p.y)}\u201d. ` +
+      `The machine answered \u201c${className(p.r)}\u201d: ${p.ok ? "right" : "a mistake"}.`;
     const bits = sBits(p.s);
     let nS = 0;
     sUnits.forEach((r, j) => { r.classList.toggle("lit", bits[j] === 1); nS += bits[j]; });
-    $("retina-text").textContent = `${nS} of ${M.rows * M.cols} S-units fire, sampled ${M.settle} s after ` +
+    $("retina-text").textContent = `${nS} of ${N_S} S-units fire, sampled ${M.settle} s after ` +
       `the lamps came on.`;
     const lit = new Set(p.a);
     aUnits.forEach((r, a) => r.classList.toggle("lit", lit.has(a)));
-    $("a-text").textContent = `${p.a.length} of ${M.n_a} A-units fire (net excitatory \u2212 inhibitory ` +
+    $("a-text").textContent = `${p.a.length} of ${N_A} A-units fire (net excitatory \u2212 inhibitory ` +
       `inputs \u2265 ${M.a_threshold}). Hover or click one to see its patch-board plugs on the retina.`;
     drawSums(p);
+    drawWeights($("weights"), weightsBefore(cur), `presentation ${cur + 1}`);
+    drawPrml();
     drawPots(p);
     drawMistakes();
     $("timing-text").textContent = `Machine clock at this read: ${sec(p.tr)}. Whole run: ` +
-      `${sec(M.machine_time)}, ${M.waited.toFixed(3)} s of it waiting for motors. Wrong so far: ` +
-      `${P.filter((q, j) => j <= cur && !q.ok).length} of ${cur + 1}.`;
+      `${M.machine_time_text}, ${M.waited_text} of it waiting for motors. Mistakes so far: ` +
+      `${P.filter((q, j) => j <= cur && !q.ok).length} of ${cur + 1} presentations.`;
     highlight();
+  }
+
+  // one R-unit's sum as a track: the wipers stacked, the threshold at 0, the sum read
+  function sumTrack(parent, k, ws, cols, sum, span) {
+    const W0 = 900, H = 70, x0 = W0 / 2, sc = (W0 / 2 - 20) / span;
+    const X = (v) => x0 + v * sc;
+    const svg = el("svg", { viewBox: `0 0 ${W0} ${H}`, width: "100%", height: H, class: "track", "data-unit": k },
+      parent);
+    el("line", { x1: 10, x2: W0 - 10, y1: 40, y2: 40, class: "axis" }, svg);
+    for (const t of [-1, -0.5, 0.5, 1]) {
+      const v = t * span;
+      el("line", { x1: X(v), x2: X(v), y1: 38, y2: 42, class: "axis" }, svg);
+      el("text", { x: X(v), y: 66, "text-anchor": "middle", fill: "#777" }, svg, fmt(v, 3));
+    }
+    let pos = 0, neg = 0;
+    cols.forEach((a, j) => {
+      const v = ws[j];
+      if (v === null || v === 0) return;
+      const from = v > 0 ? pos : neg, to = from + v;
+      if (v > 0) pos = to; else neg = to;
+      const r = el("rect", { x: Math.min(X(from), X(to)), y: 14, width: Math.max(Math.abs(X(to) - X(from)), 0.5),
+        height: 22, class: "seg " + (v > 0 ? "pos" : "neg") + (a === N_A ? " bias" : ""), "data-a": a }, svg);
+      el("title", {}, r, `${a === N_A ? "bias pot" : "A-unit " + (a + 1)}: wiper ${fmt(v)}`);
+      if (a < N_A) {
+        r.addEventListener("mouseenter", () => { hover = a; highlight(); });
+        r.addEventListener("mouseleave", () => { hover = null; highlight(); });
+        r.addEventListener("click", () => { selected = selected === a ? null : a; highlight(); });
+      }
+    });
+    el("line", { x1: X(0), x2: X(0), y1: 4, y2: 46, class: "thr" }, svg);
+    el("text", { x: X(0) + 4, y: 10 }, svg, "threshold 0");
+    const xs = Math.max(12, Math.min(W0 - 12, X(sum)));
+    el("path", { d: `M${xs},38 l-6,9 h12 z`, class: "marker" }, svg);
+    const right = xs < W0 - 80;
+    el("text", { x: xs + (right ? 9 : -9), y: 50, "text-anchor": right ? "start" : "end", "font-weight": "bold" },
+      svg, "sum " + sig(sum, 4));
+    const single = M.code_kind === "single";
+    el("text", { x: 12, y: 10 }, svg, "\u2190 pushes the lamp off" + (single ? ` (\u201c${className(0)}\u201d)` : ""));
+    el("text", { x: W0 - 12, y: 10, "text-anchor": "end" }, svg,
+      "pushes the lamp on" + (single ? ` (\u201c${className(1)}\u201d)` : "") + " \u2192");
+    return svg;
   }
 
   function drawSums(p) {
     const box = $("runits");
     box.innerHTML = "";
-    const span = trackSpan(p), W = 900, H = 70, x0 = W / 2, sc = (W / 2 - 20) / span;
-    const X = (v) => x0 + v * sc;
+    const span = trackSpan(p.w, p.sums.map(parseFloat));
+    const cols = p.a.concat([N_A]);
     for (let k = 0; k < M.n_units; k++) {
       const target = M.targets[p.y][k], sum = parseFloat(p.sums[k]);
-      const div = document.createElement("div");
-      div.className = "runit";
-      const erred = target * sum <= 0;
-      const lampOn = sum > 0;
+      const div = html("div", "runit", box);
+      const erred = p.err.includes(k), lampOn = sum > M.tie, zero = p.z.includes(k), flipped = p.f.includes(k);
       const noise = sum - p.clean[k];
-      const head = document.createElement("div");
-      head.className = "head";
+      const head = html("div", "head", div);
       head.innerHTML = `<b>${unitName(k)}</b> <span><span class="lamp${lampOn ? " on" : ""}"></span> lamp ` +
         `${lampOn ? "on" : "off"}</span> <span>sum read <span class="sum" id="sum-${k}"></span></span>` +
         `<span class="muted" id="split-${k}"></span>` +
         `<span>target ${target > 0 ? "on (+1)" : "off (\u22121)"}</span>` +
         `<span class="verdict ${erred ? "bad" : "ok"}">${erred ? "\u2717 this unit erred" : "\u2713 right"}</span>`;
-      div.appendChild(head);
       head.querySelector(".sum").textContent = p.sums[k];
       head.querySelector(`#split-${k}`).textContent = `= wipers ${fmt(p.clean[k])} + read noise ${fmt(noise)}`;
-      const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: "100%", height: H, class: "track",
-        "data-unit": k }, div);
-      el("line", { x1: 10, x2: W - 10, y1: 40, y2: 40, class: "axis" }, svg);
-      for (const t of [-1, -0.5, 0.5, 1]) {
-        const v = t * span;
-        el("line", { x1: X(v), x2: X(v), y1: 38, y2: 42, class: "axis" }, svg);
-        el("text", { x: X(v), y: 66, "text-anchor": "middle", fill: "#777" }, svg, fmt(v, 3));
-      }
-      let pos = 0, neg = 0;
-      const cols = p.a.concat([M.n_a]);
-      cols.forEach((a, j) => {
-        const v = p.w[k][j];
-        if (v === null || v === 0) return;
-        const from = v > 0 ? pos : neg, to = from + v;
-        if (v > 0) pos = to; else neg = to;
-        const r = el("rect", { x: Math.min(X(from), X(to)), y: 14, width: Math.max(Math.abs(X(to) - X(from)), 0.5),
-          height: 22, class: "seg " + (a === M.n_a ? "bias" : v > 0 ? "pos" : "neg"), "data-a": a }, svg);
-        el("title", {}, r, `${a === M.n_a ? "bias pot" : "A-unit " + (a + 1)}: wiper ${fmt(v)}`);
-        if (a < M.n_a) {
-          r.addEventListener("mouseenter", () => { hover = a; highlight(); });
-          r.addEventListener("mouseleave", () => { hover = null; highlight(); });
-          r.addEventListener("click", () => { selected = selected === a ? null : a; highlight(); });
-        }
-      });
-      el("line", { x1: X(0), x2: X(0), y1: 4, y2: 46, class: "thr" }, svg);
-      el("text", { x: X(0) + 4, y: 10 }, svg, "threshold 0");
-      const xs = Math.max(12, Math.min(W - 12, X(sum)));
-      el("path", { d: `M${xs},38 l-6,9 h12 z`, class: "marker" }, svg);
-      const right = xs < W - 80;
-      el("text", { x: xs + (right ? 9 : -9), y: 50, "text-anchor": right ? "start" : "end", "font-weight": "bold" },
-        svg, "sum " + p.sums[k]);
-      const single = M.code_kind === "single";
-      el("text", { x: 12, y: 10 }, svg, "\u2190 pushes the lamp off" + (single ? ` (\u201c${className(0)}\u201d)` : ""));
-      el("text", { x: W - 12, y: 10, "text-anchor": "end" }, svg,
-        "pushes the lamp on" + (single ? ` (\u201c${className(1)}\u201d)` : "") + " \u2192");
-      box.appendChild(div);
+      const margin = html("div", "margin" + (zero ? " zero" : ""), div);
+      margin.id = `margin-${k}`;
+      margin.textContent = `margin t\u00b7(sum \u2212 threshold) = ${target > 0 ? "+1" : "\u22121"} \u00b7 ` +
+        `(${fmt(p.clean[k])} \u2212 0) = ${fmt(p.m[k])} from the wipers (threshold 0, the bias pot inside the ` +
+        `sum); ${fmt(target * sum)} as read.` + (zero ? ` Zero margin: |wipers \u2212 threshold| = ` +
+        `${Math.abs(p.clean[k]).toFixed(4)} is below the read noise's scale \u03c3\u221an = ${p.sd[k].toFixed(4)}` +
+        (flipped ? `, and the read noise ${fmt(noise)} flipped the verdict: the wipers alone would have ` +
+          `${erred ? "been right" : "erred"}.` : ", so the read noise could flip it (it did not here).") : "");
+      sumTrack(div, k, p.w[k], cols, sum, span);
     }
-    const note = document.createElement("p");
-    note.className = "key";
-    note.textContent = `Green: pots of lit A-units with a positive wiper; red: negative; purple: the bias pot ` +
-      `(always on). The sum read is the machine's own reading (its trace, 4 significant digits), ` +
-      `with read noise of ${M.wiper_noise} full scale per wiper. Answer: ${M.code}.`;
-    box.appendChild(note);
+    html("p", "key", box, `Red: pots of firing A-units with a positive wiper; blue: negative; outlined: the bias ` +
+      `pot (always on). The sum read is the machine's own reading (its trace, 4 significant digits), with read ` +
+      `noise of ${M.wiper_noise} full scale per wiper, so \u03c3\u221a(pots) for the sum. Answer: ${M.code}.`);
   }
 
   function drawPots(p) {
@@ -226,29 +459,24 @@
       `(${(dur * 1000).toFixed(1)} ms)` + (waitNext > 1e-9 ? `; the next card waited ${waitNext.toFixed(3)} s.` :
       `, within the card's ${M.period} s.`);
     for (const [u, i, cmd, before, after, slack, run] of p.mv) {
-      const row = document.createElement("div");
-      row.className = "pot";
+      const row = html("div", "pot", box);
       row.dataset.a = i;
-      const who = i === M.n_a ? "bias pot" : `A-unit ${i + 1}`;
-      const name = document.createElement("span");
-      name.textContent = `${unitName(u)} \u00b7 ${who}`;
-      row.appendChild(name);
+      const who = i === N_A ? "bias pot" : `A-unit ${i + 1}`;
+      html("span", "", row, `${unitName(u)} \u00b7 ${who}`);
       row.appendChild(gauge(before, after, cmd));
-      const txt = document.createElement("span");
+      const txt = html("span", "", row);
       const stopped = M.end_stops && Math.abs(after) >= 1 && Math.abs(before + cmd) > 1;
       txt.innerHTML = `${fmt(before)} \u2192 ${fmt(after)} <span class="muted">(commanded ${fmt(cmd, 3)}; ` +
         `moved ${fmt(after - before)}; motor ${(run * 1000).toFixed(1)} ms` +
         (slack > 0 ? `, ${(slack * 1000).toFixed(1)} ms taking up backlash` : "") + `)</span>` +
         (stopped ? ` <span class="stop">at the end stop</span>` : "");
-      row.appendChild(txt);
-      box.appendChild(row);
     }
   }
 
   // left: the whole travel from end stop to end stop, with the wiper on it; right: a window
-  // on this move (before \u2192 after), with the end stops where they fall in it
+  // on this move (before -> after), with the end stops where they fall in it
   function gauge(before, after, cmd) {
-    const W = 330, H = 26, svg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "gauge" });
+    const W0 = 330, H = 26, svg = el("svg", { viewBox: `0 0 ${W0} ${H}`, width: W0, height: H, class: "gauge" });
     const F = (v) => 16 + (v + 1) / 2 * 56;
     el("line", { x1: F(-1), x2: F(1), y1: 13, y2: 13, class: "rail" }, svg);
     for (const e of [-1, 0, 1]) {
@@ -256,20 +484,20 @@
     }
     el("text", { x: F(-1) - 3, y: 17, "text-anchor": "end" }, svg, "\u22121");
     el("text", { x: F(1) + 3, y: 17 }, svg, "+1");
-    el("circle", { cx: F(after), cy: 13, r: 3, fill: "#1f5fbf" }, svg);
+    el("circle", { cx: F(after), cy: 13, r: 3, class: "wiper" }, svg);
     const half = Math.max(0.03, 1.6 * Math.abs(cmd), 1.2 * Math.abs(after - before));
     let lo = (before + after) / 2 - half, hi = (before + after) / 2 + half;
     if (hi > 1.05) { lo -= hi - 1.05; hi = 1.05; }
     if (lo < -1.05) { hi += -1.05 - lo; lo = -1.05; }
-    const X = (v) => 106 + (v - lo) / (hi - lo) * (W - 114);
-    el("rect", { x: 94, y: 1, width: W - 94, height: H - 2, fill: "#f7f9fc", stroke: "#dde" }, svg);
+    const X = (v) => 106 + (v - lo) / (hi - lo) * (W0 - 114);
+    el("rect", { x: 94, y: 1, width: W0 - 94, height: H - 2, fill: "#f7f7f7", stroke: "#ddd" }, svg);
     el("line", { x1: X(Math.max(lo, -1)), x2: X(Math.min(hi, 1)), y1: 13, y2: 13, class: "rail" }, svg);
     for (const e of [-1, 1]) if (M.end_stops && e >= lo && e <= hi) {
       el("line", { x1: X(e), x2: X(e), y1: 3, y2: 23, class: "end" }, svg);
       el("text", { x: X(e) + (e > 0 ? -3 : 3), y: 9, "text-anchor": e > 0 ? "end" : "start" }, svg, "stop");
     }
     el("text", { x: 96, y: 24 }, svg, lo.toFixed(2));
-    el("text", { x: W - 2, y: 24, "text-anchor": "end" }, svg, hi.toFixed(2));
+    el("text", { x: W0 - 2, y: 24, "text-anchor": "end" }, svg, hi.toFixed(2));
     if (after !== before) {
       const d = after > before ? -5 : 5;
       el("path", { d: `M${X(before)},13 L${X(after)},13 M${X(after) + d},9 L${X(after)},13 L${X(after) + d},17`,
@@ -295,11 +523,103 @@
     document.querySelectorAll(`.seg[data-a="${a}"], .pot[data-a="${a}"]`).forEach((e) => e.classList.add("hot"));
     const bits = sBits(P[cur].s);
     const e = exc.filter((s) => bits[s]).length, i = inh.filter((s) => bits[s]).length;
-    info.textContent = `A-unit ${a + 1}: ${exc.length} excitatory plugs (${e} lit), ${inh.length} inhibitory ` +
-      `(${i} lit): net ${e - i} ${e - i >= M.a_threshold ? "\u2265" : "<"} threshold ${M.a_threshold}, so it ` +
-      `${e - i >= M.a_threshold ? "fires" : "stays off"}.`;
+    info.textContent = `A-unit ${a + 1}: ${exc.length} excitatory plugs (${e} firing), ${inh.length} inhibitory ` +
+      `(${i} firing): net ${e - i} ${e - i >= M.a_threshold ? "\u2265" : "<"} threshold ${M.a_threshold}, so it ` +
+      `${e - i >= M.a_threshold ? "fires" : "stays silent"}.`;
     info.dataset.a = a;
   }
+
+  // ---- after training: the test cards ----------------------------------------------------
+  {
+    const T = D.test, right = T.answers.filter((a, i) => a === T.labels[i]).length;
+    $("test-text").textContent = `The trained machine (its wipers at rest after all ${P.length} presentations, ` +
+      `shown below) answers the ${T.cards.length} test cards, none of them seen in training: ${right} of ` +
+      `${T.cards.length} right, test accuracy ${M.test_accuracy_text} (train accuracy ${M.train_accuracy_text}). ` +
+      `Each sum is read with the read noise a scoring read has (one draw per machine and card, so asking again ` +
+      `gives the same answer). Click a card to put it in the editor below.`;
+    drawWeights($("final-weights"), W, "after training");
+    const box = $("test-cards");
+    T.cards.forEach((src, i) => {
+      const ok = T.answers[i] === T.labels[i];
+      const fig = html("figure", "tcard" + (ok ? "" : " wrong"), box);
+      const img = html("img", "", fig);
+      img.src = src;
+      img.alt = `test card ${i + 1}`;
+      html("figcaption", "", fig,
+        `${className(T.labels[i])} \u2192 ${className(T.answers[i])} ${ok ? "\u2713" : "\u2717"}`);
+      fig.title = `test card ${i + 1}: shows \u201c${className(T.labels[i])}\u201d, the machine answered ` +
+        `\u201c${className(T.answers[i])}\u201d; sums read ${T.sums[i].join(", ")}`;
+      fig.addEventListener("click", () => { editorSet(sBits(T.s[i]), `test card ${i + 1}`); });
+    });
+  }
+
+  // ---- the class's own card -------------------------------------------------------------
+  const ed = { bits: new Uint8Array(N_S), cells: [], drawing: null, source: "blank" };
+  {
+    const svg = $("editor"), cell = 16;
+    svg.setAttribute("viewBox", `0 0 ${M.cols * cell} ${M.rows * cell}`);
+    for (let i = 0; i < N_S; i++) {
+      const r = el("rect", { x: (i % M.cols) * cell + 1, y: Math.floor(i / M.cols) * cell + 1, width: cell - 2,
+        height: cell - 2, rx: 2, class: "s-unit", "data-s": i }, svg);
+      r.addEventListener("pointerdown", (ev) => {
+        ev.preventDefault();
+        ed.drawing = ed.bits[i] ? 0 : 1;                     // a stroke from a firing unit rubs out
+        paint(i);
+      });
+      r.addEventListener("pointerenter", () => { if (ed.drawing !== null) paint(i); });
+      ed.cells.push(r);
+    }
+    document.addEventListener("pointerup", () => { ed.drawing = null; });
+    const sel = $("ed-card");
+    D.cards.forEach((_, c) => {
+      const o = html("option", "", sel, `${c + 1} (\u201c${className(D.labels[c])}\u201d)`);
+      o.value = c;
+    });
+    $("ed-clear").addEventListener("click", () => editorSet(new Uint8Array(N_S), "blank"));
+    $("ed-invert").addEventListener("click", () => editorSet(ed.bits.map((b) => 1 - b), "inverted " + ed.source));
+    $("ed-load").addEventListener("click", () => {
+      const c = parseInt(sel.value, 10);
+      let last = -1;
+      P.forEach((p, j) => { if (p.c === c) last = j; });
+      editorSet(sBits(P[last].s), `deck card ${c + 1} (presentation ${last + 1})`);
+    });
+  }
+  const edA = aGrid($("ed-aunits"), 12);
+  function paint(i) {
+    ed.bits[i] = ed.drawing;
+    ed.source = "drawn";
+    editorShow();
+  }
+  function editorSet(bits, source) {
+    ed.bits = Uint8Array.from(bits);
+    ed.source = source;
+    editorShow();
+  }
+  function editorShow() {
+    ed.cells.forEach((r, i) => r.classList.toggle("lit", ed.bits[i] === 1));
+    const out = respond(ed.bits);
+    const lit = new Set(out.a_units);
+    edA.forEach((r, a) => r.classList.toggle("lit", lit.has(a)));
+    const nS = ed.bits.reduce((a, b) => a + b, 0);
+    $("ed-a-text").textContent = `${ed.source}: ${nS} of ${N_S} S-units fire; through the patch board ` +
+      `${out.a_units.length} of ${N_A} A-units fire.`;
+    const box = $("ed-runits");
+    box.innerHTML = "";
+    const ws = W.map((w) => out.a_units.map((a) => w[a]).concat([w[N_A]]));
+    const span = trackSpan(ws, out.sums);
+    out.sums.forEach((s, k) => {
+      const div = html("div", "runit", box);
+      const head = html("div", "head", div);
+      head.innerHTML = `<b>${unitName(k)}</b> <span><span class="lamp${out.lamps[k] ? " on" : ""}"></span> lamp ` +
+        `${out.lamps[k] ? "on" : "off"}</span> <span>sum <span class="sum"></span></span>`;
+      head.querySelector(".sum").textContent = sig(s, 4);
+      head.querySelector(".sum").id = `ed-sum-${k}`;
+      sumTrack(div, k, ws[k], out.a_units.concat([N_A]), s, span);
+    });
+    html("p", "answer", box, `The machine answers \u201c${out.answer}\u201d (${M.code}). Sums of the wipers at ` +
+      `rest, without read noise.`).id = "ed-answer";
+  }
+  editorSet(sBits(P[0].s), `deck card ${P[0].c + 1} (presentation 1)`);
 
   // ---- controls ----------------------------------------------------------------------
   function speed() { return parseFloat($("speed").value); }
@@ -314,24 +634,30 @@
     $("play").innerHTML = on ? "&#10074;&#10074; pause" : "&#9654; play";
     if (on) timer = setTimeout(tick, 1000 / speed());
   }
-  function nextError() {
-    for (let j = cur + 1; j < P.length; j++) if (!P[j].ok) { show(j); return; }
-    const c = $("counter"), note = " \u00b7 no more errors";      // said once, however often clicked
+  function jump(test, none) {
+    for (let j = cur + 1; j < P.length; j++) if (test(P[j])) { show(j); return; }
+    const c = $("counter"), note = ` \u00b7 ${none}`;          // said once, however often clicked
     if (!c.textContent.endsWith(note)) c.textContent += note;
   }
+  const nextError = () => jump((p) => !p.ok, "no more mistakes");
+  const nextZero = () => jump((p) => p.z.length > 0, "no more zero margins");
   $("prev").addEventListener("click", () => show(cur - 1));
   $("next").addEventListener("click", () => show(cur + 1));
   $("play").addEventListener("click", () => setPlaying(!playing));
   $("next-error").addEventListener("click", nextError);
-  const speedText = () => { $("speed-text").textContent = `${speed()} card${speed() === 1 ? "" : "s"} a second`; };
+  $("next-zero").addEventListener("click", nextZero);
+  const speedText = () => {
+    $("speed-text").textContent = `${speed()} presentation${speed() === 1 ? "" : "s"} a second`;
+  };
   $("speed").addEventListener("input", speedText);
   speedText();
   document.addEventListener("keydown", (ev) => {
-    if (ev.target.tagName === "INPUT") return;
+    if (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT") return;
     if (ev.key === "ArrowRight") show(cur + 1);
     else if (ev.key === "ArrowLeft") show(cur - 1);
     else if (ev.key === " ") { ev.preventDefault(); setPlaying(!playing); }
     else if (ev.key === "e") nextError();
+    else if (ev.key === "z") nextZero();
   });
 
   if (D.devices && D.devices.rack) {
@@ -340,5 +666,20 @@
   } else {
     $("device-panel").hidden = true;
   }
+
+  // a link can open the page at a place: #p=N (presentation N), #after (the test cards),
+  // #draw=HEX (S-units as hex, row order, into the editor)
+  function fromHash() {
+    const h = decodeURIComponent(location.hash.slice(1));
+    let m;
+    if ((m = /^p=(\d+)$/.exec(h))) show(parseInt(m[1], 10) - 1);
+    else if (h === "after") { show(P.length - 1); $("test-panel").scrollIntoView(); }
+    else if ((m = /^draw=([0-9a-f]+)$/i.exec(h))) {
+      editorSet(sBits(m[1].padEnd(Math.ceil(N_S / 8) * 2, "0")), "drawn");
+      $("editor-panel").scrollIntoView();
+    }
+  }
   show(0);
+  fromHash();
+  window.addEventListener("hashchange", fromHash);
 })();

@@ -1,0 +1,191 @@
+"""The lesson page's own card (issue 17, item 2): ``window.mark1.respond`` in headless Chromium
+against the Python machine.
+
+The page is opened from disk in Debian's ``chromium`` (driven by Playwright, the test
+extra's browser driver, with the system browser). Cards go in as S-unit bits: random bits
+of several densities, blank, full, the deck and test cards as the trained machine's retina
+sees them (``MarkI.sense``), and cards drawn with the mouse on the page's editor. The
+page's sums must be the machine's noise-free sums, ``with_bias(associate(S)) @
+weights_.T``, the expression ``MarkI.decision_function`` adds its read noise to (checked
+here to be exactly ``decision_function`` with the scoring noise set to zero); agreement
+within 1e-9 of the sum's scale (the sum of |wiper| over the pots that make it: the page
+adds in another order than BLAS). Lamps are ``sum > tie`` and the answer is
+``OutputCode.decode``'s. Skips, saying why, when Chromium or Playwright cannot be had.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mark1.classroom import lesson
+from mark1.machine.mark_i import MarkI
+from mark1.machine.patchboard import with_bias
+from mark1.stimuli.cards import scene_cards
+from mark1.stimuli.scenes import load_scene
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("MARK1_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+# (scene, seed, cards, epochs, spec overrides): the small demo machine as mark1 run has it,
+# the 512-A-unit Mark I, a binary code over the eight R-units on the split rack, and μ sums
+CASES = {
+    "demo": ("demo.toml", 0, None, None, {}),
+    "mark_i": ("e_vs_x.toml", 1, None, None, {}),
+    "binary_split": ("demo.toml", 1, 12, 3, {"response.code": "binary", "rack.topology": "split"}),
+    "mean": ("demo.toml", 2, 10, 2, {"response.discrimination": "mean"}),
+}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed "
+                                   "(pip install playwright; the test extra has it)")
+    exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if exe is None:
+        pytest.skip(f"no Chromium at {CHROMIUM} or on PATH (apt-get install chromium)")
+    with sync_api.sync_playwright() as pw:
+        try:
+            b = pw.chromium.launch(executable_path=exe, args=ARGS)
+        except Exception as e:  # noqa: BLE001 - any launch failure means no browser here
+            pytest.skip(f"Chromium at {exe} did not start: {str(e).splitlines()[0]}")
+        yield b
+        b.close()
+
+
+def trained(case, tmp_path):
+    """The lesson page of a case and the same run made by MarkI.fit."""
+    name, seed, cards, epochs, overrides = CASES[case]
+    scene = load_scene(ROOT / "scenes" / name)
+    spec = scene.machine_spec().with_overrides(overrides) if overrides else None
+    data = lesson.record(scene, seed=seed, cards=cards, epochs=epochs, spec=spec)
+    path = tmp_path / "lesson.html"
+    path.write_text(lesson.render_page(data))
+    train, test, seed_machine = scene_cards(scene, seed, train_count=data["meta"]["deck"] if cards else None)
+    m = MarkI(spec=spec or scene.machine_spec(), seed=seed_machine, trace="full")
+    m.fit(train.cards, train.labels, epochs=data["meta"]["epochs"], order=scene.schedule.order)
+    return path, data, m, train, test
+
+
+def noise_free(m, s_states):
+    """The sums decision_function adds its read noise to, and their scale."""
+    x = with_bias(m.associate(s_states))
+    w = m.weights_.T
+    sums, scale = x @ w, x @ np.abs(w)
+    if m.spec.response.discrimination == "mean":
+        counts = x @ m.rack_.mask.T.astype(float)
+        sums, scale = sums / np.maximum(counts, 1), scale / np.maximum(counts, 1)
+    return sums, scale
+
+
+def check(page, m, bits, what):
+    """The page's respond on each row of ``bits`` against the machine."""
+    got = json.loads(page.evaluate("rows => JSON.stringify(rows.map(b => window.mark1.respond(b)))",
+                                   bits.astype(int).tolist()))
+    want, scale = noise_free(m, bits.astype(bool))
+    answers = m.classes_[m.code_.decode(want)]
+    for i, g in enumerate(got):
+        err = np.abs(np.array(g["sums"]) - want[i])
+        assert (err <= 1e-9 * np.maximum(scale[i], 1e-300)).all(), f"{what} {i}: {g['sums']} vs {want[i]}"
+        assert g["lamps"] == (want[i] > m.code_.tie).tolist(), f"{what} {i}"
+        assert g["answer"] == str(answers[i]), f"{what} {i}"
+        assert g["a_units"] == np.flatnonzero(m.associate(bits[i:i + 1].astype(bool))[0]).tolist()
+    return got
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_respond_is_the_machine(browser, tmp_path, monkeypatch, case):
+    path, data, m, train, test = trained(case, tmp_path)
+    assert data["machine"]["wipers"] == m.weights_.tolist()          # the page carries the machine's wipers
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    machine = json.loads(page.evaluate("JSON.stringify(window.mark1.machine)"))      # one string: fast
+    conn = m.patchboard.connections
+    n_s, n_a = conn.shape
+    assert np.array_equal(np.array(machine["wiring"]), conn.T)      # A-units x S-units in -1/0/+1
+    assert machine["threshold"] == m.patchboard.a_threshold
+    assert np.array_equal(np.array(machine["wipers"]), m.weights_)
+    assert np.array(machine["wipers"]).shape == (m.code_.n_units, n_a + 1)
+    assert m.code_.n_units == (8 if case == "binary_split" else 1)
+
+    # the noise-free expression is decision_function's, without its scoring noise
+    monkeypatch.setattr(m, "_scoring_noise", lambda cards, n: np.zeros((len(cards), n)))
+    s_test = m.sense(test.cards)
+    assert np.array_equal(m.decision_function(test.cards), noise_free(m, s_test)[0])
+
+    rng = np.random.default_rng(17)
+    random = np.concatenate([rng.random((8, n_s)) < q for q in (0.05, 0.2, 0.5, 0.8)])
+    got = check(page, m, random, "random card")
+    check(page, m, np.zeros((1, n_s)), "blank card")
+    check(page, m, np.ones((1, n_s)), "full card")
+    check(page, m, m.sense(train.cards), "deck card")
+    check(page, m, s_test[:60], "test card")
+    assert len({tuple(g["lamps"]) for g in got}) > 1 or m.code_.n_units == 1   # not one answer for all
+
+    # the test cards on the page: the machine's answers (with the scoring noise), as mark1 run scores them
+    monkeypatch.undo()
+    assert data["test"]["answers"] == m.code_.decode(m.decision_function(test.cards)).tolist()
+    assert data["meta"]["test_accuracy"] == m.score(test.cards, test.labels)
+    assert errors == []
+    page.close()
+
+
+def test_editor_draws_and_answers(browser, tmp_path):
+    path, data, m, train, _ = trained("demo", tmp_path)
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    rows, cols = data["meta"]["rows"], data["meta"]["cols"]
+
+    def editor_bits():
+        lit = page.eval_on_selector_all("#editor .s-unit.lit", "els => els.map(e => +e.dataset.s)")
+        bits = np.zeros(rows * cols, bool)
+        bits[lit] = True
+        return bits
+
+    def shown_sum():
+        return float(page.text_content("#ed-sum-0").replace("\u2212", "-"))
+
+    # a deck card loaded: the S-units of its latest presentation, as the machine logged them
+    card = 3
+    page.select_option("#ed-card", str(card))
+    page.click("#ed-load")
+    last = max(p for p, row in enumerate(m.history_) if row["card"] == card)
+    s_logged = np.zeros(rows * cols, bool)
+    s_logged[m.trace_.readings[last].s_units] = True
+    assert np.array_equal(editor_bits(), s_logged)
+    want = noise_free(m, s_logged[None])[0][0, 0]
+    assert shown_sum() == pytest.approx(want, rel=1e-3, abs=1e-6)    # shown to 4 significant digits
+
+    # clear, then draw a stroke with the mouse: a vertical bar down column 9
+    page.click("#ed-clear")
+    assert not editor_bits().any()
+    page.locator("#editor").scroll_into_view_if_needed()
+    box = page.locator("#editor").bounding_box()
+    cell = box["width"] / cols
+    page.mouse.move(box["x"] + 9.5 * cell, box["y"] + 3.5 * cell)
+    page.mouse.down()
+    for r in range(3, 17):
+        page.mouse.move(box["x"] + 9.5 * cell, box["y"] + (r + 0.5) * cell, steps=2)
+    page.mouse.up()
+    drawn = editor_bits()
+    assert drawn.reshape(rows, cols)[3:17, 9].all() and drawn.sum() == 14
+    sums, _ = noise_free(m, drawn[None])
+    assert shown_sum() == pytest.approx(sums[0, 0], rel=1e-3, abs=1e-6)
+    answer = str(m.classes_[m.code_.decode(sums)[0]])
+    assert f"answers \u201c{answer}\u201d" in page.text_content("#ed-answer")
+
+    # invert turns every S-unit over
+    page.click("#ed-invert")
+    assert np.array_equal(editor_bits(), ~drawn)
+    assert errors == []
+    page.close()
