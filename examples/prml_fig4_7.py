@@ -1,16 +1,24 @@
 """
-PRML Fig. 4.7: the perceptron learning algorithm, one update at a time
-======================================================================
+PRML Fig. 4.7: the perceptron learning algorithm, every update, and Novikoff's bound
+====================================================================================
 
 Two linearly separable classes in 2-D (a fixed synthetic draw) with a bias feature,
-trained by fixed-increment error correction (``mark1.machine.perceptron.train_error_correction``,
-the same core the machine's ideal path uses) from a poor starting weight vector.
-Every presentation with ``errors[p]`` set moved the weights by ``t_n φ_n``; replaying
-those updates gives the weight vector after each. Four panels as in PRML: the start,
-after the first and the second update, and the end, each with the boundary, the
-weight vector (arrow, normal to the boundary) and, circled, the misclassified point
-that causes the next update. Prints the number of updates, epochs and whether the
-training set ended separated.
+``φ = (x_1, x_2, 1)``, trained by fixed-increment error correction
+(``mark1.machine.perceptron.train_error_correction``, the same core the machine's
+ideal path uses) from a poor starting weight vector. Every presentation with
+``errors[p]`` set moved the weights by ``t_n φ_n``; replaying those updates gives the
+weight vector after each, and :func:`mark1.viz.prml.perceptron_figure` draws them
+all, one panel per update (the book shows the start and two updates): the boundary,
+the weight vector (arrow, normal to the boundary, pointing to the red class
+``t = +1`` as in the book) and, circled in green, the misclassified point that
+causes the next update.
+
+The title sets the updates made beside Novikoff's bound (PRML §4.1.7): from
+``w = 0`` at most ``(R/γ)²`` updates, with ``R = max ‖φ_n‖`` and ``γ`` the margin of
+the maximum-margin separating vector in φ-space (``mark1.viz.prml.max_margin``: the
+best of all separating vectors, so the tightest bound of this form); from the start
+used here the same argument gives a larger number, also printed. Prints the number
+of updates, epochs, whether the training set ended separated, and the bound.
 
 Run it with ``python examples/prml_fig4_7.py [--out DIR]``.
 """
@@ -21,7 +29,8 @@ import matplotlib
 import numpy as np
 
 from mark1.machine.perceptron import train_error_correction
-from mark1.viz import plane_figure, save_figure, script_parser
+from mark1.viz import script_parser
+from mark1.viz.prml import novikoff_bound, perceptron_figure
 
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
@@ -48,6 +57,7 @@ def main(argv=None) -> None:
     steps = np.cumsum(np.r_[W0[None, :], t[cards, None] * phi[cards]], axis=0)   # w after 0..U updates
     assert np.allclose(steps[-1], res.weights[0])
     acc = [float(np.mean(np.sign(phi @ w) == t)) for w in steps]
+    bound = novikoff_bound(phi, t, w0=W0)
     print(f"{len(X)} points, 2 classes, bias feature; start w = {W0.tolist()}")
     print(f"updates: {len(upd)}")
     print(f"epochs run: {res.epochs_run}, mistakes per epoch: {res.mistakes_per_epoch.tolist()}")
@@ -55,28 +65,12 @@ def main(argv=None) -> None:
     print(f"training accuracy at the start: {acc[0]:.3f}, after update 1: {acc[1]:.3f}, "
           f"after update 2: {acc[2]:.3f}, at the end: {acc[-1]:.3f}")
     print(f"final w = {np.round(res.weights[0], 3).tolist()}")
+    print(f"R = max |phi| = {bound.R:.4f}; gamma = {bound.gamma:.4f}, the margin of the maximum-margin separating "
+          f"vector u = {np.round(bound.u, 4).tolist()}")
+    print(f"Novikoff's bound: (R/gamma)^2 = {bound.from_zero:.1f} updates from w = 0, "
+          f"{bound.from_start:.1f} from this start; updates made: {len(upd)}")
 
-    shown = [0, 1, 2, len(upd)]
-    fig, axes = plane_figure(2, 2, width=8, height=8, xlim=(-1, 1), ylim=(-1, 1))
-    xs = np.linspace(-1, 1, 2)
-    for ax, k in zip(axes, shown):
-        w = steps[k]
-        ax.scatter(*X[t < 0].T, marker="o", color="tab:red", s=18)
-        ax.scatter(*X[t > 0].T, marker="o", color="tab:blue", s=18)
-        if abs(w[1]) > 1e-12:
-            ax.plot(xs, -(w[0] * xs + w[2]) / w[1], color="k", lw=1.5)
-        else:
-            ax.axvline(-w[2] / w[0], color="k", lw=1.5)
-        foot = -w[2] * w[:2] / (w[:2] @ w[:2])             # the boundary's point nearest the origin
-        nrm = w[:2] / np.linalg.norm(w[:2])
-        ax.annotate("", xy=foot + 0.5 * nrm, xytext=foot, arrowprops=dict(arrowstyle="->", color="k", lw=1.5))
-        if k < len(upd):
-            ax.scatter(*X[cards[k]], s=160, facecolors="none", edgecolors="tab:green", linewidths=2)
-        what = "start" if k == 0 else f"after update {k}" + (" (end)" if k == len(upd) else "")
-        ax.set_title(f"{what}: {acc[k]:.0%} correct", fontsize=10)
-    fig.suptitle("PRML Fig. 4.7: perceptron updates (circled: the misclassified point used next; "
-                 "arrow: w)", fontsize=10)
-    save_figure(fig, args.out / "prml_fig4_7.png", dpi=110)
+    perceptron_figure(X, t, res, w0=W0, out=args.out / "prml_fig4_7.png")
     print(f"figure: {args.out / 'prml_fig4_7.png'}")
 
 

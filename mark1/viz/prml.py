@@ -537,11 +537,12 @@ def _grid(xlim, ylim, n=240):
     return xx, yy, np.c_[xx.ravel(), yy.ravel()]
 
 
-def _posterior_panel(fig, ax, xx, yy, P) -> None:
+def _posterior_panel(fig, ax, xx, yy, P, alpha=1.0) -> None:
     """``p(C1|x)`` on the weights' colour map (blue 0, white 1/2, red 1) with its 0.5 contour."""
-    mesh = ax.pcolormesh(xx, yy, P, cmap=WEIGHT_CMAP, vmin=0.0, vmax=1.0, shading="auto", rasterized=True)
-    cs = ax.contour(xx, yy, P, levels=[0.1, 0.9], colors="0.35", linewidths=0.8, linestyles="--")
-    ax.clabel(cs, fmt="%.1f", fontsize=7)
+    mesh = ax.pcolormesh(xx, yy, P, cmap=WEIGHT_CMAP, vmin=0.0, vmax=1.0, shading="auto", rasterized=True,
+                         alpha=alpha)
+    cs = ax.contour(xx, yy, P, levels=[0.1, 0.9], colors="w", linewidths=1.0, linestyles="--")
+    ax.clabel(cs, fmt="%.1f", fontsize=8)
     ax.contour(xx, yy, P, levels=[0.5], colors="k", linewidths=1.8)
     fig.colorbar(mesh, ax=ax, shrink=0.8, label="$p(C_1|x)$")
 
@@ -622,8 +623,8 @@ def generative_figure(gc, X, y, *, out=None) -> Figure:
 
     P = gc.predict_proba(grid)[:, 1].reshape(xx.shape)
     _posterior_panel(fig, ax_p, xx, yy, P)
-    ax_p.set_title("the posterior $p(C_1|x)$ (red ink for $C_1$, blue for $C_0$);\n"
-                   "black: the boundary $p(C_1|x) = 0.5$, a straight line", fontsize=9)
+    ax_p.set_title("the posterior $p(C_1|x)$ (red ink for $C_1$, blue for $C_0$); black: the\n"
+                   "boundary $p(C_1|x) = 0.5$, a straight line; dashed: 0.1 and 0.9", fontsize=9)
     for ax in (ax_d, ax_p):
         ax.set_xlim(*xlim)
         ax.set_ylim(*ylim)
@@ -662,7 +663,7 @@ def posterior_map_figure(clf, X, y, *, title: str | None = None, out=None) -> Fi
     The posterior (``predict_proba``, column ``classes_[1]`` = C1) on the weights' colour
     map, blue at 0 through white to red at 1; dashed, where it is 0.1 and 0.9; black, the
     decision boundary ``p(C1|x) = 0.5``. The points are drawn in their class's colour
-    (C1 red, C0 blue) with a white edge, and the panel writes the linear function
+    (C1 red squares, C0 blue circles) over a paler map, and the panel writes the linear function
     ``a = wᵀx + w_0`` (``coef_``, ``intercept_``) whose sigmoid the posterior is, and the
     accuracy on the points.
 
@@ -709,9 +710,10 @@ def posterior_map_figure(clf, X, y, *, title: str | None = None, out=None) -> Fi
     xx, yy, grid = _grid(xlim, ylim)
     fig = new_figure(7.4, 6.2, layout="constrained")
     ax = fig.add_subplot()
-    _posterior_panel(fig, ax, xx, yy, clf.predict_proba(grid)[:, 1].reshape(xx.shape))
-    for c in (0, 1):
-        ax.scatter(*X[yi == c].T, s=26, color=_CLASS_COLORS[c], edgecolors="white", linewidths=0.7,
+    # the map paler than the points, so a point on its own class's side still shows
+    _posterior_panel(fig, ax, xx, yy, clf.predict_proba(grid)[:, 1].reshape(xx.shape), alpha=0.6)
+    for c, marker in ((0, "o"), (1, "s")):
+        ax.scatter(*X[yi == c].T, s=24, marker=marker, color=_CLASS_COLORS[c], edgecolors="k", linewidths=0.6,
                    label=f"$C_{c}$: class {clf.classes_[c]}")
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
