@@ -288,6 +288,7 @@ class _SensoryPipeline:
         self.rack = rack
         self.block = block
         self.size = block                 # current look-ahead, shrunk after a re-timing
+        self.gap, self.last_retimed = float(block), 0     # running gap between re-timings
         self.start = self.stop = 0
         self._ends = None
         self.s_active = np.zeros(len(order), np.int16)
@@ -330,7 +331,10 @@ class _SensoryPipeline:
         """Presentation ``p`` stayed lit for ``lit`` seconds instead of the nominal time."""
         if abs(lit - self.nominal_lit) <= 1e-12 * max(1.0, lit):
             return
-        self.size = 8                                       # waits come in runs: look ahead less
+        # waits come in runs: look ahead about as far as the running gap between them
+        self.gap += 0.3 * (p - self.last_retimed - self.gap)
+        self.last_retimed = p
+        self.size = int(min(self.block, max(8.0, 1.25 * self.gap)))
         self._compute(p, self._ends.at(p - self.start), lit_first=lit)
 
 
@@ -891,7 +895,9 @@ def _serve(limit, inclusive, queue_pot, queue_cmd, queue_time, ends, free, busy_
         busy_until = max(busy_until, t + duration)
         free[d] = t + duration
         head += 1
-    ends[0] = head
+    if head == tail:                     # the queue ran dry: its room starts over
+        head = tail = 0
+    ends[0], ends[1] = head, tail
     return busy_until, t_ref
 
 
