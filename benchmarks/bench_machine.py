@@ -1,19 +1,28 @@
 """Speed of the machine, measured against peers in the same run.
 
-    python benchmarks/bench_machine.py [--cards 10000] [--epochs 5] [--repeat 3]
+    python benchmarks/bench_machine.py [--cards 10000] [--epochs 5] [--repeat 3] [--event-cards 500]
 
 The workload (issue 10): rendered digit cards of 8 classes ("0".."7", 40 px glyphs
 jittered on the card), MARK_I with every non-ideality on, trace off.
 
 Prints:
 
-1. the analog machine, one epoch over the cards: presentations per second (wall and
-   CPU time of this process), SimPy events per presentation, and the same run made
-   card by card (one timeout per presentation, the previous design's event pattern,
-   here with the full trace that forces it), with a check that both give the same
-   history; for MARK_I and for MARK_I with the 1-day decay it had when issue 10
-   measured it;
-2. the ideal machine (``spec.ideal()``, the exact vectorized path) against its peer:
+1. the analog machine, one epoch over the cards, in the timing configurations a user
+   studies (issue 18): MARK_I as it is, ``rack.drivers = 8``, ``timing.overlap``,
+   overlap with 8 drivers, and MARK_I with the 1-day decay of issue 10's figures. Each
+   row gives presentations per second (wall and CPU time of this process) of the
+   compiled loop and of the event path (SimPy, one step per card:
+   ``_TrainingRun.compiled_loop = False``), measured in the same run, their ratio, and
+   whether both give the same history, wipers and machine time (checked on the cards
+   the event path ran; it runs on ``--event-cards`` cards where it is too slow for all,
+   as the row says). The aims: MARK_I >= 100,000 presentations/s, 8 drivers and overlap
+   with 8 drivers >= 50,000/s;
+2. a full trace (every event, reading and move kept; SimPy steps every card) against
+   the compiled loop with the trace off (aim >= 20,000/s);
+3. growth: overlap with 8 drivers on a tenth of the cards and on all of them, CPU time
+   per presentation and the peak of memory allocated during the fit (tracemalloc), so
+   that time and memory are seen to grow linearly with the cards;
+4. the ideal machine (``spec.ideal()``, the exact vectorized path) against its peer:
    our own sensing (``sense`` + ``associate``) plus scikit-learn's
    ``Perceptron(shuffle=False, tol=None, eta0=1)`` on the same φ and epochs, on
    the 8 digit classes (the mistake-dense case: 1,450 mistakes in the first epoch) and
@@ -33,6 +42,7 @@ import contextlib
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +51,7 @@ import simpy
 import mark1
 from mark1 import MarkI, specs
 from mark1._utils.threads import one_blas_thread
+from mark1.machine import simulator
 
 DIGITS = """
 name = "benchmark: eight digits"
@@ -99,32 +110,95 @@ def timed(fn, repeat):
     return wall, cpu, out
 
 
-def analog(cards, labels, repeat, spec, name):
-    on = [n for n in specs.NON_IDEALITIES if spec.is_on(n)]
+@contextlib.contextmanager
+def event_path():
+    """Fits inside run on the event path (SimPy steps every card), the compiled loop's reference."""
+    before = simulator._TrainingRun.compiled_loop
+    simulator._TrainingRun.compiled_loop = False
+    try:
+        yield
+    finally:
+        simulator._TrainingRun.compiled_loop = before
+
+
+def _same_run(a, b) -> bool:
+    """Same history (every field), wipers and machine time, bit for bit."""
+    return (all(np.array_equal(a.history_[f], b.history_[f]) for f in a.history_.dtype.names)
+            and a.machine_time_ == b.machine_time_
+            and all(np.array_equal(getattr(a.rack_, k), getattr(b.rack_, k))
+                    for k in ("p_from", "p_to", "t_start", "t_end", "last_dir")))
+
+
+#: The timing configurations: (name, overrides of MARK_I, aim in presentations/s, whether
+#: the event path is too slow for every card).
+CONFIGS = [
+    ("MARK_I", {}, 100_000, False),
+    ("rack.drivers = 8", {"rack.drivers": 8}, 50_000, True),
+    ("timing.overlap", {"timing.overlap": True}, None, False),
+    ("overlap + 8 drivers", {"timing.overlap": True, "rack.drivers": 8}, 50_000, True),
+    ("MARK_I, decay 1 day", {"rack.decay_time": 86400.0}, None, False),
+]
+
+
+def analog(cards, labels, repeat, event_cards):
+    """Compiled loop against the event path, each timing configuration."""
     n = len(cards)
-    # the wiring is plugged once, outside the timing (as a patch board is)
-    compiled = MarkI(spec=spec, seed=1, trace="off").fit(cards[:16], labels[:16])
-    stepping = MarkI(spec=spec, seed=1, trace="full").fit(cards[:16], labels[:16])
+    print(f"analog machine, {n:,} presentations (one epoch), compiled loop against the event path "
+          f"(SimPy, one step per card), best of {repeat}; presentations/s")
+    print(f"  {'configuration':<22} {'compiled wall':>13} {'CPU':>9} {'events/p':>9} | {'event path':>10} "
+          f"{'CPU':>8} {'cards':>7} | {'ratio CPU':>9} {'same':>5} {'aim':>8}  reinforced, machine time")
+    for name, overrides, aim, slow in CONFIGS:
+        spec = specs.MARK_I.with_overrides(overrides)
+        # the wiring is plugged once, outside the timing (as a patch board is)
+        compiled = MarkI(spec=spec, seed=1, trace="off").fit(cards[:16], labels[:16])
+        stepping = MarkI(spec=spec, seed=1, trace="off")
+        with event_path():
+            stepping.fit(cards[:16], labels[:16])
 
-    def between_waits():
-        env = CountingEnvironment()
-        return compiled.fit(cards, labels, env=env), env.events
+        def run():
+            env = CountingEnvironment()
+            return compiled.fit(cards, labels, env=env), env.events
 
-    def card_by_card():
-        env = CountingEnvironment()
-        return stepping.fit(cards, labels, env=env), env.events
+        wall, cpu, (m, events) = timed(run, repeat)
+        reinforced = np.count_nonzero(m.history_["pots_moved"]) / n
+        machine_time = m.machine_time_
+        k = min(n, event_cards) if slow else n
+        with event_path():
+            wall1, cpu1, m1 = timed(lambda: stepping.fit(cards[:k], labels[:k]), 1)
+        same = _same_run(m if k == n else compiled.fit(cards[:k], labels[:k]), m1)
+        print(f"  {name:<22} {n / wall:13,.0f} {n / cpu:9,.0f} {events / n:9.3f} | {k / wall1:10,.0f} "
+              f"{k / cpu1:8,.0f} {k:7,} | {(n / cpu) / (k / cpu1):9.1f} {str(same):>5} "
+              f"{f'{aim:,}' if aim else '-':>8}  {reinforced:.1%}, {machine_time / 3600:.2f} h")
+    print("  (the event path runs on the first 'cards' cards where it is too slow for all of them;"
+          " 'same' compares the compiled loop on those cards)")
 
-    wall, cpu, (m, events) = timed(between_waits, repeat)
-    wall1, cpu1, (m1, events1) = timed(card_by_card, 1)
-    reinforced = np.count_nonzero(m.history_["pots_moved"]) / n
-    print(f"analog {name}, {n:,} presentations (one epoch), non-idealities on: {', '.join(on)}")
-    print(f"  {reinforced:.1%} of presentations reinforced; machine time {m.machine_time_ / 3600:.2f} h")
-    print(f"  compiled between waits:         {n / wall:10,.0f} presentations/s wall, "
-          f"{n / cpu:10,.0f} /s CPU, {events / n:.3f} SimPy events per presentation")
-    print(f"  card by card (full trace):      {n / wall1:10,.0f} presentations/s wall, "
-          f"{n / cpu1:10,.0f} /s CPU, {events1 / n:.3f} SimPy events per presentation")
-    print(f"  events ratio {events / events1:.3f}; same history both ways: "
-          f"{np.array_equal(m.history_, m1.history_)}  (goal >= 50,000 presentations/s)")
+
+def full_trace(cards, labels, repeat, event_cards):
+    """A full trace (SimPy steps every card, every event kept) against the compiled loop, trace off."""
+    n = len(cards)
+    k = min(n, 4 * event_cards)
+    off = MarkI(spec=specs.MARK_I, seed=1, trace="off").fit(cards[:16], labels[:16])
+    full = MarkI(spec=specs.MARK_I, seed=1, trace="full").fit(cards[:16], labels[:16])
+    wall, cpu, m = timed(lambda: off.fit(cards[:k], labels[:k]), repeat)
+    wall1, cpu1, m1 = timed(lambda: full.fit(cards[:k], labels[:k]), repeat)
+    print(f"\nfull trace on MARK_I, {k:,} presentations: {k / wall1:,.0f} presentations/s wall, {k / cpu1:,.0f} /s CPU "
+          f"({len(m1.trace_):,} events); trace off {k / wall:,.0f} /s wall, {k / cpu:,.0f} /s CPU; "
+          f"ratio {(k / cpu1) / (k / cpu):.2f} CPU; same history: {_same_run(m, m1)}  (aim >= 20,000/s)")
+
+
+def growth(cards, labels):
+    """Time and memory of overlap with 8 drivers on a tenth of the cards and on all of them."""
+    spec = specs.MARK_I.with_overrides({"timing.overlap": True, "rack.drivers": 8})
+    m = MarkI(spec=spec, seed=1, trace="off").fit(cards[:16], labels[:16])
+    print("\ngrowth, overlap + 8 drivers (compiled):")
+    for k in (len(cards) // 10, len(cards)):
+        _, cpu, _ = timed(lambda: m.fit(cards[:k], labels[:k]), 1)
+        tracemalloc.start()
+        m.fit(cards[:k], labels[:k])
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(f"  {k:7,} presentations: {cpu / k * 1e6:6.1f} us CPU per presentation, "
+              f"peak allocated during the fit {peak / 2**20:7.1f} MiB ({peak / k:,.0f} bytes per presentation)")
 
 
 def ideal(cards, labels, epochs, repeat, name):
@@ -159,14 +233,13 @@ def main(argv=None):
     ap.add_argument("--cards", type=int, default=10_000)
     ap.add_argument("--epochs", type=int, default=5, help="epochs of the ideal-machine comparison")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--event-cards", type=int, default=500,
+                    help="cards the event path runs where it is too slow for all (driver limits)")
     args = ap.parse_args(argv)
     cards, labels = digit_cards(args.cards)
-    analog(cards, labels, args.repeat, specs.MARK_I, "MARK_I")
-    # the conditions of issue 10's figures: MARK_I's decay was 1 day then (now 1 hour,
-    # which makes more mistakes, so more reinforcements)
-    print()
-    analog(cards, labels, args.repeat, specs.MARK_I.with_overrides({"rack.decay_time": 86400.0}),
-           "MARK_I with rack.decay_time = 86400 s")
+    analog(cards, labels, args.repeat, args.event_cards)
+    full_trace(cards, labels, args.repeat, args.event_cards)
+    growth(cards, labels)
     try:
         import sklearn  # noqa: F401
     except ImportError:
