@@ -229,3 +229,116 @@ def test_cli_lesson(tmp_path, capsys):
         err = capsys.readouterr().err
         assert says in err and len(err.strip().splitlines()) == 1
         assert not (tmp_path / "bad").exists()
+
+
+# -- the run of mark1 run, and what PRML chapter 4 adds to it ------------------------------
+
+@pytest.mark.parametrize("scene_file, seed", [(DEMO, 1), (ROOT / "scenes" / "e_vs_x.toml", 0)])
+def test_lesson_is_mark1_runs_run(tmp_path, capsys, scene_file, seed):
+    """By default the page runs the scene as `mark1 run SCENE --seed N` does: the same numbers."""
+    from mark1.cli import main
+
+    assert main(["run", str(scene_file), "--seed", str(seed), "--out", str(tmp_path), "--json"]) == 0
+    capsys.readouterr()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    meta = lesson.record(scene_file, seed=seed)["meta"]
+    assert meta["as_run"] and meta["shows_instead"] is None
+    assert meta["mistakes_per_epoch"] == summary["errors_per_epoch"]
+    assert (meta["deck"], meta["test_cards"], meta["epochs"], meta["presentations"]) == (
+        summary["train_cards"], summary["test_cards"], summary["epochs"], summary["presentations"])
+    assert meta["train_accuracy"] == summary["train_accuracy"]
+    assert meta["test_accuracy"] == summary["test_accuracy"]
+    assert meta["machine_time"] == summary["machine_time_s"]
+
+
+def test_a_shorter_run_says_so():
+    data = lesson.record(DEMO, seed=0, cards=10, epochs=2)
+    assert not data["meta"]["as_run"]
+    assert data["meta"]["shows_instead"] == "10 of the scene's 40 training cards; 2 epochs instead of the scene's 5"
+    scene = load_scene(ROOT / "scenes" / "parity.toml")             # 200 cards x 10 epochs: too long for a page
+    assert lesson._deck(scene, None, None, 0) == (20, 10, "20 of the scene's 200 training cards (its 2,000 "
+                                                          "presentations are too many to step through)")
+    assert lesson._deck(scene, 200, None, 0) == (None, 5, "5 epochs instead of the scene's 10 (its 2,000 "
+                                                         "presentations are too many to step through)")
+    assert lesson._deck(scene, 200, 10, 0) == (None, 10, None)      # asked for, the whole run
+    alphabet = load_scene(ROOT / "scenes" / "alphabet.toml")      # 26 classes on 5 R-units: 200 presentations
+    assert lesson._deck(alphabet, None, None, 0, n_units=5) == (
+        26, 7, "26 of the scene's 104 training cards; 7 epochs instead of the scene's 50 (its 5,200 presentations "
+               "are too many to step through)")
+    spec = load_scene(DEMO).machine_spec().ideal()
+    assert "instead of the scene's" in lesson.record(DEMO, seed=0, cards=40, spec=spec)["meta"]["shows_instead"]
+
+
+def replayed_weights(m):
+    """Each pot where the last move commanded before each presentation left it: (P, units, n_a + 1)."""
+    w = np.zeros(m.rack_.mask.shape)
+    out = []
+    moves = list(m.trace_.moves)
+    for p in range(len(m.history_)):
+        for move in (mv for mv in moves if mv.presentation == p - 1):
+            w[move.unit, move.a_unit] = move.target
+        out.append(w.copy())
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_weights_and_criterion(seed):
+    """The weights the page replays are those the machine read; E_P is PRML eq. 4.54 over the cards so far."""
+    scene = load_scene(DEMO)
+    data = lesson.record(scene, seed=seed, cards=12, epochs=4)
+    m, _ = machine_run(scene, seed, 12, 4)
+    w = replayed_weights(m)
+    for p, reading in enumerate(m.trace_.readings):                 # no decay, moves done within the period
+        cols = np.append(reading.a_units, m.rack_.mask.shape[1] - 1)
+        assert np.array_equal(w[p][:, cols], reading.wipers)
+    last = np.zeros_like(w[-1])
+    for move in m.trace_.moves:
+        last[move.unit, move.a_unit] = move.target
+    assert np.array_equal(last, m.weights_)                          # the replay ends at the machine's wipers
+    targets = m.code_.targets[m.history_["label"]]
+    phi_card, t_card = {}, {}
+    for p, (row, reading) in enumerate(zip(m.history_, m.trace_.readings)):
+        phi = np.zeros(m.rack_.mask.shape[1])
+        phi[reading.a_units] = 1
+        phi[-1] = 1
+        phi_card[row["card"]], t_card[row["card"]] = phi, targets[p]
+        e_p = -sum(min(0.0, float(t_card[c][k] * w[p][k] @ phi_card[c]))
+                   for c in phi_card for k in range(len(w[p])))
+        assert data["pres"][p]["ep"] == pytest.approx(e_p, rel=1e-5, abs=1e-9)
+        assert data["pres"][p]["ep"] >= 0
+    e_final = -sum(min(0.0, float(t_card[c][k] * m.weights_[k] @ phi_card[c])) for c in phi_card
+                   for k in range(len(m.weights_)))
+    assert data["meta"]["ep_final"] == pytest.approx(e_final, rel=1e-5, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_novikoff_holds_for_the_ideal_machine(seed):
+    """The ideal machine (exact sums, no end stops) is the theorem's perceptron: corrections <= (R/gamma)^2."""
+    scene = load_scene(DEMO)
+    data = lesson.record(scene, seed=seed, cards=16, epochs=6, spec=scene.machine_spec().ideal())
+    (nov,) = data["meta"]["novikoff"]
+    assert nov["corrections"] == sum(1 for p in data["pres"] if p["err"])
+    if nov["separates"]:
+        assert nov["corrections"] <= nov["bound"]
+        assert nov["gamma"] <= nov["gamma_best"] * (1 + 1e-5)         # the final weights' margin is not the best
+    if "bound_best" in nov:
+        assert nov["corrections"] <= nov["bound_best"]
+    else:
+        assert not nov["separates"]
+
+
+def test_zero_margins():
+    scene = load_scene(DEMO)
+    quiet = lesson.record(scene, seed=0, cards=12, epochs=3, spec=scene.machine_spec().with_overrides(
+        {"rack.wiper_noise": 0.0}))
+    assert not any(p["z"] or p["f"] for p in quiet["pres"])
+    data = lesson.record(scene, seed=0)                               # mark1 run's run of the demo
+    noise = data["meta"]["wiper_noise"]
+    for p in data["pres"]:
+        sd = noise * np.sqrt(len(p["a"]) + 1)
+        assert p["sd"][0] == pytest.approx(sd, rel=1e-5)
+        assert (0 in p["z"]) == (abs(p["clean"][0]) < sd)
+        for k in p["f"]:                                              # the noise outweighed the wipers
+            assert abs(float(p["sums"][k]) - p["clean"][k]) >= abs(p["clean"][k]) - 5e-4 * abs(float(p["sums"][k]))
+    flips = [i for i, p in enumerate(data["pres"]) if p["f"] and p["z"]]
+    assert flips, "the demo's run has a read the noise flipped within its scale"

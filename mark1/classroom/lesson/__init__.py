@@ -51,6 +51,7 @@ from mark1.classroom.device import (photocell_response, photocell_response_figur
                                     rack_response_figure)
 from mark1.machine.mark_i import MarkI
 from mark1.machine.patchboard import with_bias
+from mark1.machine.response import OutputCode
 from mark1.machine.rules import erring
 from mark1.stimuli.cards import scene_cards
 from mark1.stimuli.scenes import Scene, load_scene
@@ -61,8 +62,13 @@ __all__ = ["record", "build", "render_page"]
 #: deck cards in a lesson cut short (a run a class can follow)
 DEFAULT_CARDS = 20
 
-#: the longest run a lesson shows whole (presentations); a longer scene is cut to a short deck
+#: the longest run a lesson shows whole (presentations of one R-unit; of k R-units, a k-th of it):
+#: a longer scene is cut to a short deck, then to fewer epochs (a page of a few MB at most)
 MAX_PRESENTATIONS = 1000
+
+#: the largest (distinct reads x pots) for which the page gives the best margin (Wolfe's exact
+#: minimum-norm point: ~0.01 s at 40 x 65, ~20 s at 200 x 513 on one core)
+MAX_MARGIN_SIZE = 20_000
 
 #: the trace's events of the motors, whose times the page shows
 _MOTOR_EVENTS = ("motors start", "motors queued", "motors stop")
@@ -72,28 +78,33 @@ def _scene(scene) -> Scene:
     return scene if isinstance(scene, Scene) else load_scene(scene)
 
 
-def _deck(scene: Scene, cards, epochs, seed: int):
+def _deck(scene: Scene, cards, epochs, seed: int, n_units: int = 1):
     """Training cards and epochs of the lesson, whether they are ``mark1 run``'s, and why not.
 
-    Returns ``(train_count, epochs, note)``: ``train_count`` None means the scene's own
-    deck; ``note`` is None when the run is ``mark1 run``'s, else what the page shows instead.
+    A run of ``n_units`` R-units longer than ``MAX_PRESENTATIONS // n_units`` presentations
+    is cut: to a short deck, then (unless ``epochs`` is given) to fewer epochs. Returns
+    ``(train_count, epochs, note)``: ``train_count`` None means the scene's own deck;
+    ``note`` is None when the run is ``mark1 run``'s, else what the page shows instead.
     """
     count = scene.settings["train"].count
     available = count if count is not None else len(scene.stimuli("train", seed=seed))
     scene_epochs = scene.schedule.epochs
-    epochs = scene_epochs if epochs is None else int(epochs)
+    budget = max(MAX_PRESENTATIONS // n_units, 1)
+    too_long = f" (its {available * scene_epochs:,} presentations are too many to step through)"
     if cards is None:
-        cards = available if available * epochs <= MAX_PRESENTATIONS else \
+        cards = available if available * (epochs or scene_epochs) <= budget else \
             min(available, max(DEFAULT_CARDS, len(scene.classes)))
+    if epochs is None:
+        epochs = scene_epochs if cards * scene_epochs <= budget else max(1, budget // cards)
     notes = []
     if cards != available:
-        notes.append(f"{cards} of the scene's {available} training cards"
-                     + (f" (its {available * epochs:,} presentations are too many to step through)"
-                        if available * epochs > MAX_PRESENTATIONS and cards < available else ""))
+        notes.append(f"{cards} of the scene's {available} training cards")
     if epochs != scene_epochs:
         notes.append(f"{epochs} epoch{'s' * (epochs != 1)} instead of the scene's {scene_epochs}")
+    if notes and available * scene_epochs > budget:
+        notes[-1] += too_long
     train_count = None if cards == available and count is not None else cards
-    return train_count, epochs, "; ".join(notes) or None
+    return train_count, int(epochs), "; ".join(notes) or None
 
 
 def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None = None,
@@ -107,10 +118,11 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         Seed of the run (the same cards and machine as ``mark1 run --seed``).
     cards : int, optional
         Training cards in the deck. Default the scene's, as ``mark1 run`` has them, unless
-        that run has more than :data:`MAX_PRESENTATIONS` presentations: then at most
-        :data:`DEFAULT_CARDS` (or one per class).
+        that run has more than :data:`MAX_PRESENTATIONS` presentations (divided by the
+        R-units in use): then at most :data:`DEFAULT_CARDS` (or one per class).
     epochs : int, optional
-        Passes over the deck (default the scene's).
+        Passes over the deck (default the scene's, or fewer when a short deck is still
+        too long).
     spec : MachineSpec, optional
         The machine (default the scene's).
     progress : bool
@@ -145,7 +157,8 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     scene = _scene(scene)
     scene_spec = scene.machine_spec()
     spec = scene_spec if spec is None else spec
-    train_count, epochs, note = _deck(scene, cards, epochs, seed)
+    train_count, epochs, note = _deck(scene, cards, epochs, seed,
+                                      OutputCode(scene.classes, spec.response).n_units)
     if spec != scene_spec:
         note = "; ".join(filter(None, [note, f"the machine {spec.name} instead of the scene's {scene_spec.name}"]))
     train, test, seed_machine = scene_cards(scene, seed, train_count=train_count)
@@ -283,23 +296,30 @@ def _novikoff(final, phis, targets, mask, erred, tie) -> list[dict]:
     the margin of the final weights (``gamma``, ``bound``; only when they separate every
     read, ``separates``), and with the largest margin any weights have on these reads
     (``gamma_best``, ``bound_best``, :func:`mark1.viz.prml.novikoff_bound`; only when the
-    reads are linearly separable)."""
+    reads are linearly separable; ``separable`` False when they are not; neither when they
+    are too many, over :data:`MAX_MARGIN_SIZE`)."""
     out = []
     for k in range(len(final)):
         pots = mask[k]
         w, x = final[k][pots], phis[:, pots]
         margins = targets[:, k] * (x @ w)
         norm = float(np.linalg.norm(w))
-        best = novikoff_bound(x, targets[:, k])
-        entry = {"corrections": int(erred[:, k].sum()), "R": _sig(best.R),
+        radius = float(np.sqrt(x.sum(axis=1).max()))                  # φ is 0/1: ‖φ‖² counts its ones
+        entry = {"corrections": int(erred[:, k].sum()), "R": _sig(radius),
                  "separates": bool(norm > 0 and margins.min() > tie)}
         if entry["separates"]:
             gamma = float(margins.min()) / norm
-            entry.update(gamma=_sig(gamma), bound=_sig((best.R / gamma) ** 2))
+            entry.update(gamma=_sig(gamma), bound=_sig((radius / gamma) ** 2))
         else:
             entry["wrong"] = int((margins <= tie).sum())    # presentations the final weights get wrong
-        if best.gamma > 0:
-            entry.update(gamma_best=_sig(best.gamma), bound_best=_sig(best.from_zero))
+        # the best margin over the distinct (φ, t) of the reads: exact, but its cost grows fast with their size
+        pairs = np.unique(np.column_stack([x, targets[:, k]]), axis=0)
+        if pairs.size <= MAX_MARGIN_SIZE:
+            best = novikoff_bound(pairs[:, :-1], pairs[:, -1])
+            if best.gamma > 0:
+                entry.update(gamma_best=_sig(best.gamma), bound_best=_sig(best.from_zero))
+            else:
+                entry["separable"] = False
         out.append(entry)
     return out
 

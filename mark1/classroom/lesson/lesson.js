@@ -315,7 +315,8 @@
     const parts = nov.map((n, k) => {
       const who = M.n_units > 1 ? `${unitName(k)}: ` : "";
       const best = n.bound_best !== undefined ? `; with the largest margin any weights have on these reads, ` +
-        `\u03b3* = ${n.gamma_best}, the bound is ${n.bound_best}` : "; the reads are not linearly separable at all";
+        `\u03b3* = ${n.gamma_best}, the bound is ${n.bound_best}` : n.separable === false ?
+        "; the reads are not linearly separable at all" : "";
       if (!n.separates) {
         return `${who}${n.corrections} corrections; the final weights do not separate the training reads ` +
           `(${n.wrong} of ${P.length} on the wrong side or in the tie zone), so no bound from them applies` + best;
