@@ -1,6 +1,6 @@
 """
-PRML Fig. 4.10: Gaussian classes with a shared covariance give a posterior that is a logistic sigmoid
-====================================================================================================
+PRML Fig. 4.10: Gaussian classes with a shared covariance have a logistic-sigmoid posterior
+===========================================================================================
 
 The probabilistic generative model of PRML §4.2.2, on two classes of 2-D points
 drawn from Gaussians with one covariance matrix (a fixed synthetic draw, twice as

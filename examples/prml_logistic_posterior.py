@@ -1,6 +1,6 @@
 """
 PRML §4.3: logistic regression's posterior over the plane, and its decision boundary
-===================================================================================
+====================================================================================
 
 Logistic regression (PRML §4.3.2) models the posterior of class 1 directly as a
 logistic sigmoid of a linear function, ``p(C1|x) = σ(wᵀx + w0)`` (eq. 4.87), and
