@@ -318,7 +318,16 @@ def _check_targets(Phi, t):
 
 
 class NovikoffBound(NamedTuple):
-    """Novikoff's bound on the perceptron's updates, with the quantities it is made of."""
+    """Novikoff's bound on the perceptron's updates, with the quantities it is made of.
+
+    What :func:`novikoff_bound` returns; the fields are described below.
+
+    Examples
+    --------
+    >>> b = novikoff_bound([[2.0, 0.0], [0.0, 2.0], [-1.0, -1.0]], [1, 1, -1])
+    >>> b.from_zero == (b.R / b.gamma) ** 2, b.u.shape
+    (True, (2,))
+    """
 
     R: float
     """The largest feature vector's length, ``max_n ‖φ_n‖``."""
