@@ -16,7 +16,7 @@ from mark1.linear_model._validation import _check_choice, _check_int, _check_rea
 EXPLICIT_HESSIAN_MAX = 200
 
 
-def _newton_direction(Phi, Yk, G, explicit, alpha):
+def _newton_direction(Phi, Phi2, Yk, G, explicit, alpha):
     """Solve ``H s = G`` for the Newton step of the softmax cross-entropy.
 
     ``Yk`` (n, k) are the posteriors of the k free classes (1..K-1 when class 0
@@ -28,7 +28,8 @@ def _newton_direction(Phi, Yk, G, explicit, alpha):
     singular, e.g. a constant input beside the bias).  Otherwise conjugate
     gradients on Hessian-vector products (two products with ``Phi``, no
     ``(K-1) p`` square matrix), Jacobi-preconditioned, to a relative residual
-    ``min(0.1, sqrt(|G|))`` (an inexact Newton step, still superlinear).
+    ``min(0.1, sqrt(|G|))`` (an inexact Newton step, still superlinear); ``Phi2`` is
+    ``Phi * Phi`` (for the Jacobi preconditioner), formed once per fit by the caller.
     """
     k, p = G.shape
     mask = np.ones(p)
@@ -56,7 +57,7 @@ def _newton_direction(Phi, Yk, G, explicit, alpha):
         C -= Yk * C.sum(axis=1, keepdims=True)
         return C.T @ Phi + alpha * (V * mask)
 
-    diag = (Yk * (1.0 - Yk)).T @ (Phi * Phi) + alpha * mask
+    diag = (Yk * (1.0 - Yk)).T @ Phi2 + alpha * mask
     diag = 1.0 / np.maximum(diag, _EPS * max(float(diag.max()), np.finfo(float).tiny))
     gnorm = float(np.sqrt(np.sum(G * G)))
     goal = min(0.1, np.sqrt(gnorm)) * gnorm
@@ -106,6 +107,8 @@ def _newton_raphson(Phi, yi, K, start, alpha, tol, max_iter, explicit):
         penalty = 0.5 * alpha * float(np.sum(W[:, :d] ** 2)) if alpha > 0 else 0.0
         return A, float(-logp[rows, yi].sum()) + penalty, logp
 
+    # the squared inputs of the CG preconditioner, once (it was formed anew every step)
+    Phi2 = None if explicit else Phi * Phi
     W = np.zeros((K - start, p))
     A, E, logp = forward(W)
     converged = separable = False
@@ -116,7 +119,7 @@ def _newton_raphson(Phi, yi, K, start, alpha, tol, max_iter, explicit):
         G = (Y[:, start:] - T[:, start:]).T @ Phi          # gradient, eq. 4.96 / 4.109
         if alpha > 0:
             G[:, :d] += alpha * W[:, :d]
-        S = _newton_direction(Phi, Y[:, start:], G, explicit, alpha)
+        S = _newton_direction(Phi, Phi2, Y[:, start:], G, explicit, alpha)
         dec = float(np.sum(G * S))                          # Newton decrement squared
         if not np.isfinite(dec) or dec <= 0:
             S, dec = G, float(np.sum(G * G))                # fall back to steepest descent

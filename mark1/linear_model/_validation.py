@@ -21,8 +21,9 @@ _FLOAT_MAX = np.finfo(np.float64).max
 # ------------------------------------------------------------------------------ data
 
 
-def _check_array(X, name="X"):
-    """``X`` as a float64 array of shape (n_samples, n_features), both >= 1, finite."""
+def _check_array(X, name="X", *, squares=False):
+    """``X`` as a float64 array of shape (n_samples, n_features), both >= 1, finite;
+    with ``squares``, also refused when its sums of squares overflow (:func:`_check_squares`)."""
     if hasattr(X, "tocsr") or type(X).__module__.startswith("scipy.sparse"):
         raise InputTypeError(f"{name} is a sparse matrix ({type(X).__name__}); these classifiers need "
                              f"dense input: pass {name}.toarray()")
@@ -44,14 +45,21 @@ def _check_array(X, name="X"):
         raise InputError(f"{name} has 0 sample(s) (shape={X.shape}) while a minimum of 1 is required.")
     if X.shape[1] < 1:
         raise InputError(f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
-    if not all_finite(X):
+    if squares:
+        _check_squares(X, name)
+    elif not all_finite(X):
         raise InputError(f"{name} contains NaN or infinity")
     return X
 
 
 def _check_squares(X, name="X"):
-    """Reject inputs whose sums of squares overflow float64 (every fit forms them)."""
-    top = max(float(X.max()), -float(X.min()))          # max |x|, without a copy of X
+    """Reject NaN, infinity and inputs whose sums of squares overflow float64 (every fit
+    forms them), from the largest and smallest entry: two passes over ``X``, no copy
+    (NaN propagates to both, so finite extremes prove every entry finite)."""
+    low, high = float(X.min()), float(X.max())
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise InputError(f"{name} contains NaN or infinity")
+    top = max(high, -low)
     if top * top * X.shape[0] * X.shape[1] > _FLOAT_MAX:
         raise InputError(f"{name} has entries up to {top:.3g}, whose sums of squares overflow float64 "
                          f"(limit about {np.sqrt(_FLOAT_MAX / (X.shape[0] * X.shape[1])):.3g} for "
@@ -96,8 +104,7 @@ def _check_target_type(y):
 def _check_X_y(X, y):
     """The training data: ``(X, classes, yi)`` with the sorted distinct labels and each
     sample's index into them; at least two classes."""
-    X = _check_array(X, "X")
-    _check_squares(X, "X")
+    X = _check_array(X, "X", squares=True)
     y = _check_labels(y, X.shape[0])
     _check_target_type(y)
     try:
