@@ -190,6 +190,7 @@ def cmd_render(args) -> int:
     scene = scene_or_usage(args.scene)
     out = output_file(args, Path("runs") / Path(args.scene).stem / "contact_sheet.png")
     check_target(out)
+    check_budget(args, scene)
     if len(scene.classes) > MAX_SHEET_CLASSES:
         key = scene.settings["train"].origin.get("classes", "stimuli.folder")
         raise UsageError(f"{args.scene}: {key}: expected at most {MAX_SHEET_CLASSES} classes on a contact sheet, "
@@ -204,6 +205,7 @@ def cmd_render(args) -> int:
 
 def cmd_explain(args) -> int:
     scene = scene_or_usage(args.scene)
+    check_budget(args, scene)
     seed_train, _, seed_machine = experiment_seeds(args.seed)
     try:
         train = scene.stimuli("train", seed=seed_train)
@@ -222,6 +224,7 @@ def cmd_lesson(args) -> int:
         v = getattr(args, name)
         if v is not None and v < 1:
             raise UsageError(f"--{name}: expected a positive integer, got {v}")
+    check_budget(args, scene)
     try:
         path = build(scene, out, seed=args.seed, cards=args.cards, epochs=args.epochs, progress=True)
     except SceneError as e:
