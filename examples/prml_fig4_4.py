@@ -3,7 +3,8 @@ PRML Fig. 4.4: least squares is pulled by points far on the correct side; logist
 ====================================================================================================
 
 Two classes in 2-D (a fixed synthetic draw; red crosses and blue circles as in the
-book). Left: the decision boundaries of least squares (magenta,
+book: class 1, whose decision value is positive, red, as in every two-class figure
+of mark1). Left: the decision boundaries of least squares (magenta,
 ``mark1.LeastSquaresClassifier``, PRML §4.1.3) and logistic regression
 (green, ``mark1.LogisticRegression``, §4.3.2, fitted by IRLS). Right: the same
 after adding a cluster of extra blue points far in the bottom right - points every
@@ -46,8 +47,8 @@ def data(seed: int = 0):
     rng = np.random.default_rng(seed)
     n = 50
     X = np.r_[rng.normal([-1.0, 1.5], 0.6, (n, 2)), rng.normal([1.0, -1.0], 0.6, (n, 2))]
-    y = np.repeat([0, 1], n)
-    extra = rng.normal([7.0, -6.0], 0.5, (10, 2))        # far out on class 1's own side
+    y = np.repeat([1, 0], n)                             # class 1 (red) upper left, class 0 (blue) lower right
+    extra = rng.normal([7.0, -6.0], 0.5, (10, 2))        # far out on class 0's own side
     return X, y, extra
 
 
@@ -70,9 +71,9 @@ def main(argv=None) -> None:
     args = script_parser(__doc__, __file__).parse_args(argv)
 
     X, y, extra = data()
-    Xo, yo = np.r_[X, extra], np.r_[y, np.ones(len(extra), int)]
+    Xo, yo = np.r_[X, extra], np.r_[y, np.zeros(len(extra), int)]
     fits = {}
-    print(f"{len(X)} points in two classes, then {len(extra)} extra class-1 points far on class 1's side")
+    print(f"{len(X)} points in two classes, then {len(extra)} extra class-0 points far on class 0's side")
     print("accuracy on the original points, fitted without / with the extra points:")
     for name, (make, _, _) in DRAWN.items():
         (a, na), (b, nb) = fit(make, X, y), fit(make, Xo, yo)
@@ -91,14 +92,14 @@ def main(argv=None) -> None:
     fig, axes = plane_figure(1, 2, width=11, height=5.4, xlim=xlim, ylim=ylim)
     for ax, (pts, lab), which, title in ((axes[0], (X, y), 0, "without the extra points"),
                                          (axes[1], (Xo, yo), 1, "with extra points in the bottom right")):
-        ax.scatter(*pts[lab == 0].T, marker="x", color="tab:red", s=36, linewidths=1.5, label="class 0")
-        ax.scatter(*pts[lab == 1].T, marker="o", facecolors="none", edgecolors="tab:blue", s=36,
-                   linewidths=1.5, label="class 1")
+        ax.scatter(*pts[lab == 1].T, marker="x", color="tab:red", s=36, linewidths=1.5, label="class 1")
+        ax.scatter(*pts[lab == 0].T, marker="o", facecolors="none", edgecolors="tab:blue", s=36,
+                   linewidths=1.5, label="class 0")
         for name, (_, color, ls) in reversed(DRAWN.items()):      # least squares on top, dashed
             clf = fits[name][which]
-            boundary(ax, clf, xlim, ylim, color, ls, f"{name} ({clf.score(X, y):.0%} of the original points)",
+            boundary(ax, clf, xlim, ylim, color, ls, f"{name}: {100 * clf.score(X, y):.1f} %",
                      lw=2.2 if ls == "--" else 3.5)
-        ax.set_title(title, fontsize=12)
+        ax.set_title(f"{title}\n(legend: the original points classified right)", fontsize=11)
         ax.tick_params(labelsize=10)
         ax.legend(fontsize=10, loc="lower left")
     fig.suptitle("PRML Fig. 4.4: least squares (magenta) is pulled by points far on the correct side; "
