@@ -187,5 +187,21 @@ def test_editor_draws_and_answers(browser, tmp_path):
     # invert turns every S-unit over
     page.click("#ed-invert")
     assert np.array_equal(editor_bits(), ~drawn)
+
+    # a link can carry a drawn card, and one to a presentation
+    page.goto(path.as_uri() + "#draw=" + np.packbits(drawn).tobytes().hex())
+    assert np.array_equal(editor_bits(), drawn)
+    flips = [p for p, entry in enumerate(data["pres"]) if entry["f"] and entry["z"]]
+    assert flips, "mark1 run's demo run (seed 0) has a read the noise flipped"
+    page.goto(path.as_uri() + f"#p={flips[0] + 1}")
+    assert page.text_content("#counter").startswith(f"presentation {flips[0] + 1} of")
+    assert "Zero margin" in page.text_content("#margin-0") and "flipped the verdict" in page.text_content("#margin-0")
+
+    # "next zero margin" steps through the reads within the noise's scale of the threshold
+    page.goto(path.as_uri())
+    zeros = [p for p, entry in enumerate(data["pres"]) if entry["z"]]
+    for p in zeros[1:3] if zeros[0] == 0 else zeros[:2]:
+        page.click("#next-zero")
+        assert page.text_content("#counter").startswith(f"presentation {p + 1} of")
     assert errors == []
     page.close()

@@ -103,7 +103,7 @@ def _deck(scene: Scene, cards, epochs, seed: int, n_units: int = 1):
         notes.append(f"{epochs} epoch{'s' * (epochs != 1)} instead of the scene's {scene_epochs}")
     if notes and available * scene_epochs > budget:
         notes[-1] += too_long
-    train_count = None if cards == available and count is not None else cards
+    train_count = None if cards == available else cards          # None: the very deck of mark1 run
     return train_count, int(epochs), "; ".join(notes) or None
 
 
