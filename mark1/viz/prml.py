@@ -402,7 +402,8 @@ def novikoff_bound(Phi, t, *, w0=None, eta: float = 1.0) -> NovikoffBound:
 
 def _boundary(ax, w, xlim, ylim, **kw) -> None:
     """The line ``w_1 x_1 + w_2 x_2 + w_0 = 0`` across the panel, and ``w`` as an arrow normal
-    to it from its point nearest the panel's centre, pointing to where ``wᵀφ > 0``."""
+    to it from its point nearest the panel's centre (or ending there, when the arrow would
+    leave the panel), pointing to where ``wᵀφ > 0``."""
     n = w[:2]
     nn = float(n @ n)
     if nn == 0.0:
@@ -412,8 +413,11 @@ def _boundary(ax, w, xlim, ylim, **kw) -> None:
     span = 2.0 * max(np.ptp(xlim), np.ptp(ylim))
     perp = np.array([-n[1], n[0]]) / math.sqrt(nn)
     ax.plot(*(foot + np.outer([-span, span], perp)).T, **kw)
-    ax.annotate("", xy=foot + 0.25 * max(np.ptp(xlim), np.ptp(ylim)) * n / math.sqrt(nn), xytext=foot,
-                arrowprops=dict(arrowstyle="->", color=kw.get("color", "k"), lw=1.6))
+    arrow = 0.25 * max(np.ptp(xlim), np.ptp(ylim)) * n / math.sqrt(nn)
+    tip = foot + arrow
+    if not (xlim[0] <= tip[0] <= xlim[1] and ylim[0] <= tip[1] <= ylim[1]):
+        foot, tip = foot - arrow, foot          # a boundary near a corner: the arrow ends on it instead
+    ax.annotate("", xy=tip, xytext=foot, arrowprops=dict(arrowstyle="->", color=kw.get("color", "k"), lw=1.6))
 
 
 def perceptron_figure(X, t, result, *, w0, eta: float = 1.0, max_panels: int = 20, out=None) -> Figure:
