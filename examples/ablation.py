@@ -4,10 +4,12 @@ Ablation: one non-ideality off at a time
 
 Switch the Mark I's non-idealities off one at a time and see what changes. On a small
 scene (``scenes/e_vs_f.toml`` by default: E vs F, 60 training cards) trains the full
-Mark I, the ideal digital machine, and the full machine with one non-ideality switched
-off (``spec.without(name)``) for a few of them, on the same cards and the same wiring
-for a given seed. Prints test accuracy (mean ± std over seeds) and its change against
-the full machine, and saves a bar chart into ``examples/output/`` (or ``--out``).
+Mark I, the ideal machine (``spec.ideal()``: every non-ideality off), and the full
+machine with one non-ideality switched off (``spec.without(name)``) for a few of them,
+on the same cards and the same wiring for a given seed. Prints test accuracy (mean ±
+std over seeds, in %) and its change against the full machine (in points), and saves a
+dot chart into ``examples/output/`` (or ``--out``): a mark per mean, not a bar, so the
+accuracy axis may start above 0 % (it says where).
 Differences smaller than the seed-to-seed spread are not evidence of anything (for
 paired seeds and 95 % intervals, see ``mark1 ablate``).
 
@@ -21,7 +23,7 @@ import numpy as np
 
 import mark1
 from mark1.stimuli import SCENES_DIR
-from mark1.viz import new_figure, save_figure, script_parser
+from mark1.viz import LEARNER_COLOURS, accuracy_axis, new_figure, percent, save_figure, script_parser
 
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
@@ -55,10 +57,10 @@ def main(argv=None) -> None:
     width = max(len(v) for v in variants)
     for v in variants:
         a = np.array(acc[v])
-        delta = "" if v == "full" else f"  change vs full {a.mean() - ref:+.3f}"
-        print(f"{v:<{width}}  test accuracy: {a.mean():.3f} ± {a.std():.3f}{delta}")
+        delta = "" if v == "full" else f"  change vs full {100 * (a.mean() - ref):+.1f} points"
+        print(f"{v:<{width}}  test accuracy: {100 * a.mean():.1f} ± {100 * a.std():.1f} %{delta}")
     spread = max(np.std(a) for a in acc.values())
-    print(f"largest seed-to-seed spread: ±{spread:.3f}; changes smaller than that are noise.")
+    print(f"largest seed-to-seed spread: ±{100 * spread:.1f} points; changes smaller than that are noise.")
 
     names = list(variants)
     means = np.array([np.mean(acc[v]) for v in names])
@@ -66,17 +68,19 @@ def main(argv=None) -> None:
     fig = new_figure(7.5, 0.9 + 0.42 * len(names), layout="constrained")
     ax = fig.add_subplot()
     y = np.arange(len(names))[::-1]
-    colors = ["tab:red" if v == "full" else "tab:blue" if v == "ideal" else "tab:green" for v in names]
-    ax.barh(y, means, xerr=stds, color=colors, error_kw=dict(capsize=3, elinewidth=0.8))
-    for v, yy in zip(names, y):
-        ax.scatter(acc[v], np.full(len(acc[v]), yy), color="k", s=9, zorder=3)
-    ax.axvline(ref, color="tab:red", ls="--", lw=1, label=f"full machine {ref:.1%}")
+    colors = [LEARNER_COLOURS["analog"] if v == "full" else LEARNER_COLOURS["ideal"] if v == "ideal" else "0.3"
+              for v in names]
+    for v, yy, m, sd, c in zip(names, y, means, stds, colors):
+        ax.errorbar([100 * m], [yy], xerr=[100 * sd], fmt="D", color=c, markersize=7, capsize=3, zorder=3)
+        ax.scatter(100 * np.array(acc[v]), np.full(len(acc[v]), yy - 0.18), color=c, s=9, alpha=0.6, zorder=2)
+    ax.axvline(100 * ref, color=LEARNER_COLOURS["analog"], ls="--", lw=1, label=f"full machine {percent(ref)}")
     ax.set_yticks(y, names, fontsize=8)
-    ax.set_xlim(max(0.0, min(min(a) for a in acc.values()) - 0.05), 1.0)
-    ax.set_xlabel("test accuracy (bar: mean ± std; dots: seeds)")
+    lowest = 100 * min(min(a) for a in acc.values())
+    accuracy_axis(ax, 50 if lowest >= 50 else 0, which="x",
+                  label="test accuracy")
     ax.legend(fontsize=8, loc="lower left")
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title(f"{scene.name}: one non-ideality off at a time", fontsize=9)
+    ax.set_title(f"{scene.name}: one non-ideality off at a time (diamond: mean ± std; dots: seeds)", fontsize=9)
     save_figure(fig, args.out / "ablation.png", dpi=120)
     print(f"figure: {args.out / 'ablation.png'}")
 

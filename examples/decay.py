@@ -34,7 +34,7 @@ import mark1
 from mark1.lab import sweep
 from mark1.lab.stats import mean_interval
 from mark1.stimuli import SCENES_DIR
-from mark1.viz import script_parser
+from mark1.viz import percent, script_parser
 from mark1.viz.studies import sweep_figure
 
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
@@ -68,7 +68,7 @@ def main(argv=None) -> None:
                    out=args.out / "decay_sweep", progress=True, figure=sweep_figure)
     rows = {r["value"]: r for r in result.summary()}
     print(f"scene: {scene.name}; {args.seeds} paired seeds; changes are against no decay (inf), 95 % interval")
-    print(f"{'decay time':>10}  {'lost per card':>13}  {'test acc':>8}  {'mistakes':>8}  {'learned after':>13}  "
+    print(f"{'decay (s)':>10}  {'lost per card':>13}  {'test acc':>8}  {'mistakes':>8}  {'learned after':>13}  "
           f"{'change in learned after':>26}")
     found = []
     for tau in DECAY_TIMES:
@@ -82,7 +82,7 @@ def main(argv=None) -> None:
             change = f"{m:+.1f} [{lo:+.1f}, {hi:+.1f}]"
             if tau >= SLIGHT:
                 found.append((tau, m, lo, hi))
-        print(f"{v:>10}  {loss:>12.2%}  {r['test_mean']:>8.1%}  {r['mistakes_mean']:>8.1f}  "
+        print(f"{v:>10}  {percent(loss, 2):>13}  {percent(r['test_mean']):>8}  {r['mistakes_mean']:>8.1f}  "
               f"{r['learned_after_mean']:>13.1f}  {change:>26}")
     faster = [f"{tau:g} s" for tau, m, lo, hi in found if hi < 0]
     slower = [f"{tau:g} s" for tau, m, lo, hi in found if lo > 0]
@@ -94,7 +94,7 @@ def main(argv=None) -> None:
     else:
         verdict = "no slight decay sped or slowed learning distinguishably from no decay"
     print(f"finding: {verdict} (slight: {SLIGHT:g} s or longer, at most "
-          f"{1 - math.exp(-period / SLIGHT):.1%} lost per card)")
+          f"{percent(1 - math.exp(-period / SLIGHT))} lost per card)")
     print(f"figure: {args.out / 'decay_sweep' / 'sweep.png'}")
 
 

@@ -95,12 +95,12 @@ def main(argv=None) -> None:
     for k, rule in enumerate(RULES):
         for j, n_s in enumerate(N_S):
             _, _, d, h = results[n_s, rule]
-            ax.errorbar([k + 0.15 * (j - 0.5)], [d], yerr=[h], fmt="o", color=f"C{j}", capsize=3,
+            ax.errorbar([k + 0.15 * (j - 0.5)], [100 * d], yerr=[100 * h], fmt="o", color=f"C{j}", capsize=3,
                         label=f"N_s = {n_s}" if k == 0 else None)
     ax.axhline(0, color="0.5", lw=0.8)
     ax.set_xticks(range(len(RULES)), [f"{r} system" for r in RULES])
     ax.set_xlim(-0.6, len(RULES) - 0.4)
-    ax.set_ylabel("recall, μ-system - Σ-system (paired, 95 %)")
+    ax.set_ylabel("recall, μ-system − Σ-system (points; paired 95 % interval)")
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
     ax.set_title("μ against Σ in the ideal environment (forced, bivalent, split source sets)", fontsize=9)

@@ -18,7 +18,8 @@ import matplotlib
 
 import mark1
 from mark1.stimuli import SCENES_DIR
-from mark1.viz import dials_figure, learning_curve, retina_figure, script_parser, weights_on_retina_figure
+from mark1.viz import (dials_figure, duration, learning_curve, percent, retina_figure, script_parser,
+                       weights_on_retina_figure)
 
 matplotlib.use("Agg")           # the figures go to files, never to a window
 
@@ -38,10 +39,10 @@ def main(argv=None) -> None:
     print(f"machine: {machine.spec.name}, {machine.patchboard.n_associators} A-units, "
           f"{len(train)} training cards x {scene.schedule.epochs} epochs ({scene.schedule.order})")
     print(f"mistakes per epoch: {machine.mistakes_per_epoch_.tolist()}")
-    print(f"machine time: {machine.machine_time_ / 3600:.2f} h")
-    print(f"train accuracy: {train_acc:.3f}")
-    print(f"test accuracy: {test_acc:.3f} on {len(test)} cards")
-    print(f"reported accuracy: {scene.reported.value:.3f} ({scene.reported.note})")
+    print(f"machine time: {duration(machine.machine_time_)}")
+    print(f"train accuracy: {percent(train_acc)}")
+    print(f"test accuracy: {percent(test_acc)} on {len(test)} cards")
+    print(f"reported accuracy: {percent(scene.reported.value)} ({scene.reported.note})")
 
     learning_curve(machine.history_, title=f"{scene.name} — {machine.spec.name}", test_accuracy=test_acc,
                    reported=scene.reported.value, out=args.out / "x_vs_e_learning_curve.png")

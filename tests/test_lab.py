@@ -101,7 +101,7 @@ def test_compare_all_learners_rows_files_and_report(tiny, tmp_path):
     assert set(summ) == set(cp.LEARNERS)
     for s in summ.values():
         assert s["n"] == 2 and 0 <= s["min"] <= s["mean"] <= s["max"] <= 1
-    assert "mark1" in comp.table() and "87.5%" in comp.table()
+    assert "mark1" in comp.table() and "87.5 %" in comp.table()
 
     with open(out / "results.csv", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -110,7 +110,7 @@ def test_compare_all_learners_rows_files_and_report(tiny, tmp_path):
     data = json.loads((out / "results.json").read_text())
     assert data["records"] == comp.records and set(data["summary"]) == set(cp.LEARNERS)
     report = (out / "report.md").read_text()
-    assert "87.5%" in report and "a made-up report for the tests" in report
+    assert "87.5 %" in report and "a made-up report for the tests" in report
     assert "](accuracy.png)" in report and (out / "accuracy.png").stat().st_size > 0
     assert sorted(p.name for p in (out / "seeds").iterdir()) == ["seed-0000.json", "seed-0001.json"]
     assert not list(out.rglob("*.tmp"))
@@ -489,7 +489,7 @@ def test_compare_and_ablate_commands(tiny, tmp_path, capsys):
                               "--learners", "ideal,lstsq-phi"])
     assert args.func(args) == 0
     text = capsys.readouterr().out
-    assert "ideal" in text and "lstsq-phi" in text and "87.5%" in text
+    assert "ideal" in text and "lstsq-phi" in text and "87.5 %" in text
     assert (out / "results.csv").exists() and (out / "report.md").exists() and (out / "accuracy.png").exists()
 
     args = parser.parse_args(["compare", tiny.path, "--seeds", "1", "--workers", "1", "--out", str(out),

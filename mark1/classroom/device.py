@@ -33,7 +33,7 @@ import numpy as np
 import simpy
 
 from mark1._utils.atomic import write_text
-from mark1._utils.language import duration, duration_unit
+from mark1._utils.language import duration, duration_unit, percent
 from mark1._utils.progress import progress_bar
 from mark1.exceptions import InputError
 from mark1.machine.potentiometers import PotentiometerRack
@@ -498,7 +498,7 @@ def photocell_response_figure(r: PhotocellResponse, *, out=None, dpi: int = 100)
     ax.text(tm.card_change * 1e3, 0.5, " card change ends", fontsize=8, color="C0")
     ax.set(xlabel="ms in the dark (after a long time in white)", ylabel="signal (log)",
            title=f"fall: fast ({rs.fall_time * 1e3:g} ms), then the slow tail ({rs.slow_fall_time:g} s, "
-                 f"{rs.slow_fraction:.0%})")
+                 f"{percent(rs.slow_fraction, 0)})")
     ax.title.set_fontsize(10)
     ax.set_ylim(bottom=max(1e-4, float(r.fall.min()) * 0.5) if r.fall.min() > 0 else 1e-4)
     ax = axes[2]
@@ -509,6 +509,7 @@ def photocell_response_figure(r: PhotocellResponse, *, out=None, dpi: int = 100)
     ax.text(r.history_t[0], 1 / rs.history_ratio, f" fully light-adapted: 1/{rs.history_ratio:g}",
             va="top", fontsize=8, color="0.4")
     ax.axhline(r.threshold, color="firebrick", ls="--", lw=1)
+    ax.text(r.history_t[0], r.threshold, " S threshold (fires below)", va="bottom", fontsize=8, color="firebrick")
     ax.set(xlabel="machine time (s), one card every %g s" % tm.period, ylabel="signal when sampled",
            title=f"light history (history_time {rs.history_time:g} s)", ylim=(0, 1.08))
     ax.legend(loc="lower right", fontsize=8)

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
 from mark1.cli._options import (add_common_options, check_common, check_run_options, check_scene, one_line,
                                 output_folder, scene_or_usage, workers_for)
@@ -53,7 +54,7 @@ def _print_result(args, result, t0: float, written: str, as_json: dict | None = 
         print(json.dumps(jsonable(result.to_json() if as_json is None else as_json), indent=2))
         return 0
     print(result.table())
-    print(f"wall {time.perf_counter() - t0:.1f} s; written: {written}")
+    print(f"wall {duration(time.perf_counter() - t0)}; written: {written}")
     return 0
 
 
@@ -85,8 +86,8 @@ def cmd_curves(args) -> int:
     for variant in curves.variants:
         acc = curves.accuracy[variant]
         print(f"{variant:>7}: test accuracy " + "  ".join(
-            f"{c} cards {m:.1%}" for c, m in zip(curves.cards.tolist(), acc.mean(axis=0))))
-    print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/curves.csv, curves.png, jobs/")
+            f"{c} cards {percent(m)}" for c, m in zip(curves.cards.tolist(), acc.mean(axis=0))))
+    print(f"wall {duration(time.perf_counter() - t0)}; written: {out}/curves.csv, curves.png, jobs/")
     return 0
 
 
@@ -224,7 +225,7 @@ def add_commands(sub) -> None:
                                                   "paired seeds, 95 %% intervals", seeds=3)
     ab.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    cu = _study_parser(sub, "curves", cmd_curves, "learning curves: test accuracy against cards and machine hours",
+    cu = _study_parser(sub, "curves", cmd_curves, "learning curves: test accuracy against cards and machine time",
                        seeds=3)
     cu.add_argument("--points", type=int, default=10, help="most checkpoints (whole epochs; default 10)")
 

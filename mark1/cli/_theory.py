@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from mark1._utils.atomic import check_target, write_text
+from mark1._utils.language import duration
 from mark1.cli._options import output_folder
 from mark1.exceptions import InputError, InputTypeError, UsageError
 from mark1.theory import S_POINTS, compare_p_a, compare_p_c, compare_recall, format_table, p_a, p_c, p_c_min
@@ -118,7 +119,7 @@ def cmd_theory(args) -> int:
     for kind, rows in tables.items():
         print(f"{kind}: worst distance {_worst(rows)}")
         print(format_table(rows))
-    print(f"wall {time.perf_counter() - t0:.1f} s; written: {out}/{', '.join(_FILES)}")
+    print(f"wall {duration(time.perf_counter() - t0)}; written: {out}/{', '.join(_FILES)}")
     return 0
 
 

@@ -32,7 +32,7 @@ from typing import Any, Callable
 from mark1._utils.atomic import write_text
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
-from mark1.lab._common import aligned, check_figure, csv_text, draw, num, pct, study_inputs, write_json
+from mark1.lab._common import aligned, check_figure, csv_text, draw, hours_cell, pct, study_inputs, write_json
 from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref
 from mark1.lab.stats import mean_interval, summarize
 from mark1.machine.mark_i import MarkI
@@ -151,26 +151,24 @@ class Ablation:
     def table(self) -> str:
         """Plain text: per non-ideality and arm, the cost with its interval and verdict."""
         full, ideal = self.row("full"), self.row("ideal")
-        head = ("non-ideality", "arm", "accuracy", "cost (pt)", "95% interval (pt)", "verdict",
-                "machine time (h)")
-        rows = [("(reference)", "ideal", pct(ideal["test_mean"]), "", "", "",
-                 num(ideal["machine_time_h_mean"], "{:.3f}")),
-                ("(reference)", "full", pct(full["test_mean"]), "", "", "",
-                 num(full["machine_time_h_mean"], "{:.3f}"))]
+        head = ("non-ideality", "arm", "accuracy", "cost (pt)", "95 % interval (pt)", "verdict",
+                "machine time")
+        rows = [("(reference)", "ideal", pct(ideal["test_mean"]), "", "", "", hours_cell(ideal["machine_time_h_mean"])),
+                ("(reference)", "full", pct(full["test_mean"]), "", "", "", hours_cell(full["machine_time_h_mean"]))]
         for n in self.non_idealities:
             for prefix, arm in (("on", "alone on"), ("off", "alone off")):
                 r = self.row(f"{prefix}:{n}")
                 rows.append((n if prefix == "on" else "", arm, pct(r["test_mean"]),
                              f"{r['cost_points']:+.1f}", _interval(r), VERDICTS[r["verdict"]],
                              "same" if r["machine_time_h_change"] is None
-                             else f"{r['machine_time_h_mean']:.3f} ({r['machine_time_h_change']:+.3f})"))
+                             else hours_cell(r["machine_time_h_mean"], r["machine_time_h_change"])))
         lines = aligned(head, rows, left=(0, 1, 5))
         lines.append("")
         lines.append(f"{self.scene}: test accuracy, mean of {len(self.seeds)} paired seed(s) (same cards, "
                      "board and noise in every variant).")
         lines.append("cost = points lost because of it: ideal - (ideal + it) for 'alone on', "
                      "(full - it) - full for 'alone off'; positive hurts.")
-        lines.append("95% interval: t-interval of the mean per-seed difference (paired t, n-1 degrees of "
+        lines.append("95 % interval: t-interval of the mean per-seed difference (paired t, n-1 degrees of "
                      "freedom). machine time: 'same' when equal to the reference's on every seed, else the "
                      "variant's (change).")
         if len(self.seeds) < 5:

@@ -11,11 +11,13 @@ from typing import Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
+from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
 from mark1.lab.runner import as_scene, seed_list
 
-__all__ = ["count_option", "study_inputs", "csv_text", "write_json", "check_figure", "draw", "pct", "num", "aligned"]
+__all__ = ["count_option", "study_inputs", "csv_text", "write_json", "check_figure", "draw", "pct", "num", "hours_cell",
+           "aligned"]
 
 
 def count_option(value, name: str) -> int | None:
@@ -67,8 +69,23 @@ def check_figure(figure, out) -> None:
 
 
 def pct(x) -> str:
-    """A fraction as a table cell: ``0.875`` -> ``87.5%``; None -> ``-``."""
-    return "-" if x is None else f"{x:.1%}"
+    """A fraction as a table cell, as the language writes it: ``0.875`` -> ``87.5 %``; None -> ``-``."""
+    return "-" if x is None else percent(x)
+
+
+def hours_cell(hours, change=None) -> str:
+    """A machine time given in hours as a table cell in s, min or h by its size (the language's
+    :func:`~mark1._utils.language.duration`), with a signed change after it when given; None -> ``-``.
+
+    >>> hours_cell(0.0556), hours_cell(2.5), hours_cell(0.5, -0.1), hours_cell(None)
+    ('3.3 min', '2.5 h', '30 min (−6 min)', '-')
+    """
+    if hours is None or hours != hours:
+        return "-"
+    text = duration(3600.0 * hours)
+    if change is not None:
+        text += f" ({'+' if change >= 0 else '−'}{duration(3600.0 * abs(change))})"
+    return text
 
 
 def num(x, fmt: str) -> str:

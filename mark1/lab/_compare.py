@@ -20,8 +20,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
+from mark1._utils.language import duration
 from mark1.exceptions import ConvergenceWarning, InputError, SeparableDataWarning, SingularCovarianceWarning
-from mark1.lab._common import aligned, check_figure, csv_text, draw, num, pct, study_inputs, write_json
+from mark1.lab._common import aligned, check_figure, csv_text, draw, hours_cell, num, pct, study_inputs, write_json
 from mark1.lab.runner import Records, as_scene, job, run_jobs, scene_digest, scene_ref
 from mark1.lab.stats import summarize
 from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier, LogisticRegression,
@@ -36,7 +37,7 @@ LEARNERS = (
     "mark1",          # the analog machine, scene.machine_spec()
     "digital",        # spec.digital(): the same retina and wiring, ideal weights and timing
     "ideal",          # spec.ideal(): ideal retina too, same wiring (same machine seed)
-    "perceptron-S",   # digital perceptron on the raw S-units
+    "perceptron-S",   # the textbook perceptron on the raw S-units
     "lstsq-S", "fisher-S", "gauss-S", "logistic-S",
     "lstsq-phi", "fisher-phi", "gauss-phi", "logistic-phi",
 )
@@ -83,7 +84,7 @@ def describe_learner(name: str, features: str = "analog") -> str:
     if name in fixed:
         return fixed[name]
     kind, feat = name.split("-")
-    what = {"perceptron": "digital perceptron (PRML 4.1.7)", "lstsq": "least squares (PRML 4.1.3)",
+    what = {"perceptron": "textbook perceptron (PRML 4.1.7)", "lstsq": "least squares (PRML 4.1.3)",
             "fisher": "Fisher discriminant (PRML 4.1.4-6)", "gauss": "Gaussian generative (PRML 4.2.2)",
             "logistic": "logistic regression, IRLS (PRML 4.3.2-4.3.4), Gaussian prior alpha=1 (scikit-learn's "
                         "C=1: binary S and phi are usually separable, where maximum likelihood has no finite "
@@ -180,18 +181,18 @@ class Comparison:
     def table(self) -> str:
         """A plain-text table: test accuracy mean ± std per learner and the other figures."""
         summ = self.summary()
-        head = ("learner", "test acc", "± std", "train acc", "cards seen", "machine h", "wall s")
+        head = ("learner", "test acc", "± std", "train acc", "cards seen", "machine time", "wall time")
         rows = []
         for name, s in summ.items():
             rows.append((name, pct(s["mean"]), pct(s["std"]), pct(s["train_mean"]),
-                         num(s["cards_seen_mean"], "{:.0f}"), num(s["machine_time_h_mean"], "{:.3f}"),
-                         num(s["wall_time_s_mean"], "{:.3f}")))
+                         num(s["cards_seen_mean"], "{:.0f}"), hours_cell(s["machine_time_h_mean"]),
+                         _wall(s["wall_time_s_mean"])))
         lines = aligned(head, rows)
         width = max(len(r[0]) for r in (head, *rows))
         rep = self.reported
         lines.append("")
         lines.append(f"{self.scene}: {len(self.seeds)} seed(s); reported "
-                     + (f"{rep['value']:.1%}" if rep.get("value") is not None else "no figure")
+                     + (pct(rep["value"]) if rep.get("value") is not None else "no figure")
                      + f" ({rep.get('source') or 'the scene names no source'})")
         lines.append("")
         lines.extend(f"{name:<{width}}  {describe_learner(name, self.features)}" for name in summ)
@@ -247,7 +248,7 @@ def check_learners(learners) -> list[str]:
 def _baseline(name: str, schedule, seed: int):
     """A fresh textbook classifier for learner ``name``.
 
-    The digital perceptron gets the machine's budget: at most the scene's epochs, in the
+    The textbook perceptron gets the machine's budget: at most the scene's epochs, in the
     scene's order (shuffled with the machine seed when the scene shuffles); it stops
     early after an epoch without a mistake.
     """
@@ -494,10 +495,15 @@ def _write_comparison(comp: Comparison, out: Path, scene, figure: Callable | Non
     write_text(out / "report.md", _report_md(comp, scene, figures))
 
 
+def _wall(seconds) -> str:
+    """A wall time as a table cell, by its size; None -> ``-``."""
+    return "-" if seconds is None else duration(seconds)
+
+
 def _report_md(comp: Comparison, scene, figures) -> str:
     summ = comp.summary()
     rep = comp.reported
-    rep_txt = f"{rep['value']:.1%}" if rep.get("value") is not None else "no figure"
+    rep_txt = pct(rep["value"]) if rep.get("value") is not None else "no figure"
     cfg = comp.config
     lines = [f"# {comp.scene}: the machine beside the textbook classifiers", ""]
     own = any(scene.settings[split].source == "folder" for split in ("train", "test"))
@@ -515,16 +521,16 @@ def _report_md(comp: Comparison, scene, figures) -> str:
                  + (f" ({rep['note']})" if rep.get("note") else ""))
     lines.append("")
     lines.append("| learner | what it is | test accuracy (mean ± std) | min – max | train accuracy | cards seen "
-                 "| machine time (h) | wall time (s) | reported |")
+                 "| machine time | wall time | reported |")
     lines.append("|---|---|---|---|---|---|---|---|---|")
     for name, s in summ.items():
-        acc = "n/a" if s["mean"] is None else (f"{s['mean']:.1%} ± {s['std']:.1%}" if s["std"] is not None
-                                               else f"{s['mean']:.1%}")
-        rng = "" if s["mean"] is None else f"{s['min']:.1%} – {s['max']:.1%}"
+        acc = "n/a" if s["mean"] is None else (f"{pct(s['mean'])} ± {pct(s['std'])}" if s["std"] is not None
+                                               else pct(s["mean"]))
+        rng = "" if s["mean"] is None else f"{pct(s['min'])} – {pct(s['max'])}"
         beside = rep_txt if name == "mark1" else ""
         lines.append(f"| {name} | {describe_learner(name, comp.features)} | {acc} | {rng} | {pct(s['train_mean'])} | "
-                     f"{num(s['cards_seen_mean'], '{:.0f}')} | {num(s['machine_time_h_mean'], '{:.3f}')} | "
-                     f"{num(s['wall_time_s_mean'], '{:.3f}')} | {beside} |")
+                     f"{num(s['cards_seen_mean'], '{:.0f}')} | {hours_cell(s['machine_time_h_mean'])} | "
+                     f"{_wall(s['wall_time_s_mean'])} | {beside} |")
     errs = {n: s["errors"] for n, s in summ.items() if s.get("errors")}
     if errs:
         lines.append("")

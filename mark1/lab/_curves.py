@@ -1,4 +1,4 @@
-"""Learning curves: test accuracy against cards presented and machine hours (``mark1 curves``).
+"""Learning curves: test accuracy against cards presented and machine time (``mark1 curves``).
 
 Analog (the scene's machine) and ideal (``spec.ideal()`` on the same wiring), over
 seeds; each (variant, seed) is one job of :func:`mark1.lab.runner.run_jobs`.
@@ -98,7 +98,7 @@ def _curve_job(scene_ref, seed: int, variant: str, checkpoints: Sequence[int],
 def learning_curves(scene, *, seeds=3, points: int = 10, executor: Executor | None = None, out=None,
                     resume: bool = False, progress: bool = False, train_count: int | None = None,
                     test_count: int | None = None, figure: Callable | None = None) -> LearningCurves:
-    """Test accuracy against cards presented and machine hours, analog and ideal.
+    """Test accuracy against cards presented and machine time, analog and ideal.
 
     Checkpoints are whole epochs, ``points`` of them spread evenly over ``1 ..
     scene.schedule.epochs`` (fewer when the schedule has fewer epochs). At each one a

@@ -13,7 +13,7 @@ cards and patch board (so the same wiring):
   ideal retina, the ``ibm704`` reading),
 
 and tests on the same φ whether the training cards are separable at all (least squares
-on φ, and a long run of the digital perceptron). A report is judged on the machine the
+on φ, and a long run of the digital learner). A report is judged on the machine the
 sources say made it (``reported.machine`` and ``reported.reading``: the analog machine for
 a Mark I report, the IBM 704 perceptron for a 704 report, both side by side where the
 attribution is contradictory or no machine is named), on what the report scored
@@ -407,7 +407,7 @@ class SceneResult:
                          + (f" but scores {s[f'{p}test_mean']:.1%} on new ones" if self.scored == "test" else ""))
         if s["separated_seeds"] == 0:
             parts.append(f"the training cards are not separable on this φ as far as tested: least squares on φ "
-                         f"fits {s['ls_train_mean']:.1%} and {s['long_epochs']} passes of the digital perceptron "
+                         f"fits {s['ls_train_mean']:.1%} and {s['long_epochs']} passes of the digital learner "
                          f"{s['long_train_mean']:.1%} (no seed reaches 100 %)")
         elif train < 0.995 and s["separated_seeds"] == n:
             parts.append(f"yet φ separates them in every seed (least squares on φ {s['ls_train_mean']:.1%}, "

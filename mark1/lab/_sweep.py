@@ -30,9 +30,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
+from mark1._utils.language import duration
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
-from mark1.lab._common import (aligned, check_figure, count_option, csv_text, draw, num, pct, study_inputs,
+from mark1.lab._common import (aligned, check_figure, count_option, csv_text, draw, hours_cell, num, pct, study_inputs,
                                write_json)
 from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref
 from mark1.lab.stats import clip_interval, mean_interval
@@ -391,8 +392,8 @@ class Sweep:
         """A plain-text table, one line per value."""
         head = (f"{self.scene}: {self.param} over {len(self.seeds)} paired seed(s); "
                 f"change = test accuracy minus at {value_text(self.reference)} (same seeds), 95 % interval\n")
-        lines = [f"{'value':>10}  {'test accuracy':>22}  {'change (points)':>22}  {'machine h':>9}  "
-                 f"{'waited s':>8}  {'learned after':>13}"]
+        lines = [f"{'value':>10}  {'test accuracy (%)':>22}  {'change (points)':>22}  {'machine time':>12}  "
+                 f"{'waited':>8}  {'learned after':>13}"]
         for r in self.summary():
             def iv(m, lo, hi, scale=100.0, fmt="{:.1f}"):
                 if m is None:
@@ -404,7 +405,7 @@ class Sweep:
                       else iv(r["change_mean"], r["change_low"], r["change_high"], fmt="{:+.1f}")
                       + ("" if r["distinguishable"] else " ~0"))
             lines.append(f"{r['value']:>10}  {iv(r['test_mean'], r['test_low'], r['test_high']):>22}  "
-                         f"{change:>22}  {r['machine_h_mean']:>9.3f}  {r['waited_s_mean']:>8.1f}  "
+                         f"{change:>22}  {hours_cell(r['machine_h_mean']):>12}  {duration(r['waited_s_mean']):>8}  "
                          f"{r['learned_after_mean']:>13.1f}")
         lines.append("~0: not distinguishable from 0 (the 95 % interval contains 0); learned after: "
                      "presentations until the last training mistake")
@@ -662,9 +663,9 @@ class GridSweep:
                       else num(None if r["change_mean"] is None else 100 * r["change_mean"], "{:+.1f}")
                       + ("" if r["distinguishable"] else " ~0"))
             rows.append([r["value_a"], r["value_b"], pct(r["test_mean"]), change,
-                         num(r["machine_h_mean"], "{:.3f}"), num(r["learned_after_mean"], "{:.1f}"),
+                         hours_cell(r["machine_h_mean"]), num(r["learned_after_mean"], "{:.1f}"),
                          num(r["pots_at_stops_mean"], "{:.1f}")])
-        lines = aligned([a, b, "test accuracy", "change (points)", "machine h", "learned after", "pots at stops"],
+        lines = aligned([a, b, "test accuracy", "change (points)", "machine time", "learned after", "pots at stops"],
                         rows, left=(0, 1))
         lines.append("~0: not distinguishable from 0 (95 % interval); learned after: presentations until the last "
                      f"training mistake; pots at stops: within {STOP_MARGIN} FS of ±1 at the end of training")

@@ -10,7 +10,8 @@ no pyplot) and, given ``out``, saves it atomically. By family:
 - :mod:`mark1.viz.studies`: comparisons, learning curves over seeds, ablations, sweeps (and two-parameter heat maps), the re-enactment;
 - :mod:`mark1.viz.theory`: Rosenblatt's P_a, P_c and recall against the machine;
 - :mod:`mark1.viz.figure`: the canvas, the atomic save and the accuracy axis (in %) every figure shares;
-- :mod:`mark1.viz.script`: the command line of a script that writes figures.
+- :mod:`mark1.viz.script`: the command line of a script that writes figures;
+- :mod:`mark1.viz.legend`: the language drawn (every colour and layout above, in one figure).
 
 The words, colours and number formats every figure uses are :mod:`mark1._utils.language`'s
 (``docs/guide/language.rst``); the few a script needs are handed on here: the learners'
@@ -20,6 +21,7 @@ colours :data:`LEARNER_COLOURS`, :func:`duration` and :func:`percent`.
 from mark1._utils.language import LEARNER_COLOURS, duration, percent
 from mark1.viz.cards import contact_sheet
 from mark1.viz.figure import accuracy_axis, new_figure, save_figure
+from mark1.viz.legend import language_figure
 from mark1.viz.machine import dials_figure, retina_figure, weights_on_retina_figure
 from mark1.viz.prml import fisher_histograms_figure, plane_figure
 from mark1.viz.script import script_parser
@@ -31,5 +33,5 @@ from mark1.viz.training import learning_curve, training_animation
 __all__ = ["retina_figure", "dials_figure", "weights_on_retina_figure", "contact_sheet", "learning_curve",
            "training_animation", "fisher_histograms_figure", "plane_figure", "comparison_figure", "learning_curves_figure",
            "ablation_figure", "sweep_figure", "grid_sweep_figure", "reenact_figure", "p_a_figure", "p_c_figure", "recall_figure",
-           "new_figure", "save_figure", "accuracy_axis", "script_parser",
+           "new_figure", "save_figure", "accuracy_axis", "language_figure", "script_parser",
            "LEARNER_COLOURS", "duration", "percent"]

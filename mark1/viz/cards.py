@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
+from mark1._utils.language import CARD_CMAP, FIRING, SILENT, percent
 from mark1._utils.progress import progress_bar
 from mark1.exceptions import InputError
 from mark1.machine.mark_i import MarkI
@@ -12,6 +14,9 @@ from mark1.stimuli.cards import experiment_seeds
 from mark1.viz.figure import new_figure, save_figure
 
 __all__ = ["contact_sheet"]
+
+#: An S-unit that fires only because of the cards shown before: white, set apart from the amber of firing.
+STRAY = (1.0, 1.0, 1.0)
 
 
 def _stray_s_units(machine, cards, bar) -> tuple[np.ndarray, np.ndarray]:
@@ -30,13 +35,14 @@ def _sheet_key(machine, strays) -> str:
     """The words under the panels: what each panel shows, with this machine's numbers."""
     rs = machine.spec.retina
     key = ("card: reflectance, white paper = 1.   light on cells: relative to paper white under the lamps"
-           + (f" (up to {rs.uneven_lighting:.0%} dimmer towards the edges)" if machine.spec.is_on("lens") else "")
-           + f".\nS-units: black = firing; an S-unit fires where its light is below {rs.threshold:g} of paper "
-           "white (ink).")
+           + (f" (up to {percent(rs.uneven_lighting, 0)} dimmer towards the edges)"
+              if machine.spec.is_on("lens") else "")
+           + f".\nS-units: amber = firing, dark = silent; an S-unit fires where its light is below "
+           f"{rs.threshold:g} of paper white (ink).")
     if strays.any():
-        key += (f"\nred = fires only because of the cards shown before ({int(strays.sum())} on this sheet): "
+        key += (f"\nwhite = fires only because of the cards shown before ({int(strays.sum())} on this sheet): "
                 f"a cell lit by earlier cards is light-adapted (reads up to {rs.history_ratio:g}× the resistance), "
-                f"and the less sensitive cells (spread ±{rs.cell_spread:.0%}), most at the dimmer edges, "
+                f"and the less sensitive cells (spread ±{percent(rs.cell_spread, 0)}), most at the dimmer edges, "
                 f"fall below the threshold even on blank paper.")
     return key
 
@@ -48,8 +54,8 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     For each card three small panels: the card (reflectance, white paper), the light on
     the 20×20 photocells (illuminance relative to paper white under nominal lamps, from
     ``MarkI.retina.illuminance``) and the S-units that fire (``MarkI.sense`` with the
-    cards shown one after another as on the machine; black = firing). An S-unit drawn
-    red fires only because of the cards before it: read from a dark-adapted retina it
+    cards shown one after another as on the machine; amber = firing, dark = silent, as in
+    every figure). An S-unit drawn white fires only because of the cards before it: read from a dark-adapted retina it
     would not. That is light history (a cell lit by earlier cards reads a higher
     resistance, as if dimmer) meeting cell spread (the less sensitive cells sit closest
     to the threshold), and it is why an S-unit can fire on blank paper. A key under the
@@ -101,9 +107,10 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     illum = np.asarray(machine.retina.illuminance(cards))
     bar = progress_bar(len(cards) + 1, "card", show=progress)
     s_units, strays = _stray_s_units(machine, cards, bar)
-    s_rgb = np.ones(s_units.shape + (3,))
-    s_rgb[s_units] = 0.0
-    s_rgb[strays] = (0.85, 0.1, 0.1)
+    s_rgb = np.empty(s_units.shape + (3,))
+    s_rgb[:] = to_rgb(SILENT)
+    s_rgb[s_units] = to_rgb(FIRING)
+    s_rgb[strays] = STRAY
     light_max = max(1.0, float(illum.max()))
 
     n_cls = len(classes)
@@ -122,7 +129,7 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
         r, col0 = k % n_rows, (k // n_rows) * per_block
         for j in range(per_class):
             panels = (
-                (cards[i], dict(cmap="gray", vmin=0.0, vmax=1.0)),
+                (cards[i], dict(cmap=CARD_CMAP, vmin=0.0, vmax=1.0)),
                 (illum[i], dict(cmap="gray", vmin=0.0, vmax=light_max)),
                 (s_rgb[i], {}),
             ) if j < len(p) else ()

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 from PIL import Image
 
 from mark1._utils.atomic import atomic_path
-from mark1._utils.language import MISTAKE, NEGATIVE, POSITIVE, WEIGHT_CMAP, duration, duration_unit, percent, unit_grid
+from mark1._utils.language import (FIRING, MISTAKE, NEGATIVE, POSITIVE, SILENT, WEIGHT_CMAP, ZERO, duration,
+                                   duration_unit, percent, unit_grid)
 from mark1._utils.progress import progress_bar
 from mark1.exceptions import InputError
 from mark1.machine.mark_i import MarkI
@@ -80,7 +81,7 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     window = max(1, min(window or min(per_epoch, max(n // 4, 1)), n))
     running = np.convolve(correct, np.ones(window) / window, mode="valid")   # cards window..n
     x = np.arange(1, n + 1)
-    fig = new_figure(7.5, 4.2, layout="constrained")
+    fig = new_figure(9.5, 4.2, layout="constrained")
     ax = fig.add_subplot()
     n_classes = len(np.unique(history["label"])) if n else 2
     chance = 1.0 / max(n_classes, 1)
@@ -102,7 +103,8 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     ax.set_ylim(-0.07, 1.05)
     ax.set_xlim(0, n + 1)
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))            # cards come whole
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)  # beside: inside it hid mistake ticks
     if n > 1 and history["start"][-1] > 0:
         # presentation number -> machine time at its start (in the unit the terminal uses for the
         # run), extended linearly past both ends so that ticks outside the data are not clamped
@@ -204,6 +206,18 @@ def _record_film(machine_spec, full, cards, labels, seed, epochs, schedule, fram
         window=window)
 
 
+def _gif_frame(image: Image.Image) -> Image.Image:
+    """A frame in 256 colours that keeps the language's colours exact: an adaptive palette of the
+    frame's own colours, plus the fixed ones (left to the adaptive palette, a thin magenta tick
+    among the weights' reds came out red)."""
+    fixed = [POSITIVE, NEGATIVE, ZERO, FIRING, SILENT, MISTAKE, "#ffffff", "#000000"]
+    rgb = [int(h[i:i + 2], 16) for h in fixed for i in (1, 3, 5)]
+    base = image.quantize(256 - len(fixed), method=Image.Quantize.MEDIANCUT)
+    palette = Image.new("P", (1, 1))
+    palette.putpalette(base.getpalette()[:3 * (256 - len(fixed))] + rgb)
+    return image.quantize(palette=palette, dither=Image.Dither.NONE)
+
+
 class _FilmPanels:
     """The frame's seven panels, laid out once and redrawn for each presentation shown."""
 
@@ -293,7 +307,7 @@ class _FilmPanels:
                                f"{duration(hist['start'][i])}")
         self.fig.canvas.draw()
         rgba = np.asarray(self.fig.canvas.buffer_rgba())
-        return Image.fromarray(np.ascontiguousarray(rgba[..., :3]))
+        return _gif_frame(Image.fromarray(np.ascontiguousarray(rgba[..., :3])))
 
     def _draw_sums(self, i: int, t: np.ndarray) -> None:
         """Each R-unit's sum as the trainer read it, red above 0 and blue below (as a weight); a unit
