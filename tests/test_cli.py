@@ -1,6 +1,7 @@
 """The command line: what a user types, what they get, and what bad input gives."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,10 @@ def test_run_writes_summary_curve_and_trace(tmp_path, capsys):
     assert main(["run", str(DEMO), "--seed", "3", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "test accuracy" in printed and "machine time" in printed
+    # one language: mistakes (not "wrong while training"), accuracy in %, durations by size
+    assert re.search(r"^  mistakes +[\d ]+ \(per epoch", printed, flags=re.M)
+    assert "wrong" not in printed and re.search(r"test accuracy +\d+\.\d %", printed)
+    assert re.search(r"machine time +\d+(\.\d)? (s|min|h) ", printed) and " h (" not in printed
     summary = json.loads((out / "summary.json").read_text())
     assert summary["presentations"] == summary["train_cards"] * summary["epochs"]
     assert len(summary["errors_per_epoch"]) == summary["epochs"]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from mark1 import specs
 from mark1.cli import main
-from mark1.classroom.device import photocell_response, rack_response
+from mark1.classroom.device import photocell_response, rack_response, rack_response_figure
 from mark1.machine.retina import Retina
 
 # the rack alone, without decay or spread unless a test puts them back
@@ -49,6 +49,26 @@ def test_ratchet_positions_are_multiples_of_the_step(step, inc):
     steps = r.position / step
     assert np.allclose(steps, np.rint(steps), atol=1e-9)
     assert np.all(np.abs(np.diff(r.position, axis=0)) <= math.floor(inc / step + 0.5) * step + 1e-12)
+
+
+def test_travel_against_command_shows_the_drive():
+    """The figure's transfer panel: a ratchet makes whole steps, alike on every pot (the motor
+    spread does not change its travel); the continuous drive travels gain x command."""
+    ratchet = specs.MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
+    r = rack_response(ratchet, pulses=(1,), n_pots=4, seed=3, transfer=30)
+    assert np.std(r.gain) > 0                                       # the motors differ, the steps do not
+    step = ratchet.rack.step
+    assert np.allclose(r.transfer_travel, step * np.rint(r.transfer_command / step)[:, None], atol=1e-12)
+    assert len(np.unique(r.transfer_travel.round(12))) <= 3 * ratchet.trainer.increment / step + 1   # a staircase
+    fig = rack_response_figure(r)
+    panel = fig.axes[2]
+    assert panel.get_xlabel() == "travel commanded by one pulse (full scale)" and "whole steps" in panel.get_title()
+    assert any(line.get_drawstyle() == "steps-mid" for line in panel.lines)
+
+    continuous = specs.MARK_I.with_overrides({"rack.backlash": 0.0})
+    r = rack_response(continuous, pulses=(1,), n_pots=4, seed=3, transfer=30)
+    assert np.allclose(r.transfer_travel, r.transfer_command[:, None] * r.gain[None, :], rtol=1e-9, atol=1e-12)
+    assert "motor spread" in rack_response_figure(r).axes[2].get_title()
 
 
 def test_speed_limit_and_motor_spread():

@@ -307,3 +307,19 @@ def test_cli_bad_two_parameter_input_is_one_line_and_writes_nothing(tmp_path, ca
     for w in words:
         assert w in err
     assert not (tmp_path / "sw").exists()
+
+
+def test_sweep_figure_speaks_the_language():
+    """Seed lines grey above the band (under it they turned pink), the parameter's unit on the x axis,
+    machine time in the unit of its size, and an accuracy axis that starts above 0 says so."""
+    result = sweep(DEMO, "rack.backlash", "0,0.05", seeds=2, **SMALL_RUN)
+    fig = sweep_figure(result)
+    acc, _, time_ax, _ = fig.axes
+    seeds = [ln for ln in acc.lines if ln.get_color() == "0.45"]
+    assert len(seeds) == 2
+    band = acc.collections[0]
+    assert min(ln.get_zorder() for ln in seeds) > band.get_zorder()
+    assert all(ax.get_xlabel() == "rack.backlash (full scale)" for ax in fig.axes)
+    low = acc.get_ylim()[0]
+    assert acc.get_ylabel() == ("test accuracy (%)" if low == 0 else f"test accuracy (%; axis from {low:g} %)")
+    assert time_ax.get_ylabel() in ("machine time (s)", "machine time (min)", "machine time (h)")
