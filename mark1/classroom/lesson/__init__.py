@@ -35,6 +35,7 @@ import html
 import io
 import json
 import math
+from functools import partial
 from importlib import resources
 from pathlib import Path
 
@@ -415,7 +416,8 @@ def _device_images(spec, progress: bool = False) -> dict:
     """The rack and photocell response plots of ``spec`` as data URLs."""
     bar = progress_bar(2, "plot", show=progress)
     images = {}
-    for name, response, figure in (("rack", rack_response, rack_response_figure),
+    # the rack with its travel-against-command panel (60 commands), as `mark1 device rack` draws it
+    for name, response, figure in (("rack", partial(rack_response, transfer=60), rack_response_figure),
                                    ("photocell", photocell_response, photocell_response_figure)):
         images[name] = _figure_data_url(figure(response(spec)))
         bar.update(1)
