@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from mark1._utils.language import NEGATIVE, POSITIVE, WEIGHT_CMAP, percent
+from mark1._utils.threads import one_blas_thread
 from mark1.exceptions import InputError
 from mark1.linear_model import FisherDiscriminant
 from mark1.viz.figure import new_figure, save_figure
@@ -219,15 +220,23 @@ def fisher_histograms_figure(X, y, *, bins: int = 30, out=None) -> Figure:
 # ------------------------------------------------------------------ Fig. 4.7: the perceptron
 
 
-def _affine_min_norm(Q):
-    """Weights ``a`` (summing to 1) of the point of the affine hull of the rows of ``Q`` nearest
-    the origin: the least-squares solution of ``[Q Qᵀ 1; 1ᵀ 0] [a; μ] = [0; 1]``."""
-    k = len(Q)
-    A = np.zeros((k + 1, k + 1))
-    A[:k, :k] = Q @ Q.T
+def _affine_min_norm(G):
+    """Weights ``a`` (summing to 1) of the point of the affine hull of points with Gram matrix
+    ``G`` nearest the origin: ``[G 1; 1ᵀ 0] [a; μ] = [0; 1]``, by LU (the points Wolfe's
+    algorithm keeps are affinely independent), by least squares should they not be."""
+    k = len(G)
+    A = np.empty((k + 1, k + 1))
+    A[:k, :k] = G
     A[:k, k] = A[k, :k] = 1.0
+    A[k, k] = 0.0
     b = np.zeros(k + 1)
     b[k] = 1.0
+    try:
+        a = np.linalg.solve(A, b)[:k]
+        if np.isfinite(a).all():
+            return a
+    except np.linalg.LinAlgError:
+        pass
     return np.linalg.lstsq(A, b, rcond=None)[0][:k]
 
 
@@ -246,8 +255,10 @@ def _min_norm_point(P, max_iter: int = 10_000):
             break
         S.append(j)
         lam = np.r_[lam, 0.0]
+        Q = P[S]
+        G = Q @ Q.T
         for _ in range(len(S) + 1):                    # minor cycle: drop points until the affine optimum is inside
-            alpha = _affine_min_norm(P[S])
+            alpha = _affine_min_norm(G)
             if np.all(alpha > 0):
                 lam = alpha
                 break
@@ -257,6 +268,7 @@ def _min_norm_point(P, max_iter: int = 10_000):
             keep = lam > 1e-15
             S = [s for s, k in zip(S, keep) if k]
             lam = lam[keep] / lam[keep].sum()
+            G = G[np.ix_(keep, keep)]
         x = lam @ P[S]
     return x
 
@@ -298,7 +310,8 @@ def max_margin(Phi, t):
     0.0
     """
     Phi, t = _check_targets(Phi, t)
-    x = _min_norm_point(t[:, None] * Phi)
+    with one_blas_thread():                             # a loop of small products (up to d x d solves)
+        x = _min_norm_point(t[:, None] * Phi)
     gamma = float(np.linalg.norm(x))
     if gamma <= 1e-9 * max(float(np.abs(Phi).max()), np.finfo(float).tiny):
         return 0.0, np.zeros(Phi.shape[1])
