@@ -34,12 +34,14 @@ CHROMIUM = os.environ.get("MARK1_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 # (scene, seed, cards, epochs, spec overrides): the small demo machine as mark1 run has it,
-# the 512-A-unit Mark I, a binary code over the eight R-units on the split rack, and μ sums
+# the 512-A-unit Mark I, a binary code over the eight R-units on the split rack, μ sums, and
+# one R-unit per class (the largest sum wins)
 CASES = {
     "demo": ("demo.toml", 0, None, None, {}),
     "mark_i": ("e_vs_x.toml", 1, None, None, {}),
     "binary_split": ("demo.toml", 1, 12, 3, {"response.code": "binary", "rack.topology": "split"}),
     "mean": ("demo.toml", 2, 10, 2, {"response.discrimination": "mean"}),
+    "one_per_class": ("demo.toml", 3, 10, 2, {"response.code": "one-per-class"}),
 }
 
 
@@ -114,7 +116,7 @@ def test_respond_is_the_machine(browser, tmp_path, monkeypatch, case):
     assert machine["threshold"] == m.patchboard.a_threshold
     assert np.array_equal(np.array(machine["wipers"]), m.weights_)
     assert np.array(machine["wipers"]).shape == (m.code_.n_units, n_a + 1)
-    assert m.code_.n_units == (8 if case == "binary_split" else 1)
+    assert m.code_.n_units == {"binary_split": 8, "one_per_class": 2}.get(case, 1)
 
     # the noise-free expression is decision_function's, without its scoring noise
     monkeypatch.setattr(m, "_scoring_noise", lambda cards, n: np.zeros((len(cards), n)))
