@@ -126,6 +126,56 @@ def test_a_full_trace_gives_the_same_bits(variant):
     assert_same_run(fast, full)
 
 
+FULL_TRACE_VARIANTS = {
+    "default": {},
+    "slow motors wait": {"rack.motor_speed": 0.01},
+    "decay folded in, waits": {"rack.decay_time": 0.004, "rack.motor_speed": 0.01},
+    "decay": {"rack.decay_time": 30.0},
+    "ratchet": {"rack.drive": "ratchet"},
+    "gamma": {"trainer.rule": "gamma"},
+    "lms, mean": {"trainer.rule": "lms", "response.discrimination": "mean", "trainer.lms_rate": 0.0005},
+    "beta forced": {"trainer.rule": "beta", "trainer.reinforcement": "forced"},
+    "spontaneous": {"trainer.reinforcement": "spontaneous"},
+    "split, no bias": {"rack.topology": "split", "rack.bias": False},
+    "overlap, 2 drivers (event path)": {"timing.overlap": True, "rack.drivers": 2},
+}
+
+
+def _same_trace(a, b):
+    assert a.trace_.events == b.trace_.events
+    assert a.trace_.to_csv() == b.trace_.to_csv()
+    assert np.array_equal(a.read_sums_, b.read_sums_, equal_nan=True)
+    assert len(a.trace_.readings) == len(b.trace_.readings)
+    for r, s in zip(a.trace_.readings, b.trace_.readings):
+        assert r.time == s.time
+        for f in ("s_units", "a_units", "wipers"):
+            assert np.array_equal(getattr(r, f), getattr(s, f)), f
+    assert len(a.trace_.moves) == len(b.trace_.moves)
+    for u, v in zip(a.trace_.moves, b.trace_.moves):
+        assert u.presentation == v.presentation and u.time == v.time
+        for f in ("unit", "a_unit", "command", "start", "target", "slack_time", "duration", "direction"):
+            assert np.array_equal(getattr(u, f), getattr(v, f)), f
+
+
+@pytest.mark.parametrize("seed", (0, 1, 2))
+@pytest.mark.parametrize("variant", sorted(FULL_TRACE_VARIANTS))
+def test_a_full_trace_from_the_compiled_loop_is_the_event_paths(variant, seed):
+    """A full trace without overlap or driver queue runs compiled up to each reinforcement;
+    its events, readings, moves and sums are the event path's, bit for bit."""
+    spec = specs.SMALL.with_overrides(FULL_TRACE_VARIANTS[variant])
+    cards, labels = make_cards(12, np.random.default_rng(seed), shapes=("x", "box", "bar"))
+    fast, fast_events = _fit(spec, seed, cards, labels, compiled=True, trace="full")
+    slow, _ = _fit(spec, seed, cards, labels, compiled=False, trace="full")
+    assert_same_run(fast, slow)
+    _same_trace(fast, slow)
+    if not (spec.timing.overlap or spec.rack.drivers):
+        # no SimPy event per card: those of the reinforcements (4 each: a timeout to the read,
+        # the motors' process, its timeout and its end), and one per block
+        h = fast.history_
+        acted = int(np.count_nonzero((h["units_erred"] > 0) | (h["pots_moved"] > 0)))
+        assert fast_events <= 4 * acted + len(h) // 8 + 5
+
+
 def test_the_ties_variant_has_ties():
     """The exact-fraction timing does make moves start at the very instant of a read."""
     spec = specs.SMALL.with_overrides({**_TIES, "timing.overlap": True, "rack.drivers": 1})

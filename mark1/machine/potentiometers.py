@@ -154,11 +154,15 @@ class PotentiometerRack:
                    self.p_to.reshape(-1), self.t_start.reshape(-1), self.t_end.reshape(-1), out)
         return out
 
-    def positions(self, t: float) -> np.ndarray:
-        """True wiper positions at machine time ``t``: a new array (n_units, n_inputs)."""
+    def positions(self, t: float, inputs: np.ndarray | None = None) -> np.ndarray:
+        """True wiper positions at machine time ``t``: a new array (n_units, n_inputs), or
+        (n_units, len(inputs)) of the pots of ``inputs`` (indices) only."""
+        stored = self._stored(t)
+        if inputs is not None:
+            stored = stored[:, inputs]         # a copy, the same numbers
         if self.rate:
-            return self.decay_factor(t) * self._stored(t)
-        return self._stored(t).copy()          # never the rack's own array, which moves on
+            return self.decay_factor(t) * stored
+        return stored.copy() if inputs is None else stored   # never the rack's own array, which moves on
 
     def sums(self, x: np.ndarray, t: float) -> np.ndarray:
         """Each R-unit's sum of wiper positions times the inputs, at time ``t``, without noise.

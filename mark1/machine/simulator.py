@@ -217,7 +217,15 @@ class Trace:
         """The next presentation's read at ``time``: S-units ``s`` (n_s,) bool, inputs ``x``
         (n_a + 1,) with the bias last, and the rack's wipers then."""
         pots = np.flatnonzero(x > 0)                     # the lit A-units, then the bias
-        self.readings.append(Reading(float(time), np.flatnonzero(s), pots[:-1], rack.positions(time)[:, pots]))
+        self.readings.append(Reading(float(time), np.flatnonzero(s), pots[:-1], rack.positions(time, pots)))
+
+    def _log_many(self, events: list) -> None:
+        """Keep events (time, event, presentation, detail), in order (and tell the listener)."""
+        if self.listener is None:
+            self.events.extend(events)
+        else:
+            for e in events:
+                self.log(*e)
 
     def _keep_move(self, presentation: int, time: float, command: np.ndarray, move) -> None:
         """Pots set going at ``time`` by ``presentation``'s command (``move`` as :meth:`PotentiometerRack.plan`)."""
@@ -443,9 +451,13 @@ class _TrainingRun:
         # someone watches the events as they happen: one step per card
         self.step_each = self.full or isinstance(env, simpy.rt.RealtimeEnvironment)
         self.queued = rack.spec.drivers > 0              # moves wait for drivers
-        # Nobody watching each card: whole blocks of presentations run in the compiled loop
-        # (_train_block), overlapping reads and driver queues included.
-        self.compiled = self.compiled_loop and not self.step_each
+        # Nobody watching each card as it happens: whole blocks of presentations run in the
+        # compiled loop (_train_block), overlapping reads and driver queues included. A full
+        # trace without overlap or queue runs there too, up to each reinforcement, which the
+        # event path's own code makes (and logs) as it makes it card by card.
+        watched = isinstance(env, simpy.rt.RealtimeEnvironment) or trace.listener is not None
+        self.traced = self.full and not (watched or tm.overlap or self.queued)
+        self.compiled = self.compiled_loop and not watched and (self.traced or not self.full)
         if self.spontaneous and code.kind == "binary":
             self.compiled = False            # the compiled loop reads answers of single and one-per-class codes
         self.current = 0                                 # the presentation the motors' events belong to
@@ -473,6 +485,7 @@ class _TrainingRun:
             a.reshape(-1) for a in (rack.p_from, rack.p_to, rack.t_start, rack.t_end, rack.last_dir)]
         self.command_buf = np.zeros(self.mask.shape)
         self.code_kind = _CODE_KINDS.get(code.kind, -1)
+        self.reach, self.gap = float(self.pipeline.block), float(self.pipeline.block)   # see _run_block
         # the compiled loop's driver queue: pot, travel and time of each command not yet
         # set going, first come first served ([head, tail) of the arrays), and when each
         # driver is free; the arrays start with room for 16 commands of every pot and grow
@@ -503,11 +516,22 @@ class _TrainingRun:
 
     def _compiled_block(self, p: int):
         """Presentations from ``p`` in the compiled loop, then one timeout to the last one's
-        read; returns the last one run (a card that waits for the motors ends the run)."""
-        q, waits = self._run_block(p)
+        read; returns the last one run (a card that waits for the motors ends the run).
+
+        With a full trace the loop stops before each reinforcement: the presentations up to
+        it are logged, then :meth:`_reinforce` makes it as the event path does."""
+        q, status = self._run_block(p)
+        if self.traced:
+            self._log(p, self.block_sums[:q + 1 - p])
+            if status == _PENDING:
+                seg, row = self.seg, self.pipeline.ensure(q)
+                seg.start, seg.stop = q, q + 1
+                seg.x, seg.sums = self.pipeline.x[row:row + 1], self.block_sums[q - p:q - p + 1]
+                yield from self._reinforce(q, 0)
+                return q
         t0 = float(self.start[q])
         yield self.env.timeout(_delay_to(self.env.now, t0 + self.read_at))
-        if waits:
+        if status == _WAITS:
             done = self.rack.busy_until
             self.waited += done - (t0 + self.period)
             self.pipeline.retime(q, done - t0 - self.tm.card_change)
@@ -541,7 +565,7 @@ class _TrainingRun:
         self.response[p:q + 1] = seg.response[k0:k1]
         self.start[p:q + 1] = self.clock.card_change(np.arange(p, q + 1))
         if self.full:                                  # one card per step here: q == p
-            self._log(q, k1 - 1)
+            self._log(q, seg.sums[k1 - 1:k1])
         if not self.error_driven or bool(seg.any_err[k1 - 1]):
             yield from self._reinforce(q, k1 - 1)
         else:
@@ -620,12 +644,13 @@ class _TrainingRun:
         self.seg.fill(p, p + 1, x, base, self.noise, pipeline.noise_scale, row,
                       self.targets, self.labels, self.code, self.tie, pipeline.divisor if self.mean else None)
 
-    def _run_block(self, p: int) -> tuple[int, bool]:
+    def _run_block(self, p: int) -> tuple[int, int]:
         """Presentations from ``p`` to the end of the sensed block or the first wait for
-        the motors; (the last one run, whether the next card waits for the motors)."""
+        the motors; (the last one run, the loop's status). With ``_PENDING`` (a full trace)
+        the last one is read but not reinforced yet; the sums read are ``block_sums``."""
         pipeline, rack = self.pipeline, self.rack
         row = pipeline.ensure(p)
-        hi = pipeline.stop
+        hi = min(pipeline.stop, p + int(self.reach))
         x = pipeline.x[row:row + (hi - p)]
         n_units = self.targets.shape[1]
         kick = (pipeline.noise_scale[row:row + (hi - p)] * self.noise.get(p, hi) if self.noise is not None
@@ -634,15 +659,25 @@ class _TrainingRun:
         divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
         if self.queued:
             self._make_room()
-        done, rack.busy_until, rack.t_ref, waits = _train_block(
+        done, rack.busy_until, rack.t_ref, status = _train_block(
             x, kick, self.targets[self.labels[p:hi]], self.rule_code, self.inc, self.lms_rate, self.tie,
             self.error_driven, self.every, self.monovalent, self.mean, divisor, self.spontaneous,
             self.code_kind, self.targets, p, self.clock.t_anchor, self.clock.p_anchor, self.period, self.read_at,
             self.tm.overlap, rack.rate, rack.t_ref, self.spec.rack.decay_time, rack.busy_until,
             *self.flat_state, rack.drive_constants, self.queued, *self.queue, self.queue_ends, self.free,
-            sums, self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi], self.command_buf)
+            self.traced, sums, self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi], self.command_buf)
+        if status == _PENDING:
+            done += 1                               # read, to be reinforced by the caller
+        # how far the next run reaches: about the running gap between stops, doubling while
+        # runs end with their block (the noise, targets and sums of a run are made for all of it)
+        if status == _BLOCK_END:
+            self.reach = min(2 * self.reach, self.pipeline.block)
+        else:
+            self.gap += 0.3 * (done - self.gap)
+            self.reach = min(max(8.0, 2.0 * self.gap), self.pipeline.block)
         self.response[p:p + done] = self.code.decode(sums[:done])
-        return p + done - 1, waits
+        self.block_sums = sums
+        return p + done - 1, status
 
     def _make_room(self) -> None:
         """Room in the driver queue for two more commands of every pot: the moves still
@@ -665,17 +700,35 @@ class _TrainingRun:
                                              self.flat_state[0], *self.flat_state[2:], rack.drive_constants)
 
     # -- the record -------------------------------------------------------------------------
-    def _log(self, q: int, k: int) -> None:
-        """A full trace's record of presentation ``q`` (row ``k`` of the segment), at its read."""
-        code, sums, pipeline = self.code, self.seg.sums[k], self.pipeline
-        self.read_sums[q] = sums
-        t0 = float(self.start[q])
-        _log_presentation(self.trace, q, t0, self.tm, self.order[q], pipeline, sums,
-                          code.classes[self.response[q]], code.classes[self.labels[q]])
-        # the sensed block holds q: it was made (or re-timed) for this read
-        assert pipeline.start <= q < pipeline.stop
-        row = q - pipeline.start
-        self.trace._keep_reading(t0 + self.read_at, pipeline.s[row], pipeline.x[row], self.rack)
+    def _log(self, p: int, sums: np.ndarray) -> None:
+        """A full trace's record of presentations ``p`` to ``p + len(sums) - 1`` at their
+        reads: their instants, the sums read (``sums`` (m, n_units)) and the wipers."""
+        code, pipeline, tm, trace, rack = self.code, self.pipeline, self.tm, self.trace, self.rack
+        q = p + len(sums)
+        self.read_sums[p:q] = sums
+        # the sensed block holds them: it was made (or re-timed) for these reads
+        assert pipeline.start <= p and q <= pipeline.stop
+        rows = slice(p - pipeline.start, q - pipeline.start)
+        t0 = self.start[p:q]
+        t_on = t0 + tm.card_change
+        t_s = t_on + tm.settle
+        # the trainer's own read time (card change + read_at), not a sum taken in another order
+        t_read = t0 + self.read_at
+        events = []
+        for k, (t, on, ts, ta, tr, card, n_s, n_a, row, answer, shows) in enumerate(zip(
+                t0.tolist(), t_on.tolist(), t_s.tolist(), (t_s + tm.a_delay).tolist(), t_read.tolist(),
+                self.order[p:q].tolist(), pipeline.s_active[p:q].tolist(), pipeline.a_active[p:q].tolist(),
+                sums.tolist(), code.classes[self.response[p:q]], code.classes[self.labels[p:q]])):
+            r = p + k
+            events += [(t, "card change", r, f"card {card}, lamps off"),    # deck index, from 0 like `presentation`
+                       (on, "lamps on", r, ""),
+                       (ts, "S sampled", r, f"{n_s} S-units fire"),
+                       (ta, "A settled", r, f"{n_a} A-units fire"),
+                       (tr, "R read", r, "sums " + " ".join([f"{v:+.4g}" for v in row])
+                        + f"; answer {answer}, card shows {shows}")]
+        trace._log_many(events)
+        for k, tr in enumerate(t_read.tolist()):
+            trace._keep_reading(tr, pipeline.s[rows][k], pipeline.x[rows][k], rack)
 
     def result(self, epoch_of: np.ndarray) -> _RunResult:
         """The history of the finished run, with its per-epoch mistakes and trace summary."""
@@ -829,6 +882,10 @@ def _resting_sums(x, p_to, n_units, times, t_ref, rate):
     return out
 
 
+#: How a run of the compiled loop ended: the end of its block, a card that waits for the
+#: motors, a full driver queue (the caller makes room), a reinforcement left to the caller.
+_BLOCK_END, _WAITS, _ROOM, _PENDING = 0, 1, 2, 3
+
 #: The output codes whose answers the compiled loop reads itself (:func:`_answer`).
 _CODE_KINDS = {"single": 0, "one-per-class": 1}
 
@@ -907,7 +964,7 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
                  p_first, t_anchor, p_anchor, period, read_at, overlap,
                  rate, t_ref, decay_time, busy_until,
                  gain, mask, p_from, p_to, t_start, t_end, last_dir, drive,
-                 queued, queue_pot, queue_cmd, queue_time, ends, free,
+                 queued, queue_pot, queue_cmd, queue_time, ends, free, stop_to_reinforce,
                  sums, units_erred, pots_moved, start, command):
     """Run a block of presentations as the event path does, in one compiled loop.
 
@@ -930,9 +987,12 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
     :func:`_answer` (``code_kind``), not at ``targets``; ``mask`` the rack's
     (n_units, n_in); ``gain``, ``p_from`` ... ``last_dir`` the rack's arrays, flat
     (written in place); the queue as :func:`_serve` takes it, with room for at least one
-    command (the loop stops before a presentation that could overflow it); ``sums``,
+    command (the loop stops before a presentation that could overflow it); with
+    ``stop_to_reinforce`` the loop stops at a presentation the trainer acts on, read
+    but not reinforced (a full trace: the caller reinforces it); ``sums``,
     ``units_erred``, ``pots_moved``, ``start`` (m, ...) outputs. Returns (presentations
-    run, busy_until, t_ref, whether the next card waits).
+    run, busy_until, t_ref, how it ended: ``_BLOCK_END``, ``_WAITS`` (the next card
+    waits), ``_ROOM`` or ``_PENDING`` (the next presentation is read, not reinforced)).
     """
     m, n_in = x.shape
     n_units = sums.shape[1]
@@ -942,7 +1002,7 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
     room = n_units * n_in
     for k in range(m):
         if queued and k > 0 and len(queue_pot) - ends[1] < room:
-            return k, busy_until, t_ref, False          # the caller makes room in the queue
+            return k, busy_until, t_ref, _ROOM           # the caller makes room in the queue
         t0 = t_anchor + (p_first + k - p_anchor) * period
         start[k] = t0
         t_read = t0 + read_at
@@ -963,6 +1023,8 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
                 erred += 1
         if error_driven and erred == 0:
             continue
+        if stop_to_reinforce:
+            return k, busy_until, t_ref, _PENDING
         units_erred[k] = erred
         for i in range(n_in):
             phi[i] = x[k, i] > 0
@@ -1010,8 +1072,8 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
                     longest = max(longest, duration)
             busy_until = max(busy_until, t_read + longest)
         if not overlap and busy_until > t0 + period:
-            return k + 1, busy_until, t_ref, True
-    return m, busy_until, t_ref, False
+            return k + 1, busy_until, t_ref, _WAITS
+    return m, busy_until, t_ref, _BLOCK_END
 
 
 def _finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float,
@@ -1031,15 +1093,3 @@ def _finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float,
         }
     return _RunResult(history=hist, machine_time=machine_time, trace=trace,
                      mistakes_per_epoch=mistakes, waited=waited, sums=sums)
-
-
-def _log_presentation(trace, p, t0, tm, card, pipeline, sums, response, label):
-    """The instants of one presentation that need no event of their own."""
-    trace.log(t0, "card change", p, f"card {card}, lamps off")      # deck index, from 0 like `presentation`
-    trace.log(t0 + tm.card_change, "lamps on", p, "")
-    t_s = t0 + tm.card_change + tm.settle
-    trace.log(t_s, "S sampled", p, f"{int(pipeline.s_active[p])} S-units fire")
-    trace.log(t_s + tm.a_delay, "A settled", p, f"{int(pipeline.a_active[p])} A-units fire")
-    # the trainer's own read time (card change + read_at), not a sum taken in another order
-    trace.log(t0 + _read_at(tm), "R read", p,
-              "sums " + " ".join(f"{v:+.4g}" for v in sums) + f"; answer {response}, card shows {label}")
