@@ -1,12 +1,154 @@
-"""How much the machine holds at once: shared by the machine, which keeps to it, and the
-scene's resource estimate, which reckons with it (so loading a scene needs no simpy or numba)."""
+"""How much the machine holds at once, and how much memory a process may use.
+
+The chunk sizes are shared by the machine, which keeps to them, and the scene's resource
+estimate, which reckons with them (so loading a scene needs no simpy or numba).
+:func:`memory_limit` is what every budget is checked against.
+"""
 
 from __future__ import annotations
 
-__all__ = ["SENSE_CHUNK", "LIGHT_KEPT_BYTES"]
+import math
+import os
+import resource
+from dataclasses import dataclass
+from pathlib import Path
+
+from mark1.exceptions import InputError
+
+__all__ = ["SENSE_CHUNK", "LIGHT_KEPT_BYTES", "MemoryLimit", "memory_limit"]
 
 #: Cards read through the retina at once when sensing or scoring (memory for one chunk).
 SENSE_CHUNK = 4096
 #: A deck whose light (float64 per photocell) fits in this is imaged once, up front;
 #: a larger one is imaged a block of presentations at a time (``mark_i._DeckLight``).
 LIGHT_KEPT_BYTES = 64 * 2**20
+
+#: Resident memory of a mark1 command before it holds any card: the interpreter, numpy,
+#: numba's compiled loops, matplotlib (``mark1 run scenes/demo.toml``: 206 MiB peak).
+BASE_RESIDENT = 210 * 2**20
+#: Address space a command maps beyond what it has mapped when the budget is checked,
+#: besides its data: libraries imported later, compiled loops, thread stacks (``mark1 run``
+#: and ``compare`` on the demo grow by 175-200 MiB).
+ADDRESS_SPACE_GROWTH = 256 * 2**20
+#: The share of physical memory a command may plan to use when nothing else says.
+PHYSICAL_SHARE = 0.8
+
+#: cgroup v2, then v1: the memory limit of the group this process runs in.
+_CGROUP_FILES = (Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+_NO_LIMIT = 2**60          # cgroup v1 writes "no limit" as a page-rounded 2^63
+
+
+@dataclass(frozen=True)
+class MemoryLimit:
+    """The memory a command may use, and what sets it.
+
+    Attributes
+    ----------
+    bytes : int
+        Bytes of resident memory the command may plan to use in all (the interpreter
+        and its libraries included).
+    source : str
+        What sets it: ``"--memory-limit"``, ``"address space"`` (``ulimit -v``),
+        ``"cgroup"`` or ``"physical"`` (80 % of this computer's memory).
+    raise_by : str
+        How to raise it, in words (for the line that refuses a run).
+    shared : bool
+        Whether runs held at once share it (every limit but the address space, which is
+        each process's own).
+
+    Examples
+    --------
+    >>> lim = memory_limit(gigabytes=0.5)
+    >>> lim.bytes, lim.source, lim.raise_by
+    (500000000, '--memory-limit', 'raise --memory-limit')
+    """
+
+    bytes: int
+    source: str
+    raise_by: str
+    shared: bool = True
+
+
+def _physical() -> int | None:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):       # pragma: no cover - not POSIX
+        return None
+
+
+def _cgroup() -> int | None:
+    for path in _CGROUP_FILES:
+        try:
+            text = path.read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) < _NO_LIMIT:
+            return int(text)
+        return None                                     # "max", or v1's no-limit value
+    return None
+
+
+def _mapped() -> int:
+    """Bytes of address space this process has mapped now (0 where /proc is missing)."""
+    try:
+        return int(Path("/proc/self/statm").read_text().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):           # pragma: no cover - not Linux
+        return 0
+
+
+def memory_limit(gigabytes: float | None = None) -> MemoryLimit:
+    """The smallest of the limits on this process's memory, as resident bytes for a command.
+
+    The smaller of ``gigabytes`` (``--memory-limit``, if given), the process's
+    address-space limit (``resource.RLIMIT_AS``, as ``ulimit -v`` and batch systems set
+    it), the cgroup's memory limit (``/sys/fs/cgroup/memory.max``, or v1's
+    ``memory.limit_in_bytes``) and 80 % of physical memory. The address space is
+    turned into resident bytes: what is left of it now, less the growth of a command
+    beyond its data (:data:`ADDRESS_SPACE_GROWTH`), plus the resident base
+    (:data:`BASE_RESIDENT`) that a budget counts.
+
+    Parameters
+    ----------
+    gigabytes : float, optional
+        A limit of one's own, in GB (10^9 bytes); positive and finite.
+
+    Returns
+    -------
+    MemoryLimit
+
+    Raises
+    ------
+    mark1.exceptions.InputError
+        For a ``gigabytes`` that is not a positive finite number.
+
+    Examples
+    --------
+    >>> lim = memory_limit()
+    >>> lim.bytes > 0 and lim.source in ("address space", "cgroup", "physical")
+    True
+    >>> memory_limit(gigabytes=1e6).bytes <= lim.bytes         # never above the others
+    True
+    """
+    candidates = []
+    if gigabytes is not None:
+        if isinstance(gigabytes, bool) or not isinstance(gigabytes, (int, float)) or not (
+                math.isfinite(gigabytes) and gigabytes > 0):
+            raise InputError(f"memory limit: expected a positive number of GB, got {gigabytes!r}")
+        candidates.append(MemoryLimit(int(gigabytes * 1e9), "--memory-limit", "raise --memory-limit"))
+    soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY and soft > 0:
+        usable = max(0, soft - _mapped() - ADDRESS_SPACE_GROWTH) + BASE_RESIDENT
+        candidates.append(MemoryLimit(usable, "address space",
+                                      f"raise the address-space limit (ulimit -v, now {soft / 1e9:.2f} GB)",
+                                      shared=False))
+    group = _cgroup()
+    if group is not None:
+        candidates.append(MemoryLimit(group, "cgroup", f"raise the cgroup's memory limit (now {group / 1e9:.2f} GB)"))
+    physical = _physical()
+    if physical is not None:
+        candidates.append(MemoryLimit(int(PHYSICAL_SHARE * physical), "physical",
+                                      f"use a computer with more memory (this one has {physical / 1e9:.1f} GB, "
+                                      f"of which mark1 plans to use 80 %)"))
+    if not candidates:                                  # pragma: no cover - nothing known
+        return MemoryLimit(8 * 10**9, "physical", "use a computer with more memory")
+    return min(candidates, key=lambda c: c.bytes)

@@ -8,13 +8,17 @@ exits with status 2.
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import os
 import re
 import sys
 from pathlib import Path
 
+from mark1._utils.language import duration
+from mark1._utils.limits import MemoryLimit, memory_limit
 from mark1.exceptions import SceneError, UsageError
+from mark1.lab import SCHEDULE_PARAMS, check_learners, parse_values
 from mark1.stimuli.scenes import Scene, load_scene
 
 __all__ = ["output_folder", "output_file", "scene_or_usage", "add_common_options", "check_common",
@@ -71,7 +75,8 @@ def add_common_options(parser, *, seeds: int, folder: str, resume: bool = True) 
     parser.add_argument("--train-count", type=int, help="training cards instead of the scene's")
     parser.add_argument("--test-count", type=int, help="test cards instead of the scene's")
     parser.add_argument("--memory-limit", type=float, metavar="GB",
-                        help="memory the runs may use together (default: 80 %% of this computer's); "
+                        help="memory the runs may use together, at most the process's address-space limit, "
+                             "its cgroup's and 80 %% of this computer's (the default: the smallest of these); "
                              "work estimated above it is refused before it starts")
     if resume:
         parser.add_argument("--resume", action="store_true",
@@ -140,51 +145,70 @@ def check_scene(args, scene, *, at_once: int = 1, label: str = "") -> None:
                  train_count=getattr(args, "train_count", None), test_count=getattr(args, "test_count", None))
 
 
-def _memory_limit(args) -> int:
-    """Bytes a command may use: ``--memory-limit`` GB, else 80 % of this computer's memory."""
-    if getattr(args, "memory_limit", None) is not None:
-        gb = args.memory_limit
-        if not (math.isfinite(gb) and gb > 0):
-            raise UsageError(f"--memory-limit: expected a positive number of GB, got {gb}")
-        return int(gb * 1e9)
-    try:
-        return int(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):       # pragma: no cover - not POSIX
-        return 8 * 10**9
+def _memory_limit(args) -> MemoryLimit:
+    """The memory a command may use: the smallest of ``--memory-limit`` GB, the process's
+    address-space limit, the cgroup's limit and 80 % of this computer's memory."""
+    gb = getattr(args, "memory_limit", None)
+    if gb is not None and not (math.isfinite(gb) and gb > 0):
+        raise UsageError(f"--memory-limit: expected a positive number of GB, got {gb}")
+    return memory_limit(gb)
 
 
-#: Estimated seconds above which `mark1 run` says, before starting, how long it may take.
+#: Estimated seconds above which a command says, before starting, how long it may take.
 _LONG_WORK = 30
 
 
-def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **counts) -> None:
-    """Refuse, naming the key, work that cannot fit in memory; say so when it will be long.
+def _estimates(args, scene, counts: dict):
+    """The resources of every run the command makes of ``scene`` (a sweep: one per swept value)."""
+    command = getattr(args, "command", None) or "run"
+    kw = dict(counts, trace=getattr(args, "trace", None) or "summary", command=command)
+    if command == "compare" and getattr(args, "learners", None):
+        kw["learners"] = check_learners(args.learners)
+    if command == "lesson":
+        kw.update(lesson_cards=getattr(args, "cards", None), epochs=getattr(args, "epochs", None))
+    if command == "sweep":
+        params = args.param if isinstance(args.param, list) else [args.param]
+        texts = args.values if isinstance(args.values, list) else [args.values]
+        swept = [[(k, v) for v in parse_values(k, t)] for k, t in zip(params, texts) if k not in SCHEDULE_PARAMS]
+        if swept:
+            for combination in itertools.product(*swept):
+                try:
+                    yield scene.resources(**kw, overrides=dict(combination))
+                except ValueError:           # a value the machine cannot take: the sweep records it
+                    continue
+            return
+    yield scene.resources(**kw)
 
-    ``at_once`` runs (jobs on this computer's workers) are held in memory together.
+
+def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **counts) -> None:
+    """Refuse, in one line naming the key, work that cannot fit in memory; say so when it will be long.
+
+    The command (``args.command``) is reckoned as it runs (:meth:`Scene.resources`), for
+    every size the scene, the options and a sweep's values set; ``at_once`` runs (jobs on
+    this computer's workers) share the limit, unless it is each process's own address space.
     """
     try:
-        res = scene.resources(**counts, trace=getattr(args, "trace", "summary") or "summary")
+        res = max(_estimates(args, scene, counts), key=lambda r: r.memory, default=None)
     except (SceneError, ValueError) as e:
         raise UsageError(str(e)) from None
-    limit = _memory_limit(args) // max(1, at_once)
+    if res is None:
+        return
+    lim = _memory_limit(args)
+    share = max(1, at_once) if lim.shared else 1
+    limit = lim.bytes // share
     if res.memory > limit:
         key = res.largest()
-        share = f" (a share of {at_once} runs at once)" if at_once > 1 else ""
-        raise UsageError(f"{where or args.scene}: {key}: expected a run that fits in {limit / 1e9:.2f} GB of "
-                         f"memory{share}, got an estimated {res.memory / 1e9:.2f} GB "
-                         f"({res.parts[key] / 1e9:.2f} GB for {key}); "
-                         "lower it, or raise --memory-limit if this computer has the memory")
+        what = {"--memory-limit": "--memory-limit", "address space": "the address-space limit",
+                "cgroup": "the cgroup's limit", "physical": "80 % of this computer's memory"}[lim.source]
+        shared = f", a share of {share} runs at once" if share > 1 else ""
+        raise UsageError(f"{where or args.scene}: {key}: expected a run that fits in {limit / 1e9:.2f} GB of memory "
+                         f"({what}{shared}), got an estimated {res.memory / 1e9:.2f} GB, "
+                         f"{res.parts[key] / 1e9:.2f} GB of it for {key} ({res.notes.get(key, '')}); "
+                         f"lower it, or {lim.raise_by}")
     if res.seconds > _LONG_WORK:
-        print(f"mark1: {res.presentations:,} presentations x {res.pot_updates // max(1, res.presentations):,} "
-              f"pots: this may take {_duration(res.seconds)} (about {res.memory / 2**20:,.0f} MiB of memory)",
-              file=sys.stderr, flush=True)
-
-
-def _duration(seconds: float) -> str:
-    for unit, size in (("hours", 3600), ("minutes", 60)):
-        if seconds >= 2 * size:
-            return f"about {seconds / size:,.0f} {unit}"
-    return f"about {seconds:.0f} s"
+        pots = res.pot_updates // max(1, res.presentations)
+        print(f"mark1: {res.presentations:,} presentations x {pots:,} pots: this may take about "
+              f"{duration(res.seconds)} (about {res.memory / 2**20:,.0f} MiB of memory)", file=sys.stderr, flush=True)
 
 
 #: ``scheme://anything`` (tcp, tls, ucx, inproc...) or a bare ``host:port``

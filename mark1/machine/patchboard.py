@@ -90,16 +90,23 @@ class Patchboard:
     """
 
     def __init__(self, connections: np.ndarray, retina_shape: tuple[int, int], a_threshold: int):
-        self.connections = np.asarray(connections, dtype=np.int8)
-        self._wiring = self.connections.copy(order="C")      # as plugged at construction
+        given = np.asarray(connections)
         self.retina_shape = tuple(retina_shape)
         self.a_threshold = int(a_threshold)
-        if self.connections.shape[0] != self.retina_shape[0] * self.retina_shape[1]:
+        if given.shape[0] != self.retina_shape[0] * self.retina_shape[1]:
             raise InputError(f"connections: expected {self.retina_shape[0] * self.retina_shape[1]} rows "
-                             f"(one per S-unit), got {self.connections.shape[0]}")
-        if not np.isin(np.asarray(connections), (-1, 0, 1)).all():
+                             f"(one per S-unit), got {given.shape[0]}")
+        # checked before any copy, without temporaries the size of the board (np.isin
+        # widened int8 to 8 bytes a socket: 3 GB for a million A-units)
+        if given.dtype == np.int8:
+            valid = given.size == 0 or (int(given.min()) >= -1 and int(given.max()) <= 1)
+        else:
+            valid = bool(np.isin(given, (-1, 0, 1)).all())
+        if not valid:
             raise InputError("connections: expected +1 (excitatory), -1 (inhibitory) or 0 (no plug) "
                              "in every socket")
+        self.connections = given.astype(np.int8, copy=False)
+        self._wiring = self.connections.copy(order="C")      # as plugged at construction
 
     @property
     def n_sensors(self) -> int:

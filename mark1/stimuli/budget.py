@@ -1,46 +1,112 @@
-"""What a run of a scene will need, estimated before any card is drawn: memory, work and time.
+"""What a command on a scene will hold, estimated before any card is drawn: memory, work and time.
 
-``mark1 run`` checks :meth:`Scene.resources <mark1.stimuli.scenes.Scene.resources>` against
-``--memory-limit`` and says so before work that takes long; each part of the memory is
-keyed by the scene key that sets it, so that a refusal can name what to change.
+Every command checks :meth:`Scene.resources <mark1.stimuli.scenes.Scene.resources>`
+against :func:`mark1._utils.limits.memory_limit` before work and says so when the work
+is long. The bytes reckoned are those the program really keeps, stage by stage, and the
+peak is the largest stage on top of what stays held:
+
+- the decks: 8 bytes a pixel, or 1 for a deck kept as 8-bit reflectance, and the
+  float64 chunk being drawn (:mod:`mark1.stimuli.decks`);
+- the wiring: the chart and its C-ordered copy (int8, one byte a socket each), also
+  while it is plugged; the rack: the pots' state (:data:`RACK_BYTES_PER_POT`);
+- training: the light of the deck when it is kept (float64 per cell), else a block of
+  presentations imaged and associated at a time (:data:`SENSED_BLOCK`: light, S-units,
+  the A-unit outputs as float64 pot inputs); the ideal machine's fast path holds every
+  card's A-unit outputs as float64; per presentation the history, the schedule and the
+  simulator's arrays, and with the full trace (``run --trace full``, ``explain``,
+  ``lesson``) every event, reading and move; ``lesson`` its page besides;
+- scoring: a chunk of :data:`~mark1._utils.limits.SENSE_CHUNK` cards at a time;
+- ``compare``: the textbook classifiers on float64 copies of S (and φ), with their d x d
+  matrices (:data:`CLASSIFIER_COPIES`, :data:`CLASSIFIER_SQUARES`);
+- ``reenact``: least squares on φ (float64, with its copies) besides the runs.
+
+Each part is keyed by the scene key that makes it grow: a count for what is kept per
+card, ``schedule.epochs`` for what is kept per presentation, the retina's shape and the
+A-units for what is held per cell or unit (a chunk or a block of cards at a time, or a
+d x d matrix), so that a refusal names what to change.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from mark1._utils.limits import LIGHT_KEPT_BYTES, SENSE_CHUNK
+from mark1._utils.limits import BASE_RESIDENT, LIGHT_KEPT_BYTES, SENSE_CHUNK
 from mark1.machine.response import OutputCode
-from mark1.stimuli.decks import _chunk_cards, _is_compact
+from mark1.stimuli.decks import _deck_bytes, _drawing_bytes
 
-__all__ = ["Resources", "RATES"]
+__all__ = ["Resources", "RATES", "COMMANDS"]
 
 #: Per-second rates behind :attr:`Resources.seconds`, measured on the development machine
 #: (2 cores shared with other work): card pixels rendered, A-units wired, presentations
 #: simulated (their fixed cost) and pots updated.
-RATES = {"pixels": 2e6, "a_units": 1e4, "presentations": 5e3, "pot_updates": 2e7}
+RATES = {"pixels": 2e6, "a_units": 2e4, "presentations": 5e3, "pot_updates": 2e7}
+
+#: The commands a budget is reckoned for.
+COMMANDS = ("run", "render", "explain", "lesson", "compare", "ablate", "curves", "sweep", "reenact", "device")
+
+#: Presentations the event simulation images and associates at a time.
+SENSED_BLOCK = 256
+#: Bytes a pot holds in the rack: its gain, positions, times (float64), mask and last
+#: direction, and the float64 temporaries of a move over every pot.
+RACK_BYTES_PER_POT = 80
+#: float64 arrays of a chunk's light at once while the photocells are exposed and read
+#: (6 measured by tracemalloc, 7 in resident memory).
+LIGHT_COPIES = 7
+#: Per presentation: the history row (55), schedule and epoch (16), the simulator's
+#: arrays (~30) and, for ``run``, the row of ``trace.csv`` as Python objects and text.
+PER_PRESENTATION = 110
+CSV_PER_PRESENTATION = 600
+#: The full trace per presentation: its events and reading (~2.5 kB measured) and, per
+#: pot, a move (8 bytes a pot, an upper bound: 4.4-5.7 kB measured at ~500 pots).
+FULL_PER_PRESENTATION = 2500
+FULL_PER_POT = 8
+#: The lesson page per presentation (Python records and their JSON), by R-unit and by
+#: connected pot: 26.6 kB measured at 1 R-unit of 513 pots (e_vs_x), 53.5 kB at 5 R-units
+#: of 65 pots (alphabet, split rack); and per A-unit, its wiring lists.
+LESSON_PER_PRESENTATION = 6500
+LESSON_PER_UNIT = 8000
+LESSON_PER_POT = 20
+LESSON_PER_A_UNIT = 600
+#: A contact sheet's figure per card (three panels).
+SHEET_PER_CARD = 2**20
+#: The textbook classifiers' peak while fitting and scoring, in float64 copies of their
+#: training matrix (n x d: centred, with the bias, an SVD's factors) and of d x d matrices
+#: (scatter, covariance, its eigenvectors, LAPACK workspace). Measured by tracemalloc
+#: (n = 2,000-8,000, d = 100-800): least squares about n d + 3 d^2, Fisher and the Gaussian
+#: 2.0-2.2 n d, logistic regression at most 2.4 n d; LAPACK's workspace is not traced.
+CLASSIFIER_COPIES = 2.5
+CLASSIFIER_SQUARES = 3
+#: The Mark I's photocells (20 x 20).
+_MARK_I_CELLS = 400
+#: Cards a contact sheet draws at most (12 a class, 60 classes), and the copies of each
+#: card's light it draws with.
+SHEET_CARDS = 720
 
 
 @dataclass(frozen=True)
 class Resources:
-    """What a run of a scene will need, estimated before any card is drawn.
+    """What a command on a scene will hold and do, estimated before any card is drawn.
 
     Attributes
     ----------
     memory : int
-        Peak bytes of ``mark1 run`` (cards, the retina's light, the record of every
-        presentation, scoring).
+        Peak resident bytes of the command, the interpreter and its libraries included
+        (:data:`~mark1._utils.limits.BASE_RESIDENT`); for a lab command, of one job.
     parts : dict of str to int
-        Bytes by cause, keyed by the scene key that sets it.
+        Bytes by cause, keyed by the scene key that makes them grow.
     presentations : int
-        Cards shown while training (epochs x training cards).
+        Cards shown while training (epochs x training cards; a lab job's longest run).
     pot_updates : int
         presentations x pots: the machine's work.
     seconds : float
         Rough wall time: rendering, wiring and presentations at the rates of
         :data:`RATES` (measured on a loaded 2-core machine; the order of magnitude only).
+    command : str
+        The command reckoned, one of :data:`COMMANDS`.
+    notes : dict of str to str
+        What each part is, in words (for the line that refuses a run).
 
     Examples
     --------
@@ -49,9 +115,12 @@ class Resources:
     >>> res.presentations                       # 5 epochs x 40 training cards
     200
     >>> res.largest(), sorted(res.parts)
-    ('train.count', ['machine.overrides.patchboard.n_associators', 'schedule.epochs', 'test.count', 'train.count'])
+    ('train.count', ['machine.overrides.patchboard.n_associators', 'test.count', 'train.count'])
     >>> res.memory > sum(res.parts.values())          # + the interpreter and its libraries
     True
+    >>> big = load_scene("scenes/demo.toml").resources(command="compare", overrides={"retina.shape": (512, 512)})
+    >>> big.largest(), f"{big.parts[big.largest()] / 1e9:.0f} GB"   # the baselines' 262,144^2 covariances
+    ('retina.shape', '1650 GB')
     """
 
     memory: int
@@ -59,10 +128,26 @@ class Resources:
     presentations: int
     pot_updates: int
     seconds: float = 0.0
+    command: str = "run"
+    notes: dict = field(default_factory=dict)
 
     def largest(self) -> str:
         """The key whose part of the memory is largest."""
         return max(self.parts, key=self.parts.get)
+
+
+class _Parts:
+    """Bytes by key, with what each is."""
+
+    def __init__(self):
+        self.bytes: dict[str, int] = {}
+        self.notes: dict[str, list[str]] = {}
+
+    def add(self, key: str, nbytes: float, note: str) -> None:
+        nbytes = int(max(0.0, nbytes))
+        self.bytes[key] = self.bytes.get(key, 0) + nbytes
+        if nbytes:
+            self.notes.setdefault(key, []).append(note)
 
 
 def _card_counts(scene, train_count: int | None, test_count: int | None) -> dict[str, tuple[int, int]]:
@@ -82,55 +167,151 @@ def _card_counts(scene, train_count: int | None, test_count: int | None) -> dict
     return counts
 
 
-def _deck_bytes(n: int, side: int) -> int:
-    """The deck itself: 8 bytes a pixel, or 1 when it is kept as 8-bit reflectance."""
-    return n * side * side * (1 if _is_compact(n, side) else 8)
+def _scoring(n: int, cells: int, n_a: int, n_units: int) -> int:
+    """Bytes of scoring (or sensing) ``n`` cards a chunk at a time: light, photocell signals and
+    states (float64 per cell) and S-units of two chunks (the sensing generator holds the last
+    chunk's while it reads the next), φ and the pots' float64 inputs of one; per card its
+    sums, active pots and read noise."""
+    return (min(n, 2 * SENSE_CHUNK) * cells * (8 * LIGHT_COPIES + 1) + min(n, SENSE_CHUNK) * 9 * (n_a + 1)
+            + n * 24 * n_units)
 
 
-def _render_peak(n: int, side: int) -> int:
-    """A float64 chunk (or the whole deck) and its working copies while it is drawn."""
-    return 8 * side * side * min(n, _chunk_cards(side) if _is_compact(n, side) else n)
-
-
-def _estimate(scene, *, train_count: int | None = None, test_count: int | None = None,
-              trace: str = "summary") -> Resources:
-    """The :class:`Resources` of a run of ``scene`` (what :meth:`Scene.resources` gives)."""
+def _estimate(scene, *, train_count: int | None = None, test_count: int | None = None, trace: str = "summary",
+              command: str = "run", epochs: int | None = None, overrides: dict | None = None,
+              learners=None, lesson_cards: int | None = None) -> Resources:
+    """The :class:`Resources` of ``command`` on ``scene`` (what :meth:`Scene.resources` gives)."""
     spec = scene.machine_spec()
-    cells = spec.retina.shape[0] * spec.retina.shape[1]
-    n_a = spec.patchboard.n_associators
-    counts = _card_counts(scene, train_count, test_count)
+    if overrides:
+        spec = spec.with_overrides(dict(overrides))
+    rows, cols = spec.retina.shape
+    cells, n_a = rows * cols, spec.patchboard.n_associators
     n_classes = len(scene._classes_of("train"))
     n_units = OutputCode(np.arange(max(2, n_classes)), spec.response).n_units    # the machine's own code
+    pots = n_units * (n_a + 1)
+    # the pots a unit can move: its own group of A-units on a split rack
+    per_unit = n_a // spec.response.n_responses if spec.rack.topology == "split" else n_a
+    connected = n_units * (per_unit + int(spec.rack.bias))
+    counts = _card_counts(scene, train_count, test_count)
     n_tr, side_tr = counts["train"]
     n_te, side_te = counts["test"]
-    presentations = scene.schedule.epochs * n_tr
-    # schedule and epoch (16), the simulator's per-presentation arrays (~30), the history
-    # row (~55) and its line of trace.csv, built in memory (~150)
-    per_presentation = 250
-    if trace == "full":
-        per_presentation += 10 * 120
-    # scoring the larger split, a chunk of cards at a time: light, photocell signals and
-    # states (float64 per cell), S-unit states; per card the sums and pot counts
-    n_score = max(n_tr, n_te)
-    chunk = min(n_score, SENSE_CHUNK)
-    scoring = chunk * (8 * cells * 9 + cells) + n_score * 16 * n_units
-    # training: the light of every card, kept when small, else a block of presentations
-    light_kept = 8 * cells * n_tr if 8 * cells * n_tr <= LIGHT_KEPT_BYTES else 8 * cells * 256
-    key_tr = scene.settings["train"].origin.get("count", "train.count")
-    key_te = scene.settings["test"].origin.get("count", "test.count")
-    parts = {
-        key_tr: _deck_bytes(n_tr, side_tr) + max(_render_peak(n_tr, side_tr), 2 * light_kept,
-                                                 scoring if n_tr >= n_te else 0),
-        key_te: _deck_bytes(n_te, side_te) + _render_peak(n_te, side_te) + (scoring if n_te > n_tr else 0),
-        "schedule.epochs": presentations * per_presentation,
-        # per scored card, and the wiring (int8) with its float32 copy, the pots and their masks
-        "machine.overrides.patchboard.n_associators": chunk * 9 * n_a + 5 * cells * n_a
-        + 8 * n_units * (n_a + 1) * 4,
-    }
-    memory = 150 * 2**20 + sum(parts.values())          # + the interpreter and its libraries
+    epochs_given = epochs is not None
+    epochs = scene.schedule.epochs if epochs is None else int(epochs)
+
+    origin = scene.settings["train"].origin
+    key_tr = origin.get("count", "train.count") if train_count is None else "--train-count"
+    key_te = scene.settings["test"].origin.get("count", "test.count") if test_count is None else "--test-count"
+    given = dict(overrides or {})
+
+    def spec_key(name):
+        return name if name in given else f"machine.overrides.{name}"      # a sweep's --param, or the scene's
+    key_a = spec_key("patchboard.n_associators")
+    # what is held per cell for a chunk of cards grows with the cards up to the Mark I's 20 x 20
+    # retina, and with the retina beyond
+    key_cells = spec_key("retina.shape") if cells > _MARK_I_CELLS else key_tr
+
+    p = _Parts()
+    full = trace == "full" or command in ("explain", "lesson")
+    if command == "device":                    # a handful of pots and one photocell, whatever the spec
+        n_tr = n_te = 0
+    elif command == "render":                  # a contact sheet: a few cards a class, the retina's view
+        n_tr, n_te = min(n_tr, 12 * n_classes, SHEET_CARDS), 0
+        p.add(key_tr, _deck_bytes(n_tr, side_tr) + _drawing_bytes(n_tr, side_tr), "the cards on the sheet")
+        p.add(key_cells, n_tr * cells * (8 * LIGHT_COPIES + 4 * 8), "their light and S-units drawn")
+        p.add(key_tr, n_tr * SHEET_PER_CARD, "the sheet's panels")
+    elif command == "lesson":
+        n_tr, n_te = (lesson_cards if lesson_cards is not None else min(n_tr, max(20, n_classes))), 0
+        key_tr = "--cards" if lesson_cards is not None else key_tr
+    elif command == "explain":
+        n_te, epochs = 0, 1
+    # what is kept per presentation grows with epochs x cards: keyed by the larger factor
+    key_ep = ("--epochs" if command == "lesson" and epochs_given else "schedule.epochs") if epochs > n_tr else key_tr
+    if command in ("render", "device"):
+        presentations = 0
+    else:
+        presentations = epochs * n_tr
+        p.add(key_tr, _deck_bytes(n_tr, side_tr), "the training deck")
+        p.add(key_te, _deck_bytes(n_te, side_te), "the test deck")
+        machine = _machine_run(p, command, spec, full, n_tr, n_te, (side_tr, side_te), presentations, cells, n_a,
+                               n_units, (pots, connected), keys=(key_tr, key_te, key_ep, key_a, key_cells))
+        if command == "compare":
+            _baselines(p, learners, n_tr, n_te, cells, n_a, n_classes, keys=(key_tr, key_a, key_cells))
+        elif command == "reenact":
+            # least squares on φ: φ as float64 with the bias, a column subset and lstsq's copies
+            p.add(key_tr, 3.5 * 8 * n_tr * (n_a + 1), "least squares on the A-unit outputs (float64)")
+            p.add(key_a, 3 * 8 * (n_a + 1) ** 2, "least squares' square matrices")
+        p.add(key_a, machine, "the wiring (two bytes a socket) and the pots")
+
+    memory = BASE_RESIDENT + sum(p.bytes.values())
     pixels = n_tr * side_tr ** 2 + n_te * side_te ** 2
-    pot_updates = presentations * n_units * (n_a + 1)
-    seconds = (pixels / RATES["pixels"] + n_a / RATES["a_units"] + presentations / RATES["presentations"]
-               + pot_updates / RATES["pot_updates"])
-    return Resources(memory=int(memory), parts=parts, presentations=int(presentations),
-                     pot_updates=int(pot_updates), seconds=float(seconds))
+    pot_updates = presentations * pots
+    seconds = (pixels / RATES["pixels"] + (n_a / RATES["a_units"] if presentations else 0.0)
+               + presentations / RATES["presentations"] + pot_updates / RATES["pot_updates"])
+    return Resources(memory=int(memory), parts=dict(p.bytes), presentations=int(presentations),
+                     pot_updates=int(pot_updates), seconds=float(seconds), command=command,
+                     notes={k: ", ".join(v) for k, v in p.notes.items()})
+
+
+def _machine_run(p: _Parts, command, spec, full, n_tr, n_te, sides, presentations, cells, n_a, n_units, pots,
+                 keys) -> int:
+    """Drawing, training and scoring on top of the decks; returns the machine's own bytes (wiring, rack)."""
+    key_tr, key_te, key_ep, key_a, key_cells = keys
+    pots, connected = pots
+    # the wiring and its copy (while it is plugged, the chart being filled and no more) and the pots
+    machine = 2 * cells * n_a + RACK_BYTES_PER_POT * pots
+    lab = command in ("compare", "ablate", "curves", "sweep", "reenact")
+    if lab:
+        machine *= 2            # a job's next machine is built while the last one is still held
+    # training: the event simulation (light kept or a block at a time) or, for the ideal
+    # machine (a lab's ideal runs, the IBM 704), every card's φ and pot inputs at once
+    light_kept = 8 * cells * n_tr
+    if light_kept > LIGHT_KEPT_BYTES:
+        light_kept = 0
+    block = min(n_tr, SENSED_BLOCK)
+    # the simulator's sensed block and the one before it (held until the next is made): φ
+    # and the pots' float64 inputs, 24 bytes a presentation and A-unit measured (40,000 A-units)
+    events = {key_tr: light_kept, key_cells: 2 * block * cells * (8 * LIGHT_COPIES + 1),
+              key_a: 3 * block * 9 * (n_a + 1)}
+    ideal = {key_tr: light_kept + n_tr * (cells + 9 * (n_a + 1)), key_ep: presentations * 16 * n_units,
+             key_cells: min(n_tr, SENSE_CHUNK) * cells * 8 * LIGHT_COPIES}
+    training = ideal if (lab or spec.is_ideal) and sum(ideal.values()) > sum(events.values()) else events
+    per_pres = PER_PRESENTATION + (CSV_PER_PRESENTATION if command == "run" else 0)
+    if full:
+        per_pres += FULL_PER_PRESENTATION + FULL_PER_POT * connected + 8 * n_units
+    if command == "lesson":
+        per_pres += LESSON_PER_PRESENTATION + LESSON_PER_UNIT * n_units + LESSON_PER_POT * connected
+        p.add(key_a, LESSON_PER_A_UNIT * n_a, "the lesson page's wiring lists")
+    p.add(key_ep, presentations * per_pres, "the record of every presentation" + (" (full trace)" if full else ""))
+    stages = [("drawing the cards", {key_tr: _drawing_bytes(n_tr, sides[0])}),
+              ("drawing the cards", {key_te: _drawing_bytes(n_te, sides[1])}),
+              ("training", training)]
+    if command not in ("explain", "lesson"):
+        n = max(n_tr, n_te)
+        per_cell = _scoring(n, cells, 0, n_units)
+        stages.append(("scoring a chunk of cards", {key_cells: per_cell,
+                                                    key_a: _scoring(n, cells, n_a, n_units) - per_cell}))
+    # the largest transient stage rides on what stays held
+    what, peak = max(stages, key=lambda s: sum(s[1].values()))
+    for key, nbytes in peak.items():
+        p.add(key, nbytes, what)
+    return machine
+
+
+def _baselines(p: _Parts, learners, n_tr, n_te, cells, n_a, n_classes, keys) -> None:
+    """The textbook classifiers of ``compare``: float64 S (and φ) of both splits, and the
+    largest classifier's copies and d x d matrices."""
+    key_tr, key_a, key_cells = keys
+    # every learner by default: the classifiers on S and on φ
+    names = list(learners) if learners is not None else ["lstsq-S", "lstsq-phi"]
+    others = [n for n in names if n not in ("mark1", "digital", "ideal")]
+    if not others:
+        return
+    n = n_tr + n_te
+    p.add(key_tr, n * cells * 9, "S of every card as float64 for the textbook classifiers")
+    dims = [(cells, key_cells)]
+    if any(name.endswith("-phi") for name in others):
+        p.add(key_tr, n * (n_a + 1) * 9, "phi of every card as float64 for the textbook classifiers")
+        dims.append((n_a, key_a))
+    d, key = max(dims)
+    p.add(key_tr, CLASSIFIER_COPIES * 8 * n_tr * d, "the textbook classifiers' copies of their inputs")
+    p.add(key, CLASSIFIER_SQUARES * 8 * d * d + 8 * 4 * n_classes * d,
+          f"the textbook classifiers' {d:,} x {d:,} matrices")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mark1._utils.limits import BASE_RESIDENT, memory_limit
 from mark1._utils.progress import progress_bar
 from mark1.exceptions import RenderError, SceneError
 from mark1.stimuli.render import render_characters, render_images, render_marks, render_predicate, render_shapes
@@ -25,7 +26,6 @@ __all__ = ["Stimuli"]
 
 #: spawn_key element reserved for stimuli streams (see the module docstring).
 STIMULI_STREAM = 0x5C3E
-MAX_PIXELS = 250_000_000          # count × card_size², about 2 GB of float64 cards
 #: A deck whose float64 cards would take more bytes than this is stored as 8-bit reflectance,
 #: rendered CHUNK_BYTES of float64 at a time (smaller decks are unchanged, bit for bit).
 COMPACT_ABOVE = 256 * 2**20
@@ -195,11 +195,25 @@ def _interleave(picks, classes):
     return np.asarray(which, dtype=np.int64), labels
 
 
+def _deck_bytes(n: int, side: int) -> int:
+    """Bytes of a deck of ``n`` cards of ``side`` pixels: 8 a pixel, or 1 when kept as 8-bit reflectance."""
+    return n * side * side * (1 if _is_compact(n, side) else 8)
+
+
+def _drawing_bytes(n: int, side: int) -> int:
+    """Bytes of float64 a deck is drawn in at once, with its working copies: the chunk (or the whole deck)."""
+    return 3 * 8 * side * side * min(n, _chunk_cards(side) if _is_compact(n, side) else n)
+
+
 def _check_count(path, key, count, n_classes, card_size):
     if count < n_classes:
         raise SceneError(path, key, f"expected at least one card per class (>= {n_classes}), got {count}")
-    if count * card_size * card_size > MAX_PIXELS:
-        raise SceneError(path, key, f"expected count x card_size^2 <= {MAX_PIXELS:,} pixels "
-                                    f"(about 2 GB), got {count} cards of {card_size}x{card_size}")
-
-
+    # the deck as kept, and the chunk it is drawn in, must fit in what this process may use
+    need = _deck_bytes(count, card_size) + _drawing_bytes(count, card_size)
+    lim = memory_limit()
+    if need > lim.bytes - BASE_RESIDENT:
+        raise SceneError(path, key, f"expected a deck that fits in memory ({(lim.bytes - BASE_RESIDENT) / 1e9:.2f} GB "
+                                    f"free of {lim.bytes / 1e9:.2f} GB, {lim.source}), got {count:,} cards of "
+                                    f"{card_size}x{card_size}, {need / 1e9:.2f} GB "
+                                    f"({1 if _is_compact(count, card_size) else 8} byte(s) a pixel); "
+                                    f"lower it, or {lim.raise_by}")

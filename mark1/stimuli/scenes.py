@@ -39,7 +39,7 @@ import numpy as np
 
 from mark1 import specs
 from mark1.exceptions import RenderError, SceneError, printable
-from mark1.stimuli.budget import Resources, _estimate
+from mark1.stimuli.budget import COMMANDS, Resources, _estimate
 from mark1.stimuli.decks import Stimuli, _stimuli
 from mark1.stimuli.fonts import MATPLOTLIB_FONT, check_font, font_file, missing_characters
 from mark1.stimuli.images import list_image_folder, read_image
@@ -179,15 +179,58 @@ class Scene:
         return out
 
     def resources(self, *, train_count: int | None = None, test_count: int | None = None,
-                  trace: str = "summary") -> Resources:
-        """Estimate the memory and work of training and scoring, without drawing a card.
+                  trace: str = "summary", command: str = "run", epochs: int | None = None,
+                  overrides: Mapping[str, Any] | None = None, learners=None,
+                  lesson_cards: int | None = None) -> Resources:
+        """Estimate the peak memory and the work of a command on this scene, without drawing a card.
 
-        Per training card: the deck (1 or 8 bytes a pixel), the retina's light and
-        photocell signals (float64 per cell, several copies while scoring) and the
-        A-unit outputs fed to the rack (float64 per A-unit); per presentation: the
-        schedule and the record of it (plus ~10 events of ~120 bytes with the full trace).
+        The bytes the command really keeps, stage by stage (:mod:`mark1.stimuli.budget`):
+        the decks (1 or 8 bytes a pixel), the wiring and the pots, training (the light
+        of the deck or a block of presentations, every card's A-unit outputs on the
+        ideal machine's fast path), the record of every presentation (the full trace
+        where the command keeps it), scoring a chunk of cards at a time, and the
+        textbook classifiers' matrices (``compare``).
+
+        Parameters
+        ----------
+        train_count, test_count : int, optional
+            Cards instead of the scene's counts.
+        trace : {"summary", "full"}
+            What ``mark1 run --trace`` keeps (``explain`` and ``lesson`` keep the full trace).
+        command : str
+            One of :data:`mark1.stimuli.budget.COMMANDS`; a lab command's estimate is one job's.
+        epochs : int, optional
+            Passes instead of the schedule's (a sweep's longest, ``lesson --epochs``).
+        overrides : dict, optional
+            Machine parameters instead of the scene's (``{"patchboard.n_associators": 1000}``).
+        learners : sequence of str, optional
+            The learners of ``compare`` (default every one).
+        lesson_cards : int, optional
+            The cards of ``lesson --cards``.
+
+        Returns
+        -------
+        Resources
+
+        Raises
+        ------
+        SceneError
+            For an unknown command; a SpecError for overrides the machine cannot take.
+
+        Examples
+        --------
+        >>> scene = load_scene("scenes/square_vs_circle.toml")
+        >>> run = scene.resources(train_count=100_000)
+        >>> f"{run.memory / 2**30:.2f} GiB", run.largest()
+        ('0.81 GiB', '--train-count')
+        >>> compare = scene.resources(command="compare")
+        >>> compare.memory > scene.resources().memory          # the classifiers' float64 copies of S and phi
+        True
         """
-        return _estimate(self, train_count=train_count, test_count=test_count, trace=trace)
+        if command not in COMMANDS:
+            raise SceneError(self.path, "command", f"expected one of {', '.join(COMMANDS)}, got {_describe(command)}")
+        return _estimate(self, train_count=train_count, test_count=test_count, trace=trace, command=command,
+                         epochs=epochs, overrides=overrides, learners=learners, lesson_cards=lesson_cards)
 
     def __repr__(self) -> str:
         return f"Scene({self.name!r}, path={self.path!r})"
