@@ -24,10 +24,13 @@ pool, whose threads keep spinning for a while after a call, and a run that start
 after the other pool's work competes with them for the cores (measured on 2 cores: our
 least squares 0.085 s right after RidgeClassifier, 0.055 s otherwise).  ``--pause 0.3``
 rests before every timed run instead.  Threads: both sides run with the BLAS and OpenMP
-threads as the process starts them (printed in the header); our estimators hold BLAS to
-one thread only inside loops of small products (``mark1._utils.threads``), and none is
-left: the perceptron's loop is compiled code without BLAS, the others make a few large
-products.  Pairs:
+threads as the process starts them, or with every BLAS pool held to ``--blas-threads``
+(printed in the header); our estimators hold BLAS to one thread only inside loops of
+small products (``mark1._utils.threads``), and none is left: the perceptron's loop is
+compiled code without BLAS, the others make a few large products.  On a machine
+shared with other work, ``--blas-threads 1`` gives steadier ratios for the estimators
+made of large products (two threads per pool against other processes swing them by
+2-5x, either way).  Pairs:
 
 =================================  =================================================
 LeastSquaresClassifier(alpha=a)    RidgeClassifier(alpha=a), a = 0, 1e-6, 1
@@ -200,20 +203,34 @@ def main(argv=None):
                     help="timed runs of logistic regression (0 or 1: once, without warm-up)")
     ap.add_argument("--no-logistic", action="store_true", help="leave logistic regression out")
     ap.add_argument("--only", default=None, help="comma-separated learners to run (e.g. perceptron)")
+    ap.add_argument("--blas-threads", type=int, default=None,
+                    help="hold every BLAS pool to this many threads, both sides (default: as the process starts)")
     args = ap.parse_args(argv)
-    kinds = [k for k in args.kinds.split(",") if k]
-    if not set(kinds) <= set(KINDS):
-        ap.error(f"--kinds: expected some of {', '.join(KINDS)}, got {args.kinds!r}")
-    warnings.filterwarnings("ignore", module="sklearn")
     try:
-        import sklearn
+        pairs()                                       # scikit-learn and scipy load their BLAS pools
     except ImportError:
         sys.exit("scikit-learn is needed for this benchmark (pip install scikit-learn)")
+    if args.blas_threads is not None:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=args.blas_threads, user_api="blas"):
+            return run(args)
+    return run(args)
+
+
+def run(args):
+    kinds = [k for k in args.kinds.split(",") if k]
+    if not set(kinds) <= set(KINDS):
+        sys.exit(f"--kinds: expected some of {', '.join(KINDS)}, got {args.kinds!r}")
+    import sklearn
+
+    warnings.filterwarnings("ignore", module="sklearn")
 
     print(f"numpy {np.__version__}, scikit-learn {sklearn.__version__}; {args.n} x {args.d} features "
           f"(binary: spread {args.spread}; dense: spread {args.dense_spread}), best of {args.repeats}")
-    print(f"threads, both sides: {thread_setting()} (as the process starts; ours hold BLAS to one thread "
-          f"only in loops of small products, and none is left)")
+    held = "held by --blas-threads" if args.blas_threads is not None else "as the process starts"
+    print(f"threads, both sides: {thread_setting()} ({held}; ours hold BLAS to one thread only in loops of "
+          f"small products, and none is left)")
     header = (f"{'learner':<20} {'features':>8} {'classes':>7} {'ours [s]':>9} {'sklearn [s]':>11} {'ratio':>6}  "
               f"identical")
     print(header)

@@ -125,7 +125,8 @@ class LeastSquaresClassifier(_Classifier):
         # A ridge term far larger than the data's scatter shrinks the fitted
         # variation of the outputs below the rounding of their mean: every sample
         # would then get the same class (found with alpha = 1 on iris * 1e-150).
-        spread = float(np.abs(Xc @ W).max()) if W.size else 0.0
+        # (only a ridge term can do that: without one the fitted outputs are not formed)
+        spread = float(np.abs(Xc @ W).max()) if W.size and alpha > 0 else 0.0
         level = float(np.abs(tbar).max())
         if alpha > 0 and spread <= 1e4 * _EPS * level and Xc.any():
             warnings.warn(

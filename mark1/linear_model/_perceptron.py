@@ -63,8 +63,10 @@ class Perceptron(_Classifier):
     -----
     With ``shuffle=False``, ``eta=1`` and no averaging this is exactly
     scikit-learn's ``Perceptron(shuffle=False, tol=None, eta0=1, max_iter=epochs)``
-    (same zero-margin rule, ``t * (w.x + b) <= 0`` is a mistake, same bias update);
-    on integer-valued data the weights are identical.
+    (same zero-margin rule, ``t * (w.x + b) <= 0`` is a mistake, same bias update,
+    each sum added in feature order): the weights are identical, on float data too
+    (``benchmarks/bench_baselines.py`` checks it on binary and Gaussian features).
+    The core is compiled code without BLAS, so no thread limit is needed.
 
     Examples
     --------
