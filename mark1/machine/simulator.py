@@ -213,11 +213,19 @@ class Trace:
         if self.listener is not None:
             self.listener(float(time), event, int(presentation), detail)
 
-    def _keep_reading(self, time: float, s: np.ndarray, x: np.ndarray, rack: PotentiometerRack) -> None:
-        """The next presentation's read at ``time``: S-units ``s`` (n_s,) bool, inputs ``x``
-        (n_a + 1,) with the bias last, and the rack's wipers then."""
-        pots = np.flatnonzero(x > 0)                     # the lit A-units, then the bias
-        self.readings.append(Reading(float(time), np.flatnonzero(s), pots[:-1], rack.positions(time, pots)))
+    def _keep_readings(self, times: np.ndarray, s: np.ndarray, x: np.ndarray, rack: PotentiometerRack) -> None:
+        """The next presentations' reads at ``times`` (m,): S-units ``s`` (m, n_s) bool,
+        inputs ``x`` (m, n_a + 1) with the bias last, and the rack's wipers then."""
+        s_units = np.nonzero(s)[1]
+        s_ends = np.cumsum(np.count_nonzero(s, axis=1)).tolist()
+        lit = x > 0
+        pots = np.nonzero(lit)[1]                        # each row's lit A-units, then the bias
+        x_ends = np.cumsum(np.count_nonzero(lit, axis=1)).tolist()
+        s0 = x0 = 0
+        for t, s1, x1 in zip(times.tolist(), s_ends, x_ends):
+            mine = pots[x0:x1]
+            self.readings.append(Reading(t, s_units[s0:s1], mine[:-1], rack.positions(t, mine)))
+            s0, x0 = s1, x1
 
     def _log_many(self, events: list) -> None:
         """Keep events (time, event, presentation, detail), in order (and tell the listener)."""
@@ -308,9 +316,21 @@ class _SensoryPipeline:
         if lit_first is not None:
             lit[0] = lit_first
         cards = self.order[first:stop]
-        light = self.light[cards]          # an array, or the machine's lazy light of a large deck
+        # a card's light and settled signal do not depend on the timing: a re-timed block
+        # takes those of the presentations the last block already had
+        keep = min(self.stop, stop) - first if self._ends is not None and self.start <= first < self.stop else 0
+        rows = slice(first - self.start, first - self.start + keep)
+        if keep < len(cards):
+            light = self.light[cards[keep:]]   # an array, or the machine's lazy light of a large deck
+            steady = self.retina.steady_signal(light)
+            if keep:
+                light = np.concatenate([self._light[rows], light])
+                steady = np.concatenate([self._steady[rows], steady])
+        else:
+            light, steady = self._light[rows], self._steady[rows]
+        self._light, self._steady = light, steady
         signal, ends = self.retina.expose(light, lit, state, card_change=self.card_change,
-                                          settle=self.settle, steady=self.retina.steady_signal(light))
+                                          settle=self.settle, steady=steady)
         s = self.retina.fire(signal)
         phi = self.patchboard.associate(s)
         x = with_bias(phi)
@@ -665,9 +685,12 @@ class _TrainingRun:
             self.code_kind, self.targets, p, self.clock.t_anchor, self.clock.p_anchor, self.period, self.read_at,
             self.tm.overlap, rack.rate, rack.t_ref, self.spec.rack.decay_time, rack.busy_until,
             *self.flat_state, rack.drive_constants, self.queued, *self.queue, self.queue_ends, self.free,
-            self.traced, sums, self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi], self.command_buf)
+            self.traced, sums, self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi],
+            self.response[p:hi], self.command_buf)
         if status == _PENDING:
             done += 1                               # read, to be reinforced by the caller
+        if self.code_kind < 0:                      # a code the loop does not read
+            self.response[p:p + done] = self.code.decode(sums[:done])
         # how far the next run reaches: about the running gap between stops, doubling while
         # runs end with their block (the noise, targets and sums of a run are made for all of it)
         if status == _BLOCK_END:
@@ -675,7 +698,6 @@ class _TrainingRun:
         else:
             self.gap += 0.3 * (done - self.gap)
             self.reach = min(max(8.0, 2.0 * self.gap), self.pipeline.block)
-        self.response[p:p + done] = self.code.decode(sums[:done])
         self.block_sums = sums
         return p + done - 1, status
 
@@ -727,8 +749,7 @@ class _TrainingRun:
                        (tr, "R read", r, "sums " + " ".join([f"{v:+.4g}" for v in row])
                         + f"; answer {answer}, card shows {shows}")]
         trace._log_many(events)
-        for k, tr in enumerate(t_read.tolist()):
-            trace._keep_reading(tr, pipeline.s[rows][k], pipeline.x[rows][k], rack)
+        trace._keep_readings(t_read, pipeline.s[rows], pipeline.x[rows], rack)
 
     def result(self, epoch_of: np.ndarray) -> _RunResult:
         """The history of the finished run, with its per-epoch mistakes and trace summary."""
@@ -965,7 +986,7 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
                  rate, t_ref, decay_time, busy_until,
                  gain, mask, p_from, p_to, t_start, t_end, last_dir, drive,
                  queued, queue_pot, queue_cmd, queue_time, ends, free, stop_to_reinforce,
-                 sums, units_erred, pots_moved, start, command):
+                 sums, units_erred, pots_moved, start, response, command):
     """Run a block of presentations as the event path does, in one compiled loop.
 
     The same steps as the SimPy trainer (:meth:`_TrainingRun._step`), in the same order:
@@ -990,7 +1011,8 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
     command (the loop stops before a presentation that could overflow it); with
     ``stop_to_reinforce`` the loop stops at a presentation the trainer acts on, read
     but not reinforced (a full trace: the caller reinforces it); ``sums``,
-    ``units_erred``, ``pots_moved``, ``start`` (m, ...) outputs. Returns (presentations
+    ``units_erred``, ``pots_moved``, ``start``, ``response`` (m, ...) outputs (the
+    answers only for the codes :func:`_answer` reads, ``code_kind`` >= 0). Returns (presentations
     run, busy_until, t_ref, how it ended: ``_BLOCK_END``, ``_WAITS`` (the next card
     waits), ``_ROOM`` or ``_PENDING`` (the next presentation is read, not reinforced)).
     """
@@ -1021,6 +1043,8 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
                 sums[k, u] = sums[k, u] / divisor[k, u]
             if targets[k, u] * sums[k, u] <= tie:
                 erred += 1
+        if code_kind >= 0:
+            response[k] = _answer(sums[k], code_kind, tie)
         if error_driven and erred == 0:
             continue
         if stop_to_reinforce:
@@ -1028,7 +1052,7 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
         units_erred[k] = erred
         for i in range(n_in):
             phi[i] = x[k, i] > 0
-        aim = code_targets[_answer(sums[k], code_kind, tie)] if spontaneous else targets[k]
+        aim = code_targets[response[k]] if spontaneous else targets[k]
         moving = command_into(command, rule, every, monovalent, phi, aim, sums[k], mask, increment, lms_rate,
                               tie)
         pots_moved[k] = moving
