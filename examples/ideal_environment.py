@@ -106,10 +106,11 @@ def main(argv=None) -> None:
     ax.axhline(50, color="0.5", lw=0.8, ls=":")
     ax.set_xscale("log")
     ax.set_xlabel("N_s (random stimuli forced to each response)")
-    accuracy_axis(ax, 30, label="correct, 95 % t-intervals over machines")
+    accuracy_axis(ax, 30, label="answered right")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title("Ideal environment (Rosenblatt 1958): recall falls, generalization stays at chance", fontsize=9)
+    ax.set_title("Ideal environment (Rosenblatt 1958): recall falls, generalization stays at chance\n"
+                 "(95 % t-intervals over machines)", fontsize=9)
     save_figure(fig, args.out / "ideal_environment.png", dpi=120)
     print(f"figure: {args.out / 'ideal_environment.png'}")
 

@@ -100,7 +100,7 @@ def main(argv=None) -> None:
     ax.axhline(0, color="0.5", lw=0.8)
     ax.set_xticks(range(len(RULES)), [f"{r} system" for r in RULES])
     ax.set_xlim(-0.6, len(RULES) - 0.4)
-    ax.set_ylabel("recall, μ-system − Σ-system (points; paired 95 % interval)")
+    ax.set_ylabel("recall, μ − Σ (points, paired 95 %)")
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
     ax.set_title("μ against Σ in the ideal environment (forced, bivalent, split source sets)", fontsize=9)
