@@ -508,9 +508,8 @@ class _TrainingRun:
         self.reach, self.gap = float(self.pipeline.block), float(self.pipeline.block)   # see _run_block
         # the compiled loop's driver queue: pot, travel and time of each command not yet
         # set going, first come first served ([head, tail) of the arrays), and when each
-        # driver is free; the arrays start with room for 16 commands of every pot and grow
-        room = self.mask.size if self.queued and self.compiled else 0
-        self.queue = (np.zeros(16 * room, np.int64), np.zeros(16 * room), np.zeros(16 * room))
+        # driver is free; the arrays get room as needed (_make_room)
+        self.queue = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
         self.queue_ends = np.zeros(2, np.int64)
         self.free = np.zeros(max(rack.spec.drivers, 1))
 
@@ -702,12 +701,13 @@ class _TrainingRun:
         return p + done - 1, status
 
     def _make_room(self) -> None:
-        """Room in the driver queue for two more commands of every pot: the moves still
-        queued go to the front, and the arrays double when less than half of them is free."""
+        """Room in the driver queue for a command of every pot: the moves still queued go to
+        the front, and the arrays double when less than half of them is free (24 bytes a
+        move; at first room for two commands of every pot)."""
         head, tail = (int(v) for v in self.queue_ends)
         live, cap = tail - head, len(self.queue[0])
-        if cap - live < max(2 * self.mask.size, cap // 2):     # keep half free: few returns to make room
-            size = 2 * max(cap, live + 2 * self.mask.size)
+        if cap - live < max(self.mask.size, cap // 2):     # keep half free: few returns to make room
+            size = 2 * max(cap, live + self.mask.size)
             self.queue = tuple(np.concatenate([a[head:tail], np.zeros(size - live, a.dtype)]) for a in self.queue)
         elif head > 0:
             for a in self.queue:
@@ -1008,7 +1008,8 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
     :func:`_answer` (``code_kind``), not at ``targets``; ``mask`` the rack's
     (n_units, n_in); ``gain``, ``p_from`` ... ``last_dir`` the rack's arrays, flat
     (written in place); the queue as :func:`_serve` takes it, with room for at least one
-    command (the loop stops before a presentation that could overflow it); with
+    command of every pot (the loop stops at a command that does not fit, before it
+    changes anything); with
     ``stop_to_reinforce`` the loop stops at a presentation the trainer acts on, read
     but not reinforced (a full trace: the caller reinforces it); ``sums``,
     ``units_erred``, ``pots_moved``, ``start``, ``response`` (m, ...) outputs (the
@@ -1021,10 +1022,7 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
     active = np.empty(n_in, np.int64)
     phi = np.empty(n_in, np.bool_)
     acc = np.empty(n_units)
-    room = n_units * n_in
     for k in range(m):
-        if queued and k > 0 and len(queue_pot) - ends[1] < room:
-            return k, busy_until, t_ref, _ROOM           # the caller makes room in the queue
         t0 = t_anchor + (p_first + k - p_anchor) * period
         start[k] = t0
         t_read = t0 + read_at
@@ -1058,6 +1056,10 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
         pots_moved[k] = moving
         if moving == 0:
             continue
+        if queued and len(queue_pot) - ends[1] < moving:
+            # the caller makes room in the queue and runs this presentation again (nothing
+            # of it has changed the machine yet: its read is the same)
+            return k, busy_until, t_ref, _ROOM
         t_ref = _fold_decay(t_read, t_ref, rate, decay_time, p_from, p_to)
         # γ also moves inactive pots; the other rules command active ones only (in order: the
         # pots' flat order, which is the order the queue serves them)
