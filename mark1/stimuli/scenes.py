@@ -221,8 +221,8 @@ class Scene:
         --------
         >>> scene = load_scene("scenes/square_vs_circle.toml")
         >>> run = scene.resources(train_count=100_000)
-        >>> f"{run.memory / 2**30:.2f} GiB", run.largest()
-        ('0.81 GiB', '--train-count')
+        >>> f"{run.memory / 2**30:.1f} GiB", run.largest()      # the 8-bit deck: 360 MB
+        ('0.8 GiB', '--train-count')
         >>> compare = scene.resources(command="compare")
         >>> compare.memory > scene.resources().memory          # the classifiers' float64 copies of S and phi
         True
