@@ -49,7 +49,8 @@ def check_images(out: Path, names) -> None:
 # -- the set of examples --------------------------------------------------------------------
 
 TESTED = {"reenact_x_vs_e.py", "analog_vs_digital.py", "ablation.py", "prml_fig4_4.py", "prml_fig4_5.py",
-          "prml_fig4_6.py", "prml_fig4_7.py", "parity.py", "animation.py",
+          "prml_fig4_6.py", "prml_fig4_7.py", "prml_fig4_10.py", "prml_logistic_posterior.py", "parity.py",
+          "animation.py",
           "decay.py",                                    # tested in test_sweep.py
           "ideal_environment.py", "mu_vs_sigma.py", "spontaneous_concepts.py"}   # in test_cli_theory.py
 
@@ -150,6 +151,22 @@ def test_prml_fig4_7(tmp_path):
     assert number(r"at the end: ([\d.]+)", text) == 1.0
     assert number(r"at the start: ([\d.]+)", text) < 1.0
     check_images(out, ["prml_fig4_7.png"])
+
+
+def test_prml_fig4_10(tmp_path):
+    text, out = run_example("prml_fig4_10.py", tmp_path)
+    # the generative model's posterior is the logistic sigmoid of a linear function (PRML 4.57, 4.65-4.67)
+    assert number(r"over the points: ([\d.e+-]+)", text) < 1e-9
+    assert number(r"Gaussian classifier accuracy: ([\d.]+)", text) >= 0.8
+    check_images(out, ["prml_fig4_10.png"])
+
+
+def test_prml_logistic_posterior(tmp_path):
+    text, out = run_example("prml_logistic_posterior.py", tmp_path)
+    assert "converged: True" in text
+    assert number(r"largest \|component\| = ([\d.e+-]+)", text) < 1e-6          # a maximum of the likelihood
+    assert number(r"logistic regression accuracy: ([\d.]+)", text) >= 0.85
+    check_images(out, ["prml_logistic_posterior.png"])
 
 
 def test_parity(tmp_path):
