@@ -37,6 +37,14 @@ Without early stop an epoch without a mistake ends the loop too: the weights no
 longer change, so when the rest of the run shows only that epoch's cards it repeats
 that epoch and is filled in (:func:`_repeats`) instead of computed.
 
+Measured 25 Nov 2026 (10,000 cards x 513 features, 5 epochs, CPU time, the BLAS block
+search of before -> this loop, the same bits): the ideal machine's digit cards, 8 units
+(4.5 % of presentations with a mistake) 98 -> 27 ms, the same with shuffled labels
+(94 %) 73 -> 40 ms; binary features, 1 unit 42 -> 19 ms, 8
+units 51 -> 27 ms; Gaussian features, 1 unit 123 -> 26 ms, 8 units 157 -> 99 ms.
+``benchmarks/bench_baselines.py`` times :class:`mark1.linear_model.Perceptron`
+against scikit-learn's.
+
 A constant ``eta`` from zero weights is run as ``eta = 1`` and scaled
 (:func:`_scaled_run`): the increment only scales the weights, and so it changes no
 decision, while computing with it in floating point could turn an exact zero sum
@@ -242,8 +250,8 @@ def train_error_correction(X, T, *, epochs, eta=1.0, order=None, w0=None,
 
     Notes
     -----
-    See the module docstring for the algorithm (block search, and card by card where
-    mistakes are dense) and its exactness.
+    See the module docstring for the algorithm (the naive loop compiled, each sum in
+    feature order) and its exactness.
 
     Examples
     --------
