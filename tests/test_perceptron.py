@@ -454,6 +454,20 @@ def test_epochs_after_an_error_free_one_repeat_it_exactly(seed, shuffle):
     assert_same(result, ref)
 
 
+def test_an_error_free_epoch_is_not_repeated_over_cards_it_did_not_show():
+    """Without early stop an error-free epoch ends the compiled loop, and the rest is
+    filled in only if it shows that epoch's cards: here epoch 2 shows card 0 alone and
+    epoch 3 card 1, which errs (hand computation: after card 0, w = (1, 0, 1))."""
+    order = np.array([[0, 0, 0], [0, 0, 0], [1, 1, 1], [0, 1, 2]])
+    kw = dict(epochs=4, order=order)
+    r = train_error_correction(HAND_X, HAND_T, **kw)
+    assert_same(r, naive_error_correction(HAND_X, HAND_T, **kw))
+    np.testing.assert_array_equal(r.mistakes_per_epoch, [1, 0, 1, 1])
+    lean = train_with_bias(HAND_X[:, :2], HAND_T, record_sums=False, **kw)
+    np.testing.assert_array_equal(lean.errors, r.errors)
+    np.testing.assert_array_equal(lean.weights, r.weights)
+
+
 @pytest.mark.parametrize("eta", [0.3, 0.1, 7.0])
 def test_the_increment_only_scales_the_weights(eta):
     """From zero weights with a constant increment, eta scales every weight and sum and
