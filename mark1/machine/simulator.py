@@ -220,11 +220,20 @@ class Trace:
         s_ends = np.cumsum(np.count_nonzero(s, axis=1)).tolist()
         lit = x > 0
         pots = np.nonzero(lit)[1]                        # each row's lit A-units, then the bias
-        x_ends = np.cumsum(np.count_nonzero(lit, axis=1)).tolist()
+        counts = np.count_nonzero(lit, axis=1)
+        x_ends = np.cumsum(counts).tolist()
+        times = times.tolist()
+        if times and times[0] >= rack.busy_until:
+            # every wiper at rest: one gather of the pots read, each read's columns decayed to its time
+            wipers = rack.p_to[:, pots]
+            if rack.rate:
+                wipers = np.repeat([rack.decay_factor(t) for t in times], counts) * wipers
+            rows = np.split(wipers, x_ends[:-1], axis=1)
+        else:
+            rows = [rack.positions(t, pots[x0:x1]) for t, x0, x1 in zip(times, [0] + x_ends[:-1], x_ends)]
         s0 = x0 = 0
-        for t, s1, x1 in zip(times.tolist(), s_ends, x_ends):
-            mine = pots[x0:x1]
-            self.readings.append(Reading(t, s_units[s0:s1], mine[:-1], rack.positions(t, mine)))
+        for t, s1, x1, w in zip(times, s_ends, x_ends, rows):
+            self.readings.append(Reading(t, s_units[s0:s1], pots[x0:x1 - 1], w))
             s0, x0 = s1, x1
 
     def _log_many(self, events: list) -> None:
@@ -737,6 +746,7 @@ class _TrainingRun:
         # the trainer's own read time (card change + read_at), not a sum taken in another order
         t_read = t0 + self.read_at
         events = []
+        sums_format = "sums " + " ".join(["%+.4g"] * sums.shape[1])     # as f"{v:+.4g}" writes each
         for k, (t, on, ts, ta, tr, card, n_s, n_a, row, answer, shows) in enumerate(zip(
                 t0.tolist(), t_on.tolist(), t_s.tolist(), (t_s + tm.a_delay).tolist(), t_read.tolist(),
                 self.order[p:q].tolist(), pipeline.s_active[p:q].tolist(), pipeline.a_active[p:q].tolist(),
@@ -746,8 +756,7 @@ class _TrainingRun:
                        (on, "lamps on", r, ""),
                        (ts, "S sampled", r, f"{n_s} S-units fire"),
                        (ta, "A settled", r, f"{n_a} A-units fire"),
-                       (tr, "R read", r, "sums " + " ".join([f"{v:+.4g}" for v in row])
-                        + f"; answer {answer}, card shows {shows}")]
+                       (tr, "R read", r, sums_format % tuple(row) + f"; answer {answer}, card shows {shows}")]
         trace._log_many(events)
         trace._keep_readings(t_read, pipeline.s[rows], pipeline.x[rows], rack)
 
