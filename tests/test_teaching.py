@@ -6,14 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from matplotlib.collections import EllipseCollection, LineCollection
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from PIL import Image
 
 from mark1 import specs
+from mark1._utils.language import FIRING, unit_grid
 from mark1.machine import MarkI
 from mark1.viz import studies
-from mark1.viz.cards import contact_sheet
-from mark1.viz.machine import _grid_shape, _projected_weights, dials_figure, retina_figure, weights_on_retina_figure
+from mark1.viz.cards import STRAY, contact_sheet
+from mark1.viz.machine import _projected_weights, dials_figure, retina_figure, weights_on_retina_figure
 from mark1.viz.prml import fisher_histograms_figure
 from mark1.viz.training import _animation_frames, learning_curve, training_animation
 
@@ -60,10 +62,10 @@ def test_retina_figure_untrained_and_bad_card(card_maker):
         retina_figure(m, cards)
 
 
-def test_grid_shape():
-    assert _grid_shape(512) == (16, 32)
-    assert _grid_shape(64)[0] * _grid_shape(64)[1] == 64
-    r, c = _grid_shape(509)                     # prime: padded, not 1 x 509
+def testunit_grid():
+    assert unit_grid(512) == (16, 32)
+    assert unit_grid(64)[0] * unit_grid(64)[1] == 64
+    r, c = unit_grid(509)                     # prime: padded, not 1 x 509
     assert r * c >= 509 and c / r < 4
 
 
@@ -407,7 +409,7 @@ def test_learning_curve_starts_at_the_first_full_window_and_shows_test_and_repor
     reported = [ln for ln in ax.lines if ln.get_label().startswith("reported")][0]
     assert test.get_marker() == "D" and reported.get_linestyle() == "--"  # equal values, both visible
     assert test.get_zorder() > reported.get_zorder()
-    assert any(ln.get_label() == "chance 50%" for ln in ax.lines)
+    assert any(ln.get_label() == "chance 50 %" for ln in ax.lines)
 
 
 def test_contact_sheet_marks_strays_and_keys_them():
@@ -428,10 +430,10 @@ def test_contact_sheet_marks_strays_and_keys_them():
     s_panels = [ax for ax in fig.axes                          # the S-unit panels are the RGB ones
                 if ax.get_images() and np.asarray(ax.get_images()[0].get_array()).ndim == 3]
     shown = np.stack([np.asarray(ax.get_images()[0].get_array()) for ax in s_panels])   # (cards, 20, 20, 3)
-    red = (shown[..., 0] > 0.5) & (shown[..., 1] < 0.5)
-    black = shown.sum(axis=-1) < 0.1
-    np.testing.assert_array_equal(red.reshape(len(cards), -1), seq & ~alone)
-    np.testing.assert_array_equal((red | black).reshape(len(cards), -1), seq)
+    stray = np.all(np.isclose(shown, STRAY), axis=-1)
+    firing = np.all(np.isclose(shown, to_rgb(FIRING)), axis=-1)
+    np.testing.assert_array_equal(stray.reshape(len(cards), -1), seq & ~alone)
+    np.testing.assert_array_equal((stray | firing).reshape(len(cards), -1), seq)
     key = " ".join(t.get_text() for t in fig.texts)
     assert "below 0.35 of paper white" in key
     assert (seq & ~alone).any(), "this deck has stray S-units, so the key must explain them"
@@ -462,13 +464,14 @@ def _ablation(time_change):
 def test_ablation_figure_has_no_time_panel_when_no_time_changes():
     same = studies.ablation_figure(_ablation(0.0))
     assert len(same.axes) == 1
-    assert "machine time the same as its reference in every arm (1 h)" in same.get_suptitle()
+    assert "machine time the same as its reference in every arm (60 min)" in same.get_suptitle()
     differ = studies.ablation_figure(_ablation(0.5))
     assert len(differ.axes) == 2
     labels = [t.get_text() for t in differ.axes[0].get_yticklabels()]
     assert labels == ["decay (alone on: no result)", "backlash"]           # costliest on top
     xs = [ln.get_xdata()[0] for ln in differ.axes[1].lines if (ln.get_gid() or "").startswith("time:")]
-    assert xs == [0.5, -0.5, -0.5]       # hours added: +change alone on, -change alone off; none without result
+    assert xs == [30.0, -30.0, -30.0]    # 0.5 h added, drawn in min: +change alone on, -change alone off
+    assert differ.axes[1].get_xlabel() == "machine time added by it (min)"
 
 
 # -- the examples' command line and the PRML plane ------------------------------------------

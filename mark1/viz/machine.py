@@ -26,10 +26,6 @@ __all__ = ["retina_figure", "dials_figure", "weights_on_retina_figure"]
 # ----------------------------------------------------------------------------------------
 # lamps, labels and the projection onto the retina (also drawn by the training film)
 
-#: The one layout of the units (the language's); this name only for tests/test_teaching.py, which imports it.
-_grid_shape = unit_grid
-
-
 def _lamps(ax, on, shape, *, lit=FIRING, off=SILENT, title=None):
     """Draw ``on`` (bool, flat, row-major) as a grid of round lamps on a dark panel.
 
