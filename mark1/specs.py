@@ -495,7 +495,7 @@ class MachineSpec:
         return spec
 
     def ideal(self) -> "MachineSpec":
-        """The textbook digital perceptron on the same wiring: every non-ideality off."""
+        """The textbook perceptron on the same wiring: every non-ideality off."""
         merged = {}
         for keys in NON_IDEALITIES.values():
             merged.update(keys)

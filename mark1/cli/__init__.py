@@ -11,7 +11,7 @@
     mark1 curves SCENE [--seeds 3] [--points 10]       learning curves, analog and ideal
     mark1 sweep SCENE --param KEY --values V1,V2,...   dose-response of one parameter, paired seeds
     mark1 reenact [SCENES...] [--seeds 10]             every reported figure re-enacted, one page
-    mark1 lesson SCENE [--seed N] [--cards N]          one HTML page: a short run, card by card
+    mark1 lesson SCENE [--seed N] [--cards N]          one HTML page: the run, card by card
     mark1 device rack|photocell [--spec NAME]          device response plots (PNG + CSV)
     mark1 theory [--seeds 10] [--out DIR] [--quick]    the patch board against Rosenblatt's P_a, P_c, recall
     mark1 theory p_a X Y THETA R [--n 400]             one formula's value: 1958 form beside 400 points

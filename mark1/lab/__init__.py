@@ -10,7 +10,7 @@ interruption):
 :func:`ablate` → :class:`Ablation`
     Each non-ideality alone on and alone off, paired seeds, 95 % intervals (``mark1 ablate``).
 :func:`learning_curves` → :class:`LearningCurves`
-    Test accuracy against cards and machine hours (``mark1 curves``).
+    Test accuracy against cards and machine time (``mark1 curves``).
 :func:`sweep` → :class:`Sweep`
     Dose-response of one machine parameter (or the passes over the cards) over paired seeds (``mark1 sweep``).
 :func:`grid_sweep` → :class:`GridSweep`
