@@ -23,7 +23,7 @@ from PIL import Image
 
 import mark1
 from mark1.stimuli import SCENES_DIR
-from mark1.viz import script_parser, training_animation
+from mark1.viz import percent, script_parser, training_animation
 
 matplotlib.use("Agg")           # the frames are drawn off screen
 
@@ -45,8 +45,8 @@ def main(argv=None) -> None:
     print(f"scene: {scene.name}; {len(train)} cards x {epochs} epochs = {len(train) * epochs} presentations")
     print(f"frames: {frames} ({size[0]}x{size[1]} pixels)")
     print(f"mistakes per epoch: {machine.mistakes_per_epoch_.tolist()}")
-    print(f"train accuracy: {machine.score(train.cards, train.labels):.3f}")
-    print(f"test accuracy: {machine.score(test.cards, test.labels):.3f}")
+    print(f"train accuracy: {percent(machine.score(train.cards, train.labels))}")
+    print(f"test accuracy: {percent(machine.score(test.cards, test.labels))}")
     print(f"animation: {gif}")
 
 

@@ -32,7 +32,7 @@ import matplotlib
 import numpy as np
 
 from mark1.linear_model import GaussianClassifier
-from mark1.viz import script_parser
+from mark1.viz import percent, script_parser
 from mark1.viz.prml import generative_figure
 
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
@@ -74,7 +74,7 @@ def main(argv=None) -> None:
     print(f"fitted shared covariance: {np.round(Sigma, 3).tolist()} (drawn from {COVARIANCE.tolist()})")
     print(f"w = Sigma^-1 (mu1 - mu0) = {np.round(w, 4).tolist()}, w0 = {w0:.4f}")
     print(f"largest |p(C1|x) - sigma(w^T x + w0)| over the points: {gap:.2e}")
-    print(f"Gaussian classifier accuracy: {gc.score(X, y):.3f}")
+    print(f"Gaussian classifier accuracy: {percent(gc.score(X, y))}")
 
     generative_figure(gc, X, y, out=args.out / "prml_fig4_10.png")
     print(f"figure: {args.out / 'prml_fig4_10.png'}")

@@ -31,7 +31,7 @@ import matplotlib
 import numpy as np
 
 from mark1.linear_model import LeastSquaresClassifier, LogisticRegression, Perceptron
-from mark1.viz import plane_figure, save_figure, script_parser
+from mark1.viz import percent, plane_figure, save_figure, script_parser
 
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
@@ -78,15 +78,15 @@ def main(argv=None) -> None:
     for name, (make, _, _) in DRAWN.items():
         (a, na), (b, nb) = fit(make, X, y), fit(make, Xo, yo)
         fits[name] = (a, b)
-        print(f"  {name}: {a.score(X, y):.3f} without{na}, {b.score(X, y):.3f} with{nb}")
+        print(f"  {name}: {percent(a.score(X, y))} without{na}, {percent(b.score(X, y))} with{nb}")
     ls_without, ls_with = (f.score(X, y) for f in fits["least squares"])
     lr_without, lr_with = (f.score(X, y) for f in fits["logistic regression"])
     perceptron = Perceptron(epochs=1000).fit(Xo, yo)
-    print(f"least squares without extra points: {ls_without:.3f}")
-    print(f"least squares with extra points: {ls_with:.3f}")
-    print(f"logistic regression without extra points: {lr_without:.3f}")
-    print(f"logistic regression with extra points: {lr_with:.3f}")
-    print(f"perceptron with extra points: {perceptron.score(X, y):.3f}")
+    print(f"least squares without extra points: {percent(ls_without)}")
+    print(f"least squares with extra points: {percent(ls_with)}")
+    print(f"logistic regression without extra points: {percent(lr_without)}")
+    print(f"logistic regression with extra points: {percent(lr_with)}")
+    print(f"perceptron with extra points: {percent(perceptron.score(X, y))}")
 
     xlim, ylim = (-4.0, 8.5), (-8.0, 4.5)
     fig, axes = plane_figure(1, 2, width=11, height=5.4, xlim=xlim, ylim=ylim)

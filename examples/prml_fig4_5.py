@@ -35,7 +35,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from mark1.linear_model import GaussianClassifier, LeastSquaresClassifier, LogisticRegression
-from mark1.viz import plane_figure, save_figure, script_parser
+from mark1.viz import percent, plane_figure, save_figure, script_parser
 
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
@@ -64,12 +64,12 @@ def main(argv=None) -> None:
     print(f"three classes, {len(X)} training points, {len(X_new)} fresh points")
     for name, clf in (("least squares", ls), ("logistic regression", logistic), ("Gaussian classifier", gauss)):
         counts = np.bincount(clf.predict(X), minlength=3)
-        print(f"{name} accuracy: {clf.score(X, y):.3f} (fresh points: {clf.score(X_new, y_new):.3f}); "
+        print(f"{name} accuracy: {percent(clf.score(X, y))} (fresh points: {percent(clf.score(X_new, y_new))}); "
               f"training points assigned to each class: {counts.tolist()}")
     middle = y == 1
-    print(f"middle class recognised: least squares {np.mean(ls.predict(X[middle]) == 1):.3f}, "
-          f"logistic regression {np.mean(logistic.predict(X[middle]) == 1):.3f}, "
-          f"Gaussian {np.mean(gauss.predict(X[middle]) == 1):.3f}")
+    print(f"middle class recognised: least squares {percent(np.mean(ls.predict(X[middle]) == 1))}, "
+          f"logistic regression {percent(np.mean(logistic.predict(X[middle]) == 1))}, "
+          f"Gaussian {percent(np.mean(gauss.predict(X[middle]) == 1))}")
 
     lim = (-6.0, 6.0)
     fig, axes = plane_figure(1, 2, width=10, height=5.2, xlim=lim, ylim=lim)

@@ -26,7 +26,7 @@ import matplotlib
 import numpy as np
 
 from mark1.linear_model import FisherDiscriminant
-from mark1.viz import fisher_histograms_figure, script_parser
+from mark1.viz import fisher_histograms_figure, percent, script_parser
 
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
@@ -52,8 +52,8 @@ def main(argv=None) -> None:
         threshold = 0.5 * (m0 + m1) @ v
         error = np.mean((p > threshold) != (y == 1))
         print(f"{name} direction ({v[0]:+.3f}, {v[1]:+.3f}): J = {fd.criterion(v):.4f}, "
-              f"error with the midpoint threshold = {error:.3f}")
-    print(f"Fisher classifier (its own threshold) accuracy: {fd.score(X, y):.3f}")
+              f"error with the midpoint threshold = {percent(error)}")
+    print(f"Fisher classifier (its own threshold) accuracy: {percent(fd.score(X, y))}")
     fisher_histograms_figure(X, y, out=args.out / "prml_fig4_6.png")
     print(f"figure: {args.out / 'prml_fig4_6.png'}")
 

@@ -29,7 +29,7 @@ import matplotlib
 import numpy as np
 
 from mark1.machine.perceptron import train_error_correction
-from mark1.viz import script_parser
+from mark1.viz import percent, script_parser
 from mark1.viz.prml import novikoff_bound, perceptron_figure
 
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
@@ -62,8 +62,8 @@ def main(argv=None) -> None:
     print(f"updates: {len(upd)}")
     print(f"epochs run: {res.epochs_run}, mistakes per epoch: {res.mistakes_per_epoch.tolist()}")
     print(f"converged: {res.converged}")
-    print(f"training accuracy at the start: {acc[0]:.3f}, after update 1: {acc[1]:.3f}, "
-          f"after update 2: {acc[2]:.3f}, at the end: {acc[-1]:.3f}")
+    print(f"training accuracy at the start: {percent(acc[0])}, after update 1: {percent(acc[1])}, "
+          f"after update 2: {percent(acc[2])}, at the end: {percent(acc[-1])}")
     print(f"final w = {np.round(res.weights[0], 3).tolist()}")
     print(f"R = max |phi| = {bound.R:.4f}; gamma = {bound.gamma:.4f}, the margin of the maximum-margin separating "
           f"vector u = {np.round(bound.u, 4).tolist()}")

@@ -30,7 +30,7 @@ import matplotlib
 import numpy as np
 
 from mark1.linear_model import GaussianClassifier, LogisticRegression
-from mark1.viz import script_parser
+from mark1.viz import percent, script_parser
 from mark1.viz.prml import posterior_map_figure
 
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
@@ -62,8 +62,8 @@ def main(argv=None) -> None:
           f"{lr.n_iter_} Newton steps, converged: {lr.converged_}")
     print(f"gradient of the cross-entropy at the fit (eq. 4.91): largest |component| = "
           f"{np.abs(gradient).max():.2e}")
-    print(f"logistic regression accuracy: {lr.score(X, y):.3f}")
-    print(f"Gaussian classifier (shared covariance, for reference) accuracy: {gauss.score(X, y):.3f}")
+    print(f"logistic regression accuracy: {percent(lr.score(X, y))}")
+    print(f"Gaussian classifier (shared covariance, for reference) accuracy: {percent(gauss.score(X, y))}")
 
     posterior_map_figure(lr, X, y, out=args.out / "prml_logistic_posterior.png",
                          title="PRML §4.3: logistic regression's posterior p(C1|x) = σ(wᵀx + w0), "
