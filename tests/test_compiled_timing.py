@@ -191,7 +191,18 @@ def test_many_cards_stay_bit_for_bit_with_a_growing_queue():
     queue makes room as it goes) and the run still matches the event path."""
     spec = specs.SMALL.with_overrides({"timing.overlap": True, "rack.drivers": 1, "rack.motor_speed": 0.05})
     cards, labels = make_cards(40, np.random.default_rng(7), shapes=("x", "box", "bar"))
-    fast, _ = _fit(spec, 7, cards, labels, compiled=True, epochs=4)
+    ends = []
+    run_block = simulator._TrainingRun._run_block
+
+    def spy(self, p):
+        out = run_block(self, p)
+        ends.append(out[1])
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(simulator._TrainingRun, "_run_block", spy)
+        fast, _ = _fit(spec, 7, cards, labels, compiled=True, epochs=4)
+    assert simulator._ROOM in ends                 # the loop stopped to make room, and went on
     slow, _ = _fit(spec, 7, cards, labels, compiled=False, epochs=4)
     assert_same_run(fast, slow)
     assert fast.machine_time_ > fast.history_["start"][-1] + 10 * spec.timing.period    # a backlog was left
