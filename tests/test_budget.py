@@ -90,7 +90,7 @@ def _mark1(argv, *, address_space: int | None = None) -> tuple[int, list[str], i
 
 @pytest.mark.parametrize("argv,kw", [
     (["run", "scenes/demo.toml"], {}),
-    (["lesson", "scenes/e_vs_x.toml", "--epochs", "100"], dict(command="lesson", epochs=100)),
+    (["lesson", "scenes/e_vs_x.toml", "--epochs", "50"], dict(command="lesson", epochs=50)),
     (["compare", "scenes/e_vs_x.toml", "--seeds", "1", "--workers", "1", "--train-count", "2000",
       "--learners", "mark1,ideal,lstsq-S,gauss-phi"],
      dict(command="compare", train_count=2000, learners=["mark1", "ideal", "lstsq-S", "gauss-phi"])),

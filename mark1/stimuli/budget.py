@@ -59,9 +59,13 @@ LIGHT_COPIES = 7
 PER_PRESENTATION = 110
 CSV_PER_PRESENTATION = 600
 #: The full trace per presentation: its events and reading (~2.5 kB measured) and, per
-#: pot, a move (8 bytes a pot, an upper bound: 4.4-5.7 kB measured at ~500 pots).
+#: connected pot, the lit pots read and moved (4.4-5.7 kB measured at ~500 pots; 17.9 bytes
+#: a pot at 100,000 A-units, 13 % lit). While a block of presentations is logged, per
+#: presentation and A-unit: the block's pot inputs copied, which are lit, and their indices
+#: as int64 pairs (27 bytes measured at 13 % lit; a million A-units asked 602 MiB for 20).
+FULL_PER_POT = 24
+FULL_LOG_PER_A_UNIT = 48
 FULL_PER_PRESENTATION = 2500
-FULL_PER_POT = 8
 #: The lesson page per presentation (Python records and their JSON), by R-unit and by
 #: connected pot: 26.6 kB measured at 1 R-unit of 513 pots (e_vs_x), 53.5 kB at 5 R-units
 #: of 65 pots (alphabet, split rack); and per A-unit, its wiring lists.
@@ -276,6 +280,8 @@ def _machine_run(p: _Parts, command, spec, full, n_tr, n_te, sides, presentation
               key_a: 3 * block * 9 * (n_a + 1)}
     ideal = {key_tr: light_kept + n_tr * (cells + 9 * (n_a + 1)), key_ep: presentations * 16 * n_units,
              key_cells: min(n_tr, SENSE_CHUNK) * cells * 8 * LIGHT_COPIES}
+    if full:                           # logging a block of presentations' readings
+        events[key_a] += block * FULL_LOG_PER_A_UNIT * (n_a + 1)
     training = ideal if (lab or spec.is_ideal) and sum(ideal.values()) > sum(events.values()) else events
     per_pres = PER_PRESENTATION + (CSV_PER_PRESENTATION if command == "run" else 0)
     if full:
