@@ -306,3 +306,12 @@ def test_every_command_is_reckoned_and_no_other():
     with pytest.raises(SceneError, match="command: expected one of run, render"):
         scene.resources(command="dance")
     assert resource.RLIMIT_AS            # the limit this module reads exists on this platform
+
+
+def test_a_sweep_of_passes_is_refused_once_in_one_line(tmp_path, capsys):
+    """The most passes a sweep trains are reckoned at the first check: one line, not a notice and then a refusal."""
+    p = write(tmp_path, scene_text(count=1000))
+    rc = main(["sweep", str(p), "--param", "schedule.epochs", "--values", "1,1000000", "--seeds", "1",
+               "--out", str(tmp_path / "out"), "--memory-limit", "4"])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(lines) == 1 and ": schedule.epochs: expected a run that fits" in lines[0], lines

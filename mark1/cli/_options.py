@@ -156,6 +156,8 @@ def _memory_limit(args) -> MemoryLimit:
 
 #: Estimated seconds above which a command says, before starting, how long it may take.
 _LONG_WORK = 30
+#: The scenes a command has said so of.
+_TOLD: set = set()
 
 
 def _estimates(args, scene, counts: dict):
@@ -169,7 +171,13 @@ def _estimates(args, scene, counts: dict):
     if command == "sweep":
         params = args.param if isinstance(args.param, list) else [args.param]
         texts = args.values if isinstance(args.values, list) else [args.values]
-        swept = [[(k, v) for v in parse_values(k, t)] for k, t in zip(params, texts) if k not in SCHEDULE_PARAMS]
+        values = {k: parse_values(k, t) for k, t in zip(params, texts)}
+        # the most passes a run trains: --epochs, the schedule's, a swept count or an until:N cap
+        passes = [getattr(args, "epochs", None) or scene.schedule.epochs]
+        passes += [int(v.split(":")[1]) if isinstance(v, str) else v
+                   for k in SCHEDULE_PARAMS for v in values.get(k, [])]
+        kw["epochs"] = max(passes)
+        swept = [[(k, v) for v in vs] for k, vs in values.items() if k not in SCHEDULE_PARAMS]
         if swept:
             for combination in itertools.product(*swept):
                 try:
@@ -205,7 +213,8 @@ def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **c
                          f"({what}{shared}), got an estimated {res.memory / 1e9:.2f} GB, "
                          f"{res.parts[key] / 1e9:.2f} GB of it for {key} ({res.notes.get(key, '')}); "
                          f"lower it, or {lim.raise_by}")
-    if res.seconds > _LONG_WORK:
+    if res.seconds > _LONG_WORK and (str(getattr(args, "scene", "")), where) not in _TOLD:
+        _TOLD.add((str(getattr(args, "scene", "")), where))        # once, though a sweep checks twice
         pots = res.pot_updates // max(1, res.presentations)
         print(f"mark1: {res.presentations:,} presentations x {pots:,} pots: this may take about "
               f"{duration(res.seconds)} (about {res.memory / 2**20:,.0f} MiB of memory)", file=sys.stderr, flush=True)
