@@ -342,7 +342,8 @@ def _deck(X):
 
     A deck whose sampled rows are mostly zeros (binary A-unit outputs: about 15 % ones)
     is read as its rows of nonzero features, so a sum costs its nonzero products only;
-    a dense deck is read as it is (the row arrays are then empty). Either way each sum
+    a dense deck is read as it is (the row arrays are then empty); a binary deck keeps
+    no values (every nonzero is 1, and ``1.0 * w`` is ``w``). Either way each sum
     adds the same products in the same order (a zero product changes no sum), so the
     choice changes the speed, never a bit of the result.
     """
@@ -351,7 +352,7 @@ def _deck(X):
     density = np.count_nonzero(sample) / sample.size
     if density > _SPARSE_DENSITY:
         return np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0), False
-    ptr, idx, val = _nonzero_rows(X, int(1.25 * density * n * d) + d)
+    ptr, idx, val = _nonzero_rows(X)
     return ptr, idx, val, True
 
 
@@ -488,33 +489,38 @@ def sparse_sums(X, row, WT, active, out):
 
 
 @njit(cache=True)
-def _nonzero_rows(X, cap):
+def _nonzero_rows(X):
     """The nonzero entries of ``X`` (n, d), row by row in feature order: ``(ptr, idx, val)``.
 
-    Row ``c``'s features are ``idx[ptr[c]:ptr[c + 1]]`` (int32) with values ``val[...]``
-    (a compressed sparse row layout). ``cap`` is a first guess of the entries' count;
-    the arrays grow as needed. Each entry is written without a branch and kept by
-    advancing past it only if it is nonzero.
+    Row ``c``'s features are ``idx[ptr[c]:ptr[c + 1]]`` (int32) with values
+    ``val[...]`` (a compressed sparse row layout); ``val`` is empty when every nonzero
+    entry is 1 (a binary deck: 4 bytes an entry instead of 12). One pass counts, a
+    second writes each entry without a branch, kept by advancing past it only if it is
+    nonzero (hence one slot of slack).
     """
     n, d = X.shape
     ptr = np.empty(n + 1, np.int64)
-    idx = np.empty(max(cap, d), np.int32)
-    val = np.empty(max(cap, d))
     a = 0
+    others = 0                                      # nonzero entries other than 1
     for c in range(n):
         ptr[c] = a
-        if a + d > len(idx):
-            grown = max(2 * len(idx), a + d)
-            idx_new, val_new = np.empty(grown, np.int32), np.empty(grown)
-            idx_new[:a] = idx[:a]
-            val_new[:a] = val[:a]
-            idx, val = idx_new, val_new
+        count = 0
         for i in range(d):
             v = X[c, i]
-            idx[a] = i
-            val[a] = v
-            a += v != 0.0
+            count += v != 0.0
+            others += (v != 0.0) & (v != 1.0)
+        a += count
     ptr[n] = a
+    idx = np.empty(a + 1, np.int32)
+    val = np.empty(a + 1 if others else 0)
+    for c in range(n):
+        b = ptr[c]
+        for i in range(d):
+            v = X[c, i]
+            idx[b] = i
+            if others:
+                val[b] = v
+            b += v != 0.0
     return ptr, idx[:a], val[:a]
 
 
@@ -532,6 +538,21 @@ def _sums_of_one_unit(X, ptr, idx, val, sparse, cards, w, d, bias, out):
         a0, a1, a2, a3 = ptr[c0], ptr[c1], ptr[c2], ptr[c3]
         e0, e1, e2, e3 = ptr[c0 + 1], ptr[c1 + 1], ptr[c2 + 1], ptr[c3 + 1]
         steps = min(min(e0 - a0, e1 - a1), min(e2 - a2, e3 - a3))
+    if sparse and len(val) == 0:                     # binary: every value is 1
+        for j in range(steps):
+            s0 += w[idx[a0 + j]]
+            s1 += w[idx[a1 + j]]
+            s2 += w[idx[a2 + j]]
+            s3 += w[idx[a3 + j]]
+        for a in range(a0 + steps, e0):
+            s0 += w[idx[a]]
+        for a in range(a1 + steps, e1):
+            s1 += w[idx[a]]
+        for a in range(a2 + steps, e2):
+            s2 += w[idx[a]]
+        for a in range(a3 + steps, e3):
+            s3 += w[idx[a]]
+    elif sparse:
         for j in range(steps):
             s0 += val[a0 + j] * w[idx[a0 + j]]
             s1 += val[a1 + j] * w[idx[a1 + j]]
@@ -566,11 +587,12 @@ def _sums_of_units(X, ptr, idx, val, sparse, c, WT, d, bias, out):
     unit; ``WT`` has a multiple of 4 columns. Four units at a time side by side (four
     independent chains), each adding the card's products in feature order."""
     lo, hi = (ptr[c], ptr[c + 1]) if sparse else (0, d)
+    ones = len(val) == 0                             # binary rows of nonzeros: every value is 1
     for u in range(0, WT.shape[1], 4):
         s0 = s1 = s2 = s3 = 0.0
         for a in range(lo, hi):
             if sparse:
-                i, v = idx[a], val[a]
+                i, v = idx[a], (1.0 if ones else val[a])
             else:
                 i, v = a, X[c, a]
             s0 += v * WT[i, u]
@@ -634,6 +656,7 @@ def _present(X, ptr, idx, val, sparse, T, seq, m, p, p_end, WT, w, k, bias, rec,
             continue
         q, c = p + hit, cards[hit]
         lo, hi = (ptr[c], ptr[c + 1]) if sparse else (0, d)
+        ones = len(val) == 0
         for u in range(k):
             if not err[q, u]:
                 continue
@@ -643,13 +666,13 @@ def _present(X, ptr, idx, val, sparse, T, seq, m, p, p_end, WT, w, k, bias, rec,
                 if t > 0:
                     for a in range(lo, hi):
                         if sparse:
-                            WT[idx[a], u] += val[a]
+                            WT[idx[a], u] += 1.0 if ones else val[a]
                         else:
                             WT[a, u] += X[c, a]
                 else:
                     for a in range(lo, hi):
                         if sparse:
-                            WT[idx[a], u] -= val[a]
+                            WT[idx[a], u] -= 1.0 if ones else val[a]
                         else:
                             WT[a, u] -= X[c, a]
             else:
@@ -660,7 +683,7 @@ def _present(X, ptr, idx, val, sparse, T, seq, m, p, p_end, WT, w, k, bias, rec,
                     step = eta * t
                 for a in range(lo, hi):
                     if sparse:
-                        WT[idx[a], u] += step * val[a]
+                        WT[idx[a], u] += step * (1.0 if ones else val[a])
                     else:
                         WT[a, u] += step * X[c, a]
             if bias:
