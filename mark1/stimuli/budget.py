@@ -288,7 +288,9 @@ def _machine_run(p: _Parts, command, spec, full, n_tr, n_te, sides, presentation
         per_pres += FULL_PER_PRESENTATION + FULL_PER_POT * connected + 8 * n_units
     if command == "lesson":
         per_pres += LESSON_PER_PRESENTATION + LESSON_PER_UNIT * n_units + LESSON_PER_POT * connected
-        p.add(key_a, LESSON_PER_A_UNIT * n_a, "the lesson page's wiring lists")
+        p.add(key_a, LESSON_PER_A_UNIT * n_a + 8 * cells * n_a,
+              "the lesson page's wiring lists and its float64 copy of the wiring (the perceptron criterion)")
+        p.add(key_ep, 8 * (presentations + n_tr) * (n_a + 1), "the lesson's float64 phi of every presentation")
     p.add(key_ep, presentations * per_pres, "the record of every presentation" + (" (full trace)" if full else ""))
     stages = [("drawing the cards", {key_tr: _drawing_bytes(n_tr, sides[0])}),
               ("drawing the cards", {key_te: _drawing_bytes(n_te, sides[1])}),
