@@ -245,7 +245,7 @@ def _estimate(scene, *, train_count: int | None = None, test_count: int | None =
         elif command == "reenact":
             # least squares on φ: φ as float64 with the bias, a column subset and lstsq's copies
             p.add(key_tr, 3.5 * 8 * n_tr * (n_a + 1), "least squares on the A-unit outputs (float64)")
-            p.add(key_a, 3 * 8 * (n_a + 1) ** 2, "least squares' square matrices")
+            p.add(key_a, 3 * 8 * min(n_tr, n_a + 1) ** 2, "least squares' square matrices (its SVD)")
         p.add(key_a, machine, "the wiring (two bytes a socket) and the pots")
 
     memory = BASE_RESIDENT + EXTRA_BASE.get(command, 0) + sum(p.bytes.values())
