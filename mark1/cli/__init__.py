@@ -18,7 +18,8 @@
 
 Bad input gives one line on stderr and exit status 2, no traceback; it is found before any
 work, so nothing is written. So is a run estimated (``Scene.resources``) not to fit in
-memory: 80 % of this computer's unless ``--memory-limit`` says otherwise. Each result
+memory: the smallest of ``--memory-limit``, the address-space limit (``ulimit -v``), the
+cgroup's limit and 80 % of this computer's. Each result
 file is written atomically (complete or absent).
 
 The commands of one machine and one scene live in ``_run``, the lab's studies in ``_lab``,
@@ -84,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:                 # e.g. `mark1 run ... | head`
         sys.stderr.close()
         return 0
+    except MemoryError:                     # the estimate before work missed: still one line, exit 2
+        print("mark1: error: out of memory beyond the estimate made before the run; lower the counts or "
+              "sizes, or raise the memory limit", file=sys.stderr)
+        return 2
     except OSError as e:                    # a full disk, a folder that vanished, ...
         where = f"{e.filename}: " if e.filename else ""
         print(printable(f"mark1: error: {where}{e.strerror or e}"), file=sys.stderr)

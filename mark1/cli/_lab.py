@@ -266,7 +266,7 @@ def add_commands(sub) -> None:
     re_.add_argument("--test-count", type=int, help="test cards instead of each scene's")
     re_.add_argument("--resume", action="store_true", help="skip jobs already recorded in --out")
     re_.add_argument("--memory-limit", type=float, metavar="GB",
-                     help="memory the runs may use together (default: 80 %% of this computer's)")
+                     help="memory the runs may use together (default and ceiling: the smallest of the address-space limit, the cgroup's and 80 %% of this computer's)")
     re_.add_argument("--note", default="", help="a paragraph for the page (e.g. which code version, why few seeds)")
     re_.add_argument("--json", action="store_true", help="print the result as JSON")
     re_.set_defaults(func=cmd_reenact)

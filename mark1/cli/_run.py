@@ -278,7 +278,7 @@ def add_commands(sub) -> None:
                      help="replay in real time, FACTOR wall seconds per machine second "
                           "(e.g. 0.1), printing every event as it happens")
     run.add_argument("--memory-limit", type=float, metavar="GB",
-                     help="refuse a scene estimated to need more memory (default 80%% of this computer's)")
+                     help="refuse a scene estimated to need more memory (default and ceiling: the smallest of the address-space limit, the cgroup's and 80 %% of this computer's)")
     run.set_defaults(func=cmd_run)
 
     sp = sub.add_parser("specs", help="list every machine parameter with unit, default and status")
