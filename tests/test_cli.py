@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mark1 import specs
-from mark1.cli import main
+from mark1.cli import _run, main
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "scenes" / "demo.toml"
@@ -302,3 +302,16 @@ def test_every_help_page_prints(command, capsys):
     with pytest.raises(SystemExit) as e:
         main([*command, "--help"])
     assert e.value.code == 0 and "usage: mark1" in capsys.readouterr().out
+
+
+def test_memory_error_the_estimate_missed_is_one_line(monkeypatch, capsys):
+    """The budget refuses what will not fit before work; should an allocation still fail,
+    the command line says so in one line with exit status 2, not a traceback."""
+
+    def out_of_memory(args):
+        raise MemoryError("Unable to allocate 2.98 GiB")
+
+    monkeypatch.setattr(_run, "cmd_specs", out_of_memory)
+    assert main(["specs"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("mark1: error: out of memory")
