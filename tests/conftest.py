@@ -8,6 +8,9 @@ a particular seed.
 
 from __future__ import annotations
 
+import os
+import shutil
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
@@ -92,3 +95,27 @@ def ideal_spec() -> specs.MachineSpec:
     """The small machine with every non-ideality off and a power-of-two increment, so
     that wiper positions are exact binary fractions."""
     return specs.SMALL.ideal().with_overrides({"trainer.increment": 0.03125})
+
+
+# -- a real browser for the lesson page (tests/test_lesson.py, tests/test_lesson_browser.py)
+
+CHROMIUM = os.environ.get("MARK1_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by Playwright, or a skip that says why there is none."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed "
+                                   "(pip install playwright; the test extra has it)")
+    exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if exe is None:
+        pytest.skip(f"no Chromium at {CHROMIUM} or on PATH (apt-get install chromium)")
+    with sync_api.sync_playwright() as pw:
+        try:
+            b = pw.chromium.launch(executable_path=exe, args=ARGS)
+        except Exception as e:  # noqa: BLE001 - any launch failure means no browser here
+            pytest.skip(f"Chromium at {exe} did not start: {str(e).splitlines()[0]}")
+        yield b
+        b.close()

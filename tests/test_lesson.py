@@ -11,9 +11,7 @@ browser or no Playwright can be had.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -26,9 +24,6 @@ from mark1.stimuli.scenes import load_scene
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "scenes" / "demo.toml"
-CHROMIUM = os.environ.get("MARK1_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 def machine_run(scene, seed, cards, epochs, spec=None):
@@ -130,22 +125,6 @@ def test_package_data_is_declared():
 
 
 # -- in a real browser -----------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed "
-                                   "(pip install playwright; the test extra has it)")
-    exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
-    if exe is None:
-        pytest.skip(f"no Chromium at {CHROMIUM} or on PATH (apt-get install chromium)")
-    with sync_api.sync_playwright() as pw:
-        try:
-            b = pw.chromium.launch(executable_path=exe, args=ARGS)
-        except Exception as e:  # noqa: BLE001 - any launch failure means no browser here
-            pytest.skip(f"Chromium at {exe} did not start: {str(e).splitlines()[0]}")
-        yield b
-        b.close()
-
 
 def test_page_in_chromium(browser, tmp_path):
     scene = load_scene(DEMO)

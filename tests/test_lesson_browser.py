@@ -16,8 +16,6 @@ adds in another order than BLAS). Lamps are ``sum > tie`` and the answer is
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -30,9 +28,6 @@ from mark1.stimuli.cards import scene_cards
 from mark1.stimuli.scenes import load_scene
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("MARK1_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 # (scene, seed, cards, epochs, spec overrides): the small demo machine as mark1 run has it,
 # the 512-A-unit Mark I, a binary code over the eight R-units on the split rack, μ sums, and
 # one R-unit per class (the largest sum wins)
@@ -43,22 +38,6 @@ CASES = {
     "mean": ("demo.toml", 2, 10, 2, {"response.discrimination": "mean"}),
     "one_per_class": ("demo.toml", 3, 10, 2, {"response.code": "one-per-class"}),
 }
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed "
-                                   "(pip install playwright; the test extra has it)")
-    exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
-    if exe is None:
-        pytest.skip(f"no Chromium at {CHROMIUM} or on PATH (apt-get install chromium)")
-    with sync_api.sync_playwright() as pw:
-        try:
-            b = pw.chromium.launch(executable_path=exe, args=ARGS)
-        except Exception as e:  # noqa: BLE001 - any launch failure means no browser here
-            pytest.skip(f"Chromium at {exe} did not start: {str(e).splitlines()[0]}")
-        yield b
-        b.close()
 
 
 def trained(case, tmp_path):
