@@ -394,3 +394,20 @@ def test_a_cell_lit_exactly_at_the_threshold_reads_the_threshold():
     for gamma in (0.5, 0.7, 1.0, 1.3):
         g = Retina(RetinaSpec(gamma=gamma, threshold=0.37))
         assert g.steady_signal(np.full((1, g.n_cells), 0.37))[0, 5] == g.signal_threshold
+
+
+@settings(max_examples=30)
+@given(seed=st.integers(0, 2**32 - 1), repeat=st.floats(0.0, 1.0))
+def test_steady_signal_of_a_repeated_light_is_that_of_the_light_alone(seed, repeat):
+    """A cell lit as on the card before takes the signal it had then: the same bits as
+    that light computed on its own, for any mix of repeats, zeros, NaN and infinities."""
+    rng = np.random.default_rng(seed)
+    r = Retina(RetinaSpec(shape=(2, 5)), np.exp(0.2 * rng.standard_normal(10)))
+    pool = np.r_[rng.uniform(0.0, 1.5, 6), 0.0, -0.0, np.nan, np.inf, 1.0]
+    light = rng.choice(pool, (60, 10))
+    same = rng.random((60, 10)) < repeat
+    for i in range(1, 60):
+        light[i, same[i]] = light[i - 1, same[i]]
+    whole = r.steady_signal(light)
+    alone = np.concatenate([r.steady_signal(row[None]) for row in light])
+    assert np.array_equal(whole.view(np.int64), alone.view(np.int64))

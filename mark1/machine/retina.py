@@ -214,14 +214,24 @@ def _power_tables(gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
 def _power_law(light, sensitivity, gamma, power, scale, knot, knot_power, inv_knot, series, out):
     """``out = sensitivity * light ** gamma`` for (n, m) light, by the tables of :func:`_power_tables`.
 
-    Zero, subnormal, negative, infinite and NaN light take ``light ** gamma`` itself.
+    Zero, subnormal, negative, infinite and NaN light take ``light ** gamma`` itself. A
+    cell lit exactly as on the row before takes that row's result (on digit cards about
+    half the cells: the paper white around the figure).
     """
     n, m = light.shape
     bits = light.view(np.int64)
     c1, c2, c3, c4, c5, c6 = series[1], series[2], series[3], series[4], series[5], series[6]
+    # a cell often sees the light it saw on the card before (paper white around the figure):
+    # the same light gives the same signal, so it is taken from the last card's
+    last_x = np.full(m, np.nan)
+    last_out = np.empty(m)
     for i in range(n):
         for j in range(m):
             x = light[i, j]
+            if x == last_x[j]:
+                out[i, j] = last_out[j]
+                continue
+            last_x[j] = x
             if 2.2250738585072014e-308 <= x <= 1.7976931348623157e308:
                 e = bits[i, j] >> 52                                    # sign bit is 0
                 b = (bits[i, j] >> (52 - _POWER_BITS)) & (2 ** _POWER_BITS - 1)
@@ -230,6 +240,7 @@ def _power_law(light, sensitivity, gamma, power, scale, knot, knot_power, inv_kn
                 out[i, j] = sensitivity[j] * (power[e] * knot_power[b] * p)
             else:
                 out[i, j] = sensitivity[j] * x ** gamma
+            last_out[j] = out[i, j]
 
 
 @numba.njit(cache=True)
