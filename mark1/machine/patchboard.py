@@ -35,14 +35,15 @@ _MAX_CHART_BYTES = 100_000_000     # 1e6 A-units x 15 connections of ~12 bytes; 
 
 
 @numba.njit(cache=True)
-def _tally(s_states, connections, threshold, acc, net, phi):
+def _tally(s_states, connections, threshold, acc, net, phi, counts):
     """Net input of each A-unit: the sum of the wiring rows of the S-units that fire.
 
     ``s_states`` (n, n_s) bool, ``connections`` (n_s, n_a) int8; ``acc`` (n_a,) an
     integer buffer wide enough for ``n_s`` (int16 holds up to 32767: twice the SIMD
-    lanes of int32). Writes the net inputs into ``net`` (n, n_a) and whether they reach
-    ``threshold`` into ``phi`` (n, n_a) bool; either may have 0 rows (not wanted). Work
-    grows with the S-units that fire, not with every socket.
+    lanes of int32). Writes the net inputs into ``net`` (n, n_a), whether they reach
+    ``threshold`` into ``phi`` (n, n_a) bool, and the S-units and A-units that fire into
+    ``counts`` (n, 2) int64; any may have 0 rows (not wanted). Work grows with the
+    S-units that fire, not with every socket.
     """
     n, n_s = s_states.shape
     n_a = connections.shape[1]
@@ -62,8 +63,14 @@ def _tally(s_states, connections, threshold, acc, net, phi):
             for a in range(n_a):
                 net[k, a] = acc[a]
         if len(phi):
+            firing = 0
             for a in range(n_a):
-                phi[k, a] = acc[a] >= threshold
+                fires = acc[a] >= threshold
+                phi[k, a] = fires
+                firing += fires
+            if len(counts):
+                counts[k, 0] = count
+                counts[k, 1] = firing
 
 
 class Patchboard:
@@ -154,24 +161,31 @@ class Patchboard:
         """Active excitatory minus active inhibitory inputs: array (n, n_a) float32."""
         s = self._check_states(s_states)
         net = np.empty((len(s), self.n_associators), np.float32)
-        _tally(s, self._wiring, self.a_threshold, self._accumulator(), net, np.empty((0, 0), bool))
+        _tally(s, self._wiring, self.a_threshold, self._accumulator(), net, np.empty((0, 0), bool),
+               np.empty((0, 2), np.int64))
         return net
 
-    def associate(self, s_states: np.ndarray) -> np.ndarray:
+    def associate(self, s_states: np.ndarray, *, counted: bool = False):
         """A-unit outputs φ for S-unit states.
 
         Parameters
         ----------
         s_states : array of shape (n, n_s) bool
+        counted : bool
+            Also return how many S-units and A-units fire on each row (counted as the
+            A-units are tallied, without another pass).
 
         Returns
         -------
-        array of shape (n, n_a) bool
+        phi : array of shape (n, n_a) bool
+        s_firing, a_firing : arrays of shape (n,) int64
+            Only with ``counted``.
         """
         s = self._check_states(s_states)
         phi = np.empty((len(s), self.n_associators), bool)
-        _tally(s, self._wiring, self.a_threshold, self._accumulator(), np.empty((0, 0), np.float32), phi)
-        return phi
+        counts = np.empty((len(s) if counted else 0, 2), np.int64)
+        _tally(s, self._wiring, self.a_threshold, self._accumulator(), np.empty((0, 0), np.float32), phi, counts)
+        return (phi, counts[:, 0], counts[:, 1]) if counted else phi
 
     def _accumulator(self) -> np.ndarray:
         """Scratch row for :func:`_tally`: a net input lies within ±n_s."""

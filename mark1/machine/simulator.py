@@ -341,7 +341,7 @@ class _SensoryPipeline:
         signal, ends = self.retina.expose(light, lit, state, card_change=self.card_change,
                                           settle=self.settle, steady=steady)
         s = self.retina.fire(signal)
-        phi = self.patchboard.associate(s)
+        phi, s_firing, a_firing = self.patchboard.associate(s, counted=True)
         x = with_bias(phi)
         self.s, self.x = s, x
         # read noise of the sum of the active wipers of each unit (see PotentiometerRack.sums)
@@ -349,8 +349,8 @@ class _SensoryPipeline:
         if self.mean:
             # μ-system: each unit's sum is divided by its active inputs (a unit with none reads 0)
             self.divisor = np.maximum(np.ascontiguousarray(self.rack.active_pots(x)), 1.0)
-        self.s_active[first:stop] = np.count_nonzero(s, axis=1)
-        self.a_active[first:stop] = np.count_nonzero(phi, axis=1)
+        self.s_active[first:stop] = s_firing
+        self.a_active[first:stop] = a_firing
         self.start, self.stop, self._ends = first, stop, ends
 
     def ensure(self, p: int) -> int:
