@@ -341,16 +341,28 @@ class _SensoryPipeline:
         signal, ends = self.retina.expose(light, lit, state, card_change=self.card_change,
                                           settle=self.settle, steady=steady)
         s = self.retina.fire(signal)
-        phi, s_firing, a_firing = self.patchboard.associate(s, counted=True)
-        x = with_bias(phi)
+        # the A-units of a presentation whose S-units the re-timing left as they were are
+        # those the last block had: only the changed ones are tallied again
+        same = (s[:keep] == self.s[rows]).all(axis=1) if keep else np.zeros(0, bool)
+        if same.any():
+            redo = np.flatnonzero(~np.r_[same, np.zeros(len(cards) - keep, bool)])
+            phi, s_firing, a_firing = self.patchboard.associate(s[redo], counted=True)
+            x = np.empty((len(cards), self.x.shape[1]))
+            x[:keep][same] = self.x[rows][same]
+            x[redo] = with_bias(phi)
+            self.s_active[first + redo] = s_firing
+            self.a_active[first + redo] = a_firing
+        else:
+            phi, s_firing, a_firing = self.patchboard.associate(s, counted=True)
+            x = with_bias(phi)
+            self.s_active[first:stop] = s_firing
+            self.a_active[first:stop] = a_firing
         self.s, self.x = s, x
         # read noise of the sum of the active wipers of each unit (see PotentiometerRack.sums)
         self.noise_scale = self.noise * np.sqrt(self.rack.active_pots(x)) if self.noise > 0 else None
         if self.mean:
             # μ-system: each unit's sum is divided by its active inputs (a unit with none reads 0)
             self.divisor = np.maximum(np.ascontiguousarray(self.rack.active_pots(x)), 1.0)
-        self.s_active[first:stop] = s_firing
-        self.a_active[first:stop] = a_firing
         self.start, self.stop, self._ends = first, stop, ends
 
     def ensure(self, p: int) -> int:
