@@ -180,6 +180,16 @@ class Patchboard:
         phi : array of shape (n, n_a) bool
         s_firing, a_firing : arrays of shape (n,) int64
             Only with ``counted``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mark1.specs import MARK_I
+        >>> board = Patchboard.random(MARK_I.patchboard, MARK_I.retina.shape, np.random.default_rng(0))
+        >>> S = np.zeros((2, 400), bool); S[1, :100] = True
+        >>> phi, s_firing, a_firing = board.associate(S, counted=True)
+        >>> s_firing.tolist(), a_firing.tolist() == phi.sum(axis=1).tolist()
+        ([0, 100], True)
         """
         s = self._check_states(s_states)
         phi = np.empty((len(s), self.n_associators), bool)
