@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mark1.exceptions import InputError
+from mark1.exceptions import InputError, Mark1Warning
 from mark1.linear_model import FisherDiscriminant, GaussianClassifier, LogisticRegression
 from mark1.machine.perceptron import train_error_correction
+from mark1.viz import prml
 from mark1.viz.prml import (fisher_histograms_figure, generative_figure, max_margin, novikoff_bound,
                             perceptron_figure, posterior_map_figure)
 
@@ -79,6 +81,41 @@ def test_max_margin_by_hand_and_without_separation():
         max_margin(xor, [0, 1, 1, 0])
     with pytest.raises(InputError, match="Phi, t"):
         max_margin(xor, [1, 1])
+
+
+
+def test_min_norm_point_when_the_point_just_added_weighs_exactly_zero(monkeypatch):
+    """Wolfe's minor cycle with alpha = 0 for the point just added (lam = 0 there): once 0/0 -> NaN.
+
+    In exact arithmetic the major cycle's test keeps such a point out; rounding can let one in, so the
+    case is built by having the affine solve answer exactly 0 for it once."""
+    P = np.array([[3.0, 1.0], [1.0, 3.0], [2.5, 2.5]])
+    expected = prml._min_norm_point(P)
+    assert expected == pytest.approx([2.0, 2.0])
+    calls = []
+    solve = prml._affine_min_norm
+
+    def degenerate_once(G):
+        calls.append(len(G))
+        return np.r_[1.0, np.zeros(len(G) - 1)] if len(calls) == 1 else solve(G)
+
+    monkeypatch.setattr(prml, "_affine_min_norm", degenerate_once)
+    with np.errstate(all="raise"):
+        x = prml._min_norm_point(P)
+    assert calls[0] == 2 and len(calls) > 1
+    assert x == pytest.approx(expected, abs=1e-12)
+
+
+def test_min_norm_point_warns_when_cut_short():
+    rng = np.random.default_rng(3)
+    X, t = separable(rng, n=60)
+    A = t[:, None] * np.c_[X, np.ones(len(X))]
+    with pytest.warns(Mark1Warning, match="not found in 1 iterations"):
+        x = prml._min_norm_point(A, max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        best = prml._min_norm_point(A)
+    assert np.linalg.norm(x) > np.linalg.norm(best)                      # cut short: not yet the nearest
 
 
 @pytest.mark.parametrize("seed", range(8))

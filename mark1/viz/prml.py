@@ -12,6 +12,7 @@ blue (Fig. 4.5).
 from __future__ import annotations
 
 import math
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -19,7 +20,7 @@ from matplotlib.figure import Figure
 
 from mark1._utils.language import NEGATIVE, POSITIVE, WEIGHT_CMAP, percent
 from mark1._utils.threads import one_blas_thread
-from mark1.exceptions import InputError
+from mark1.exceptions import InputError, Mark1Warning
 from mark1.linear_model import FisherDiscriminant
 from mark1.viz.figure import new_figure, save_figure
 
@@ -241,7 +242,10 @@ def _affine_min_norm(G):
 
 
 def _min_norm_point(P, max_iter: int = 10_000):
-    """The point of the convex hull of the rows of ``P`` nearest the origin (Wolfe 1976)."""
+    """The point of the convex hull of the rows of ``P`` nearest the origin (Wolfe 1976).
+
+    Warns (:class:`Mark1Warning`) when ``max_iter`` major cycles end before the optimality
+    test holds: the point returned is then in the hull but may not be the nearest."""
     sq = np.einsum("ij,ij->i", P, P)
     scale = max(float(sq.max()), np.finfo(float).tiny)
     tol = 1e-12 * scale
@@ -262,14 +266,20 @@ def _min_norm_point(P, max_iter: int = 10_000):
             if np.all(alpha > 0):
                 lam = alpha
                 break
-            neg = alpha <= 0
-            theta = float(np.min(lam[neg] / (lam[neg] - alpha[neg])))
+            # Step to the hull's face along lam -> alpha, over the weights going negative only: the
+            # point just added has lam = 0, and were its alpha exactly 0 too, lam/(lam - alpha) would be 0/0.
+            neg = alpha < 0
+            theta = float(np.min(lam[neg] / (lam[neg] - alpha[neg]))) if neg.any() else 1.0
             lam = theta * alpha + (1.0 - theta) * lam
             keep = lam > 1e-15
             S = [s for s, k in zip(S, keep) if k]
             lam = lam[keep] / lam[keep].sum()
             G = G[np.ix_(keep, keep)]
         x = lam @ P[S]
+    else:
+        if x @ x - float(np.min(P @ x)) > tol:          # the last cycle may have reached the optimum
+            warnings.warn(f"max_margin: the minimum-norm point was not found in {max_iter:,} iterations; "
+                          "the margin returned may be too large", Mark1Warning, stacklevel=3)
     return x
 
 
