@@ -262,6 +262,27 @@ def test_float_data_equal_the_loop_in_feature_order(seed, k):
             np.testing.assert_array_equal(r.weights, W)
 
 
+@pytest.mark.parametrize("bias", [False, True])
+def test_one_unit_sums_every_lookahead_card(bias):
+    """``_sums_of_one_unit`` writes out its chains by hand: there must be one for each of the
+    ``_LOOKAHEAD`` cards the core computes together, each adding in feature order."""
+    rng = np.random.default_rng(7)
+    n, d = 9, 23
+    X = rng.normal(size=(n, d))
+    X[rng.random((n, d)) < 0.6] = 0.0
+    w = rng.normal(size=d + 1)
+    cards = rng.choice(n, perceptron._LOOKAHEAD, replace=False).astype(np.int64)
+    out = np.full((perceptron._LOOKAHEAD, 1), np.nan)
+    ptr, idx, val, sparse = perceptron._rows_read(X)
+    perceptron._sums_of_one_unit(X, ptr, idx, val, sparse, cards, w, d, bias, out)
+    for b, c in enumerate(cards):
+        s = 0.0
+        for i in range(d):
+            if X[c, i] != 0.0:
+                s += X[c, i] * w[i]
+        assert out[b, 0] == (s + w[d] if bias else s)
+
+
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_property_equals_naive_reference(data):

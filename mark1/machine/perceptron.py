@@ -19,17 +19,16 @@ adds its card's products in feature order, as the loop above written out in scal
 does (and as scikit-learn's ``Perceptron`` does), so the sums, mistakes and weights
 are the naive loop's bit for bit on any floating-point data, not only on data whose
 sums are exact (a constant ``eta`` other than 1 from zero weights: the ``eta = 1``
-run, scaled; see below).  (Before 25 Nov 2026 the core located mistakes by BLAS products of
-blocks of cards, which add in another order: exact on integer-valued data, to
-rounding otherwise.)  The speed comes from three things:
+run, scaled; see below).  The speed comes from three things:
 
 * the cards are read as their rows of nonzero features when most features are zero
-  (:func:`_deck`: binary A-unit outputs are about 15 % ones), so a sum costs the
+  (:func:`_rows_read`: binary A-unit outputs are about 15 % ones), so a sum costs the
   card's nonzero products only; a zero product changes no sum, so this changes no bit;
 * a single unit computes the sums of the next ``_LOOKAHEAD`` presentations together,
-  with the weights of the first (four independent chains of additions instead of one
-  that waits on each addition); each is final up to the first mistake among them, and
-  the sums after it are computed again with the corrected weights;
+  with the weights of the first (``_LOOKAHEAD`` = 4 independent chains of additions,
+  written out in :func:`_sums_of_one_unit`, instead of one that waits on each addition);
+  each is final up to the first mistake among them, and the sums after it are computed
+  again with the corrected weights;
 * several units go four at a time through a card's features (independent chains), and
   a presentation with several erring units is one step.
 
@@ -37,11 +36,10 @@ Without early stop an epoch without a mistake ends the loop too: the weights no
 longer change, so when the rest of the run shows only that epoch's cards it repeats
 that epoch and is filled in (:func:`_repeats`) instead of computed.
 
-Measured 25 Nov 2026 (10,000 cards x 513 features, 5 epochs, CPU time, the BLAS block
-search of before -> this loop, the same bits): the ideal machine's digit cards, 8 units
-(4.5 % of presentations with a mistake) 98 -> 27 ms, the same with shuffled labels
-(94 %) 73 -> 40 ms; binary features, 1 unit 42 -> 19 ms, 8
-units 51 -> 27 ms; Gaussian features, 1 unit 123 -> 26 ms, 8 units 157 -> 99 ms.
+Measured 25 Nov 2026 (10,000 cards x 513 features, 5 epochs, CPU time): the ideal
+machine's digit cards, 8 units (4.5 % of presentations with a mistake) 27 ms, the same
+with shuffled labels (94 %) 40 ms; binary features, 1 unit 19 ms, 8 units 27 ms;
+Gaussian features, 1 unit 26 ms, 8 units 99 ms.
 ``benchmarks/bench_baselines.py`` times :class:`mark1.linear_model.Perceptron`
 against scikit-learn's.
 
@@ -66,7 +64,9 @@ __all__ = ["ErrorCorrectionResult", "train_error_correction", "train_with_bias",
 
 #: Presentations of a single unit whose sums are computed together, with the weights of
 #: the first: four independent chains of additions instead of one (see the module
-#: docstring); the sums after a mistake among them are computed again.
+#: docstring); the sums after a mistake among them are computed again. It is the number of
+#: chains :func:`_sums_of_one_unit` writes out by hand: the two change together
+#: (tests/test_perceptron.py checks that every one of the ``_LOOKAHEAD`` sums is written).
 _LOOKAHEAD = 4
 #: A deck is read as its rows of nonzero features (:func:`_nonzero_rows`) when at most
 #: this fraction of the entries of its first rows is nonzero; else as it is.
@@ -337,7 +337,7 @@ def _scaled_run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums
     return r
 
 
-def _deck(X):
+def _rows_read(X):
     """The cards as :func:`_present` reads them: ``(ptr, idx, val, sparse)``.
 
     A deck whose sampled rows are mostly zeros (binary A-unit outputs: about 15 % ones)
@@ -361,7 +361,7 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie) 
 
     The presentations go through :func:`_present` (compiled) in segments of the record:
     the whole run, or (early stop) a record that doubles while training goes on. Without
-    early stop an error-free epoch ends the compiled loop too: when every later
+    early stop an epoch without a mistake ends the compiled loop too: when every later
     presentation shows a card of that epoch, the rest of the run repeats it (the weights
     no longer change) and is filled in instead of computed.
     """
@@ -373,10 +373,12 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie) 
     kp = 1 if k == 1 else -(-k // 4) * 4                               # units, padded to whole groups of 4
     WT = np.zeros((W.shape[1], kp))                                    # column u: unit u's weights
     WT[:, :k] = W.T
-    w = WT.reshape(-1) if kp == 1 else WT[:, 0].copy()                 # one unit: its weights as a vector (a view)
+    # One unit: its weights as a vector (a view of WT). Several units: _present reads WT only, and w is an
+    # empty array of the same type (so that numba compiles _present once for both).
+    w = WT.reshape(-1) if kp == 1 else np.empty(0)
     mode = 2 if inverse else (1 if eta == 1.0 else 0)                  # how a step is computed
     counts = np.zeros(k, np.int64)                                     # updates per unit (eta schedule)
-    ptr, idx, val, sparse = _deck(X)
+    ptr, idx, val, sparse = _rows_read(X)
     cap = P if not stop else min(P, max(4 * m, 4096))
     errors = np.zeros((cap, k), dtype=bool)
     sums = np.empty((cap if record_sums else 0, k))
@@ -389,7 +391,7 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie) 
                 sums = _grow(sums, cap)
         p, last = _present(X, ptr, idx, val, sparse, T, seq, m, p, min(P, cap), WT, w, k, bias, sums, errors,
                            record_sums, tie, mode, eta, counts, watch, last)
-        if watch and p == (last // m + 2) * m:                          # an error-free epoch ended at p
+        if watch and p == (last // m + 2) * m:                          # an epoch without a mistake ended at p
             if stop:
                 stopped_at = p
                 break
@@ -411,7 +413,7 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie) 
 
 
 def _repeats(sums, seq, n, m, q, P, record_sums) -> bool:
-    """Whether presentations ``q..P-1`` repeat the error-free epoch ``q - m .. q - 1``.
+    """Whether presentations ``q..P-1`` repeat the epoch without a mistake ``q - m .. q - 1``.
 
     An epoch without an error leaves the weights as they were, so a later presentation
     of a card shown in it gives the same sums and no error. True (with the sums of
@@ -435,6 +437,7 @@ def _repeats(sums, seq, n, m, q, P, record_sums) -> bool:
 
 
 def _grow(a, cap):
+    """``a`` (length <= ``cap`` along axis 0) copied into zeros of length ``cap``: a record, grown."""
     out = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
     out[:len(a)] = a
     return out
@@ -526,7 +529,7 @@ def _nonzero_rows(X):
 
 @njit(cache=True)
 def _sums_of_one_unit(X, ptr, idx, val, sparse, cards, w, d, bias, out):
-    """``out[b, 0] = w . x`` (plus the bias weight ``w[d]``) for the cards ``cards[0:4]``.
+    """``out[b, 0] = w . x`` (plus the bias weight ``w[d]``) for the cards ``cards[0:4]`` (``_LOOKAHEAD`` = 4).
 
     Four independent chains of additions side by side, each adding its card's products
     in feature order (one chain alone waits on each addition). Rows of nonzeros
@@ -613,7 +616,7 @@ def _present(X, ptr, idx, val, sparse, T, seq, m, p, p_end, WT, w, k, bias, rec,
     """The naive loop of the module docstring from presentation ``p`` to ``p_end``, compiled.
 
     ``X`` (n, d) the deck, read through ``ptr, idx, val`` where ``sparse``
-    (:func:`_deck`); ``T`` (n, k) the targets; ``seq`` the card of each presentation
+    (:func:`_rows_read`); ``T`` (n, k) the targets; ``seq`` the card of each presentation
     (empty: ``p % m``); ``WT`` (d [+1], kp) the weights, a column per unit (padded),
     updated in place, and ``w`` the same memory as a vector (a single unit); ``rec``,
     ``err`` the records of sums (written if ``record``) and errors, indexed by

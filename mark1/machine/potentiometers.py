@@ -350,7 +350,7 @@ def wiper_sums(x, row, t, busy_until, p_from, p_to, t_start, t_end, active, out)
     """Each unit's sum of stored wiper positions at ``t`` times row ``row`` of ``x`` (m, n_in),
     into ``out`` (n_units,), before decay; the nonzero inputs' indices into ``active``;
     returns how many. The products are added in input order over the nonzero inputs,
-    the units side by side, as :func:`mark1.perceptron.sparse_sums` adds resting wipers.
+    the units side by side, as :func:`mark1.machine.perceptron.sparse_sums` adds resting wipers.
     """
     n_in = x.shape[1]
     n_act = 0
