@@ -19,8 +19,9 @@ Layout
     about twice as wide as tall: 512 A-units as 16 rows of 32, 64 as 8 x 8.
 Numbers
     Durations in s, min or h by size (:func:`duration`; a time axis takes its unit from
-    :func:`duration_unit`); accuracy and other rates in % (:func:`percent`); counts with
-    thousands separators.
+    :func:`duration_unit`); accuracy and other rates in % (:func:`percent`), a mean over
+    seeds with its standard deviation as ``86.0 ± 1.8 %`` (:func:`percent_spread`; the
+    ± in points); counts with thousands separators.
 
 Nothing here imports the machine or matplotlib: the colours are hex strings, the colour
 maps names that matplotlib knows.
@@ -29,11 +30,12 @@ maps names that matplotlib knows.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 from mark1.exceptions import InputError
 
 __all__ = ["LEARNERS", "POSITIVE", "NEGATIVE", "ZERO", "FIRING", "SILENT", "MISTAKE", "WEIGHT_CMAP", "CARD_CMAP",
-           "LEARNER_COLOURS", "duration", "duration_unit", "percent", "unit_grid"]
+           "LEARNER_COLOURS", "duration", "duration_unit", "percent", "percent_spread", "unit_grid"]
 
 #: The three learners compared everywhere, by the name every output uses.
 LEARNERS = {
@@ -70,8 +72,9 @@ def duration(seconds: float) -> str:
     Returns
     -------
     str
-        ``"12.3 s"``, ``"4.5 min"`` or ``"3.2 h"``: three significant figures at most,
-        never more than one decimal.
+        ``"12.3 s"``, ``"4.5 min"`` or ``"3.2 h"``: from 1 up, one decimal at most (none
+        from 100 up); below 1, two significant figures, in decimals (``"0.25 s"``,
+        ``"0.00001 s"``), never in powers of ten.
 
     Raises
     ------
@@ -82,6 +85,8 @@ def duration(seconds: float) -> str:
     --------
     >>> duration(0.25), duration(61.0), duration(199.0), duration(7200.0), duration(86400.0 * 3)
     ('0.25 s', '61 s', '3.3 min', '2 h', '72 h')
+    >>> duration(0.0031), duration(1e-05), duration(1.234e-05), duration(0.0)
+    ('0.0031 s', '0.00001 s', '0.000012 s', '0 s')
     """
     unit, size = duration_unit(seconds)
     return f"{_figures(float(seconds) / size)} {unit}"
@@ -149,6 +154,37 @@ def percent(fraction: float, decimals: int = 1) -> str:
     return f"{100.0 * fraction:.{int(decimals)}f} %"
 
 
+def percent_spread(mean: float, sd: float, decimals: int = 1) -> str:
+    """A mean rate and its standard deviation (over seeds, say) as ``mean ± sd`` in %.
+
+    The spread is in points (hundredths), so the sign ``%`` is written once, after both.
+
+    Parameters
+    ----------
+    mean : float
+        A rate between 0 and 1 (mean accuracy); NaN reads ``"n/a"``.
+    sd : float or None
+        Its standard deviation, as a fraction too; None or NaN (a single seed) writes the
+        mean alone, as :func:`percent` does.
+    decimals : int, default 1
+        Decimals after the point, for both.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> percent_spread(0.86, 0.0183), percent_spread(0.86, None), percent_spread(float("nan"), 0.1)
+    ('86.0 ± 1.8 %', '86.0 %', 'n/a')
+    """
+    mean = float(mean)
+    if math.isnan(mean) or sd is None or math.isnan(float(sd)):
+        return percent(mean, decimals)
+    dec = int(decimals)
+    return f"{100.0 * mean:.{dec}f} ± {100.0 * float(sd):.{dec}f} %"
+
+
 def unit_grid(n: int) -> tuple[int, int]:
     """Rows and columns of the grid ``n`` units are drawn in, row by row from the top left.
 
@@ -190,9 +226,11 @@ def unit_grid(n: int) -> tuple[int, int]:
 
 
 def _figures(x: float) -> str:
-    """At most three significant figures and one decimal, no trailing zeros."""
+    """One decimal at most from 1 up (none from 100 up), two significant figures below 1
+    written in decimals, no trailing zeros."""
     if x >= 100:
         return f"{x:,.0f}"
     if x >= 1:
         return f"{round(x, 1):g}"
-    return f"{x:.2g}"
+    text = f"{x:.2g}"
+    return format(Decimal(text), "f") if "e" in text else text      # 1e-05 -> 0.00001
