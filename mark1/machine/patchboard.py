@@ -63,14 +63,14 @@ def _tally(s_states, connections, threshold, acc, net, phi, counts):
             for a in range(n_a):
                 net[k, a] = acc[a]
         if len(phi):
+            for a in range(n_a):
+                phi[k, a] = acc[a] >= threshold
+        if len(counts):
             firing = 0
             for a in range(n_a):
-                fires = acc[a] >= threshold
-                phi[k, a] = fires
-                firing += fires
-            if len(counts):
-                counts[k, 0] = count
-                counts[k, 1] = firing
+                firing += acc[a] >= threshold
+            counts[k, 0] = count
+            counts[k, 1] = firing
 
 
 class Patchboard:
