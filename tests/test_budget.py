@@ -161,8 +161,8 @@ def test_address_space_limit_is_read_in_a_fresh_process():
     # a 512 x 512 retina: 262,144^2 covariances
     (["compare", "--seeds", "1"], dict(card_size=512, overrides="retina.shape = [512, 512]"),
      "machine.overrides.retina.shape"),
-    # a million epochs: the lesson keeps the full trace of every presentation
-    (["lesson"], dict(epochs=1_000_000), "schedule.epochs"),
+    # a million epochs asked for (the lesson cuts a scene's own): it keeps the full trace of every presentation
+    (["lesson", "--epochs", "1000000"], {}, "--epochs"),
     # a million cards of 60 px told event by event: the 8-bit deck and the full trace of every presentation
     (["explain"], dict(count=1_000_000, card_size=60), "train.count"),
     # a million A-units in the machine's own run: its sensed blocks of float64 pot inputs
@@ -193,8 +193,8 @@ def test_refused_under_ulimit_v_in_one_line(tmp_path, command):
         p = write(tmp_path, scene_text(card_size=512, overrides="retina.shape = [512, 512]"))
         argv, key = ["compare", p, "--seeds", "1", "--out", tmp_path / "out"], "machine.overrides.retina.shape"
     else:
-        p = write(tmp_path, scene_text(epochs=1_000_000))
-        argv, key = ["lesson", p, "--out", tmp_path / "out"], "schedule.epochs"
+        p = write(tmp_path, scene_text())
+        argv, key = ["lesson", p, "--epochs", "1000000", "--out", tmp_path / "out"], "--epochs"
     rc, lines, _ = _mark1(argv, address_space=FOUR_GB)
     assert rc == 2 and len(lines) == 1, lines
     assert f": {key}: expected a run that fits in" in lines[0] and "(the address-space limit)" in lines[0]

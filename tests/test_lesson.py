@@ -321,3 +321,35 @@ def test_zero_margins():
             assert abs(float(p["sums"][k]) - p["clean"][k]) >= abs(p["clean"][k]) - 5e-4 * abs(float(p["sums"][k]))
     flips = [i for i, p in enumerate(data["pres"]) if p["f"] and p["z"]]
     assert flips, "the demo's run has a read the noise flipped within its scale"
+
+
+@pytest.mark.parametrize("scene_name, cards, epochs", [
+    ("demo", None, None),            # mark1 run's whole run: 200 presentations
+    ("parity", None, None),          # 2,000 presentations: cut to a short deck
+    ("parity", 200, None),           # its whole deck asked for: cut to fewer epochs
+    ("alphabet", None, None),        # 26 classes: cut to one card a class, fewer epochs
+])
+def test_the_budget_reckons_the_presentations_the_lesson_runs(scene_name, cards, epochs):
+    scene = load_scene(ROOT / "scenes" / f"{scene_name}.toml")
+    meta = lesson.record(scene, seed=0, cards=cards, epochs=epochs)["meta"]
+    res = scene.resources(command="lesson", lesson_cards=cards, epochs=epochs)
+    assert res.presentations == meta["presentations"]
+
+
+def test_the_page_shows_at_most_max_test_shown_test_cards(monkeypatch):
+    whole = lesson.record(DEMO, seed=0, cards=4, epochs=1)
+    monkeypatch.setattr(lesson, "MAX_TEST_SHOWN", 10)
+    cut = lesson.record(DEMO, seed=0, cards=4, epochs=1)
+    assert [len(cut["test"][k]) for k in ("cards", "labels", "answers", "sums", "s")] == [10] * 5
+    assert cut["test"]["answers"] == whole["test"]["answers"][:10]
+    assert (cut["meta"]["test_cards"], cut["meta"]["test_shown"]) == (40, 10)
+    # the accuracy is over every test card
+    assert cut["meta"]["test_accuracy"] == whole["meta"]["test_accuracy"] == cut["meta"]["test_right"] / 40
+    page = lesson.render_page(cut)
+    assert "The first ${M.test_shown" in page
+
+
+def test_the_cut_note_is_said_only_when_the_lesson_cut():
+    scene = load_scene(ROOT / "scenes" / "parity.toml")
+    assert lesson._deck(scene, 10, None, 0) == (10, 10, "10 of the scene's 200 training cards")
+    assert lesson._deck(scene, None, 2, 0) == (None, 2, "2 epochs instead of the scene's 10")

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from mark1.exceptions import InputError
 
-__all__ = ["SENSE_CHUNK", "LIGHT_KEPT_BYTES", "MemoryLimit", "memory_limit"]
+__all__ = ["SENSE_CHUNK", "LIGHT_KEPT_BYTES", "BASE_RESIDENT", "ADDRESS_SPACE_GROWTH", "PHYSICAL_SHARE",
+           "MAX_PRESENTATIONS", "DEFAULT_CARDS", "MemoryLimit", "memory_limit", "lesson_deck"]
 
 #: Cards read through the retina at once when sensing or scoring (memory for one chunk).
 SENSE_CHUNK = 4096
@@ -33,6 +34,57 @@ BASE_RESIDENT = 256 * 2**20
 ADDRESS_SPACE_GROWTH = 256 * 2**20
 #: The share of physical memory a command may plan to use when nothing else says.
 PHYSICAL_SHARE = 0.8
+
+#: The longest run a lesson shows whole (presentations of one R-unit; of k R-units, a k-th of it):
+#: a longer scene is cut to a short deck, then to fewer epochs (a page of a few MB at most).
+#: Shared by the lesson, which cuts, and the budget, which reckons the run it will make.
+MAX_PRESENTATIONS = 1000
+#: Deck cards in a lesson cut short (a run a class can follow), or one a class if more.
+DEFAULT_CARDS = 20
+
+
+def lesson_deck(available: int, scene_epochs: int, n_classes: int, n_units: int = 1,
+                cards: int | None = None, epochs: int | None = None) -> tuple[int, int]:
+    """The training cards and epochs a lesson runs: the scene's, or cut when too long.
+
+    A run of ``n_units`` R-units longer than ``MAX_PRESENTATIONS // n_units``
+    presentations is cut: unless ``cards`` is given, to at most :data:`DEFAULT_CARDS`
+    cards (or one a class), then, unless ``epochs`` is given, to fewer epochs.
+
+    Parameters
+    ----------
+    available : int
+        Training cards of the scene (``mark1 run``'s deck).
+    scene_epochs : int
+        The scene's epochs.
+    n_classes : int
+        Classes of the scene.
+    n_units : int
+        R-units in use.
+    cards, epochs : int, optional
+        As asked (``lesson --cards``, ``--epochs``); kept as given.
+
+    Returns
+    -------
+    (int, int)
+        Cards and epochs; presentations are their product.
+
+    Examples
+    --------
+    >>> lesson_deck(40, 5, 2)                   # demo: 200 presentations, the whole run
+    (40, 5)
+    >>> lesson_deck(200, 10, 2)                 # parity: 2,000 are too many, a short deck
+    (20, 10)
+    >>> lesson_deck(200, 10, 2, cards=200)      # its whole deck asked for: fewer epochs
+    (200, 5)
+    """
+    budget = max(MAX_PRESENTATIONS // max(1, n_units), 1)
+    if cards is None:
+        cards = available if available * (epochs or scene_epochs) <= budget else \
+            min(available, max(DEFAULT_CARDS, n_classes))
+    if epochs is None:
+        epochs = scene_epochs if cards * scene_epochs <= budget else max(1, budget // cards)
+    return int(cards), int(epochs)
 
 #: cgroup v2, then v1: the memory limit of the group this process runs in.
 _CGROUP_FILES = (Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mark1._utils.limits import BASE_RESIDENT, LIGHT_KEPT_BYTES, SENSE_CHUNK
+from mark1._utils.limits import BASE_RESIDENT, LIGHT_KEPT_BYTES, SENSE_CHUNK, lesson_deck
 from mark1.machine.response import OutputCode
 from mark1.stimuli.decks import _deck_bytes, _drawing_bytes
 
@@ -225,8 +225,9 @@ def _estimate(scene, *, train_count: int | None = None, test_count: int | None =
         p.add(key_tr, _deck_bytes(n_tr, side_tr) + _drawing_bytes(n_tr, side_tr), "the cards on the sheet")
         p.add(key_cells, n_tr * cells * (8 * LIGHT_COPIES + 4 * 8), "their light and S-units drawn")
         p.add(key_tr, n_tr * SHEET_PER_CARD, "the sheet's panels")
-    elif command == "lesson":
-        n_tr, n_te = (lesson_cards if lesson_cards is not None else min(n_tr, max(20, n_classes))), 0
+    elif command == "lesson":                  # mark1 run's run, or cut as the lesson cuts it; every test card
+        n_tr, epochs = lesson_deck(n_tr, scene.schedule.epochs, n_classes, n_units, lesson_cards,
+                                   epochs if epochs_given else None)
         key_tr = "--cards" if lesson_cards is not None else key_tr
     elif command == "explain":
         n_te, epochs = 0, 1
@@ -295,7 +296,7 @@ def _machine_run(p: _Parts, command, spec, full, n_tr, n_te, sides, presentation
     stages = [("drawing the cards", {key_tr: _drawing_bytes(n_tr, sides[0])}),
               ("drawing the cards", {key_te: _drawing_bytes(n_te, sides[1])}),
               ("training", training)]
-    if command not in ("explain", "lesson"):
+    if command != "explain":                   # the lesson senses and scores every test card too
         n = max(n_tr, n_te)
         per_cell = _scoring(n, cells, 0, n_units)
         stages.append(("scoring a chunk of cards", {key_cells: per_cell,

@@ -47,6 +47,7 @@ from PIL import Image
 from mark1._utils.atomic import write_text
 from mark1._utils.language import (CARD_CMAP, FIRING, MISTAKE, NEGATIVE, POSITIVE, SILENT, WEIGHT_CMAP, ZERO,
                                    duration, percent, unit_grid)
+from mark1._utils.limits import lesson_deck
 from mark1._utils.progress import progress_bar
 from mark1.classroom.device import (photocell_response, photocell_response_figure, rack_response,
                                     rack_response_figure)
@@ -60,16 +61,13 @@ from mark1.viz.prml import novikoff_bound
 
 __all__ = ["record", "build", "render_page"]
 
-#: deck cards in a lesson cut short (a run a class can follow)
-DEFAULT_CARDS = 20
-
-#: the longest run a lesson shows whole (presentations of one R-unit; of k R-units, a k-th of it):
-#: a longer scene is cut to a short deck, then to fewer epochs (a page of a few MB at most)
-MAX_PRESENTATIONS = 1000
-
 #: the largest (distinct reads x pots) for which the page gives the best margin (Wolfe's exact
 #: minimum-norm point: ~0.01 s at 40 x 65, ~20 s at 200 x 513 on one core)
 MAX_MARGIN_SIZE = 20_000
+
+#: test cards the page shows (each a PNG and its S-units): a scene's thousands would make a page of
+#: many MB; the test accuracy is still over every test card
+MAX_TEST_SHOWN = 200
 
 #: the trace's events of the motors, whose times the page shows
 _MOTOR_EVENTS = ("motors start", "motors queued", "motors stop")
@@ -82,28 +80,24 @@ def _scene(scene) -> Scene:
 def _deck(scene: Scene, cards, epochs, seed: int, n_units: int = 1):
     """Training cards and epochs of the lesson, whether they are ``mark1 run``'s, and why not.
 
-    A run of ``n_units`` R-units longer than ``MAX_PRESENTATIONS // n_units`` presentations
-    is cut: to a short deck, then (unless ``epochs`` is given) to fewer epochs. Returns
-    ``(train_count, epochs, note)``: ``train_count`` None means the scene's own deck;
-    ``note`` is None when the run is ``mark1 run``'s, else what the page shows instead.
+    The rule is :func:`mark1._utils.limits.lesson_deck` (which the budget reckons with
+    too). Returns ``(train_count, epochs, note)``: ``train_count`` None means the scene's
+    own deck; ``note`` is None when the run is ``mark1 run``'s, else what the page shows
+    instead (and why, when the lesson cut it, not the user).
     """
     count = scene.settings["train"].count
     available = count if count is not None else len(scene.stimuli("train", seed=seed))
     scene_epochs = scene.schedule.epochs
-    budget = max(MAX_PRESENTATIONS // n_units, 1)
-    too_long = f" (its {available * scene_epochs:,} presentations are too many to step through)"
-    if cards is None:
-        cards = available if available * (epochs or scene_epochs) <= budget else \
-            min(available, max(DEFAULT_CARDS, len(scene.classes)))
-    if epochs is None:
-        epochs = scene_epochs if cards * scene_epochs <= budget else max(1, budget // cards)
+    asked_cards, asked_epochs = cards, epochs
+    cards, epochs = lesson_deck(available, scene_epochs, len(scene.classes), n_units, cards, epochs)
     notes = []
     if cards != available:
         notes.append(f"{cards} of the scene's {available} training cards")
     if epochs != scene_epochs:
         notes.append(f"{epochs} epoch{'s' * (epochs != 1)} instead of the scene's {scene_epochs}")
-    if notes and available * scene_epochs > budget:
-        notes[-1] += too_long
+    cut = (asked_cards is None and cards != available) or (asked_epochs is None and epochs != scene_epochs)
+    if notes and cut:
+        notes[-1] += f" (its {available * scene_epochs:,} presentations are too many to step through)"
     train_count = None if cards == available else cards          # None: the very deck of mark1 run
     return train_count, int(epochs), "; ".join(notes) or None
 
@@ -119,8 +113,8 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         Seed of the run (the same cards and machine as ``mark1 run --seed``).
     cards : int, optional
         Training cards in the deck. Default the scene's, as ``mark1 run`` has them, unless
-        that run has more than :data:`MAX_PRESENTATIONS` presentations (divided by the
-        R-units in use): then at most :data:`DEFAULT_CARDS` (or one per class).
+        that run has more than :data:`~mark1._utils.limits.MAX_PRESENTATIONS` presentations (divided by the
+        R-units in use): then at most :data:`~mark1._utils.limits.DEFAULT_CARDS` (or one per class).
     epochs : int, optional
         Passes over the deck (default the scene's, or fewer when a short deck is still
         too long).
@@ -137,7 +131,8 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         the colours), ``cards`` (PNG data URLs of the deck), ``labels`` (class index of
         each deck card), ``wiring`` (each A-unit's excitatory and inhibitory S-units),
         ``pres`` (one entry per presentation, see :func:`_presentation`), ``test`` (the
-        test cards and the machine's answers) and ``machine`` (the trained machine for
+        first :data:`MAX_TEST_SHOWN` test cards and the machine's answers; the accuracy in
+        ``meta`` is over all of them) and ``machine`` (the trained machine for
         the page's ``respond``: A-unit threshold, wipers at rest, tie zone).
 
     Examples
@@ -191,7 +186,9 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     train_acc = machine.score(train.cards, train.labels)                # as mark1 run scores them
     test_sums = machine.decision_function(test.cards)
     test_answers = code.decode(test_sums)
-    test_acc = float(np.mean(machine.classes_[test_answers] == test.labels))
+    test_right = machine.classes_[test_answers] == test.labels
+    test_acc = float(np.mean(test_right))
+    shown = slice(0, MAX_TEST_SHOWN)
 
     rows, cols = spec.retina.shape
     conn = board.connections
@@ -216,6 +213,7 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         "command": f"mark1 run {scene.path or scene.name} --seed {seed}",
         "train_accuracy": train_acc, "train_accuracy_text": percent(train_acc),
         "test_accuracy": test_acc, "test_accuracy_text": percent(test_acc), "test_cards": len(test.cards),
+        "test_right": int(test_right.sum()), "test_shown": min(len(test.cards), MAX_TEST_SHOWN),
         "ep_final": _sig(_perceptron_criterion(final, phi_cards, t_cards)),
         "novikoff": _novikoff(final, phis, targets, machine.rack_.mask, erred, code.tie),
         "weights_max": max(weights_max, float(np.abs(final).max()), 1e-12), "s_weights_max": max(s_max, 1e-12),
@@ -223,7 +221,7 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
                     "silent": SILENT, "mistake": MISTAKE, "card_cmap": CARD_CMAP,
                     "weights": [to_hex(cmap(x)) for x in np.linspace(0.0, 1.0, 11)]},
     }
-    s_test = machine.sense(test.cards)
+    s_test = machine.sense(test.cards[shown])
     return {
         "meta": meta,
         "cards": [_png_data_url(c) for c in train.cards],
@@ -231,10 +229,10 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         "wiring": [[np.flatnonzero(conn[:, a] > 0).tolist(), np.flatnonzero(conn[:, a] < 0).tolist()]
                    for a in range(board.n_associators)],
         "pres": pres,
-        "test": {"cards": [_png_data_url(c) for c in test.cards],
-                 "labels": np.searchsorted(machine.classes_, test.labels).tolist(),
-                 "answers": test_answers.tolist(),
-                 "sums": [[f"{v:+.4g}" for v in row] for row in test_sums],
+        "test": {"cards": [_png_data_url(c) for c in test.cards[shown]],
+                 "labels": np.searchsorted(machine.classes_, test.labels[shown]).tolist(),
+                 "answers": test_answers[shown].tolist(),
+                 "sums": [[f"{v:+.4g}" for v in row] for row in test_sums[shown]],
                  "s": [np.packbits(s).tobytes().hex() for s in s_test]},
         "machine": {"threshold": board.a_threshold, "wipers": final.tolist(), "tie": code.tie, "mean": mean,
                     "mask": machine.rack_.mask.astype(int).tolist()},

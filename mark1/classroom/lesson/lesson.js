@@ -532,10 +532,13 @@
 
   // ---- after training: the test cards ----------------------------------------------------
   {
-    const T = D.test, right = T.answers.filter((a, i) => a === T.labels[i]).length;
+    const T = D.test;
+    const some = M.test_shown < M.test_cards ?
+      `The first ${M.test_shown.toLocaleString("en")} of them are shown below (the accuracy is over all). ` : "";
     $("test-text").textContent = `The trained machine (its wipers at rest after all ${P.length} presentations, ` +
-      `shown below) answers the ${T.cards.length} test cards, none of them seen in training: ${right} of ` +
-      `${T.cards.length} right, test accuracy ${M.test_accuracy_text} (train accuracy ${M.train_accuracy_text}). ` +
+      `shown below) answers the ${M.test_cards.toLocaleString("en")} test cards, none of them seen in training: ` +
+      `${M.test_right.toLocaleString("en")} of ${M.test_cards.toLocaleString("en")} right, test accuracy ` +
+      `${M.test_accuracy_text} (train accuracy ${M.train_accuracy_text}). ` + some +
       `Each sum is read with the read noise a scoring read has (one draw per machine and card, so asking again ` +
       `gives the same answer). Click a card to put it in the editor below.`;
     drawWeights($("final-weights"), W, "after training");
