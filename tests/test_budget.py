@@ -121,17 +121,49 @@ def test_the_limit_is_the_smallest_and_says_how_to_raise_it(monkeypatch, tmp_pat
     free = memory_limit()
     assert memory_limit(gigabytes=1e-3) == MemoryLimit(10**6, "--memory-limit", "raise --memory-limit")
     assert memory_limit(gigabytes=1e9) == free                   # never above the others
+    proc = tmp_path / "cgroup"
+    proc.write_text("0::/\n")
     group = tmp_path / "memory.max"
     group.write_text("max\n")                                     # cgroup v2 without a limit
-    monkeypatch.setattr(limits, "_CGROUP_FILES", (group,))
+    monkeypatch.setattr(limits, "_CGROUP_ROOT", tmp_path)
+    monkeypatch.setattr(limits, "_PROC_CGROUP", proc)
     assert memory_limit() == free
     group.write_text("123456789\n")
     lim = memory_limit()
     assert (lim.bytes, lim.source, lim.shared) == (123456789, "cgroup", True)
     assert "cgroup" in lim.raise_by and "0.12 GB" in lim.raise_by
-    (tmp_path / "v1").write_text(f"{2**63 - 4096}\n")            # v1 writes no limit as ~2^63
-    monkeypatch.setattr(limits, "_CGROUP_FILES", (tmp_path / "missing", tmp_path / "v1"))
+    group.unlink()
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "memory.limit_in_bytes").write_text(f"{2**63 - 4096}\n")   # v1's no limit, ~2^63
+    proc.write_text("4:memory:/\n0::/\n")
     assert memory_limit() == free
+
+
+def test_the_cgroup_limit_is_the_smallest_from_this_process_group_up(tmp_path):
+    """A fake /sys/fs/cgroup: the process's own group (from /proc/self/cgroup) and every group above it."""
+    def limit(folder, text):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "memory.max").write_text(text + "\n")
+    proc = tmp_path / "proc-cgroup"
+    proc.write_text("0::/user.slice/job-1/task\n")
+    limit(".", "max")
+    limit("user.slice", "max")
+    limit("user.slice/job-1", "3000000000")
+    limit("user.slice/job-1/task", "max")
+    assert limits._cgroup(tmp_path, proc) == 3_000_000_000            # not the root's "max"
+    limit("user.slice/job-1/task", "2000000000")
+    assert limits._cgroup(tmp_path, proc) == 2_000_000_000            # the smallest on the way up
+    limit(".", "1000000000")
+    assert limits._cgroup(tmp_path, proc) == 1_000_000_000
+    proc.write_text("0::/elsewhere\n")                                # a group not mounted here: the root
+    assert limits._cgroup(tmp_path, proc) == 1_000_000_000
+    # cgroup v1: the memory controller's hierarchy
+    (tmp_path / "memory" / "batch").mkdir(parents=True)
+    (tmp_path / "memory" / "memory.limit_in_bytes").write_text(f"{2**63 - 4096}\n")
+    (tmp_path / "memory" / "batch" / "memory.limit_in_bytes").write_text("500000000\n")
+    proc.write_text("5:cpu:/batch\n4:memory:/batch\n")
+    assert limits._cgroup(tmp_path, proc) == 500_000_000
+    assert limits._cgroup(tmp_path, tmp_path / "no-proc") is None
     for bad in (0, -1, float("nan"), float("inf"), True):
         with pytest.raises(ValueError, match="memory limit"):
             memory_limit(gigabytes=bad)

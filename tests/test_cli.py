@@ -1,5 +1,6 @@
 """The command line: what a user types, what they get, and what bad input gives."""
 
+import argparse
 import json
 import re
 import subprocess
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from mark1 import specs
-from mark1.cli import _run, main
+from mark1.cli import _options, _run, main
+from mark1.stimuli.scenes import load_scene
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "scenes" / "demo.toml"
@@ -315,3 +317,23 @@ def test_memory_error_the_estimate_missed_is_one_line(monkeypatch, capsys):
     assert main(["specs"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("mark1: error: out of memory")
+
+
+def test_a_limit_below_mark1_itself_says_so_and_blames_no_key(capsys, tmp_path):
+    assert main(["run", str(DEMO), "--memory-limit", "0.1", "--out", str(tmp_path / "out")]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert re.search(r": mark1 itself needs about 0\.\d\d GB of memory before any card, more than the 0\.10 GB "
+                     r"it may use \(--memory-limit\); raise --memory-limit$", lines[0]), lines[0]
+    assert "lower it" not in lines[0] and "train.count" not in lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_long_work_notice_is_said_once_a_command_not_once_a_process(capsys, monkeypatch):
+    monkeypatch.setattr(_options, "_LONG_WORK", -1)                  # every run counts as long
+    scene = load_scene(DEMO)
+    for _ in range(2):                                                 # two commands in one process
+        args = argparse.Namespace(command="run", scene=str(DEMO), memory_limit=None)
+        _options.check_budget(args, scene)
+        _options.check_budget(args, scene)                           # the same command checking again
+        assert capsys.readouterr().err.count("this may take about") == 1

@@ -13,6 +13,7 @@ import resource
 from dataclasses import dataclass
 from pathlib import Path
 
+from mark1._utils.language import percent
 from mark1.exceptions import InputError
 
 __all__ = ["SENSE_CHUNK", "LIGHT_KEPT_BYTES", "BASE_RESIDENT", "ADDRESS_SPACE_GROWTH", "PHYSICAL_SHARE",
@@ -25,8 +26,8 @@ SENSE_CHUNK = 4096
 LIGHT_KEPT_BYTES = 64 * 2**20
 
 #: Resident memory of a mark1 command before it holds any card: the interpreter, numpy,
-#: numba's compiled loops, matplotlib (``mark1 run scenes/demo.toml``: 206-210 MiB peak; up to
-#: 40 MiB more on the first run after a change, which compiles the loops).
+#: numba's compiled loops, matplotlib (``mark1 run scenes/demo.toml``: 210 MiB peak measured; the
+#: 46 MiB more counted leave room for the first run after a change, which compiles the loops).
 BASE_RESIDENT = 256 * 2**20
 #: Address space a command maps beyond what it has mapped when the budget is checked,
 #: besides its data: libraries imported later, compiled loops, thread stacks (``mark1 run``
@@ -86,8 +87,9 @@ def lesson_deck(available: int, scene_epochs: int, n_classes: int, n_units: int 
         epochs = scene_epochs if cards * scene_epochs <= budget else max(1, budget // cards)
     return int(cards), int(epochs)
 
-#: cgroup v2, then v1: the memory limit of the group this process runs in.
-_CGROUP_FILES = (Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+#: Where the cgroups are mounted, and which this process is in.
+_CGROUP_ROOT = Path("/sys/fs/cgroup")
+_PROC_CGROUP = Path("/proc/self/cgroup")
 _NO_LIMIT = 2**60          # cgroup v1 writes "no limit" as a page-rounded 2^63
 
 
@@ -102,7 +104,7 @@ class MemoryLimit:
         and its libraries included).
     source : str
         What sets it: ``"--memory-limit"``, ``"address space"`` (``ulimit -v``),
-        ``"cgroup"`` or ``"physical"`` (80 % of this computer's memory).
+        ``"cgroup"`` or ``"physical"`` (:data:`PHYSICAL_SHARE` of this computer's memory).
     raise_by : str
         How to raise it, in words (for the line that refuses a run).
     shared : bool
@@ -129,16 +131,41 @@ def _physical() -> int | None:
         return None
 
 
-def _cgroup() -> int | None:
-    for path in _CGROUP_FILES:
-        try:
-            text = path.read_text().strip()
-        except OSError:
+def _cgroup(root: Path | None = None, proc: Path | None = None) -> int | None:
+    """The smallest memory limit of this process's cgroup and the groups above it, None if none.
+
+    The group is read from ``proc`` (``/proc/self/cgroup``): v2's ``0::/path`` is
+    ``root/path/memory.max``, v1's ``N:memory:/path`` is ``root/memory/path/memory.limit_in_bytes``;
+    each folder from there up to the root counts (the root alone is this process's group only
+    inside a container).
+    """
+    root = _CGROUP_ROOT if root is None else Path(root)
+    try:
+        lines = (_PROC_CGROUP if proc is None else Path(proc)).read_text().splitlines()
+    except OSError:
+        lines = []
+    found = []
+    for line in lines:
+        _, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        if controllers == "":
+            top, name = root, "memory.max"
+        elif "memory" in controllers.split(","):
+            top, name = root / "memory", "memory.limit_in_bytes"
+        else:
             continue
-        if text.isdigit() and int(text) < _NO_LIMIT:
-            return int(text)
-        return None                                     # "max", or v1's no-limit value
-    return None
+        folder = top / path.strip().lstrip("/")
+        while True:
+            try:
+                text = (folder / name).read_text().strip()
+            except OSError:
+                text = ""
+            if text.isdigit() and int(text) < _NO_LIMIT:          # not "max", nor v1's no-limit value
+                found.append(int(text))
+            if folder == top or top not in folder.parents:
+                break
+            folder = folder.parent
+    return min(found, default=None)
 
 
 def _mapped() -> int:
@@ -154,8 +181,9 @@ def memory_limit(gigabytes: float | None = None) -> MemoryLimit:
 
     The smaller of ``gigabytes`` (``--memory-limit``, if given), the process's
     address-space limit (``resource.RLIMIT_AS``, as ``ulimit -v`` and batch systems set
-    it), the cgroup's memory limit (``/sys/fs/cgroup/memory.max``, or v1's
-    ``memory.limit_in_bytes``) and 80 % of physical memory. The address space is
+    it), the memory limit of this process's cgroup and of those above it (read from
+    ``/proc/self/cgroup``: v2's ``memory.max``, or v1's ``memory.limit_in_bytes``) and
+    :data:`PHYSICAL_SHARE` of physical memory. The address space is
     turned into resident bytes: what is left of it now, less the growth of a command
     beyond its data (:data:`ADDRESS_SPACE_GROWTH`), plus the resident base
     (:data:`BASE_RESIDENT`) that a budget counts.
@@ -201,7 +229,7 @@ def memory_limit(gigabytes: float | None = None) -> MemoryLimit:
     if physical is not None:
         candidates.append(MemoryLimit(int(PHYSICAL_SHARE * physical), "physical",
                                       f"use a computer with more memory (this one has {physical / 1e9:.1f} GB, "
-                                      f"of which mark1 plans to use 80 %)"))
+                                      f"of which mark1 plans to use {percent(PHYSICAL_SHARE, 0)})"))
     if not candidates:                                  # pragma: no cover - nothing known
         return MemoryLimit(8 * 10**9, "physical", "use a computer with more memory")
     return min(candidates, key=lambda c: c.bytes)

@@ -15,11 +15,14 @@ import re
 import sys
 from pathlib import Path
 
-from mark1._utils.language import duration
-from mark1._utils.limits import MemoryLimit, memory_limit
+from mark1._utils.language import duration, percent
+from mark1._utils.limits import PHYSICAL_SHARE, MemoryLimit, memory_limit
 from mark1.exceptions import SceneError, UsageError
 from mark1.lab import SCHEDULE_PARAMS, check_learners, parse_values
 from mark1.stimuli.scenes import Scene, load_scene
+
+#: the share of physical memory a command may use, as argparse help writes it
+_PHYSICAL_HELP = percent(PHYSICAL_SHARE, 0).replace("%", "%%")
 
 __all__ = ["output_folder", "output_file", "scene_or_usage", "add_common_options", "check_common",
            "check_run_options", "workers_for", "check_scene", "check_budget", "one_line"]
@@ -76,7 +79,8 @@ def add_common_options(parser, *, seeds: int, folder: str, resume: bool = True) 
     parser.add_argument("--test-count", type=int, help="test cards instead of the scene's")
     parser.add_argument("--memory-limit", type=float, metavar="GB",
                         help="memory the runs may use together, at most the process's address-space limit, "
-                             "its cgroup's and 80 %% of this computer's (the default: the smallest of these); "
+                             f"its cgroup's and {_PHYSICAL_HELP} of this computer's "
+                             "(the default: the smallest of these); "
                              "work estimated above it is refused before it starts")
     if resume:
         parser.add_argument("--resume", action="store_true",
@@ -147,7 +151,7 @@ def check_scene(args, scene, *, at_once: int = 1, label: str = "") -> None:
 
 def _memory_limit(args) -> MemoryLimit:
     """The memory a command may use: the smallest of ``--memory-limit`` GB, the process's
-    address-space limit, the cgroup's limit and 80 % of this computer's memory."""
+    address-space limit, the cgroup's limit and ``PHYSICAL_SHARE`` of this computer's memory."""
     gb = getattr(args, "memory_limit", None)
     if gb is not None and not (math.isfinite(gb) and gb > 0):
         raise UsageError(f"--memory-limit: expected a positive number of GB, got {gb}")
@@ -156,8 +160,6 @@ def _memory_limit(args) -> MemoryLimit:
 
 #: Estimated seconds above which a command says, before starting, how long it may take.
 _LONG_WORK = 30
-#: The scenes a command has said so of.
-_TOLD: set = set()
 
 
 def _estimates(args, scene, counts: dict):
@@ -207,14 +209,22 @@ def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **c
     if res.memory > limit:
         key = res.largest()
         what = {"--memory-limit": "--memory-limit", "address space": "the address-space limit",
-                "cgroup": "the cgroup's limit", "physical": "80 % of this computer's memory"}[lim.source]
+                "cgroup": "the cgroup's limit",
+                "physical": f"{percent(PHYSICAL_SHARE, 0)} of this computer's memory"}[lim.source]
         shared = f", a share of {share} runs at once" if share > 1 else ""
+        base = res.memory - sum(res.parts.values())         # the interpreter, its libraries, the command's own
+        if base > limit:                                    # no key of the scene can help
+            raise UsageError(f"{where or args.scene}: mark1 itself needs about {base / 1e9:.2f} GB of memory "
+                             f"before any card, more than the {limit / 1e9:.2f} GB it may use ({what}{shared}); "
+                             f"{lim.raise_by}")
         raise UsageError(f"{where or args.scene}: {key}: expected a run that fits in {limit / 1e9:.2f} GB of memory "
                          f"({what}{shared}), got an estimated {res.memory / 1e9:.2f} GB, "
                          f"{res.parts[key] / 1e9:.2f} GB of it for {key} ({res.notes.get(key, '')}); "
                          f"lower it, or {lim.raise_by}")
-    if res.seconds > _LONG_WORK and (str(getattr(args, "scene", "")), where) not in _TOLD:
-        _TOLD.add((str(getattr(args, "scene", "")), where))        # once, though a sweep checks twice
+    # said once a command (its args) and scene, though a sweep checks twice
+    told = vars(args).setdefault("_long_work_told", set())
+    if res.seconds > _LONG_WORK and (str(getattr(args, "scene", "")), where) not in told:
+        told.add((str(getattr(args, "scene", "")), where))
         pots = res.pot_updates // max(1, res.presentations)
         print(f"mark1: {res.presentations:,} presentations x {pots:,} pots: this may take about "
               f"{duration(res.seconds)} (about {res.memory / 2**20:,.0f} MiB of memory)", file=sys.stderr, flush=True)

@@ -18,7 +18,7 @@ from mark1._utils.records import jsonable
 from mark1.classroom.device import write_device
 from mark1.classroom.explain import event_line, explain
 from mark1.classroom.lesson import build
-from mark1.cli._options import check_budget, one_line, output_file, output_folder, scene_or_usage
+from mark1.cli._options import _PHYSICAL_HELP, check_budget, one_line, output_file, output_folder, scene_or_usage
 from mark1.exceptions import SceneError, UsageError
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MARK_I, SMALL, describe
@@ -278,7 +278,8 @@ def add_commands(sub) -> None:
                      help="replay in real time, FACTOR wall seconds per machine second "
                           "(e.g. 0.1), printing every event as it happens")
     run.add_argument("--memory-limit", type=float, metavar="GB",
-                     help="refuse a scene estimated to need more memory (default and ceiling: the smallest of the address-space limit, the cgroup's and 80 %% of this computer's)")
+                     help="refuse a scene estimated to need more memory (default and ceiling: the smallest of the "
+                          f"address-space limit, the cgroup's and {_PHYSICAL_HELP} of this computer's)")
     run.set_defaults(func=cmd_run)
 
     sp = sub.add_parser("specs", help="list every machine parameter with unit, default and status")

@@ -74,7 +74,7 @@ LESSON_PER_UNIT = 8000
 LESSON_PER_POT = 20
 LESSON_PER_A_UNIT = 600
 #: What a command holds beyond the base whatever the sizes: the lesson's page template and
-#: device figures (``lesson scenes/e_vs_x.toml --epochs 1``: 218 MiB peak, the base 206 MiB).
+#: device figures (``lesson scenes/e_vs_x.toml --epochs 1``: 225 MiB peak, ``run scenes/demo.toml`` 210 MiB).
 EXTRA_BASE = {"lesson": 24 * 2**20}
 #: A contact sheet's figure per card (three panels).
 SHEET_PER_CARD = 2**20
