@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from mark1 import specs
-from mark1._utils.language import FIRING, unit_grid
+from mark1._utils.language import FIRING, NEUTRAL, unit_grid
 from mark1.machine import MarkI
 from mark1.viz import studies
 from mark1.viz.cards import STRAY, contact_sheet
@@ -404,8 +404,10 @@ def test_learning_curve_starts_at_the_first_full_window_and_shows_test_and_repor
     x, y = curve.get_data()
     assert x[0] == 5 and x[-1] == n                                   # no point over fewer cards
     correct = m.history_["correct"].astype(float)
-    np.testing.assert_allclose(y, [correct[i - 5:i].mean() for i in range(5, n + 1)])
+    np.testing.assert_allclose(y, [100 * correct[i - 5:i].mean() for i in range(5, n + 1)])    # in %
+    assert ax.get_ylabel() == "accuracy (%)"
     test = [ln for ln in ax.lines if ln.get_label().startswith("test accuracy")][0]
+    assert test.get_ydata()[0] == 90.0 and test.get_color() == NEUTRAL
     reported = [ln for ln in ax.lines if ln.get_label().startswith("reported")][0]
     assert test.get_marker() == "D" and reported.get_linestyle() == "--"  # equal values, both visible
     assert test.get_zorder() > reported.get_zorder()

@@ -13,7 +13,9 @@ Colours
     (red), the diverging colour map :data:`WEIGHT_CMAP`; a firing unit (S-, A- or R-unit,
     a lit lamp) is :data:`FIRING` (amber) and a silent one :data:`SILENT` (near black);
     a card is drawn as printed, dark ink on white paper (:data:`CARD_CMAP`); a mistake is
-    marked :data:`MISTAKE` (magenta), never red or blue, which are the weights' signs.
+    marked :data:`MISTAKE` (magenta), never red or blue, which are the weights' signs; a
+    reference or threshold line, or a mark that is none of these things (a test score
+    beside a curve, the moment a trace is sampled), is :data:`NEUTRAL` (grey).
 Layout
     Units shown as a grid (A-units, pots) are laid out row by row by :func:`unit_grid`,
     about twice as wide as tall: 512 A-units as 16 rows of 32, 64 as 8 x 8.
@@ -34,7 +36,7 @@ from decimal import Decimal
 
 from mark1.exceptions import InputError
 
-__all__ = ["LEARNERS", "POSITIVE", "NEGATIVE", "ZERO", "FIRING", "SILENT", "MISTAKE", "WEIGHT_CMAP", "CARD_CMAP",
+__all__ = ["LEARNERS", "POSITIVE", "NEGATIVE", "ZERO", "FIRING", "SILENT", "MISTAKE", "NEUTRAL", "WEIGHT_CMAP", "CARD_CMAP",
            "LEARNER_COLOURS", "duration", "duration_unit", "percent", "percent_spread", "unit_grid"]
 
 #: The three learners compared everywhere, by the name every output uses.
@@ -53,6 +55,7 @@ ZERO = "#f7f7f7"       #: a weight of zero (the middle of :data:`WEIGHT_CMAP`)
 FIRING = "#f2b705"     #: a firing unit, a lit lamp
 SILENT = "#2b2b2b"     #: a silent unit, a dark lamp
 MISTAKE = "#e7298a"    #: a mistake (a presentation answered wrongly), e.g. a tick under a learning curve
+NEUTRAL = "#737373"    #: a reference or threshold line, a mark that is no weight, unit, card, mistake or learner
 WEIGHT_CMAP = "RdBu_r"  #: matplotlib's diverging map from NEGATIVE through white to POSITIVE
 #: A card as printed: cards are reflectance, so 1 (white paper) is drawn white and 0 (black ink) black.
 CARD_CMAP = "gray"

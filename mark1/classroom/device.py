@@ -33,13 +33,17 @@ import numpy as np
 import simpy
 
 from mark1._utils.atomic import write_text
-from mark1._utils.language import duration, duration_unit, percent
+from mark1._utils.language import NEUTRAL, duration, duration_unit, percent
 from mark1._utils.progress import progress_bar
 from mark1.exceptions import InputError
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.retina import Retina, RetinaState
 from mark1.specs import MachineSpec
 from mark1.viz.figure import new_figure, save_figure
+
+#: A photocell's signal is light, which the language draws in grey: a dark grey line on the white axes
+#: (its threshold and sampling moments are the language's NEUTRAL grey, dashed or thin).
+_SIGNAL = "0.2"
 
 __all__ = ["RackResponse", "PhotocellResponse", "rack_response", "photocell_response",
            "rack_response_figure", "photocell_response_figure", "write_device"]
@@ -483,19 +487,19 @@ def photocell_response_figure(r: PhotocellResponse, *, out=None, dpi: int = 100)
     fig = new_figure(12, 3.9)
     axes = fig.subplots(1, 3)
     ax = axes[0]
-    ax.plot(r.rise_t * 1e3, r.rise, color="C1", lw=2)
+    ax.plot(r.rise_t * 1e3, r.rise, color=_SIGNAL, lw=2)
     ax.axvline(rs.rise_time * 1e3, color="0.6", ls=":", lw=1)
     ax.text(rs.rise_time * 1e3, 0.05, f" rise_time {rs.rise_time * 1e3:g} ms", fontsize=8, color="0.4")
-    ax.axvline(tm.settle * 1e3, color="C0", lw=1)
-    ax.text(tm.settle * 1e3, 0.2, " S-units sampled", fontsize=8, color="C0")
-    ax.axhline(r.threshold, color="firebrick", ls="--", lw=1)
-    ax.text(0, r.threshold, " S threshold", va="bottom", fontsize=8, color="firebrick")
+    ax.axvline(tm.settle * 1e3, color=NEUTRAL, lw=1)
+    ax.text(tm.settle * 1e3, 0.2, " S-units sampled", fontsize=8, color=NEUTRAL)
+    ax.axhline(r.threshold, color=NEUTRAL, ls="--", lw=1)
+    ax.text(0, r.threshold, " S threshold", va="bottom", fontsize=8, color=NEUTRAL)
     ax.set(xlabel="ms after lamps on (paper white, cell dark before)", ylabel="signal (1 = settled in white)",
            title="rise", ylim=(0, 1.08))
     ax = axes[1]
-    ax.semilogy(r.fall_t * 1e3, np.maximum(r.fall, 1e-6), color="C2", lw=2)
-    ax.axvline(tm.card_change * 1e3, color="C0", lw=1)
-    ax.text(tm.card_change * 1e3, 0.5, " card change ends", fontsize=8, color="C0")
+    ax.semilogy(r.fall_t * 1e3, np.maximum(r.fall, 1e-6), color=_SIGNAL, lw=2)
+    ax.axvline(tm.card_change * 1e3, color=NEUTRAL, lw=1)
+    ax.text(tm.card_change * 1e3, 0.5, " card change ends", fontsize=8, color=NEUTRAL)
     ax.set(xlabel="ms in the dark (after a long time in white)", ylabel="signal (log)",
            title=f"fall: fast ({rs.fall_time * 1e3:g} ms), then the slow tail ({rs.slow_fall_time:g} s, "
                  f"{percent(rs.slow_fraction, 0)})")
@@ -503,13 +507,14 @@ def photocell_response_figure(r: PhotocellResponse, *, out=None, dpi: int = 100)
     ax.set_ylim(bottom=max(1e-4, float(r.fall.min()) * 0.5) if r.fall.min() > 0 else 1e-4)
     ax = axes[2]
     white = r.history_light > 0
-    ax.plot(r.history_t, np.where(white, r.history, np.nan), "o-", color="C1", ms=3, label="white card")
-    ax.plot(r.history_t, np.where(white, np.nan, r.history), "o", color="0.3", ms=3, label="black card")
+    ax.plot(r.history_t, np.where(white, r.history, np.nan), "o-", color=_SIGNAL, mfc="white", ms=3.5,
+            label="white card")
+    ax.plot(r.history_t, np.where(white, np.nan, r.history), "o", color=_SIGNAL, ms=3, label="black card")
     ax.axhline(1 / rs.history_ratio, color="0.5", ls=":", lw=1)
     ax.text(r.history_t[0], 1 / rs.history_ratio, f" fully light-adapted: 1/{rs.history_ratio:g}",
             va="top", fontsize=8, color="0.4")
-    ax.axhline(r.threshold, color="firebrick", ls="--", lw=1)
-    ax.text(r.history_t[0], r.threshold, " S threshold (fires below)", va="bottom", fontsize=8, color="firebrick")
+    ax.axhline(r.threshold, color=NEUTRAL, ls="--", lw=1)
+    ax.text(r.history_t[0], r.threshold, " S threshold (fires below)", va="bottom", fontsize=8, color=NEUTRAL)
     ax.set(xlabel="machine time (s), one card every %g s" % tm.period, ylabel="signal when sampled",
            title=f"light history (history_time {rs.history_time:g} s)", ylim=(0, 1.08))
     ax.legend(loc="lower right", fontsize=8)

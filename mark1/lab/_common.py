@@ -11,13 +11,13 @@ from typing import Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
-from mark1._utils.language import duration, percent
+from mark1._utils.language import duration, percent, percent_spread
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
 from mark1.lab.runner import as_scene, seed_list
 
-__all__ = ["count_option", "study_inputs", "csv_text", "write_json", "check_figure", "draw", "pct", "num", "hours_cell",
-           "aligned"]
+__all__ = ["count_option", "study_inputs", "csv_text", "write_json", "check_figure", "draw", "pct", "pct_spread",
+           "num", "hours_cell", "seconds_cell", "aligned"]
 
 
 def count_option(value, name: str) -> int | None:
@@ -77,6 +77,8 @@ def hours_cell(hours, change=None) -> str:
     """A machine time given in hours as a table cell in s, min or h by its size (the language's
     :func:`~mark1._utils.language.duration`), with a signed change after it when given; None -> ``-``.
 
+    Examples
+    --------
     >>> hours_cell(0.0556), hours_cell(2.5), hours_cell(0.5, -0.1), hours_cell(None)
     ('3.3 min', '2.5 h', '30 min (−6 min)', '-')
     """
@@ -86,6 +88,29 @@ def hours_cell(hours, change=None) -> str:
     if change is not None:
         text += f" ({'+' if change >= 0 else '−'}{duration(3600.0 * abs(change))})"
     return text
+
+
+def seconds_cell(seconds) -> str:
+    """A time given in seconds (a wall time) as a table cell, in s, min or h by its size; None -> ``-``.
+
+    Examples
+    --------
+    >>> seconds_cell(0.25), seconds_cell(199.0), seconds_cell(None)
+    ('0.25 s', '3.3 min', '-')
+    """
+    return "-" if seconds is None else duration(seconds)
+
+
+def pct_spread(mean, sd) -> str:
+    """A mean rate and its standard deviation as a table cell, ``86.0 ± 1.8 %`` (the spread in
+    points, :func:`~mark1._utils.language.percent_spread`); no sd -> the mean alone; no mean -> ``n/a``.
+
+    Examples
+    --------
+    >>> pct_spread(0.86, 0.0183), pct_spread(0.86, None), pct_spread(None, None)
+    ('86.0 ± 1.8 %', '86.0 %', 'n/a')
+    """
+    return "n/a" if mean is None else percent_spread(mean, sd)
 
 
 def num(x, fmt: str) -> str:

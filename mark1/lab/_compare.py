@@ -20,9 +20,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
-from mark1._utils.language import duration
 from mark1.exceptions import ConvergenceWarning, InputError, SeparableDataWarning, SingularCovarianceWarning
-from mark1.lab._common import aligned, check_figure, csv_text, draw, hours_cell, num, pct, study_inputs, write_json
+from mark1.lab._common import (aligned, check_figure, csv_text, draw, hours_cell, num, pct, pct_spread, seconds_cell,
+                               study_inputs, write_json)
 from mark1.lab.runner import Records, as_scene, job, run_jobs, scene_digest, scene_ref
 from mark1.lab.stats import summarize
 from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier, LogisticRegression,
@@ -181,12 +181,13 @@ class Comparison:
     def table(self) -> str:
         """A plain-text table: test accuracy mean ± std per learner and the other figures."""
         summ = self.summary()
-        head = ("learner", "test acc", "± std", "train acc", "cards seen", "machine time", "wall time")
+        head = ("learner", "test acc", "± std (points)", "train acc", "cards seen", "machine time", "wall time")
         rows = []
         for name, s in summ.items():
-            rows.append((name, pct(s["mean"]), pct(s["std"]), pct(s["train_mean"]),
+            rows.append((name, pct(s["mean"]), num(None if s["std"] is None else 100 * s["std"], "{:.1f}"),
+                         pct(s["train_mean"]),
                          num(s["cards_seen_mean"], "{:.0f}"), hours_cell(s["machine_time_h_mean"]),
-                         _wall(s["wall_time_s_mean"])))
+                         seconds_cell(s["wall_time_s_mean"])))
         lines = aligned(head, rows)
         width = max(len(r[0]) for r in (head, *rows))
         rep = self.reported
@@ -495,11 +496,6 @@ def _write_comparison(comp: Comparison, out: Path, scene, figure: Callable | Non
     write_text(out / "report.md", _report_md(comp, scene, figures))
 
 
-def _wall(seconds) -> str:
-    """A wall time as a table cell, by its size; None -> ``-``."""
-    return "-" if seconds is None else duration(seconds)
-
-
 def _report_md(comp: Comparison, scene, figures) -> str:
     summ = comp.summary()
     rep = comp.reported
@@ -524,13 +520,12 @@ def _report_md(comp: Comparison, scene, figures) -> str:
                  "| machine time | wall time | reported |")
     lines.append("|---|---|---|---|---|---|---|---|---|")
     for name, s in summ.items():
-        acc = "n/a" if s["mean"] is None else (f"{pct(s['mean'])} ± {pct(s['std'])}" if s["std"] is not None
-                                               else pct(s["mean"]))
+        acc = pct_spread(s["mean"], s["std"])
         rng = "" if s["mean"] is None else f"{pct(s['min'])} – {pct(s['max'])}"
         beside = rep_txt if name == "mark1" else ""
         lines.append(f"| {name} | {describe_learner(name, comp.features)} | {acc} | {rng} | {pct(s['train_mean'])} | "
                      f"{num(s['cards_seen_mean'], '{:.0f}')} | {hours_cell(s['machine_time_h_mean'])} | "
-                     f"{_wall(s['wall_time_s_mean'])} | {beside} |")
+                     f"{seconds_cell(s['wall_time_s_mean'])} | {beside} |")
     errs = {n: s["errors"] for n, s in summ.items() if s.get("errors")}
     if errs:
         lines.append("")

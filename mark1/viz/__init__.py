@@ -15,12 +15,13 @@ no pyplot) and, given ``out``, saves it atomically. By family:
 
 The words, colours and number formats every figure uses are :mod:`mark1._utils.language`'s
 (``docs/guide/language.rst``); the few a script needs are handed on here: the learners'
-colours :data:`LEARNER_COLOURS`, :func:`duration` and :func:`percent`.
+colours :data:`LEARNER_COLOURS`, the neutral grey :data:`NEUTRAL` (a reference line, a mark that
+is no learner's), :func:`duration`, :func:`percent` and :func:`percent_spread`.
 """
 
-from mark1._utils.language import LEARNER_COLOURS, duration, percent
+from mark1._utils.language import LEARNER_COLOURS, NEUTRAL, duration, percent, percent_spread
 from mark1.viz.cards import contact_sheet
-from mark1.viz.figure import accuracy_axis, new_figure, save_figure
+from mark1.viz.figure import accuracy_axis, accuracy_low, new_figure, save_figure
 from mark1.viz.legend import language_figure
 from mark1.viz.machine import dials_figure, retina_figure, weights_on_retina_figure
 from mark1.viz.prml import fisher_histograms_figure, plane_figure
@@ -31,7 +32,7 @@ from mark1.viz.theory import p_a_figure, p_c_figure, recall_figure
 from mark1.viz.training import learning_curve, training_animation
 
 __all__ = ["retina_figure", "dials_figure", "weights_on_retina_figure", "contact_sheet", "learning_curve",
-           "training_animation", "fisher_histograms_figure", "plane_figure", "comparison_figure", "learning_curves_figure",
-           "ablation_figure", "sweep_figure", "grid_sweep_figure", "reenact_figure", "p_a_figure", "p_c_figure", "recall_figure",
-           "new_figure", "save_figure", "accuracy_axis", "language_figure", "script_parser",
-           "LEARNER_COLOURS", "duration", "percent"]
+           "training_animation", "fisher_histograms_figure", "plane_figure", "comparison_figure",
+           "learning_curves_figure", "ablation_figure", "sweep_figure", "grid_sweep_figure", "reenact_figure",
+           "p_a_figure", "p_c_figure", "recall_figure", "new_figure", "save_figure", "accuracy_axis", "accuracy_low",
+           "language_figure", "script_parser", "LEARNER_COLOURS", "NEUTRAL", "duration", "percent", "percent_spread"]

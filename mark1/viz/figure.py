@@ -4,20 +4,23 @@ matplotlib is imported in :mod:`mark1.viz` and the classroom, nowhere below them
 figure function returns a :class:`matplotlib.figure.Figure` and, when given ``out``,
 saves it atomically (a temporary file in the same folder, then ``os.replace``), so a
 figure file is either complete or absent. An accuracy axis is drawn in % by
-:func:`accuracy_axis`, which says so on the axis when it does not start at 0.
+:func:`accuracy_axis`, which says so on the axis when it does not start at 0; where it
+starts is :func:`accuracy_low`'s choice.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from mark1._utils.atomic import atomic_path
 from mark1.exceptions import InputError
 
-__all__ = ["new_figure", "save_figure", "accuracy_axis"]
+__all__ = ["new_figure", "save_figure", "accuracy_axis", "accuracy_low"]
 
 
 def new_figure(width: float, height: float, *, layout: str | None = None) -> Figure:
@@ -106,8 +109,10 @@ def accuracy_axis(ax, low: float = 0.0, *, which: str = "y", label: str = "accur
     'accuracy (%)'
     """
     low = float(low)
-    if not 0.0 <= low < 100.0 or which not in ("x", "y"):
-        raise InputError(f"accuracy_axis: expected 0 <= low < 100 and which x or y, got low={low!r}, which={which!r}")
+    if not 0.0 <= low < 100.0:
+        raise InputError(f"accuracy_axis: low: expected a start in % with 0 <= low < 100, got {low!r}")
+    if which not in ("x", "y"):
+        raise InputError(f"accuracy_axis: which: expected 'x' or 'y', got {which!r}")
     text = f"{label} (%)" if low == 0 else f"{label} (%; axis from {low:g} %)"
     if which == "y":
         ax.set_ylim(low, 101.0)
@@ -115,3 +120,33 @@ def accuracy_axis(ax, low: float = 0.0, *, which: str = "y", label: str = "accur
     else:
         ax.set_xlim(low, 101.0)
         ax.set_xlabel(text)
+
+
+def accuracy_low(values_pct, chance: float = 50.0) -> float:
+    """Where an accuracy axis starts, as the language says: at chance (rounded down to a
+    multiple of 10) when every value is at or above it, else at 0.
+
+    Pass every value the axis shows, error bars' ends included; give the result to
+    :func:`accuracy_axis`, which says so on the axis when it is not 0.
+
+    Parameters
+    ----------
+    values_pct : array_like
+        The values drawn, in % (NaN is left out).
+    chance : float, default 50
+        Chance, in % (50 for two classes).
+
+    Returns
+    -------
+    float
+        The start, in %: 0 or the multiple of 10 at or below ``chance``.
+
+    Examples
+    --------
+    >>> accuracy_low([62.0, 97.5]), accuracy_low([48.0, 97.5]), accuracy_low([40.0, float("nan")], chance=33.3)
+    (50.0, 0.0, 30.0)
+    """
+    finite = [float(v) for v in np.ravel(np.asarray(values_pct, dtype=float)) if v == v]
+    if finite and min(finite) >= chance:
+        return float(math.floor(chance / 10.0) * 10.0)
+    return 0.0

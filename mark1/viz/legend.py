@@ -12,8 +12,8 @@ from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
-from mark1._utils.language import (CARD_CMAP, FIRING, LEARNER_COLOURS, MISTAKE, NEGATIVE, POSITIVE, SILENT,
-                                   WEIGHT_CMAP, duration, percent, unit_grid)
+from mark1._utils.language import (CARD_CMAP, FIRING, LEARNER_COLOURS, MISTAKE, NEGATIVE, NEUTRAL, POSITIVE,
+                                   SILENT, WEIGHT_CMAP, duration, percent, percent_spread, unit_grid)
 from mark1.viz.figure import new_figure, save_figure
 from mark1.viz.machine import _lamps
 
@@ -38,9 +38,10 @@ def language_figure(*, out=None) -> Figure:
     to ``POSITIVE`` red); a firing and a silent unit (``FIRING`` amber, ``SILENT``
     dark); 512 A-units laid out as every figure lays them out (``unit_grid``: 16 rows
     of 32, unit 1 top left, row by row), a few firing; a mistake (``MISTAKE`` magenta
-    tick under a learning curve); the three learners' colours (``LEARNER_COLOURS``), with
-    durations and accuracies written as :func:`~mark1._utils.language.duration` and
-    :func:`~mark1._utils.language.percent` write them.
+    tick under a learning curve) beside a reference line (``NEUTRAL`` grey); the three
+    learners' colours (``LEARNER_COLOURS``), with durations and accuracies written as
+    :func:`~mark1._utils.language.duration`, :func:`~mark1._utils.language.percent` and
+    :func:`~mark1._utils.language.percent_spread` write them.
 
     Parameters
     ----------
@@ -90,8 +91,9 @@ def language_figure(*, out=None) -> Figure:
     x = np.arange(1, 41)
     ax.plot(x, 100 * (0.5 + 0.5 * (1 - np.exp(-x / 10))), color="0.15", lw=1.6)
     ax.plot([3, 5, 9, 17], [-3] * 4, "|", color=MISTAKE, ms=9)
+    ax.axhline(50, color=NEUTRAL, ls="--", lw=1)
     ax.set(ylim=(-7, 105), xlabel="cards presented", ylabel="accuracy (%)")
-    ax.set_title(f"a mistake: a tick in\nmagenta {MISTAKE}", fontsize=9)
+    ax.set_title(f"a mistake: a tick in magenta\n{MISTAKE}; a reference: grey {NEUTRAL}", fontsize=9)
 
     ax = fig.add_subplot(grid[5])
     for i, (name, colour) in enumerate(LEARNER_COLOURS.items()):
@@ -100,7 +102,8 @@ def language_figure(*, out=None) -> Figure:
     ax.set(xlim=(0, 1), xticks=[], yticks=[])
     ax.set_title("the learners: analog,\ndigital, ideal", fontsize=9)
     fig.suptitle(f"mark1's language — durations by size: {duration(12.34)}, {duration(199.0)}, "
-                 f"{duration(6.2 * 3600)}; accuracy in %: {percent(0.975)}", fontsize=11)
+                 f"{duration(6.2 * 3600)}; accuracy in %: {percent(0.975)}, over seeds {percent_spread(0.86, 0.018)}",
+                 fontsize=11)
     if out is not None:
         save_figure(fig, out, dpi=110)
     return fig

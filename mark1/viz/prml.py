@@ -29,7 +29,8 @@ __all__ = ["plane_figure", "fisher_histograms_figure", "max_margin", "NovikoffBo
 
 #: One colour per class, in the order of ``classes_``: the negative class blue, the positive red.
 _CLASS_COLORS = (NEGATIVE, POSITIVE)
-#: The circle round the point that causes the next perceptron update (green, as in PRML Fig. 4.7).
+#: The circle round the point that causes the next perceptron update (green, as in PRML Fig. 4.7;
+#: the language page, docs/guide/language.rst, names it).
 _NEXT_COLOR = "#1a9850"
 
 

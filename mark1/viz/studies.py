@@ -28,7 +28,7 @@ from mark1.lab import VERDICTS, Ablation, Comparison, GridSweep, LearningCurves,
 from mark1.exceptions import InputError
 from mark1.lab.stats import mean_interval
 from mark1.specs import MachineSpec, describe
-from mark1.viz.figure import accuracy_axis, new_figure, save_figure
+from mark1.viz.figure import accuracy_axis, accuracy_low, new_figure, save_figure
 
 __all__ = ["comparison_figure", "learning_curves_figure", "ablation_figure", "sweep_figure", "grid_sweep_figure",
            "reenact_figure"]
@@ -43,15 +43,6 @@ def _param_label(key: str) -> str:
     """A swept parameter with its unit, as an axis label: ``rack.backlash (full scale)``."""
     unit = _UNITS.get(key)
     return key if unit in (None, "1", "choice", "switch") else f"{key} ({unit})"
-
-
-def _low_end(values_pct, chance: float = 50.0) -> float:
-    """Where an accuracy axis (in %) starts: at chance (a multiple of 10 at or below it) when
-    every value is above it, else at 0; :func:`accuracy_axis` says so on the axis."""
-    finite = [v for v in np.ravel(values_pct) if v == v]
-    if finite and min(finite) >= chance:
-        return float(math.floor(chance / 10.0) * 10.0)
-    return 0.0
 
 
 def _time_scale(hours) -> tuple[str, float]:
@@ -120,7 +111,7 @@ def comparison_figure(comparison: Comparison, *, out=None) -> Figure:
     ax.set_yticks(range(len(learners)))
     ax.set_yticklabels(list(reversed(learners)), fontsize=8)
     ax.set_ylim(-0.6, len(learners) - 0.4)
-    accuracy_axis(ax, _low_end(lows), which="x", label="test accuracy")
+    accuracy_axis(ax, accuracy_low(lows), which="x", label="test accuracy")
     ax.grid(axis="x", alpha=0.3)
     ax.set_title(f"{comparison.scene} — {len(comparison.seeds)} seed(s), mean ± std; mark1 is the analog "
                  "machine", fontsize=9)
@@ -181,7 +172,7 @@ def learning_curves_figure(curves: LearningCurves, *, out=None) -> Figure:
                        label=f"reported {percent(curves.reported)}")     # under the curves, never hiding them
         lows.append(100 * curves.reported)
     # from 50 % (chance for two classes) when every value is above it, said on the axis
-    accuracy_axis(ax_cards, _low_end(lows), label="test accuracy")
+    accuracy_axis(ax_cards, accuracy_low(lows), label="test accuracy")
     ax_cards.set_xlim(left=0)                               # training starts at the origin
     ax_time.set_xlim(left=0)
     ax_cards.set_xlabel("cards presented")
@@ -473,7 +464,7 @@ def sweep_figure(result: Sweep, *, out=None) -> Figure:
                 label="one seed" if s == result.seeds[0] else None)
         lows.extend(acc * 100)
     band(ax, "test", 100, colour, "mean, 95 % interval")
-    accuracy_axis(ax, _low_end(lows), label="test accuracy")
+    accuracy_axis(ax, accuracy_low(lows), label="test accuracy")
     ax.set_title("test accuracy (grey lines: one per seed)", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
     ax = axes[1]
@@ -690,9 +681,8 @@ def reenact_figure(result: Reenactment, *, out=None) -> Figure:
     ax.set_ylim(-0.6, len(rows) - 0.4)
     lows = [r["band_low"] for r in rows] + [rec[f"{r['scored']}_accuracy"] for r, sc in zip(rows, result.scenes)
                                            for rec in sc.records]
-    low = max(0.0, math.floor(min(lows) * 10) * 10 - 5)
-    accuracy_axis(ax, low, which="x", label="accuracy on new cards, or recall of the trained cards where the "
-                                             "report scored recall")
+    accuracy_axis(ax, accuracy_low(100.0 * np.asarray(lows, dtype=float)), which="x",
+                  label="accuracy on new cards, or recall of the trained cards where the report scored recall")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(f"each report judged on the machine that made it — {len(result.seeds)} seed(s)", fontsize=9)

@@ -7,16 +7,16 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.ticker import MaxNLocator
 from PIL import Image
 
 from mark1._utils.atomic import atomic_path
-from mark1._utils.language import (FIRING, MISTAKE, NEGATIVE, POSITIVE, SILENT, WEIGHT_CMAP, ZERO, duration,
-                                   duration_unit, percent, unit_grid)
+from mark1._utils.language import (FIRING, MISTAKE, NEGATIVE, NEUTRAL, POSITIVE, SILENT, WEIGHT_CMAP, ZERO,
+                                   duration, duration_unit, percent, unit_grid)
 from mark1._utils.progress import progress_bar
 from mark1.exceptions import InputError
 from mark1.machine.mark_i import MarkI
-from mark1.viz.figure import new_figure, save_figure
+from mark1.viz.figure import accuracy_axis, new_figure, save_figure
 from mark1.viz.machine import _lamps, _projected_weights
 
 __all__ = ["learning_curve", "training_animation"]
@@ -25,11 +25,11 @@ __all__ = ["learning_curve", "training_animation"]
 # ----------------------------------------------------------------------------------------
 # the learning curve
 
-def _percent_ticks(ax, fontsize=None) -> None:
-    """An accuracy axis from 0 to 100 %: the data stay shares (0 to 1), the ticks read in %."""
-    ax.set_yticks(np.linspace(0.0, 1.0, 6))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:.0f}"))
-    ax.set_ylabel("accuracy (%)", fontsize=fontsize)
+def _accuracy_with_mistakes(ax) -> None:
+    """The accuracy axis (in %, from 0) with room below 0 for the mistake ticks, drawn at -3."""
+    accuracy_axis(ax)
+    ax.set_ylim(-7.0, 105.0)
+    ax.set_yticks(np.arange(0, 101, 20))
 
 
 def learning_curve(history, *, title: str = "", test_accuracy: float | None = None,
@@ -39,8 +39,8 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     The curve is the share right over the last ``window`` cards, drawn from the first
     full window on (a share of one or two cards says nothing: it would start at
     0 % or 100 %); every mistake is a magenta tick from card 1. Chance (one over the
-    number of classes) is a dotted line; the test accuracy after training is a green
-    diamond at the end with its value; the reported figure, when there is one, a dashed
+    number of classes) is a dotted line; the test accuracy after training is a grey
+    (the language's neutral) diamond at the end with its value; the reported figure, when there is one, a dashed
     line, so that one never hides the other. The accuracy axis runs from 0 to 100 %; the
     machine-time axis is in s, min or h by the run's length (as the terminal writes it).
 
@@ -62,8 +62,7 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     Returns
     -------
     matplotlib.figure.Figure
-        One axes (cards presented below, machine time on top); the curve's data are
-        shares (0 to 1), its ticks read in %.
+        One axes (cards presented below, machine time on top); the curve's data are in %.
 
     Examples
     --------
@@ -85,22 +84,21 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
     ax = fig.add_subplot()
     n_classes = len(np.unique(history["label"])) if n else 2
     chance = 1.0 / max(n_classes, 1)
-    ax.axhline(chance, color="0.5", lw=1, ls=":", label=f"chance {percent(chance, 0)}")
+    ax.axhline(100 * chance, color="0.5", lw=1, ls=":", label=f"chance {percent(chance, 0)}")
     if reported is not None:
-        ax.axhline(reported, color="0.25", lw=1.2, ls="--", zorder=1, label=f"reported {percent(reported)}")
-    ax.plot(x[window - 1:], running, color="0.15", lw=1.8, zorder=3,
+        ax.axhline(100 * reported, color="0.25", lw=1.2, ls="--", zorder=1, label=f"reported {percent(reported)}")
+    ax.plot(x[window - 1:], 100 * running, color="0.15", lw=1.8, zorder=3,
             label=f"training accuracy (last {window} cards)")
     wrong = np.flatnonzero(correct == 0)
-    ax.plot(wrong + 1, np.zeros_like(wrong, dtype=float) - 0.03, "|", color=MISTAKE, ms=8,
+    ax.plot(wrong + 1, np.full(len(wrong), -3.0), "|", color=MISTAKE, ms=8,
             label="mistake (the trainer corrects it)")
     if test_accuracy is not None:
-        ax.plot([n], [test_accuracy], "D", color="tab:green", ms=9, zorder=4, clip_on=False,
+        ax.plot([n], [100 * test_accuracy], "D", color=NEUTRAL, ms=9, zorder=4, clip_on=False,
                 label=f"test accuracy after training {percent(test_accuracy)}")
-        ax.annotate(f"test {percent(test_accuracy)}", (n, test_accuracy), xytext=(-8, -14),
-                    textcoords="offset points", ha="right", fontsize=8, color="tab:green")
+        ax.annotate(f"test {percent(test_accuracy)}", (n, 100 * test_accuracy), xytext=(-8, -14),
+                    textcoords="offset points", ha="right", fontsize=8, color=NEUTRAL)
     ax.set_xlabel("cards presented")
-    _percent_ticks(ax)
-    ax.set_ylim(-0.07, 1.05)
+    _accuracy_with_mistakes(ax)
     ax.set_xlim(0, n + 1)
     ax.grid(alpha=0.3)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))            # cards come whole
@@ -249,10 +247,10 @@ class _FilmPanels:
         (self.line,) = ax_acc.plot([], [], color="0.15", lw=1.8)
         (self.wrong,) = ax_acc.plot([], [], "|", color=MISTAKE, ms=8)
         ax_acc.set_xlim(0, n_pres + 1)
-        ax_acc.set_ylim(-0.07, 1.05)
         ax_acc.set_xlabel("cards presented", fontsize=9)
-        _percent_ticks(ax_acc, fontsize=9)
-        ax_acc.axhline(1.0 / len(full.classes_), color="0.5", ls=":", lw=1)
+        _accuracy_with_mistakes(ax_acc)
+        ax_acc.yaxis.label.set_fontsize(9)
+        ax_acc.axhline(100.0 / len(full.classes_), color="0.5", ls=":", lw=1)
         ax_acc.tick_params(labelsize=8)
         ax_acc.grid(alpha=0.3)
         self.suptitle = fig.suptitle("", fontsize=13)
@@ -358,9 +356,9 @@ class _FilmPanels:
         film = self.film
         window, i = film.window, p - 1
         x = np.arange(1, p + 1)
-        self.line.set_data(x[window - 1:], film.running[window - 1:p])
+        self.line.set_data(x[window - 1:], 100 * film.running[window - 1:p])
         bad = np.flatnonzero(np.asarray(film.full.history_["correct"][:p], dtype=float) == 0) + 1
-        self.wrong.set_data(bad, np.full(len(bad), -0.03))
+        self.wrong.set_data(bad, np.full(len(bad), -3.0))
         acc_now = (f"training accuracy, last {window} cards: {percent(film.running[i], 0)}" if p >= window
                    else f"training accuracy (drawn from card {window})")
         self.ax_acc.set_title(f"{acc_now}\n(magenta ticks: mistakes)", fontsize=10)
