@@ -13,16 +13,16 @@ One presentation, as the machine does it::
 Only the instants where the simulation must act are SimPy events. The clock is closed
 form (card ``p`` changes at ``t_anchor + (p - p_anchor) * period``; the anchor moves
 when a card waits for the motors), and so are motor moves
-(:func:`mark1.potentiometers.plan_pot`) and a wiper's position during one
-(:func:`mark1.potentiometers.stored_pot`). So a block of presentations runs in one
+(:func:`mark1.machine.potentiometers.plan_pot`) and a wiper's position during one
+(:func:`mark1.machine.potentiometers.stored_pot`). So a block of presentations runs in one
 compiled loop (:func:`_train_block`, numba) with one SimPy timeout, up to the end of the
 sensed block or to a card that waits for the motors: the loop does what the trainer
 does, with the same compiled rule and pot functions the event path calls, reading the
 wipers mid-move where ``timing.overlap`` lets them move, and serving a driver limit
 (``rack.drivers``) as a first-come-first-served queue of pot moves (:func:`_serve`) in
 the order SimPy's resource serves them. SimPy steps card by card, with a timeout per
-read and a process per motor command, where someone watches each card (a full trace,
-an ``on_event`` listener, real-time replay) and as the reference the compiled loop is
+read and a process per motor command, where someone watches each card (an ``on_event``
+listener, real-time replay, a full trace with overlap or drivers) and as the reference the compiled loop is
 proved against (``_TrainingRun.compiled_loop = False``). Both ways give the same
 history, wipers and machine time, bit for bit (tests/test_compiled_timing.py). Card
 change, lamps on, S and A settling and the end of the period are logged in the trace at
@@ -65,6 +65,13 @@ from mark1.specs import MachineSpec
 from mark1.exceptions import InputError
 
 __all__ = ["Trace", "HISTORY_DTYPE"]
+
+# How far ahead the sensing and the compiled loop look adapts to the running gap between
+# the presentations where they must stop (a wait for the motors, a reinforcement): an
+# exponential average with this weight on the newest gap, never below _MIN_REACH
+# presentations. Only speed depends on them, never a result.
+_GAP_WEIGHT = 0.3
+_MIN_REACH = 8.0
 
 HISTORY_DTYPE = np.dtype([
     ("presentation", np.int64), ("epoch", np.int32), ("card", np.int64), ("label", np.int64),
@@ -381,9 +388,9 @@ class _SensoryPipeline:
         if abs(lit - self.nominal_lit) <= 1e-12 * max(1.0, lit):
             return
         # waits come in runs: look ahead about as far as the running gap between them
-        self.gap += 0.3 * (p - self.last_retimed - self.gap)
+        self.gap += _GAP_WEIGHT * (p - self.last_retimed - self.gap)
         self.last_retimed = p
-        self.size = int(min(self.block, max(8.0, 1.25 * self.gap)))
+        self.size = int(min(self.block, max(_MIN_REACH, 1.25 * self.gap)))   # a little past the gap
         self._compute(p, self._ends.at(p - self.start), lit_first=lit)
 
 
@@ -443,7 +450,8 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
     or queued for drivers) are closed form, so a whole sensed block runs in one compiled
     loop and one timeout. A move that outlasts the period shifts the schedule (the next
     card waits for it), which ends the loop's run. The trainer steps card by card, one
-    timeout each, with a full trace (or a listener) and in real-time replay. Both ways
+    timeout each, for a listener, in real-time replay and for a full trace with overlap
+    or drivers. Both ways
     give the same history, bit for bit (the clock is closed form in both).
     """
     env = env if env is not None else simpy.Environment()
@@ -464,8 +472,8 @@ class _TrainingRun:
     :meth:`trainer` is the SimPy process. Each turn of its loop takes the presentations
     from ``p`` to the next one where the trainer acts, in one of two ways:
     :meth:`_compiled_block` (the compiled loop, timing included) or :meth:`_step` (SimPy
-    steps to the read, then :meth:`_reinforce`; with a full trace, a listener, real-time
-    replay, or ``compiled_loop`` off). :meth:`result` makes the history.
+    steps to the read, then :meth:`_reinforce`; for a listener, real-time replay, a full
+    trace with overlap or drivers, or ``compiled_loop`` off). :meth:`result` makes the history.
     """
 
     #: Whether blocks of presentations run compiled (False: SimPy steps every card, the
@@ -500,7 +508,9 @@ class _TrainingRun:
         self.traced = self.full and not (watched or tm.overlap or self.queued)
         self.compiled = self.compiled_loop and not watched and (self.traced or not self.full)
         if self.spontaneous and code.kind == "binary":
-            self.compiled = False            # the compiled loop reads answers of single and one-per-class codes
+            # spontaneous reinforcement follows the machine's own answer, which the loop would
+            # have to decode: it decodes single and one-per-class codes, not a binary code
+            self.compiled = False
         self.current = 0                                 # the presentation the motors' events belong to
         self.targets = code.targets.astype(float)
         self.labels = label_index[order]
@@ -716,8 +726,8 @@ class _TrainingRun:
         if status == _BLOCK_END:
             self.reach = min(2 * self.reach, self.pipeline.block)
         else:
-            self.gap += 0.3 * (done - self.gap)
-            self.reach = min(max(8.0, 2.0 * self.gap), self.pipeline.block)
+            self.gap += _GAP_WEIGHT * (done - self.gap)
+            self.reach = min(max(_MIN_REACH, 2.0 * self.gap), self.pipeline.block)   # twice the gap
         self.block_sums = sums
         return p + done - 1, status
 
@@ -853,7 +863,7 @@ class _NoiseStream:
 class _Segment:
     """Sums, errors and responses of a run of upcoming presentations.
 
-    Its length adapts like the error-correction core's blocks (:mod:`mark1.perceptron`):
+    Its length adapts like the error-correction core's blocks (:mod:`mark1.machine.perceptron`):
     it doubles after a stretch without an error and shrinks to about the running gap
     between reinforcements after one, so little is computed and then thrown away.
     """
@@ -883,7 +893,7 @@ class _Segment:
     def invalidate(self, p: int) -> None:
         """The wipers moved (or the schedule shifted) at presentation ``p``."""
         self.stop = 0
-        self.gap += 0.3 * (p - self.last - self.gap)
+        self.gap += _GAP_WEIGHT * (p - self.last - self.gap)
         self.last = p
         self.size = int(min(self.MAX, max(self.MIN, self.gap)))
 
@@ -904,7 +914,7 @@ def _resting_sum(x, k, p_to, active, acc):
     flat, before decay) times row ``k`` of ``x`` (m, n_in), into ``acc`` (n_units,); the
     active inputs' indices into ``active``; returns how many. The compiled loop and the
     event path's look-ahead both read resting wipers this way
-    (:func:`mark1.perceptron.sparse_sums`), so they agree bit for bit."""
+    (:func:`mark1.machine.perceptron.sparse_sums`), so they agree bit for bit."""
     return sparse_sums(x, k, p_to.reshape(len(acc), x.shape[1]).T, active, acc)
 
 
@@ -1013,10 +1023,10 @@ def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
     The same steps as the SimPy trainer (:meth:`_TrainingRun._step`), in the same order:
     the card changes on the closed-form clock; queued pot moves that get a driver before
     the read are set going (:func:`_serve`); the sums are the wipers read at the read time
-    (:func:`mark1.potentiometers.wiper_sums`, mid-move when ``timing.overlap`` lets them
+    (:func:`mark1.machine.potentiometers.wiper_sums`, mid-move when ``timing.overlap`` lets them
     move; the resting wipers' sums otherwise), decayed, plus the read noise (``kick``,
     already scaled); the rule (:func:`mark1.rules.command_into`) commands the pots, which
-    move at once as :func:`mark1.potentiometers.plan_pot` and ``apply_pot`` say, or join
+    move at once as :func:`mark1.machine.potentiometers.plan_pot` and ``apply_pot`` say, or join
     the driver queue (``queued``; without overlap the trainer waits for all of them).
     Without overlap, stops after a reinforcement whose motors outlast the period (the
     next card waits: the caller shifts the clock and re-times the photocells).
