@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mark1._utils.language import duration
 from mark1.classroom import lesson
 from mark1.machine.mark_i import MarkI
 from mark1.stimuli.cards import scene_cards
@@ -353,3 +354,28 @@ def test_the_cut_note_is_said_only_when_the_lesson_cut():
     scene = load_scene(ROOT / "scenes" / "parity.toml")
     assert lesson._deck(scene, 10, None, 0) == (10, 10, "10 of the scene's 200 training cards")
     assert lesson._deck(scene, None, 2, 0) == (None, 2, "2 epochs instead of the scene's 10")
+
+
+def test_durations_on_the_page_are_the_languages():
+    """Motor runs, backlash and waits are written by language.duration in Python, not by the page's script."""
+    scene = load_scene(DEMO)
+    spec = scene.machine_spec().with_overrides({"rack.drivers": 1})          # the next card waits for the motors
+    data = lesson.record(scene, seed=3, cards=8, epochs=3, spec=spec)
+    m, _ = machine_run(scene, 3, 8, 3, spec)
+    moves = [(mv, txt) for p in data["pres"] for mv, txt in zip(p["mv"], p.get("mvt", []))]
+    assert moves and all(len(p.get("mvt", [])) == len(p["mv"]) for p in data["pres"])
+    logged = [(mv.slack_time[j], mv.duration[j]) for mv in m.trace_.moves for j in range(len(mv.command))]
+    assert [txt for _, txt in moves] == [[duration(slack), duration(run)] for slack, run in logged]
+    period = spec.timing.period
+    starts = m.history_["start"]
+    for p, entry in enumerate(data["pres"][:-1]):
+        wait = starts[p + 1] - (starts[p] + period)                 # the machine's own clock
+        if "wn" in entry:
+            assert entry["wn"] == duration(data["pres"][p + 1]["t"] - (entry["t"] + period)) and wait > 0
+        else:
+            assert wait < 1e-5
+    assert any("wn" in p for p in data["pres"])
+    assert all(p["md"] == duration(p["m1"] - p["m0"]) for p in data["pres"] if "m0" in p)
+    assert data["meta"]["period_text"] == duration(period)
+    js = (ROOT / "mark1" / "classroom" / "lesson" / "lesson.js").read_text()
+    assert " ms" not in js and "* 1000" not in js

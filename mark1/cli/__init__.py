@@ -2,7 +2,8 @@
 
     mark1 run SCENE [--seed N] [--out DIR] [--json]    train and test as the scene says
                     [--trace full] [--realtime F]      (every event; replay in real time)
-                    [--memory-limit GB]                (refused up front if estimated above)
+                    [--memory-limit GB]                (refused up front if estimated above; also
+                                                       compare, ablate, curves, sweep and reenact)
     mark1 specs [--preset NAME] [--json]               every parameter: unit, default, status
     mark1 render SCENE [--out sheet.png] [--seed N]    contact sheet: cards and what the retina sees
     mark1 explain SCENE [--cards 5]                    the event log in plain words, card by card
@@ -12,15 +13,18 @@
     mark1 sweep SCENE --param KEY --values V1,V2,...   dose-response of one parameter, paired seeds
     mark1 reenact [SCENES...] [--seeds 10]             every reported figure re-enacted, one page
     mark1 lesson SCENE [--seed N] [--cards N]          one HTML page: the run, card by card
+                       [--epochs N]
     mark1 device rack|photocell [--spec NAME]          device response plots (PNG + CSV)
     mark1 theory [--seeds 10] [--out DIR] [--quick]    the patch board against Rosenblatt's P_a, P_c, recall
     mark1 theory p_a X Y THETA R [--n 400]             one formula's value: 1958 form beside 400 points
 
 Bad input gives one line on stderr and exit status 2, no traceback; it is found before any
 work, so nothing is written. So is a run estimated (``Scene.resources``) not to fit in
-memory: the smallest of ``--memory-limit``, the address-space limit (``ulimit -v``), the
-cgroup's limit and 80 % of this computer's. Each result
-file is written atomically (complete or absent).
+memory: the smallest of ``--memory-limit`` (``run``, ``compare``, ``ablate``, ``curves``,
+``sweep`` and ``reenact`` take it; ``render``, ``explain`` and ``lesson`` are checked against
+the others alone), the address-space limit (``ulimit -v``), the cgroup's limit and
+``PHYSICAL_SHARE`` (80 %) of this computer's. Each result file is written atomically
+(complete or absent).
 
 The commands of one machine and one scene live in ``_run``, the lab's studies in ``_lab``,
 what they share (output folders, the scene, the lab's options and checks) in ``_options``.

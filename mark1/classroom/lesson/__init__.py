@@ -62,8 +62,9 @@ from mark1.viz.prml import novikoff_bound
 __all__ = ["record", "build", "render_page"]
 
 #: the largest (distinct reads x pots) for which the page gives the best margin (Wolfe's exact
-#: minimum-norm point: ~0.01 s at 40 x 65, ~20 s at 200 x 513 on one core)
-MAX_MARGIN_SIZE = 20_000
+#: minimum-norm point, one core, per R-unit: 0.08 s at parity's 200 x 513, 1.4 s at 955 x 513,
+#: 6.1 s at 963 x 1025 measured; so a whole lesson, 1,000 reads of 513 pots, has it)
+MAX_MARGIN_SIZE = 600_000
 
 #: test cards the page shows (each a PNG and its S-units): a scene's thousands would make a page of
 #: many MB; the test accuracy is still over every test card
@@ -180,6 +181,10 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
                                                                    len(train.cards))
     for entry, ep in zip(pres, criterion):
         entry["ep"] = _sig(ep)
+    for entry, after in zip(pres, pres[1:]):               # the next card's change late for the motors
+        wait = after["t"] - (entry["t"] + spec.timing.period)
+        if wait > 1e-9:
+            entry["wn"] = duration(wait)
     final = machine.weights_
     s_max = max(s_max, float(np.abs(final[:, :-1] @ board.connections.T).max()))
     phis = _phis(trace.readings, board.n_associators)
@@ -202,6 +207,7 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         "code": code.describe(), "code_kind": code.kind, "targets": code.targets.tolist(), "tie": code.tie,
         "rule": spec.trainer.rule, "increment": spec.trainer.increment, "discrimination": spec.response.discrimination,
         "period": tm.period, "card_change": tm.card_change, "settle": tm.settle,
+        "period_text": duration(tm.period), "settle_text": duration(tm.settle),
         "a_delay": tm.a_delay, "r_delay": tm.r_delay, "overlap": tm.overlap,
         "drive": rs.drive, "motor_speed": _finite(rs.motor_speed), "backlash": rs.backlash,
         "end_stops": rs.end_stops, "wiper_noise": rs.wiper_noise, "decay_time": _finite(rs.decay_time),
@@ -349,8 +355,11 @@ def _presentation(row, reading, read_sums, mask, n_sensors, moves, motor_times, 
     t·(clean − 0), ``sd`` the read noise's scale (σ√active pots), ``z`` the units read
     within that scale of the threshold and ``f`` those whose verdict (erred or not) the noise flipped,
     ``mv`` the pots commanded (unit, pot, then in 1/QUANTUM full scale or seconds:
-    command, before, after, backlash time, run time), ``m0``/``m1`` motors start and
-    stop (s); :func:`record` adds ``ep``, E_P (PRML eq. 4.54) so far.
+    command, before, after, backlash time, run time) and ``mvt`` those two times as
+    :func:`~mark1._utils.language.duration` writes them, ``m0``/``m1`` motors start and
+    stop (s) and ``md`` their run as a duration; :func:`record` adds ``ep``, E_P (PRML
+    eq. 4.54) so far, and ``wn``, how long the next card waited for the motors (a duration;
+    only when it did).
     """
     cols = np.append(reading.a_units, mask.shape[1] - 1)        # the lit A-units' pots, then the bias pot
     pos = reading.wipers
@@ -362,11 +371,12 @@ def _presentation(row, reading, read_sums, mask, n_sensors, moves, motor_times, 
         clean, scale = clean / np.maximum(active, 1), scale / np.maximum(active, 1)
     zero = np.abs(clean) < scale
     flipped = erring(targets, clean, tie) != erred              # the read noise changed the verdict
-    mv = []
+    mv, mvt = [], []
     for move in moves:
         for j in range(len(move.command)):
             mv.append([int(move.unit[j]), int(move.a_unit[j]), _q(move.command[j]), _q(move.start[j]),
                        _q(move.target[j]), _q(move.slack_time[j]), _q(move.duration[j])])
+            mvt.append([duration(move.slack_time[j]), duration(move.duration[j])])
     lit = np.zeros(n_sensors, np.uint8)
     lit[reading.s_units] = 1
     entry = {
@@ -378,8 +388,11 @@ def _presentation(row, reading, read_sums, mask, n_sensors, moves, motor_times, 
         "sd": [_sig(v) for v in scale], "z": np.flatnonzero(zero).tolist(),
         "f": np.flatnonzero(flipped).tolist(), "mv": mv,
     }
+    if mv:
+        entry["mvt"] = mvt
     if motor_times:
         entry["m0"], entry["m1"] = round(min(motor_times), 6), round(max(motor_times), 6)
+        entry["md"] = duration(max(motor_times) - min(motor_times))
     return entry
 
 
@@ -459,7 +472,8 @@ def render_page(data: dict, devices: dict | None = None) -> str:
 
 def build(scene, out, *, seed: int = 0, cards: int | None = None, epochs: int | None = None,
           devices: bool = True, progress: bool = False) -> Path:
-    """Record a short run of ``scene`` and write ``out/lesson.html`` (atomically).
+    """Record ``mark1 run``'s run of ``scene`` (cut when too long to step through) and write
+    ``out/lesson.html`` (atomically).
 
     Parameters
     ----------

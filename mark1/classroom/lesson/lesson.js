@@ -12,7 +12,11 @@
   const $ = (id) => document.getElementById(id);
   const fmt = (v, d = 4) => (v >= 0 ? "+" : "\u2212") + Math.abs(v).toFixed(d);
   const sig = (v, d = 3) => (v >= 0 ? "+" : "\u2212") + Math.abs(v).toPrecision(d);
-  const sec = (v) => v.toFixed(3) + " s";
+  // an instant on the machine clock (the language keeps the microsecond for instants; durations
+  // come from Python, written by mark1._utils.language.duration)
+  const sec = (v) => v.toFixed(6) + " s";
+  // the read noise's scale: of a sum of n pots, or of the mean of n pots a \u03bc-system reads
+  const SD_NAME = D.machine.mean ? "\u03c3\u221an / n" : "\u03c3\u221an";
   const N_S = M.rows * M.cols, N_A = M.n_a;
   let cur = 0, playing = false, timer = null, selected = null, hover = null;
 
@@ -103,7 +107,7 @@
   $("retina-size").textContent = `${M.rows}\u00d7${M.cols}`;
   $("subtitle").textContent = `${M.machine} machine: ${N_S} S-units, ${N_A} A-units, ` +
     `${M.n_units} R-unit${M.n_units > 1 ? "s" : ""} in use (${M.code}); rule ${M.rule}, ` +
-    `one card every ${M.period} s; ${M.deck} training cards \u00d7 ${M.epochs} epoch${M.epochs > 1 ? "s" : ""} ` +
+    `one card every ${M.period_text}; ${M.deck} training cards \u00d7 ${M.epochs} epoch${M.epochs > 1 ? "s" : ""} ` +
     `= ${M.presentations} presentations, seed ${M.seed}. Cards and presentations are numbered from 1.`;
   {
     const note = $("run-note"), code = `<code>${M.command}</code>`;
@@ -354,7 +358,7 @@
     const bits = sBits(p.s);
     let nS = 0;
     sUnits.forEach((r, j) => { r.classList.toggle("lit", bits[j] === 1); nS += bits[j]; });
-    $("retina-text").textContent = `${nS} of ${N_S} S-units fire, sampled ${M.settle} s after ` +
+    $("retina-text").textContent = `${nS} of ${N_S} S-units fire, sampled ${M.settle_text} after ` +
       `the lamps came on.`;
     const lit = new Set(p.a);
     aUnits.forEach((r, a) => r.classList.toggle("lit", lit.has(a)));
@@ -435,14 +439,16 @@
       margin.textContent = `margin t\u00b7(sum \u2212 threshold) = ${target > 0 ? "+1" : "\u22121"} \u00b7 ` +
         `(${fmt(p.clean[k])} \u2212 0) = ${fmt(p.m[k])} from the wipers (threshold 0, the bias pot inside the ` +
         `sum); ${fmt(target * sum)} as read.` + (zero ? ` Zero margin: |wipers \u2212 threshold| = ` +
-        `${Math.abs(p.clean[k]).toFixed(4)} is below the read noise's scale \u03c3\u221an = ${p.sd[k].toFixed(4)}` +
+        `${Math.abs(p.clean[k]).toFixed(4)} is below the read noise's scale ${SD_NAME} = ${p.sd[k].toFixed(4)}` +
         (flipped ? `, and the read noise ${fmt(noise)} flipped the verdict: the wipers alone would have ` +
           `${erred ? "been right" : "erred"}.` : ", so the read noise could flip it (it did not here).") : "");
       sumTrack(div, k, p.w[k], cols, sum, span);
     }
     html("p", "key", box, `Red: pots of firing A-units with a positive wiper; blue: negative; outlined: the bias ` +
       `pot (always on). The sum read is the machine's own reading (its trace, 4 significant digits), with read ` +
-      `noise of ${M.wiper_noise} full scale per wiper, so \u03c3\u221a(pots) for the sum. Answer: ${M.code}.`);
+      `noise of ${M.wiper_noise} full scale per wiper, so \u03c3\u221a(pots) for the sum` +
+      (D.machine.mean ? ` and \u03c3\u221a(pots) / pots for the mean this \u03bc-system reads` : "") +
+      `. Answer: ${M.code}.`);
   }
 
   function drawPots(p) {
@@ -453,13 +459,11 @@
         "No pot was commanded.";
       return;
     }
-    const dur = p.m1 - p.m0;
-    const waitNext = cur + 1 < P.length ? P[cur + 1].t - (p.t + M.period) : 0;
     $("motors-text").textContent = `${p.mv.length} pots commanded (${M.rule}, ${M.increment} full scale ` +
       `towards each erring unit's target). Motors run on the machine clock from ${sec(p.m0)} to ${sec(p.m1)} ` +
-      `(${(dur * 1000).toFixed(1)} ms)` + (waitNext > 1e-9 ? `; the next card waited ${waitNext.toFixed(3)} s.` :
-      `, within the card's ${M.period} s.`);
-    for (const [u, i, cmd, before, after, slack, run] of p.mv) {
+      `(${p.md})` + (p.wn ? `; the next card waited ${p.wn}.` : `, within the card's ${M.period_text}.`);
+    p.mv.forEach(([u, i, cmd, before, after, slack], j) => {
+      const [slackText, runText] = p.mvt[j];
       const row = html("div", "pot", box);
       row.dataset.a = i;
       const who = i === N_A ? "bias pot" : `A-unit ${i + 1}`;
@@ -468,10 +472,10 @@
       const txt = html("span", "", row);
       const stopped = M.end_stops && Math.abs(after) >= 1 && Math.abs(before + cmd) > 1;
       txt.innerHTML = `${fmt(before)} \u2192 ${fmt(after)} <span class="muted">(commanded ${fmt(cmd, 3)}; ` +
-        `moved ${fmt(after - before)}; motor ${(run * 1000).toFixed(1)} ms` +
-        (slack > 0 ? `, ${(slack * 1000).toFixed(1)} ms taking up backlash` : "") + `)</span>` +
+        `moved ${fmt(after - before)}; motor ${runText}` +
+        (slack > 0 ? `, ${slackText} taking up backlash` : "") + `)</span>` +
         (stopped ? ` <span class="stop">at the end stop</span>` : "");
-    }
+    });
   }
 
   // left: the whole travel from end stop to end stop, with the wiper on it; right: a window
