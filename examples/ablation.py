@@ -23,7 +23,7 @@ import numpy as np
 
 import mark1
 from mark1.stimuli import SCENES_DIR
-from mark1.viz import LEARNER_COLOURS, accuracy_axis, new_figure, percent, save_figure, script_parser
+from mark1.viz import LEARNER_COLOURS, accuracy_axis, new_figure, percent, percent_spread, save_figure, script_parser
 
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
@@ -58,7 +58,7 @@ def main(argv=None) -> None:
     for v in variants:
         a = np.array(acc[v])
         delta = "" if v == "full" else f"  change vs full {100 * (a.mean() - ref):+.1f} points"
-        print(f"{v:<{width}}  test accuracy: {100 * a.mean():.1f} ± {100 * a.std():.1f} %{delta}")
+        print(f"{v:<{width}}  test accuracy: {percent_spread(a.mean(), a.std())}{delta}")
     spread = max(np.std(a) for a in acc.values())
     print(f"largest seed-to-seed spread: ±{100 * spread:.1f} points; changes smaller than that are noise.")
 

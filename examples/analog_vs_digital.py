@@ -25,7 +25,7 @@ import numpy as np
 import mark1
 from mark1.stimuli import SCENES_DIR
 from mark1.viz import LEARNER_COLOURS as COLOURS
-from mark1.viz import accuracy_axis, duration, new_figure, percent, save_figure, script_parser
+from mark1.viz import accuracy_axis, duration, new_figure, percent, percent_spread, save_figure, script_parser
 
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
@@ -63,7 +63,7 @@ def main(argv=None) -> None:
         for seed in range(args.seeds):
             print(f"  seed {seed}: mistakes per epoch {r['mistakes'][seed].tolist()}, "
                   f"train {percent(r['train'][seed])}, test {percent(r['test'][seed])}")
-        print(f"  {v} test accuracy: {100 * np.mean(r['test']):.1f} ± {100 * np.std(r['test']):.1f} %")
+        print(f"  {v} test accuracy: {percent_spread(np.mean(r['test']), np.std(r['test']))}")
         print(f"  {v} train accuracy: {percent(np.mean(r['train']))}")
         print(f"  {v} machine time: {duration(np.mean(r['seconds']))} "
               f"(of which waiting for motors past the card period: {np.mean(r['waited']):.1f} s)")

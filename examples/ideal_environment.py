@@ -37,7 +37,7 @@ import numpy as np
 import mark1
 from mark1.specs import PRESETS
 from mark1.theory import Measurement, p_a, phi, z_recall
-from mark1.viz import accuracy_axis, new_figure, save_figure, script_parser
+from mark1.viz import accuracy_axis, accuracy_low, new_figure, save_figure, script_parser
 
 matplotlib.use("Agg")           # the figures go to files, never to a window
 
@@ -97,8 +97,8 @@ def main(argv=None) -> None:
     fig = new_figure(6.4, 4.2, layout="constrained")
     ax = fig.add_subplot()
     counts = np.geomspace(N_S[0] / 1.5, N_S[-1] * 1.5, 80)
-    ax.plot(counts, [100 * (1 - (1 - fires) ** N_A) * phi(z_recall(fires, N_A, n)) for n in counts], color="k",
-            label="recall derived from the 1958 model")
+    derived = np.array([100 * (1 - (1 - fires) ** N_A) * phi(z_recall(fires, N_A, n)) for n in counts])
+    ax.plot(counts, derived, color="k", label="recall derived from the 1958 model")
     ax.errorbar(rows[:, 0], 100 * rows[:, 1], yerr=100 * rows[:, 2], fmt="o", color="k", capsize=2.5,
                 label="machine: recall of the learned stimuli")
     ax.errorbar(rows[:, 0], 100 * rows[:, 4], yerr=100 * rows[:, 5], fmt="s", color="0.55", capsize=2.5,
@@ -106,7 +106,8 @@ def main(argv=None) -> None:
     ax.axhline(50, color="0.5", lw=0.8, ls=":")
     ax.set_xscale("log")
     ax.set_xlabel("N_s (random stimuli forced to each response)")
-    accuracy_axis(ax, 30, label="answered right")
+    shown = np.r_[derived, 100 * (rows[:, 1] - rows[:, 2]), 100 * (rows[:, 4] - rows[:, 5])]   # bars: lower ends
+    accuracy_axis(ax, accuracy_low(shown), label="answered right")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title("Ideal environment (Rosenblatt 1958): recall falls, generalization stays at chance\n"

@@ -37,7 +37,7 @@ import numpy as np
 import mark1
 from mark1.specs import PRESETS
 from mark1.theory import Measurement
-from mark1.viz import new_figure, save_figure, script_parser
+from mark1.viz import NEUTRAL, new_figure, save_figure, script_parser
 
 matplotlib.use("Agg")           # the figures go to files, never to a window
 
@@ -95,7 +95,7 @@ def main(argv=None) -> None:
     for k, rule in enumerate(RULES):
         for j, n_s in enumerate(N_S):
             _, _, d, h = results[n_s, rule]
-            ax.errorbar([k + 0.15 * (j - 0.5)], [100 * d], yerr=[100 * h], fmt="o", color=f"C{j}", capsize=3,
+            ax.errorbar([k + 0.15 * (j - 0.5)], [100 * d], yerr=[100 * h], fmt="os"[j], color=NEUTRAL, capsize=3,
                         label=f"N_s = {n_s}" if k == 0 else None)
     ax.axhline(0, color="0.5", lw=0.8)
     ax.set_xticks(range(len(RULES)), [f"{r} system" for r in RULES])

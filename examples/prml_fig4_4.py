@@ -97,7 +97,7 @@ def main(argv=None) -> None:
                    linewidths=1.5, label="class 0")
         for name, (_, color, ls) in reversed(DRAWN.items()):      # least squares on top, dashed
             clf = fits[name][which]
-            boundary(ax, clf, xlim, ylim, color, ls, f"{name}: {100 * clf.score(X, y):.1f} %",
+            boundary(ax, clf, xlim, ylim, color, ls, f"{name}: {percent(clf.score(X, y))}",
                      lw=2.2 if ls == "--" else 3.5)
         ax.set_title(f"{title}\n(legend: the original points classified right)", fontsize=11)
         ax.tick_params(labelsize=10)

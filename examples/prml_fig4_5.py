@@ -87,7 +87,7 @@ def main(argv=None) -> None:
             else:
                 ax.scatter(*pts.T, marker=MARKERS[k], color=COLORS[k], s=42, linewidths=1.5)
         green = np.mean(clf.predict(X[y == 1]) == 1)
-        ax.set_title(f"{name}: {100 * clf.score(X, y):.1f} % correct, green class {100 * green:.1f} %",
+        ax.set_title(f"{name}: {percent(clf.score(X, y))} correct, green class {percent(green)}",
                      fontsize=11)
         ax.set_xticks(range(-4, 5, 2))                 # no label at the panels' shared edge
         ax.set_yticks(range(-4, 5, 2))

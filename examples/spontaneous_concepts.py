@@ -42,7 +42,7 @@ import numpy as np
 
 import mark1
 from mark1.specs import PRESETS
-from mark1.viz import accuracy_axis, new_figure, save_figure, script_parser
+from mark1.viz import NEUTRAL, accuracy_axis, accuracy_low, new_figure, save_figure, script_parser
 
 matplotlib.use("Agg")           # the figures go to files, never to a window
 
@@ -112,16 +112,17 @@ def main(argv=None) -> None:
 
     fig = new_figure(6.0, 3.8, layout="constrained")
     ax = fig.add_subplot()
-    for k, (name, runs) in enumerate(results.items()):
-        ax.scatter(np.full(len(runs), k) + np.linspace(-0.1, 0.1, len(runs)), 100 * runs[:, 0], color=f"C{k}",
-                   label=f"{name}: concept score")
-        ax.scatter(np.full(len(runs), k + 0.3), 100 * runs[:, 1], color=f"C{k}", marker="x",
-                   label=f"{name}: share of the busier response")
+    for k, (name, runs) in enumerate(results.items()):            # the settings side by side, in one colour
+        ax.scatter(np.full(len(runs), k) + np.linspace(-0.1, 0.1, len(runs)), 100 * runs[:, 0], color=NEUTRAL,
+                   label="concept score" if k == 0 else None)
+        ax.scatter(np.full(len(runs), k + 0.3), 100 * runs[:, 1], color=NEUTRAL, marker="x",
+                   label="share of the busier response" if k == 0 else None)
     ax.axhline(50, color="0.5", lw=0.8, ls=":")
     ax.set_xticks([0.15, 1.15], list(results))
-    accuracy_axis(ax, 40, label="share of new stimuli")
+    accuracy_axis(ax, accuracy_low(100 * np.concatenate(list(results.values())).ravel()),
+                  label="share of new stimuli")
     ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="lower center")                   # clear of the points at 50 and 100 %
     ax.set_title("Spontaneous learning on two classes: concepts formed?", fontsize=9)
     save_figure(fig, args.out / "spontaneous_concepts.png", dpi=120)
     print(f"figure: {args.out / 'spontaneous_concepts.png'}")

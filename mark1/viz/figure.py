@@ -124,7 +124,8 @@ def accuracy_axis(ax, low: float = 0.0, *, which: str = "y", label: str = "accur
 
 def accuracy_low(values_pct, chance: float = 50.0) -> float:
     """Where an accuracy axis starts, as the language says: at chance (rounded down to a
-    multiple of 10) when every value is at or above it, else at 0.
+    multiple of 10) when every value is above it, else at 0 (a value at chance would sit on
+    the axis' edge, half hidden).
 
     Pass every value the axis shows, error bars' ends included; give the result to
     :func:`accuracy_axis`, which says so on the axis when it is not 0.
@@ -143,10 +144,10 @@ def accuracy_low(values_pct, chance: float = 50.0) -> float:
 
     Examples
     --------
-    >>> accuracy_low([62.0, 97.5]), accuracy_low([48.0, 97.5]), accuracy_low([40.0, float("nan")], chance=33.3)
+    >>> accuracy_low([62.0, 97.5]), accuracy_low([50.0, 97.5]), accuracy_low([40.0, float("nan")], chance=33.3)
     (50.0, 0.0, 30.0)
     """
     finite = [float(v) for v in np.ravel(np.asarray(values_pct, dtype=float)) if v == v]
-    if finite and min(finite) >= chance:
+    if finite and min(finite) > chance:
         return float(math.floor(chance / 10.0) * 10.0)
     return 0.0
