@@ -206,7 +206,8 @@ class Scene:
         learners : sequence of str, optional
             The learners of ``compare`` (default every one).
         lesson_cards : int, optional
-            The cards of ``lesson --cards``.
+            The cards of ``lesson --cards`` (otherwise the lesson's cut rule,
+            :func:`mark1._utils.limits.lesson_deck`, applies).
 
         Returns
         -------
