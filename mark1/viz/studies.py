@@ -681,6 +681,7 @@ def reenact_figure(result: Reenactment, *, out=None) -> Figure:
     ax.set_ylim(-0.6, len(rows) - 0.4)
     lows = [r["band_low"] for r in rows] + [rec[f"{r['scored']}_accuracy"] for r, sc in zip(rows, result.scenes)
                                            for rec in sc.records]
+    lows += [r[k] for r in rows for k in ("low", "ideal_low", "mean", "ideal_mean", "alt_mean", "digital_mean")]
     accuracy_axis(ax, accuracy_low(100.0 * np.asarray(lows, dtype=float)), which="x",
                   label="accuracy on new cards, or recall of the trained cards where the report scored recall")
     ax.grid(axis="x", alpha=0.3)
