@@ -53,6 +53,7 @@ from typing import Any, Callable
 import numpy as np
 
 from mark1._utils.atomic import write_text
+from mark1._utils.language import percent
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
 from mark1.lab._common import check_figure, count_option, csv_text, draw, write_json
@@ -401,37 +402,39 @@ class SceneResult:
             return "; ".join(parts)
         train = s[f"{p}train_mean"]
         if train < 0.995:
-            parts.append(f"{name} does not learn all its {n_train} training cards (train {train:.1%})")
+            parts.append(f"{name} does not learn all its {n_train} training cards (train {percent(train)})")
         else:
-            parts.append(f"{name} learns its {n_train} training cards (train {train:.1%})"
-                         + (f" but scores {s[f'{p}test_mean']:.1%} on new ones" if self.scored == "test" else ""))
+            parts.append(f"{name} learns its {n_train} training cards (train {percent(train)})"
+                         + (f" but scores {percent(s[f'{p}test_mean'])} on new ones" if self.scored == "test" else ""))
         if s["separated_seeds"] == 0:
             parts.append(f"the training cards are not separable on this φ as far as tested: least squares on φ "
-                         f"fits {s['ls_train_mean']:.1%} and {s['long_epochs']} passes of the digital learner "
-                         f"{s['long_train_mean']:.1%} (no seed reaches 100 %)")
+                         f"fits {percent(s['ls_train_mean'])} and {s['long_epochs']} passes of the digital learner "
+                         f"{percent(s['long_train_mean'])} (no seed reaches 100 %)")
         elif train < 0.995 and s["separated_seeds"] == n:
-            parts.append(f"yet φ separates them in every seed (least squares on φ {s['ls_train_mean']:.1%}, "
-                         f"{s['long_epochs']} perceptron passes {s['long_train_mean']:.1%}): the training given, "
+            parts.append(f"yet φ separates them in every seed (least squares on φ {percent(s['ls_train_mean'])}, "
+                         f"{s['long_epochs']} perceptron passes {percent(s['long_train_mean'])}): the training given, "
                          f"not the patch board, falls short")
         elif train < 0.995:
             parts.append(f"φ separates them in only {s['separated_seeds']} of {n} seeds (least squares on φ "
-                         f"{s['ls_train_mean']:.1%}, {s['long_epochs']} perceptron passes {s['long_train_mean']:.1%})")
+                         f"{percent(s['ls_train_mean'])}, {s['long_epochs']} perceptron passes "
+                         f"{percent(s['long_train_mean'])})")
         if not p:
             g, lo, hi = s["rack_gap"], s["rack_gap_low"], s["rack_gap_high"]
             if not math.isnan(lo) and lo > 0:
                 parts.append(f"the rack costs {g * 100:.1f} points [95 %: {lo * 100:.1f}, {hi * 100:.1f}] "
                              f"against the digital learner on the same retina, wiring and seeds "
-                             f"({s['digital_mean']:.1%})")
+                             f"({percent(s['digital_mean'])})")
             elif not math.isnan(lo):
-                parts.append(f"the digital learner on the same retina, wiring and seeds scores {s['digital_mean']:.1%} "
+                parts.append(f"the digital learner on the same retina, wiring and seeds scores "
+                             f"{percent(s['digital_mean'])} "
                              f"(paired difference {g * 100:+.1f} points [95 %: {lo * 100:+.1f}, {hi * 100:+.1f}]): "
                              f"no measured cost of the rack")
             if self.band[0] <= s["ideal_mean"] <= self.band[1] + 1e-12:
-                parts.append(f"the IBM 704 perceptron of this size lies in the band ({s['ideal_mean']:.1%})")
+                parts.append(f"the IBM 704 perceptron of this size lies in the band ({percent(s['ideal_mean'])})")
             elif s["ideal_mean"] > self.band[1]:
-                parts.append(f"the IBM 704 perceptron of this size scores above the band ({s['ideal_mean']:.1%})")
+                parts.append(f"the IBM 704 perceptron of this size scores above the band ({percent(s['ideal_mean'])})")
         else:
-            parts.append(f"the analog machine scores {s['mean']:.1%}")
+            parts.append(f"the analog machine scores {percent(s['mean'])}")
         return "; ".join(parts)
 
 
@@ -484,12 +487,12 @@ class Reenactment:
         """A plain-text table, one line per scene, with the verdicts."""
         rows = self.rows()
         w = max([len(r["scene"]) for r in rows] + [5])
-        lines = [f"{'scene':<{w}}  {'report':>9}  {'scored':>6}  {'analog [95 %]':>22}  {'704':>6}  "
-                 f"{'digital':>7}  judged on  verdict"]
+        lines = [f"{'scene':<{w}}  {'report':>9}  {'scored':>6}  {'analog [95 %]':>25}  {'704':>7}  "
+                 f"{'digital':>8}  judged on  verdict"]
         for r in rows:
             lines.append(f"{r['scene']:<{w}}  {_report_text(r):>9}  {r['scored']:>6}  "
-                         f"{_interval(r['mean'], r['low'], r['high']):>22}  {r['ideal_mean']:>6.1%}  "
-                         f"{r['digital_mean']:>7.1%}  {r['primary']:<9}  {r['verdict']}")
+                         f"{_interval(r['mean'], r['low'], r['high']):>25}  {percent(r['ideal_mean']):>7}  "
+                         f"{percent(r['digital_mean']):>8}  {r['primary']:<9}  {r['verdict']}")
         n_in = sum(r["verdict"] == "within" for r in rows)
         n_out = sum(r["verdict"] == "OUT OF BAND" for r in rows)
         lines.append(f"{n_in} within band, {n_out} out of band, {len(rows) - n_in - n_out} unclear "
@@ -511,15 +514,15 @@ class Reenactment:
 def _report_text(r: dict) -> str:
     if r["reported"] is None:
         return f"({r['expect']})"
-    return (">" if r["lower_bound"] else "") + f"{r['reported']:.1%}"
+    return (">" if r["lower_bound"] else "") + f"{percent(r['reported'])}"
 
 
 def _interval(m, lo, hi) -> str:
     if m is None or math.isnan(m):
         return "-"
     if lo is None or math.isnan(lo):
-        return f"{m:.1%}"
-    return f"{m:.1%} [{lo:.1%}, {hi:.1%}]"
+        return f"{percent(m)}"
+    return f"{percent(m)} [{percent(lo)}, {percent(hi)}]"
 
 
 def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, executor=None, out=None,
@@ -696,7 +699,7 @@ def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, 
     for r in rows:
         rep = _report_text(r)
         if r["project_band"]:
-            rep = f"*{r['expect']}: {r['band_low']:.0%}-{r['band_high']:.0%}*"
+            rep = f"*{r['expect']}: {percent(r['band_low'], 0)}-{percent(r['band_high'], 0)}*"
         cells = []
         for p in ("", "alt_", "ideal_"):
             v = r[f"{p or 'analog_'}verdict"]
@@ -714,7 +717,7 @@ def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, 
     if misses:
         lines += ["", "## What may explain a miss (each clause measured on the same seeds)", ""]
         for r in misses:
-            lines.append(f"- **{r['scene']}** ({r['verdict']}, {r['judged_mean']:.1%} against "
+            lines.append(f"- **{r['scene']}** ({r['verdict']}, {percent(r['judged_mean'])} against "
                          f"{_report_text(r) if not r['project_band'] else 'the project band'}): "
                          f"{r['explanation']}.")
     lines += ["", "## The reports", ""]
