@@ -16,11 +16,11 @@ import math
 
 import numpy as np
 import pytest
-import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import make_cards
+from test_simulator import _CountingEnvironment
 from mark1 import MarkI, specs
 from mark1.machine import simulator
 
@@ -70,15 +70,6 @@ VARIANTS = {
 SEEDS = (0, 1, 2, 3)
 RACK_ARRAYS = ("p_from", "p_to", "t_start", "t_end", "last_dir")
 
-
-class _CountingEnvironment(simpy.Environment):
-    def __init__(self):
-        super().__init__()
-        self.events = 0
-
-    def schedule(self, event, priority=1, delay=0):
-        self.events += 1
-        super().schedule(event, priority, delay)
 
 
 def _fit(spec, seed, cards, labels, *, compiled, trace="off", epochs=3, monkeypatch=None):
