@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import make_cards
@@ -200,6 +200,10 @@ def test_many_cards_stay_bit_for_bit_with_a_growing_queue():
 
 
 @settings(max_examples=40, deadline=None)
+# found by this test in CI: the last wait for the motors from 15.51 s could not land on the
+# motors' end 31.949999999999672 s in one delay (a tie rounding to even), ending an ulp short
+@example(seed=752382, overlap=True, drivers=1, drive="ratchet", speed=0.01, decay=math.inf, rule="alpha",
+         reinforcement="forced", bias=False, mean=False, backlash=0.0, spread=0.0, classes=("x", "box", "bar"))
 @given(seed=st.integers(0, 2**32 - 1), overlap=st.booleans(), drivers=st.sampled_from([0, 1, 2, 3, 8]),
        drive=st.sampled_from(["continuous", "ratchet"]), speed=st.sampled_from([0.01, 0.05, 0.25, math.inf]),
        decay=st.sampled_from([math.inf, 30.0, 0.004]), rule=st.sampled_from(["alpha", "beta", "gamma", "lms"]),
