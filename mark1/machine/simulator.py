@@ -559,12 +559,8 @@ class _TrainingRun:
         # the run ends when the last period is over and every wiper has stopped
         env = self.env
         last = max(self.clock.card_change(self.n), self.rack.busy_until)
-        for _ in range(8):
-            if env.now >= last:
-                break
-            # one delay cannot always land on ``last``: ``now + d`` may fall on a tie that rounds
-            # to the even neighbour, so the clock ends an ulp short; a second step lands on it
-            yield env.timeout(_delay_to(env.now, last))
+        if env.now < last:
+            yield from _wait_until(env, last)
         if self.motors is not None and self.motors.is_alive:
             yield self.motors
 
@@ -584,7 +580,7 @@ class _TrainingRun:
                 yield from self._reinforce(q, 0)
                 return q
         t0 = float(self.start[q])
-        yield self.env.timeout(_delay_to(self.env.now, t0 + self.read_at))
+        yield from _wait_until(self.env, t0 + self.read_at)
         if status == _WAITS:
             done = self.rack.busy_until
             self.waited += done - (t0 + self.period)
@@ -599,7 +595,7 @@ class _TrainingRun:
         t_read = self.clock.card_change(p) + self.read_at
         if self.moving(t_read) or self.step_each:
             # the wipers may move before this read: let SimPy bring the clock there first
-            yield env.timeout(_delay_to(env.now, t_read))
+            yield from _wait_until(env, t_read)
             if self.moving(t_read):
                 self._read_one(p, t_read)
             elif not (seg.start <= p < seg.stop):
@@ -633,7 +629,7 @@ class _TrainingRun:
         t0 = float(self.start[q])
         t_read = t0 + self.read_at
         if env.now < t_read:
-            yield env.timeout(_delay_to(env.now, t_read))
+            yield from _wait_until(env, t_read)
         self.current = q
         sums = seg.sums[k]
         t = self.targets[self.labels[q]]
@@ -813,8 +809,9 @@ def _delay_to(now: float, target: float) -> float:
     """A delay that brings SimPy's clock from ``now`` exactly to ``target``.
 
     ``now + (target - now)`` can miss ``target`` by a rounding step; nudging the delay
-    by one unit in the last place fixes that, so the SimPy clock equals the closed-form
-    clock bit for bit however many timeouts led there.
+    by one unit in the last place fixes that where any delay can reach ``target``
+    (:func:`_wait_until` takes a second step where none can), so the SimPy clock equals
+    the closed-form clock bit for bit however many timeouts led there.
     """
     d = target - now
     for _ in range(4):
@@ -823,6 +820,20 @@ def _delay_to(now: float, target: float) -> float:
             break
         d = np.nextafter(d, np.inf if got < target else -np.inf)
     return max(float(d), 0.0)
+
+
+def _wait_until(env: simpy.Environment, target: float):
+    """Bring SimPy's clock exactly to ``target``: one timeout, and another should it land short.
+
+    No delay from ``now`` may reach ``target``: when ``now + d`` falls on a tie, it rounds to
+    the even neighbour, an ulp away (from 15.51 s, 31.949999999999672 s is out of reach).
+    From there a second delay lands on it.
+    """
+    yield env.timeout(_delay_to(env.now, target))
+    for _ in range(4):
+        if env.now >= target:
+            return
+        yield env.timeout(_delay_to(env.now, target))
 
 
 class _Clock:
