@@ -103,14 +103,15 @@ def seconds_cell(seconds) -> str:
 
 def pct_spread(mean, sd) -> str:
     """A mean rate and its standard deviation as a table cell, ``86.0 ± 1.8 %`` (the spread in
-    points, :func:`~mark1._utils.language.percent_spread`); no sd -> the mean alone; no mean -> ``n/a``.
+    points, :func:`~mark1._utils.language.percent_spread`); no sd -> the mean alone; None -> ``-``
+    like the other cells.
 
     Examples
     --------
     >>> pct_spread(0.86, 0.0183), pct_spread(0.86, None), pct_spread(None, None)
-    ('86.0 ± 1.8 %', '86.0 %', 'n/a')
+    ('86.0 ± 1.8 %', '86.0 %', '-')
     """
-    return "n/a" if mean is None else percent_spread(mean, sd)
+    return "-" if mean is None else percent_spread(mean, sd)
 
 
 def num(x, fmt: str) -> str:
