@@ -550,6 +550,44 @@ class MachineSpec:
                       for f in dataclasses.fields(getattr(self, g))}
         return out
 
+    # -- what a notebook shows: the changes from MARK_I, not 40 fields -------------------
+    def __repr__(self) -> str:
+        changed = [r for r in describe(self) if r["changed"]]
+        head = f"MachineSpec({self.name!r}"
+        if not changed:
+            return head + ", as MARK_I)"
+        items = [f"{r['key']}={_short_value(r['value'], r['unit'])}" for r in changed]
+        text = head + f", {len(changed)} change(s) from MARK_I: "
+        for k, item in enumerate(items):
+            rest = f", +{len(items) - k - 1} more)" if k < len(items) - 1 else ")"
+            if k and len(text) + len(item) + 2 + len(rest) > 120:
+                return text + f", +{len(items) - k} more)"
+            text += ("" if k == 0 else ", ") + item
+        return text + ")"
+
+    def _repr_html_(self) -> str:
+        from mark1._utils.html import html_table
+
+        changed = [r for r in describe(self) if r["changed"]]
+        rows = [(r["key"], _short_value(r["value"], ""), r["unit"], _short_value(r["default"], ""), r["status"],
+                 r["doc"]) for r in changed]
+        caption = (f"MachineSpec {self.name!r}: " + (f"{len(changed)} parameter(s) differ from MARK_I"
+                                                     if changed else "every parameter as MARK_I"))
+        return html_table(("parameter", "value", "unit", "MARK_I", "status of MARK_I's value", "meaning"), rows,
+                          left=(0, 2, 4, 5), caption=caption,
+                          notes=["status: the provenance of the Mark I default (mark1.specs.STATUSES); a changed "
+                                 "value is this spec's own"])
+
+
+def _short_value(value, unit: str) -> str:
+    """A parameter's value as a repr writes it: seconds with their unit, other numbers bare."""
+    if isinstance(value, tuple):
+        return "x".join(map(str, value))
+    if isinstance(value, float):
+        text = "inf" if math.isinf(value) else f"{value:g}"
+        return f"{text} s" if unit == "s" else text
+    return str(value)
+
 
 def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Dotted keys of nested overrides; a key given twice (in two spellings) is an error.

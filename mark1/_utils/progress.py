@@ -1,11 +1,16 @@
-"""Progress bars on a terminal, silence in logs and CI."""
+"""Progress bars on a terminal and in Jupyter, silence in logs and CI.
+
+tqdm is imported when a bar is made, not when mark1 is: ``tqdm.auto`` imported at module
+level in a Jupyter kernel without ipywidgets warned ("IProgress not found") in every
+student's first cell. The kind of bar is chosen each time one is made: tqdm's notebook
+widget in a Jupyter kernel that can draw it, tqdm's text bar otherwise.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
-
-from tqdm.auto import tqdm
 
 __all__ = ["progress_bar"]
 
@@ -20,10 +25,68 @@ class _NoBar:
         pass
 
 
+def _in_kernel() -> bool:
+    """True inside a Jupyter (IPython) kernel. IPython is looked up, never imported: a
+    kernel has imported it already."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return False
+    try:
+        shell = ipython.get_ipython()
+    except Exception:       # an IPython half torn down at exit
+        return False
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def _has_widgets() -> bool:
+    try:
+        return importlib.util.find_spec("ipywidgets") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def progress_bar(total: int, unit: str, *, show: bool = True):
-    """A tqdm bar on a terminal; a bar that shows nothing in logs and CI (env CI set, or
-    stderr not a TTY), for an empty total, or with ``show=False``. Either takes
-    ``update(n)`` and ``close()``."""
-    if not show or os.environ.get("CI") or not sys.stderr.isatty() or total == 0:
+    """A progress bar, or an object that takes the same calls and shows nothing.
+
+    In a Jupyter kernel: tqdm's notebook bar when ipywidgets is installed, tqdm's text
+    bar on the cell's stderr otherwise (never tqdm's "IProgress not found" warning). On
+    a terminal: tqdm's text bar. Nothing in logs and CI (env ``CI`` set, or stderr not a
+    terminal outside a kernel), for an empty total, or with ``show=False``.
+
+    Parameters
+    ----------
+    total : int
+        Steps the bar counts to.
+    unit : str
+        What a step is ("card", "job").
+    show : bool, default True
+        False gives the silent bar.
+
+    Returns
+    -------
+    tqdm.std.tqdm or tqdm.notebook.tqdm or _NoBar
+        Takes ``update(n)`` and ``close()``.
+
+    Examples
+    --------
+    >>> bar = progress_bar(3, "card", show=False)
+    >>> bar.update(2); bar.close()
+    >>> type(progress_bar(0, "card")).__name__
+    '_NoBar'
+    """
+    if not show or total == 0 or os.environ.get("CI"):
         return _NoBar()
+    if _in_kernel():
+        if _has_widgets():
+            from tqdm.notebook import tqdm as notebook_tqdm
+
+            return notebook_tqdm(total=total, unit=unit, leave=False)
+        from tqdm.std import tqdm
+
+        # a kernel's stderr is no terminal, yet the notebook shows it and honours '\r'
+        return tqdm(total=total, unit=unit, leave=False, file=sys.stderr)
+    if not sys.stderr.isatty():
+        return _NoBar()
+    from tqdm.std import tqdm
+
     return tqdm(total=total, unit=unit, leave=False, file=sys.stderr)

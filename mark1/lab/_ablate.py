@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mark1._utils.atomic import write_text
+from mark1._utils.html import clip, html_table, study_html
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
 from mark1.lab._common import aligned, check_figure, csv_text, draw, hours_cell, pct, study_inputs, write_json
@@ -150,6 +151,24 @@ class Ablation:
 
     def table(self) -> str:
         """Plain text: per non-ideality and arm, the cost with its interval and verdict."""
+        head, rows, notes = self._cells()
+        return "\n".join([*aligned(head, rows, left=(0, 1, 5)), "", *notes])
+
+    def __repr__(self) -> str:
+        arms = [r for r in self.rows if r["kind"] != "reference"]
+        costly = sum(r["verdict"] == "cost" for r in arms)
+        return clip(f"Ablation(scene={self.scene!r}, {len(self.non_idealities)} non-idealities, "
+                    f"{len(self.seeds)} seed(s), {costly} of {len(arms)} arms cost accuracy)")
+
+    def _repr_html_(self) -> str:
+        from mark1.viz.studies import ablation_figure       # matplotlib only when a notebook asks
+
+        head, rows, notes = self._cells()
+        return study_html(f"Ablation: {self.scene}", html_table(head, rows, left=(0, 1, 5), notes=notes),
+                          ablation_figure, self)
+
+    def _cells(self) -> tuple[tuple, list, list]:
+        """The table's head, its rows (cells as text) and the lines under it."""
         full, ideal = self.row("full"), self.row("ideal")
         head = ("non-ideality", "arm", "accuracy", "cost (pt)", "95 % interval (pt)", "verdict",
                 "machine time")
@@ -162,8 +181,7 @@ class Ablation:
                              f"{r['cost_points']:+.1f}", _interval(r), VERDICTS[r["verdict"]],
                              "same" if r["machine_time_h_change"] is None
                              else hours_cell(r["machine_time_h_mean"], r["machine_time_h_change"])))
-        lines = aligned(head, rows, left=(0, 1, 5))
-        lines.append("")
+        lines = []
         lines.append(f"{self.scene}: test accuracy, mean of {len(self.seeds)} paired seed(s) (same cards, "
                      "board and noise in every variant).")
         lines.append("cost = points lost because of it: ideal - (ideal + it) for 'alone on', "
@@ -174,7 +192,7 @@ class Ablation:
         if len(self.seeds) < 5:
             lines.append(f"With {len(self.seeds)} seed(s) the intervals say little: they are wide, or of zero "
                          "width when the per-seed differences happen to coincide; use --seeds 5 or more.")
-        return "\n".join(lines)
+        return head, rows, lines
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values, with the sign convention spelled out (``ablation.json``)."""

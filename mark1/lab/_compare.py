@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
+from mark1._utils.html import clip, html_table, study_html
 from mark1.exceptions import ConvergenceWarning, InputError, SeparableDataWarning, SingularCovarianceWarning
 from mark1.lab._common import (aligned, check_figure, csv_text, draw, hours_cell, num, pct, pct_spread, seconds_cell,
                                study_inputs, write_json)
@@ -178,8 +179,8 @@ class Comparison:
             out[name] = s
         return out
 
-    def table(self) -> str:
-        """A plain-text table: test accuracy mean ± std per learner and the other figures."""
+    def _cells(self) -> tuple[tuple, list, str]:
+        """The table's head, its rows (cells as text) and the line under it."""
         summ = self.summary()
         head = ("learner", "test acc", "± std (points)", "train acc", "cards seen", "machine time", "wall time")
         rows = []
@@ -188,16 +189,35 @@ class Comparison:
                          pct(s["train_mean"]),
                          num(s["cards_seen_mean"], "{:.0f}"), hours_cell(s["machine_time_h_mean"]),
                          seconds_cell(s["wall_time_s_mean"])))
+        rep = self.reported
+        under = (f"{self.scene}: {len(self.seeds)} seed(s); reported "
+                 + (pct(rep["value"]) if rep.get("value") is not None else "no figure")
+                 + f" ({rep.get('source') or 'the scene names no source'})")
+        return head, rows, under
+
+    def table(self) -> str:
+        """A plain-text table: test accuracy mean ± std per learner and the other figures."""
+        head, rows, under = self._cells()
         lines = aligned(head, rows)
         width = max(len(r[0]) for r in (head, *rows))
-        rep = self.reported
         lines.append("")
-        lines.append(f"{self.scene}: {len(self.seeds)} seed(s); reported "
-                     + (pct(rep["value"]) if rep.get("value") is not None else "no figure")
-                     + f" ({rep.get('source') or 'the scene names no source'})")
+        lines.append(under)
         lines.append("")
-        lines.extend(f"{name:<{width}}  {describe_learner(name, self.features)}" for name in summ)
+        lines.extend(f"{r[0]:<{width}}  {describe_learner(r[0], self.features)}" for r in rows)
         return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        best = max(self.summary().items(), key=lambda kv: -1.0 if kv[1]["mean"] is None else kv[1]["mean"])
+        return clip(f"Comparison(scene={self.scene!r}, {len(self.learners)} learners, {len(self.seeds)} seed(s), "
+                    f"best {best[0]} {pct(best[1]['mean'])})")
+
+    def _repr_html_(self) -> str:
+        from mark1.viz.studies import comparison_figure     # matplotlib only when a notebook asks
+
+        head, rows, under = self._cells()
+        rows = [(*r, describe_learner(r[0], self.features)) for r in rows]
+        return study_html(f"Comparison: {self.scene}", html_table((*head, "learner is"), rows, left=(0, 7),
+                                                                  notes=[under]), comparison_figure, self)
 
     @property
     def features(self) -> str:

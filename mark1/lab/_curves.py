@@ -14,8 +14,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
+from mark1._utils.html import clip, html_table, study_html
 from mark1.exceptions import InputError
-from mark1.lab._common import check_figure, csv_text, draw, study_inputs
+from mark1.lab._common import check_figure, csv_text, draw, hours_cell, pct, study_inputs
 from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref
 from mark1.machine.mark_i import MarkI
 
@@ -74,6 +75,34 @@ class LearningCurves:
     def variants(self) -> list[str]:
         """The machines drawn: ``"analog"`` and ``"ideal"``."""
         return list(self.accuracy)
+
+    def _cells(self) -> tuple[list, list]:
+        """A table's head and rows: per checkpoint, mean test accuracy and machine time of each variant."""
+        head = ["epochs", "cards"]
+        for v in self.variants:
+            head += [f"{v} test accuracy", f"{v} machine time"]
+        rows = []
+        for j in range(len(self.epochs)):
+            row = [str(int(self.epochs[j])), str(int(self.cards[j]))]
+            for v in self.variants:
+                row += [pct(float(np.mean(self.accuracy[v][:, j]))),
+                        hours_cell(float(np.mean(self.machine_hours[v][:, j])))]
+            rows.append(row)
+        return head, rows
+
+    def __repr__(self) -> str:
+        last = ", ".join(f"{v} {pct(float(np.mean(self.accuracy[v][:, -1])))}" for v in self.variants)
+        return clip(f"LearningCurves({self.scene!r}, {len(self.seeds)} seed(s); at {int(self.cards[-1])} "
+                    f"cards: {last})")
+
+    def _repr_html_(self) -> str:
+        from mark1.viz.studies import learning_curves_figure    # matplotlib only when a notebook asks
+
+        head, rows = self._cells()
+        note = (f"mean over {len(self.seeds)} seed(s)"
+                + ("" if self.reported is None else f"; reported {pct(self.reported)}"))
+        return study_html(f"Learning curves: {self.scene}", html_table(head, rows, left=(), notes=[note]),
+                          learning_curves_figure, self)
 
 
 @job

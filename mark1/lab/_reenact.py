@@ -53,6 +53,7 @@ from typing import Any, Callable
 import numpy as np
 
 from mark1._utils.atomic import write_text
+from mark1._utils.html import clip, html_table, study_html
 from mark1._utils.language import percent
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
@@ -337,6 +338,13 @@ class SceneResult:
     def _values(self, key: str) -> list[float]:
         return [r.get(key) for r in self.records]
 
+    def __repr__(self) -> str:
+        s = self.summary()
+        report = _report_text({"reported": self.reported.get("value"), "lower_bound": self.lower_bound,
+                               "expect": self.reported.get("expect")})
+        return clip(f"SceneResult({self.name!r}, reported {report}, judged {percent(s['judged_mean'])}, "
+                    f"{s['verdict'] or 'unclear'}, {s['n']} seed(s))")
+
     @property
     def scored(self) -> str:
         """``"test"`` or ``"train"``: the accuracy the report is judged on (recall: the trained cards)."""
@@ -483,22 +491,42 @@ class Reenactment:
             out.append(row)
         return out
 
-    def table(self) -> str:
-        """A plain-text table, one line per scene, with the verdicts."""
+    def _cells(self) -> tuple[tuple, list, str]:
+        """The table's head, its rows (cells as text) and the line under it."""
         rows = self.rows()
-        w = max([len(r["scene"]) for r in rows] + [5])
-        lines = [f"{'scene':<{w}}  {'report':>9}  {'scored':>6}  {'analog [95 %]':>25}  {'704':>7}  "
-                 f"{'digital':>8}  judged on  verdict"]
-        for r in rows:
-            lines.append(f"{r['scene']:<{w}}  {_report_text(r):>9}  {r['scored']:>6}  "
-                         f"{_interval(r['mean'], r['low'], r['high']):>25}  {percent(r['ideal_mean']):>7}  "
-                         f"{percent(r['digital_mean']):>8}  {r['primary']:<9}  {r['verdict']}")
+        head = ("scene", "report", "scored", "analog [95 %]", "704", "digital", "judged on", "verdict")
+        cells = [(r["scene"], _report_text(r), r["scored"], _interval(r["mean"], r["low"], r["high"]),
+                  percent(r["ideal_mean"]), percent(r["digital_mean"]), r["primary"], r["verdict"]) for r in rows]
         n_in = sum(r["verdict"] == "within" for r in rows)
         n_out = sum(r["verdict"] == "OUT OF BAND" for r in rows)
-        lines.append(f"{n_in} within band, {n_out} out of band, {len(rows) - n_in - n_out} unclear "
-                     f"({len(self.seeds)} seed(s); band = reported ± {self.tolerance * 100:g} points, "
-                     f"[reported, 100 %] for a lower bound, the project's band where no number is reported)")
+        under = (f"{n_in} within band, {n_out} out of band, {len(rows) - n_in - n_out} unclear "
+                 f"({len(self.seeds)} seed(s); band = reported ± {self.tolerance * 100:g} points, "
+                 f"[reported, 100 %] for a lower bound, the project's band where no number is reported)")
+        return head, cells, under
+
+    def table(self) -> str:
+        """A plain-text table, one line per scene, with the verdicts."""
+        head, cells, under = self._cells()
+        w = max([len(c[0]) for c in cells] + [5])
+        lines = [f"{'scene':<{w}}  {'report':>9}  {'scored':>6}  {'analog [95 %]':>25}  {'704':>7}  "
+                 f"{'digital':>8}  judged on  verdict"]
+        lines += [f"{c[0]:<{w}}  {c[1]:>9}  {c[2]:>6}  {c[3]:>25}  {c[4]:>7}  {c[5]:>8}  {c[6]:<9}  {c[7]}"
+                  for c in cells]
+        lines.append(under)
         return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        verdicts = [r["verdict"] for r in self.rows()]
+        n_in, n_out = verdicts.count("within"), verdicts.count("OUT OF BAND")
+        return clip(f"Reenactment({len(self.scenes)} scenes, {len(self.seeds)} seed(s): {n_in} within band, "
+                    f"{n_out} out of band, {len(verdicts) - n_in - n_out} unclear)")
+
+    def _repr_html_(self) -> str:
+        from mark1.viz.studies import reenact_figure        # matplotlib only when a notebook asks
+
+        head, cells, under = self._cells()
+        return study_html("Reenactment", html_table(head, cells, left=(0, 6, 7), notes=[under]),
+                          reenact_figure, self)
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values: the rows with their verdicts and every record (``reenact.json``)."""

@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
+from mark1._utils.html import clip, html_table, study_html
 from mark1._utils.language import duration
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
@@ -388,32 +389,53 @@ class Sweep:
         ref = {r["seed"]: r["test_accuracy"] for r in self._by_value(self.reference)}
         return [{"value": value_text(v), **_cell_summary(self._by_value(v), ref)} for v in self.values]
 
-    def table(self) -> str:
-        """A plain-text table, one line per value."""
-        head = (f"{self.scene}: {self.param} over {len(self.seeds)} paired seed(s); "
-                f"change = test accuracy minus at {value_text(self.reference)} (same seeds), 95 % interval\n")
-        lines = [f"{'value':>10}  {'test accuracy (%)':>22}  {'change (points)':>22}  {'machine time':>12}  "
-                 f"{'waited':>8}  {'learned after':>13}"]
-        for r in self.summary():
-            def iv(m, lo, hi, scale=100.0, fmt="{:.1f}"):
-                if m is None:
-                    return "-"
-                if lo is None or math.isnan(lo):
-                    return fmt.format(m * scale)
-                return f"{fmt.format(m * scale)} [{fmt.format(lo * scale)}, {fmt.format(hi * scale)}]"
+    def _cells(self) -> tuple[str, tuple, list, list]:
+        """The line above the table, its head, its rows (cells as text) and the lines under it."""
+        above = (f"{self.scene}: {self.param} over {len(self.seeds)} paired seed(s); "
+                 f"change = test accuracy minus at {value_text(self.reference)} (same seeds), 95 % interval")
+        head = ("value", "test accuracy (%)", "change (points)", "machine time", "waited", "learned after")
+
+        def iv(m, lo, hi, scale=100.0, fmt="{:.1f}"):
+            if m is None:
+                return "-"
+            if lo is None or math.isnan(lo):
+                return fmt.format(m * scale)
+            return f"{fmt.format(m * scale)} [{fmt.format(lo * scale)}, {fmt.format(hi * scale)}]"
+
+        rows = []
+        summary = self.summary()
+        for r in summary:
             change = ("reference" if r["value"] == value_text(self.reference)
                       else iv(r["change_mean"], r["change_low"], r["change_high"], fmt="{:+.1f}")
                       + ("" if r["distinguishable"] else " ~0"))
-            lines.append(f"{r['value']:>10}  {iv(r['test_mean'], r['test_low'], r['test_high']):>22}  "
-                         f"{change:>22}  {hours_cell(r['machine_h_mean']):>12}  {duration(r['waited_s_mean']):>8}  "
-                         f"{r['learned_after_mean']:>13.1f}")
-        lines.append("~0: not distinguishable from 0 (the 95 % interval contains 0); learned after: "
-                     "presentations until the last training mistake")
+            rows.append((r["value"], iv(r["test_mean"], r["test_low"], r["test_high"]), change,
+                         hours_cell(r["machine_h_mean"]), duration(r["waited_s_mean"]),
+                         f"{r['learned_after_mean']:.1f}"))
+        under = ["~0: not distinguishable from 0 (the 95 % interval contains 0); learned after: "
+                 "presentations until the last training mistake"]
         if self.param in SCHEDULE_PARAMS:
-            lines.append("first pass without a training mistake, per seed (-: none):")
-            lines += [f"{r['value']:>10}  " + " ".join("-" if c is None else str(c) for c in r["clean"])
-                      for r in self.summary()]
-        return head + "\n".join(lines)
+            under.append("first pass without a training mistake, per seed (-: none):")
+            under += [f"{r['value']:>10}  " + " ".join("-" if c is None else str(c) for c in r["clean"])
+                      for r in summary]
+        return above, head, rows, under
+
+    def table(self) -> str:
+        """A plain-text table, one line per value."""
+        above, head, rows, under = self._cells()
+        widths = (10, 22, 22, 12, 8, 13)
+        lines = ["  ".join(f"{c:>{w}}" for c, w in zip(r, widths)) for r in (head, *rows)]
+        return above + "\n" + "\n".join(lines + under)
+
+    def __repr__(self) -> str:
+        return clip(f"Sweep(scene={self.scene!r}, param={self.param!r}, "
+                    f"values=[{', '.join(value_text(v) for v in self.values)}], {len(self.seeds)} seed(s))")
+
+    def _repr_html_(self) -> str:
+        from mark1.viz.studies import sweep_figure          # matplotlib only when a notebook asks
+
+        above, head, rows, under = self._cells()
+        return study_html(f"Sweep: {self.scene}", html_table(head, rows, caption=above, notes=under),
+                          sweep_figure, self)
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values: the run, the summary and the records (``sweep.json``)."""
@@ -652,11 +674,11 @@ class GridSweep:
         cells = [np.nan if r[f"{name}_mean"] is None else r[f"{name}_mean"] for r in rows]
         return np.array(cells, float).reshape(len(self.values[0]), len(self.values[1]))
 
-    def table(self) -> str:
-        """A plain-text table, one line per cell."""
+    def _cells(self) -> tuple[str, list, list, str]:
+        """The line above the table, its head, its rows (cells as text) and the line under it."""
         a, b = self.params
-        head = (f"{self.scene}: {a} x {b} over {len(self.seeds)} paired seed(s); change = test accuracy minus "
-                f"at ({value_text(self.reference[0])}, {value_text(self.reference[1])}) (same seeds)\n")
+        above = (f"{self.scene}: {a} x {b} over {len(self.seeds)} paired seed(s); change = test accuracy minus "
+                 f"at ({value_text(self.reference[0])}, {value_text(self.reference[1])}) (same seeds)")
         rows = []
         for r in self.summary():
             change = ("reference" if (r["value_a"], r["value_b"]) == tuple(map(value_text, self.reference))
@@ -665,11 +687,27 @@ class GridSweep:
             rows.append([r["value_a"], r["value_b"], pct(r["test_mean"]), change,
                          hours_cell(r["machine_h_mean"]), num(r["learned_after_mean"], "{:.1f}"),
                          num(r["pots_at_stops_mean"], "{:.1f}")])
-        lines = aligned([a, b, "test accuracy", "change (points)", "machine time", "learned after", "pots at stops"],
-                        rows, left=(0, 1))
-        lines.append("~0: not distinguishable from 0 (95 % interval); learned after: presentations until the last "
-                     f"training mistake; pots at stops: within {STOP_MARGIN} FS of ±1 at the end of training")
-        return head + "\n".join(lines)
+        head = [a, b, "test accuracy", "change (points)", "machine time", "learned after", "pots at stops"]
+        under = ("~0: not distinguishable from 0 (95 % interval); learned after: presentations until the last "
+                 f"training mistake; pots at stops: within {STOP_MARGIN} FS of ±1 at the end of training")
+        return above, head, rows, under
+
+    def table(self) -> str:
+        """A plain-text table, one line per cell."""
+        above, head, rows, under = self._cells()
+        return above + "\n" + "\n".join([*aligned(head, rows, left=(0, 1)), under])
+
+    def __repr__(self) -> str:
+        a, b = self.params
+        return clip(f"GridSweep(scene={self.scene!r}, {a} x {b}, {len(self.values[0])} x {len(self.values[1])} "
+                    f"cells, {len(self.seeds)} seed(s))")
+
+    def _repr_html_(self) -> str:
+        from mark1.viz.studies import grid_sweep_figure     # matplotlib only when a notebook asks
+
+        above, head, rows, under = self._cells()
+        return study_html(f"Grid sweep: {self.scene}", html_table(head, rows, left=(0, 1), caption=above,
+                                                                  notes=[under]), grid_sweep_figure, self)
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values: the run, the summary and the records (``grid.json``)."""

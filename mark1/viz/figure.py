@@ -10,6 +10,7 @@ starts is :func:`accuracy_low`'s choice.
 
 from __future__ import annotations
 
+import io
 import math
 from pathlib import Path
 
@@ -46,9 +47,25 @@ def new_figure(width: float, height: float, *, layout: str | None = None) -> Fig
     >>> type(new_figure(4, 3, layout="constrained").get_layout_engine()).__name__
     'ConstrainedLayoutEngine'
     """
-    fig = Figure(figsize=(width, height), layout=layout)
+    fig = _ShownFigure(figsize=(width, height), layout=layout)
     FigureCanvasAgg(fig)
     return fig
+
+
+class _ShownFigure(Figure):
+    """A Figure that Jupyter draws as a PNG when it is a cell's value.
+
+    IPython draws a bare Figure only once pyplot's inline backend has registered its
+    formatter (pyplot imported in an earlier cell); without it a student saw
+    ``<Figure size 640x480 with 1 Axes>``. :meth:`_repr_png_` is IPython's fallback, used
+    only when no formatter for Figure is registered, so the inline backend's own drawing
+    wins where it is active.
+    """
+
+    def _repr_png_(self) -> bytes:
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", bbox_inches="tight")
+        return buf.getvalue()
 
 
 def save_figure(fig: Figure, out, **kwargs) -> None:

@@ -1,0 +1,130 @@
+"""What Jupyter shows of mark1's objects: HTML tables, figures as PNG data URIs, short reprs.
+
+No matplotlib here: a figure is passed in already drawn (or as a function that draws it,
+called only when the HTML is asked for, i.e. in a notebook).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from typing import Callable, Sequence
+
+__all__ = ["html_table", "figure_img", "study_html", "clip"]
+
+#: Longest one-line ``__repr__`` mark1 writes (characters).
+REPR_LIMIT = 120
+
+_STYLE = ("border-collapse:collapse;font-variant-numeric:tabular-nums;margin:0.3em 0")
+_CELL = "padding:0.15em 0.6em;border-bottom:1px solid #ddd"
+
+
+def clip(text: str, limit: int = REPR_LIMIT) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis when longer.
+
+    Examples
+    --------
+    >>> clip("a\\nb"), clip("x" * 10, 6)
+    ('a b', 'xxxxx…')
+    """
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def html_table(head: Sequence, rows: Sequence[Sequence], *, left: Sequence[int] = (0,), caption: str = "",
+               notes: Sequence[str] = ()) -> str:
+    """An HTML table: columns ``left`` aligned left, the rest right (numbers), every cell escaped.
+
+    Parameters
+    ----------
+    head : sequence of str
+        Column headings.
+    rows : sequence of sequences
+        The cells, as text (``str()`` is taken), one sequence per row.
+    left : sequence of int
+        Columns aligned left.
+    caption : str
+        A line above the table.
+    notes : sequence of str
+        Lines below it (what the columns mean).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> html_table(["a", "b"], [["x<y", 1]]).count("<td")
+    2
+    >>> "x&lt;y" in html_table(["a", "b"], [["x<y", 1]])
+    True
+    """
+    def cell(tag, i, value):
+        align = "left" if i in left else "right"
+        return f'<{tag} style="{_CELL};text-align:{align}">{html.escape(str(value))}</{tag}>'
+
+    parts = [f'<table style="{_STYLE}">']
+    if caption:
+        parts.append(f'<caption style="text-align:left;caption-side:top">{html.escape(caption)}</caption>')
+    parts.append("<thead><tr>" + "".join(cell("th", i, h) for i, h in enumerate(head)) + "</tr></thead><tbody>")
+    parts += ["<tr>" + "".join(cell("td", i, c) for i, c in enumerate(r)) + "</tr>" for r in rows]
+    parts.append("</tbody></table>")
+    parts += [f'<div style="font-size:90%;color:#444">{html.escape(n)}</div>' for n in notes if n]
+    return "".join(parts)
+
+
+def figure_img(fig, *, alt: str = "figure") -> str:
+    """A drawn figure as an ``<img>`` with a PNG data URI (the notebook stays one file).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The image's text for readers that show none.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from mark1.viz.figure import new_figure
+    >>> figure_img(new_figure(1, 1)).startswith('<img src="data:image/png;base64,')
+    True
+    """
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}" style="max-width:100%">'
+
+
+def study_html(title: str, table: str, draw: Callable | None = None, result=None) -> str:
+    """A study's HTML: a heading, its table, and its figure when ``draw(result)`` makes one.
+
+    Parameters
+    ----------
+    title : str
+        The heading (the study and its scene).
+    table : str
+        The table's HTML (:func:`html_table`).
+    draw : callable or None
+        The figure function of :mod:`mark1.viz.studies` (imported by the caller only when
+        the HTML is asked for).
+    result : object
+        What ``draw`` draws.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> study_html("sweep", html_table(["v"], [[1]])).startswith("<div><b>sweep</b>")
+    True
+    """
+    parts = [f"<div><b>{html.escape(title)}</b>", table]
+    if draw is not None:
+        parts.append(figure_img(draw(result), alt=title))
+    parts.append("</div>")
+    return "".join(parts)
