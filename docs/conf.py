@@ -79,7 +79,7 @@ sphinx_gallery_conf = {
     "examples_dirs": "_gallery_src",
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"\.py$",               # run every example (default: only plot_*.py)
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "mark1_gallery.NaturalSortKey",
     "image_scrapers": ("mark1_gallery.scrape_output",),
     "reset_argv": "mark1_gallery.reset_argv",
     "capture_repr": (),

@@ -127,3 +127,15 @@ def setup(app):
     app.add_config_value("mark1_gallery_examples", "../examples", "env")
     app.connect("config-inited", stage)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+class NaturalSortKey:
+    """Examples in name order with numbers read as numbers (``prml_fig4_4`` before
+    ``prml_fig4_10``; plain name order put 4.10 first). Named in ``conf.py``'s
+    ``within_subsection_order``; sphinx-gallery makes one with the source folder."""
+
+    def __init__(self, src_dir):
+        self.src_dir = src_dir
+
+    def __call__(self, filename) -> tuple:
+        return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", str(filename)))

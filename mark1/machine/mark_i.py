@@ -577,5 +577,34 @@ class MarkI(ParamsMixin):
         self._check_fitted()
         return self.rack_.positions(self.machine_time_)
 
+    def _is_fitted(self) -> bool:
+        return hasattr(self, "rack_") and self._fitted_for == (self.spec, self.seed, self.noise_seed)
+
     def __repr__(self) -> str:
-        return f"MarkI(spec={self.spec.name!r}, seed={self.seed!r})"
+        head = f"MarkI(spec={self.spec.name!r}, seed={self.seed!r}"
+        if not self._is_fitted():
+            return head + ")"
+        mistakes = self.mistakes_per_epoch_
+        return (head + f"; fitted: {len(self.classes_)} classes, {len(self.history_)} presentations, "
+                f"{int(mistakes[-1]) if len(mistakes) else 0} mistakes in the last epoch)")[:120]
+
+    def _repr_html_(self) -> str:
+        """The machine, and once trained what it did: a table and its learning curve (PNG)."""
+        from mark1._utils.html import figure_img, html_table
+        from mark1._utils.language import duration
+
+        rows = [("machine", self.spec.name), ("seed", repr(self.seed)),
+                ("A-units", self.spec.patchboard.n_associators), ("R-units", self.spec.response.n_responses)]
+        if not self._is_fitted():
+            rows.append(("trained", "not yet: call fit(cards, labels)"))
+            return html_table(("MarkI", ""), rows, left=(0, 1)) + self.spec._repr_html_()
+        rows += [("classes", ", ".join(map(str, self.classes_))),
+                 ("presentations", len(self.history_)),
+                 ("mistakes per epoch", " ".join(map(str, self.mistakes_per_epoch_.tolist()))),
+                 ("machine time", duration(self.machine_time_)),
+                 ("cards waited for the motors", duration(self.waited_))]
+        from mark1.viz.training import learning_curve        # matplotlib only when a notebook asks
+
+        return (html_table(("MarkI", ""), rows, left=(0, 1)) + self.spec._repr_html_()
+                + figure_img(learning_curve(self.history_, title=f"{self.spec.name}, seed {self.seed}"),
+                             alt="learning curve"))

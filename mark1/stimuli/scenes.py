@@ -236,6 +236,21 @@ class Scene:
     def __repr__(self) -> str:
         return f"Scene({self.name!r}, path={self.path!r})"
 
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the scene's name, description, cards, machine, schedule and report."""
+        from mark1._utils.html import html_table
+        from mark1._utils.language import percent
+
+        sch = self.schedule
+        rows = [("file", self.path or "-"), ("description", " ".join(self.description.split()) or "-"),
+                ("classes", ", ".join(map(str, self.classes))),
+                ("cards", ", ".join(f"{k}: {'-' if v.count is None else v.count}" for k, v in self.settings.items())),
+                ("machine", self.machine_spec().name + (" with overrides" if self.overrides else "")),
+                ("schedule", f"{sch.epochs} epoch(s), {sch.order}, rule {sch.rule}"),
+                ("reported", ("no figure" if self.reported.value is None else percent(self.reported.value))
+                 + (f" ({self.reported.source})" if self.reported.source else ""))]
+        return html_table(("Scene", self.name), rows, left=(0, 1))
+
 
 #: The classes of the lit-points predicate (Minsky and Papert's parity).
 POINTS_CLASSES = ("even", "odd")

@@ -537,6 +537,11 @@ def perceptron_figure(X, t, result, *, w0, eta: float = 1.0, max_panels: int = 2
         ax.tick_params(labelsize=8)
     for ax in axes[len(shown):]:
         ax.set_visible(False)
+    for k, ax in enumerate(axes[:len(shown)]):        # the plane is phi's (x1, x2; phi_3 = 1 is the bias)
+        if k % ncols == 0:
+            ax.set_ylabel("$\\phi_2$")
+        if k + ncols >= len(shown):
+            ax.set_xlabel("$\\phi_1$")
     which = ("every update shown" if len(shown) == n_upd + 1 else
              f"updates 0-{max_panels - 2} and the last shown, {n_upd + 1 - len(shown)} not drawn")
     fig.suptitle(f"PRML Fig. 4.7: the perceptron, {n_upd} updates ({which}); red t = +1, blue t = -1; "
@@ -678,7 +683,8 @@ def generative_figure(gc, X, y, *, out=None) -> Figure:
         ax_s.scatter(a[yi == c], p[yi == c], s=12, color=_CLASS_COLORS[c], alpha=0.7,
                      label=f"$p(C_1|x)$ at the class {gc.classes_[c]} points")
     ax_s.set_xlabel("$a = w^T x + w_0$")
-    ax_s.set_ylabel("$p(C_1|x)$")
+    # sigma(a), not p(C_1|x) again: the colour bar beside it already says p(C_1|x)
+    ax_s.set_ylabel("$\\sigma(a)$")
     ax_s.set_ylim(-0.03, 1.03)
     ax_s.legend(fontsize=7, loc="upper left")
     ax_s.text(0.98, 0.04, f"$w = \\Sigma^{{-1}}(\\mu_1 - \\mu_0)$ = ({w[0]:.3f}, {w[1]:.3f})\n"

@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -23,7 +24,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.patheffects import withStroke
 
-from mark1._utils.language import LEARNER_COLOURS, WEIGHT_CMAP, duration, duration_unit, percent
+from mark1._utils.language import LEARNER_COLOURS, NEUTRAL, WEIGHT_CMAP, duration, duration_unit, percent
 from mark1.lab import VERDICTS, Ablation, Comparison, GridSweep, LearningCurves, Reenactment, Sweep, value_text
 from mark1.exceptions import InputError
 from mark1.lab.stats import mean_interval
@@ -482,9 +483,18 @@ def sweep_figure(result: Sweep, *, out=None) -> Figure:
     ax.set_title("machine time of the training", fontsize=9)
     ax = axes[3]
     band(ax, "learned_after", 1, colour)
-    ax.set_ylim(bottom=0)
+    runs = {r["presentations"] for r in result.records if r.get("presentations")}
+    if len(runs) == 1:          # the lab cuts the band at the run's end: the last mistake falls within it
+        run = runs.pop()
+        ax.axhline(run, color=NEUTRAL, linestyle="--", linewidth=1)
+        ax.set_ylim(0, run * 1.06)
+        ax.set_title(f"presentations until the last training mistake\n(dashed: the run's {run}; "
+                     "the 95 % band is cut there)", fontsize=9)
+    else:
+        ax.set_ylim(bottom=0)
+        ax.set_title("presentations until the last training mistake\n(95 % band cut at each value's run)",
+                     fontsize=9)
     ax.set_ylabel("presentations")
-    ax.set_title("presentations until the last training mistake", fontsize=9)
     for ax in axes:
         if log:
             ax.set_xscale("log")
@@ -587,8 +597,12 @@ def grid_sweep_figure(result: GridSweep, *, panels=None, out=None) -> Figure:
         ax.set_ylabel(_param_label(a))
         ax.set_title(title, fontsize=9)
         fig.colorbar(im, ax=ax, shrink=0.85)
-    fig.suptitle(f"{result.scene} — {a} × {b}, mean over {len(result.seeds)} paired seed(s) "
-                 "(outlined: the scene's own values)", fontsize=10)
+    # wrapped to the figure's width: two small panels are narrower than the scene's name and the
+    # parameters in one line, which ran off both edges
+    chars = max(30, int(fig.get_figwidth() * 12))
+    fig.suptitle("\n".join([*textwrap.wrap(f"{result.scene} — {a} × {b}", chars),
+                            *textwrap.wrap(f"mean over {len(result.seeds)} paired seed(s) (outlined: the scene's own "
+                                           "values)", chars)]), fontsize=10)
     fig.tight_layout()
     return _saved(fig, out, dpi=110)
 
