@@ -234,7 +234,10 @@ class Scene:
                          epochs=epochs, overrides=overrides, learners=learners, lesson_cards=lesson_cards)
 
     def __repr__(self) -> str:
-        return f"Scene({self.name!r}, path={self.path!r})"
+        text = f"Scene({self.name!r}, path={self.path!r})"
+        if len(text) > 120 and self.path:          # a long absolute path: its file name says which scene
+            text = f"Scene({self.name!r}, path='…/{Path(self.path).name}')"
+        return text if len(text) <= 120 else text[:119] + "…"
 
     def _repr_html_(self) -> str:
         """What a notebook shows: the scene's name, description, cards, machine, schedule and report."""
