@@ -277,7 +277,7 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
     resume : bool
         Skip the (machine, seed) runs whose record in ``out/jobs`` matches this ablation.
     progress : bool
-        A progress bar over the runs of distinct machines, on a terminal only.
+        A progress bar over the runs of distinct machines, on a terminal or in Jupyter.
     train_count, test_count : int, optional
         Card counts instead of the scene's, the same for every variant.
     figure : callable, optional

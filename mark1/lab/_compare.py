@@ -431,7 +431,7 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
     resume : bool
         Skip seeds whose record in ``out/seeds`` exists and matches this run.
     progress : bool
-        A progress bar over seeds (tqdm), only on a terminal and outside CI.
+        A progress bar over seeds (tqdm), on a terminal or in Jupyter, never in CI.
     train_count, test_count : int, optional
         Card counts instead of the scene's (for quick runs and tests).
     features : {"analog", "ideal"}

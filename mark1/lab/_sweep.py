@@ -528,7 +528,7 @@ def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, 
     resume : bool
         Read back jobs already recorded in ``out/jobs`` by the same sweep.
     progress : bool
-        A progress bar over the jobs (on a terminal only).
+        A progress bar over the jobs (on a terminal or in Jupyter).
     train_count, test_count : int, optional
         Card counts instead of the scene's.
     epochs : int, optional

@@ -73,7 +73,7 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     out : str or path-like, optional
         Where to save the figure (atomically; PNG unless the file ending says otherwise).
     progress : bool
-        A progress bar over the cards read (tqdm, only on a terminal).
+        A progress bar over the cards read (tqdm, on a terminal or in Jupyter).
 
     Returns
     -------

@@ -3,7 +3,8 @@
 matplotlib is imported in :mod:`mark1.viz` and the classroom, nowhere below them. Every
 figure function returns a :class:`matplotlib.figure.Figure` and, when given ``out``,
 saves it atomically (a temporary file in the same folder, then ``os.replace``), so a
-figure file is either complete or absent. An accuracy axis is drawn in % by
+figure file is either complete or absent. A figure returned as a Jupyter cell's value
+draws itself as a PNG. An accuracy axis is drawn in % by
 :func:`accuracy_axis`, which says so on the axis when it does not start at 0; where it
 starts is :func:`accuracy_low`'s choice.
 """
@@ -26,6 +27,9 @@ __all__ = ["new_figure", "save_figure", "accuracy_axis", "accuracy_low"]
 
 def new_figure(width: float, height: float, *, layout: str | None = None) -> Figure:
     """A Figure attached to an Agg canvas (no pyplot, no global state).
+
+    Returned as a notebook cell's value, it shows as a PNG in Jupyter without pyplot
+    imported first (a ``_repr_png_``; pyplot's inline backend draws it where active).
 
     Parameters
     ----------

@@ -406,7 +406,7 @@ def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 
     dpi : int
         Resolution of the frames (12.8 × 7.2 inches; at least 79 dpi, so 1000 pixels wide).
     progress : bool
-        A progress bar over the frames (tqdm, only on a terminal).
+        A progress bar over the frames (tqdm, on a terminal or in Jupyter).
 
     Returns
     -------
