@@ -11,7 +11,7 @@ import pytest
 
 from mark1 import specs
 from mark1.cli import _options, _run, main
-from mark1.stimuli.scenes import load_scene
+from mark1.stimuli.scenes import load_scene, scene_names
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "scenes" / "demo.toml"
@@ -22,7 +22,7 @@ def test_readme_commands_are_what_ci_runs():
     commands = [line for line in readme[:8] if line.startswith("python3 -m venv")]
     assert len(commands) == 2, "the README must open with the two commands"
     install_run, install_test = commands
-    assert "scenes/" in install_run and (ROOT / install_run.split("mark1 run ")[1].split()[0]).exists()
+    assert install_run.split("mark1 run ")[1].split()[0] in scene_names(), "a built-in scene, by name"
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert install_test in ci, ".ci/run must run the README's test command verbatim"
 
@@ -122,6 +122,64 @@ def test_missing_scene_file(tmp_path, capsys):
     assert main(["run", str(tmp_path / "nope.toml")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nope.toml" in err[0]
+
+
+def test_scenes_lists_every_built_in_scene_with_what_it_re_enacts_and_its_report(capsys):
+    from mark1.stimuli import scene_names
+
+    assert main(["scenes"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: line for line in out[2:2 + len(scene_names())]}
+    assert list(rows) == scene_names()
+    for name, line in rows.items():
+        scene = load_scene(name)
+        assert scene.name in line and scene.reported.scored in line
+        if scene.reported.value is not None:
+            assert f"{scene.reported.value * 100:.1f} %" in line
+    assert ">80.0 %" in rows["e_vs_f"] and "(chance)" in rows["parity"] and "100.0 %  recall" in rows["alphabet"]
+    assert main(["scenes", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in listed] == scene_names()
+    assert all(Path(r["file"]).exists() and r["re_enacts"] and r["report"] for r in listed)
+
+
+def test_every_scene_command_takes_a_built_in_scene_by_name(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)                     # no scenes/ folder here
+    assert main(["run", "demo", "--json"]) == 0
+    summary = json.loads((tmp_path / "runs" / "demo" / "summary.json").read_text())
+    assert summary["scene"] == load_scene(DEMO).name and summary["scene_file"] == "demo"
+    capsys.readouterr()
+    assert main(["explain", "e_vs_x", "--cards", "1"]) == 0
+    assert 'Card 1 ("' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["run", "render", "explain", "lesson", "compare", "ablate", "curves"])
+def test_an_unknown_scene_name_is_one_line_listing_the_names(command, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main([command, "demmo"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "demmo" in err[0] and "alphabet, connectedness, demo" in err[0]
+    assert not (tmp_path / "runs").exists()
+
+
+def test_reenact_alone_re_enacts_every_built_in_scene_with_a_report(tmp_path, capsys, monkeypatch):
+    from mark1.cli import _lab
+    from mark1.lab import judged
+    from mark1.stimuli import shipped_scenes
+
+    seen = {}
+
+    def no_run(args, workers, study, scenes, **options):     # the scenes the command hands the study
+        seen["scenes"] = scenes
+        raise KeyboardInterrupt
+    monkeypatch.setattr(_lab, "_run_study", no_run)
+    main(["reenact", "--seeds", "1", "--out", str(tmp_path / "re")])
+    expected = [p for p in shipped_scenes() if judged(load_scene(p).reported)]
+    assert [s.path for s in seen["scenes"]] == [str(p) for p in expected]
+    assert len(expected) == len(shipped_scenes()) - 1           # every one but the demonstration
+    seen.clear()
+    main(["reenact", "e_vs_f", "parity", "--seeds", "1", "--out", str(tmp_path / "re2")])
+    assert [Path(s.path).stem for s in seen["scenes"]] == ["e_vs_f", "parity"]
 
 
 def test_python_dash_m_has_no_traceback_on_bad_input(tmp_path):
@@ -298,7 +356,7 @@ def test_summary_trace_names_the_classes(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("command", [[], ["run"], ["compare"], ["ablate"], ["curves"], ["sweep"], ["reenact"],
-                                     ["lesson"], ["device"], ["render"], ["explain"], ["specs"]])
+                                     ["lesson"], ["device"], ["render"], ["explain"], ["specs"], ["scenes"]])
 def test_every_help_page_prints(command, capsys):
     """argparse formats help with %: one stray percent sign breaks `mark1 --help`."""
     with pytest.raises(SystemExit) as e:

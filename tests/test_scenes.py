@@ -54,6 +54,53 @@ def test_catalog_is_complete():
     assert [p.name for p in shipped_scenes()] == [p.name for p in SHIPPED]
 
 
+def test_built_in_scenes_are_the_package_data_of_mark1_scenes():
+    from importlib import resources
+
+    from mark1.stimuli import SCENES_DIR, scene_names
+
+    data = sorted(p.name for p in resources.files("mark1.scenes").iterdir() if p.name.endswith(".toml"))
+    assert data == [p.name for p in SHIPPED] == [p.name for p in shipped_scenes()]
+    assert all(p.parent == SCENES_DIR for p in shipped_scenes())
+    assert scene_names() == [p.stem for p in SHIPPED]
+
+
+@pytest.mark.parametrize("name", ["demo", "alphabet", "parity_points"])
+def test_a_built_in_scene_loads_by_name_wherever_the_work_is(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)                     # no scenes/ folder here
+    by_name = load_scene(name)
+    by_file = load_scene(ROOT / "scenes" / f"{name}.toml")
+    assert by_name.name == by_file.name and Path(by_name.path).name == f"{name}.toml"
+    assert Path(by_name.path).is_absolute() and Path(by_name.path).exists()
+    assert np.array_equal(by_name.stimuli("train", seed=3, count=small(by_name)).cards,
+                          by_file.stimuli("train", seed=3, count=small(by_file)).cards)
+
+
+def test_a_file_that_exists_wins_over_a_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "demo").write_text(MINIMAL.replace('name = "t"', 'name = "mine"'))
+    assert load_scene("demo").name == "mine"
+    assert load_scene("e_vs_x").name != "mine"
+
+
+@pytest.mark.parametrize("name", ["demmo", "Demo", "e-vs-x", "scenes"])
+def test_an_unknown_name_is_one_line_naming_every_built_in_scene(name, tmp_path, monkeypatch):
+    from mark1.stimuli import scene_names
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SceneError) as e:
+        load_scene(name)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(f"{name}: ") and "built-in scene" in msg
+    assert all(n in msg for n in scene_names())
+
+
+def test_a_missing_path_is_still_a_missing_file_not_a_name(tmp_path):
+    for path in (tmp_path / "demo.toml", "demo.toml", tmp_path / "demo"):
+        with pytest.raises(SceneError, match="expected an existing scene file, got no such file"):
+            load_scene(path)
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
 def test_shipped_scene_loads_and_renders(path):
     scene = load_scene(path)

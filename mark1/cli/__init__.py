@@ -1,5 +1,6 @@
 """The ``mark1`` command line.
 
+    mark1 scenes [--json]                              the built-in scenes: name, what each re-enacts, report
     mark1 run SCENE [--seed N] [--out DIR] [--json]    train and test as the scene says
                     [--trace full] [--realtime F]      (every event; replay in real time)
                     [--memory-limit GB]                (refused up front if estimated above; also
@@ -18,7 +19,8 @@
     mark1 theory [--seeds 10] [--out DIR] [--quick]    the patch board against Rosenblatt's P_a, P_c, recall
     mark1 theory p_a X Y THETA R [--n 400]             one formula's value: 1958 form beside 400 points
 
-Bad input gives one line on stderr and exit status 2, no traceback; it is found before any
+SCENE is a built-in scene's name (``demo``; ``mark1 scenes`` lists them) or a scene file;
+a file that exists wins over a name. Bad input gives one line on stderr and exit status 2, no traceback; it is found before any
 work, so nothing is written. So is a run estimated (``Scene.resources``) not to fit in
 memory: the smallest of ``--memory-limit`` (``run``, ``compare``, ``ablate``, ``curves``,
 ``sweep`` and ``reenact`` take it; ``render``, ``explain`` and ``lesson`` are checked against
@@ -44,7 +46,7 @@ __all__ = ["main"]
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mark1", description="Rosenblatt's Mark I Perceptron, simulated.")
     sub = parser.add_subparsers(dest="command", required=True)
-    _run.add_commands(sub)                  # run, specs, render, explain, lesson, device
+    _run.add_commands(sub)                  # scenes, run, specs, render, explain, lesson, device
     _lab.add_commands(sub)                  # compare, ablate, curves, sweep, reenact
     _theory.add_commands(sub)               # theory
     return parser
@@ -66,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 
     Examples
     --------
-    >>> main(["explain", "scenes/demo.toml", "--cards", "1"])         # doctest: +ELLIPSIS
+    >>> main(["explain", "demo", "--cards", "1"])         # doctest: +ELLIPSIS
     small: 400 S-units, 64 A-units, 1 R-unit(s) in use ...
     Card 1 ("X") at t = 0.000000 s
     ...

@@ -251,7 +251,8 @@ def add_commands(sub) -> None:
     re_ = sub.add_parser("reenact", help="every scene with a reported figure, over seeds, "
                                          "judged against its report (one page)")
     re_.add_argument("scenes", nargs="*", metavar="SCENE",
-                     help="scene files (default: every shipped scene with a reported figure)")
+                     help="built-in scenes' names or scene files (default: every built-in scene with a "
+                          "reported figure or an expectation, mark1 scenes lists them)")
     re_.add_argument("--seeds", type=int, default=10, help="number of seeds, 0..N-1 (default 10)")
     re_.add_argument("--out", help="folder for the records and results (default runs/reenact)")
     re_.add_argument("--page", metavar="FILE.md",

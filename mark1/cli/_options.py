@@ -21,6 +21,8 @@ from mark1.exceptions import SceneError, UsageError
 from mark1.lab import SCHEDULE_PARAMS, check_learners, parse_values
 from mark1.stimuli.scenes import Scene, load_scene
 
+#: what a command's SCENE argument takes, as argparse help writes it
+SCENE_HELP = "a built-in scene's name (mark1 scenes lists them), e.g. demo, or a scene file"
 #: the share of physical memory a command may use, as argparse help writes it
 _PHYSICAL_HELP = percent(PHYSICAL_SHARE, 0).replace("%", "%%")
 
@@ -54,7 +56,7 @@ def output_file(args, default: Path, formats=("png", "pdf", "svg", "jpg", "jpeg"
 
 
 def scene_or_usage(path: str) -> Scene:
-    """The scene file loaded, or a UsageError with the scene's one-line error."""
+    """The scene file (or built-in scene by name) loaded, or a UsageError with the scene's one-line error."""
     try:
         return load_scene(path)
     except SceneError as e:
@@ -67,7 +69,7 @@ def add_common_options(parser, *, seeds: int, folder: str, resume: bool = True) 
     ``SCENE``, ``--seeds``, ``--out``, ``--workers``, ``--scheduler``, ``--train-count``,
     ``--test-count`` and, with ``resume``, ``--resume``.
     """
-    parser.add_argument("scene", help="a scene file, e.g. scenes/demo.toml")
+    parser.add_argument("scene", help=SCENE_HELP)
     parser.add_argument("--seeds", type=int, default=seeds, help=f"number of seeds, 0..N-1 (default {seeds})")
     parser.add_argument("--out", help=f"output folder (default runs/<scene>/{folder})")
     parser.add_argument("--workers", type=int,

@@ -1,4 +1,5 @@
-"""``mark1 run``, ``specs``, ``render``, ``explain``, ``lesson`` and ``device``: one machine, one scene."""
+"""``mark1 run``, ``specs``, ``render``, ``explain``, ``lesson`` and ``device``: one machine, one scene;
+``mark1 scenes``: the built-in scenes."""
 
 from __future__ import annotations
 
@@ -18,11 +19,13 @@ from mark1._utils.records import jsonable
 from mark1.classroom.device import write_device
 from mark1.classroom.explain import event_line, explain
 from mark1.classroom.lesson import build
-from mark1.cli._options import _PHYSICAL_HELP, check_budget, one_line, output_file, output_folder, scene_or_usage
+from mark1.cli._options import _PHYSICAL_HELP, SCENE_HELP, check_budget, one_line, output_file, output_folder, scene_or_usage
 from mark1.exceptions import SceneError, UsageError
+from mark1.lab import band
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MARK_I, SMALL, describe
 from mark1.stimuli.cards import experiment_seeds, scene_cards
+from mark1.stimuli.scenes import SCENES_DIR, load_scene, shipped_scenes
 from mark1.viz import cards as viz_cards, training as viz_training   # modules: tests may stub a figure
 
 __all__ = ["add_commands"]
@@ -265,10 +268,44 @@ def _setting(text: str):
     return text
 
 
+def _report_cell(reported) -> str:
+    """A scene's report as the reenact table writes it: 100.0 %, >80.0 % (a lower bound), (chance), or -."""
+    if reported.value is None:
+        return f"({reported.expect})" if reported.expect else "-"
+    low, high = band(reported, 0.0)                # at zero tolerance the band is the report itself
+    return (">" if high > low else "") + percent(reported.value)
+
+
+def cmd_scenes(args) -> int:
+    """``mark1 scenes``: the built-in scenes, their names, what each re-enacts and its report."""
+    try:
+        scenes = [(p.stem, load_scene(p)) for p in shipped_scenes()]
+    except SceneError as e:
+        raise UsageError(str(e)) from None
+    rows = [{"name": name, "re_enacts": sc.name, "report": _report_cell(sc.reported),
+             "scored": sc.reported.scored, "source": sc.reported.source, "file": str(sc.path)}
+            for name, sc in scenes]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    head = ("name", "re-enacts", "report", "scored")
+    cells = [(r["name"], r["re_enacts"], r["report"], r["scored"]) for r in rows]
+    w = [max(len(str(c[i])) for c in (head, *cells)) for i in range(len(head))]
+    for c in (head, tuple("-" * n for n in w), *cells):
+        print(f"{c[0]:<{w[0]}}  {c[1]:<{w[1]}}  {c[2]:>{w[2]}}  {c[3]}")
+    print(f"\n{len(rows)} built-in scenes, in {SCENES_DIR}\nAny command takes a name or a scene file "
+          "(mark1 run demo, mark1 lesson alphabet); mark1 reenact alone re-enacts those with a report.")
+    return 0
+
+
 def add_commands(sub) -> None:
-    """Register ``run``, ``specs``, ``render``, ``explain``, ``lesson`` and ``device`` on argparse subparsers."""
+    """Register ``scenes``, ``run``, ``specs``, ``render``, ``explain``, ``lesson`` and ``device`` on argparse subparsers."""
+    sc = sub.add_parser("scenes", help="the built-in scenes: name, what each re-enacts, its report")
+    sc.add_argument("--json", action="store_true", help="print the list as JSON")
+    sc.set_defaults(func=cmd_scenes)
+
     run = sub.add_parser("run", help="train and test the machine as a scene says")
-    run.add_argument("scene", help="a scene file, e.g. scenes/demo.toml")
+    run.add_argument("scene", help=SCENE_HELP)
     run.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
     run.add_argument("--out", help="output folder (default runs/<scene>/)")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -288,20 +325,20 @@ def add_commands(sub) -> None:
     sp.set_defaults(func=cmd_specs)
 
     rd = sub.add_parser("render", help="contact sheet of a scene's cards and what the retina makes of them")
-    rd.add_argument("scene")
+    rd.add_argument("scene", help=SCENE_HELP)
     rd.add_argument("--out", help="PNG path (default runs/<scene>/contact_sheet.png)")
     rd.add_argument("--seed", type=int, default=0)
     rd.set_defaults(func=cmd_render)
 
     ex = sub.add_parser("explain", help="the machine's event log in plain words, card by card")
-    ex.add_argument("scene")
+    ex.add_argument("scene", help=SCENE_HELP)
     ex.add_argument("--cards", type=int, default=5, help="presentations to narrate (default 5)")
     ex.add_argument("--seed", type=int, default=0)
     ex.set_defaults(func=cmd_explain)
 
     ls = sub.add_parser("lesson", help="one self-contained HTML page taking mark1 run's run apart, card by card, "
                                        "and answering your own card")
-    ls.add_argument("scene")
+    ls.add_argument("scene", help=SCENE_HELP)
     ls.add_argument("--out", help="output folder (default runs/<scene>/lesson/)")
     ls.add_argument("--seed", type=int, default=0)
     ls.add_argument("--cards", type=int, help="training cards in the deck (default the scene's, as mark1 run; a run "

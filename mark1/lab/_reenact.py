@@ -64,7 +64,7 @@ from mark1.machine.mark_i import MarkI
 from mark1.machine.response import OutputCode
 from mark1.specs import BEST_READING
 from mark1.stimuli.cards import experiment_seeds
-from mark1.stimuli.scenes import SCENES_DIR, load_scene
+from mark1.stimuli.scenes import load_scene, shipped_scenes
 
 __all__ = ["reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog", "judged"]
 
@@ -205,7 +205,7 @@ def catalog(folder=None, *, expected: bool = False) -> list[Path]:
     Parameters
     ----------
     folder : str or path-like, optional
-        A folder of ``*.toml`` scene files.
+        A folder of ``*.toml`` scene files (default: the built-in scenes, :func:`~mark1.stimuli.shipped_scenes`).
     expected : bool
         Include the scenes judged on the project's band of an expectation.
 
@@ -221,9 +221,9 @@ def catalog(folder=None, *, expected: bool = False) -> list[Path]:
     >>> [p.name for p in catalog(expected=True)][:3]
     ['alphabet.toml', 'connectedness.toml', 'e_vs_f.toml']
     """
-    folder = Path(folder) if folder is not None else Path(SCENES_DIR)
+    files = sorted(Path(folder).glob("*.toml")) if folder is not None else shipped_scenes()   # mark1.scenes
     keep = judged if expected else (lambda rep: rep.value is not None)
-    return [p for p in sorted(folder.glob("*.toml")) if keep(load_scene(p).reported)]
+    return [p for p in files if keep(load_scene(p).reported)]
 
 
 # ----------------------------------------------------------------------------------------

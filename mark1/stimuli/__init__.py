@@ -20,12 +20,12 @@ from mark1.stimuli.decks import Stimuli
 from mark1.stimuli.images import read_image
 from mark1.stimuli.jitter import Jitter
 from mark1.stimuli.render import render_characters, render_images, render_marks, render_predicate, render_shapes
-from mark1.stimuli.scenes import SCENES_DIR, Scene, load_scene, scene_from_dict, shipped_scenes
+from mark1.stimuli.scenes import SCENES_DIR, Scene, load_scene, scene_from_dict, scene_names, shipped_scenes
 from mark1.stimuli.schema import Reported
 
 __all__ = [
     # scenes and their cards
-    "Scene", "SceneError", "load_scene", "scene_from_dict", "shipped_scenes", "SCENES_DIR", "Reported",
+    "Scene", "SceneError", "load_scene", "scene_from_dict", "shipped_scenes", "scene_names", "SCENES_DIR", "Reported",
     "Stimuli", "scene_cards", "experiment_seeds",
     # cards without a scene
     "render_characters", "render_shapes", "render_marks", "render_predicate", "render_images", "read_image",

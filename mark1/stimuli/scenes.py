@@ -31,6 +31,7 @@ import math
 import os
 import stat
 import tomllib
+from importlib import resources
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -52,10 +53,26 @@ from mark1.stimuli.schema import (JITTER_KEYS, MACHINE_KEYS, MAX_CLASSES, REPORT
                                   StimulusSettings, _check_depth, _check_table, _describe, _SIZE_DEFAULT, _suggest,
                                   _unknown, _USES)
 
-__all__ = ["Scene", "load_scene", "scene_from_dict", "shipped_scenes", "SCENES_DIR"]
+__all__ = ["Scene", "load_scene", "scene_from_dict", "shipped_scenes", "scene_names", "SCENES_DIR"]
 
-#: Where the scene files shipped with the repository live (may not exist when installed).
-SCENES_DIR = Path(__file__).resolve().parents[2] / "scenes"
+
+
+def _builtin_folder() -> Path:
+    """The folder of the package ``mark1.scenes`` (the repository's ``scenes/``, or the wheel's copy).
+
+    Where the package is missing (an editable install made before it existed), the folder
+    it would be, so that :func:`shipped_scenes` can say what is wrong when asked.
+    """
+    try:
+        folder = resources.files("mark1.scenes")
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[1] / "scenes"
+    # pip installs unpack package data onto the file system; a zipped install has no paths
+    return folder if isinstance(folder, Path) else Path(str(folder))
+
+
+#: The built-in scenes' folder: package data of ``mark1.scenes``, read with importlib.resources.
+SCENES_DIR = _builtin_folder()
 MAX_SCENE_BYTES = 1_000_000       # the shipped scenes are ~2 kB; a larger file is not a scene
 MAX_FONT_BYTES = 64_000_000       # the largest CJK fonts are ~20 MB
 
@@ -319,12 +336,14 @@ def _two_faces(scene: Scene, split: str, seed: int, count: int | None) -> Stimul
 
 
 def load_scene(path) -> Scene:
-    """Read and check a scene file.
+    """Read and check a scene file, or a built-in scene by name.
 
     Parameters
     ----------
     path : str or os.PathLike
-        A ``.toml`` file. Font and folder paths inside it are relative to its folder.
+        A ``.toml`` file, or the name of a built-in scene (:func:`scene_names`: ``"demo"``
+        is ``scenes/demo.toml`` of the package). A file that exists wins over a name. Font
+        and folder paths inside the file are relative to its folder.
 
     Returns
     -------
@@ -339,19 +358,29 @@ def load_scene(path) -> Scene:
     Examples
     --------
     >>> from mark1.stimuli import SceneError, load_scene
-    >>> scene = load_scene("scenes/demo.toml")
+    >>> scene = load_scene("demo")                  # the built-in scene, wherever mark1 is installed
     >>> scene.name, scene.classes
     ('Demo: X vs E on a small machine', ('E', 'X'))
+    >>> load_scene("scenes/demo.toml").name == scene.name   # a file: here, the repository's copy
+    True
     >>> try:
     ...     load_scene("scenes/no_such_scene.toml")
     ... except SceneError as e:
     ...     print(e)
     scenes/no_such_scene.toml: file: expected an existing scene file, got no such file
+    >>> try:
+    ...     load_scene("demmo")
+    ... except SceneError as e:
+    ...     print(e)                                  # doctest: +ELLIPSIS
+    demmo: file: expected a scene file or a built-in scene's name (alphabet, connectedness, demo, ...), got neither
     """
     if not isinstance(path, (str, os.PathLike)):
         raise SceneError(None, None, f"expected the path of a scene file, got {_describe(path)}")
     p = Path(path)
     shown = str(path)
+    if _is_name(path) and not os.path.lexists(p):
+        p = _builtin(shown)
+        shown = str(p)
     try:
         info = os.stat(p)                 # before opening: a FIFO would block, a device never end
         if stat.S_ISDIR(info.st_mode):
@@ -473,12 +502,19 @@ def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_di
 
 
 def shipped_scenes() -> list[Path]:
-    """The scene files shipped in the repository's ``scenes/`` folder (sorted).
+    """The built-in scene files (package data of ``mark1.scenes``), sorted by name.
 
     Returns
     -------
     list of pathlib.Path
-        Empty when the package is installed without its ``scenes/`` folder.
+        One ``.toml`` file per scene, in :data:`SCENES_DIR` (the repository's ``scenes/``
+        in an editable install, the installed package's copy otherwise).
+
+    Raises
+    ------
+    SceneError
+        When the install lacks the package ``mark1.scenes`` (an editable install made
+        before it existed: ``pip install -e .`` again).
 
     Examples
     --------
@@ -488,8 +524,42 @@ def shipped_scenes() -> list[Path]:
     (True, True)
     """
     if not SCENES_DIR.is_dir():
-        return []
+        raise SceneError("mark1.scenes", None, "expected the built-in scenes installed with mark1, got no such "
+                                               "package; reinstall mark1 (pip install -e . in a clone)")
     return sorted(SCENES_DIR.glob("*.toml"))
+
+
+def scene_names() -> list[str]:
+    """The names of the built-in scenes, as :func:`load_scene` and every command take them.
+
+    Returns
+    -------
+    list of str
+        The file names of :func:`shipped_scenes` without ``.toml``, sorted.
+
+    Examples
+    --------
+    >>> from mark1.stimuli import scene_names
+    >>> scene_names()[:4]
+    ['alphabet', 'connectedness', 'demo', 'e_vs_f']
+    """
+    return [p.stem for p in shipped_scenes()]
+
+
+def _is_name(path) -> bool:
+    """Whether ``path`` reads as a built-in scene's name: one word, no folder, no suffix."""
+    text = os.fspath(path)
+    return (isinstance(text, str) and text != "" and "/" not in text and os.sep not in text
+            and (os.altsep is None or os.altsep not in text) and "." not in text)
+
+
+def _builtin(name: str) -> Path:
+    """The built-in scene file called ``name``, or one line naming every built-in scene."""
+    files = {p.stem: p for p in shipped_scenes()}
+    if name not in files:
+        raise SceneError(name, None, f"expected a scene file or a built-in scene's name "
+                                     f"({', '.join(files)}), got neither")
+    return files[name]
 
 
 # ----------------------------------------------------------------------------------------
