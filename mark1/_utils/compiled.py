@@ -1,60 +1,381 @@
-"""numba's on-disk cache, keyed also by the modules a compiled function calls into.
+"""The one decorator of mark1's compiled loops: numba, cached on disk in a per-user directory.
 
-The inner loops of the package are compiled by numba and cached on disk (``cache=True``)
-so that a process starts them in a fraction of a second instead of compiling for
-seconds. numba recompiles a cached function when *its own* source file changes, but not
-when a compiled function it calls from *another* module changes (a documented numba
-limitation, numba issue #1833): the caller's cached machine code would keep the old
-callee. The simulator's compiled loop calls the rules, the pots and the perceptron's
-sums, so :func:`njit_calling` compiles it with the cache and adds a digest of those
-modules' source files to the cache's key: a change there compiles anew.
+Every numba-compiled function of the package is decorated with :func:`compiled`, so that
+where its machine code is kept, and what happens when it cannot be kept, is decided here:
+
+* **Where.** ``NUMBA_CACHE_DIR`` when set (numba's own variable, or ``numba.config.CACHE_DIR``);
+  otherwise the platform's per-user cache directory plus ``mark1/numba``
+  (``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux, ``~/Library/Caches`` on macOS,
+  ``%LOCALAPPDATA%`` on Windows), never the installed package's own directory, which may be
+  read-only. Inside it each source directory has its own sub-directory (named by a hash of
+  its path), each function an index file named by the Python version, and the index holds
+  numba's version, a SHA-256 of the source file and a key per signature and CPU: two mark1
+  installs, two Python or numba versions, or an edited source never use each other's code.
+* **Unwritable.** Where the directory cannot be created or written, the loops are compiled
+  in every process without a cache, after one :class:`~mark1.exceptions.Mark1Warning` (once
+  per process), never an error.
+* **Callees.** numba recompiles a cached function when *its own* source file changes, but
+  not when a compiled function it calls from *another* module changes (numba issue #1833):
+  the caller's cached code would keep the old callee. ``compiled(module, ...)`` adds a
+  digest of those modules' sources to the cache's key, so a change there compiles anew.
+  This uses numba's cache classes (``numba.core.caching``); should a numba release change
+  them, the decorator falls back to numba's plain ``cache=True`` in the same directory
+  (callee changes then need the cache cleared) and says so once.
+* **First compile.** Compiling every loop takes seconds, once per cache. The first compile
+  in a process prints one line on stderr when stderr is a terminal (``compiling the
+  machine's loops, once: about N s``), N the last full compile measured on this computer
+  (kept beside the cache) or, before any, the figure measured on the 2-core development
+  machine. :func:`compile_seconds` tells a caller how long this process has spent compiling,
+  so a wall time can leave it out.
+
+Nothing is compiled at import: a loop compiles (or loads from the cache) on its first call.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mark1._utils.compiled import compiled
+>>> @compiled
+... def total(x):
+...     s = 0.0
+...     for v in x:
+...         s += v
+...     return s
+>>> float(total(np.arange(4.0)))
+6.0
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
 import numba
-from numba.core.caching import FunctionCache
 
-__all__ = ["njit_calling", "source_digest"]
+from mark1.exceptions import Mark1Warning
+
+__all__ = ["compiled", "njit_calling", "source_digest", "cache_dir", "compile_seconds"]
+
+#: Seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls took on the
+#: 2-core development machine (numba 0.68, Python 3.11), said before this computer has
+#: measured its own.
+COLD_COMPILE_S = 20.0
+
+_RECORD = "compile_seconds.json"
 
 
-class _CacheKeyedOnSources(FunctionCache):
-    """numba's cache of one function, its index key extended by a source digest."""
+def cache_dir() -> Path:
+    """The directory the compiled loops are cached in (it may not exist or be writable).
 
-    def __init__(self, py_func, digest: str):
-        super().__init__(py_func)
-        self._digest = digest
+    Returns
+    -------
+    pathlib.Path
+        ``NUMBA_CACHE_DIR`` when set, else the platform's per-user cache directory joined
+        with ``mark1/numba``.
 
-    def _index_key(self, sig, codegen):
-        return super()._index_key(sig, codegen) + (self._digest,)
+    Examples
+    --------
+    >>> from mark1._utils.compiled import cache_dir
+    >>> cache_dir().name in ("numba", cache_dir().name)
+    True
+    """
+    given = numba.config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR", "")
+    if given:
+        return Path(given).expanduser()
+    home = Path.home()
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = home / "Library" / "Caches"
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        base = Path(xdg) if os.path.isabs(xdg) else home / ".cache"   # XDG: relative is invalid
+    return base / "mark1" / "numba"
+
+
+@cache
+def _writable_dir() -> Path | None:
+    """The cache directory, created, when a file can be written in it; else None (warned once)."""
+    path = cache_dir()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except (OSError, RuntimeError) as e:    # RuntimeError: Path.home() without a home
+        _warn_once(f"cannot write numba's cache in {path} ({e.strerror or e}); the machine's "
+                   f"loops compile in every process (set NUMBA_CACHE_DIR to a writable directory)")
+        return None
+    return path
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(text: str) -> None:
+    """One Mark1Warning line per distinct text per process."""
+    if text in _warned:
+        return
+    _warned.add(text)
+    # warn_explicit without a source line: the warning prints as one line
+    warnings.warn_explicit(text, Mark1Warning, filename="mark1", lineno=0)
 
 
 def source_digest(modules: tuple[ModuleType, ...]) -> str:
-    """SHA-256 of the modules' source files, in the order given."""
+    """SHA-256 of the modules' source files, in the order given.
+
+    Parameters
+    ----------
+    modules : tuple of module
+        Modules with a source file (``__file__``).
+
+    Returns
+    -------
+    str
+        64 hex digits.
+
+    Examples
+    --------
+    >>> from mark1._utils.compiled import source_digest
+    >>> import mark1.machine.rules as rules
+    >>> len(source_digest((rules,)))
+    64
+    """
     h = hashlib.sha256()
     for m in modules:
         h.update(Path(m.__file__).read_bytes())
     return h.hexdigest()
 
 
-def njit_calling(*modules: ModuleType):
-    """``numba.njit(cache=True)`` for a function that calls compiled functions of ``modules``.
+try:
+    # numba's cache classes, renamed without the underscore in numba 0.61
+    from numba.core import caching as _caching
 
-    The cached code is used only while those modules' sources are what they were when
-    it was compiled (the function's own file is checked by numba itself).
+    _Locator = getattr(_caching, "_CacheLocator", None) or _caching.CacheLocator
+    _Impl = getattr(_caching, "_CompileResultCacheImpl", None) or _caching.CompileResultCacheImpl
+    _FunctionCache = _caching.FunctionCache
+    _INTERNALS: str | None = None
+except (ImportError, AttributeError) as e:      # a numba release changed its cache classes
+    _INTERNALS = f"{type(e).__name__}: {e}"
+
+
+def _cache_class(digest: str, root: Path):
+    """numba's FunctionCache in ``root``, its index key extended by ``digest``."""
+
+    class Locator(_Locator):
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._path = str(root / self.get_suitable_cache_subpath(py_file))
+
+        def get_cache_path(self):
+            return self._path
+
+        def get_source_stamp(self):
+            return hashlib.sha256(Path(self._py_file).read_bytes()).digest()
+
+        def get_disambiguator(self):
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            return cls(py_func, py_file)
+
+    class Impl(_Impl):
+        _locator_classes = [Locator]  # noqa: RUF012 (numba's class attribute)
+
+    class Cache(_FunctionCache):
+        _impl_class = Impl
+        _digest = digest
+
+        def _index_key(self, sig, codegen):
+            return super()._index_key(sig, codegen) + (digest,)
+
+        def save_overload(self, sig, data):
+            try:
+                super().save_overload(sig, data)
+            except OSError as e:    # the disk filled or turned read-only since: run uncached
+                _warn_once(f"cannot write numba's cache in {root} ({e.strerror or e}); "
+                           "compiled code is not kept")
+                self.disable()
+
+    return Cache
+
+
+def compiled(*modules: ModuleType, **options):
+    """Compile a function with numba (``njit``), cached in :func:`cache_dir`.
+
+    Use bare, ``@compiled``, or with the modules whose compiled functions it calls,
+    ``@compiled(rules, perceptron)``: a change in those modules' sources then compiles
+    the function anew instead of loading stale code.
+
+    Parameters
+    ----------
+    *modules : module
+        Modules the decorated function calls compiled functions of.
+    **options
+        Passed to ``numba.njit`` (``cache`` is decided here).
+
+    Returns
+    -------
+    numba dispatcher, or decorator
+        The compiled function (bare use), or a decorator making one. Under
+        ``NUMBA_DISABLE_JIT=1`` the plain Python function.
+
+    Examples
+    --------
+    >>> from mark1._utils.compiled import compiled
+    >>> import mark1.machine.rules as rules
+    >>> @compiled(rules)
+    ... def twice(a):
+    ...     return 2 * a
+    >>> twice(21)
+    42
     """
+    if len(modules) == 1 and callable(modules[0]) and not isinstance(modules[0], ModuleType):
+        return compiled(**options)(modules[0])
     digest = source_digest(modules)
 
-    def compile_with_cache(fn):
-        dispatcher = numba.njit(fn)
-        if not hasattr(dispatcher, "py_func"):       # NUMBA_DISABLE_JIT: the plain function
+    def decorate(fn):
+        root = _writable_dir()
+        if root is not None and _INTERNALS is not None:
+            _warn_once(f"numba's cache classes changed ({_INTERNALS}); using numba's plain cache "
+                       f"in {root}, which misses changes in a called module (clear it after one)")
+            numba.config.CACHE_DIR = str(root)
+            return _watched(numba.njit(cache=True, **options)(fn))
+        dispatcher = numba.njit(**options)(fn)
+        if not hasattr(dispatcher, "py_func"):         # NUMBA_DISABLE_JIT: the plain function
             return dispatcher
-        # what Dispatcher.enable_caching() does, with the key extended
-        dispatcher._cache = _CacheKeyedOnSources(dispatcher.py_func, digest)
-        return dispatcher
+        if root is not None:
+            # what Dispatcher.enable_caching() does, with our directory and key
+            dispatcher._cache = _cache_class(digest, root)(dispatcher.py_func)
+        return _watched(dispatcher)
 
-    return compile_with_cache
+    return decorate
+
+
+#: The old name (tests and code from before the one decorator).
+njit_calling = compiled
+
+
+# -- the first compile's notice and the time spent compiling ---------------------------
+
+_ours: set[int] = set()          # id() of mark1's dispatchers
+_lock = threading.Lock()
+_state = {"depth": 0, "t0": 0.0, "total": 0.0, "told": False}
+
+
+def _watched(dispatcher):
+    _ours.add(id(dispatcher))
+    return dispatcher
+
+
+def compile_seconds() -> float:
+    """Seconds this process has spent compiling mark1's loops (0 when all came from the cache).
+
+    Returns
+    -------
+    float
+        Wall seconds, summed over the outermost compiles (a caller's compile includes
+        its callees').
+
+    Examples
+    --------
+    >>> from mark1._utils.compiled import compile_seconds
+    >>> compile_seconds() >= 0.0
+    True
+    """
+    with _lock:
+        extra = time.perf_counter() - _state["t0"] if _state["depth"] else 0.0
+        return _state["total"] + extra
+
+
+def _estimate() -> float:
+    root = _writable_dir()
+    try:
+        rec = json.loads((root / _RECORD).read_text()) if root is not None else {}
+        return float(rec.get(_record_key(), COLD_COMPILE_S))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return COLD_COMPILE_S
+
+
+def _record_key() -> str:
+    import mark1
+    return (f"mark1 {getattr(mark1, '__version__', '?')}, numba {numba.__version__}, "
+            f"python {sys.version_info[0]}.{sys.version_info[1]}")
+
+
+def _tell() -> None:
+    """Say once on a terminal that the loops are being compiled, and for about how long."""
+    _state["told"] = True
+    stream = sys.stderr
+    try:
+        tty = stream is not None and stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if tty or os.environ.get("MARK1_COMPILE_NOTICE") == "1":
+        stream.write(f"compiling the machine's loops, once: about {_estimate():.0f} s\n")
+        stream.flush()
+
+
+@atexit.register
+def _save_record() -> None:
+    """Keep this process's compile time beside the cache, when it compiled much (the next
+    cold compile's estimate): the largest seen for this mark1, numba and Python."""
+    total = _state["total"]
+    root = _writable_dir() if _state["told"] else None
+    if root is None or total < 1.0:
+        return
+    path = root / _RECORD
+    try:
+        rec = json.loads(path.read_text()) if path.exists() else {}
+        key = _record_key()
+        if total > float(rec.get(key, 0.0)):
+            rec[key] = round(total, 1)
+            tmp = path.with_name(f"{_RECORD}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(rec, indent=1))
+            os.replace(tmp, path)
+    except (OSError, ValueError, TypeError, AttributeError):
+        pass        # only an estimate: never fail a run's exit over it
+
+
+def _install_listener() -> None:
+    try:
+        from numba.core import event
+    except ImportError:         # no event API: no notice, compile time counted as 0
+        return
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            with _lock:
+                if _state["depth"] == 0:
+                    disp = (ev.data or {}).get("dispatcher")
+                    if id(disp) not in _ours:
+                        return
+                    _state["t0"] = time.perf_counter()
+                    if not _state["told"]:
+                        _tell()
+                _state["depth"] += 1
+
+        def on_end(self, ev):
+            with _lock:
+                if _state["depth"] == 0:
+                    return
+                _state["depth"] -= 1
+                if _state["depth"] == 0:
+                    _state["total"] += time.perf_counter() - _state["t0"]
+
+    try:
+        event.register("numba:compile", Listener())
+    except (AttributeError, TypeError, ValueError):
+        return
+
+
+_install_listener()

@@ -21,7 +21,7 @@ import os
 import stat
 from pathlib import Path
 
-import numba
+from mark1._utils.compiled import compiled
 import numpy as np
 
 from mark1._utils.atomic import write_text
@@ -34,7 +34,7 @@ _HEADER = "a_unit,s_row,s_col,sign"
 _MAX_CHART_BYTES = 100_000_000     # 1e6 A-units x 15 connections of ~12 bytes; more is not a chart
 
 
-@numba.njit(cache=True)
+@compiled
 def _tally(s_states, connections, threshold, acc, net, phi, counts):
     """Net input of each A-unit: the sum of the wiring rows of the S-units that fire.
 

@@ -55,7 +55,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from mark1._utils.compiled import compiled
 
 from mark1._utils.estimator import all_finite
 from mark1.exceptions import InputError
@@ -443,7 +443,7 @@ def _grow(a, cap):
     return out
 
 
-@njit(cache=True)
+@compiled
 def sparse_sums(X, row, WT, active, out):
     """``out[u] = sum_i X[row, i] * WT[i, u]`` over the nonzero features; their count.
 
@@ -491,7 +491,7 @@ def sparse_sums(X, row, WT, active, out):
     return n_act
 
 
-@njit(cache=True)
+@compiled
 def _nonzero_rows(X):
     """The nonzero entries of ``X`` (n, d), row by row in feature order: ``(ptr, idx, val)``.
 
@@ -527,7 +527,7 @@ def _nonzero_rows(X):
     return ptr, idx[:a], val[:a]
 
 
-@njit(cache=True)
+@compiled
 def _sums_of_one_unit(X, ptr, idx, val, sparse, cards, w, d, bias, out):
     """``out[b, 0] = w . x`` (plus the bias weight ``w[d]``) for the cards ``cards[0:4]`` (``_LOOKAHEAD`` = 4).
 
@@ -584,7 +584,7 @@ def _sums_of_one_unit(X, ptr, idx, val, sparse, cards, w, d, bias, out):
     out[0, 0], out[1, 0], out[2, 0], out[3, 0] = s0, s1, s2, s3
 
 
-@njit(cache=True)
+@compiled
 def _sums_of_units(X, ptr, idx, val, sparse, c, WT, d, bias, out):
     """``out[u] = WT[:, u] . x`` (plus the bias weight ``WT[d, u]``) for card ``c``, every
     unit; ``WT`` has a multiple of 4 columns. Four units at a time side by side (four
@@ -610,7 +610,7 @@ def _sums_of_units(X, ptr, idx, val, sparse, c, WT, d, bias, out):
         out[u], out[u + 1], out[u + 2], out[u + 3] = s0, s1, s2, s3
 
 
-@njit(cache=True)
+@compiled
 def _present(X, ptr, idx, val, sparse, T, seq, m, p, p_end, WT, w, k, bias, rec, err, record, tie, mode, eta,
              counts, watch, last):
     """The naive loop of the module docstring from presentation ``p`` to ``p_end``, compiled.

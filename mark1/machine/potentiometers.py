@@ -31,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 import simpy
-from numba import njit
+from mark1._utils.compiled import compiled
 
 from mark1.specs import RackSpec
 
@@ -320,7 +320,7 @@ class PotentiometerRack:
 
 # -- the physics of one pot, compiled (the simulator's inner loop calls these too) ----------
 
-@njit(cache=True)
+@compiled
 def stored_pot(j, t, busy_until, p_from, p_to, t_start, t_end):
     """Stored position (before decay) of pot ``j`` (flat index) at machine time ``t``.
 
@@ -339,13 +339,13 @@ def stored_pot(j, t, busy_until, p_from, p_to, t_start, t_end):
     return p_from[j] + (p_to[j] - p_from[j]) * frac
 
 
-@njit(cache=True)
+@compiled
 def _stored_at(flat, t, busy_until, p_from, p_to, t_start, t_end, out):
     for k in range(len(flat)):
         out[k] = stored_pot(flat[k], t, busy_until, p_from, p_to, t_start, t_end)
 
 
-@njit(cache=True)
+@compiled
 def wiper_sums(x, row, t, busy_until, p_from, p_to, t_start, t_end, active, out):
     """Each unit's sum of stored wiper positions at ``t`` times row ``row`` of ``x`` (m, n_in),
     into ``out`` (n_units,), before decay; the nonzero inputs' indices into ``active``;
@@ -366,7 +366,7 @@ def wiper_sums(x, row, t, busy_until, p_from, p_to, t_start, t_end, active, out)
     return n_act
 
 
-@njit(cache=True)
+@compiled
 def plan_pot(cmd, start, gain, last, drive):
     """What the hardware does with one pot's command: (target, slack_time, duration, direction).
 
@@ -400,13 +400,13 @@ def plan_pot(cmd, start, gain, last, drive):
     return target, slack / rate, (slack + abs(target - start)) / rate, direction
 
 
-@njit(cache=True)
+@compiled
 def _plan_moves(cmd, start, gain, last, drive, target, slack_time, duration, direction):
     for k in range(len(cmd)):
         target[k], slack_time[k], duration[k], direction[k] = plan_pot(cmd[k], start[k], gain[k], last[k], drive)
 
 
-@njit(cache=True)
+@compiled
 def apply_pot(j, start, target, slack_time, duration, direction, t0, f,
               p_from, p_to, t_start, t_end, last_dir):
     """Set pot ``j`` (flat index) moving at ``t0``; positions true at ``t0``, ``f`` the decay factor there."""
@@ -418,7 +418,7 @@ def apply_pot(j, start, target, slack_time, duration, direction, t0, f,
         last_dir[j] = direction
 
 
-@njit(cache=True)
+@compiled
 def _apply_moves(flat, start, target, slack_time, duration, direction, t0, f,
                  p_from, p_to, t_start, t_end, last_dir, busy_until):
     longest = -1.0

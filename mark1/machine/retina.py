@@ -43,6 +43,7 @@ import numba
 import numpy as np
 from numba.extending import overload
 
+from mark1._utils.compiled import compiled
 from mark1.specs import RetinaSpec
 from mark1.exceptions import InputError
 
@@ -115,7 +116,7 @@ def _reflectance_typed(value, levels):
     return lambda value, levels: value
 
 
-@numba.njit(cache=True)
+@compiled
 def _banded_product(weights, band, src, dst):
     """``dst = weights @ src`` where row ``i`` of ``weights`` is zero outside columns
     ``band[i, 0]:band[i, 1]``: each row of ``dst`` adds its band's rows of ``src`` in
@@ -129,7 +130,7 @@ def _banded_product(weights, band, src, dst):
                 dst[i, r] += weight * src[j, r]
 
 
-@numba.njit(cache=True)
+@compiled
 def _imaging(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_band, blur_c, blur_c_band,
              gain, clip, out):
     """Image each card onto the cells: ``gain * (B_r A_r card A_c^T B_c^T)``, card by card.
@@ -210,7 +211,7 @@ def _power_tables(gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return power, scale, knot, knot ** gamma, 1.0 / knot, np.array(series)
 
 
-@numba.njit(cache=True)
+@compiled
 def _power_law(light, sensitivity, gamma, power, scale, knot, knot_power, inv_knot, series, out):
     """``out = sensitivity * light ** gamma`` for (n, m) light, by the tables of :func:`_power_tables`.
 
@@ -243,7 +244,7 @@ def _power_law(light, sensitivity, gamma, power, scale, knot, knot_power, inv_kn
             last_out[j] = out[i, j]
 
 
-@numba.njit(cache=True)
+@compiled
 def _exposure(light, steady, lit, fast0, slow0, history0, card_change, settle, rise_time, fall_time,
             slow_fall_time, slow_fraction, history_ratio, history_time, dynamics,
             signal, fast, slow, history):

@@ -43,7 +43,7 @@ sum that is mathematically 0 is never read as +2.8e-17.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from mark1._utils.compiled import compiled
 
 from mark1.exceptions import InputError
 
@@ -84,7 +84,7 @@ def erring(targets: np.ndarray, sums: np.ndarray, tie: float = 0.0) -> np.ndarra
     return targets * sums <= tie
 
 
-@njit(cache=True)
+@compiled
 def command_into(out, rule, every, monovalent, phi, targets, sums, mask, increment, lms_rate, tie):
     """Write one presentation's commanded travel into ``out``; the number of pots that move.
 

@@ -55,7 +55,7 @@ from mark1.machine import perceptron
 from mark1.machine import potentiometers
 from mark1.machine import rules
 from mark1._utils.atomic import atomic_path
-from mark1._utils.compiled import njit_calling
+from mark1._utils.compiled import compiled
 from mark1.machine.patchboard import Patchboard, with_bias
 from mark1.machine.perceptron import sparse_sums
 from mark1.machine.potentiometers import PotentiometerRack, apply_pot, plan_pot, stored_pot, wiper_sums
@@ -914,7 +914,7 @@ class _Segment:
 
 
 # compiled with the cache, which must notice changes in the functions they call
-_compiled = njit_calling(rules, potentiometers, perceptron)
+_compiled = compiled(rules, potentiometers, perceptron)
 
 
 @_compiled
