@@ -3,7 +3,7 @@ Ablation: one non-ideality off at a time
 ========================================
 
 Switch the Mark I's non-idealities off one at a time and see what changes. On a small
-scene (``scenes/e_vs_f.toml`` by default: E vs F, 60 training cards) trains the full
+scene (the built-in ``e_vs_f`` by default: E vs F, 60 training cards) trains the full
 Mark I, the ideal machine (``spec.ideal()``: every non-ideality off), and the full
 machine with one non-ideality switched off (``spec.without(name)``) for a few of them,
 on the same cards and the same wiring for a given seed. Prints test accuracy (mean ±
@@ -22,7 +22,6 @@ import matplotlib
 import numpy as np
 
 import mark1
-from mark1.stimuli import SCENES_DIR
 from mark1.viz import LEARNER_COLOURS, accuracy_axis, new_figure, percent, percent_spread, save_figure, script_parser
 
 matplotlib.use("Agg")           # the figure goes to a file, never to a window
@@ -33,11 +32,11 @@ SWITCHED = ("lens", "light_history", "photocell_dynamics", "motor_spread", "back
 
 def main(argv=None) -> None:
     ap = script_parser(__doc__, __file__)
-    ap.add_argument("--scene", default="e_vs_f", help="scene file name in scenes/ (without .toml)")
+    ap.add_argument("--scene", default="e_vs_f", help="a built-in scene's name (mark1 scenes lists them) or a scene file")
     ap.add_argument("--seeds", type=int, default=3, help="number of seeds (0, 1, ...)")
     ap.add_argument("--test-count", type=int, default=100, help="test cards per seed")
     args = ap.parse_args(argv)
-    scene = mark1.load_scene(SCENES_DIR / f"{args.scene}.toml")
+    scene = mark1.load_scene(args.scene)
 
     full = scene.machine_spec()
     variants = {"full": full, "ideal": full.ideal()}

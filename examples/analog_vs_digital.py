@@ -23,7 +23,6 @@ import matplotlib
 import numpy as np
 
 import mark1
-from mark1.stimuli import SCENES_DIR
 from mark1.viz import LEARNER_COLOURS as COLOURS
 from mark1.viz import accuracy_axis, duration, new_figure, percent, percent_spread, save_figure, script_parser
 
@@ -32,10 +31,10 @@ matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
 def main(argv=None) -> None:
     ap = script_parser(__doc__, __file__)
-    ap.add_argument("--scene", default="e_vs_f", help="scene file name in scenes/ (without .toml)")
+    ap.add_argument("--scene", default="e_vs_f", help="a built-in scene's name (mark1 scenes lists them) or a scene file")
     ap.add_argument("--seeds", type=int, default=3, help="number of seeds (0, 1, ...)")
     args = ap.parse_args(argv)
-    scene = mark1.load_scene(SCENES_DIR / f"{args.scene}.toml")
+    scene = mark1.load_scene(args.scene)
 
     spec = scene.machine_spec()
     learners = {"analog": spec, "digital": spec.digital(), "ideal": spec.ideal()}

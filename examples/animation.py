@@ -2,7 +2,7 @@
 A film of the machine learning
 ==============================
 
-Training on the demo scene as an animated GIF. Loads ``scenes/demo.toml`` (X vs E on
+Training on the demo scene as an animated GIF. Loads the built-in ``demo`` (X vs E on
 the SMALL machine, 64 A-units) and makes :func:`mark1.viz.training_animation`: each
 frame (1280 x 720 pixels) shows one presentation stage by stage: the card as the
 retina sees it, the S-units and A-units that fire, the R-unit's sum against its
@@ -22,7 +22,6 @@ import matplotlib
 from PIL import Image
 
 import mark1
-from mark1.stimuli import SCENES_DIR
 from mark1.viz import percent, script_parser, training_animation
 
 matplotlib.use("Agg")           # the frames are drawn off screen
@@ -32,7 +31,7 @@ def main(argv=None) -> None:
     ap = script_parser(__doc__, __file__, seed=True)
     ap.add_argument("--every", type=int, default=5, help="a frame every this many presentations (default 5)")
     args = ap.parse_args(argv)
-    scene = mark1.load_scene(SCENES_DIR / "demo.toml")
+    scene = mark1.load_scene("demo")
     train, test, machine_seed = mark1.scene_cards(scene, args.seed)     # as `mark1 run --seed` does
 
     spec, epochs = scene.machine_spec(), scene.schedule.epochs

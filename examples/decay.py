@@ -9,7 +9,7 @@ it and withdrew it (motor-driven pots hold their value; the only decay in the so
 Rosenblatt 1958 p. 404, is proportional to the value and belongs to spontaneous learning on
 the IBM 704), and the decay is now off by default (``rack.decay_time = inf``). The example
 stays as the measurement that goes with the withdrawal. It sweeps ``rack.decay_time`` on a
-scene that shows its cards more than once (``scenes/alphabet.toml`` by default: 26 letters,
+scene that shows its cards more than once (the built-in ``alphabet`` by default: 26 letters,
 104 cards over several passes; learning speed needs repeated passes), from strong (30 s: a
 wiper loses 10 % of its position in one 3-s card cycle) through slight (300 s to 3,000 s:
 1 % to 0.1 % per card) to none (inf), over paired seeds (the same cards and patch board for
@@ -33,7 +33,6 @@ import matplotlib
 import mark1
 from mark1.lab import sweep
 from mark1.lab.stats import mean_interval
-from mark1.stimuli import SCENES_DIR
 from mark1.viz import percent, script_parser
 from mark1.viz.studies import sweep_figure
 
@@ -56,10 +55,11 @@ def paired(result, value, key):
 def main(argv=None) -> None:
     ap = script_parser(__doc__, __file__)
     ap.add_argument("--scene", default="alphabet",
-                    help="scene file name in scenes/ (without .toml), one that shows its cards more than once")
+                    help="a built-in scene's name (mark1 scenes lists them) or a scene file, "
+                         "one that shows its cards more than once")
     ap.add_argument("--seeds", type=int, default=10, help="number of paired seeds (0, 1, ...)")
     args = ap.parse_args(argv)
-    scene = mark1.load_scene(SCENES_DIR / f"{args.scene}.toml")
+    scene = mark1.load_scene(args.scene)
     if scene.schedule.epochs < 2:
         ap.error(f"--scene: {args.scene} shows each card once (schedule.epochs = 1), so it cannot show "
                  f"learning speed; choose a scene with several epochs, e.g. alphabet")

@@ -3,7 +3,7 @@ Parity: what the Mark I cannot learn
 ====================================
 
 Minsky and Papert's parity: can the machine tell whether the number of blobs on a
-card is odd? Loads ``scenes/parity.toml`` (cards with 1 to 6 round blobs, labelled
+card is odd? Loads the built-in ``parity`` (cards with 1 to 6 round blobs, labelled
 even or odd) and trains the analog Mark I and the ideal perceptron (``spec.ideal()``)
 on the same wiring as the scene says. In the scene's 10 epochs the machines learn the
 training cards by heart (or nearly: 512 A-units can memorise 200 cards) but stay near chance (50 %) on
@@ -23,7 +23,6 @@ import matplotlib
 import numpy as np
 
 import mark1
-from mark1.stimuli import SCENES_DIR
 from mark1.viz import LEARNER_COLOURS, contact_sheet, new_figure, percent, save_figure, script_parser
 
 matplotlib.use("Agg")           # the figures go to files, never to a window
@@ -46,7 +45,7 @@ def ink_rule_accuracy(machine, train, test) -> float:
 
 def main(argv=None) -> None:
     args = script_parser(__doc__, __file__, seed=True).parse_args(argv)
-    scene = mark1.load_scene(SCENES_DIR / "parity.toml")
+    scene = mark1.load_scene("parity")
     train, test, machine_seed = mark1.scene_cards(scene, args.seed)     # as `mark1 run --seed` does
 
     epochs = scene.schedule.epochs

@@ -2,7 +2,7 @@
 Re-enacting X versus E: the Mark I learns to tell two letters apart
 ===================================================================
 
-Loads ``scenes/e_vs_x.toml`` (X and E in bold print, turned by up to 30 degrees),
+Loads the built-in ``e_vs_x`` (X and E in bold print, turned by up to 30 degrees),
 trains the documented Mark I (512 A-units, every non-ideality on) for the scene's
 epochs in the scene's order, and prints the training and test accuracy beside the
 100 % Rosenblatt reported. Saves the learning curve, what the retina makes of a test
@@ -17,7 +17,6 @@ from __future__ import annotations
 import matplotlib
 
 import mark1
-from mark1.stimuli import SCENES_DIR
 from mark1.viz import (dials_figure, duration, learning_curve, percent, retina_figure, script_parser,
                        weights_on_retina_figure)
 
@@ -26,7 +25,7 @@ matplotlib.use("Agg")           # the figures go to files, never to a window
 
 def main(argv=None) -> None:
     args = script_parser(__doc__, __file__, seed=True).parse_args(argv)
-    scene = mark1.load_scene(SCENES_DIR / "e_vs_x.toml")
+    scene = mark1.load_scene("e_vs_x")
     train, test, machine_seed = mark1.scene_cards(scene, args.seed)     # as `mark1 run --seed` does
 
     machine = mark1.MarkI(spec=scene.machine_spec(), seed=machine_seed)

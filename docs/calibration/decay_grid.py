@@ -2,7 +2,7 @@
 
 Reads the two-parameter sweeps made by
 
-    mark1 sweep scenes/SCENE.toml --param trainer.increment --values 0.02,0.05,0.2,0.5 \\
+    mark1 sweep SCENE --param trainer.increment --values 0.02,0.05,0.2,0.5 \\
         --param rack.decay_time --values ... --epochs N --seeds 3 --out runs/calibration/SCENE/increment_x_decay
 
 prints, per increment and decay time, the change against no decay at the same increment

@@ -31,14 +31,16 @@ import math
 import os
 import stat
 import tomllib
-from importlib import resources
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
 from mark1 import specs
+from mark1._utils.html import html_table
+from mark1._utils.language import percent
 from mark1.exceptions import RenderError, SceneError, printable
 from mark1.stimuli.budget import COMMANDS, Resources, _estimate
 from mark1.stimuli.decks import Stimuli, _stimuli
@@ -258,9 +260,6 @@ class Scene:
 
     def _repr_html_(self) -> str:
         """What a notebook shows: the scene's name, description, cards, machine, schedule and report."""
-        from mark1._utils.html import html_table
-        from mark1._utils.language import percent
-
         sch = self.schedule
         rows = [("file", self.path or "-"), ("description", " ".join(self.description.split()) or "-"),
                 ("classes", ", ".join(map(str, self.classes))),
