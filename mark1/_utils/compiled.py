@@ -63,7 +63,7 @@ import numba
 
 from mark1.exceptions import Mark1Warning
 
-__all__ = ["compiled", "njit_calling", "source_digest", "cache_dir", "compile_seconds"]
+__all__ = ["cache_dir", "compile_seconds", "compiled", "njit_calling", "source_digest", "writable_cache_dir"]
 
 #: Seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls took on the
 #: 2-core development machine (numba 0.68, Python 3.11), said before this computer has
@@ -114,6 +114,23 @@ def _writable_dir() -> Path | None:
                    f"loops compile in every process (set NUMBA_CACHE_DIR to a writable directory)")
         return None
     return path
+
+
+def writable_cache_dir() -> Path | None:
+    """The cache directory in use, or None when none is writable (the loops run uncached).
+
+    Returns
+    -------
+    pathlib.Path or None
+        :func:`cache_dir`, created, when a file can be written in it.
+
+    Examples
+    --------
+    >>> from mark1._utils.compiled import cache_dir, writable_cache_dir
+    >>> writable_cache_dir() in (None, cache_dir())
+    True
+    """
+    return _writable_dir()
 
 
 _warned: set[str] = set()

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from mark1._utils.atomic import check_target, write_text
+from mark1._utils.compiled import compile_seconds, writable_cache_dir
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
 from mark1.classroom.device import write_device
@@ -76,11 +77,13 @@ def cmd_run(args) -> int:
     schedule = scene.schedule
     machine = MarkI(spec=spec, seed=seed_machine, trace="full" if args.trace == "full" else "summary")
     env, on_event = _realtime(args)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), compile_seconds()
     try:
         machine.fit(train.cards, train.labels, epochs=schedule.epochs, order=schedule.order,
                     progress=not args.json and env is None, env=env, on_event=on_event)
-        wall = time.perf_counter() - t0
+        # numba compiles the loops on their first call (once per cache): not training time
+        compiling = compile_seconds() - c0
+        wall = time.perf_counter() - t0 - compiling
         train_acc = machine.score(train.cards, train.labels)
         test_acc = machine.score(test.cards, test.labels)
     except ValueError as e:                       # e.g. classes that do not fit the R-units
@@ -129,6 +132,9 @@ def cmd_run(args) -> int:
         ("reported", _reported_text(rep.value, rep.source)),
         ("machine time", f"{duration(machine.machine_time_)}  (the real machine's time)"),
         ("wall time", f"{duration(wall)}  (training on this computer)"),
+        *([("compiling", f"{duration(compiling)}  (the machine's loops, once: kept in {kept})"
+            if (kept := writable_cache_dir()) else f"{duration(compiling)}  (the machine's loops; no "
+            "writable cache: every run compiles)")] if compiling >= 0.05 else []),
         ("written", f"{out}/summary.json, learning_curve.png, trace.csv"),
     ]
     print(_format_table(rows))
