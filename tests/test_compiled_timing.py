@@ -1,7 +1,7 @@
 """Timing in the compiled loop: overlapping reads and driver queues give the event path's bits.
 
 The event path (SimPy, one step per card: ``_TrainingRun.compiled_loop = False``, or a
-full trace) is the reference. The compiled loop (:func:`mark1.machine.simulator._train_block`)
+full trace) is the reference. The compiled loop (:func:`mark1.machine._kernels.presentation.train_block`)
 must give the same history (every field), the same wipers (every array of the rack), the
 same machine time and the same seconds waited, bit for bit, for every timing variant:
 overlapping reads, 1, 2 or 8 drivers, both, slow motors that make the cards wait,
@@ -23,6 +23,7 @@ from conftest import make_cards
 from test_simulator import _CountingEnvironment
 from mark1 import MarkI, specs
 from mark1.machine import simulator
+from mark1.machine._kernels.presentation import ROOM
 
 # moves of exactly one period that start and end at the reads: increment and speed 0.25
 # full scale (s), a 1 s period read at 0.5 s, no spread, no backlash, no noise
@@ -193,7 +194,7 @@ def test_many_cards_stay_bit_for_bit_with_a_growing_queue():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(simulator._TrainingRun, "_run_block", spy)
         fast, _ = _fit(spec, 7, cards, labels, compiled=True, epochs=4)
-    assert simulator._ROOM in ends                 # the loop stopped to make room, and went on
+    assert ROOM in ends                 # the loop stopped to make room, and went on
     slow, _ = _fit(spec, 7, cards, labels, compiled=False, epochs=4)
     assert_same_run(fast, slow)
     assert fast.machine_time_ > fast.history_["start"][-1] + 10 * spec.timing.period    # a backlog was left

@@ -163,11 +163,7 @@ def rack_response(spec: MachineSpec, *, pulses=(30, 25, 15), start: float = 0.61
     position[0] = rack.positions(0.0)[0]
     t_read, x_read = [], []
     env = simpy.Environment()
-    s = spec.rack
-    if s.drive == "ratchet":
-        move = np.ceil(inc / s.step) * s.step_time
-    else:
-        move = inc / s.motor_speed if np.isfinite(s.motor_speed) else 0.0
+    move = rack.move_duration(inc)        # the machine's own law: a ratchet rounds to the nearest step
     # read finely while a pulse's motors may run (slowest motor, plus backlash), then once at the cycle's end
     window = min(0.9 * period, 1.6 * move / max(float(gain.min()), 0.1))
     offsets = np.append(np.linspace(0.0, window, samples_per_pulse), period * (1 - 1e-3))

@@ -18,10 +18,10 @@ Each weight is the wiper position of a potentiometer, in full-scale fractions
 Time: one SimPy timeout per drive command (all pots of a command move at once, each
 at its own speed); a wiper's position between events is computed in closed form
 (linear in time) when it is read. With a driver limit, each move waits for a free
-driver (a SimPy resource) and the moves queue. The position of one pot at a time
-(:func:`stored_pot`) and the sums of the wipers read (:func:`wiper_sums`) are compiled,
-so that the simulator's compiled loop reads exactly what :meth:`PotentiometerRack.sums`
-and :meth:`PotentiometerRack.plan` read.
+driver (a SimPy resource) and the moves queue. A pot's law (its plan, its position
+mid-move, the sums read off the wipers) is written once, compiled, in
+:mod:`mark1.machine._kernels.pots`, so that the simulator's compiled loop reads exactly
+what :meth:`PotentiometerRack.sums` and :meth:`PotentiometerRack.plan` read.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from typing import Callable
 
 import numpy as np
 import simpy
-from mark1._utils.compiled import compiled
 
+from mark1.machine._kernels.pots import Pots, apply_moves, drive_of, move_duration, plan_moves, stored_at, wiper_sums
 from mark1.specs import RackSpec
 
 __all__ = ["PotentiometerRack"]
@@ -113,9 +113,14 @@ class PotentiometerRack:
         self.drivers: simpy.Resource | None = None
         self._drivers_env = None
         self.on_move: Callable | None = None              # trace hook: f(time, event, detail)
-        #: the drive's constants as :func:`plan_pot` takes them: array (6,) float
-        self.drive_constants = np.array([spec.drive == "continuous", spec.motor_speed, spec.step,
-                                         spec.step_time, spec.backlash, spec.end_stops], dtype=float)
+        #: the drive's constants as the kernel reads them (:class:`mark1.machine._kernels.pots.Drive`)
+        self.drive_constants = drive_of(spec)
+
+    @property
+    def pots(self) -> Pots:
+        """The rack's per-pot arrays as the kernels take them: flat views, written in place."""
+        return Pots(self.gain.reshape(-1), self.p_from.reshape(-1), self.p_to.reshape(-1),
+                    self.t_start.reshape(-1), self.t_end.reshape(-1), self.last_dir.reshape(-1))
 
     @staticmethod
     def motor_gains(spec: RackSpec, shape, rng: np.random.Generator) -> np.ndarray:
@@ -123,6 +128,19 @@ class PotentiometerRack:
         if spec.motor_spread == 0:
             return np.ones(shape)
         return np.maximum(1.0 + spec.motor_spread * rng.standard_normal(shape), 0.1)
+
+    def move_duration(self, travel: float, gain: float = 1.0) -> float:
+        """Seconds a motor of relative speed ``gain`` takes to turn a pot ``travel`` full scale
+        (no backlash, no end stop): the machine's law (:func:`mark1.machine._kernels.pots.plan_pot`),
+        so that a plot of the machine never computes it another way.
+
+        Examples
+        --------
+        >>> from mark1.specs import RackSpec
+        >>> PotentiometerRack(RackSpec(), 1, 3, 1).move_duration(0.02)
+        0.08
+        """
+        return move_duration(self.spec, travel, gain)
 
     # -- reading ----------------------------------------------------------------------
     @property
@@ -150,8 +168,7 @@ class PotentiometerRack:
     def _stored_pots(self, flat: np.ndarray, t: float) -> np.ndarray:
         """Stored positions (before decay) of pots ``flat`` (flat indices) at ``t``: array (m,)."""
         out = np.empty(len(flat))
-        _stored_at(flat.astype(np.int64, copy=False), float(t), self.busy_until, self.p_from.reshape(-1),
-                   self.p_to.reshape(-1), self.t_start.reshape(-1), self.t_end.reshape(-1), out)
+        stored_at(flat.astype(np.int64, copy=False), float(t), self.busy_until, self.pots, out)
         return out
 
     def positions(self, t: float, inputs: np.ndarray | None = None) -> np.ndarray:
@@ -181,8 +198,7 @@ class PotentiometerRack:
         """
         x = np.ascontiguousarray(x, dtype=float)[None, :]
         s = np.empty(self.mask.shape[0])
-        wiper_sums(x, 0, float(t), self.busy_until, self.p_from.reshape(-1), self.p_to.reshape(-1),
-                   self.t_start.reshape(-1), self.t_end.reshape(-1), np.empty(x.shape[1], np.int64), s)
+        wiper_sums(x, 0, float(t), self.busy_until, self.pots, np.empty(x.shape[1], np.int64), s)
         if self.rate:
             s *= self.decay_factor(t)
         return s
@@ -226,8 +242,7 @@ class PotentiometerRack:
         m = len(flat)
         target, slack_time, duration = np.empty(m), np.empty(m), np.empty(m)
         direction = np.empty(m, np.int8)
-        _plan_moves(cmd, start, self.gain.ravel().take(flat), self.last_dir.ravel().take(flat),
-                    self.drive_constants, target, slack_time, duration, direction)
+        plan_moves(cmd, start, flat, self.pots, self.drive_constants, target, slack_time, duration, direction)
         return idx, start, target, slack_time, duration, direction
 
     def apply(self, idx, start, target, slack_time, duration, direction, t0) -> None:
@@ -238,9 +253,8 @@ class PotentiometerRack:
         """
         flat = (idx[0] * self.mask.shape[1] + idx[1]).astype(np.int64)
         f = self.decay_factor(t0)
-        self.busy_until = _apply_moves(flat, start, target, slack_time, duration, direction, t0, f,
-                                       self.p_from.reshape(-1), self.p_to.reshape(-1), self.t_start.reshape(-1),
-                                       self.t_end.reshape(-1), self.last_dir.reshape(-1), self.busy_until)
+        self.busy_until = apply_moves(flat, start, target, slack_time, duration, direction, t0, f, self.pots,
+                                      self.busy_until)
 
     def drive(self, env: simpy.Environment, command: np.ndarray, on_start: Callable | None = None):
         """SimPy process: carry out a command; ends when every wiper has stopped.
@@ -316,116 +330,3 @@ class PotentiometerRack:
             d = float(plan[4].max(initial=0.0))
             if d > 0:
                 yield env.timeout(d)
-
-
-# -- the physics of one pot, compiled (the simulator's inner loop calls these too) ----------
-
-@compiled
-def stored_pot(j, t, busy_until, p_from, p_to, t_start, t_end):
-    """Stored position (before decay) of pot ``j`` (flat index) at machine time ``t``.
-
-    Where no wiper moves any more (``t >= busy_until``) the end of the last move; else
-    linear between ``p_from`` and ``p_to`` over the wiper's motion, which a move without
-    span (a ratchet step) makes at its end.
-    """
-    if t >= busy_until:
-        return p_to[j]
-    span = t_end[j] - t_start[j]
-    if span > 0.0:
-        frac = (t - t_start[j]) / span
-    else:
-        frac = 1.0 if t >= t_end[j] else 0.0
-    frac = min(max(frac, 0.0), 1.0)
-    return p_from[j] + (p_to[j] - p_from[j]) * frac
-
-
-@compiled
-def _stored_at(flat, t, busy_until, p_from, p_to, t_start, t_end, out):
-    for k in range(len(flat)):
-        out[k] = stored_pot(flat[k], t, busy_until, p_from, p_to, t_start, t_end)
-
-
-@compiled
-def wiper_sums(x, row, t, busy_until, p_from, p_to, t_start, t_end, active, out):
-    """Each unit's sum of stored wiper positions at ``t`` times row ``row`` of ``x`` (m, n_in),
-    into ``out`` (n_units,), before decay; the nonzero inputs' indices into ``active``;
-    returns how many. The products are added in input order over the nonzero inputs,
-    the units side by side, as :func:`mark1.machine.perceptron.sparse_sums` adds resting wipers.
-    """
-    n_in = x.shape[1]
-    n_act = 0
-    for i in range(n_in):
-        active[n_act] = i
-        n_act += x[row, i] != 0.0
-    out[:] = 0.0
-    for a in range(n_act):
-        i = active[a]
-        v = x[row, i]
-        for u in range(len(out)):
-            out[u] += v * stored_pot(u * n_in + i, t, busy_until, p_from, p_to, t_start, t_end)
-    return n_act
-
-
-@compiled
-def plan_pot(cmd, start, gain, last, drive):
-    """What the hardware does with one pot's command: (target, slack_time, duration, direction).
-
-    ``cmd`` commanded travel (full scale, signed), ``start`` the wiper's true position,
-    ``gain`` its motor's relative speed, ``last`` the direction of its last move (int,
-    0 never moved), ``drive`` the rack's :attr:`PotentiometerRack.drive_constants`.
-    Times in seconds from the command; ``direction`` -1, 0 or +1.
-    """
-    continuous, motor_speed, step, step_time = drive[0], drive[1], drive[2], drive[3]
-    backlash, end_stops = drive[4], drive[5]
-    direction = 1 if cmd > 0 else (-1 if cmd < 0 else 0)
-    if continuous != 0.0:
-        travel = gain * abs(cmd)                        # the pulse lasts |cmd| / motor_speed
-        rate = motor_speed * gain
-        instant = math.isinf(motor_speed)
-    else:
-        travel = np.rint(abs(cmd) / step) * step
-        instant = step_time == 0
-        rate = step / step_time if not instant else math.inf
-    slack = 0.0
-    if backlash != 0.0 and last != 0 and last != direction:
-        slack = min(backlash, travel)
-    if continuous == 0.0 and not travel > 0:
-        direction = 0          # a ratchet command below half a step turns nothing
-    target = start + direction * (travel - slack)
-    if end_stops != 0.0:
-        target = min(max(target, -1.0), 1.0)
-    # a pot already against its stop in the driven direction does not move at all
-    if instant:
-        return target, 0.0, 0.0, direction
-    return target, slack / rate, (slack + abs(target - start)) / rate, direction
-
-
-@compiled
-def _plan_moves(cmd, start, gain, last, drive, target, slack_time, duration, direction):
-    for k in range(len(cmd)):
-        target[k], slack_time[k], duration[k], direction[k] = plan_pot(cmd[k], start[k], gain[k], last[k], drive)
-
-
-@compiled
-def apply_pot(j, start, target, slack_time, duration, direction, t0, f,
-              p_from, p_to, t_start, t_end, last_dir):
-    """Set pot ``j`` (flat index) moving at ``t0``; positions true at ``t0``, ``f`` the decay factor there."""
-    p_from[j] = start / f
-    p_to[j] = target / f
-    t_start[j] = t0 + slack_time
-    t_end[j] = t0 + duration
-    if direction != 0:                      # a ratchet command too small to step keeps the gears' side
-        last_dir[j] = direction
-
-
-@compiled
-def _apply_moves(flat, start, target, slack_time, duration, direction, t0, f,
-                 p_from, p_to, t_start, t_end, last_dir, busy_until):
-    longest = -1.0
-    for k in range(len(flat)):
-        apply_pot(flat[k], start[k], target[k], slack_time[k], duration[k], direction[k], t0, f,
-                  p_from, p_to, t_start, t_end, last_dir)
-        longest = max(longest, duration[k])
-    if len(flat):
-        busy_until = max(busy_until, t0 + longest)
-    return busy_until

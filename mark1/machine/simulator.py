@@ -13,13 +13,13 @@ One presentation, as the machine does it::
 Only the instants where the simulation must act are SimPy events. The clock is closed
 form (card ``p`` changes at ``t_anchor + (p - p_anchor) * period``; the anchor moves
 when a card waits for the motors), and so are motor moves
-(:func:`mark1.machine.potentiometers.plan_pot`) and a wiper's position during one
-(:func:`mark1.machine.potentiometers.stored_pot`). So a block of presentations runs in one
-compiled loop (:func:`_train_block`, numba) with one SimPy timeout, up to the end of the
+(:func:`mark1.machine._kernels.pots.plan_pot`) and a wiper's position during one
+(:func:`mark1.machine._kernels.pots.stored_pot`). So a block of presentations runs in one
+compiled loop (:func:`mark1.machine._kernels.presentation.train_block`, numba) with one SimPy timeout, up to the end of the
 sensed block or to a card that waits for the motors: the loop does what the trainer
 does, with the same compiled rule and pot functions the event path calls, reading the
 wipers mid-move where ``timing.overlap`` lets them move, and serving a driver limit
-(``rack.drivers``) as a first-come-first-served queue of pot moves (:func:`_serve`) in
+(``rack.drivers``) as a first-come-first-served queue of pot moves (:func:`~mark1.machine._kernels.presentation.serve`) in
 the order SimPy's resource serves them. SimPy steps card by card, with a timeout per
 read and a process per motor command, where someone watches each card (an ``on_event``
 listener, real-time replay, a full trace with overlap or drivers) and as the reference the compiled loop is
@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import os
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -51,16 +50,13 @@ import numpy as np
 import simpy
 import simpy.rt
 
-from mark1.machine import perceptron
-from mark1.machine import potentiometers
-from mark1.machine import rules
 from mark1._utils.atomic import atomic_path
-from mark1._utils.compiled import compiled
+from mark1.machine._kernels import presentation as kernel
+from mark1.machine._kernels.presentation import BLOCK_END, CODE_KINDS, PENDING, WAITS, resting_sums
 from mark1.machine.patchboard import Patchboard, with_bias
-from mark1.machine.perceptron import sparse_sums
-from mark1.machine.potentiometers import PotentiometerRack, apply_pot, plan_pot, stored_pot, wiper_sums
+from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.retina import Retina, RetinaState
-from mark1.machine.rules import GAMMA, RULE_CODES, RULES, command_into, erring
+from mark1.machine.rules import RULE_CODES, RULES, erring
 from mark1.specs import MachineSpec
 from mark1.exceptions import InputError
 
@@ -501,7 +497,7 @@ class _TrainingRun:
         self.step_each = self.full or isinstance(env, simpy.rt.RealtimeEnvironment)
         self.queued = rack.spec.drivers > 0              # moves wait for drivers
         # Nobody watching each card as it happens: whole blocks of presentations run in the
-        # compiled loop (_train_block), overlapping reads and driver queues included. A full
+        # compiled loop (kernel.train_block), overlapping reads and driver queues included. A full
         # trace without overlap or queue runs there too, up to each reinforcement, which the
         # event path's own code makes (and logs) as it makes it card by card.
         watched = isinstance(env, simpy.rt.RealtimeEnvironment) or trace.listener is not None
@@ -531,18 +527,18 @@ class _TrainingRun:
         self.seg = _Segment()
         self.waited = 0.0
         self.motors = None                               # the SimPy process of queued moves
-        # the rack's own arrays, flat views (written in place by the compiled loop)
-        self.flat_state = [rack.gain.reshape(-1), rack.mask] + [
-            a.reshape(-1) for a in (rack.p_from, rack.p_to, rack.t_start, rack.t_end, rack.last_dir)]
         self.command_buf = np.zeros(self.mask.shape)
-        self.code_kind = _CODE_KINDS.get(code.kind, -1)
+        self.code_kind = CODE_KINDS.get(code.kind, -1)
         self.reach, self.gap = float(self.pipeline.block), float(self.pipeline.block)   # see _run_block
-        # the compiled loop's driver queue: pot, travel and time of each command not yet
-        # set going, first come first served ([head, tail) of the arrays), and when each
-        # driver is free; the arrays get room as needed (_make_room)
-        self.queue = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
-        self.queue_ends = np.zeros(2, np.int64)
-        self.free = np.zeros(max(rack.spec.drivers, 1))
+        # the kernel's named constants: the trainer's and the decay's
+        self.kernel_trainer = kernel.Trainer(
+            self.rule_code, float(self.inc), float(self.lms_rate), float(self.tie), self.error_driven, self.every,
+            self.monovalent, self.mean, self.spontaneous, self.code_kind, self.traced)
+        self.decay = kernel.Decay(float(rack.rate), float(spec.rack.decay_time))
+        # the kernel's driver queue (commands not yet set going, first come first served,
+        # and when each driver is free); its arrays get room as needed (_make_room)
+        self.queue = kernel.Queue(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(2, np.int64),
+                                  np.zeros(max(rack.spec.drivers, 1)))
 
     # -- the SimPy process ----------------------------------------------------------------
     def trainer(self):
@@ -573,7 +569,7 @@ class _TrainingRun:
         q, status = self._run_block(p)
         if self.traced:
             self._log(p, self.block_sums[:q + 1 - p])
-            if status == _PENDING:
+            if status == PENDING:
                 seg, row = self.seg, self.pipeline.ensure(q)
                 seg.start, seg.stop = q, q + 1
                 seg.x, seg.sums = self.pipeline.x[row:row + 1], self.block_sums[q - p:q - p + 1]
@@ -581,7 +577,7 @@ class _TrainingRun:
                 return q
         t0 = float(self.start[q])
         yield from _wait_until(self.env, t0 + self.read_at)
-        if status == _WAITS:
+        if status == WAITS:
             done = self.rack.busy_until
             self.waited += done - (t0 + self.period)
             self.pipeline.retime(q, done - t0 - self.tm.card_change)
@@ -676,7 +672,7 @@ class _TrainingRun:
         hi = min(pipeline.stop, p + seg.size)
         x = pipeline.x[row:row + (hi - p)]
         times = self.clock.card_change(np.arange(p, hi)) + self.read_at
-        base = _resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], times, rack.t_ref, rack.rate)
+        base = resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], times, rack.t_ref, rack.rate)
         seg.fill(p, hi, x, base, self.noise, pipeline.noise_scale, row, self.targets, self.labels, self.code,
                  self.tie, pipeline.divisor if self.mean else None)
 
@@ -688,7 +684,7 @@ class _TrainingRun:
         row = pipeline.ensure(p)
         x = pipeline.x[row:row + 1]
         if t >= rack.busy_until:
-            base = _resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], np.array([t]), rack.t_ref, rack.rate)
+            base = resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], np.array([t]), rack.t_ref, rack.rate)
         else:
             base = rack.sums(x[0], t)[None, :]
         self.seg.fill(p, p + 1, x, base, self.noise, pipeline.noise_scale, row,
@@ -696,7 +692,7 @@ class _TrainingRun:
 
     def _run_block(self, p: int) -> tuple[int, int]:
         """Presentations from ``p`` to the end of the sensed block or the first wait for
-        the motors; (the last one run, the loop's status). With ``_PENDING`` (a full trace)
+        the motors; (the last one run, the loop's status). With ``PENDING`` (a full trace)
         the last one is read but not reinforced yet; the sums read are ``block_sums``."""
         pipeline, rack = self.pipeline, self.rack
         row = pipeline.ensure(p)
@@ -709,21 +705,21 @@ class _TrainingRun:
         divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
         if self.queued:
             self._make_room()
-        done, rack.busy_until, rack.t_ref, status = _train_block(
-            x, kick, self.targets[self.labels[p:hi]], self.rule_code, self.inc, self.lms_rate, self.tie,
-            self.error_driven, self.every, self.monovalent, self.mean, divisor, self.spontaneous,
-            self.code_kind, self.targets, p, self.clock.t_anchor, self.clock.p_anchor, self.period, self.read_at,
-            self.tm.overlap, rack.rate, rack.t_ref, self.spec.rack.decay_time, rack.busy_until,
-            *self.flat_state, rack.drive_constants, self.queued, *self.queue, self.queue_ends, self.free,
-            self.traced, sums, self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi],
-            self.response[p:hi], self.command_buf)
-        if status == _PENDING:
+        blk = kernel.Block(x, kick, self.targets[self.labels[p:hi]], divisor, self.targets, self.mask, sums,
+                           self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi], self.response[p:hi],
+                           self.command_buf)
+        schedule = kernel.Schedule(float(self.clock.t_anchor), int(self.clock.p_anchor), float(self.period),
+                                   float(self.read_at), bool(self.tm.overlap), bool(self.queued))
+        done, rack.busy_until, rack.t_ref, status = kernel.train_block(
+            p, blk, self.kernel_trainer, schedule, rack.busy_until, rack.t_ref, self.decay, rack.pots,
+            rack.drive_constants, self.queue)
+        if status == PENDING:
             done += 1                               # read, to be reinforced by the caller
         if self.code_kind < 0:                      # a code the loop does not read
             self.response[p:p + done] = self.code.decode(sums[:done])
         # how far the next run reaches: about the running gap between stops, doubling while
         # runs end with their block (the noise, targets and sums of a run are made for all of it)
-        if status == _BLOCK_END:
+        if status == BLOCK_END:
             self.reach = min(2 * self.reach, self.pipeline.block)
         else:
             self.gap += _GAP_WEIGHT * (done - self.gap)
@@ -735,22 +731,24 @@ class _TrainingRun:
         """Room in the driver queue for a command of every pot: the moves still queued go to
         the front, and the arrays double when less than half of them is free (24 bytes a
         move; at first room for two commands of every pot)."""
-        head, tail = (int(v) for v in self.queue_ends)
-        live, cap = tail - head, len(self.queue[0])
+        q = self.queue
+        head, tail = (int(v) for v in q.ends)
+        live, cap = tail - head, len(q.pot)
+        arrays = (q.pot, q.cmd, q.time)
         if cap - live < max(self.mask.size, cap // 2):     # keep half free: few returns to make room
             size = 2 * max(cap, live + self.mask.size)
-            self.queue = tuple(np.concatenate([a[head:tail], np.zeros(size - live, a.dtype)]) for a in self.queue)
+            grown = (np.concatenate([a[head:tail], np.zeros(size - live, a.dtype)]) for a in arrays)
+            self.queue = q._replace(**dict(zip(("pot", "cmd", "time"), grown)))
         elif head > 0:
-            for a in self.queue:
+            for a in arrays:
                 a[:live] = a[head:tail]
-        self.queue_ends[:] = (0, live)
+        q.ends[:] = (0, live)
 
     def _serve_queue(self, limit: float) -> None:
         """Set going the queued moves that get a driver up to ``limit`` (s), included."""
         rack = self.rack
-        rack.busy_until, rack.t_ref = _serve(float(limit), True, *self.queue, self.queue_ends, self.free,
-                                             rack.busy_until, rack.t_ref, rack.rate, self.spec.rack.decay_time,
-                                             self.flat_state[0], *self.flat_state[2:], rack.drive_constants)
+        rack.busy_until, rack.t_ref = kernel.serve(float(limit), True, self.queue, rack.busy_until, rack.t_ref,
+                                                   self.decay, rack.pots, rack.drive_constants)
 
     # -- the record -------------------------------------------------------------------------
     def _log(self, p: int, sums: np.ndarray) -> None:
@@ -911,241 +909,6 @@ class _Segment:
         self.gap += _GAP_WEIGHT * (p - self.last - self.gap)
         self.last = p
         self.size = int(min(self.MAX, max(self.MIN, self.gap)))
-
-
-# compiled with the cache, which must notice changes in the functions they call
-_compiled = compiled(rules, potentiometers, perceptron)
-
-
-@_compiled
-def _decay(t, t_ref, rate):
-    """How much every wiper has shrunk by decay from ``t_ref`` to ``t`` (rate 1/s; 0: none)."""
-    return math.exp(-(t - t_ref) * rate) if rate != 0.0 else 1.0
-
-
-@_compiled
-def _resting_sum(x, k, p_to, active, acc):
-    """Each unit's sum of resting wiper positions ``p_to`` (the rack's stored positions,
-    flat, before decay) times row ``k`` of ``x`` (m, n_in), into ``acc`` (n_units,); the
-    active inputs' indices into ``active``; returns how many. The compiled loop and the
-    event path's look-ahead both read resting wipers this way
-    (:func:`mark1.machine.perceptron.sparse_sums`), so they agree bit for bit."""
-    return sparse_sums(x, k, p_to.reshape(len(acc), x.shape[1]).T, active, acc)
-
-
-@_compiled
-def _resting_sums(x, p_to, n_units, times, t_ref, rate):
-    """The sums of rows of ``x`` (m, n_in) read at ``times`` (m,) off resting wipers
-    ``p_to`` (flat, stored), decayed: array (m, n_units), without read noise."""
-    m, n_in = x.shape
-    out = np.empty((m, n_units))
-    active = np.empty(n_in, np.int64)
-    acc = np.empty(n_units)
-    for k in range(m):
-        _resting_sum(x, k, p_to, active, acc)
-        f = _decay(times[k], t_ref, rate)
-        for u in range(n_units):
-            out[k, u] = acc[u] * f
-    return out
-
-
-#: How a run of the compiled loop ended: the end of its block, a card that waits for the
-#: motors, a full driver queue (the caller makes room), a reinforcement left to the caller.
-_BLOCK_END, _WAITS, _ROOM, _PENDING = 0, 1, 2, 3
-
-#: The output codes whose answers the compiled loop reads itself (:func:`_answer`).
-_CODE_KINDS = {"single": 0, "one-per-class": 1}
-
-
-@_compiled
-def _answer(sums, kind, tie):
-    """The class the machine answers for one row of sums: :meth:`OutputCode.decode` of a
-    ``single`` (``kind`` 0) or ``one-per-class`` (1) code, the same comparisons, compiled."""
-    if kind == 0:
-        return 1 if sums[0] > tie else 0
-    best = sums[0]
-    for u in range(1, len(sums)):
-        best = max(best, sums[u])
-    for u in range(len(sums)):
-        if sums[u] >= best - tie:
-            return u
-    return 0
-
-
-@_compiled
-def _fold_decay(t, t_ref, rate, decay_time, p_from, p_to):
-    """Fold the decay into the stored positions where over 100 decay times went by since
-    ``t_ref`` (what :meth:`PotentiometerRack.plan` does first); returns the new ``t_ref``."""
-    if rate != 0.0 and t - t_ref > 100.0 * decay_time:
-        fr = _decay(t, t_ref, rate)
-        if fr != 1.0:
-            for j in range(len(p_to)):
-                p_from[j] *= fr
-                p_to[j] *= fr
-            return t
-    return t_ref
-
-
-@_compiled
-def _serve(limit, inclusive, queue_pot, queue_cmd, queue_time, ends, free, busy_until, t_ref, rate, decay_time,
-           gain, p_from, p_to, t_start, t_end, last_dir, drive):
-    """Set going the queued pot moves that get a driver before ``limit`` (or at it, with
-    ``inclusive``), as the rack's SimPy queue does (:meth:`PotentiometerRack.drive`).
-
-    The queue is first come, first served: its head gets the first driver free, at
-    ``max(commanded, driver free)``; each move is planned from the wiper's position then
-    (:meth:`PotentiometerRack.plan` of that pot alone) and holds its driver for its
-    duration. ``queue_pot``, ``queue_cmd``, ``queue_time`` (capacity,) the pot (flat
-    index), travel and time of each command; ``ends`` [head, tail] (written); ``free``
-    (drivers,) when each driver is free (written). Returns (busy_until, t_ref).
-    """
-    head, tail = ends[0], ends[1]
-    while head < tail:
-        d = 0
-        for i in range(1, len(free)):
-            if free[i] < free[d]:
-                d = i
-        t = max(queue_time[head], free[d])
-        if t > limit or (t == limit and not inclusive):
-            break
-        j = queue_pot[head]
-        t_ref = _fold_decay(t, t_ref, rate, decay_time, p_from, p_to)
-        f = _decay(t, t_ref, rate)
-        begin = stored_pot(j, t, busy_until, p_from, p_to, t_start, t_end)
-        if rate != 0.0:
-            begin = f * begin
-        target, slack_time, duration, direction = plan_pot(queue_cmd[head], begin, gain[j], last_dir[j], drive)
-        apply_pot(j, begin, target, slack_time, duration, direction, t, f, p_from, p_to, t_start, t_end, last_dir)
-        busy_until = max(busy_until, t + duration)
-        free[d] = t + duration
-        head += 1
-    if head == tail:                     # the queue ran dry: its room starts over
-        head = tail = 0
-    ends[0], ends[1] = head, tail
-    return busy_until, t_ref
-
-
-@_compiled
-def _train_block(x, kick, targets, rule, increment, lms_rate, tie, error_driven,
-                 every, monovalent, mean, divisor, spontaneous, code_kind, code_targets,
-                 p_first, t_anchor, p_anchor, period, read_at, overlap,
-                 rate, t_ref, decay_time, busy_until,
-                 gain, mask, p_from, p_to, t_start, t_end, last_dir, drive,
-                 queued, queue_pot, queue_cmd, queue_time, ends, free, stop_to_reinforce,
-                 sums, units_erred, pots_moved, start, response, command):
-    """Run a block of presentations as the event path does, in one compiled loop.
-
-    The same steps as the SimPy trainer (:meth:`_TrainingRun._step`), in the same order:
-    the card changes on the closed-form clock; queued pot moves that get a driver before
-    the read are set going (:func:`_serve`); the sums are the wipers read at the read time
-    (:func:`mark1.machine.potentiometers.wiper_sums`, mid-move when ``timing.overlap`` lets them
-    move; the resting wipers' sums otherwise), decayed, plus the read noise (``kick``,
-    already scaled); the rule (:func:`mark1.rules.command_into`) commands the pots, which
-    move at once as :func:`mark1.machine.potentiometers.plan_pot` and ``apply_pot`` say, or join
-    the driver queue (``queued``; without overlap the trainer waits for all of them).
-    Without overlap, stops after a reinforcement whose motors outlast the period (the
-    next card waits: the caller shifts the clock and re-times the photocells).
-
-    ``x`` (m, n_in) the A-unit outputs with bias of the block's presentations, from
-    presentation ``p_first``; ``kick`` and ``targets`` (m, n_units); ``every``,
-    ``monovalent`` as :func:`mark1.rules.command_into` takes them; with ``mean`` each sum is
-    divided by ``divisor`` (m, n_units), the unit's active inputs (μ-system); with
-    ``spontaneous`` the rule aims at ``code_targets`` (k, n_units) of the answer read by
-    :func:`_answer` (``code_kind``), not at ``targets``; ``mask`` the rack's
-    (n_units, n_in); ``gain``, ``p_from`` ... ``last_dir`` the rack's arrays, flat
-    (written in place); the queue as :func:`_serve` takes it, with room for at least one
-    command of every pot (the loop stops at a command that does not fit, before it
-    changes anything); with
-    ``stop_to_reinforce`` the loop stops at a presentation the trainer acts on, read
-    but not reinforced (a full trace: the caller reinforces it); ``sums``,
-    ``units_erred``, ``pots_moved``, ``start``, ``response`` (m, ...) outputs (the
-    answers only for the codes :func:`_answer` reads, ``code_kind`` >= 0). Returns (presentations
-    run, busy_until, t_ref, how it ended: ``_BLOCK_END``, ``_WAITS`` (the next card
-    waits), ``_ROOM`` or ``_PENDING`` (the next presentation is read, not reinforced)).
-    """
-    m, n_in = x.shape
-    n_units = sums.shape[1]
-    active = np.empty(n_in, np.int64)
-    phi = np.empty(n_in, np.bool_)
-    acc = np.empty(n_units)
-    for k in range(m):
-        t0 = t_anchor + (p_first + k - p_anchor) * period
-        start[k] = t0
-        t_read = t0 + read_at
-        if queued:
-            busy_until, t_ref = _serve(t_read, False, queue_pot, queue_cmd, queue_time, ends, free, busy_until,
-                                       t_ref, rate, decay_time, gain, p_from, p_to, t_start, t_end, last_dir, drive)
-        f = _decay(t_read, t_ref, rate)
-        if t_read >= busy_until:
-            n_act = _resting_sum(x, k, p_to, active, acc)
-        else:
-            n_act = wiper_sums(x, k, t_read, busy_until, p_from, p_to, t_start, t_end, active, acc)
-        erred = 0
-        for u in range(n_units):
-            sums[k, u] = acc[u] * f + kick[k, u]
-            if mean:
-                sums[k, u] = sums[k, u] / divisor[k, u]
-            if targets[k, u] * sums[k, u] <= tie:
-                erred += 1
-        if code_kind >= 0:
-            response[k] = _answer(sums[k], code_kind, tie)
-        if error_driven and erred == 0:
-            continue
-        if stop_to_reinforce:
-            return k, busy_until, t_ref, _PENDING
-        units_erred[k] = erred
-        for i in range(n_in):
-            phi[i] = x[k, i] > 0
-        aim = code_targets[response[k]] if spontaneous else targets[k]
-        moving = command_into(command, rule, every, monovalent, phi, aim, sums[k], mask, increment, lms_rate,
-                              tie)
-        pots_moved[k] = moving
-        if moving == 0:
-            continue
-        if queued and len(queue_pot) - ends[1] < moving:
-            # the caller makes room in the queue and runs this presentation again (nothing
-            # of it has changed the machine yet: its read is the same)
-            return k, busy_until, t_ref, _ROOM
-        t_ref = _fold_decay(t_read, t_ref, rate, decay_time, p_from, p_to)
-        # γ also moves inactive pots; the other rules command active ones only (in order: the
-        # pots' flat order, which is the order the queue serves them)
-        n_scan = n_in if rule == GAMMA else n_act
-        if queued:
-            tail = ends[1]
-            for u in range(n_units):
-                for a in range(n_scan):
-                    i = a if rule == GAMMA else active[a]
-                    if command[u, i] != 0.0:
-                        queue_pot[tail] = u * n_in + i
-                        queue_cmd[tail] = command[u, i]
-                        queue_time[tail] = t_read
-                        tail += 1
-            ends[1] = tail
-            if not overlap:                              # the trainer waits for every motor
-                busy_until, t_ref = _serve(np.inf, True, queue_pot, queue_cmd, queue_time, ends, free, busy_until,
-                                           t_ref, rate, decay_time, gain, p_from, p_to, t_start, t_end, last_dir,
-                                           drive)
-        else:
-            f = _decay(t_read, t_ref, rate)
-            longest = -1.0
-            for u in range(n_units):
-                for a in range(n_scan):
-                    i = a if rule == GAMMA else active[a]
-                    cmd = command[u, i]
-                    if cmd == 0.0:
-                        continue
-                    j = u * n_in + i
-                    begin = stored_pot(j, t_read, busy_until, p_from, p_to, t_start, t_end)
-                    if rate != 0.0:
-                        begin = f * begin
-                    target, slack_time, duration, direction = plan_pot(cmd, begin, gain[j], last_dir[j], drive)
-                    apply_pot(j, begin, target, slack_time, duration, direction, t_read, f,
-                              p_from, p_to, t_start, t_end, last_dir)
-                    longest = max(longest, duration)
-            busy_until = max(busy_until, t_read + longest)
-        if not overlap and busy_until > t0 + period:
-            return k + 1, busy_until, t_ref, _WAITS
-    return m, busy_until, t_ref, _BLOCK_END
 
 
 def _finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float,

@@ -1,0 +1,343 @@
+"""The presentation kernel: one card's step as the machine does it, compiled, over named state.
+
+The step of one card (:func:`present`) is the R-units' read (mid-move where wipers still
+move), the rule's decision, the pots' plans (at once, or queued for a driver), decay and the
+clock. :func:`train_block` runs it card after card over a block of sensed presentations;
+:func:`serve` hands queued moves their drivers as the rack's SimPy resource does (first
+come, first served, a read at ``t`` sees every move that got its driver before ``t``).
+No SimPy here: the simulator (:mod:`mark1.machine.simulator`) drives these.
+
+The state travels as named records: :class:`~mark1.machine._kernels.pots.Pots` (the rack's
+arrays), :class:`~mark1.machine._kernels.pots.Drive` (its constants), :class:`Queue` (the
+driver queue), :class:`Trainer` (the rule and code), :class:`Schedule` (the clock),
+:class:`Decay` and :class:`Block` (a block's inputs and outputs).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from mark1._utils.compiled import compiled
+from mark1.machine import perceptron, rules
+from mark1.machine._kernels import pots as _pots
+from mark1.machine._kernels.pots import apply_pot, plan_pot, stored_pot, wiper_sums
+from mark1.machine.perceptron import sparse_sums
+from mark1.machine.rules import GAMMA, command_into
+
+__all__ = ["BLOCK_END", "CODE_KINDS", "PENDING", "ROOM", "WAITS", "Block", "Decay", "Queue", "Schedule", "Trainer",
+           "resting_sums", "serve", "train_block"]
+
+#: How a run of the compiled loop ended: the end of its block, a card that waits for the
+#: motors, a full driver queue (the caller makes room), a reinforcement left to the caller.
+BLOCK_END, WAITS, ROOM, PENDING = 0, 1, 2, 3
+
+#: The output codes whose answers the kernel reads itself (:func:`answer`).
+CODE_KINDS = {"single": 0, "one-per-class": 1}
+
+
+class Queue(NamedTuple):
+    """The driver queue: pot (flat index), travel and time of each command not yet set going,
+    first come first served between ``ends[0]`` (head) and ``ends[1]`` (tail), and when each
+    driver is free (``free``, (drivers,) s)."""
+
+    pot: np.ndarray
+    cmd: np.ndarray
+    time: np.ndarray
+    ends: np.ndarray
+    free: np.ndarray
+
+
+class Trainer(NamedTuple):
+    """The trainer's constants: the rule (code from :data:`mark1.machine.rules.RULE_CODES`),
+    its increment and LMS rate, the tie tolerance; whether it acts only where a unit erred,
+    on every card, monovalently; the μ-system's mean; spontaneous reinforcement and the code
+    it decodes (:data:`CODE_KINDS`, -1 none); whether to stop before each reinforcement."""
+
+    rule: int
+    increment: float
+    lms_rate: float
+    tie: float
+    error_driven: bool
+    every: bool
+    monovalent: bool
+    mean: bool
+    spontaneous: bool
+    code_kind: int
+    stop_to_reinforce: bool
+
+
+class Schedule(NamedTuple):
+    """The clock: card ``p`` changes at ``t_anchor + (p - p_anchor) * period``; the read is
+    ``read_at`` s later; with ``overlap`` the next card does not wait for the motors;
+    ``queued`` when moves wait for drivers."""
+
+    t_anchor: float
+    p_anchor: int
+    period: float
+    read_at: float
+    overlap: bool
+    queued: bool
+
+
+class Decay(NamedTuple):
+    """Wiper decay: ``rate`` 1/s (0: none) and ``decay_time`` s."""
+
+    rate: float
+    decay_time: float
+
+
+class Block(NamedTuple):
+    """A block's inputs and outputs, one row per presentation from ``p_first``.
+
+    ``x`` (m, n_in) A-unit outputs with the bias last; ``kick`` (m, n_units) read noise,
+    scaled; ``targets`` (m, n_units); ``divisor`` (m, n_units) the μ-system's active inputs;
+    ``code_targets`` (k, n_units) every class's targets; ``mask`` (n_units, n_in) the pots
+    that exist. Outputs: ``sums`` (m, n_units), ``units_erred``, ``pots_moved``, ``start``,
+    ``response`` (m,); ``command`` (n_units, n_in) scratch.
+    """
+
+    x: np.ndarray
+    kick: np.ndarray
+    targets: np.ndarray
+    divisor: np.ndarray
+    code_targets: np.ndarray
+    mask: np.ndarray
+    sums: np.ndarray
+    units_erred: np.ndarray
+    pots_moved: np.ndarray
+    start: np.ndarray
+    response: np.ndarray
+    command: np.ndarray
+
+
+_kernel = compiled(rules, _pots, perceptron)
+
+
+@_kernel
+def decay(t, t_ref, rate):
+    """How much every wiper has shrunk by decay from ``t_ref`` to ``t`` (rate 1/s; 0: none)."""
+    return math.exp(-(t - t_ref) * rate) if rate != 0.0 else 1.0
+
+
+@_kernel
+def resting_sum(x, k, p_to, active, acc):
+    """Each unit's sum of resting wiper positions ``p_to`` (the rack's stored positions,
+    flat, before decay) times row ``k`` of ``x`` (m, n_in), into ``acc`` (n_units,); the
+    active inputs' indices into ``active``; returns how many. The kernel and the event
+    path's look-ahead both read resting wipers this way
+    (:func:`mark1.machine.perceptron.sparse_sums`), so they agree bit for bit."""
+    return sparse_sums(x, k, p_to.reshape(len(acc), x.shape[1]).T, active, acc)
+
+
+@_kernel
+def resting_sums(x, p_to, n_units, times, t_ref, rate):
+    """The sums of rows of ``x`` (m, n_in) read at ``times`` (m,) off resting wipers
+    ``p_to`` (flat, stored), decayed: array (m, n_units), without read noise."""
+    m, n_in = x.shape
+    out = np.empty((m, n_units))
+    active = np.empty(n_in, np.int64)
+    acc = np.empty(n_units)
+    for k in range(m):
+        resting_sum(x, k, p_to, active, acc)
+        f = decay(times[k], t_ref, rate)
+        for u in range(n_units):
+            out[k, u] = acc[u] * f
+    return out
+
+
+@_kernel
+def answer(sums, kind, tie):
+    """The class the machine answers for one row of sums: :meth:`OutputCode.decode` of a
+    ``single`` (``kind`` 0) or ``one-per-class`` (1) code, the same comparisons, compiled."""
+    if kind == 0:
+        return 1 if sums[0] > tie else 0
+    best = sums[0]
+    for u in range(1, len(sums)):
+        best = max(best, sums[u])
+    for u in range(len(sums)):
+        if sums[u] >= best - tie:
+            return u
+    return 0
+
+
+@_kernel
+def fold_decay(t, t_ref, dk, pots):
+    """Fold the decay into the stored positions where over 100 decay times went by since
+    ``t_ref`` (what :meth:`PotentiometerRack.plan` does first); returns the new ``t_ref``."""
+    if dk.rate != 0.0 and t - t_ref > 100.0 * dk.decay_time:
+        fr = decay(t, t_ref, dk.rate)
+        if fr != 1.0:
+            for j in range(len(pots.p_to)):
+                pots.p_from[j] *= fr
+                pots.p_to[j] *= fr
+            return t
+    return t_ref
+
+
+@_kernel
+def move_pot(j, cmd, t, busy_until, t_ref, dk, pots, drive):
+    """Plan pot ``j``'s command ``cmd`` from its true position at ``t`` and set it going;
+    returns the move's duration (s)."""
+    f = decay(t, t_ref, dk.rate)
+    begin = stored_pot(j, t, busy_until, pots)
+    if dk.rate != 0.0:
+        begin = f * begin
+    target, slack_time, duration, direction = plan_pot(cmd, begin, pots.gain[j], pots.last_dir[j], drive)
+    apply_pot(j, begin, target, slack_time, duration, direction, t, f, pots)
+    return duration
+
+
+@_kernel
+def serve(limit, inclusive, queue, busy_until, t_ref, dk, pots, drive):
+    """Set going the queued pot moves that get a driver before ``limit`` (or at it, with
+    ``inclusive``), as the rack's SimPy queue does (:meth:`PotentiometerRack.drive`).
+
+    The queue is first come, first served: its head gets the first driver free, at
+    ``max(commanded, driver free)``; each move is planned from the wiper's position then
+    (:func:`move_pot`) and holds its driver for its duration. ``queue`` a :class:`Queue`
+    (its ``ends`` and ``free`` written). Returns (busy_until, t_ref).
+    """
+    free = queue.free
+    head, tail = queue.ends[0], queue.ends[1]
+    while head < tail:
+        d = 0
+        for i in range(1, len(free)):
+            if free[i] < free[d]:
+                d = i
+        t = max(queue.time[head], free[d])
+        if t > limit or (t == limit and not inclusive):
+            break
+        t_ref = fold_decay(t, t_ref, dk, pots)
+        duration = move_pot(queue.pot[head], queue.cmd[head], t, busy_until, t_ref, dk, pots, drive)
+        busy_until = max(busy_until, t + duration)
+        free[d] = t + duration
+        head += 1
+    if head == tail:                     # the queue ran dry: its room starts over
+        head = tail = 0
+    queue.ends[0], queue.ends[1] = head, tail
+    return busy_until, t_ref
+
+
+@_kernel
+def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, active, acc):
+    """Presentation ``k`` of the block read at ``t_read``: its sums (wipers at rest or
+    mid-move, decayed, plus noise, over the μ-system's divisor), its answer; returns
+    (units erred, active inputs)."""
+    f = decay(t_read, t_ref, dk.rate)
+    if t_read >= busy_until:
+        n_act = resting_sum(blk.x, k, pots.p_to, active, acc)
+    else:
+        n_act = wiper_sums(blk.x, k, t_read, busy_until, pots, active, acc)
+    erred = 0
+    sums = blk.sums
+    for u in range(sums.shape[1]):
+        sums[k, u] = acc[u] * f + blk.kick[k, u]
+        if tr.mean:
+            sums[k, u] = sums[k, u] / blk.divisor[k, u]
+        if blk.targets[k, u] * sums[k, u] <= tr.tie:
+            erred += 1
+    if tr.code_kind >= 0:
+        blk.response[k] = answer(sums[k], tr.code_kind, tr.tie)
+    return erred, n_act
+
+
+@_kernel
+def command_pots(k, n_act, active, blk, tr, phi):
+    """The rule's command for presentation ``k`` into ``blk.command``; returns the pots moved."""
+    n_in = blk.x.shape[1]
+    for i in range(n_in):
+        phi[i] = blk.x[k, i] > 0
+    aim = blk.code_targets[blk.response[k]] if tr.spontaneous else blk.targets[k]
+    return command_into(blk.command, tr.rule, tr.every, tr.monovalent, phi, aim, blk.sums[k], blk.mask,
+                        tr.increment, tr.lms_rate, tr.tie)
+
+
+@_kernel
+def queue_command(t_read, n_act, active, rule, command, queue):
+    """Put the commanded pots at the queue's tail, in the pots' flat order (the order the
+    queue serves them); γ also moves inactive pots, the other rules active ones only."""
+    n_units, n_in = command.shape
+    n_scan = n_in if rule == GAMMA else n_act
+    tail = queue.ends[1]
+    for u in range(n_units):
+        for a in range(n_scan):
+            i = a if rule == GAMMA else active[a]
+            if command[u, i] != 0.0:
+                queue.pot[tail] = u * n_in + i
+                queue.cmd[tail] = command[u, i]
+                queue.time[tail] = t_read
+                tail += 1
+    queue.ends[1] = tail
+
+
+@_kernel
+def move_now(t_read, n_act, active, rule, command, busy_until, t_ref, dk, pots, drive):
+    """Set every commanded pot going at ``t_read`` (no driver limit); returns ``busy_until``."""
+    n_units, n_in = command.shape
+    n_scan = n_in if rule == GAMMA else n_act
+    longest = -1.0
+    for u in range(n_units):
+        for a in range(n_scan):
+            i = a if rule == GAMMA else active[a]
+            cmd = command[u, i]
+            if cmd != 0.0:
+                longest = max(longest, move_pot(u * n_in + i, cmd, t_read, busy_until, t_ref, dk, pots, drive))
+    return max(busy_until, t_read + longest)
+
+
+@_kernel
+def train_block(p_first, blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue):
+    """Run a block of presentations as the event path does, in one compiled loop.
+
+    Card after card: the card changes on the closed-form clock (``sc``, a :class:`Schedule`);
+    queued pot moves that get a driver before the read are set going (:func:`serve`); the
+    sums are read (:func:`read_card`); where the trainer acts the rule commands the pots
+    (:func:`command_pots`), which move at once (:func:`move_now`) or join the driver queue
+    (:func:`queue_command`; without overlap the trainer waits for all of them). Without
+    overlap, stops after a reinforcement whose motors outlast the period (the next card
+    waits: the caller shifts the clock and re-times the photocells).
+
+    ``blk`` a :class:`Block` from presentation ``p_first``; ``tr`` a :class:`Trainer`;
+    ``pots``, ``queue`` written in place (the queue with room for a command of every pot:
+    the loop stops at a command that does not fit, before it changes anything). Returns
+    (presentations run, busy_until, t_ref, how it ended: :data:`BLOCK_END`, :data:`WAITS`
+    (the next card waits), :data:`ROOM` or :data:`PENDING` (the last one is read, not
+    reinforced)).
+    """
+    m, n_in = blk.x.shape
+    active = np.empty(n_in, np.int64)
+    phi = np.empty(n_in, np.bool_)
+    acc = np.empty(blk.sums.shape[1])
+    for k in range(m):
+        t0 = sc.t_anchor + (p_first + k - sc.p_anchor) * sc.period
+        blk.start[k] = t0
+        t_read = t0 + sc.read_at
+        if sc.queued:
+            busy_until, t_ref = serve(t_read, False, queue, busy_until, t_ref, dk, pots, drive)
+        erred, n_act = read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, active, acc)
+        if tr.error_driven and erred == 0:
+            continue
+        if tr.stop_to_reinforce:
+            return k, busy_until, t_ref, PENDING
+        blk.units_erred[k] = erred
+        moving = command_pots(k, n_act, active, blk, tr, phi)
+        blk.pots_moved[k] = moving
+        if moving == 0:
+            continue
+        if sc.queued and len(queue.pot) - queue.ends[1] < moving:
+            # the caller makes room in the queue and runs this presentation again (nothing
+            # of it has changed the machine yet: its read is the same)
+            return k, busy_until, t_ref, ROOM
+        t_ref = fold_decay(t_read, t_ref, dk, pots)
+        if sc.queued:
+            queue_command(t_read, n_act, active, tr.rule, blk.command, queue)
+            if not sc.overlap:                              # the trainer waits for every motor
+                busy_until, t_ref = serve(np.inf, True, queue, busy_until, t_ref, dk, pots, drive)
+        else:
+            busy_until = move_now(t_read, n_act, active, tr.rule, blk.command, busy_until, t_ref, dk, pots, drive)
+        if not sc.overlap and busy_until > t0 + sc.period:
+            return k + 1, busy_until, t_ref, WAITS
+    return m, busy_until, t_ref, BLOCK_END
