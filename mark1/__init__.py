@@ -18,6 +18,7 @@ True
 from importlib.metadata import PackageNotFoundError, version
 
 from mark1 import exceptions, specs, theory
+from mark1._utils import html as _html
 from mark1.exceptions import InputError, Mark1Error, Mark1Warning, RenderError, SceneError, SpecError, UsageError
 from mark1.lab import (Ablation, Comparison, LearningCurves, Reenactment, Sweep, ablate, compare, learning_curves,
                        reenact, sweep)
@@ -26,6 +27,14 @@ from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSqu
 from mark1.machine import MarkI, Patchboard
 from mark1.specs import MARK_I, NON_IDEALITIES, SMALL, MachineSpec
 from mark1.stimuli import Scene, load_scene, scene_cards
+
+# what draws each object's figure in a notebook (mark1._utils.html): named here, above every
+# room, and imported only when Jupyter asks for the HTML (import mark1 loads no matplotlib)
+_html.FIGURES.update({"MarkI": "mark1.viz.training:learning_curve",
+                      **{kind: f"mark1.viz.studies:{name}" for kind, name in (
+                          ("Comparison", "comparison_figure"), ("Ablation", "ablation_figure"),
+                          ("LearningCurves", "learning_curves_figure"), ("Sweep", "sweep_figure"),
+                          ("GridSweep", "grid_sweep_figure"), ("Reenactment", "reenact_figure"))}})
 
 try:
     __version__ = version("mark1")

@@ -35,6 +35,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from mark1._utils.html import html_table
 from mark1.exceptions import SpecError
 
 __all__ = [
@@ -566,8 +567,6 @@ class MachineSpec:
         return text + ")"
 
     def _repr_html_(self) -> str:
-        from mark1._utils.html import html_table
-
         changed = [r for r in describe(self) if r["changed"]]
         rows = [(r["key"], _short_value(r["value"], ""), r["unit"], _short_value(r["default"], ""), r["status"],
                  r["doc"]) for r in changed]

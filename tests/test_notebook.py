@@ -18,7 +18,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def execute(nb):
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+    client = nbclient.NotebookClient(nb, timeout=300, startup_timeout=180, kernel_name="python3",
                                      resources={"metadata": {"path": str(EXAMPLES)}})
     client.execute()
     return nb

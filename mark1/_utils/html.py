@@ -1,17 +1,40 @@
 """What Jupyter shows of mark1's objects: HTML tables, figures as PNG data URIs, short reprs.
 
-No matplotlib here: a figure is passed in already drawn (or as a function that draws it,
-called only when the HTML is asked for, i.e. in a notebook).
+No matplotlib here, and no room above this one is imported: the figure of an object is
+drawn by a function of :mod:`mark1.viz`, found through :data:`FIGURES`, which the package
+face (``mark1/__init__.py``, above every room) fills with names. The function's module is
+imported only when a notebook asks for the HTML, so ``import mark1`` loads no matplotlib.
 """
 
 from __future__ import annotations
 
 import base64
 import html
+import importlib
 import io
 from typing import Callable, Sequence
 
-__all__ = ["html_table", "figure_img", "study_html", "clip"]
+__all__ = ["html_table", "figure_img", "study_html", "clip", "FIGURES", "figure_function"]
+
+#: The function drawing each kind of object's figure, ``"module:function"`` by the object's
+#: class name; filled by ``mark1/__init__.py``. A kind without one shows its table alone.
+FIGURES: dict[str, str] = {}
+
+
+def figure_function(kind: str) -> Callable | None:
+    """The function :data:`FIGURES` names for ``kind`` (a class name), imported now; None if none.
+
+    Examples
+    --------
+    >>> import mark1
+    >>> figure_function("Comparison").__name__, figure_function("NoSuchKind")
+    ('comparison_figure', None)
+    """
+    name = FIGURES.get(kind)
+    if name is None:
+        return None
+    module, _, function = name.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 #: Longest one-line ``__repr__`` mark1 writes (characters).
 REPR_LIMIT = 120

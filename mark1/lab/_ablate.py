@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mark1._utils.atomic import write_text
-from mark1._utils.html import clip, html_table, study_html
+from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
 from mark1.lab._common import aligned, check_figure, csv_text, draw, hours_cell, pct, study_inputs, write_json
@@ -161,11 +161,9 @@ class Ablation:
                     f"{len(self.seeds)} seed(s), {costly} of {len(arms)} arms cost accuracy)")
 
     def _repr_html_(self) -> str:
-        from mark1.viz.studies import ablation_figure       # matplotlib only when a notebook asks
-
         head, rows, notes = self._cells()
         return study_html(f"Ablation: {self.scene}", html_table(head, rows, left=(0, 1, 5), notes=notes),
-                          ablation_figure, self)
+                          figure_function("Ablation"), self)
 
     def _cells(self) -> tuple[tuple, list, list]:
         """The table's head, its rows (cells as text) and the lines under it."""

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
-from mark1._utils.html import clip, html_table, study_html
+from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1.exceptions import ConvergenceWarning, InputError, SeparableDataWarning, SingularCovarianceWarning
 from mark1.lab._common import (aligned, check_figure, csv_text, draw, hours_cell, num, pct, pct_spread, seconds_cell,
                                study_inputs, write_json)
@@ -212,12 +212,10 @@ class Comparison:
                     f"best {best[0]} {pct(best[1]['mean'])})")
 
     def _repr_html_(self) -> str:
-        from mark1.viz.studies import comparison_figure     # matplotlib only when a notebook asks
-
         head, rows, under = self._cells()
         rows = [(*r, describe_learner(r[0], self.features)) for r in rows]
         return study_html(f"Comparison: {self.scene}", html_table((*head, "learner is"), rows, left=(0, 7),
-                                                                  notes=[under]), comparison_figure, self)
+                                                                  notes=[under]), figure_function("Comparison"), self)
 
     @property
     def features(self) -> str:

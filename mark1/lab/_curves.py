@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
-from mark1._utils.html import clip, html_table, study_html
+from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1.exceptions import InputError
 from mark1.lab._common import check_figure, csv_text, draw, hours_cell, pct, study_inputs
 from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref
@@ -96,13 +96,11 @@ class LearningCurves:
                     f"cards: {last})")
 
     def _repr_html_(self) -> str:
-        from mark1.viz.studies import learning_curves_figure    # matplotlib only when a notebook asks
-
         head, rows = self._cells()
         note = (f"mean over {len(self.seeds)} seed(s)"
                 + ("" if self.reported is None else f"; reported {pct(self.reported)}"))
         return study_html(f"Learning curves: {self.scene}", html_table(head, rows, left=(), notes=[note]),
-                          learning_curves_figure, self)
+                          figure_function("LearningCurves"), self)
 
 
 @job

@@ -53,7 +53,7 @@ from typing import Any, Callable
 import numpy as np
 
 from mark1._utils.atomic import write_text
-from mark1._utils.html import clip, html_table, study_html
+from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1._utils.language import percent
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
@@ -522,11 +522,9 @@ class Reenactment:
                     f"{n_out} out of band, {len(verdicts) - n_in - n_out} unclear)")
 
     def _repr_html_(self) -> str:
-        from mark1.viz.studies import reenact_figure        # matplotlib only when a notebook asks
-
         head, cells, under = self._cells()
         return study_html("Reenactment", html_table(head, cells, left=(0, 6, 7), notes=[under]),
-                          reenact_figure, self)
+                          figure_function("Reenactment"), self)
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values: the rows with their verdicts and every record (``reenact.json``)."""

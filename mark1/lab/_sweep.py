@@ -30,7 +30,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
-from mark1._utils.html import clip, html_table, study_html
+from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1._utils.language import duration
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
@@ -431,11 +431,9 @@ class Sweep:
                     f"values=[{', '.join(value_text(v) for v in self.values)}], {len(self.seeds)} seed(s))")
 
     def _repr_html_(self) -> str:
-        from mark1.viz.studies import sweep_figure          # matplotlib only when a notebook asks
-
         above, head, rows, under = self._cells()
         return study_html(f"Sweep: {self.scene}", html_table(head, rows, caption=above, notes=under),
-                          sweep_figure, self)
+                          figure_function("Sweep"), self)
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values: the run, the summary and the records (``sweep.json``)."""
@@ -706,11 +704,9 @@ class GridSweep:
                     f"cells, {len(self.seeds)} seed(s))")
 
     def _repr_html_(self) -> str:
-        from mark1.viz.studies import grid_sweep_figure     # matplotlib only when a notebook asks
-
         above, head, rows, under = self._cells()
         return study_html(f"Grid sweep: {self.scene}", html_table(head, rows, left=(0, 1), caption=above,
-                                                                  notes=[under]), grid_sweep_figure, self)
+                                                                  notes=[under]), figure_function("GridSweep"), self)
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values: the run, the summary and the records (``grid.json``)."""

@@ -26,6 +26,8 @@ from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.response import OutputCode
 from mark1.machine.retina import Retina, RetinaState
 from mark1.machine.rules import erring, tie_tolerance
+from mark1._utils.html import figure_function, figure_img, html_table
+from mark1._utils.language import duration
 from mark1._utils.progress import progress_bar
 from mark1.machine.simulator import HISTORY_DTYPE, Trace, _finish, _RunResult, _simulate
 from mark1.specs import MARK_I, MachineSpec
@@ -590,9 +592,6 @@ class MarkI(ParamsMixin):
 
     def _repr_html_(self) -> str:
         """The machine, and once trained what it did: a table and its learning curve (PNG)."""
-        from mark1._utils.html import figure_img, html_table
-        from mark1._utils.language import duration
-
         rows = [("machine", self.spec.name), ("seed", repr(self.seed)),
                 ("A-units", self.spec.patchboard.n_associators), ("R-units", self.spec.response.n_responses)]
         if not self._is_fitted():
@@ -603,8 +602,9 @@ class MarkI(ParamsMixin):
                  ("mistakes per epoch", " ".join(map(str, self.mistakes_per_epoch_.tolist()))),
                  ("machine time", duration(self.machine_time_)),
                  ("cards waited for the motors", duration(self.waited_))]
-        from mark1.viz.training import learning_curve        # matplotlib only when a notebook asks
-
-        return (html_table(("MarkI", ""), rows, left=(0, 1)) + self.spec._repr_html_()
-                + figure_img(learning_curve(self.history_, title=f"{self.spec.name}, seed {self.seed}"),
-                             alt="learning curve"))
+        page = html_table(("MarkI", ""), rows, left=(0, 1)) + self.spec._repr_html_()
+        draw = figure_function("MarkI")             # mark1.viz.training.learning_curve, named by mark1/__init__
+        if draw is not None:
+            page += figure_img(draw(self.history_, title=f"{self.spec.name}, seed {self.seed}"),
+                               alt="learning curve")
+        return page
