@@ -1,0 +1,93 @@
+"""The kernels' room: every field of the rack's and the timing's specs acts in the kernel or
+is documented as acting elsewhere (mark1.machine._kernels.SPEC_FIELDS), and those said to
+act there change a run."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import make_cards
+from mark1 import MarkI, specs
+from mark1.machine import _kernels
+from mark1.machine._kernels.pots import Drive, move_duration
+
+KERNELS = Path(_kernels.__file__).parent
+
+# a machine whose motors outlast the period (every reinforcement makes the next card wait)
+# and whose pulses are large, so that each timing and drive constant shows in the run
+BASE = specs.SMALL.with_overrides({"timing.period": 0.6, "trainer.increment": 0.5})
+
+# a value of each field the kernel reads, and the base it changes (when BASE alone hides it)
+CHANGES = {
+    "rack.end_stops": (False, {}),
+    "rack.drive": ("ratchet", {}),
+    "rack.motor_speed": (0.1, {}),
+    "rack.step": (0.03, {"rack.drive": "ratchet"}),
+    "rack.step_time": (0.08, {"rack.drive": "ratchet"}),
+    "rack.backlash": (0.05, {}),
+    "rack.decay_time": (30.0, {}),
+    "rack.drivers": (1, {}),
+    "timing.period": (1.5, {}),
+    "timing.card_change": (0.1, {}),
+    "timing.settle": (0.2, {}),
+    "timing.a_delay": (0.05, {}),
+    "timing.r_delay": (0.05, {}),
+    "timing.overlap": (True, {}),
+}
+
+
+def _fields():
+    return {f"{group}.{f.name}" for group, cls in (("rack", specs.RackSpec), ("timing", specs.TimingSpec))
+            for f in dataclasses.fields(cls)}
+
+
+def test_every_field_of_the_rack_and_timing_is_placed():
+    assert set(_kernels.SPEC_FIELDS) == _fields()
+    acting = {k for k, (acts, _) in _kernels.SPEC_FIELDS.items() if acts}
+    assert acting == set(CHANGES)                        # each one acting is tried below
+    for name, (acts, where) in _kernels.SPEC_FIELDS.items():
+        assert where, name
+
+
+def test_the_drive_record_names_every_drive_constant():
+    assert set(Drive._fields) == {"continuous", "motor_speed", "step", "step_time", "backlash", "end_stops"}
+
+
+def _run(spec, cards, labels):
+    m = MarkI(spec=spec, seed=3).fit(cards, labels, epochs=2, progress=False)
+    return m.history_["start"], m.machine_time_, m.rack_.positions(m.machine_time_)
+
+
+@pytest.mark.parametrize("field", sorted(CHANGES))
+def test_a_field_said_to_act_in_the_kernel_changes_the_run(field):
+    value, base = CHANGES[field]
+    spec = BASE.with_overrides(base)
+    cards, labels = make_cards(12, np.random.default_rng(5))
+    before = _run(spec, cards, labels)
+    after = _run(spec.with_overrides({field: value}), cards, labels)
+    assert not all(np.array_equal(a, b) for a, b in zip(before, after)), field
+
+
+def test_no_simpy_in_the_kernels():
+    for f in KERNELS.glob("*.py"):
+        imported = {a.name for n in ast.walk(ast.parse(f.read_text())) if isinstance(n, ast.Import)
+                    for a in n.names}
+        imported |= {n.module for n in ast.walk(ast.parse(f.read_text())) if isinstance(n, ast.ImportFrom)}
+        assert not any(m and m.split(".")[0] == "simpy" for m in imported), f.name
+
+
+@pytest.mark.parametrize(("travel", "steps"), [(0.024, 2), (0.026, 3), (0.01, 1), (0.004, 0)])
+def test_a_ratchet_move_lasts_its_nearest_number_of_steps(travel, steps):
+    spec = specs.RackSpec(drive="ratchet")
+    assert move_duration(spec, travel) == pytest.approx(steps * spec.step_time, abs=1e-12)
+
+
+def test_a_continuous_move_lasts_travel_over_speed_and_gain():
+    spec = specs.RackSpec()
+    assert move_duration(spec, 0.05, gain=0.5) == pytest.approx(0.05 / spec.motor_speed)   # half as fast, half as far
+    assert move_duration(specs.RackSpec(motor_speed=float("inf")), 0.05) == 0.0
