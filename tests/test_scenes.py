@@ -95,10 +95,16 @@ def test_an_unknown_name_is_one_line_naming_every_built_in_scene(name, tmp_path,
     assert all(n in msg for n in scene_names())
 
 
-def test_a_missing_path_is_still_a_missing_file_not_a_name(tmp_path):
-    for path in (tmp_path / "demo.toml", "demo.toml", tmp_path / "demo"):
-        with pytest.raises(SceneError, match="expected an existing scene file, got no such file"):
+def test_a_missing_path_is_still_a_missing_file_not_a_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)                     # where scenes/demo.toml does not exist
+    for path in (tmp_path / "demo.toml", "demo.toml", "scenes/demo.toml"):
+        with pytest.raises(SceneError, match="expected an existing scene file, got no such file") as e:
             load_scene(path)
+        assert str(e.value).endswith("(the built-in scene of that name is 'demo')")
+    with pytest.raises(SceneError, match="got no such file$"):
+        load_scene(tmp_path / "demo")
+    with pytest.raises(SceneError, match="got no such file$"):
+        load_scene("scenes/nothing_built_in.toml")
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)

@@ -394,7 +394,7 @@ def load_scene(path) -> Scene:
         if len(raw) > MAX_SCENE_BYTES:    # grew since stat
             raise SceneError(shown, None, f"expected a scene file of at most {MAX_SCENE_BYTES:,} bytes")
     except FileNotFoundError:
-        raise SceneError(shown, None, "expected an existing scene file, got no such file") from None
+        raise SceneError(shown, None, f"expected an existing scene file, got no such file{_name_hint(p)}") from None
     except IsADirectoryError:
         raise SceneError(shown, None, "expected a scene file, got a folder") from None
     except OSError as exc:
@@ -550,6 +550,15 @@ def _is_name(path) -> bool:
     text = os.fspath(path)
     return (isinstance(text, str) and text != "" and "/" not in text and os.sep not in text
             and (os.altsep is None or os.altsep not in text) and "." not in text)
+
+
+def _name_hint(path: Path) -> str:
+    """For a missing ``scenes/demo.toml`` outside the repository: the built-in scene's name to use."""
+    try:
+        known = path.suffix == ".toml" and path.stem in scene_names()
+    except SceneError:                   # no built-in scenes to point to
+        known = False
+    return f" (the built-in scene of that name is {path.stem!r})" if known else ""
 
 
 def _builtin(name: str) -> Path:
