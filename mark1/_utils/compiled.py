@@ -272,7 +272,10 @@ def compiled(*modules: ModuleType, **options):
             return dispatcher
         if root is not None:
             # what Dispatcher.enable_caching() does, with our directory and key
-            dispatcher._cache = _cache_class(digest, root)(dispatcher.py_func)
+            try:
+                dispatcher._cache = _cache_class(digest, root)(dispatcher.py_func)
+            except OSError:     # no source file to key on (python -c, a notebook cell): uncached
+                pass
         return _watched(dispatcher)
 
     return decorate
