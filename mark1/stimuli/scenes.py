@@ -62,13 +62,17 @@ __all__ = ["Scene", "load_scene", "scene_from_dict", "shipped_scenes", "scene_na
 def _builtin_folder() -> Path:
     """The folder of the package ``mark1.scenes`` (the repository's ``scenes/``, or the wheel's copy).
 
-    Where the package is missing (an editable install made before it existed), the folder
-    it would be, so that :func:`shipped_scenes` can say what is wrong when asked.
+    mark1 imported from a source tree (a clone or an unpacked sdist on ``sys.path``, as
+    ``python -m pytest`` there does) has no ``mark1/scenes``: the package is the tree's own
+    top-level ``scenes/``, which setuptools maps onto it when installing. Where neither
+    exists (an editable install made before the mapping), the folder it would be, so that
+    :func:`shipped_scenes` can say what is wrong when asked.
     """
     try:
         folder = resources.files("mark1.scenes")
     except ModuleNotFoundError:
-        return Path(__file__).resolve().parents[1] / "scenes"
+        tree = Path(__file__).resolve().parents[2] / "scenes"
+        return tree if (tree / "__init__.py").is_file() else Path(__file__).resolve().parents[1] / "scenes"
     # pip installs unpack package data onto the file system; a zipped install has no paths
     return folder if isinstance(folder, Path) else Path(str(folder))
 
