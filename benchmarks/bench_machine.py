@@ -1,9 +1,13 @@
 """Speed of the machine, measured against peers in the same run.
 
     python benchmarks/bench_machine.py [--cards 10000] [--epochs 5] [--repeat 3] [--event-cards 500]
+                                       [--deck both|digits|hard]
 
-The workload (issue 10): rendered digit cards of 8 classes ("0".."7", 40 px glyphs
-jittered on the card), MARK_I with every non-ideality on, trace off.
+The workloads: rendered digit cards of 8 classes ("0".."7", 40 px glyphs jittered on the
+card; issue 10), and a hard deck beside it (issue 23: the same 8 classes in heavy strokes
+with heavy jitter, rotation, scale, slant, noise, blur and smudges, so that about half the
+A-units fire and the machine errs often); MARK_I with every non-ideality on, trace off.
+Sections 1 and 2 run on both decks, 3 and 4 on the digits.
 
 Prints:
 
@@ -79,11 +83,18 @@ epochs = 1
 """
 
 
-def digit_cards(count: int, seed: int = 0):
-    """``count`` rendered digit cards of 8 classes and their labels."""
+#: The hard deck (issue 23): heavy strokes, heavy jitter and blur.
+HARD = DIGITS.replace('stroke = 1.5\n[stimuli.jitter]\nshift = 0.08\n',
+                      'stroke = 6.0\n[stimuli.jitter]\nshift = 0.15\nrotation = 20\nscale = [0.8, 1.2]\n'
+                      'slant = 0.3\nnoise = 0.08\nblur = [0.8, 2.0]\nsmudges = [0, 2]\n')
+assert HARD != DIGITS
+
+
+def digit_cards(count: int, seed: int = 0, deck: str = DIGITS):
+    """``count`` rendered digit cards of 8 classes (of ``deck``, a scene's text) and their labels."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "digits.toml"
-        path.write_text(DIGITS.format(count=count))
+        path.write_text(deck.format(count=count))
         stimuli = mark1.load_scene(path).stimuli("train", seed=seed, count=count)
     return stimuli.cards, stimuli.labels
 
@@ -162,6 +173,7 @@ def analog(cards, labels, repeat, event_cards):
 
         wall, cpu, (m, events) = timed(run, repeat)
         reinforced = np.count_nonzero(m.history_["pots_moved"]) / n
+        a_active = m.history_["a_active"].mean() / spec.patchboard.n_associators
         machine_time = m.machine_time_
         k = min(n, event_cards) if slow else n
         with event_path():
@@ -169,7 +181,8 @@ def analog(cards, labels, repeat, event_cards):
         same = _same_run(m if k == n else compiled.fit(cards[:k], labels[:k]), m1)
         print(f"  {name:<22} {n / wall:13,.0f} {n / cpu:9,.0f} {events / n:9.3f} | {k / wall1:10,.0f} "
               f"{k / cpu1:8,.0f} {k:7,} | {(n / cpu) / (k / cpu1):9.1f} {str(same):>5} "
-              f"{f'{aim:,}' if aim else '-':>8}  {reinforced:.1%}, {machine_time / 3600:.2f} h")
+              f"{f'{aim:,}' if aim else '-':>8}  {reinforced:.1%}, {machine_time / 3600:.2f} h, "
+              f"{a_active:.0%} A-units active")
     print("  (the event path runs on the first 'cards' cards where it is too slow for all of them;"
           " 'same' compares the compiled loop on those cards)")
 
@@ -245,10 +258,19 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--event-cards", type=int, default=500,
                     help="cards the event path runs where it is too slow for all (driver limits)")
+    ap.add_argument("--deck", choices=("both", "digits", "hard"), default="both",
+                    help="the decks of sections 1 and 2 (3 and 4 run on the digits)")
     args = ap.parse_args(argv)
     cards, labels = digit_cards(args.cards)
-    analog(cards, labels, args.repeat, args.event_cards)
-    full_trace(cards, labels, args.repeat, args.event_cards)
+    decks = {"digits": (cards, labels)} if args.deck != "hard" else {}
+    if args.deck != "digits":
+        decks["hard"] = digit_cards(args.cards, deck=HARD)
+    for name, (c, lab) in decks.items():
+        print(f"\n=== deck: {name} ===")
+        analog(c, lab, args.repeat, args.event_cards)
+        full_trace(c, lab, args.repeat, args.event_cards)
+    if args.deck == "hard":
+        return 0
     growth(cards, labels)
     try:
         import sklearn  # noqa: F401
