@@ -586,9 +586,9 @@ class MarkI(ParamsMixin):
         head = f"MarkI(spec={self.spec.name!r}, seed={self.seed!r}"
         if not self._is_fitted():
             return head + ")"
-        mistakes = self.mistakes_per_epoch_
+        last = int(self.mistakes_per_epoch_[-1]) if len(self.mistakes_per_epoch_) else 0
         return (head + f"; fitted: {len(self.classes_)} classes, {len(self.history_)} presentations, "
-                f"{int(mistakes[-1]) if len(mistakes) else 0} mistakes in the last epoch)")[:120]
+                f"{last} mistake{'' if last == 1 else 's'} in the last epoch)")[:120]
 
     def _repr_html_(self) -> str:
         """The machine, and once trained what it did: a table and its learning curve (PNG)."""
