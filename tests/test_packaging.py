@@ -10,6 +10,7 @@ the build tests skip and say so.
 from __future__ import annotations
 
 import email.parser
+import importlib.util
 import subprocess
 import sys
 import tarfile
@@ -46,16 +47,16 @@ def test_the_scenes_folder_is_mapped_onto_mark1_scenes():
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> dict[str, Path]:
+    if importlib.util.find_spec("build") is None:
+        pytest.skip("python -m build: no module build (it comes with pip install '.[test]')")
     out = tmp_path_factory.mktemp("dist")
-    try:
-        r = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
-                           capture_output=True, text=True, timeout=600)
-    except FileNotFoundError:
-        pytest.skip("python -m build: no such module (pip install build)")
+    # run from the output folder: a build/ folder in the working one would shadow the module
+    r = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+                       capture_output=True, text=True, timeout=600, cwd=out)
     if r.returncode != 0:
         tail = (r.stdout + r.stderr).strip().splitlines()[-5:]
         if any(w in line for line in tail for w in ("No matching distribution", "Could not find a version",
-                                                     "Failed to establish", "No module named build")):
+                                                     "Failed to establish")):
             pytest.skip("the build backend could not be installed (no package index?): " + " | ".join(tail))
         pytest.fail("python -m build failed:\n" + "\n".join(tail))
     wheels, sdists = sorted(out.glob("*.whl")), sorted(out.glob("*.tar.gz"))

@@ -59,7 +59,12 @@ def test_built_in_scenes_are_the_package_data_of_mark1_scenes():
 
     from mark1.stimuli import SCENES_DIR, scene_names
 
-    data = sorted(p.name for p in resources.files("mark1.scenes").iterdir() if p.name.endswith(".toml"))
+    try:
+        folder = Path(str(resources.files("mark1.scenes")))      # installed: the package data
+    except ModuleNotFoundError:                                  # mark1 imported from a source tree
+        folder = ROOT / "scenes"
+    assert folder.resolve() == SCENES_DIR.resolve()
+    data = sorted(p.name for p in folder.iterdir() if p.name.endswith(".toml"))
     assert data == [p.name for p in SHIPPED] == [p.name for p in shipped_scenes()]
     assert all(p.parent == SCENES_DIR for p in shipped_scenes())
     assert scene_names() == [p.stem for p in SHIPPED]
