@@ -210,6 +210,7 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         "period_text": duration(tm.period), "settle_text": duration(tm.settle),
         "a_delay": tm.a_delay, "r_delay": tm.r_delay, "overlap": tm.overlap,
         "drive": rs.drive, "motor_speed": _finite(rs.motor_speed), "backlash": rs.backlash,
+        "pots": int(machine.rack_.mask.sum()), "plugs": int(np.count_nonzero(conn)),
         "end_stops": rs.end_stops, "wiper_noise": rs.wiper_noise, "decay_time": _finite(rs.decay_time),
         "epochs": int(epochs), "deck": len(train.cards), "presentations": int(len(hist)),
         "mistakes_per_epoch": machine.mistakes_per_epoch_.tolist(), "machine_time": machine.machine_time_,
@@ -300,7 +301,8 @@ def _novikoff(final, phis, targets, mask, erred, tie) -> list[dict]:
     and Novikoff's bound (R/γ)² on the corrections of the ideal perceptron twice: with γ
     the margin of the final weights (``gamma``, ``bound``; only when they separate every
     read, ``separates``), and with the largest margin any weights have on these reads
-    (``gamma_best``, ``bound_best``, :func:`mark1.viz.prml.novikoff_bound`; only when the
+    (``gamma_best``, ``bound_best``, :func:`mark1.viz.prml.novikoff_bound`, with ``digits``, the
+    significant digits the solve guarantees, and both written to them; only when the
     reads are linearly separable; ``separable`` False when they are not; neither when they
     are too many, over :data:`MAX_MARGIN_SIZE`)."""
     out = []
@@ -322,11 +324,38 @@ def _novikoff(final, phis, targets, mask, erred, tie) -> list[dict]:
         if pairs.size <= MAX_MARGIN_SIZE:
             best = novikoff_bound(pairs[:, :-1], pairs[:, -1])
             if best.gamma > 0:
-                entry.update(gamma_best=_sig(best.gamma), bound_best=_sig(best.from_zero))
+                digits = _certified_digits(pairs[:, :-1], pairs[:, -1], best)
+                entry.update(gamma_best=best.gamma, bound_best=best.from_zero, digits=digits,
+                             gamma_best_text=_grouped(best.gamma, digits),
+                             bound_best_text=_grouped(best.from_zero, max(digits - 1, 1)))
             else:
                 entry["separable"] = False
         out.append(entry)
     return out
+
+
+def _certified_digits(phi, t, best) -> int:
+    """Significant digits of γ* that the solve guarantees.
+
+    The hull point ``x`` Wolfe's algorithm stops at has ``‖x‖ >= γ*`` (no point of the
+    hull is nearer the origin than the nearest), and its direction ``u`` has the margin
+    ``min t uᵀφ <= γ*``; the stop test (``‖x‖² − min tφᵀx <= 1e-12 max‖tφ‖²``,
+    :func:`mark1.viz.prml._min_norm_point`) bounds their gap, so the relative error of
+    γ* is at most ``1e-12 max‖φ‖² / γ*²`` (or the gap found, when wider). Returns the
+    digits that interval fixes (at most 12)."""
+    lower = float(np.min(t * (phi @ best.u)))
+    tolerance = 1e-12 * best.R ** 2 / best.gamma ** 2
+    rel = max((best.gamma - lower) / best.gamma, tolerance, np.finfo(float).eps)
+    return int(min(12, max(1, math.floor(-math.log10(rel)))))
+
+
+def _grouped(v: float, digits: int) -> str:
+    """``v`` to ``digits`` significant digits, the decimals in groups of three (thin spaces)."""
+    text = f"{v:.{digits}g}"
+    if "e" in text or "." not in text:
+        return text
+    whole, dec = text.split(".")
+    return whole + "." + "\u2009".join(dec[i:i + 3] for i in range(0, len(dec), 3))
 
 
 def _sig(v: float) -> float:
@@ -355,7 +384,7 @@ def _presentation(row, reading, read_sums, mask, n_sensors, moves, motor_times, 
     t·(clean − 0), ``sd`` the read noise's scale (σ√active pots), ``z`` the units read
     within that scale of the threshold and ``f`` those whose verdict (erred or not) the noise flipped,
     ``mv`` the pots commanded (unit, pot, then in 1/QUANTUM full scale or seconds:
-    command, before, after, backlash time, run time) and ``mvt`` those two times as
+    command, before, after, backlash time, run time, machine time the motor was set going) and ``mvt`` those two times as
     :func:`~mark1._utils.language.duration` writes them, ``m0``/``m1`` motors start and
     stop (s) and ``md`` their run as a duration; :func:`record` adds ``ep``, E_P (PRML
     eq. 4.54) so far, and ``wn``, how long the next card waited for the motors (a duration;
@@ -375,7 +404,7 @@ def _presentation(row, reading, read_sums, mask, n_sensors, moves, motor_times, 
     for move in moves:
         for j in range(len(move.command)):
             mv.append([int(move.unit[j]), int(move.a_unit[j]), _q(move.command[j]), _q(move.start[j]),
-                       _q(move.target[j]), _q(move.slack_time[j]), _q(move.duration[j])])
+                       _q(move.target[j]), _q(move.slack_time[j]), _q(move.duration[j]), _q(move.time)])
             mvt.append([duration(move.slack_time[j]), duration(move.duration[j])])
     lit = np.zeros(n_sensors, np.uint8)
     lit[reading.s_units] = 1

@@ -12,13 +12,27 @@
   const $ = (id) => document.getElementById(id);
   const fmt = (v, d = 4) => (v >= 0 ? "+" : "\u2212") + Math.abs(v).toFixed(d);
   const sig = (v, d = 3) => (v >= 0 ? "+" : "\u2212") + Math.abs(v).toPrecision(d);
-  // an instant on the machine clock (the language keeps the microsecond for instants; durations
-  // come from Python, written by mark1._utils.language.duration)
-  const sec = (v) => v.toFixed(6) + " s";
+  // durations as mark1._utils.language.duration writes them (the page's fixed ones come from Python;
+  // this one is for the running clock): s below 2 min, min below 2 h, else h; one decimal at most
+  // from 1 up, none from 100 up, two significant figures below 1
+  function dur(seconds) {
+    let unit = "s", x = Math.max(0, seconds);
+    if (x >= 7200) { unit = "h"; x /= 3600; } else if (x >= 120) { unit = "min"; x /= 60; }
+    let text;
+    if (x >= 100) text = Math.round(x).toLocaleString("en");
+    else if (x >= 1) text = String(Math.round(x * 10) / 10);
+    else if (x === 0) text = "0";
+    else text = String(parseFloat(x.toPrecision(2)));
+    if (/e/.test(text)) text = x.toFixed(Math.max(0, 1 - Math.floor(Math.log10(x)))).replace(/0+$/, "");
+    return `${text} ${unit}`;
+  }
+  // an instant: the clock since the run began, and how far into its card
+  const clockText = (t, p) => `machine clock ${dur(t)} \u00b7 ${dur(t - p.t)} into card ${P.indexOf(p) + 1}`;
   // the read noise's scale: of a sum of n pots, or of the mean of n pots a \u03bc-system reads
   const SD_NAME = D.machine.mean ? "\u03c3\u221an / n" : "\u03c3\u221an";
   const N_S = M.rows * M.cols, N_A = M.n_a;
   let cur = 0, playing = false, timer = null, selected = null, hover = null;
+  let T = 0;                                   // the machine clock the page shows, s
 
   // one source for the colours: mark1._utils.language, passed in by Python
   const root = document.documentElement.style;
@@ -178,9 +192,11 @@
   }
 
   function drawMistakes() {
-    const svg = $("mistakes"), W0 = 300, H = 130, n = M.epochs;
+    const svg = $("mistakes"), W0 = 260, H = 150, n = M.epochs;
     svg.innerHTML = "";
     svg.setAttribute("viewBox", `0 0 ${W0} ${H}`);
+    svg.setAttribute("width", W0);
+    svg.setAttribute("height", H);
     const top = Math.max(1, ...M.mistakes_per_epoch);
     const bw = (W0 - 40) / n;
     const pNow = P[cur];
@@ -192,12 +208,12 @@
       const h = (H - 50) * shown / top;
       el("rect", { x: 36 + e * bw + 1, y: H - 18 - h, width: Math.max(bw - 2, 0.5), height: h,
         class: "bar" + (e === pNow.e ? " cur" : "") }, svg);
-      if (n <= 25) {
+      if (n <= 12) {
         el("text", { x: 36 + e * bw + bw / 2, y: H - 22 - h, "text-anchor": "middle" }, svg, e <= pNow.e ? shown : "");
         el("text", { x: 36 + e * bw + bw / 2, y: H - 5, "text-anchor": "middle" }, svg, e + 1);
       }
     });
-    el("text", { x: 0, y: 10 }, svg, "mistakes");
+    el("text", { x: 0, y: 14 }, svg, "mistakes");
     el("text", { x: 0, y: H - 5 }, svg, "epoch");
   }
 
@@ -228,14 +244,14 @@
     return svg;
   }
   function colourBar(vmax, parent, label) {
-    const svg = el("svg", { viewBox: "-10 0 190 34", class: "cbar" }, parent);
+    const svg = el("svg", { viewBox: "-20 0 230 40", class: "cbar" }, parent);
     for (let i = 0; i < 40; i++) {
       el("rect", { x: 10 + i * 3.75, y: 4, width: 3.9, height: 10, fill: weightColour((i / 39 * 2 - 1) * vmax, vmax) },
         svg);
     }
-    el("text", { x: 10, y: 26, "text-anchor": "middle" }, svg, sig(-vmax, 2));
-    el("text", { x: 85, y: 26, "text-anchor": "middle" }, svg, "0");
-    el("text", { x: 160, y: 26, "text-anchor": "middle" }, svg, sig(vmax, 2));
+    el("text", { x: 10, y: 32, "text-anchor": "middle" }, svg, sig(-vmax, 2));
+    el("text", { x: 85, y: 32, "text-anchor": "middle" }, svg, "0");
+    el("text", { x: 160, y: 32, "text-anchor": "middle" }, svg, sig(vmax, 2));
     el("title", {}, svg, label);
   }
   function drawWeights(box, w, what) {
@@ -271,20 +287,24 @@
   // ---- PRML chapter 4: E_P and Novikoff -------------------------------------------------
   // one or more series over the presentations; the first is marked at the current one
   function lineChart(svg, series, final, opts) {
-    const ys = series[0], W0 = 440, H = 150, x0 = 44, y0 = H - 22, n = ys.length;
+    const ys = series[0], W0 = 520, H = 190, x0 = 50, y0 = H - 26, n = ys.length;
     svg.innerHTML = "";
     svg.setAttribute("viewBox", `0 0 ${W0} ${H}`);
+    svg.setAttribute("width", W0);
+    svg.setAttribute("height", H);
     const top = Math.max(opts.top || 0, ...series.map((s) => Math.max(...s)), final || 0) || 1;
     const X = (i) => x0 + (i / Math.max(n, 1)) * (W0 - x0 - 24), Y = (v) => y0 - (v / top) * (y0 - 14);
     el("line", { x1: x0, x2: W0 - 10, y1: y0, y2: y0, class: "axis" }, svg);
     el("line", { x1: x0, x2: x0, y1: 8, y2: y0, class: "axis" }, svg);
     el("text", { x: x0 - 4, y: Y(top) + 4, "text-anchor": "end" }, svg, opts.fmtTop(top));
     el("text", { x: x0 - 4, y: y0 + 4, "text-anchor": "end" }, svg, "0");
-    el("text", { x: x0, y: H - 4 }, svg, "presentation 1");
-    el("text", { x: X(n - 1), y: H - 4, "text-anchor": "end" }, svg, `${n}`);
-    el("text", { x: x0 + 4, y: 10 }, svg, opts.title);
-    if (opts.bound !== undefined && opts.bound <= top) {
-      el("line", { x1: x0, x2: W0 - 10, y1: Y(opts.bound), y2: Y(opts.bound), class: "thr" }, svg);
+    el("text", { x: x0, y: H - 6 }, svg, "presentation 1");
+    el("text", { x: X(n - 1), y: H - 6, "text-anchor": "end" }, svg, `${n}`);
+    el("text", { x: x0 + 4, y: 14 }, svg, opts.title);
+    for (const b of opts.bounds || []) {           // drawn on a broken axis when far above the curve
+      const y = b.value <= top ? Y(b.value) : 22;
+      el("line", { x1: x0, x2: W0 - 10, y1: y, y2: y, class: "curve bound" + (b.cls ? " " + b.cls : "") }, svg);
+      el("text", { x: W0 - 12, y: y - 4, "text-anchor": "end" }, svg, b.label + (b.value > top ? " (off scale)" : ""));
     }
     series.forEach((s, j) => el("path", { d: s.map((v, i) => `${i ? "L" : "M"}${X(i)},${Y(v)}`).join(""),
       class: "curve" + (j ? " other" : "") }, svg));
@@ -300,39 +320,68 @@
     let n = 0;
     return P.map((p) => (n += p.err.includes(k) ? 1 : 0));
   });
+  // MathML Core (Chromium renders it; no fonts or scripts fetched)
+  const MML = "http://www.w3.org/1998/Math/MathML";
+  function math(parent, markup) {
+    const m = document.createElementNS(MML, "math");
+    m.innerHTML = markup;
+    parent.appendChild(m);
+    return m;
+  }
+  const mn = (v) => `<mn>${v}</mn>`;
   function drawPrml() {
     lineChart($("criterion"), [EP], M.ep_final, { title: "E_P(w) over the cards shown so far",
       fmtTop: (v) => v.toPrecision(2) });
     const p = P[cur];
-    $("criterion-text").textContent = `The perceptron criterion (PRML eq. 4.54) E_P(w) = \u2212\u03a3_{n\u2208M} ` +
-      `w\u1d40\u03c6_n t_n: over the deck cards shown so far (each with the A-units of its latest presentation, ` +
-      `\u03c6 with the bias 1 last), M the cards the weights this card was read with get wrong, t = \u00b11 each ` +
-      `R-unit's target, summed over the R-units. Here E_P = ${p.ep}; after training ${M.ep_final} ` +
-      `(the dot at the right; 0 when the final weights get every deck card right). E_P is about the exact sums: ` +
-      `a read the noise flipped adds nothing to it.`;
+    const ct = $("criterion-text");
+    ct.innerHTML = "";
+    ct.append("The perceptron criterion (PRML eq. 4.54) ");
+    math(ct, `<mrow><msub><mi>E</mi><mi>P</mi></msub><mo>(</mo><mi mathvariant="bold">w</mi><mo>)</mo><mo>=</mo>
+      <mo>\u2212</mo><munder><mo>\u2211</mo><mrow><mi>n</mi><mo>\u2208</mo><mi mathvariant="script">M</mi></mrow></munder>
+      <msup><mi mathvariant="bold">w</mi><mi>T</mi></msup><msub><mi>\u03c6</mi><mi>n</mi></msub><msub><mi>t</mi><mi>n</mi></msub></mrow>`);
+    ct.append(` over the deck cards shown so far, \u2133 those the weights read now get wrong: here ${p.ep}, after ` +
+      `training ${M.ep_final} (the dot).`);
     const nov = M.novikoff, top = Math.max(...corrections.map((c) => c[c.length - 1]));
-    const bounds = nov.flatMap((n) => [n.bound, n.bound_best]).filter((b) => b !== undefined);
-    const small = bounds.length && Math.min(...bounds) <= 5 * top ? Math.min(...bounds) : undefined;
+    const n0 = nov[0], bounds = [];
+    if (n0.bound_best !== undefined) bounds.push({ value: n0.bound_best, label: `(R/\u03b3*)\u00b2 = ${n0.bound_best_text}` });
+    if (n0.separates) bounds.push({ value: n0.bound, label: `(R/\u03b3)\u00b2 = ${n0.bound}`, cls: "final-w" });
+    const offTop = bounds.filter((b) => b.value <= 3 * Math.max(top, 1)).map((b) => b.value);
     lineChart($("novikoff"), corrections, undefined, { title: "corrections so far" +
-      (M.n_units > 1 ? ` (one line per R-unit, ${unitName(0)} marked)` : ""), fmtTop: (v) => v.toFixed(0),
-      bound: small, top: small });
-    const parts = nov.map((n, k) => {
-      const who = M.n_units > 1 ? `${unitName(k)}: ` : "";
-      const best = n.bound_best !== undefined ? `; with the largest margin any weights have on these reads, ` +
-        `\u03b3* = ${n.gamma_best}, the bound is ${n.bound_best}` : n.separable === false ?
-        "; the reads are not linearly separable at all" : "";
-      if (!n.separates) {
-        return `${who}${n.corrections} corrections; the final weights do not separate the training reads ` +
-          `(${n.wrong} of ${P.length} on the wrong side or in the tie zone), so no bound from them applies` + best;
-      }
-      return `${who}${n.corrections} corrections against Novikoff's bound (R/\u03b3)\u00b2 = ${n.bound}, with ` +
-        `R = max\u2016\u03c6\u2016 = ${n.R} and \u03b3 = ${n.gamma}, the margin of the final weights ` +
-        `(min t w\u1d40\u03c6 / \u2016w\u2016 over the reads; not the optimal margin)` + best;
-    });
-    $("novikoff-text").textContent = parts.join(". ") + `. So far: ${corrections.map((c) => c[cur]).join(", ")}. ` +
-      `The theorem is about the ideal perceptron, deciding on exact sums; the machine decides on noisy reads ` +
-      `(a correction the noise provoked may overshoot it) and its pots stop at the end stops.` +
-      (small !== undefined ? " Dashed: the smaller bound." : "");
+      (M.n_units > 1 ? ` (one line per R-unit; bounds of ${unitName(0)})` : ""), fmtTop: (v) => v.toFixed(0),
+      bounds, top: Math.max(0, ...offTop) });
+    const box = $("novikoff-text");
+    box.innerHTML = "";
+    // at most three short paragraphs: the theorem, the two margins (R1's; the others in a line), the caveat
+    const para = () => html("p", "explain", box);
+    const p1 = para();
+    p1.append("Novikoff: an ideal perceptron makes at most ");
+    math(p1, `<mrow><msup><mrow><mo>(</mo><mi>R</mi><mo>/</mo><mi>\u03b3</mi><mo>)</mo></mrow><mn>2</mn></msup></mrow>`);
+    p1.append(" corrections, ");
+    math(p1, `<mrow><mi>R</mi><mo>=</mo><mo>max</mo><mo>\u2016</mo><mi>\u03c6</mi><mo>\u2016</mo><mo>=</mo>${mn(n0.R)}</mrow>`);
+    p1.append(`, \u03b3 the margin of any separating weights. ${M.n_units > 1 ? unitName(0) + " made" : "It made"} ` +
+      `${n0.corrections} (so far ${corrections[0][cur]}).`);
+    const p2 = para();
+    if (n0.gamma_best !== undefined) {
+      p2.append("The best margin on these reads ");
+      math(p2, `<mrow><msup><mi>\u03b3</mi><mo>*</mo></msup><mo>=</mo>${mn(n0.gamma_best_text)}</mrow>`);
+      p2.append(` (exact to the ${n0.digits} digits shown) bounds them by ${n0.bound_best_text} (dashed); `);
+    } else {
+      p2.append(n0.separable === false ? "The reads are not linearly separable: no weights bound them; " :
+        "The best margin is not computed (too many reads); ");
+    }
+    if (n0.separates) {
+      p2.append("the final weights' own margin ");
+      math(p2, `<mrow><mi>\u03b3</mi><mo>=</mo>${mn(n0.gamma)}</mrow>`);
+      p2.append(` gives ${n0.bound} (dotted).`);
+    } else {
+      p2.append(`the final weights do not separate the reads (${n0.wrong} of ${P.length} wrong), so give no bound.`);
+    }
+    if (M.n_units > 1) {
+      p2.append(" Others: " + nov.slice(1).map((n, k) => `${unitName(k + 1)} ${n.corrections}` +
+        (n.bound_best_text ? ` \u2264 ${n.bound_best_text}` : "")).join(", ") + ".");
+    }
+    para().textContent = "The theorem is about exact sums; the machine decides on noisy reads and its pots " +
+      "stop at the end stops, so it may make more.";
   }
 
   // ---- one presentation --------------------------------------------------------------
@@ -350,7 +399,8 @@
     const p = P[cur];
     $("counter").textContent = `presentation ${cur + 1} of ${P.length} \u00b7 epoch ${p.e + 1} of ${M.epochs} ` +
       `\u00b7 deck card ${p.c + 1}`;
-    $("clock").textContent = `machine clock ${sec(p.tr)} (card change at ${sec(p.t)})`;
+    if (!playing || presentationAt(T) !== cur) T = p.tr;      // stepping puts the clock at the card's read
+    $("clock").textContent = clockText(T, p);
     stripCells.forEach((s, j) => s.classList.toggle("cur", j === cur));
     $("card").src = D.cards[p.c];
     $("card-text").textContent = `Deck card ${p.c + 1} shows \u201c${className(p.y)}\u201d. ` +
@@ -369,7 +419,8 @@
     drawPrml();
     drawPots(p);
     drawMistakes();
-    $("timing-text").textContent = `Machine clock at this read: ${sec(p.tr)}. Whole run: ` +
+    if (MV.card) drawMachine(T);
+    $("timing-text").textContent = `Read at ${dur(p.tr - p.t)} into the card. Whole run: ` +
       `${M.machine_time_text}, ${M.waited_text} of it waiting for motors. Mistakes so far: ` +
       `${P.filter((q, j) => j <= cur && !q.ok).length} of ${cur + 1} presentations.`;
     highlight();
@@ -377,15 +428,17 @@
 
   // one R-unit's sum as a track: the wipers stacked, the threshold at 0, the sum read
   function sumTrack(parent, k, ws, cols, sum, span) {
-    const W0 = 900, H = 70, x0 = W0 / 2, sc = (W0 / 2 - 20) / span;
+    // drawn at the width it is shown (one unit a pixel), so its labels are 16 px wherever it sits
+    const W0 = Math.max(320, Math.floor(parent.getBoundingClientRect().width) || 900), H = 76, x0 = W0 / 2;
+    const sc = (W0 / 2 - 20) / span;
     const X = (v) => x0 + v * sc;
-    const svg = el("svg", { viewBox: `0 0 ${W0} ${H}`, width: "100%", height: H, class: "track", "data-unit": k },
+    const svg = el("svg", { viewBox: `0 0 ${W0} ${H}`, width: W0, height: H, class: "track", "data-unit": k },
       parent);
     el("line", { x1: 10, x2: W0 - 10, y1: 40, y2: 40, class: "axis" }, svg);
     for (const t of [-1, -0.5, 0.5, 1]) {
       const v = t * span;
       el("line", { x1: X(v), x2: X(v), y1: 38, y2: 42, class: "axis" }, svg);
-      el("text", { x: X(v), y: 66, "text-anchor": "middle", fill: "#777" }, svg, fmt(v, 3));
+      el("text", { x: X(v), y: 72, "text-anchor": "middle", fill: "#555" }, svg, fmt(v, 3));
     }
     let pos = 0, neg = 0;
     cols.forEach((a, j) => {
@@ -403,15 +456,15 @@
       }
     });
     el("line", { x1: X(0), x2: X(0), y1: 4, y2: 46, class: "thr" }, svg);
-    el("text", { x: X(0) + 4, y: 10 }, svg, "threshold 0");
+    el("text", { x: X(0) + 4, y: 12 }, svg, "threshold 0");
     const xs = Math.max(12, Math.min(W0 - 12, X(sum)));
     el("path", { d: `M${xs},38 l-6,9 h12 z`, class: "marker" }, svg);
     const right = xs < W0 - 80;
-    el("text", { x: xs + (right ? 9 : -9), y: 50, "text-anchor": right ? "start" : "end", "font-weight": "bold" },
+    el("text", { x: xs + (right ? 9 : -9), y: 54, "text-anchor": right ? "start" : "end", "font-weight": "bold" },
       svg, "sum " + sig(sum, 4));
     const single = M.code_kind === "single";
-    el("text", { x: 12, y: 10 }, svg, "\u2190 pushes the lamp off" + (single ? ` (\u201c${className(0)}\u201d)` : ""));
-    el("text", { x: W0 - 12, y: 10, "text-anchor": "end" }, svg,
+    el("text", { x: 12, y: 12 }, svg, "\u2190 pushes the lamp off" + (single ? ` (\u201c${className(0)}\u201d)` : ""));
+    el("text", { x: W0 - 12, y: 12, "text-anchor": "end" }, svg,
       "pushes the lamp on" + (single ? ` (\u201c${className(1)}\u201d)` : "") + " \u2192");
     return svg;
   }
@@ -438,7 +491,12 @@
       margin.id = `margin-${k}`;
       margin.textContent = `margin t\u00b7(sum \u2212 threshold) = ${target > 0 ? "+1" : "\u22121"} \u00b7 ` +
         `(${fmt(p.clean[k])} \u2212 0) = ${fmt(p.m[k])} from the wipers (threshold 0, the bias pot inside the ` +
-        `sum); ${fmt(target * sum)} as read.` + (zero ? ` Zero margin: |wipers \u2212 threshold| = ` +
+        `sum); ${fmt(target * sum)} as read.` + (Math.abs(p.clean[k]) <= M.tie ? ` On the boundary: the wipers this card reaches add up to exactly 0` +
+        `${p.e === 0 && cur < 3 ? " (every pot is still at 0)" : ""}, so the card sits on the boundary, and the rule ` +
+        `counts a sum of 0 as an error for ${M.rule === "alpha" ? "\u03b1" : M.rule} (it corrects when ` +
+        `t\u00b7sum \u2264 0). The sum read, ${fmt(sum)}, is read noise alone: it put the lamp ${lampOn ? "on" : "off"}` +
+        (flipped ? `, which happened to be right, so nothing was corrected.` : erred ? `: wrong, and the trainer ` +
+          `turns the pots.` : `.`) : zero ? ` Zero margin: |wipers \u2212 threshold| = ` +
         `${Math.abs(p.clean[k]).toFixed(4)} is below the read noise's scale ${SD_NAME} = ${p.sd[k].toFixed(4)}` +
         (flipped ? `, and the read noise ${fmt(noise)} flipped the verdict: the wipers alone would have ` +
           `${erred ? "been right" : "erred"}.` : ", so the read noise could flip it (it did not here).") : "");
@@ -460,8 +518,8 @@
       return;
     }
     $("motors-text").textContent = `${p.mv.length} pots commanded (${M.rule}, ${M.increment} full scale ` +
-      `towards each erring unit's target). Motors run on the machine clock from ${sec(p.m0)} to ${sec(p.m1)} ` +
-      `(${p.md})` + (p.wn ? `; the next card waited ${p.wn}.` : `, within the card's ${M.period_text}.`);
+      `towards each erring unit's target). Motors run from ${dur(p.m0 - p.t)} to ${dur(p.m1 - p.t)} after this card's ` +
+      `change (${p.md})` + (p.wn ? `; the next card waited ${p.wn}.` : `, within the card's ${M.period_text}.`);
     p.mv.forEach(([u, i, cmd, before, after, slack], j) => {
       const [slackText, runText] = p.mvt[j];
       const row = html("div", "pot", box);
@@ -481,8 +539,8 @@
   // left: the whole travel from end stop to end stop, with the wiper on it; right: a window
   // on this move (before -> after), with the end stops where they fall in it
   function gauge(before, after, cmd) {
-    const W0 = 330, H = 26, svg = el("svg", { viewBox: `0 0 ${W0} ${H}`, width: W0, height: H, class: "gauge" });
-    const F = (v) => 16 + (v + 1) / 2 * 56;
+    const W0 = 400, H = 34, svg = el("svg", { viewBox: `0 0 ${W0} ${H}`, width: W0, height: H, class: "gauge" });
+    const F = (v) => 24 + (v + 1) / 2 * 60;
     el("line", { x1: F(-1), x2: F(1), y1: 13, y2: 13, class: "rail" }, svg);
     for (const e of [-1, 0, 1]) {
       el("line", { x1: F(e), x2: F(e), y1: e ? 5 : 9, y2: e ? 21 : 17, class: e && M.end_stops ? "end" : "rail" }, svg);
@@ -494,15 +552,15 @@
     let lo = (before + after) / 2 - half, hi = (before + after) / 2 + half;
     if (hi > 1.05) { lo -= hi - 1.05; hi = 1.05; }
     if (lo < -1.05) { hi += -1.05 - lo; lo = -1.05; }
-    const X = (v) => 106 + (v - lo) / (hi - lo) * (W0 - 114);
-    el("rect", { x: 94, y: 1, width: W0 - 94, height: H - 2, fill: "#f7f7f7", stroke: "#ddd" }, svg);
+    const X = (v) => 150 + (v - lo) / (hi - lo) * (W0 - 200);
+    el("rect", { x: 112, y: 1, width: W0 - 112, height: H - 2, fill: "#f7f7f7", stroke: "#ddd" }, svg);
     el("line", { x1: X(Math.max(lo, -1)), x2: X(Math.min(hi, 1)), y1: 13, y2: 13, class: "rail" }, svg);
     for (const e of [-1, 1]) if (M.end_stops && e >= lo && e <= hi) {
       el("line", { x1: X(e), x2: X(e), y1: 3, y2: 23, class: "end" }, svg);
       el("text", { x: X(e) + (e > 0 ? -3 : 3), y: 9, "text-anchor": e > 0 ? "end" : "start" }, svg, "stop");
     }
-    el("text", { x: 96, y: 24 }, svg, lo.toFixed(2));
-    el("text", { x: W0 - 2, y: 24, "text-anchor": "end" }, svg, hi.toFixed(2));
+    el("text", { x: 114, y: 30 }, svg, lo.toFixed(2));
+    el("text", { x: W0 - 2, y: 30, "text-anchor": "end" }, svg, hi.toFixed(2));
     if (after !== before) {
       const d = after > before ? -5 : 5;
       el("path", { d: `M${X(before)},13 L${X(after)},13 M${X(after) + d},9 L${X(after)},13 L${X(after) + d},17`,
@@ -629,19 +687,221 @@
   }
   editorSet(sBits(P[0].s), `deck card ${P[0].c + 1} (presentation 1)`);
 
+
+  // ---- the machine at work: drawn from the spec, animated from the run's own moves -------
+  // Each pot's moves as the rack set them going (Move: time, backlash, run, from, to); between them
+  // a wiper is where its last move left it, and during one it turns at an even rate after the
+  // backlash is taken up (the law of mark1.machine._kernels.pots.stored_pot).
+  const potMoves = new Map();
+  P.forEach((p) => p.mv.forEach(([u, a, , before, after, slack, run, t0]) => {
+    const key = u * (N_A + 1) + a;
+    if (!potMoves.has(key)) potMoves.set(key, []);
+    potMoves.get(key).push([t0, t0 + slack, t0 + run, before, after]);
+  }));
+  function wiperAt(u, a, t) {
+    const list = potMoves.get(u * (N_A + 1) + a);
+    if (!list) return 0;
+    let lo = 0, hi = list.length - 1, m = -1;
+    while (lo <= hi) { const mid = (lo + hi) >> 1; if (list[mid][0] <= t) { m = mid; lo = mid + 1; } else hi = mid - 1; }
+    if (m < 0) return 0;
+    const [, t1, t2, from, to] = list[m];
+    if (t < t1) return from;
+    if (t < t2) return from + (to - from) * (t - t1) / (t2 - t1);
+    return to;
+  }
+  const SWING = 135;                           // a dial's needle: full scale +-1 drawn as +-135 degrees
+  const MV = { dials: [], sLamps: [], rLamps: [], wires: null };
+  function buildMachine() {
+    const svg = $("machine"), Wd = 1200;
+    svg.innerHTML = "";
+    const pots = [];
+    for (let k = 0; k < M.n_units; k++) for (let a = 0; a <= N_A; a++) if (MASK[k][a]) pots.push([k, a]);
+    const perUnit = M.targets[0].map((_, k) => pots.filter(([u]) => u === k).length);
+    const d = pots.length <= 160 ? 40 : pots.length <= 700 ? 26 : 14;
+    const perRow = Math.floor((Wd - 60) / d);
+    const top = 270;
+    let y = top + 24;
+    const rows = perUnit.map((n) => Math.ceil(n / perRow));
+    const Hd = top + 30 + rows.reduce((a, r) => a + r * d + 8, 0) + 8;
+    svg.setAttribute("viewBox", `0 0 ${Wd} ${Hd}`);
+    // card, lamps and camera (schematic)
+    el("text", { x: 8, y: 18 }, svg, "card, lamps, camera");
+    el("rect", { x: 8, y: 40, width: 136, height: 136, class: "frame" }, svg);
+    MV.card = el("image", { x: 16, y: 48, width: 120, height: 120, preserveAspectRatio: "none",
+      style: "image-rendering: pixelated" }, svg);
+    MV.flood = [el("circle", { cx: 20, cy: 200, r: 9, class: "lamp-off" }, svg),
+      el("circle", { cx: 132, cy: 200, r: 9, class: "lamp-off" }, svg)];
+    el("rect", { x: 168, y: 82, width: 52, height: 52, rx: 6, fill: "#333" }, svg);
+    el("circle", { cx: 166, cy: 108, r: 12, fill: "#777", stroke: "#222" }, svg);
+    el("path", { d: "M144,60 L156,100 M144,156 L156,116", stroke: "#999", fill: "none" }, svg);
+    el("text", { x: 8, y: 236 }, svg, "camera: retina behind");
+    // the S-unit lamp panel
+    const cs = Math.floor(200 / Math.max(M.rows, M.cols)), sx = 290, sy = 40;
+    el("text", { x: sx, y: 18 }, svg, `S-unit lamp panel: ${N_S} lamps`);
+    el("rect", { x: sx - 4, y: sy - 4, width: M.cols * cs + 8, height: M.rows * cs + 8, fill: "#111" }, svg);
+    MV.sLamps = [];
+    for (let i = 0; i < N_S; i++) {
+      MV.sLamps.push(el("circle", { cx: sx + (i % M.cols + 0.5) * cs, cy: sy + (Math.floor(i / M.cols) + 0.5) * cs,
+        r: cs * 0.38, class: "lamp-off" }, svg));
+    }
+    // the patch board: every jack, a sample of the wires
+    const bx = 540, by = 40, js = Math.min(9, 200 / Math.max(M.rows, M.cols));
+    const ac = Math.min(10, 180 / aCols, 200 / aRows), ax = 820;
+    el("text", { x: bx, y: 18 }, svg, "patch board");
+    el("rect", { x: bx - 6, y: by - 6, width: ax + aCols * ac - bx + 12, height: 212, class: "frame" }, svg);
+    for (let i = 0; i < N_S; i++) el("circle", { cx: bx + (i % M.cols + 0.5) * js, cy: by + (Math.floor(i / M.cols) + 0.5) * js,
+      r: 1.6, class: "jack" }, svg);
+    for (let a = 0; a < N_A; a++) el("circle", { cx: ax + (a % aCols + 0.5) * ac, cy: by + (Math.floor(a / aCols) + 0.5) * ac,
+      r: Math.max(1.2, ac * 0.22), class: "jack" }, svg);
+    MV.wires = el("g", {}, svg);
+    MV.board = { bx, by, js, ax, ac };
+    el("text", { x: bx, y: 236 }, svg, `S-units \u2192 A-units`);
+    MV.wireText = el("text", { x: bx, y: 256 }, svg, "");
+    // the R-unit lamps
+    const rx = 1010;
+    el("text", { x: rx, y: 18 }, svg, "R-unit lamps");
+    MV.rLamps = [];
+    const step = Math.min(26, 200 / M.n_units);
+    for (let k = 0; k < M.n_units; k++) {
+      MV.rLamps.push(el("circle", { cx: rx + 12, cy: 50 + k * step, r: Math.min(10, step * 0.4), class: "lamp-off" }, svg));
+      el("text", { x: rx + 30, y: 56 + k * step }, svg, unitName(k));
+    }
+    MV.answer = el("text", { x: rx, y: 64 + M.n_units * step }, svg, "");
+    // the rack: one dial per pot, a row of dials per R-unit
+    el("text", { x: 8, y: top + 8 }, svg, `rack: ${pots.length.toLocaleString("en")} pots, one dial each` +
+      (d < 20 ? " (small dials: needle only)" : "") + `; ${M.drive === "ratchet" ? "ratchet (stepping) drive" :
+        "continuous motors"}; full scale \u00b11 drawn as \u00b1${SWING}\u00b0`);
+    MV.dials = [];
+    M.targets[0].forEach((_, k) => {
+      const mine = pots.filter(([u]) => u === k);
+      el("text", { x: 8, y: y + d / 2 + 6 }, svg, unitName(k));
+      mine.forEach(([u, a], j) => {
+        const cx = 60 + (j % perRow + 0.5) * d, cy = y + (Math.floor(j / perRow) + 0.5) * d, r = d * 0.42;
+        const g = el("g", { class: "pot-dial", "data-u": u, "data-a": a }, svg);
+        const face = el("circle", { cx, cy, r, class: "dial" }, g);
+        if (d >= 20) {
+          for (const e of [-1, 1]) {
+            const th = (e * SWING - 90) * Math.PI / 180;
+            el("line", { x1: cx + r * 0.8 * Math.cos(th), y1: cy + r * 0.8 * Math.sin(th), x2: cx + r * Math.cos(th),
+              y2: cy + r * Math.sin(th), class: "stopmark" }, g);
+          }
+        }
+        const needle = el("line", { x1: cx, y1: cy, x2: cx, y2: cy - r * 0.9, class: "needle",
+          "stroke-width": d >= 20 ? 2 : 1.4 }, g);
+        el("title", {}, g, `${unitName(u)} \u00b7 ${a === N_A ? "bias pot" : "A-unit " + (a + 1)}`);
+        MV.dials.push({ u, a, cx, cy, face, needle, g });
+      });
+      y += rows[k] * d + 8;
+    });
+  }
+  function drawMachine(t) {
+    const i = presentationAt(t), p = P[i];
+    MV.card.setAttribute("href", D.cards[p.c]);
+    const lampsOn = t >= p.t + M.card_change, sampled = t >= p.t + M.card_change + M.settle, read = t >= p.tr;
+    MV.flood.forEach((c) => c.setAttribute("class", lampsOn ? "lamp-on" : "lamp-off"));
+    const bits = sBits(p.s);
+    MV.sLamps.forEach((c, j) => c.setAttribute("class", sampled && bits[j] ? "lamp-on" : "lamp-off"));
+    p.sums.forEach((v, k) => MV.rLamps[k].setAttribute("class", read && parseFloat(v) > M.tie ? "lamp-on" : "lamp-off"));
+    MV.answer.textContent = read ? `answer \u201c${className(p.r)}\u201d ${p.ok ? "\u2713" : "\u2717"}` : "";
+    for (const dl of MV.dials) {
+      const w = wiperAt(dl.u, dl.a, t);
+      dl.needle.setAttribute("transform", `rotate(${w * SWING} ${dl.cx} ${dl.cy})`);
+      dl.needle.dataset.w = w;
+      const list = potMoves.get(dl.u * (N_A + 1) + dl.a);
+      const moving = list && list.some(([t0, , t2]) => t >= t0 && t < t2);
+      dl.face.setAttribute("class", moving ? "dial moving" : "dial");
+    }
+    if (MV.wiresFor !== i) drawWires(p, i);
+  }
+  // the wires of a few A-units (those firing first), all their plugs
+  function drawWires(p, i) {
+    MV.wiresFor = i;
+    MV.wires.innerHTML = "";
+    const { bx, by, js, ax, ac } = MV.board;
+    const chosen = (p.a.length ? p.a : [0]).slice(0, 4);
+    let n = 0;
+    for (const a of chosen) {
+      const [exc, inh] = D.wiring[a];
+      const x2 = ax + (a % aCols + 0.5) * ac, y2 = by + (Math.floor(a / aCols) + 0.5) * ac;
+      for (const [list, cls] of [[exc, "pos"], [inh, "neg"]]) for (const sIdx of list) {
+        const x1 = bx + (sIdx % M.cols + 0.5) * js, y1 = by + (Math.floor(sIdx / M.cols) + 0.5) * js;
+        el("path", { d: `M${x1},${y1} C${x1 + 60},${y1 - 30} ${x2 - 60},${y2 + 30} ${x2},${y2}`,
+          class: `wire ${cls}` }, MV.wires);
+        n++;
+      }
+    }
+    MV.wireText.textContent = `wires of ${chosen.length} of ${N_A} A-units drawn: ${n} of ${M.plugs.toLocaleString("en")} plugs`;
+  }
+  function presentationAt(t) {
+    let lo = 0, hi = P.length - 1;
+    while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (P[mid].t <= t) lo = mid; else hi = mid - 1; }
+    return lo;
+  }
+  buildMachine();
+  $("machine-caption").textContent = `Drawn from the spec of this run's machine (${N_A} A-units, ` +
+    `${M.pots.toLocaleString("en")} pots, ${M.drive} drive) and animated from its own record: each dial turns as ` +
+    `its motor did, in machine time. From sources: the 20\u00d720 photocell retina in a camera looking at a lit ` +
+    `card, the patch board plugged by hand, motor-driven pots, the R-unit lamps (documented); the S-unit lamp ` +
+    `panel (one source). Schematic, ours: every shape and place on this drawing; the number of pots (one per ` +
+    `A-unit has one secondary source, ${M.n_units > 1 ? "one per A-unit and R-unit is an inference" : "here the scene's"}` +
+    `); the drive (continuous motor or ratchet: the sources disagree)` +
+    (M.decay_time !== null ? "; decay is on, and the dials show the wipers before it" : "") + ".";
+
   // ---- controls ----------------------------------------------------------------------
-  function speed() { return parseFloat($("speed").value); }
-  function tick() {
-    if (cur >= P.length - 1) { setPlaying(false); return; }
-    show(cur + 1);
-    timer = setTimeout(tick, 1000 / speed());
+  // the pace: machine seconds per wall second; 1 is real time, the machine's own pace
+  const END = P[P.length - 1].t + M.period;
+  const paces = [0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64].filter((r) => r === 1 || r / M.period <= 16);
+  {
+    const sel = $("pace");
+    for (const r of paces) {
+      const cps = r / M.period;
+      const o = html("option", "", sel, r === 1 ? `real time: 1 card every ${M.period_text}` :
+        `\u00d7${r}: ${parseFloat(cps.toPrecision(2))} cards/s`);
+      o.value = r;
+      if (r === 1) o.selected = true;
+    }
+  }
+  const pace = () => parseFloat($("pace").value);
+  let lastFrame = null;
+  function frame(now) {
+    if (!playing) return;
+    if (lastFrame !== null) T = Math.min(END, T + (now - lastFrame) / 1000 * pace());
+    lastFrame = now;
+    const i = presentationAt(T);
+    if (i !== cur) show(i);
+    drawMachine(T);
+    $("clock").textContent = clockText(T, P[i]);
+    if (T >= END) { setPlaying(false); return; }
+    timer = requestAnimationFrame(frame);
   }
   function setPlaying(on) {
     playing = on;
-    clearTimeout(timer);
+    cancelAnimationFrame(timer);
+    lastFrame = null;
     $("play").innerHTML = on ? "&#10074;&#10074; pause" : "&#9654; play";
-    if (on) timer = setTimeout(tick, 1000 / speed());
+    if (on) {
+      if (T >= END - 1e-9) { T = 0; show(0); playing = true; }
+      timer = requestAnimationFrame(frame);
+    }
   }
+  // larger type for a projector: + and - (or the button) step through the scales
+  const SCALES = [1, 1.25, 1.5];
+  let scaleAt = 0;
+  function setScale(j) {
+    scaleAt = (j + SCALES.length) % SCALES.length;
+    document.documentElement.style.setProperty("--scale", SCALES[scaleAt]);
+    $("bigger").textContent = scaleAt === SCALES.length - 1 ? "A\u2212 default type" : "A+ larger type";
+    show(cur);
+  }
+  $("bigger").addEventListener("click", () => setScale(scaleAt + 1));
+  // put the machine clock at t (s): the page's presentation and the dials as they were then
+  window.mark1.seek = (t) => {
+    setPlaying(false);
+    show(presentationAt(t));
+    T = t;
+    drawMachine(t);
+    $("clock").textContent = clockText(T, P[cur]);
+  };
   function jump(test, none) {
     for (let j = cur + 1; j < P.length; j++) if (test(P[j])) { show(j); return; }
     const c = $("counter"), note = ` \u00b7 ${none}`;          // said once, however often clicked
@@ -654,11 +914,6 @@
   $("play").addEventListener("click", () => setPlaying(!playing));
   $("next-error").addEventListener("click", nextError);
   $("next-zero").addEventListener("click", nextZero);
-  const speedText = () => {
-    $("speed-text").textContent = `${speed()} presentation${speed() === 1 ? "" : "s"} a second`;
-  };
-  $("speed").addEventListener("input", speedText);
-  speedText();
   document.addEventListener("keydown", (ev) => {
     if (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT") return;
     if (ev.key === "ArrowRight") show(cur + 1);
@@ -666,6 +921,8 @@
     else if (ev.key === " ") { ev.preventDefault(); setPlaying(!playing); }
     else if (ev.key === "e") nextError();
     else if (ev.key === "z") nextZero();
+    else if (ev.key === "+" || ev.key === "=") setScale(Math.min(scaleAt + 1, SCALES.length - 1));
+    else if (ev.key === "-") setScale(Math.max(scaleAt - 1, 0));
   });
 
   if (D.devices && D.devices.rack) {
