@@ -133,3 +133,24 @@ def test_the_first_compile_says_so_once_on_a_terminal(tmp_path):
     assert out.stdout.split() == ["2", "1"]
     lines = said.decode().splitlines()
     assert len(lines) == 1 and lines[0].startswith("compiling the machine's loops, once: about "), lines
+
+
+def test_changed_numba_internals_fall_back_to_numba_cache_with_one_warning(tmp_path):
+    (tmp_path / "loops.py").write_text(
+        "from mark1._utils.compiled import compiled\n"
+        "@compiled\ndef one():\n    return 1\n"
+        "@compiled\ndef two():\n    return one() + 1\n")
+    cache = tmp_path / "cache"
+    # a numba release without the cache class compiled.py builds on
+    code = ("import numba, numba.core.caching as c; del c.CompileResultCacheImpl\n"
+            "import warnings; warnings.simplefilter('default')\n"
+            "import loops; print(loops.two())")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]),
+           "NUMBA_CACHE_DIR": str(cache)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "2"
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "numba's cache classes changed" in lines[0], out.stderr
+    assert len(list(cache.rglob("*.nbi"))) == 2          # still cached, by numba's own cache
