@@ -85,6 +85,8 @@ def test_a_file_that_exists_wins_over_a_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "demo").write_text(MINIMAL.replace('name = "t"', 'name = "mine"'))
     assert load_scene("demo").name == "mine"
+    assert load_scene("demo").argument == "demo" and load_scene(tmp_path / "demo").argument == str(tmp_path / "demo")
+    assert load_scene("e_vs_x").argument == "e_vs_x"          # how mark1 run and the lesson page name it
     assert load_scene("e_vs_x").name != "mine"
 
 

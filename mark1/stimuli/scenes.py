@@ -133,6 +133,21 @@ class Scene:
         return _build_spec(self.path, self.preset, self.overrides, self.schedule.rule)
 
     @property
+    def argument(self) -> str:
+        """How a command line names this scene: a built-in scene's name, else its file (or its name).
+
+        Examples
+        --------
+        >>> load_scene("scenes/demo.toml").argument, load_scene("demo").argument
+        ('demo', 'demo')
+        """
+        if not self.path:
+            return self.name
+        p = Path(self.path)
+        builtin = p.suffix == ".toml" and p.resolve().parent == SCENES_DIR.resolve()
+        return p.stem if builtin else self.path
+
+    @property
     def classes(self) -> tuple:
         """The classes of the training split, sorted."""
         return tuple(sorted(self._classes_of("train")))

@@ -217,7 +217,7 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         "machine_time_text": duration(machine.machine_time_), "waited": machine.waited_,
         "waited_text": duration(machine.waited_),
         "as_run": note is None, "shows_instead": note,
-        "command": f"mark1 run {scene.path or scene.name} --seed {seed}",
+        "command": f"mark1 run {scene.argument} --seed {seed}",
         "train_accuracy": train_acc, "train_accuracy_text": percent(train_acc),
         "test_accuracy": test_acc, "test_accuracy_text": percent(test_acc), "test_cards": len(test.cards),
         "test_right": int(test_right.sum()), "test_shown": min(len(test.cards), MAX_TEST_SHOWN),
