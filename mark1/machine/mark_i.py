@@ -29,7 +29,7 @@ from mark1.machine.rules import erring, tie_tolerance
 from mark1._utils.html import figure_function, figure_img, html_table
 from mark1._utils.language import duration
 from mark1._utils.progress import progress_bar
-from mark1.machine.simulator import HISTORY_DTYPE, Trace, _finish, _RunResult, _simulate
+from mark1.machine.simulator import Trace, _finish, _RunResult, _simulate, history
 from mark1.specs import MARK_I, MachineSpec
 from mark1._utils import limits
 from mark1._utils.estimator import ParamsMixin
@@ -433,19 +433,11 @@ class MarkI(ParamsMixin):
         rack.p_from[:] = rack.p_to[:] = weights * inc
         sums = sums * inc
         err = erring(targets[schedule], sums, code.tie)
-        hist = np.zeros(n_pres, dtype=HISTORY_DTYPE)
-        hist["presentation"] = np.arange(n_pres)
-        hist["epoch"] = epoch_of
-        hist["card"] = schedule
-        hist["label"] = label_index[schedule]
-        hist["response"] = code.decode(sums)
-        hist["correct"] = hist["response"] == hist["label"]
-        hist["units_erred"] = err.sum(axis=1)
         active_pots = rack.active_pots(x).astype(np.int64)                  # (n_cards, n_units)
-        hist["pots_moved"] = (err * active_pots[schedule]).sum(axis=1)
-        hist["start"] = np.arange(n_pres) * tm.period
-        hist["s_active"] = np.count_nonzero(s_states, axis=1)[schedule]
-        hist["a_active"] = np.count_nonzero(phi, axis=1)[schedule]
+        hist = history(epoch_of=epoch_of, order=schedule, labels=label_index[schedule], response=code.decode(sums),
+                       units_erred=err.sum(axis=1), pots_moved=(err * active_pots[schedule]).sum(axis=1),
+                       start=np.arange(n_pres) * tm.period, s_active=np.count_nonzero(s_states, axis=1)[schedule],
+                       a_active=np.count_nonzero(phi, axis=1)[schedule])
         return _finish(hist, n_pres * tm.period, trace, 0.0)
 
     # -- answering ---------------------------------------------------------------------------

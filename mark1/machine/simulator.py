@@ -782,20 +782,53 @@ class _TrainingRun:
 
     def result(self, epoch_of: np.ndarray) -> _RunResult:
         """The history of the finished run, with its per-epoch mistakes and trace summary."""
-        n = self.n
-        hist = np.zeros(n, dtype=HISTORY_DTYPE)
-        hist["presentation"] = np.arange(n)
-        hist["epoch"] = epoch_of
-        hist["card"] = self.order
-        hist["label"] = self.labels
-        hist["response"] = self.response
-        hist["correct"] = self.response == self.labels
-        hist["units_erred"] = self.units_erred
-        hist["pots_moved"] = self.pots_moved
-        hist["start"] = self.start
-        hist["s_active"] = self.pipeline.s_active
-        hist["a_active"] = self.pipeline.a_active
+        hist = history(epoch_of=epoch_of, order=self.order, labels=self.labels, response=self.response,
+                       units_erred=self.units_erred, pots_moved=self.pots_moved, start=self.start,
+                       s_active=self.pipeline.s_active, a_active=self.pipeline.a_active)
         return _finish(hist, self.env.now, self.trace, self.waited, self.read_sums)
+
+
+def history(*, epoch_of, order, labels, response, units_erred, pots_moved, start, s_active,
+            a_active) -> np.ndarray:
+    """The history of a run, one row per presentation (:data:`HISTORY_DTYPE`): every path
+    (the simulator's, the exact digital one of :meth:`MarkI.fit`) makes it here.
+
+    Parameters
+    ----------
+    epoch_of, order, labels, response, units_erred, pots_moved : arrays (n,) int
+        Each presentation's epoch, card, label and answer (class indices), R-units that
+        erred and pots moved (a scalar is broadcast).
+    start : array (n,) float
+        Machine time (s) of each card change.
+    s_active, a_active : arrays (n,) int
+        S-units and A-units that fired.
+
+    Returns
+    -------
+    array (n,) of HISTORY_DTYPE
+        ``correct`` is ``response == label``.
+
+    Examples
+    --------
+    >>> h = history(epoch_of=[0, 0], order=[1, 0], labels=[1, 0], response=[1, 1], units_erred=[0, 1],
+    ...             pots_moved=[0, 7], start=[0.0, 3.0], s_active=[40, 38], a_active=[9, 11])
+    >>> h["correct"].tolist(), h["presentation"].tolist()
+    ([True, False], [0, 1])
+    """
+    n = len(order)
+    hist = np.zeros(n, dtype=HISTORY_DTYPE)
+    hist["presentation"] = np.arange(n)
+    hist["epoch"] = epoch_of
+    hist["card"] = order
+    hist["label"] = labels
+    hist["response"] = response
+    hist["correct"] = hist["response"] == hist["label"]
+    hist["units_erred"] = units_erred
+    hist["pots_moved"] = pots_moved
+    hist["start"] = start
+    hist["s_active"] = s_active
+    hist["a_active"] = a_active
+    return hist
 
 
 def _read_at(tm) -> float:
