@@ -22,10 +22,10 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
   them, the decorator falls back to numba's plain ``cache=True`` in the same directory
   (callee changes then need the cache cleared) and says so once.
 * **First compile.** Compiling every loop takes seconds, once per cache. The first compile
-  in a process prints one line on stderr when stderr is a terminal (``compiling the
-  machine's loops, once: about N s``), N the last full compile measured on this computer
-  (kept beside the cache) or, before any, the figure measured on the 2-core development
-  machine. :func:`compile_seconds` tells a caller how long this process has spent compiling,
+  in a process prints one line on stderr when stderr is a terminal or a Jupyter kernel's
+  (or ``MARK1_COMPILE_NOTICE=1``): ``compiling the machine's loops, once: about N s``,
+  N the largest compile measured on this computer (kept beside the cache) or, before any,
+  the figure measured on the 2-core development machine. :func:`compile_seconds` tells a caller how long this process has spent compiling,
   so a wall time can leave it out.
 
 Nothing is compiled at import: a loop compiles (or loads from the cache) on its first call.
@@ -343,6 +343,12 @@ def _tell() -> None:
         tty = stream is not None and stream.isatty()
     except (AttributeError, ValueError):
         tty = False
+    if not tty:                 # a Jupyter kernel shows stderr in the cell, as it shows bars
+        try:
+            from mark1._utils.progress import _in_kernel
+            tty = _in_kernel()
+        except ImportError:
+            pass
     if tty or os.environ.get("MARK1_COMPILE_NOTICE") == "1":
         once = "once" if _writable_dir() is not None else "no writable cache, so in every run"
         stream.write(f"compiling the machine's loops, {once}: about {_estimate():.0f} s\n")
