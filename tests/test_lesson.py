@@ -80,7 +80,7 @@ def test_recorded_moves_obey_the_rack():
     assert moved
     q = data["meta"]["quantum"]
     last = {}                                   # each pot's direction of travel so far
-    for unit, pot, cmd, before, after, slack, run in (np.array(mv) / [1, 1, q, q, q, q, q] for mv in moved):
+    for unit, pot, cmd, before, after, slack, run, _ in (np.array(mv) / [1, 1, q, q, q, q, q, q] for mv in moved):
         assert abs(abs(cmd) - inc) <= 1 / q
         assert -1 <= after <= 1
         assert np.sign(after - before) in (0, np.sign(cmd))
@@ -181,8 +181,7 @@ def test_page_in_chromium(browser, tmp_path):
     assert (tmp_path / "lesson.png").stat().st_size > 10_000
 
     # play runs on its own, pause stops it
-    page.fill("#speed", "8")
-    page.dispatch_event("#speed", "input")
+    page.select_option("#pace", "8")              # eight machine seconds a second
     before = page.text_content("#counter")
     page.click("#play")
     expect = pytest.importorskip("playwright.sync_api").expect
@@ -379,3 +378,46 @@ def test_durations_on_the_page_are_the_languages():
     assert data["meta"]["period_text"] == duration(period)
     js = (ROOT / "mark1" / "classroom" / "lesson" / "lesson.js").read_text()
     assert " ms" not in js and "* 1000" not in js
+
+
+@pytest.mark.parametrize("overrides", [{}, {"rack.drivers": 2, "timing.overlap": True, "rack.motor_speed": 0.05}])
+def test_moves_carry_the_time_their_motors_were_set_going(overrides):
+    scene = load_scene(DEMO)
+    spec = scene.machine_spec().with_overrides(overrides)
+    data = lesson.record(scene, seed=1, cards=8, epochs=3, spec=spec)
+    m, _ = machine_run(scene, 1, 8, 3, spec)
+    q = data["meta"]["quantum"]
+    want = [round(mv.time * q) for mv in m.trace_.moves for _ in mv.command]
+    assert [mv[7] for p in data["pres"] for mv in p["mv"]] == want and want
+    assert data["meta"]["pots"] == int(m.rack_.mask.sum())
+
+
+def _independent_margin(phi, t):
+    """The hard-margin separator through the origin by scikit-learn's SVC: the points t*phi and their
+    mirror images -t*phi in two classes make the best intercept 0 (the problem is symmetric)."""
+    svm = pytest.importorskip("sklearn.svm")
+    z = t[:, None] * phi
+    clf = svm.SVC(kernel="linear", C=1e12, tol=1e-12).fit(np.vstack([z, -z]), np.r_[np.ones(len(z)), -np.ones(len(z))])
+    w = clf.coef_[0]
+    return float((z @ w).min() / np.linalg.norm(w))
+
+
+@pytest.mark.parametrize("scene_name, seed", [("demo", 0), ("demo", 4), ("e_vs_x", 0), ("alphabet", 0)])
+def test_best_margin_is_the_maximum_margin_to_its_digits(monkeypatch, scene_name, seed):
+    """gamma* (Wolfe's exact solve) against an independent solve: equal to the digits the page prints."""
+    seen = []
+    real = lesson.novikoff_bound
+    monkeypatch.setattr(lesson, "novikoff_bound", lambda phi, t: seen.append((phi, t)) or real(phi, t))
+    data = lesson.record(scene_name, seed=seed)
+    nov = data["meta"]["novikoff"]
+    assert len(seen) == len(nov) and any("gamma_best" in n for n in nov)
+    for (phi, t), n in zip(seen, nov):
+        if "gamma_best" not in n:
+            continue
+        other = _independent_margin(phi, t)
+        assert n["gamma_best"] == pytest.approx(other, rel=10.0 ** -n["digits"])
+        assert 6 <= n["digits"] <= 12
+        printed = float(n["gamma_best_text"].replace("\u2009", ""))
+        assert printed == pytest.approx(other, rel=10.0 ** -(n["digits"] - 1))
+        assert float(n["bound_best_text"].replace("\u2009", "")) == pytest.approx(
+            float(np.square(phi).sum(axis=1).max()) / other ** 2, rel=10.0 ** -(n["digits"] - 2))

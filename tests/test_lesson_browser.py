@@ -186,3 +186,109 @@ def test_editor_draws_and_answers(browser, tmp_path):
         assert page.text_content("#counter").startswith(f"presentation {p + 1} of")
     assert errors == []
     page.close()
+
+
+# -- projector mode and the machine at work (issue 26) ------------------------------------
+
+#: the smallest text on screen, by script: each element with text of its own, visible, its computed font
+#: size, times the scale an SVG draws it at (its screen transform); and the least of the running explanation's
+#: text (a formula's sub- and superscripts apart)
+SMALLEST_TEXT = """() => {
+  let min = Infinity, where = "", explain = Infinity;
+  for (const e of document.querySelectorAll("body *")) {
+    if (["SCRIPT", "STYLE", "OPTION", "title"].includes(e.tagName) || e.closest("[hidden], title")) continue;
+    if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    const r = e.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) continue;
+    let size = parseFloat(getComputedStyle(e).fontSize);
+    if (e instanceof SVGElement) { const m = e.getScreenCTM(); size *= Math.hypot(m.a, m.b); }
+    if (size < min) { min = size; where = `${e.tagName}#${e.id} ${e.textContent.slice(0, 30)}`; }
+    if (e.closest(".explain, #runits .margin, #card-text, #retina-text, #a-text, #timing-text") && !e.closest("math"))
+      explain = Math.min(explain, size);
+  }
+  return [min, where, explain];
+}"""
+
+
+def _open(browser, path, width, height):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    return page, errors
+
+
+@pytest.mark.parametrize("scene", ["demo.toml", "alphabet.toml"])
+def test_projector_sizes_and_the_decision_above_the_fold(browser, tmp_path, scene):
+    path = lesson.build(ROOT / "scenes" / scene, tmp_path, seed=0, devices=False)
+    for width, height in ((1280, 720), (1920, 1080)):
+        page, errors = _open(browser, path, width, height)
+        assert page.locator("#r-panel").bounding_box()["y"] < height, f"{scene} at {width}x{height}"
+        for step in range(3):                      # the first card, a mistake, the last
+            smallest, where, explain = page.evaluate(SMALLEST_TEXT)
+            assert smallest >= 16 - 1e-6, f"{scene} at {width}x{height}: {smallest} px: {where}"
+            assert explain >= 18 - 1e-6, f"{scene} at {width}x{height}: explanation {explain} px"
+            page.click("#next-error" if step == 0 else "#next")
+        body = page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+        page.click("#bigger")                       # larger type, and the key steps back
+        assert page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") == pytest.approx(1.25 * body)
+        page.keyboard.press("-")
+        assert page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") == pytest.approx(body)
+        assert page.locator("math").count() >= 3                         # the PRML panel in MathML
+        assert page.locator("#prml-panel .explain").count() <= 4          # E_P's line and three paragraphs
+        assert page.locator("#novikoff .curve.bound").count() == 2 or scene == "alphabet.toml"
+        assert errors == []
+        page.close()
+
+
+@pytest.mark.parametrize("case", ["demo", "binary_split"])
+def test_machine_view_dials_are_the_run_s_wipers(browser, tmp_path, case):
+    """One dial per pot of the machine, each turned to its wiper at any instant of the run."""
+    path, data, m, _, _ = trained(case, tmp_path)
+    page, errors = _open(browser, path, 1280, 720)
+    mask = m.rack_.mask
+    assert page.locator("#machine .pot-dial").count() == int(mask.sum()) == data["meta"]["pots"]
+    n_a = m.patchboard.n_associators
+    moves = m.trace_.moves
+
+    def python_wipers(t):
+        """Every pot's wiper at machine time t from the trace's moves (linear after the backlash)."""
+        w = np.zeros(mask.shape)
+        for mv in moves:
+            if mv.time > t:
+                break
+            for j in range(len(mv.command)):
+                t1, t2 = mv.time + mv.slack_time[j], mv.time + mv.duration[j]
+                frac = 0.0 if t < t1 else 1.0 if t >= t2 or t2 == t1 else (t - t1) / (t2 - t1)
+                w[mv.unit[j], mv.a_unit[j]] = mv.start[j] + (mv.target[j] - mv.start[j]) * frac
+        return w
+
+    def page_dials(t):
+        page.evaluate(f"window.mark1.seek({float(t)!r})")
+        got = page.eval_on_selector_all("#machine .pot-dial", """gs => gs.map(g => {
+            const n = g.querySelector('.needle');
+            return [+g.dataset.u, +g.dataset.a, parseFloat(n.getAttribute('transform').slice(7))]; })""")
+        w = np.full(mask.shape, np.nan)
+        for u, a, angle in got:
+            w[u, a] = angle / 135.0
+        return w
+
+    q = data["meta"]["quantum"]
+    half_way = [mv.time + (mv.slack_time.max() + mv.duration.max()) / 2 for mv in moves[:3]]
+    reads = [r.time for r in m.trace_.readings[::max(1, len(m.trace_.readings) // 4)]]
+    for t in half_way + reads + [m.machine_time_]:
+        want, got = python_wipers(t), page_dials(t)
+        assert np.isnan(got[~mask]).all() and not np.isnan(got[mask]).any()
+        # stored in 1/quantum full scale and seconds: a motor's speed times that much time more
+        tol = 2.0 / q + m.spec.rack.motor_speed * 1.5 * (1 + m.spec.rack.motor_spread * 3) / q
+        assert np.abs(got[mask] - want[mask]).max() <= tol, t
+    # at a read, the dials of the pots read are the wipers the machine read
+    p = len(m.trace_.readings) // 2
+    reading = m.trace_.readings[p]
+    got = page_dials(reading.time)
+    cols = np.append(reading.a_units, n_a)
+    for k in range(mask.shape[0]):
+        pots = mask[k, cols]
+        assert np.abs(got[k, cols][pots] - reading.wipers[k][pots]).max() <= 2.0 / q
+    assert errors == []
+    page.close()

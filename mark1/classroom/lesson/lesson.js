@@ -214,7 +214,7 @@
       }
     });
     el("text", { x: 0, y: 14 }, svg, "mistakes");
-    el("text", { x: 0, y: H - 5 }, svg, "epoch");
+    el("text", { x: 0, y: H - 24 }, svg, "epoch");
   }
 
   // ---- the weights: the machine's moves replayed (each pot where its last move left it) ----
@@ -293,18 +293,28 @@
     svg.setAttribute("width", W0);
     svg.setAttribute("height", H);
     const top = Math.max(opts.top || 0, ...series.map((s) => Math.max(...s)), final || 0) || 1;
-    const X = (i) => x0 + (i / Math.max(n, 1)) * (W0 - x0 - 24), Y = (v) => y0 - (v / top) * (y0 - 14);
+    // opts.log: a logarithmic axis (of 1 + v), so bounds far above the curve are drawn on it too
+    const f = opts.log ? (v) => Math.log10(1 + v) : (v) => v;
+    const X = (i) => x0 + (i / Math.max(n, 1)) * (W0 - x0 - 24), Y = (v) => y0 - (f(v) / f(top)) * (y0 - 24);
     el("line", { x1: x0, x2: W0 - 10, y1: y0, y2: y0, class: "axis" }, svg);
     el("line", { x1: x0, x2: x0, y1: 8, y2: y0, class: "axis" }, svg);
-    el("text", { x: x0 - 4, y: Y(top) + 4, "text-anchor": "end" }, svg, opts.fmtTop(top));
+    if (opts.log) {
+      for (const v of [1, 10, 100, 1000, 10000]) if (v <= top) {
+        el("line", { x1: x0 - 3, x2: x0, y1: Y(v), y2: Y(v), class: "axis" }, svg);
+        el("text", { x: x0 - 4, y: Y(v) + 5, "text-anchor": "end" }, svg, v.toLocaleString("en"));
+      }
+    } else el("text", { x: x0 - 4, y: Y(top) + 4, "text-anchor": "end" }, svg, opts.fmtTop(top));
     el("text", { x: x0 - 4, y: y0 + 4, "text-anchor": "end" }, svg, "0");
     el("text", { x: x0, y: H - 6 }, svg, "presentation 1");
     el("text", { x: X(n - 1), y: H - 6, "text-anchor": "end" }, svg, `${n}`);
     el("text", { x: x0 + 4, y: 14 }, svg, opts.title);
-    for (const b of opts.bounds || []) {           // drawn on a broken axis when far above the curve
-      const y = b.value <= top ? Y(b.value) : 22;
+    let lastY = Infinity;
+    for (const b of (opts.bounds || []).slice().sort((p, q) => p.value - q.value)) {
+      const y = Y(b.value);
       el("line", { x1: x0, x2: W0 - 10, y1: y, y2: y, class: "curve bound" + (b.cls ? " " + b.cls : "") }, svg);
-      el("text", { x: W0 - 12, y: y - 4, "text-anchor": "end" }, svg, b.label + (b.value > top ? " (off scale)" : ""));
+      const ty = Math.min(y - 4, lastY - 18);        // labels of close bounds do not overprint
+      el("text", { x: W0 - 12, y: ty, "text-anchor": "end" }, svg, b.label);
+      lastY = ty;
     }
     series.forEach((s, j) => el("path", { d: s.map((v, i) => `${i ? "L" : "M"}${X(i)},${Y(v)}`).join(""),
       class: "curve" + (j ? " other" : "") }, svg));
@@ -345,10 +355,9 @@
     const n0 = nov[0], bounds = [];
     if (n0.bound_best !== undefined) bounds.push({ value: n0.bound_best, label: `(R/\u03b3*)\u00b2 = ${n0.bound_best_text}` });
     if (n0.separates) bounds.push({ value: n0.bound, label: `(R/\u03b3)\u00b2 = ${n0.bound}`, cls: "final-w" });
-    const offTop = bounds.filter((b) => b.value <= 3 * Math.max(top, 1)).map((b) => b.value);
     lineChart($("novikoff"), corrections, undefined, { title: "corrections so far" +
-      (M.n_units > 1 ? ` (one line per R-unit; bounds of ${unitName(0)})` : ""), fmtTop: (v) => v.toFixed(0),
-      bounds, top: Math.max(0, ...offTop) });
+      (M.n_units > 1 ? ` (one line per R-unit; bounds of ${unitName(0)})` : "") + ", log scale",
+      fmtTop: (v) => v.toFixed(0), bounds, top: Math.max(0, ...bounds.map((b) => b.value)) * 1.15, log: true });
     const box = $("novikoff-text");
     box.innerHTML = "";
     // at most three short paragraphs: the theorem, the two margins (R1's; the others in a line), the caveat
