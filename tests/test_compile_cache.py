@@ -65,13 +65,12 @@ def test_import_compiles_nothing(tmp_path):
 
 
 def test_an_unwritable_cache_gives_one_warning_and_the_same_results(tmp_path):
-    cache = tmp_path / "cache"
-    cached = [_python(FIT, NUMBA_CACHE_DIR=str(cache)) for _ in range(2)]    # compiles, then loads
+    # the user's own cache (a compile at most once, then loads): one uncached compile per suite
+    cached = [_python(FIT) for _ in range(2)]
     for out in cached:
         assert out.returncode == 0, out.stderr
         assert "Mark1Warning" not in out.stderr
         assert "compiling" not in out.stderr        # stderr is no terminal here: no notice
-    assert any(cache.rglob("*.nbc"))
     blocked = _unwritable(tmp_path)
     out = _python(FIT, NUMBA_CACHE_DIR=str(blocked))
     assert out.returncode == 0, out.stderr
