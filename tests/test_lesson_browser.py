@@ -172,11 +172,17 @@ def test_editor_draws_and_answers(browser, tmp_path):
     # a link can carry a drawn card, and one to a presentation
     page.goto(path.as_uri() + "#draw=" + np.packbits(drawn).tobytes().hex())
     assert np.array_equal(editor_bits(), drawn)
-    flips = [p for p, entry in enumerate(data["pres"]) if entry["f"] and entry["z"]]
+    tie = data["meta"]["tie"]
+    flips = [p for p, entry in enumerate(data["pres"]) if entry["f"] and entry["z"] and abs(entry["clean"][0]) > tie]
     assert flips, "mark1 run's demo run (seed 0) has a read the noise flipped"
     page.goto(path.as_uri() + f"#p={flips[0] + 1}")
     assert page.text_content("#counter").startswith(f"presentation {flips[0] + 1} of")
     assert "Zero margin" in page.text_content("#margin-0") and "flipped the verdict" in page.text_content("#margin-0")
+    # a sum of exactly 0 (every pot still at 0) is the boundary, an error by the rule: no "could flip it"
+    zero_mistake = next(p for p, entry in enumerate(data["pres"]) if abs(entry["clean"][0]) <= tie and entry["err"])
+    page.goto(path.as_uri() + f"#p={zero_mistake + 1}")
+    text = page.text_content("#margin-0")
+    assert "On the boundary" in text and "counts a sum of 0 as an error" in text and "could flip" not in text
 
     # "next zero margin" steps through the reads within the noise's scale of the threshold
     page.goto(path.as_uri())
