@@ -198,7 +198,7 @@
     svg.setAttribute("width", W0);
     svg.setAttribute("height", H);
     const top = Math.max(1, ...M.mistakes_per_epoch);
-    const bw = (W0 - 40) / n;
+    const bw = (W0 - 62) / n;
     const pNow = P[cur];
     M.mistakes_per_epoch.forEach((m, e) => {
       // mistakes up to the current presentation in the current epoch; whole epochs before it
@@ -206,15 +206,15 @@
       if (e === pNow.e) shown = P.filter((p, i) => p.e === e && i <= cur && !p.ok).length;
       if (e > pNow.e) shown = 0;
       const h = (H - 50) * shown / top;
-      el("rect", { x: 36 + e * bw + 1, y: H - 18 - h, width: Math.max(bw - 2, 0.5), height: h,
+      el("rect", { x: 58 + e * bw + 1, y: H - 18 - h, width: Math.max(bw - 2, 0.5), height: h,
         class: "bar" + (e === pNow.e ? " cur" : "") }, svg);
       if (n <= 12) {
-        el("text", { x: 36 + e * bw + bw / 2, y: H - 22 - h, "text-anchor": "middle" }, svg, e <= pNow.e ? shown : "");
-        el("text", { x: 36 + e * bw + bw / 2, y: H - 5, "text-anchor": "middle" }, svg, e + 1);
+        el("text", { x: 58 + e * bw + bw / 2, y: H - 22 - h, "text-anchor": "middle" }, svg, e <= pNow.e ? shown : "");
+        el("text", { x: 58 + e * bw + bw / 2, y: H - 5, "text-anchor": "middle" }, svg, e + 1);
       }
     });
     el("text", { x: 0, y: 14 }, svg, "mistakes");
-    el("text", { x: 0, y: H - 24 }, svg, "epoch");
+    el("text", { x: 0, y: H - 5 }, svg, "epoch");
   }
 
   // ---- the weights: the machine's moves replayed (each pot where its last move left it) ----
@@ -447,7 +447,8 @@
     for (const t of [-1, -0.5, 0.5, 1]) {
       const v = t * span;
       el("line", { x1: X(v), x2: X(v), y1: 38, y2: 42, class: "axis" }, svg);
-      el("text", { x: X(v), y: 72, "text-anchor": "middle", fill: "#555" }, svg, fmt(v, 3));
+      el("text", { x: X(v), y: 72, "text-anchor": t === -1 ? "start" : t === 1 ? "end" : "middle", fill: "#555" }, svg,
+        fmt(v, 3));
     }
     let pos = 0, neg = 0;
     cols.forEach((a, j) => {
