@@ -312,7 +312,8 @@
     for (const b of (opts.bounds || []).slice().sort((p, q) => p.value - q.value)) {
       const y = Y(b.value);
       el("line", { x1: x0, x2: W0 - 10, y1: y, y2: y, class: "curve bound" + (b.cls ? " " + b.cls : "") }, svg);
-      const ty = Math.min(y - 4, lastY - 18);        // labels of close bounds do not overprint
+      // below the line near the title; labels of close bounds do not overprint
+      const ty = Math.min(y < 40 ? y + 18 : y - 4, lastY - 18);
       el("text", { x: W0 - 12, y: ty, "text-anchor": "end" }, svg, b.label);
       lastY = ty;
     }
@@ -356,7 +357,7 @@
     if (n0.bound_best !== undefined) bounds.push({ value: n0.bound_best, label: `(R/\u03b3*)\u00b2 = ${n0.bound_best_text}` });
     if (n0.separates) bounds.push({ value: n0.bound, label: `(R/\u03b3)\u00b2 = ${n0.bound}`, cls: "final-w" });
     lineChart($("novikoff"), corrections, undefined, { title: "corrections so far" +
-      (M.n_units > 1 ? ` (one line per R-unit; bounds of ${unitName(0)})` : "") + ", log scale",
+      (M.n_units > 1 ? ` (${unitName(0)} dark)` : "") + ", log scale",
       fmtTop: (v) => v.toFixed(0), bounds, top: Math.max(0, ...bounds.map((b) => b.value)) * 1.15, log: true });
     const box = $("novikoff-text");
     box.innerHTML = "";
@@ -387,7 +388,8 @@
     }
     if (M.n_units > 1) {
       p2.append(" Others: " + nov.slice(1).map((n, k) => `${unitName(k + 1)} ${n.corrections}` +
-        (n.bound_best_text ? ` \u2264 ${n.bound_best_text}` : "")).join(", ") + ".");
+        (n.bound_best !== undefined ? ` \u2264 ${Math.floor(n.bound_best)}` : "")).join(", ") + " (corrections \u2264 their bounds, " +
+        "whole numbers).");
     }
     para().textContent = "The theorem is about exact sums; the machine decides on noisy reads and its pots " +
       "stop at the end stops, so it may make more.";
