@@ -110,7 +110,7 @@ def move_duration(spec, travel: float, gain: float = 1.0) -> float:
     return float(plan_pot(float(travel), 0.0, float(gain), direction, drive_of(spec))[2])
 
 
-@compiled
+@compiled(inline="always")
 def stored_pot(j, t, busy_until, pots):
     """Stored position (before decay) of pot ``j`` (flat index) at machine time ``t``.
 
@@ -157,7 +157,7 @@ def wiper_sums(x, row, t, busy_until, pots, active, out):
     return n_act
 
 
-@compiled
+@compiled(inline="always")
 def plan_pot(cmd, start, gain, last, drive):
     """What the hardware does with one pot's command: (target, slack_time, duration, direction).
 
@@ -199,7 +199,7 @@ def plan_moves(cmd, start, flat, pots, drive, target, slack_time, duration, dire
                                                                        pots.last_dir[j], drive)
 
 
-@compiled
+@compiled(inline="always")
 def apply_pot(j, start, target, slack_time, duration, direction, t0, f, pots):
     """Set pot ``j`` (flat index) moving at ``t0``; positions true at ``t0``, ``f`` the decay factor there."""
     pots.p_from[j] = start / f

@@ -114,9 +114,10 @@ class Block(NamedTuple):
 
 
 _kernel = compiled(rules, _pots, perceptron)
+_inline = compiled(rules, _pots, perceptron, inline="always")
 
 
-@_kernel
+@_inline
 def decay(t, t_ref, rate):
     """How much every wiper has shrunk by decay from ``t_ref`` to ``t`` (rate 1/s; 0: none)."""
     return math.exp(-(t - t_ref) * rate) if rate != 0.0 else 1.0
@@ -148,7 +149,7 @@ def resting_sums(x, p_to, n_units, times, t_ref, rate):
     return out
 
 
-@_kernel
+@_inline
 def answer(sums, kind, tie):
     """The class the machine answers for one row of sums: :meth:`OutputCode.decode` of a
     ``single`` (``kind`` 0) or ``one-per-class`` (1) code, the same comparisons, compiled."""
@@ -163,7 +164,7 @@ def answer(sums, kind, tie):
     return 0
 
 
-@_kernel
+@_inline
 def fold_decay(t, t_ref, dk, pots):
     """Fold the decay into the stored positions where over 100 decay times went by since
     ``t_ref`` (what :meth:`PotentiometerRack.plan` does first); returns the new ``t_ref``."""
@@ -177,7 +178,7 @@ def fold_decay(t, t_ref, dk, pots):
     return t_ref
 
 
-@_kernel
+@_inline
 def move_pot(j, cmd, t, busy_until, t_ref, dk, pots, drive):
     """Plan pot ``j``'s command ``cmd`` from its true position at ``t`` and set it going;
     returns the move's duration (s)."""
@@ -221,7 +222,7 @@ def serve(limit, inclusive, queue, busy_until, t_ref, dk, pots, drive):
     return busy_until, t_ref
 
 
-@_kernel
+@_inline
 def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, active, acc):
     """Presentation ``k`` of the block read at ``t_read``: its sums (wipers at rest or
     mid-move, decayed, plus noise, over the μ-system's divisor), its answer; returns
@@ -244,7 +245,7 @@ def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, active, acc):
     return erred, n_act
 
 
-@_kernel
+@_inline
 def command_pots(k, n_act, active, blk, tr, phi):
     """The rule's command for presentation ``k`` into ``blk.command``; returns the pots moved."""
     n_in = blk.x.shape[1]
@@ -255,7 +256,7 @@ def command_pots(k, n_act, active, blk, tr, phi):
                         tr.increment, tr.lms_rate, tr.tie)
 
 
-@_kernel
+@_inline
 def queue_command(t_read, n_act, active, rule, command, queue):
     """Put the commanded pots at the queue's tail, in the pots' flat order (the order the
     queue serves them); γ also moves inactive pots, the other rules active ones only."""
@@ -273,18 +274,27 @@ def queue_command(t_read, n_act, active, rule, command, queue):
     queue.ends[1] = tail
 
 
-@_kernel
+@_inline
 def move_now(t_read, n_act, active, rule, command, busy_until, t_ref, dk, pots, drive):
     """Set every commanded pot going at ``t_read`` (no driver limit); returns ``busy_until``."""
     n_units, n_in = command.shape
     n_scan = n_in if rule == GAMMA else n_act
     longest = -1.0
+    f = decay(t_read, t_ref, dk.rate)
+    gain, last_dir = pots.gain, pots.last_dir
     for u in range(n_units):
         for a in range(n_scan):
             i = a if rule == GAMMA else active[a]
             cmd = command[u, i]
-            if cmd != 0.0:
-                longest = max(longest, move_pot(u * n_in + i, cmd, t_read, busy_until, t_ref, dk, pots, drive))
+            if cmd == 0.0:
+                continue
+            j = u * n_in + i
+            begin = stored_pot(j, t_read, busy_until, pots)
+            if dk.rate != 0.0:
+                begin = f * begin
+            target, slack_time, duration, direction = plan_pot(cmd, begin, gain[j], last_dir[j], drive)
+            apply_pot(j, begin, target, slack_time, duration, direction, t_read, f, pots)
+            longest = max(longest, duration)
     return max(busy_until, t_read + longest)
 
 
