@@ -32,7 +32,8 @@ SWITCHED = ("lens", "light_history", "photocell_dynamics", "motor_spread", "back
 
 def main(argv=None) -> None:
     ap = script_parser(__doc__, __file__)
-    ap.add_argument("--scene", default="e_vs_f", help="a built-in scene's name (mark1 scenes lists them) or a scene file")
+    ap.add_argument("--scene", default="e_vs_f",
+                    help="a built-in scene's name (mark1 scenes lists them) or a scene file")
     ap.add_argument("--seeds", type=int, default=3, help="number of seeds (0, 1, ...)")
     ap.add_argument("--test-count", type=int, default=100, help="test cards per seed")
     args = ap.parse_args(argv)

@@ -31,7 +31,8 @@ matplotlib.use("Agg")           # the figure goes to a file, never to a window
 
 def main(argv=None) -> None:
     ap = script_parser(__doc__, __file__)
-    ap.add_argument("--scene", default="e_vs_f", help="a built-in scene's name (mark1 scenes lists them) or a scene file")
+    ap.add_argument("--scene", default="e_vs_f",
+                    help="a built-in scene's name (mark1 scenes lists them) or a scene file")
     ap.add_argument("--seeds", type=int, default=3, help="number of seeds (0, 1, ...)")
     args = ap.parse_args(argv)
     scene = mark1.load_scene(args.scene)
