@@ -33,7 +33,8 @@ import dataclasses
 import difflib
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from mark1._utils.html import html_table
 from mark1.exceptions import SpecError
@@ -308,7 +309,7 @@ class TimingSpec(_Spec):
     Traceback (most recent call last):
     ...
     mark1.exceptions.SpecError: timing.period: expected at least card_change + settle + a_delay + r_delay = 0.51 s, got 0.1 s
-    """
+    """  # noqa: E501 (a doctest's exception line, printed whole)
 
     _group = "timing"
     period: float = param(3.0, "s", "contradictory",
@@ -450,7 +451,7 @@ class MachineSpec:
                             f"got {self.rack.wiper_noise:g}")
 
     # -- variants ---------------------------------------------------------------------
-    def with_overrides(self, overrides: Mapping[str, Any]) -> "MachineSpec":
+    def with_overrides(self, overrides: Mapping[str, Any]) -> MachineSpec:
         """A copy with parameters replaced.
 
         Parameters
@@ -495,14 +496,14 @@ class MachineSpec:
         _check_finite(spec, flat)
         return spec
 
-    def ideal(self) -> "MachineSpec":
+    def ideal(self) -> MachineSpec:
         """The textbook perceptron on the same wiring: every non-ideality off."""
         merged = {}
         for keys in NON_IDEALITIES.values():
             merged.update(keys)
         return self.with_overrides(merged).with_overrides({"name": f"{self.name} (ideal)"})
 
-    def digital(self) -> "MachineSpec":
+    def digital(self) -> MachineSpec:
         """This machine's retina, optics and patch board with an ideal, digital learner.
 
         Only the rack and its timing become ideal (:data:`LEARNER_NON_IDEALITIES` off:
@@ -513,7 +514,7 @@ class MachineSpec:
         name = self.name if self.name.endswith(" (digital)") else f"{self.name} (digital)"
         return self.without(*LEARNER_NON_IDEALITIES).with_overrides({"name": name})
 
-    def without(self, *names: str) -> "MachineSpec":
+    def without(self, *names: str) -> MachineSpec:
         """A copy with the named non-idealities switched off (see :data:`NON_IDEALITIES`)."""
         merged = {}
         for n in names:
@@ -522,7 +523,7 @@ class MachineSpec:
             merged.update(NON_IDEALITIES[n])
         return self.with_overrides(merged)
 
-    def only(self, name: str) -> "MachineSpec":
+    def only(self, name: str) -> MachineSpec:
         """The ideal machine with one non-ideality switched back on (as in this spec)."""
         if name not in NON_IDEALITIES:
             raise SpecError(name, "unknown non-ideality" + _suggest(name, list(NON_IDEALITIES)))
@@ -613,7 +614,7 @@ def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-def _check_value_system(spec: "MachineSpec") -> None:
+def _check_value_system(spec: MachineSpec) -> None:
     """Refuse combinations of the value-system options the theory or the machine cannot mean."""
     tr, resp = spec.trainer, spec.response
     if tr.valence == "monovalent" and tr.rule in ("gamma", "lms"):
@@ -627,7 +628,7 @@ def _check_value_system(spec: "MachineSpec") -> None:
                                                    "(a code word is read from lamps, not compared sums)")
 
 
-def _check_finite(spec: "MachineSpec", changed: Mapping[str, Any]) -> None:
+def _check_finite(spec: MachineSpec, changed: Mapping[str, Any]) -> None:
     """Refuse overridden values whose arithmetic would leave the finite numbers.
 
     Times are added up and multiplied by presentation counts, other values by counts of
@@ -692,7 +693,7 @@ def parameter_keys() -> list[str]:
     return [f"{g}.{f.name}" for g in _GROUPS for f in dataclasses.fields(getattr(spec, g))]
 
 
-def describe(spec: "MachineSpec") -> list[dict[str, Any]]:
+def describe(spec: MachineSpec) -> list[dict[str, Any]]:
     """One row per parameter: key, value, default, changed, unit, status, doc.
 
     ``status`` is the provenance of the Mark I default; where ``changed`` is true the

@@ -25,7 +25,8 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
   in a process prints one line on stderr when stderr is a terminal or a Jupyter kernel's
   (or ``MARK1_COMPILE_NOTICE=1``): ``compiling the machine's loops, once: about N s``,
   N the largest compile measured on this computer (kept beside the cache) or, before any,
-  the figure measured on the 2-core development machine. :func:`compile_seconds` tells a caller how long this process has spent compiling,
+  the figure measured on the 2-core development machine. :func:`compile_seconds` tells a caller how long this process
+  has spent compiling,
   so a wall time can leave it out.
 
 Nothing is compiled at import: a loop compiles (or loads from the cache) on its first call.

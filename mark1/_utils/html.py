@@ -12,7 +12,7 @@ import base64
 import html
 import importlib
 import io
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 __all__ = ["html_table", "figure_img", "study_html", "clip", "FIGURES", "figure_function"]
 

@@ -36,7 +36,8 @@ from decimal import Decimal
 
 from mark1.exceptions import InputError
 
-__all__ = ["LEARNERS", "POSITIVE", "NEGATIVE", "ZERO", "FIRING", "SILENT", "MISTAKE", "NEUTRAL", "WEIGHT_CMAP", "CARD_CMAP",
+__all__ = ["LEARNERS", "POSITIVE", "NEGATIVE", "ZERO", "FIRING", "SILENT", "MISTAKE", "NEUTRAL", "WEIGHT_CMAP",
+           "CARD_CMAP",
            "LEARNER_COLOURS", "duration", "duration_unit", "percent", "percent_spread", "unit_grid"]
 
 #: The three learners compared everywhere, by the name every output uses.

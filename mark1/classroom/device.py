@@ -511,7 +511,7 @@ def photocell_response_figure(r: PhotocellResponse, *, out=None, dpi: int = 100)
             va="top", fontsize=8, color="0.4")
     ax.axhline(r.threshold, color=NEUTRAL, ls="--", lw=1)
     ax.text(r.history_t[0], r.threshold, " S threshold (fires below)", va="bottom", fontsize=8, color=NEUTRAL)
-    ax.set(xlabel="machine time (s), one card every %g s" % tm.period, ylabel="signal when sampled",
+    ax.set(xlabel=f"machine time (s), one card every {tm.period:g} s", ylabel="signal when sampled",
            title=f"light history (history_time {rs.history_time:g} s)", ylim=(0, 1.08))
     ax.legend(loc="lower right", fontsize=8)
     return _finish(fig, f"One photocell — {r.spec.name}: gamma {rs.gamma:g}, dynamics "

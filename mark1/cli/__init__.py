@@ -20,7 +20,8 @@
     mark1 theory p_a X Y THETA R [--n 400]             one formula's value: 1958 form beside 400 points
 
 SCENE is a built-in scene's name (``demo``; ``mark1 scenes`` lists them) or a scene file;
-a file that exists wins over a name. Bad input gives one line on stderr and exit status 2, no traceback; it is found before any
+a file that exists wins over a name. Bad input gives one line on stderr and exit status 2, no traceback; it is found
+before any
 work, so nothing is written. So is a run estimated (``Scene.resources``) not to fit in
 memory: the smallest of ``--memory-limit`` (``run``, ``compare``, ``ablate``, ``curves``,
 ``sweep`` and ``reenact`` take it; ``render``, ``explain`` and ``lesson`` are checked against

@@ -13,11 +13,12 @@ import json
 import shlex
 import time
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
-from mark1.cli._options import (_PHYSICAL_HELP, add_common_options, check_common, check_run_options, check_scene, one_line,
+from mark1.cli._options import (_PHYSICAL_HELP, add_common_options, check_common, check_run_options, check_scene,
+                                one_line,
                                 output_folder, scene_or_usage, workers_for)
 from mark1.exceptions import SceneError, SpecError, UsageError
 from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, SCHEDULE_PARAMS, UNTIL_CAP, ablate,
@@ -267,8 +268,8 @@ def add_commands(sub) -> None:
     re_.add_argument("--test-count", type=int, help="test cards instead of each scene's")
     re_.add_argument("--resume", action="store_true", help="skip jobs already recorded in --out")
     re_.add_argument("--memory-limit", type=float, metavar="GB",
-                     help=("memory the runs may use together (default and ceiling: the smallest of the address-space limit, "
-                           f"the cgroup's and {_PHYSICAL_HELP} of this computer's)"))
+                     help=("memory the runs may use together (default and ceiling: the smallest of the "
+                           f"address-space limit, the cgroup's and {_PHYSICAL_HELP} of this computer's)"))
     re_.add_argument("--note", default="", help="a paragraph for the page (e.g. which code version, why few seeds)")
     re_.add_argument("--json", action="store_true", help="print the result as JSON")
     re_.set_defaults(func=cmd_reenact)

@@ -20,7 +20,8 @@ from mark1._utils.records import jsonable
 from mark1.classroom.device import write_device
 from mark1.classroom.explain import event_line, explain
 from mark1.classroom.lesson import build
-from mark1.cli._options import _PHYSICAL_HELP, SCENE_HELP, check_budget, one_line, output_file, output_folder, scene_or_usage
+from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, check_budget, one_line, output_file, output_folder,
+                                scene_or_usage)
 from mark1.exceptions import SceneError, UsageError
 from mark1.lab import band
 from mark1.machine.mark_i import MarkI
@@ -305,7 +306,8 @@ def cmd_scenes(args) -> int:
 
 
 def add_commands(sub) -> None:
-    """Register ``scenes``, ``run``, ``specs``, ``render``, ``explain``, ``lesson`` and ``device`` on argparse subparsers."""
+    """Register ``scenes``, ``run``, ``specs``, ``render``, ``explain``, ``lesson`` and ``device`` on argparse
+    subparsers."""
     sc = sub.add_parser("scenes", help="the built-in scenes: name, what each re-enacts, its report")
     sc.add_argument("--json", action="store_true", help="print the list as JSON")
     sc.set_defaults(func=cmd_scenes)

@@ -27,7 +27,8 @@ import time
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from mark1._utils.atomic import write_text
 from mark1._utils.html import clip, figure_function, html_table, study_html

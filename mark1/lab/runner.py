@@ -63,7 +63,8 @@ import threading
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits

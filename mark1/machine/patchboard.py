@@ -126,7 +126,7 @@ class Patchboard:
     # -- wiring -----------------------------------------------------------------------
     @classmethod
     def random(cls, spec: PatchboardSpec, retina_shape: tuple[int, int],
-               rng: np.random.Generator) -> "Patchboard":
+               rng: np.random.Generator) -> Patchboard:
         """Plug the board at random, respecting the fan-out limit.
 
         Each A-unit draws its ``excitatory + inhibitory`` S-units without replacement
@@ -229,7 +229,7 @@ class Patchboard:
         write_text(path, "\n".join(lines) + "\n")
 
     @classmethod
-    def load(cls, path: str | os.PathLike, *, fan_out: int | None = None) -> "Patchboard":
+    def load(cls, path: str | os.PathLike, *, fan_out: int | None = None) -> Patchboard:
         """Read a wiring chart written by :meth:`save` (or by hand).
 
         Raises

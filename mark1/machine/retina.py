@@ -311,12 +311,12 @@ class RetinaState:
     slow: np.ndarray
     history: np.ndarray
 
-    def at(self, i: int) -> "RetinaState":
+    def at(self, i: int) -> RetinaState:
         """Row ``i`` of a state series (fields of shape (n + 1, n_cells))."""
         return RetinaState(self.fast[i], self.slow[i], self.history[i])
 
     @classmethod
-    def dark(cls, n_cells: int) -> "RetinaState":
+    def dark(cls, n_cells: int) -> RetinaState:
         """A retina that has been in the dark for a long time."""
         z = np.zeros(n_cells)
         return cls(z, z.copy(), z.copy())

@@ -83,7 +83,7 @@ def _stimuli(scene, split: str, seed: int, count: int | None) -> Stimuli:
         try:
             count = SPLIT_ONLY_KEYS["count"].check(int(count) if isinstance(count, np.integer) else count)
         except _Bad as e:
-            raise SceneError(scene.path, "count", f"expected {e.expected}, got {_describe(count)}")
+            raise SceneError(scene.path, "count", f"expected {e.expected}, got {_describe(count)}") from None
         ckey = "count"
     else:
         count = st.count

@@ -76,13 +76,13 @@ def _load_font(font: str, px: int):
         try:
             return ImageFont.load_default(size=px)
         except Exception as exc:  # pragma: no cover - Pillow without FreeType
-            raise RenderError("font", f"expected Pillow with FreeType for the default font, got {exc}")
+            raise RenderError("font", f"expected Pillow with FreeType for the default font, got {exc}") from exc
     if not os.path.isfile(font):
         raise RenderError("font", f"expected 'default' or an existing TTF/OTF file, got {font!r} (no such file)")
     try:
         return ImageFont.truetype(font, px)
     except Exception as exc:
-        raise RenderError("font", f"expected a readable TTF/OTF font, got {font!r} ({exc})")
+        raise RenderError("font", f"expected a readable TTF/OTF font, got {font!r} ({exc})") from exc
 
 
 def check_font(font: str) -> None:

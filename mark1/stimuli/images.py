@@ -65,7 +65,7 @@ def list_image_folder(folder: str) -> dict[str, list[str]]:
                                 if not f.startswith(".") and f.lower().endswith(IMAGE_EXTENSIONS)
                                 and os.path.isfile(os.path.join(sub, f)))
     except OSError as exc:
-        raise RenderError("folder", f"expected a readable folder, got {folder!r} ({exc.strerror})")
+        raise RenderError("folder", f"expected a readable folder, got {folder!r} ({exc.strerror})") from None
     return out
 
 
@@ -145,5 +145,5 @@ def read_image(path: str, card_size: int, invert: bool = False) -> np.ndarray:
             card.paste(gray, ((card_size - nw) // 2, (card_size - nh) // 2))
     except Exception as exc:
         raise RenderError("folder", f"expected a readable image ({' '.join(IMAGE_EXTENSIONS)}), "
-                                    f"got {path!r} ({exc})")
+                                    f"got {path!r} ({exc})") from exc
     return np.asarray(card, dtype=np.float64) / 255.0

@@ -170,7 +170,7 @@ def glyph_mask(text: str, font: str = "default", size: float = 40, stroke: float
     except RenderError:
         raise
     except Exception as exc:
-        raise RenderError("font", f"expected a font that can draw {text!r}, got {exc}")
+        raise RenderError("font", f"expected a font that can draw {text!r}, got {exc}") from exc
     return _finish_mask(np.asarray(img, dtype=np.float64) / 255.0, k, "classes", f"{text!r}")
 
 

@@ -90,9 +90,9 @@ def _check_card_size(card_size) -> int:
 def _labels_index(labels, classes) -> np.ndarray:
     lookup = {c: i for i, c in enumerate(classes)}
     try:
-        return np.array([lookup[str(l)] for l in labels], dtype=np.int64)
+        return np.array([lookup[str(lab)] for lab in labels], dtype=np.int64)
     except KeyError as exc:
-        raise RenderError("classes", f"expected labels among {list(classes)!r}, got {exc.args[0]!r}")
+        raise RenderError("classes", f"expected labels among {list(classes)!r}, got {exc.args[0]!r}") from None
 
 
 def render_characters(labels, *, seed=0, card_size: int = 60, font: str = "default",
@@ -141,7 +141,7 @@ def render_characters(labels, *, seed=0, card_size: int = 60, font: str = "defau
     """
     card_size = _check_card_size(card_size)
     font = font_file(font)
-    labels = [str(l) for l in labels]
+    labels = [str(lab) for lab in labels]
     texts = sorted(set(labels))
     k = oversample_for(card_size)
     masks = [glyph_mask(t, font, float(size), float(stroke), k) for t in texts]
@@ -183,7 +183,7 @@ def render_shapes(labels, *, seed=0, card_size: int = 60, size: float = 36, fill
     array([579., 454.])
     """
     card_size = _check_card_size(card_size)
-    labels = [str(l) for l in labels]
+    labels = [str(lab) for lab in labels]
     names = sorted(set(labels))
     k = oversample_for(card_size)
     masks = [shape_mask(s, float(size), fill, float(thickness), k) for s in names]
@@ -238,7 +238,7 @@ def render_marks(labels, *, seed=0, card_size: int = 60, size: float = 8,
     if jitter.shift != (0.0, 0.0):
         raise RenderError("jitter.shift", f"expected no shift for marks (the mark's side is its class), "
                                           f"got {jitter.shift!r}")
-    labels = [str(l) for l in labels]
+    labels = [str(lab) for lab in labels]
     side = _labels_index(labels, ("left", "right"))
     k = oversample_for(card_size)
     mask = shape_mask("square", float(size), "solid", 1.0, k)
@@ -341,7 +341,7 @@ def render_predicate(labels, *, seed=0, predicate: str = "parity", card_size: in
     if jitter.geometric:
         raise RenderError("jitter", "expected no shift, rotation, scale or slant for predicate patterns "
                                     "(they are random already)")
-    labels = [str(l) for l in labels]
+    labels = [str(lab) for lab in labels]
     cls = _labels_index(labels, PREDICATES[predicate])
     streams = _streams(seed)
     var: dict = {}

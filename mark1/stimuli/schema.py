@@ -15,7 +15,8 @@ import dataclasses
 import difflib
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from mark1.exceptions import SceneError
 from mark1.specs import PRESETS
@@ -292,14 +293,14 @@ def _range(lo, hi, *, symmetric: bool, integer=False, unit="", lo_open=False):
             try:
                 a, b = one(v[0]), one(v[1])
             except _Bad as e:
-                raise _Bad(form, e.got if e.got is not dataclasses.MISSING else v)
+                raise _Bad(form, e.got if e.got is not dataclasses.MISSING else v) from None
             if a > b:
                 raise _Bad(form + " with low <= high", v)
             return (a, b)
         try:
             x = one(v)
         except _Bad as e:
-            raise _Bad(form, e.got)
+            raise _Bad(form, e.got) from None
         if symmetric:
             if x < 0:
                 raise _Bad(form + " (r >= 0)", v)
@@ -588,7 +589,7 @@ def _check_table(path, prefix: str, table, keys: Mapping[str, Key], *, only_pres
                 out[k] = spec.check(v)
             except _Bad as e:
                 got = e.got if e.got is not dataclasses.MISSING else v
-                raise SceneError(path, key + e.key_suffix, f"expected {e.expected}, got {_describe(got)}")
+                raise SceneError(path, key + e.key_suffix, f"expected {e.expected}, got {_describe(got)}") from None
         elif not only_present:
             out[k] = spec.check(spec.default) if isinstance(spec.default, list) else spec.default
     return out

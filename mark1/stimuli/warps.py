@@ -7,7 +7,7 @@ vectorized over the whole batch with numpy.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -7,7 +7,8 @@ no pyplot) and, given ``out``, saves it atomically. By family:
 - :mod:`mark1.viz.cards`: the contact sheet of a scene's cards;
 - :mod:`mark1.viz.training`: the learning curve of a run, and a film of it;
 - :mod:`mark1.viz.prml`: the textbook classifiers (PRML ch. 4);
-- :mod:`mark1.viz.studies`: comparisons, learning curves over seeds, ablations, sweeps (and two-parameter heat maps), the re-enactment;
+- :mod:`mark1.viz.studies`: comparisons, learning curves over seeds, ablations, sweeps (and two-parameter heat maps),
+  the re-enactment;
 - :mod:`mark1.viz.theory`: Rosenblatt's P_a, P_c and recall against the machine;
 - :mod:`mark1.viz.figure`: the canvas, the atomic save and the accuracy axis (in %) every figure shares;
 - :mod:`mark1.viz.script`: the command line of a script that writes figures;

@@ -384,7 +384,8 @@ def _presentation(row, reading, read_sums, mask, n_sensors, moves, motor_times, 
     t·(clean − 0), ``sd`` the read noise's scale (σ√active pots), ``z`` the units read
     within that scale of the threshold and ``f`` those whose verdict (erred or not) the noise flipped,
     ``mv`` the pots commanded (unit, pot, then in 1/QUANTUM full scale or seconds:
-    command, before, after, backlash time, run time, machine time the motor was set going) and ``mvt`` those two times as
+    command, before, after, backlash time, run time, machine time the motor was set going) and ``mvt`` those two
+    times as
     :func:`~mark1._utils.language.duration` writes them, ``m0``/``m1`` motors start and
     stop (s) and ``md`` their run as a duration; :func:`record` adds ``ep``, E_P (PRML
     eq. 4.54) so far, and ``wn``, how long the next card waited for the motors (a duration;
