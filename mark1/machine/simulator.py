@@ -15,11 +15,11 @@ form (card ``p`` changes at ``t_anchor + (p - p_anchor) * period``; the anchor m
 when a card waits for the motors), and so are motor moves
 (:func:`mark1.machine._kernels.pots.plan_pot`) and a wiper's position during one
 (:func:`mark1.machine._kernels.pots.stored_pot`). So a block of presentations runs in one
-compiled loop (:func:`mark1.machine._kernels.presentation.train_block`, numba) with one SimPy timeout, up to the end of the
+compiled loop (``_kernels.presentation.train_block``, numba) with one SimPy timeout, up to the end of the
 sensed block or to a card that waits for the motors: the loop does what the trainer
 does, with the same compiled rule and pot functions the event path calls, reading the
 wipers mid-move where ``timing.overlap`` lets them move, and serving a driver limit
-(``rack.drivers``) as a first-come-first-served queue of pot moves (:func:`~mark1.machine._kernels.presentation.serve`) in
+(``rack.drivers``) as a first-come-first-served queue of pot moves (``_kernels.presentation.serve``) in
 the order SimPy's resource serves them. SimPy steps card by card, with a timeout per
 read and a process per motor command, where someone watches each card (an ``on_event``
 listener, real-time replay, a full trace with overlap or drivers) and as the reference the compiled loop is
