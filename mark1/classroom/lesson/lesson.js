@@ -781,7 +781,7 @@
     MV.answer = el("text", { x: rx, y: 64 + M.n_units * step }, svg, "");
     // the rack: one dial per pot, a row of dials per R-unit
     el("text", { x: 8, y: top + 8 }, svg, `rack: ${pots.length.toLocaleString("en")} pots, one dial each` +
-      (d < 20 ? " (small dials: needle only)" : "") + `; ${M.drive === "ratchet" ? "ratchet (stepping) drive" :
+      (d < 20 ? " (a grid of small dials)" : "") + `; ${M.drive === "ratchet" ? "ratchet (stepping) drive" :
         "continuous motors"}; full scale \u00b11 drawn as \u00b1${SWING}\u00b0`);
     MV.dials = [];
     M.targets[0].forEach((_, k) => {
