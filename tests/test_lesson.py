@@ -111,7 +111,8 @@ def test_page_is_self_contained(tmp_path):
     html = path.read_text()
     assert not re.search(r"""(src|href)=["'](https?:)?//""", html)
     # the SVG and MathML namespaces are names, not addresses fetched
-    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "").replace("http://www.w3.org/1998/Math/MathML", "")
+    names = ("http://www.w3.org/2000/svg", "http://www.w3.org/1998/Math/MathML")
+    assert "http://" not in html.replace(names[0], "").replace(names[1], "")
     data = json.loads(re.search(r'<script id="lesson-data" type="application/json">(.*?)</script>', html,
                                 re.S).group(1))
     assert len(data["pres"]) == 12
