@@ -265,7 +265,7 @@ class MarkI(ParamsMixin):
 
     # -- training --------------------------------------------------------------------------
     def fit(self, cards, labels, *, epochs: int | None = None, order: str | None = None,
-            progress: bool = False, env=None, on_event=None) -> "MarkI":
+            progress: bool = False, env=None, on_event=None) -> MarkI:
         """Train the machine: present the cards, epoch after epoch, with the trainer on.
 
         Parameters

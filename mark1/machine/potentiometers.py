@@ -27,7 +27,7 @@ what :meth:`PotentiometerRack.sums` and :meth:`PotentiometerRack.plan` read.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import simpy
