@@ -114,7 +114,8 @@ def _writable_dir() -> Path | None:
         path.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=path).close()
     except (OSError, RuntimeError) as e:    # RuntimeError: Path.home() without a home
-        _warn_once(f"cannot write numba's cache in {path} ({e.strerror or e}); the machine's "
+        # a RuntimeError has no strerror (mypy): reading it would turn the warning into a crash
+        _warn_once(f"cannot write numba's cache in {path} ({getattr(e, 'strerror', None) or e}); the machine's "
                    f"loops compile in every process (set NUMBA_CACHE_DIR to a writable directory)")
         return None
     return path
