@@ -446,3 +446,74 @@ def test_reenact_checks_the_budget_of_every_scene(tmp_path, capsys):
     rc, lines = cli(capsys, "reenact", "scenes/e_vs_f.toml", "--seeds", "2", "--memory-limit", "0.01",
                     "--out", tmp_path / "out")
     assert rc == 2 and len(lines) == 1 and "--memory-limit" in lines[0] and "e_vs_f.toml" in lines[0]
+
+
+# ---------------------------------------------------------------------------------------
+# issue 22, item 4: each reproducer of "Inputs that still break it" gives one line and exit 2
+# (or the right answer), quickly
+
+
+def cli_usage(capsys, *argv) -> tuple[int, list[str]]:
+    """As :func:`cli`, also for argparse's own errors (SystemExit from the parser)."""
+    try:
+        rc = main([str(a) for a in argv])
+    except SystemExit as e:
+        rc = e.code
+    err = capsys.readouterr().err
+    return rc, err.strip().splitlines()
+
+
+def test_p_a_of_a_thousand_inputs_does_not_overflow(capsys):
+    from mark1.theory import p_a
+    assert p_a(1030, 0, 1, 0.5) == 1.0                            # 1 - 2 ** -1030
+    assert p_a(1030, 0, 1030, 0.5) == pytest.approx(2.0 ** -1030, rel=1e-9)
+    assert p_a(1030, 0, 1, 0.5, n=5000) == 1.0
+    assert p_a(1030, 0, 515, 0.5) == pytest.approx(p_a(1030, 0, 515, 0.5, n=10**9), abs=1e-5)
+    rc, lines = cli_usage(capsys, "theory", "p_a", "1030", "0", "1", "0.5")  # 400 S-points cannot hold 1030
+    assert rc == 2 and len(lines) == 1 and "--n" in lines[0], lines
+    rc = main(["theory", "p_a", "1030", "0", "1", "0.5", "--n", "5000"])
+    assert rc == 0 and "1.0000" in capsys.readouterr().out
+
+
+def test_p_a_of_a_huge_board_refused_before_summing(capsys):
+    rc, lines = cli_usage(capsys, "theory", "p_a", "1000", "1000", "3", "0.5", "--n", "1000000000000")
+    assert rc == 2 and len(lines) == 1 and lines[0].startswith("mark1: error: x, y:"), lines
+    rc, lines = cli_usage(capsys, "theory", "p_c", "300", "300", "3", "0.5", "0.5")
+    assert rc == 2 and len(lines) == 1 and "x, y" in lines[0], lines
+
+
+def test_minus_inf_is_blamed_on_its_own_argument(capsys):
+    rc, lines = cli_usage(capsys, "theory", "p_a", "10", "5", "-inf", "0.5")
+    assert rc == 2 and len(lines) == 1, lines
+    assert "THETA" in lines[0] and "'-inf'" in lines[0] and "'0.5'" not in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("argv", [["theory", "--bogus"], ["run"], ["nosuchcommand"],
+                                  ["theory", "p_a", "1", "2"], ["device"]])
+def test_usage_errors_are_one_line(capsys, argv):
+    rc, lines = cli_usage(capsys, *argv)
+    assert rc == 2 and len(lines) == 1 and "error:" in lines[0] and "--help" in lines[0], lines
+
+
+def test_out_under_a_file_says_the_file_is_in_the_way(tmp_path, capsys):
+    (tmp_path / "F").write_text("")
+    rc, lines = cli_usage(capsys, "theory", "--quick", "--out", tmp_path / "F" / "sub")
+    assert rc == 2 and len(lines) == 1, lines
+    assert "is a file, not a folder" in lines[0] and "permission" not in lines[0], lines[0]
+
+
+def test_repeated_set_of_one_key_is_refused(tmp_path, capsys):
+    rc, lines = cli_usage(capsys, "device", "rack", "--set", "rack.motor_speed=0.1",
+                          "--set", "rack.motor_speed=0.5", "--out", tmp_path / "D")
+    assert rc == 2 and len(lines) == 1 and "rack.motor_speed" in lines[0] and "--set" in lines[0], lines
+    assert not (tmp_path / "D").exists()
+
+
+def test_a_full_disk_names_the_file(tmp_path, capsys, monkeypatch):
+    def full(self, *a, **k):
+        raise OSError(28, "No space left on device")          # as a write reports it: no file name
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(OSError) as info:
+        atomic.write_text(tmp_path / "result.txt", "x")
+    assert info.value.filename == str(tmp_path / "result.txt") and info.value.errno == 28
+    assert not list(tmp_path.iterdir())                        # no temporary file left

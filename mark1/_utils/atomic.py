@@ -91,6 +91,11 @@ def atomic_path(path: str | os.PathLike):
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)          # mkstemp makes 0600; give the usual mode
         os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        if e.filename is None and e.errno is not None:   # a write's ENOSPC names no file: name the result
+            raise OSError(e.errno, e.strerror or str(e), str(path)) from e
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -36,6 +36,7 @@ what they share (output folders, the scene, the lab's options and checks) in ``_
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from mark1.cli import _lab, _run, _theory
@@ -44,8 +45,21 @@ from mark1.exceptions import UsageError, printable
 __all__ = ["main"]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors on one line (the project's rule for bad input), and ``-inf``,
+    ``-nan`` read as values (argparse takes them for unknown options and blames the next argument)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-(\d+|\d*\.\d+|\d+\.\d*)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$",
+                                                   re.IGNORECASE)
+
+    def error(self, message: str):
+        self.exit(2, printable(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mark1", description="Rosenblatt's Mark I Perceptron, simulated.")
+    parser = _Parser(prog="mark1", description="Rosenblatt's Mark I Perceptron, simulated.")
     sub = parser.add_subparsers(dest="command", required=True)
     _run.add_commands(sub)                  # scenes, run, specs, render, explain, lesson, device
     _lab.add_commands(sub)                  # compare, ablate, curves, sweep, reenact

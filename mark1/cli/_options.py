@@ -38,7 +38,9 @@ def output_folder(args, *parts: str) -> Path:
     parent = out
     while not parent.exists():
         parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+    if not parent.is_dir():                 # --out FILE/sub: the file is in the way, not a permission
+        raise UsageError(f"--out: {parent} is a file, not a folder; cannot create {out}")
+    if not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"--out: cannot create or write {out} (no write permission in {parent})")
     return out
 

@@ -252,6 +252,8 @@ def cmd_device(args) -> int:
         key, eq, value = item.partition("=")
         if not eq or not key:
             raise UsageError(f"--set: expected key=value such as rack.backlash=0, got {item!r}")
+        if key.strip() in overrides:              # last-wins would hide a typo'd second value
+            raise UsageError(f"--set: expected each key once, got {key.strip()} twice (the second time {item!r})")
         overrides[key.strip()] = _setting(value.strip())
     try:
         spec = preset.with_overrides(overrides)

@@ -67,9 +67,34 @@ def _fraction(name: str, value) -> float:
     return v
 
 
-def _board(x, y, theta, R, n):
-    """Checked (x, y, theta, R, n, r): n None for the infinite retina, r = round(R * n) lit points."""
+#: Above this many trials a binomial pmf is computed in logs (math.comb times a float overflows).
+_EXACT_TRIALS = 1000
+#: The most terms a formula may sum: about 10 s of exact integer arithmetic on a 2-core machine.
+_MAX_TERMS = 5_000_000
+
+
+def _terms(x: int, y: int, finite: bool, pairs: bool) -> int:
+    """Terms a formula sums: (x+1)(y+1) lit counts, each a product of x+y factors on a finite
+    retina, and P_c's inner sums over what S2 drops and gains."""
+    terms = (x + 1) * (y + 1)
+    if finite:
+        terms *= x + y + 1
+    if pairs:
+        terms *= (x + y + 1) * (2 if finite else 1)
+    return terms
+
+
+def _board(x, y, theta, R, n, pairs: bool = False):
+    """Checked (x, y, theta, R, n, r): n None for the infinite retina, r = round(R * n) lit points.
+
+    Refuses, before any sum, a board whose formula would take more than ``_MAX_TERMS`` terms
+    (hours of exact arithmetic), naming x and y.
+    """
     x, y, theta, R = _count("x", x), _count("y", y), _count("theta", theta, 1), _fraction("R", R)
+    terms = _terms(x, y, n is not None, pairs)
+    if terms > _MAX_TERMS:
+        raise InputError(f"x, y: expected a board whose formula sums at most {_MAX_TERMS:,} terms, got "
+                         f"x={x}, y={y}: {terms:,} terms")
     if n is None:
         return x, y, theta, R, None, None
     n = _count("n", n, 1)
@@ -110,13 +135,32 @@ def _none_but(total: int, marked: int, draws: int, taken: int) -> float:
     each way (exact integers, one rounding; a large retina makes whole binomials slow).
     A factor reaches 0 before any goes negative, so impossible draws give 0.
     """
+    return _ratio(1, *_none_but_parts(total, marked, draws, taken))
+
+
+def _none_but_parts(total: int, marked: int, draws: int, taken: int) -> tuple[int, int]:
+    """:func:`_none_but` as exact (numerator, denominator) integers."""
     num = math.prod(draws - t for t in range(taken)) * math.prod(total - draws - t for t in range(marked - taken))
-    return num / math.prod(total - t for t in range(marked))
+    return num, math.prod(total - t for t in range(marked))
+
+
+def _ratio(factor: int, num: int, den: int) -> float:
+    """``factor * num / den`` with one rounding: Python divides exact integers without overflow
+    (a binomial of a thousand inputs is beyond a float, the probability never is)."""
+    return (factor * num) / den
 
 
 def _binomial(trials: int, p: float) -> np.ndarray:
     """pmf of Binomial(trials, p) over 0..trials (0 ** 0 = 1 covers p = 0 and p = 1)."""
-    return np.array([math.comb(trials, k) * p ** k * (1.0 - p) ** (trials - k) for k in range(trials + 1)])
+    if trials <= _EXACT_TRIALS:
+        return np.array([math.comb(trials, k) * p ** k * (1.0 - p) ** (trials - k) for k in range(trials + 1)])
+    # C(trials, k) overflows a float beyond about 1,020 trials: the same terms in logs.
+    k = np.arange(trials + 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log = (math.lgamma(trials + 1) - np.array([math.lgamma(j + 1) + math.lgamma(trials - j + 1) for j in k])
+               + np.where(k > 0, k * math.log(p) if p > 0 else -np.inf, 0.0)
+               + np.where(k < trials, (trials - k) * math.log1p(-p) if p < 1 else -np.inf, 0.0))
+    return np.exp(log)
 
 
 def _lit_counts(x, y, R, n, r):
@@ -134,7 +178,7 @@ def _lit_counts(x, y, R, n, r):
         return
     for e in range(x + 1):
         for i in range(y + 1):
-            w = math.comb(x, e) * math.comb(y, i) * _none_but(n, x + y, r, e + i)
+            w = _ratio(math.comb(x, e) * math.comb(y, i), *_none_but_parts(n, x + y, r, e + i))
             if w:
                 yield e, i, r - e - i, w
 
@@ -151,8 +195,8 @@ def _difference(plus: int, minus: int, rest: int, draws, p) -> tuple[int, np.nda
     out = np.zeros(plus + minus + 1)
     for a in range(plus + 1):
         for b in range(minus + 1):
-            out[a - b + minus] += math.comb(plus, a) * math.comb(minus, b) * _none_but(
-                plus + minus + rest, plus + minus, draws, a + b)
+            out[a - b + minus] += _ratio(math.comb(plus, a) * math.comb(minus, b), *_none_but_parts(
+                plus + minus + rest, plus + minus, draws, a + b))
     return -minus, out
 
 
@@ -258,7 +302,7 @@ def p_c(x: int, y: int, theta: int, R: float, C: float, n: int | None = None) ->
     >>> round(p_c(10, 5, 2, 0.1, 0.5, n=400), 4)
     0.4177
     """
-    x, y, theta, R, n, r = _board(x, y, theta, R, n)
+    x, y, theta, R, n, r = _board(x, y, theta, R, n, pairs=True)
     C = _fraction("C", C)
     lost, gained = _overlap(R, C, n, r)
     fire = both = 0.0
