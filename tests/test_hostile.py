@@ -517,3 +517,14 @@ def test_a_full_disk_names_the_file(tmp_path, capsys, monkeypatch):
         atomic.write_text(tmp_path / "result.txt", "x")
     assert info.value.filename == str(tmp_path / "result.txt") and info.value.errno == 28
     assert not list(tmp_path.iterdir())                        # no temporary file left
+
+
+def test_a_grid_of_nine_million_points_is_refused_from_its_sizes(tmp_path, capsys):
+    scene = write(tmp_path, SMALL_SCENE)
+    a = ",".join(f"{0.01 + i * 1e-5:.6f}" for i in range(3000))
+    b = ",".join(f"{0.1 + i * 1e-4:.5f}" for i in range(3000))
+    rc, lines = cli_usage(capsys, "sweep", scene, "--param", "rack.motor_speed", "--values", a,
+                          "--param", "retina.blur", "--values", b, "--seeds", "1", "--out", tmp_path / "sw")
+    assert rc == 2 and len(lines) == 1, lines
+    assert lines[0].startswith("mark1: error: --values:") and "9,000,000 runs" in lines[0], lines[0]
+    assert not (tmp_path / "sw").exists()

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
 from mark1.cli._options import (_PHYSICAL_HELP, add_common_options, check_common, check_run_options, check_scene,
+                                check_sweep_size,
                                 one_line,
                                 output_folder, scene_or_usage, workers_for)
 from mark1.exceptions import SceneError, SpecError, UsageError
@@ -114,6 +115,7 @@ def cmd_sweep(args) -> int:
     if args.epochs is not None and (args.epochs < 1 or any(p in SCHEDULE_PARAMS for p in params)):
         raise UsageError(f"--epochs: expected a positive integer, and no --param schedule.epochs beside it, "
                          f"got {args.epochs}")
+    check_sweep_size(args, params, texts)
     values = [_sweep_values(k, v) for k, v in zip(params, texts)]
     if len(params) == 2:
         return _grid_sweep(args, params, values)

@@ -162,6 +162,12 @@ def _memory_limit(args) -> MemoryLimit:
     return memory_limit(gb)
 
 
+#: The most runs (grid points x seeds) a sweep may make: each is a job file and a row.
+MAX_SWEEP_RUNS = 1_000_000
+#: Grids of more points are reckoned axis by axis (each value alone, then the heaviest pair),
+#: not point by point.
+_WALKED_GRID = 2_500
+
 #: Estimated seconds above which a command says, before starting, how long it may take.
 _LONG_WORK = 30
 
@@ -183,7 +189,33 @@ def _estimates(args, scene, counts: dict):
         passes += [int(v.split(":")[1]) if isinstance(v, str) else v
                    for k in SCHEDULE_PARAMS for v in values.get(k, [])]
         kw["epochs"] = max(passes)
+        points = math.prod(len(vs) for vs in values.values()) * max(1, getattr(args, "seeds", 1) or 1)
+        if points > MAX_SWEEP_RUNS:          # reckoned from the axes' lengths, before any point is looked at
+            sizes = " x ".join(f"{len(vs):,}" for vs in values.values())
+            raise UsageError(f"--values: expected a sweep of at most {MAX_SWEEP_RUNS:,} runs (each writes a job "
+                             f"file), got {sizes} values x {getattr(args, 'seeds', 1)} seeds = {points:,} runs")
         swept = [[(k, v) for v in vs] for k, vs in values.items() if k not in SCHEDULE_PARAMS]
+        if len(swept) == 2 and len(swept[0]) * len(swept[1]) > _WALKED_GRID:
+            # too many points to reckon one by one: each value on its own, then the two heaviest together
+            heaviest = []
+            for axis in swept:
+                best = None
+                for kv in axis:
+                    try:
+                        r = scene.resources(**kw, overrides=dict([kv]))
+                    except ValueError:
+                        continue
+                    yield r
+                    if best is None or r.memory > best[0]:
+                        best = (r.memory, kv)
+                if best is not None:
+                    heaviest.append(best[1])
+            if len(heaviest) == 2:
+                try:
+                    yield scene.resources(**kw, overrides=dict(heaviest))
+                except ValueError:
+                    pass
+            return
         if swept:
             for combination in itertools.product(*swept):
                 try:
@@ -192,6 +224,17 @@ def _estimates(args, scene, counts: dict):
                     continue
             return
     yield scene.resources(**kw)
+
+
+def check_sweep_size(args, params: list, texts: list) -> None:
+    """Refuse, from the texts alone, a sweep of more than :data:`MAX_SWEEP_RUNS` runs, before
+    3,000 x 3,000 values are each checked (seconds) or a grid point is reckoned."""
+    sizes = [len({t.strip() for t in text.split(",")}) for text in texts]
+    runs = math.prod(sizes) * max(1, getattr(args, "seeds", 1) or 1)
+    if runs > MAX_SWEEP_RUNS:
+        raise UsageError(f"--values: expected a sweep of at most {MAX_SWEEP_RUNS:,} runs (each writes a job "
+                         f"file), got {' x '.join(f'{n:,}' for n in sizes)} values x {getattr(args, 'seeds', 1)} "
+                         f"seeds = {runs:,} runs")
 
 
 def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **counts) -> None:
