@@ -62,6 +62,7 @@ from types import ModuleType
 
 import numba
 
+from mark1._utils.progress import _in_kernel
 from mark1.exceptions import Mark1Warning
 
 __all__ = ["cache_dir", "compile_seconds", "compiled", "njit_calling", "source_digest", "writable_cache_dir"]
@@ -332,8 +333,8 @@ def _estimate() -> float:
 
 
 def _record_key() -> str:
-    import mark1
-    return (f"mark1 {getattr(mark1, '__version__', '?')}, numba {numba.__version__}, "
+    face = sys.modules.get("mark1")     # imported by now, whichever module came first
+    return (f"mark1 {getattr(face, '__version__', '?')}, numba {numba.__version__}, "
             f"python {sys.version_info[0]}.{sys.version_info[1]}")
 
 
@@ -346,11 +347,7 @@ def _tell() -> None:
     except (AttributeError, ValueError):
         tty = False
     if not tty:                 # a Jupyter kernel shows stderr in the cell, as it shows bars
-        try:
-            from mark1._utils.progress import _in_kernel
-            tty = _in_kernel()
-        except ImportError:
-            pass
+        tty = _in_kernel()
     if tty or os.environ.get("MARK1_COMPILE_NOTICE") == "1":
         once = "once" if _writable_dir() is not None else "no writable cache, so in every run"
         stream.write(f"compiling the machine's loops, {once}: about {_estimate():.0f} s\n")
