@@ -41,6 +41,11 @@ class InputError(Mark1Error, ValueError):
     class, a shape that does not fit the retina, ...)."""
 
 
+class BudgetError(InputError):
+    """An input that asks for more memory than this process may use (a chart's header, a
+    deck's count, a machine's size), refused before anything is allocated, naming the key."""
+
+
 class InputTypeError(Mark1Error, TypeError):
     """An argument has a type the function cannot take (a sparse matrix, text for numbers)."""
 

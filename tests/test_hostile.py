@@ -528,3 +528,54 @@ def test_a_grid_of_nine_million_points_is_refused_from_its_sizes(tmp_path, capsy
     assert rc == 2 and len(lines) == 1, lines
     assert lines[0].startswith("mark1: error: --values:") and "9,000,000 runs" in lines[0], lines[0]
     assert not (tmp_path / "sw").exists()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_uint8_and_float_cards_read_alike(seed):
+    # the read-noise seed hashes the reflectance, so 8-bit k and float k / 255 are the same card
+    rng = np.random.default_rng(seed)
+    k = np.clip(rng.normal(128, 60, size=(60, 20, 20)), 0, 255).astype(np.uint8)
+    labels = np.arange(60) % 2
+    a = MarkI(spec=specs.MARK_I, seed=seed).fit(k, labels)
+    b = MarkI(spec=specs.MARK_I, seed=seed).fit(k / 255.0, labels)
+    assert np.array_equal(a.predict(k), b.predict(k / 255.0))
+    assert np.array_equal(a.decision_function(k), b.decision_function(k / 255.0))
+    assert np.array_equal(a.decision_function(k), b.decision_function(k))
+
+
+def test_api_refuses_a_chart_too_large_for_memory(tmp_path, monkeypatch):
+    from mark1.exceptions import BudgetError
+    _memory(monkeypatch, 16 * 10**9)
+    from mark1.machine.patchboard import _HEADER
+    chart = tmp_path / "board.csv"
+    chart.write_text(f"# retina_rows=20 retina_cols=20 associators=1000000000 a_threshold=1\n{_HEADER}\n")
+    with pytest.raises(BudgetError, match=r"board.csv: associators: expected at most .* GB") as info:
+        Patchboard.load(chart)
+    assert "\n" not in str(info.value)
+
+
+def _memory(monkeypatch, nbytes: int) -> None:
+    """This machine's memory limit, whatever it is, replaced by ``nbytes`` (the tests then hold on any computer)."""
+    from mark1._utils import limits
+    monkeypatch.setattr(limits, "memory_limit", lambda gigabytes=None: limits.MemoryLimit(nbytes, "physical", "x"))
+
+
+def test_api_refuses_a_deck_too_large_for_memory(tmp_path, monkeypatch):
+    from mark1.exceptions import BudgetError, Mark1Error
+    _memory(monkeypatch, 16 * 10**9)
+    scene = write(tmp_path, SMALL_SCENE.replace("card_size = 20", "card_size = 60")
+                  .replace("count = 4\n[test]", "count = 1000000\n[test]"))
+    with pytest.raises(BudgetError, match=r"train.count: expected at most .* GB of memory") as info:
+        load_scene(scene).stimuli("train", seed=0)
+    assert isinstance(info.value, Mark1Error) and "28.80 GB" in str(info.value)
+    with pytest.raises(BudgetError, match=r"^count: "):
+        load_scene(scene).stimuli("test", seed=0, count=10**6)
+    assert len(load_scene(scene).stimuli("test", seed=0).labels) == 4
+
+
+def test_api_fit_refuses_a_machine_too_large_for_memory(monkeypatch):
+    from mark1.exceptions import BudgetError
+    _memory(monkeypatch, 10**5)                 # the Mark I's 400 x 512 sockets are 204,800 bytes
+    cards, labels = np.zeros((4, 20, 20)), np.array([0, 1, 0, 1])
+    with pytest.raises(BudgetError, match="^spec.patchboard.n_associators: expected at most"):
+        MarkI(spec=specs.MARK_I, seed=0).fit(cards, labels)

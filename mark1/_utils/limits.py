@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mark1._utils.language import percent
-from mark1.exceptions import InputError
+from mark1.exceptions import BudgetError, InputError
 
 __all__ = ["SENSE_CHUNK", "LIGHT_KEPT_BYTES", "BASE_RESIDENT", "ADDRESS_SPACE_GROWTH", "PHYSICAL_SHARE",
            "MAX_PRESENTATIONS", "DEFAULT_CARDS", "MemoryLimit", "memory_limit", "lesson_deck"]
@@ -233,3 +233,37 @@ def memory_limit(gigabytes: float | None = None) -> MemoryLimit:
     if not candidates:                                  # pragma: no cover - nothing known
         return MemoryLimit(8 * 10**9, "physical", "use a computer with more memory")
     return min(candidates, key=lambda c: c.bytes)
+
+
+def check_allocation(nbytes: int, key: str, what: str) -> None:
+    """Refuse, before allocating, an array larger than this process may hold: the one budget
+    (:func:`memory_limit`) the command line uses, reached by the API.
+
+    Parameters
+    ----------
+    nbytes : int
+        Bytes the array would take.
+    key : str
+        The key, argument or file that asks for it (the message's first word).
+    what : str
+        What the array is, in words ("the wiring matrix", "the training cards").
+
+    Raises
+    ------
+    mark1.exceptions.BudgetError
+        One line naming ``key``, the bytes asked for and the limit (an InputError, so a
+        ValueError, never a raw MemoryError).
+
+    Examples
+    --------
+    >>> check_allocation(10**6, "train.count", "the training cards")          # a megabyte fits
+    >>> check_allocation(10**15, "train.count", "the training cards")       # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mark1.exceptions.BudgetError: train.count: expected ... got 1000000.00 GB for the training cards...
+    """
+    lim = memory_limit()
+    if nbytes > lim.bytes:
+        raise BudgetError(f"{key}: expected at most {lim.bytes / 1e9:.2f} GB of memory ({lim.source}), got "
+                          f"{nbytes / 1e9:.2f} GB for {what}; lower it, or {lim.raise_by}")
+

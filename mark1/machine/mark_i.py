@@ -292,6 +292,10 @@ class MarkI(ParamsMixin):
         -------
         self
         """
+        # the wiring (a byte a socket) and the A-units' states (a byte a card), before any is made
+        n_a, (rows, cols) = self.spec.patchboard.n_associators, self.spec.retina.shape
+        limits.check_allocation(rows * cols * n_a + len(cards) * n_a if hasattr(cards, "__len__") else 0,
+                                "spec.patchboard.n_associators", f"{n_a:,} A-units on a {rows}x{cols} retina")
         run = self._prepare(cards, labels, epochs, order)
         cards, label_index, code, schedule, epoch_of, rack = (run.cards, run.label_index, run.code,
                                                               run.schedule, run.epoch_of, run.rack)
@@ -542,6 +546,8 @@ class MarkI(ParamsMixin):
         root = self._streams()["noise"]
         noise = np.empty((len(cards), n_units))
         for i, card in enumerate(cards):
+            if card.dtype != np.float64:      # the reflectance decides the seed, not its dtype: 8-bit k is k / 255
+                card = card.astype(np.float64) / 255.0 if card.dtype == np.uint8 else card.astype(np.float64)
             digest = hashlib.blake2b(card.tobytes(), digest_size=16)
             digest.update(f"{card.dtype.str}{card.shape}".encode())
             key = (*root.spawn_key, _SCORING, int.from_bytes(digest.digest(), "little"))

@@ -26,6 +26,7 @@ import numpy as np
 
 from mark1._utils.atomic import write_text
 from mark1.specs import PatchboardSpec
+from mark1._utils.limits import check_allocation
 from mark1.exceptions import InputError
 
 __all__ = ["Patchboard", "with_bias"]
@@ -282,6 +283,9 @@ class Patchboard:
         rows, cols, n_a = meta["retina_rows"], meta["retina_cols"], meta["associators"]
         if min(rows, cols, n_a, meta["a_threshold"]) < 1:
             raise InputError(f"{path}: retina size, associators and a_threshold must be positive")
+        # the header sizes the wiring matrix (1 byte a socket): refuse a header too large for memory
+        check_allocation(rows * cols * n_a + 8 * rows * cols, f"{path}: associators",
+                         f"a {rows}x{cols} retina wired to {n_a:,} A-units")
         conn = np.zeros((rows * cols, n_a), dtype=np.int8)
         load = np.zeros(rows * cols, dtype=np.int64)
         for lineno, line in body:

@@ -42,6 +42,7 @@ import numpy as np
 from mark1 import specs
 from mark1._utils.html import html_table
 from mark1._utils.language import percent
+from mark1._utils.limits import check_allocation
 from mark1.exceptions import RenderError, SceneError, printable
 from mark1.stimuli.budget import COMMANDS, Resources, _estimate
 from mark1.stimuli.decks import Stimuli, _stimuli
@@ -186,6 +187,12 @@ class Scene:
             For a bad split, seed or count, or an unreadable image.
         """
         st = self.settings.get(split) if isinstance(split, str) else None
+        n = count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else (
+            st.count if st is not None else None)
+        if st is not None and isinstance(n, int):   # the deck is n float cards: refuse it before rendering any
+            key = "count" if count is not None else f"{split}.count"
+            check_allocation(8 * int(n) * st.card_size ** 2, key if count is not None else f"{self.path}: {key}",
+                             f"{int(n):,} cards of {st.card_size}x{st.card_size} pixels")
         if st is not None and st.second_font is not None:
             return _two_faces(self, split, seed, count)
         if st is not None and st.source == "parity" and st.predicate == "points":
