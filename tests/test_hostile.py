@@ -579,3 +579,11 @@ def test_api_fit_refuses_a_machine_too_large_for_memory(monkeypatch):
     cards, labels = np.zeros((4, 20, 20)), np.array([0, 1, 0, 1])
     with pytest.raises(BudgetError, match="^spec.patchboard.n_associators: expected at most"):
         MarkI(spec=specs.MARK_I, seed=0).fit(cards, labels)
+
+
+@pytest.mark.parametrize("setting", ["rack.step_time=1e-12", "rack.step=1e-300"])
+def test_a_ratchet_of_a_billion_steps_is_drawn_as_a_band(tmp_path, capsys, setting):
+    rc, lines = cli_usage(capsys, "device", "rack", "--set", "rack.drive=ratchet", "--set", setting,
+                          "--out", tmp_path / "D")
+    assert rc == 0 and lines == [], lines
+    assert (tmp_path / "D" / "rack.png").stat().st_size > 10_000

@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,10 @@ from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.retina import Retina, RetinaState
 from mark1.specs import MachineSpec
 from mark1.viz.figure import new_figure, save_figure
+
+#: The most dotted grid lines a ratchet panel draws an axis; finer steps are drawn as a band.
+_MAX_GRID_LINES = 200
+
 
 #: A photocell's signal is light, which the language draws in grey: a dark grey line on the white axes
 #: (its threshold and sampling moments are the language's NEUTRAL grey, dashed or thin).
@@ -373,10 +378,22 @@ def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100):
     if ratchet:
         what[0] = f"ratchet steps of {s.step:g} every {s.step_time * 1e3:g} ms (dotted grid)"
         lo, hi = ax.get_ylim()
-        for k in range(int(np.ceil(lo / s.step)), int(np.floor(hi / s.step)) + 1):
-            ax.axhline(k * s.step, color="0.75", lw=0.7, ls=":", zorder=0)
-        for k in range(1, int(1.3 * span / (s.step_time * 1e3)) + 1):
-            ax.axvline(k * s.step_time * 1e3, color="0.75", lw=0.7, ls=":", zorder=0)
+        # one dotted line a step while they can be told apart; finer steps are a band (a billion
+        # steps would be a billion lines: memory and minutes for a grey rectangle)
+        k0, k1 = math.ceil(lo / s.step), math.floor(hi / s.step)
+        if k1 - k0 + 1 <= _MAX_GRID_LINES:
+            for k in range(k0, k1 + 1):
+                ax.axhline(k * s.step, color="0.75", lw=0.7, ls=":", zorder=0)
+        else:
+            ax.axhspan(lo, hi, color="0.93", zorder=0)
+            what[0] = what[0].replace("(dotted grid)", "(too fine to draw: grey band)")
+        n_times = 1.3 * span / (s.step_time * 1e3)
+        if n_times <= _MAX_GRID_LINES:
+            for k in range(1, int(n_times) + 1):
+                ax.axvline(k * s.step_time * 1e3, color="0.75", lw=0.7, ls=":", zorder=0)
+        elif "band" not in what[0]:
+            ax.axvspan(0.0, 1.3 * span, color="0.93", zorder=0)
+            what[0] = what[0].replace("(dotted grid)", "(too fine to draw: grey band)")
     ax.set(xlabel="ms after the pulse (machine time)", ylabel="travel of the nominal pot (full scale)",
            title="single pulses\n" + "; ".join(what))
     ax.legend(fontsize=8, loc="best")
