@@ -587,3 +587,22 @@ def test_a_ratchet_of_a_billion_steps_is_drawn_as_a_band(tmp_path, capsys, setti
                           "--out", tmp_path / "D")
     assert rc == 0 and lines == [], lines
     assert (tmp_path / "D" / "rack.png").stat().st_size > 10_000
+
+
+def test_a_folder_of_16_bit_images_is_refused_before_decoding(tmp_path, monkeypatch):
+    from mark1.exceptions import BudgetError
+    for c in ("a", "b"):
+        (tmp_path / "imgs" / c).mkdir(parents=True)
+        for i in range(150):
+            Image.new("I;16", (200, 200), 40000).save(tmp_path / "imgs" / c / f"{i:03d}.png")
+    p = write(tmp_path, FOLDER.replace('card_size = 20', 'card_size = 20\nfolder = "imgs"')
+              + "[train]\nsubset = [0, 0.8]\n[test]\nsubset = [0.8, 1]\n")
+    scene = load_scene(p)
+    decoded = []
+    monkeypatch.setattr(scenes, "read_image", lambda *a: decoded.append(a) or np.ones((20, 20)))
+    _memory(monkeypatch, 1_500_000)    # 240 cards twice (1.54 MB) and one 80 kB 16-bit image do not fit
+    with pytest.raises(BudgetError, match=r"imgs: expected at most .* for 240 decoded images"):
+        scene.stimuli("train", seed=0)
+    assert decoded == []
+    _memory(monkeypatch, 3_000_000)    # they fit: loaded
+    assert len(scene.stimuli("train", seed=0).labels) > 0 and decoded

@@ -10,7 +10,7 @@ from PIL import Image, ImageOps
 from mark1.exceptions import InputError, RenderError
 from mark1.stimuli.render import _check_card_size
 
-__all__ = ["IMAGE_EXTENSIONS", "list_image_folder", "read_image"]
+__all__ = ["IMAGE_EXTENSIONS", "decoded_bytes", "list_image_folder", "read_image"]
 
 #: File name endings read as images by :func:`list_image_folder` (case-insensitive).
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
@@ -147,3 +147,37 @@ def read_image(path: str, card_size: int, invert: bool = False) -> np.ndarray:
         raise RenderError("folder", f"expected a readable image ({' '.join(IMAGE_EXTENSIONS)}), "
                                     f"got {path!r} ({exc})") from exc
     return np.asarray(card, dtype=np.float64) / 255.0
+
+
+def decoded_bytes(path: str) -> int:
+    """Bytes one image takes once decoded, from its header alone (nothing is decoded).
+
+    Parameters
+    ----------
+    path : str
+        An image file PIL can open.
+
+    Returns
+    -------
+    int
+        width x height x bands x bytes a band (2 for 16-bit, 4 for 32-bit modes, else 1);
+        0 for a file whose header cannot be read (:func:`read_image` reports it).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from PIL import Image
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.png")
+    >>> Image.new("I;16", (30, 20)).save(p)
+    >>> decoded_bytes(p)
+    1200
+    """
+    try:
+        with Image.open(path) as im:
+            w, h = im.size
+            mode, bands = im.mode, len(im.getbands())
+    except Exception:
+        return 0
+    per = 2 if mode.startswith("I;16") else 4 if mode in ("I", "F", "RGBa") else 1
+    return w * h * bands * per
+

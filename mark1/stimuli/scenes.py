@@ -47,7 +47,7 @@ from mark1.exceptions import RenderError, SceneError, printable
 from mark1.stimuli.budget import COMMANDS, Resources, _estimate
 from mark1.stimuli.decks import Stimuli, _stimuli
 from mark1.stimuli.fonts import MATPLOTLIB_FONT, check_font, font_file, missing_characters
-from mark1.stimuli.images import list_image_folder, read_image
+from mark1.stimuli.images import decoded_bytes, list_image_folder, read_image
 from mark1.stimuli.jitter import Jitter
 from mark1.stimuli.masks import SHAPES, glyph_mask, oversample_for, shape_mask
 from mark1.stimuli.predicates import PREDICATES, _predicate_fit
@@ -219,6 +219,10 @@ class Scene:
             labels += [c] * len(chosen)
         images = None
         if load:
+            # the cards (a float list, then its stack) and the largest image being decoded, from the
+            # headers before any is decoded: 13,000 16-bit images are refused at once, not after a minute
+            need = 2 * 8 * len(files) * st.card_size ** 2 + max((decoded_bytes(f) for f in files), default=0)
+            check_allocation(need, f"{self.path}: {st.folder}", f"{len(files):,} decoded images")
             images = np.stack([read_image(f, st.card_size, st.invert) for f in files])
         out = (classes, labels, images, files)
         self._cache[key] = out
