@@ -3,7 +3,10 @@ check, and prediction and accuracy from ``decision_function``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from mark1._utils.estimator import ParamsMixin
 from mark1 import exceptions
@@ -36,7 +39,14 @@ class _Classifier(ParamsMixin):
         """The parameters, checked and converted: keyword arguments of ``_fit``."""
         return {}
 
-    def _fit(self, X, yi, classes, **params):
+    # set by fit (coef_ and intercept_ by each classifier's _fit)
+    classes_: np.ndarray
+    n_features_in_: int
+    coef_: npt.NDArray[np.float64]
+    intercept_: npt.NDArray[np.float64]
+
+    # (*args: Any, **params: Any): each classifier's _fit takes its own keyword arguments
+    def _fit(self, *args: Any, **params: Any) -> None:
         """Learn from checked data: ``X`` float64 (n, d), ``yi`` (n,) each sample's index
         into ``classes``, the K >= 2 sorted labels."""
         raise NotImplementedError

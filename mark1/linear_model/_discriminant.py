@@ -152,6 +152,11 @@ class FisherDiscriminant(_Classifier):
     (16.0, 0.0)
     """
 
+    # the parameters, stored by __init__ (ParamsMixin._store_params), checked in fit
+    n_components: int | None
+    threshold: str
+    shrinkage: float | str | None
+
     def __init__(self, *, n_components=None, threshold="gaussian", shrinkage="auto"):
         self._store_params(locals())
 
@@ -352,6 +357,10 @@ class GaussianClassifier(_ProbabilisticClassifier):
     >>> GaussianClassifier(covariance="separate").fit(X, y).predict_proba([[5.0]]).round(3).tolist()
     [[0.06, 0.94]]
     """
+
+    # the parameters, stored by __init__ (ParamsMixin._store_params), checked in fit
+    covariance: str
+    shrinkage: float | str | None
 
     def __init__(self, *, covariance="shared", shrinkage="auto"):
         self._store_params(locals())

@@ -77,6 +77,10 @@ class LeastSquaresClassifier(_Classifier):
     [[-0.042, 1.042]]
     """
 
+    # the parameters, stored by __init__ (ParamsMixin._store_params), checked in fit
+    alpha: float
+    targets: str
+
     def __init__(self, *, alpha=0.0, targets="one-of-k"):
         self._store_params(locals())
 

@@ -239,6 +239,12 @@ class LogisticRegression(_ProbabilisticClassifier):
     [[0.5, 0.5]]
     """
 
+    # the parameters, stored by __init__ (ParamsMixin._store_params), checked in fit
+    alpha: float
+    max_iter: int
+    tol: float
+    newton: str
+
     def __init__(self, *, alpha=0.0, max_iter=100, tol=1e-14, newton="auto"):
         self._store_params(locals())
 

@@ -82,6 +82,17 @@ class Perceptron(_Classifier):
     (9, [2, 3, 3, 2, 2, 3, 2, 1, 0])
     """
 
+    # the parameters, stored by __init__ (ParamsMixin._store_params), checked in fit
+    eta: float
+    epochs: int
+    shuffle: bool
+    seed: int | None
+    fit_intercept: bool
+    multiclass: str
+    eta_schedule: str | None
+    average: bool
+    stop_when_converged: bool
+
     def __init__(self, *, eta=1.0, epochs=100, shuffle=False, seed=None, fit_intercept=True,
                  multiclass="ovr", eta_schedule=None, average=False, stop_when_converged=True):
         self._store_params(locals())
