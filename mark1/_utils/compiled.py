@@ -59,6 +59,8 @@ import warnings
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from collections.abc import Callable
+from typing import Any, cast
 
 import numba
 
@@ -93,7 +95,8 @@ def cache_dir() -> Path:
     >>> str(cache_dir()) == given if given else cache_dir().parts[-2:] == ("mark1", "numba")
     True
     """
-    given = numba.config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR", "")
+    # numba.config sets its settings at import, which its type hints do not declare
+    given = cast(Any, numba.config).CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR", "")
     if given:
         return Path(given).expanduser()
     home = Path.home()
@@ -173,7 +176,7 @@ def source_digest(modules: tuple[ModuleType, ...]) -> str:
     """
     h = hashlib.sha256()
     for m in modules:
-        h.update(Path(m.__file__).read_bytes())
+        h.update(Path(cast(str, m.__file__)).read_bytes())    # a source module has a file
     return h.hexdigest()
 
 
@@ -181,8 +184,9 @@ try:
     # numba's cache classes, renamed without the underscore in numba 0.61
     from numba.core import caching as _caching
 
-    _Locator = getattr(_caching, "_CacheLocator", None) or _caching.CacheLocator
-    _Impl = getattr(_caching, "_CompileResultCacheImpl", None) or _caching.CompileResultCacheImpl
+    # typed Any: the class names differ between numba releases, so neither is known here
+    _Locator: Any = getattr(_caching, "_CacheLocator", None) or cast(Any, _caching).CacheLocator
+    _Impl: Any = getattr(_caching, "_CompileResultCacheImpl", None) or cast(Any, _caching).CompileResultCacheImpl
     _FunctionCache = _caching.FunctionCache
     _INTERNALS: str | None = None
 except (ImportError, AttributeError) as e:      # a numba release changed its cache classes
@@ -232,7 +236,7 @@ def _cache_class(digest: str, root: Path):
     return Cache
 
 
-def compiled(*modules: ModuleType, **options):
+def compiled(*modules: ModuleType | Callable[..., Any], **options: Any) -> Any:
     """Compile a function with numba (``njit``), cached in :func:`cache_dir`.
 
     Use bare, ``@compiled``, or with the modules whose compiled functions it calls,
@@ -264,14 +268,14 @@ def compiled(*modules: ModuleType, **options):
     """
     if len(modules) == 1 and callable(modules[0]) and not isinstance(modules[0], ModuleType):
         return compiled(**options)(modules[0])
-    digest = source_digest(modules)
+    digest = source_digest(cast(tuple[ModuleType, ...], modules))    # the bare use returned above
 
     def decorate(fn):
         root = _writable_dir()
         if root is not None and _INTERNALS is not None:
             _warn_once(f"numba's cache classes changed ({_INTERNALS}); using numba's plain cache "
                        f"in {root}, which misses changes in a called module (clear it after one)")
-            numba.config.CACHE_DIR = str(root)
+            cast(Any, numba.config).CACHE_DIR = str(root)
             return _watched(numba.njit(cache=True, **options)(fn))
         dispatcher = numba.njit(**options)(fn)
         if not hasattr(dispatcher, "py_func"):         # NUMBA_DISABLE_JIT: the plain function

@@ -338,7 +338,8 @@ class Patchboard:
                 and self.a_threshold == other.a_threshold
                 and np.array_equal(self.connections, other.connections))
 
-    __hash__ = None  # mutable arrays inside
+    # unhashable (mutable arrays inside); typeshed types object.__hash__ as a method only
+    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return (f"Patchboard({self.n_sensors} S-units -> {self.n_associators} A-units, "
