@@ -606,3 +606,21 @@ def test_a_folder_of_16_bit_images_is_refused_before_decoding(tmp_path, monkeypa
     assert decoded == []
     _memory(monkeypatch, 3_000_000)    # they fit: loaded
     assert len(scene.stimuli("train", seed=0).labels) > 0 and decoded
+
+
+@pytest.mark.parametrize("command", ["run", "lesson"])
+def test_cli_refuses_a_folder_of_16_bit_images_in_one_line(tmp_path, monkeypatch, capsys, command):
+    # the API's refusal (Scene.stimuli's BudgetError, before any image is decoded) is the command's one line
+    for c in ("a", "b"):
+        (tmp_path / "imgs" / c).mkdir(parents=True)
+        for i in range(150):
+            Image.new("I;16", (200, 200), 40000).save(tmp_path / "imgs" / c / f"{i:03d}.png")
+    p = write(tmp_path, FOLDER.replace('card_size = 20', 'card_size = 20\nfolder = "imgs"')
+              + "[train]\nsubset = [0, 0.8]\n[test]\nsubset = [0.8, 1]\n")
+    decoded = []
+    monkeypatch.setattr(scenes, "read_image", lambda *a: decoded.append(a) or np.ones((20, 20)))
+    _memory(monkeypatch, 1_500_000)
+    rc, lines = cli(capsys, command, p, "--out", tmp_path / "out")
+    assert rc == 2 and len(lines) == 1, lines
+    assert "imgs: expected at most" in lines[0] and "decoded images" in lines[0], lines[0]
+    assert decoded == [] and not (tmp_path / "out").exists()

@@ -40,7 +40,7 @@ import re
 import sys
 
 from mark1.cli import _lab, _run, _theory
-from mark1.exceptions import UsageError, printable
+from mark1.exceptions import InputError, UsageError, printable
 
 __all__ = ["main"]
 
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except UsageError as e:
+    except (UsageError, InputError) as e:   # InputError: the API's own refusals (a BudgetError, ...)
         print(f"mark1: error: {printable(str(e))}", file=sys.stderr)
         return 2
     except BrokenPipeError:                 # e.g. `mark1 run ... | head`
