@@ -604,15 +604,15 @@ def _write_device(kind, spec, out) -> list[Path]:
             ["time_s"] + pots, [[repr(float(t))] + [repr(float(v)) for v in x] for t, x in zip(r.t, r.x)]))
         rack_response_figure(r, out=out / "rack.png")
         return [out / "rack.png", out / "rack_pulses.csv", out / "rack_time.csv"]
-    r = photocell_response(spec)
-    write_text(out / "photocell_rise.csv", _csv(["time_s", "signal"], zip(map(repr, r.rise_t.tolist()),
-                                                                           map(repr, r.rise.tolist()))))
-    write_text(out / "photocell_fall.csv", _csv(["dark_s", "signal"], zip(map(repr, r.fall_t.tolist()),
-                                                                           map(repr, r.fall.tolist()))))
+    cell = photocell_response(spec)
+    write_text(out / "photocell_rise.csv", _csv(["time_s", "signal"], zip(map(repr, cell.rise_t.tolist()),
+                                                                           map(repr, cell.rise.tolist()))))
+    write_text(out / "photocell_fall.csv", _csv(["dark_s", "signal"], zip(map(repr, cell.fall_t.tolist()),
+                                                                           map(repr, cell.fall.tolist()))))
     write_text(out / "photocell_history.csv", _csv(
         ["card", "time_s", "light", "signal"],
         [[i, repr(float(t)), repr(float(li)), repr(float(v))]
-         for i, (t, li, v) in enumerate(zip(r.history_t, r.history_light, r.history))]))
-    photocell_response_figure(r, out=out / "photocell.png")
+         for i, (t, li, v) in enumerate(zip(cell.history_t, cell.history_light, cell.history))]))
+    photocell_response_figure(cell, out=out / "photocell.png")
     return [out / "photocell.png", out / "photocell_rise.csv", out / "photocell_fall.csv",
             out / "photocell_history.csv"]

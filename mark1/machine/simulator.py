@@ -44,7 +44,7 @@ import csv
 import io
 import os
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 import simpy
@@ -303,6 +303,13 @@ class _SensoryPipeline:
         ``start`` to ``stop`` (the current block).
     """
 
+    # set by _compute: the current block's light, settled signals, S-units and A-units
+    _light: np.ndarray
+    _steady: np.ndarray
+    s: np.ndarray
+    x: np.ndarray
+    noise_scale: np.ndarray | None
+
     def __init__(self, retina: Retina, patchboard: Patchboard, light: np.ndarray,
                  order: np.ndarray, spec: MachineSpec, rack: PotentiometerRack, block: int = 256):
         self.retina, self.patchboard = retina, patchboard
@@ -318,7 +325,7 @@ class _SensoryPipeline:
         self.size = block                 # current look-ahead, shrunk after a re-timing
         self.gap, self.last_retimed = float(block), 0     # running gap between re-timings
         self.start = self.stop = 0
-        self._ends = None
+        self._ends: RetinaState | None = None
         self.s_active = np.zeros(len(order), np.int16)
         self.a_active = np.zeros(len(order), np.int16)
 
@@ -387,7 +394,8 @@ class _SensoryPipeline:
         self.gap += _GAP_WEIGHT * (p - self.last_retimed - self.gap)
         self.last_retimed = p
         self.size = int(min(self.block, max(_MIN_REACH, 1.25 * self.gap)))   # a little past the gap
-        self._compute(p, self._ends.at(p - self.start), lit_first=lit)
+        # p is in the current block (retimed after ensure(p)), so _ends is set
+        self._compute(p, cast(RetinaState, self._ends).at(p - self.start), lit_first=lit)
 
 
 @dataclass
@@ -699,7 +707,9 @@ class _TrainingRun:
         hi = min(pipeline.stop, p + int(self.reach))
         x = pipeline.x[row:row + (hi - p)]
         n_units = self.targets.shape[1]
-        kick = (pipeline.noise_scale[row:row + (hi - p)] * self.noise.get(p, hi) if self.noise is not None
+        # noise_scale is set whenever the read noise is on (self.noise)
+        kick = (cast(np.ndarray, pipeline.noise_scale)[row:row + (hi - p)] * self.noise.get(p, hi)
+                if self.noise is not None
                 else np.zeros((hi - p, n_units)))
         sums = np.empty((hi - p, n_units))
         divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
@@ -756,7 +766,7 @@ class _TrainingRun:
         reads: their instants, the sums read (``sums`` (m, n_units)) and the wipers."""
         code, pipeline, tm, trace, rack = self.code, self.pipeline, self.tm, self.trace, self.rack
         q = p + len(sums)
-        self.read_sums[p:q] = sums
+        cast(np.ndarray, self.read_sums)[p:q] = sums    # a full trace keeps the sums read
         # the sensed block holds them: it was made (or re-timed) for these reads
         assert pipeline.start <= p and q <= pipeline.stop
         rows = slice(p - pipeline.start, q - pipeline.start)
@@ -929,7 +939,8 @@ class _Segment:
         if divisor is not None:                  # μ-system: the mean of the active inputs
             sums = sums / divisor[row:row + (p1 - p0)]
         self.start, self.stop, self.x, self.sums = p0, p1, x, sums
-        self.any_err = erring(targets[labels[p0:p1]], sums, tie).any(axis=1)
+        # an array (any along an axis of a 2-D array), which numpy's stubs type as bool or array
+        self.any_err = cast(np.ndarray, erring(targets[labels[p0:p1]], sums, tie).any(axis=1))
         self.response = code.decode(sums)
 
     def grow(self) -> None:

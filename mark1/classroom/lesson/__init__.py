@@ -35,9 +35,11 @@ import html
 import io
 import json
 import math
+from collections.abc import Callable
 from functools import partial
 from importlib import resources
 from pathlib import Path
+from typing import Any, cast
 
 import matplotlib
 import numpy as np
@@ -171,8 +173,9 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         moves.setdefault(move.presentation, []).append(move)
     mean = spec.response.discrimination == "mean"
     targets = code.targets[hist["label"]]                              # (presentations, units) in ±1
-    erred = erring(targets, machine.read_sums_, code.tie)
-    pres = [_presentation(row, reading, machine.read_sums_[p], machine.rack_.mask, board.n_sensors,
+    read_sums = cast(np.ndarray, machine.read_sums_)      # a full trace keeps the sums read
+    erred = erring(targets, read_sums, code.tie)
+    pres = [_presentation(row, reading, read_sums[p], machine.rack_.mask, board.n_sensors,
                           moves.get(p, []), motors.get(p, []), targets[p], erred[p], code.tie,
                           spec.rack.wiper_noise, mean)
             for p, (row, reading) in enumerate(zip(hist, trace.readings))]
@@ -312,7 +315,7 @@ def _novikoff(final, phis, targets, mask, erred, tie) -> list[dict]:
         margins = targets[:, k] * (x @ w)
         norm = float(np.linalg.norm(w))
         radius = float(np.sqrt(x.sum(axis=1).max()))                  # φ is 0/1: ‖φ‖² counts its ones
-        entry = {"corrections": int(erred[:, k].sum()), "R": _sig(radius),
+        entry: dict[str, Any] = {"corrections": int(erred[:, k].sum()), "R": _sig(radius),
                  "separates": bool(norm > 0 and margins.min() > tie)}
         if entry["separates"]:
             gamma = float(margins.min()) / norm
@@ -458,8 +461,10 @@ def _device_images(spec, progress: bool = False) -> dict:
     bar = progress_bar(2, "plot", show=progress)
     images = {}
     # the rack with its travel-against-command panel (60 commands), as `mark1 device rack` draws it
-    for name, response, figure in (("rack", partial(rack_response, transfer=60), rack_response_figure),
-                                   ("photocell", photocell_response, photocell_response_figure)):
+    plots: tuple[tuple[str, Callable[..., Any], Callable[..., Any]], ...] = (
+        ("rack", partial(rack_response, transfer=60), rack_response_figure),
+        ("photocell", photocell_response, photocell_response_figure))
+    for name, response, figure in plots:
         images[name] = _figure_data_url(figure(response(spec)))
         bar.update(1)
     bar.close()
