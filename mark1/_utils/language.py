@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
+from typing import cast
 
 from mark1.exceptions import InputError
 
@@ -215,14 +216,14 @@ def unit_grid(n: int) -> tuple[int, int]:
     n = int(n)
     if n <= 0:
         return (1, 1)
-    best = None
+    best: tuple[float, int, int] | None = None
     for r in range(1, math.isqrt(n) + 1):
         if n % r == 0:
             c = n // r
             off = max(c / (2 * r), 2 * r / c)          # how far from 2:1, as a factor
             if best is None or off <= best[0] + 1e-12:
                 best = (off, r, c)
-    _, r, c = best
+    _, r, c = cast(tuple[float, int, int], best)       # r = 1 divides n: best is set
     if c / r > 8:
         r = max(1, int(round(math.sqrt(n / 2.0))))
         c = -(-n // r)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
@@ -128,7 +130,7 @@ def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=Non
     for k, (c, p) in enumerate(zip(classes, picks)):
         r, col0 = k % n_rows, (k // n_rows) * per_block
         for j in range(per_class):
-            panels = (
+            panels: tuple[tuple[np.ndarray, dict[str, Any]], ...] = (
                 (cards[i], dict(cmap=CARD_CMAP, vmin=0.0, vmax=1.0)),
                 (illum[i], dict(cmap="gray", vmin=0.0, vmax=light_max)),
                 (s_rgb[i], {}),

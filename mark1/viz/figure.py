@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import math
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -25,7 +26,8 @@ from mark1.exceptions import InputError
 __all__ = ["new_figure", "save_figure", "accuracy_axis", "accuracy_low"]
 
 
-def new_figure(width: float, height: float, *, layout: str | None = None) -> Figure:
+def new_figure(width: float, height: float, *,
+               layout: Literal["constrained", "compressed", "tight"] | None = None) -> Figure:
     """A Figure attached to an Agg canvas (no pyplot, no global state).
 
     Returned as a notebook cell's value, it shows as a PNG in Jupyter without pyplot

@@ -9,6 +9,8 @@ shared with the training film in :mod:`mark1.viz.training`.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 from matplotlib.cm import ScalarMappable
 from matplotlib.collections import EllipseCollection, LineCollection
@@ -214,7 +216,8 @@ def _dial_panel(ax, wk, have, idx, n_a, dcols, drows, scale_colors) -> None:
     hx, hy, hr = (np.repeat(v[have], 2) for v in (cx, cy, radius))
     ticks = np.stack([np.c_[hx + 0.65 * hr * np.cos(ang), hy - 0.65 * hr * np.sin(ang)],
                       np.c_[hx + hr * np.cos(ang), hy - hr * np.sin(ang)]], axis=1)
-    ax.add_collection(LineCollection(ticks, colors="0.45", linewidths=0.8))
+    # LineCollection takes an (n, 2, 2) array; its stubs ask for a Sequence
+    ax.add_collection(LineCollection(cast(Any, ticks), colors="0.45", linewidths=0.8))
     # pointers
     on = wk[have]
     theta = np.pi / 2 - np.clip(on, -1.0, 1.0) * (_DIAL_SWEEP / 2)
@@ -225,7 +228,7 @@ def _dial_panel(ax, wk, have, idx, n_a, dcols, drows, scale_colors) -> None:
     colors[at_stop] = (0.0, 0.0, 0.0, 1.0)
     lw = np.where(at_stop, 3.0, 2.0)
     # outlined, so that a pointer near 0 (white on the weights' colour map) still shows on the dial
-    ax.add_collection(LineCollection(seg, colors=colors, linewidths=lw, capstyle="round",
+    ax.add_collection(LineCollection(cast(Any, seg), colors=colors, linewidths=lw, capstyle="round",
                                      path_effects=[withStroke(linewidth=lw.max() + 1.4, foreground="0.3")]))
     for x, y, rr, a, v, h in zip(cx, cy, radius, idx, wk, have):
         name = "bias" if a == n_a else f"A{a + 1}"
@@ -314,15 +317,15 @@ def dials_figure(machine, *, card=None, top: int = 16, out=None) -> Figure:
         i, j = divmod(k, ncols)
         left = x0 + gap_w + j * (pw + gap_w)
         bottom = fig_h - top_in - (i + 1) * ph - i * gap_h
-        ax = fig.add_axes([left / fig_w, bottom / fig_h, pw / fig_w, ph / fig_h])
+        ax = fig.add_axes((left / fig_w, bottom / fig_h, pw / fig_w, ph / fig_h))
         idx = np.r_[shown[k], n_a].astype(int)             # the pots drawn, bias last
         _dial_panel(ax, w[k, idx], mask[k, idx], idx, n_a, dcols, drows, ScalarMappable(norm=norm, cmap=cmap))
         n_stop = int((np.abs(w[k][mask[k]]) >= 1.0 - 1e-9).sum())
         ax.set_title(f"{labels[k]} — largest |wiper| {np.abs(w[k][mask[k]]).max(initial=0.0):.3f}"
                      + (f", {n_stop} at an end stop" if n_stop else ""), fontsize=8)
     cb_h = min(max(nrows * ph + (nrows - 1) * gap_h, 1.6), 4.0)
-    cax = fig.add_axes([(x0 + ncols * (pw + gap_w) + gap_w + 0.2) / fig_w, (fig_h - top_in - cb_h) / fig_h,
-                        0.15 / fig_w, cb_h / fig_h])
+    cax = fig.add_axes(((x0 + ncols * (pw + gap_w) + gap_w + 0.2) / fig_w, (fig_h - top_in - cb_h) / fig_h,
+                        0.15 / fig_w, cb_h / fig_h))
     fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=cax, label="wiper position (full scale)")
     fig.suptitle(f"{machine.spec.name}: the potentiometer rack, {which}\n({int(mask.sum())} pots in all; "
                  f"pointer up = 0, end stops at ±1 full scale)", fontsize=9, y=1 - 0.08 / fig_h, va="top")
@@ -383,17 +386,17 @@ def weights_on_retina_figure(machine, *, out=None) -> Figure:
     im = None
     for k in range(n):
         i, j = divmod(k, ncols)
-        ax = fig.add_axes([(x0 + gap_w + j * (side + gap_w)) / fig_w,
+        ax = fig.add_axes(((x0 + gap_w + j * (side + gap_w)) / fig_w,
                            (fig_h - top - gap_h - (i + 1) * side - i * gap_h + 0.1) / fig_h,
-                           side / fig_w, side / fig_h])
+                           side / fig_w, side / fig_h))
         im = ax.imshow(images[k], cmap=WEIGHT_CMAP, vmin=-vmax, vmax=vmax, interpolation="nearest")
         ax.set_xticks([])
         ax.set_yticks([])
         ax.set_title(f"{labels[k]}\nbias {bias[k]:+.3f}", fontsize=8)
     cb_h = min(nrows * side + (nrows - 1) * gap_h, 4.0)
-    cax = fig.add_axes([(x0 + content - right + 0.2) / fig_w, (fig_h - top - gap_h - cb_h + 0.1) / fig_h,
-                        0.15 / fig_w, cb_h / fig_h])
-    fig.colorbar(im, cax=cax, label="Σ w · connection (full scale)")
+    cax = fig.add_axes(((x0 + content - right + 0.2) / fig_w, (fig_h - top - gap_h - cb_h + 0.1) / fig_h,
+                        0.15 / fig_w, cb_h / fig_h))
+    fig.colorbar(cast(Any, im), cax=cax, label="Σ w · connection (full scale)")
     fig.suptitle(f"{machine.spec.name}: what the machine looks for\n(weights projected through "
                  f"the patch board onto the retina; red: ink here pushes the sum up)", fontsize=9,
                  y=1 - 0.05 / fig_h, va="top")

@@ -574,7 +574,7 @@ def _two_classes_in_the_plane(clf, X, y, what):
     return X, yi, (mid[0] - half, mid[0] + half), (mid[1] - half, mid[1] + half)
 
 
-def _grid(xlim, ylim, n=240):
+def _grid(xlim: tuple[float, float], ylim: tuple[float, float], n: int = 240):
     xx, yy = np.meshgrid(np.linspace(*xlim, n), np.linspace(*ylim, n))
     return xx, yy, np.c_[xx.ravel(), yy.ravel()]
 
@@ -756,7 +756,8 @@ def posterior_map_figure(clf, X, y, *, title: str | None = None, out=None) -> Fi
     # the map paler than the points, so a point on its own class's side still shows
     _posterior_panel(fig, ax, xx, yy, clf.predict_proba(grid)[:, 1].reshape(xx.shape), alpha=0.6)
     for c, marker in ((0, "o"), (1, "s")):
-        ax.scatter(*X[yi == c].T, s=24, marker=marker, color=_CLASS_COLORS[c], edgecolors="k", linewidths=0.6,
+        ax.scatter(X[yi == c, 0], X[yi == c, 1], s=24, marker=marker, color=_CLASS_COLORS[c], edgecolors="k",
+                   linewidths=0.6,
                    label=f"$C_{c}$: class {clf.classes_[c]}")
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from typing import cast
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -217,7 +218,7 @@ def _hours_added(result: Ablation, prefix: str, r: dict):
     per_seed = r.get("machine_time_s")
     if ref is not None and per_seed and ref.get("machine_time_s"):
         d = [sign * (a - b) / 3600.0 for a, b in zip(per_seed, ref["machine_time_s"])]
-        m, lo, hi = mean_interval(d)
+        m, lo, hi = cast(tuple[float, float, float], mean_interval(d))     # d is not empty
         return m, lo, hi
     return sign * r["machine_time_h_change"], np.nan, np.nan
 
@@ -454,7 +455,7 @@ def sweep_figure(result: Sweep, *, out=None) -> Figure:
                             linewidth=0, label="95 % interval")
 
     ax = axes[0]
-    lows = []
+    lows: list[float] = []
     colour = LEARNER_COLOURS["analog"]
     for s in result.seeds:
         acc = np.array([next((r["test_accuracy"] for r in result.records

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import Any, cast
+
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -110,8 +112,9 @@ def learning_curve(history, *, title: str = "", test_accuracy: float | None = No
         times = np.asarray(history["start"]) / size          # strictly increasing
         px = np.r_[x[0] - 1e6, x, x[-1] + 1e6]
         hx = np.r_[times[0] - 1e6 * (times[1] - times[0]), times, times[-1] + 1e6 * (times[-1] - times[-2])]
-        top = ax.secondary_xaxis("top", functions=(lambda p: np.interp(p, px, hx),
-                                                   lambda h: np.interp(h, hx, px)))
+        # matplotlib passes arrays; its stubs type them as ArrayLike, which np.interp's stubs refuse
+        top = ax.secondary_xaxis("top", functions=(lambda p: np.interp(cast(Any, p), px, hx),
+                                                   lambda h: np.interp(cast(Any, h), hx, px)))
         top.set_xlabel(f"machine time ({unit})")
     ax.set_title(title, fontsize=11)
     if out is not None:
@@ -212,7 +215,7 @@ def _gif_frame(image: Image.Image) -> Image.Image:
     rgb = [int(h[i:i + 2], 16) for h in fixed for i in (1, 3, 5)]
     base = image.quantize(256 - len(fixed), method=Image.Quantize.MEDIANCUT)
     palette = Image.new("P", (1, 1))
-    palette.putpalette(base.getpalette()[:3 * (256 - len(fixed))] + rgb)
+    palette.putpalette(cast(list[int], base.getpalette())[:3 * (256 - len(fixed))] + rgb)   # a P image has one
     return image.quantize(palette=palette, dither=Image.Dither.NONE)
 
 
@@ -263,7 +266,7 @@ class _FilmPanels:
         y = np.arange(n_units)[::-1]
         self.r_bars = ax_r.barh(y, np.zeros(n_units), height=0.6)
         ax_r.axvline(0.0, color="k", lw=1.2)
-        lim = max(float(np.abs(full.read_sums_).max()), 1e-12) * 1.15
+        lim = max(float(np.abs(cast(np.ndarray, full.read_sums_)).max()), 1e-12) * 1.15   # a full trace's
         ax_r.set_xlim(-lim, lim)
         ax_r.set_ylim(-0.7, n_units - 0.3)
         ax_r.set_yticks(y)
@@ -304,7 +307,7 @@ class _FilmPanels:
                                f"{int(hist['epoch'][i]) + 1} of {film.epochs}), machine time "
                                f"{duration(hist['start'][i])}")
         self.fig.canvas.draw()
-        rgba = np.asarray(self.fig.canvas.buffer_rgba())
+        rgba = np.asarray(cast(Any, self.fig.canvas).buffer_rgba())      # new_figure's Agg canvas
         return _gif_frame(Image.fromarray(np.ascontiguousarray(rgba[..., :3])))
 
     def _draw_sums(self, i: int, t: np.ndarray) -> None:
@@ -313,7 +316,7 @@ class _FilmPanels:
         full = self.film.full
         ok = bool(full.history_["correct"][i])
         answer = full.classes_[full.history_["response"][i]]
-        s_i = full.read_sums_[i]
+        s_i = cast(np.ndarray, full.read_sums_)[i]      # a full trace keeps the sums read
         erring = np.sign(s_i) != t
         for bar_k, v, e in zip(self.r_bars, s_i, erring):
             bar_k.set_width(v)
