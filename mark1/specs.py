@@ -33,8 +33,8 @@ import dataclasses
 import difflib
 import math
 from dataclasses import dataclass, field
-from typing import Any
-from collections.abc import Mapping
+from typing import Any, ClassVar, cast
+from collections.abc import Iterable, Mapping
 
 from mark1._utils.html import html_table
 from mark1.exceptions import SpecError
@@ -72,18 +72,21 @@ def param(default, unit: str, status: str, doc: str, *, low=None, high=None,
 class _Spec:
     """Validation and replacement shared by all spec groups."""
 
+    _group: ClassVar[str]     # the group's name in a spec file, set by each group
+
+    # each group is a dataclass (cast: _Spec itself is not one)
     def __post_init__(self):
-        for f in dataclasses.fields(self):
+        for f in dataclasses.fields(cast(Any, self)):
             _check_value(f"{self._group}.{f.name}", getattr(self, f.name), f)
 
     def replace(self, **changes):
         """A copy with fields of this group replaced (checked as at construction)."""
-        return dataclasses.replace(self, **changes)
+        return dataclasses.replace(cast(Any, self), **changes)
 
     @classmethod
     def field_info(cls, name: str) -> dict:
         """Unit, provenance status, description and allowed range of one field."""
-        return dict(next(f for f in dataclasses.fields(cls) if f.name == name).metadata)
+        return dict(next(f for f in dataclasses.fields(cast(Any, cls)) if f.name == name).metadata)
 
 
 def _check_value(key: str, value: Any, f: dataclasses.Field) -> None:
@@ -600,6 +603,7 @@ def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for k, v in mapping.items():
         key = f"{prefix}{k}"
+        items: Iterable[tuple[str, Any]]
         if isinstance(v, Mapping):
             if key.count(".") >= 2:
                 raise SpecError(key, "unknown parameter (parameters are two levels deep: group.name)")

@@ -27,6 +27,7 @@ what :meth:`PotentiometerRack.sums` and :meth:`PotentiometerRack.plan` read.
 from __future__ import annotations
 
 import math
+from typing import cast
 from collections.abc import Callable
 
 import numpy as np
@@ -111,7 +112,7 @@ class PotentiometerRack:
         self.rate = 0.0 if math.isinf(spec.decay_time) else 1.0 / spec.decay_time
         self.t_ref = 0.0
         self.drivers: simpy.Resource | None = None
-        self._drivers_env = None
+        self._drivers_env: simpy.Environment | None = None
         self.on_move: Callable | None = None              # trace hook: f(time, event, detail)
         #: the drive's constants as the kernel reads them (:class:`mark1.machine._kernels.pots.Drive`)
         self.drive_constants = drive_of(spec)
@@ -212,7 +213,8 @@ class PotentiometerRack:
             self.t_ref = t
 
     # -- moving -----------------------------------------------------------------------
-    def plan(self, command: np.ndarray, now: float):
+    def plan(self, command: np.ndarray, now: float) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray, np.ndarray,
+                                                              np.ndarray, np.ndarray, np.ndarray]:
         """Work out what the hardware does with a command, without moving anything yet.
 
         Parameters
@@ -319,7 +321,8 @@ class PotentiometerRack:
             self.on_move(env.now, "motors stop", f"{len(duration)} pots")
 
     def _one(self, env, pot, command, on_start):
-        with self.drivers.request() as req:
+        # drive() made the drivers' Resource before starting this process
+        with cast(simpy.Resource, self.drivers).request() as req:
             yield req
             single = np.zeros_like(command)
             single[pot] = command[pot]
