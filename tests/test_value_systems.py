@@ -14,7 +14,7 @@ from mark1.classroom.explain import _rule_words
 from mark1.exceptions import InputError, SpecError
 from mark1.machine.mark_i import MarkI
 from mark1.machine.rules import alpha, beta, gamma, lms
-from mark1.machine.simulator import _answer
+from mark1.machine._kernels.presentation import answer as _answer
 from mark1.specs import SMALL
 
 INC = 0.02

@@ -94,7 +94,7 @@ def atomic_path(path: str | os.PathLike):
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
         if e.filename is None and e.errno is not None:   # a write's ENOSPC names no file: name the result
-            raise OSError(e.errno, e.strerror or str(e), str(path)) from e
+            e.filename = str(path)
         raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

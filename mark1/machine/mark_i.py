@@ -293,6 +293,7 @@ class MarkI(ParamsMixin):
         self
         """
         # the wiring (a byte a socket) and the A-units' states (a byte a card), before any is made
+        self._streams()                    # the spec checked first (a wrong type is an InputError naming it)
         n_a, (rows, cols) = self.spec.patchboard.n_associators, self.spec.retina.shape
         limits.check_allocation(rows * cols * n_a + len(cards) * n_a if hasattr(cards, "__len__") else 0,
                                 "spec.patchboard.n_associators", f"{n_a:,} A-units on a {rows}x{cols} retina")

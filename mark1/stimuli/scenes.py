@@ -52,7 +52,7 @@ from mark1.stimuli.jitter import Jitter
 from mark1.stimuli.masks import SHAPES, glyph_mask, oversample_for, shape_mask
 from mark1.stimuli.predicates import PREDICATES, _predicate_fit
 from mark1.stimuli.render import render_marks, render_predicate
-from mark1.stimuli.schema import (JITTER_KEYS, MACHINE_KEYS, MAX_CLASSES, REPORTED_KEYS, SCHEDULE_KEYS,
+from mark1.stimuli.schema import (JITTER_KEYS, MACHINE_KEYS, MAX_CLASSES, MAX_COUNT, REPORTED_KEYS, SCHEDULE_KEYS,
                                   SPLIT_ONLY_KEYS, SPLITS, STIMULUS_KEYS, TABLES, TOP_KEYS, Reported, Schedule,
                                   StimulusSettings, _check_depth, _check_table, _describe, _SIZE_DEFAULT, _suggest,
                                   _unknown, _USES)
@@ -187,7 +187,8 @@ class Scene:
             For a bad split, seed or count, or an unreadable image.
         """
         st = self.settings.get(split) if isinstance(split, str) else None
-        n = count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else (
+        # a count the schema refuses is left to the deck's own check (a SceneError naming it)
+        n = count if isinstance(count, int) and not isinstance(count, bool) and 0 < count <= MAX_COUNT else (
             st.count if st is not None else None)
         if st is not None and isinstance(n, int):   # the deck is n float cards: refuse it before rendering any
             key = "count" if count is not None else f"{split}.count"
