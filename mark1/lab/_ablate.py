@@ -218,7 +218,8 @@ def _ablation_variants(spec) -> list[tuple[str, str, str | None, Any]]:
     names = [n for n in NON_IDEALITIES if spec.is_on(n)]
     if "ratchet" not in names:
         names.append("ratchet")
-    out = [("full", "reference", None, spec), ("ideal", "reference", None, spec.ideal())]
+    out: list[tuple[str, str, str | None, Any]] = [("full", "reference", None, spec),
+                                                   ("ideal", "reference", None, spec.ideal())]
     for n in names:
         if n == "ratchet" and not spec.is_on("ratchet"):
             on = spec.ideal().with_overrides({"rack.drive": "ratchet"})

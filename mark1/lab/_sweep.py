@@ -463,7 +463,7 @@ def _cell_summary(recs: list[dict], ref: dict) -> dict:
 
     ``ref`` maps a seed to the reference's test accuracy: the change is paired.
     """
-    row = {"n": len(recs)}
+    row: dict[str, Any] = {"n": len(recs)}
     diffs = [r["test_accuracy"] - ref[r["seed"]] for r in recs if r["seed"] in ref]
     # the last mistake falls within the run: a t-interval of a few seeds reached past its end
     # (265 presentations in a run of 200)

@@ -531,12 +531,12 @@ class MarkI(ParamsMixin):
             sums.append(x @ weights)
             if noise > 0 or mean:
                 counts.append(x @ mask)                        # active pots of each unit
-        sums = np.concatenate(sums)
+        out = np.concatenate(sums)
         if noise > 0:                                          # sigma * sqrt(active pots) per unit
-            sums = sums + noise * np.sqrt(np.concatenate(counts)) * self._scoring_noise(cards, sums.shape[1])
+            out = out + noise * np.sqrt(np.concatenate(counts)) * self._scoring_noise(cards, out.shape[1])
         if mean:                                               # μ-system: the mean of the active inputs
-            sums = sums / np.maximum(np.concatenate(counts), 1.0)
-        return sums
+            out = out / np.maximum(np.concatenate(counts), 1.0)
+        return out
 
     def _scoring_noise(self, cards, n_units) -> np.ndarray:
         """Standard normal read noise (n, n_units), each card's row drawn from the card itself.

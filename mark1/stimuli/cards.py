@@ -32,7 +32,8 @@ def experiment_seeds(seed: int) -> tuple[int, int, int]:
     True
     """
     children = np.random.SeedSequence(int(seed)).spawn(3)
-    return tuple(int(c.generate_state(1, np.uint32)[0]) for c in children)
+    first, second, third = (int(c.generate_state(1, np.uint32)[0]) for c in children)
+    return first, second, third
 
 
 def scene_cards(scene, seed: int, *, train_count: int | None = None, test_count: int | None = None):

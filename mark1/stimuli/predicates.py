@@ -230,7 +230,7 @@ def _bar_pairs(rs, cls, card_size: int, t: float):
     gap = max(3.0, t)
     margin = t / 2 + 1.0
     pool_size = _pool_sizes(cls)
-    got = [[], []]
+    got: list[list[np.ndarray]] = [[], []]
     for _ in range(1000):
         if all(sum(len(x) for x in got[c]) >= pool_size[c] for c in (0, 1)):
             break

@@ -888,7 +888,7 @@ def _check_regular(path, key: str, file: str, what: str) -> None:
 
 
 def _distinct(path, key, masks: dict) -> None:
-    seen = {}
+    seen: dict[tuple[tuple[int, ...], bytes], Any] = {}
     for c, m in masks.items():
         sig = (m.array.shape, m.array.tobytes())
         if sig in seen:
