@@ -589,14 +589,19 @@ def test_a_ratchet_of_a_billion_steps_is_drawn_as_a_band(tmp_path, capsys, setti
     assert (tmp_path / "D" / "rack.png").stat().st_size > 10_000
 
 
-def test_a_folder_of_16_bit_images_is_refused_before_decoding(tmp_path, monkeypatch):
-    from mark1.exceptions import BudgetError
+def _folder_of_16_bit_images(tmp_path):
+    """A scene on a folder of 300 16-bit 200 x 200 images (80 kB each once decoded)."""
     for c in ("a", "b"):
         (tmp_path / "imgs" / c).mkdir(parents=True)
         for i in range(150):
             Image.new("I;16", (200, 200), 40000).save(tmp_path / "imgs" / c / f"{i:03d}.png")
-    p = write(tmp_path, FOLDER.replace('card_size = 20', 'card_size = 20\nfolder = "imgs"')
-              + "[train]\nsubset = [0, 0.8]\n[test]\nsubset = [0.8, 1]\n")
+    return write(tmp_path, FOLDER.replace('card_size = 20', 'card_size = 20\nfolder = "imgs"')
+                 + "[train]\nsubset = [0, 0.8]\n[test]\nsubset = [0.8, 1]\n")
+
+
+def test_a_folder_of_16_bit_images_is_refused_before_decoding(tmp_path, monkeypatch):
+    from mark1.exceptions import BudgetError
+    p = _folder_of_16_bit_images(tmp_path)
     scene = load_scene(p)
     decoded = []
     monkeypatch.setattr(scenes, "read_image", lambda *a: decoded.append(a) or np.ones((20, 20)))
@@ -611,12 +616,7 @@ def test_a_folder_of_16_bit_images_is_refused_before_decoding(tmp_path, monkeypa
 @pytest.mark.parametrize("command", ["run", "lesson"])
 def test_cli_refuses_a_folder_of_16_bit_images_in_one_line(tmp_path, monkeypatch, capsys, command):
     # the API's refusal (Scene.stimuli's BudgetError, before any image is decoded) is the command's one line
-    for c in ("a", "b"):
-        (tmp_path / "imgs" / c).mkdir(parents=True)
-        for i in range(150):
-            Image.new("I;16", (200, 200), 40000).save(tmp_path / "imgs" / c / f"{i:03d}.png")
-    p = write(tmp_path, FOLDER.replace('card_size = 20', 'card_size = 20\nfolder = "imgs"')
-              + "[train]\nsubset = [0, 0.8]\n[test]\nsubset = [0.8, 1]\n")
+    p = _folder_of_16_bit_images(tmp_path)
     decoded = []
     monkeypatch.setattr(scenes, "read_image", lambda *a: decoded.append(a) or np.ones((20, 20)))
     _memory(monkeypatch, 1_500_000)
