@@ -107,7 +107,9 @@ def move_duration(spec, travel: float, gain: float = 1.0) -> float:
     0.08
     """
     direction = 1 if travel > 0 else -1
-    return float(plan_pot(float(travel), 0.0, float(gain), direction, drive_of(spec))[2])
+    one = Pots(np.array([float(gain)]), np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1),
+               np.array([direction], np.int8))
+    return float(plan_pot(float(travel), 0.0, 0, one, drive_of(spec))[2])
 
 
 @compiled(inline="always")
@@ -158,14 +160,17 @@ def wiper_sums(x, row, t, busy_until, pots, active, out):
 
 
 @compiled(inline="always")
-def plan_pot(cmd, start, gain, last, drive):
-    """What the hardware does with one pot's command: (target, slack_time, duration, direction).
+def plan_pot(cmd, start, j, pots, drive):
+    """What the hardware does with pot ``j``'s command: (target, slack_time, duration, direction).
 
     ``cmd`` commanded travel (full scale, signed), ``start`` the wiper's true position,
-    ``gain`` its motor's relative speed, ``last`` the direction of its last move (int,
-    0 never moved), ``drive`` the rack's :class:`Drive`.
+    ``j`` the pot's flat index into ``pots`` (:class:`Pots`: its motor's relative speed, the
+    direction of its last move), ``drive`` the rack's :class:`Drive`. Every law of one pot
+    reads what it needs from these two records, so a new law changes no caller.
     Times in seconds from the command; ``direction`` -1, 0 or +1.
     """
+    gain = pots.gain[j]
+    last = pots.last_dir[j]
     direction = 1 if cmd > 0 else (-1 if cmd < 0 else 0)
     if drive.continuous != 0.0:
         travel = gain * abs(cmd)                        # the pulse lasts |cmd| / motor_speed
@@ -195,8 +200,7 @@ def plan_moves(cmd, start, flat, pots, drive, target, slack_time, duration, dire
     ``start`` (m,), into ``target``, ``slack_time``, ``duration``, ``direction`` (m,)."""
     for k in range(len(cmd)):
         j = flat[k]
-        target[k], slack_time[k], duration[k], direction[k] = plan_pot(cmd[k], start[k], pots.gain[j],
-                                                                       pots.last_dir[j], drive)
+        target[k], slack_time[k], duration[k], direction[k] = plan_pot(cmd[k], start[k], j, pots, drive)
 
 
 @compiled(inline="always")

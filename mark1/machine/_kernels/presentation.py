@@ -186,7 +186,7 @@ def move_pot(j, cmd, t, busy_until, t_ref, dk, pots, drive):
     begin = stored_pot(j, t, busy_until, pots)
     if dk.rate != 0.0:
         begin = f * begin
-    target, slack_time, duration, direction = plan_pot(cmd, begin, pots.gain[j], pots.last_dir[j], drive)
+    target, slack_time, duration, direction = plan_pot(cmd, begin, j, pots, drive)
     apply_pot(j, begin, target, slack_time, duration, direction, t, f, pots)
     return duration
 
@@ -281,7 +281,6 @@ def move_now(t_read, n_act, active, rule, command, busy_until, t_ref, dk, pots, 
     n_scan = n_in if rule == GAMMA else n_act
     longest = -1.0
     f = decay(t_read, t_ref, dk.rate)
-    gain, last_dir = pots.gain, pots.last_dir
     for u in range(n_units):
         for a in range(n_scan):
             i = a if rule == GAMMA else active[a]
@@ -292,7 +291,7 @@ def move_now(t_read, n_act, active, rule, command, busy_until, t_ref, dk, pots, 
             begin = stored_pot(j, t_read, busy_until, pots)
             if dk.rate != 0.0:
                 begin = f * begin
-            target, slack_time, duration, direction = plan_pot(cmd, begin, gain[j], last_dir[j], drive)
+            target, slack_time, duration, direction = plan_pot(cmd, begin, j, pots, drive)
             apply_pot(j, begin, target, slack_time, duration, direction, t_read, f, pots)
             longest = max(longest, duration)
     return max(busy_until, t_read + longest)
