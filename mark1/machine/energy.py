@@ -1,0 +1,316 @@
+"""The energy of learning: what the motors (or a device's write pulses) spend on the corrections.
+
+The Mark I learns by turning potentiometers with motors, so every correction costs
+energy: the motor's electrical power times the seconds it runs. This module counts it
+from what the machine did, never from a second model of the pots:
+
+* **continuous drive** (a small DC motor a pot): energy = :data:`MOTOR_POWER` × the
+  seconds each motor ran (the rack's own record of its moves: backlash take-up
+  included, cut short at an end stop, never while a pot waits for a driver);
+* **ratchet drive** (a stepping relay a pot): energy = :data:`RELAY_POWER` × the
+  seconds its coil stepped (steps × ``rack.step_time``);
+* **a device with write pulses** (a modern resistive or electrochemical cell): energy
+  = pulses × its energy per pulse, given by the caller from the device's published
+  characterisation.
+
+A *correction* is a presentation on which the trainer turned at least one pot (the
+history's ``pots_moved`` > 0); the energy per correction is the total over their
+number. Everything else the machine spends (lamps, photocells, relays of the A-units,
+the trainer's logic) is left out and stays the same whatever the weights do.
+
+Every constant carries its unit and its provenance status (the statuses of
+``MARK1_FACTS.md``): no source gives the Mark I's motor or relay power, so both are
+**assumed**, bracketed by a modern datasheet of the same kind of part where one was found.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from mark1.exceptions import InputError
+
+__all__ = ["Constant", "MOTOR_POWER", "RELAY_POWER", "Energy", "drive_power", "energy", "run_energy",
+           "correction_energies"]
+
+
+class Constant(NamedTuple):
+    """A physical constant with its unit and how sure we are of it.
+
+    Attributes
+    ----------
+    value : float
+    unit : str
+    status : str
+        ``documented``, ``single-source``, ``contradictory``, ``datasheet`` or ``assumed``
+        (MARK1_FACTS.md).
+    source : str
+        Where it comes from, or why it was chosen.
+    """
+
+    value: float
+    unit: str
+    status: str
+    source: str
+
+
+#: Electrical power of one pot's DC motor while it runs (W).
+MOTOR_POWER = Constant(
+    2.0, "W", "assumed",
+    "no source gives the Mark I's pot motors; a modern small DC gear motor turning a pot, the Hitec HS-311 "
+    "servo (datasheet: 160 mA running at no load, 700 mA at stall, at 4.8 V) draws 0.77 W running and 3.4 W "
+    "at stall; a 1960 motor of that size was no more efficient, so 2 W, between the two")
+
+#: Electrical power of one stepping relay's coil while it steps (W).
+RELAY_POWER = Constant(
+    10.0, "W", "assumed",
+    "no source gives the Mark I's ratchet relays (Nagle 1986: 'relay coils driving potentiometers through "
+    "ratchets'); small rotary stepping relays and solenoids of the period pull several to tens of watts "
+    "during a step; 10 W while the coil steps (0.4 J a step at the default 0.04 s)")
+
+
+def drive_power(spec) -> Constant:
+    """The power of the rack's drive while a motor runs: :data:`MOTOR_POWER` or :data:`RELAY_POWER`.
+
+    Parameters
+    ----------
+    spec : MachineSpec or RackSpec
+
+    Returns
+    -------
+    Constant
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> drive_power(MARK_I).value, drive_power(MARK_I.with_overrides({"rack.drive": "ratchet"})).value
+    (2.0, 10.0)
+    """
+    rack = getattr(spec, "rack", spec)
+    return MOTOR_POWER if rack.drive == "continuous" else RELAY_POWER
+
+
+@dataclass(frozen=True)
+class Energy:
+    """The energy a training run spent turning pots.
+
+    Attributes
+    ----------
+    total_j : float
+        Joules over the whole run.
+    per_correction_j : float
+        ``total_j`` over the corrections (nan when there were none).
+    corrections : int
+        Presentations on which at least one pot was turned.
+    motor_seconds : float
+        Seconds the motors (or relay coils) ran, added over every pot.
+    pulses : int
+        Pot moves commanded (one pulse to one pot's motor is one move).
+    power_w : float
+        The drive's power while running (W); nan when the energy is counted by pulses.
+    pulse_energy_j : float
+        Joules a pulse (nan when counted by running time).
+    basis : str
+        ``"running time"`` or ``"pulses"``.
+    drive : str
+        ``continuous``, ``ratchet`` or the device's name.
+    status, source : str
+        The provenance of the constant used.
+
+    Examples
+    --------
+    >>> e = energy(MOTOR_POWER, motor_seconds=3.0, pulses=40, corrections=2)
+    >>> e.total_j, e.per_correction_j
+    (6.0, 3.0)
+    """
+
+    total_j: float
+    per_correction_j: float
+    corrections: int
+    motor_seconds: float
+    pulses: int
+    power_w: float
+    pulse_energy_j: float
+    basis: str
+    drive: str
+    status: str
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe fields (nan as None), for ``summary.json`` and the studies' records.
+
+        Examples
+        --------
+        >>> energy(MOTOR_POWER, motor_seconds=1.5, pulses=3, corrections=0).to_dict()["per_correction_j"] is None
+        True
+        """
+        out: dict[str, Any] = {}
+        for k, v in asdict(self).items():
+            out[k] = None if isinstance(v, float) and not np.isfinite(v) else v
+        return out
+
+    def describe(self) -> str:
+        """One line for a terminal table.
+
+        Examples
+        --------
+        >>> energy(MOTOR_POWER, motor_seconds=390.0, pulses=4875, corrections=75).describe()
+        '780 J, 10.4 J a correction (75 corrections; motors 2 W x 390 s, assumed)'
+        """
+        per = "-" if not np.isfinite(self.per_correction_j) else _joules(self.per_correction_j)
+        if self.basis == "pulses":
+            how = f"{self.pulses:,} pulses x {_joules(self.pulse_energy_j)}, {self.status}"
+        else:
+            what = "motors" if self.drive == "continuous" else "relay coils"
+            how = f"{what} {self.power_w:g} W x {self.motor_seconds:.4g} s, {self.status}"
+        return f"{_joules(self.total_j)}, {per} a correction ({self.corrections:,} corrections; {how})"
+
+
+def _joules(v: float) -> str:
+    """Joules with an SI prefix, three significant figures."""
+    if v == 0:
+        return "0 J"
+    for scale, prefix in ((1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"),
+                          (1e-15, "f")):
+        if abs(v) >= scale:
+            return f"{v / scale:.3g} {prefix}J"
+    return f"{v:.3g} J"
+
+
+def energy(constant: Constant, *, motor_seconds: float, pulses: int, corrections: int,
+           drive: str = "continuous") -> Energy:
+    """The energy of a run from its counts: power × running time, or pulses × energy a pulse.
+
+    Parameters
+    ----------
+    constant : Constant
+        A power (unit ``W``: energy = power × ``motor_seconds``) or an energy a pulse
+        (unit ``J``: energy = ``pulses`` × it).
+    motor_seconds : float
+        Seconds the motors ran, added over every pot (s).
+    pulses : int
+        Pot moves commanded.
+    corrections : int
+        Presentations with at least one pot turned.
+    drive : str
+        Named in the result.
+
+    Returns
+    -------
+    Energy
+
+    Examples
+    --------
+    Four pots turned 0.02 full scale at 0.25 full scale per second run 0.08 s each:
+
+    >>> e = energy(MOTOR_POWER, motor_seconds=4 * 0.08, pulses=4, corrections=1)
+    >>> round(e.total_j, 6), e.basis
+    (0.64, 'running time')
+    >>> energy(Constant(1e-12, "J", "datasheet", "a cell"), motor_seconds=0.0, pulses=1000, corrections=10,
+    ...        drive="a cell").per_correction_j
+    1e-10
+    """
+    if constant.unit not in ("W", "J"):
+        raise InputError(f"constant.unit: expected 'W' (a power) or 'J' (an energy a pulse), got {constant.unit!r}")
+    if not (np.isfinite(motor_seconds) and motor_seconds >= 0) or pulses < 0 or corrections < 0:
+        raise InputError(f"motor_seconds, pulses, corrections: expected finite counts >= 0, got "
+                         f"{motor_seconds!r}, {pulses!r}, {corrections!r}")
+    by_time = constant.unit == "W"
+    total = constant.value * float(motor_seconds) if by_time else constant.value * int(pulses)
+    return Energy(total_j=float(total), per_correction_j=float(total / corrections) if corrections else float("nan"),
+                  corrections=int(corrections), motor_seconds=float(motor_seconds), pulses=int(pulses),
+                  power_w=float(constant.value) if by_time else float("nan"),
+                  pulse_energy_j=float("nan") if by_time else float(constant.value),
+                  basis="running time" if by_time else "pulses", drive=drive, status=constant.status,
+                  source=constant.source)
+
+
+def _counts(machine) -> tuple[float, int]:
+    """Motor seconds and pulses of a fitted machine, from the rack's own record of its moves."""
+    rack = machine.rack_
+    seconds = getattr(rack, "motor_seconds", None)
+    pulses = getattr(rack, "pulses", None)
+    if seconds is not None and pulses is not None:
+        return float(np.sum(seconds)), int(np.sum(pulses))
+    if machine.trace_.full:
+        moves = machine.trace_.moves
+        return (float(sum(float(np.sum(m.duration)) for m in moves)),
+                int(sum(int(np.count_nonzero(m.command)) for m in moves)))
+    raise InputError("machine: its rack keeps no record of its motors' running time; fit it with trace='full'")
+
+
+def run_energy(machine, per_pulse: Constant | None = None) -> Energy:
+    """The energy a fitted :class:`~mark1.machine.mark_i.MarkI` spent learning.
+
+    Parameters
+    ----------
+    machine : MarkI
+        Fitted.
+    per_pulse : Constant, optional
+        A device's energy a write pulse (unit ``J``); the energy is then pulses × it.
+        Without it, the drive's power (:func:`drive_power`) × the motors' running time.
+
+    Returns
+    -------
+    Energy
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mark1.machine.mark_i import MarkI
+    >>> from mark1.specs import SMALL
+    >>> cards, labels = np.ones((4, 20, 20)), ["down", "across"] * 2
+    >>> cards[0, :, 4:7] = cards[2, :, 12:15] = cards[1, 5:8, :] = cards[3, 13:16, :] = 0.0
+    >>> m = MarkI(spec=SMALL, seed=0, trace="full").fit(cards, labels, epochs=2)
+    >>> e = run_energy(m)
+    >>> e.corrections == int(np.count_nonzero(m.history_["pots_moved"])), e.total_j == 2.0 * e.motor_seconds
+    (True, True)
+    """
+    seconds, pulses = _counts(machine)
+    corrections = int(np.count_nonzero(machine.history_["pots_moved"]))
+    if per_pulse is not None:
+        return energy(per_pulse, motor_seconds=seconds, pulses=pulses, corrections=corrections,
+                      drive=per_pulse.source.split(";")[0])
+    return energy(drive_power(machine.spec), motor_seconds=seconds, pulses=pulses, corrections=corrections,
+                  drive=machine.spec.rack.drive)
+
+
+def correction_energies(machine, per_pulse: Constant | None = None) -> np.ndarray:
+    """Joules of each correction of a machine fitted with ``trace="full"``.
+
+    Parameters
+    ----------
+    machine : MarkI
+        Fitted with a full trace (its moves).
+    per_pulse : Constant, optional
+        As in :func:`run_energy`.
+
+    Returns
+    -------
+    array (n_corrections,) float
+        In the order of the presentations; they add up to :func:`run_energy`'s total.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mark1.machine.mark_i import MarkI
+    >>> from mark1.specs import SMALL
+    >>> cards, labels = np.ones((4, 20, 20)), ["down", "across"] * 2
+    >>> cards[0, :, 4:7] = cards[2, :, 12:15] = cards[1, 5:8, :] = cards[3, 13:16, :] = 0.0
+    >>> m = MarkI(spec=SMALL, seed=0, trace="full").fit(cards, labels, epochs=2)
+    >>> bool(np.isclose(correction_energies(m).sum(), run_energy(m).total_j))
+    True
+    """
+    if not machine.trace_.full:
+        raise InputError("machine: each correction's energy needs its moves; fit it with trace='full'")
+    n = len(machine.history_)
+    seconds, pulses = np.zeros(n), np.zeros(n)
+    for m in machine.trace_.moves:
+        seconds[m.presentation] += float(np.sum(m.duration))
+        pulses[m.presentation] += np.count_nonzero(m.command)
+    moved = machine.history_["pots_moved"] > 0
+    if per_pulse is not None:
+        return per_pulse.value * pulses[moved]
+    return drive_power(machine.spec).value * seconds[moved]
