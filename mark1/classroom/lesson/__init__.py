@@ -53,6 +53,7 @@ from mark1._utils.limits import lesson_deck
 from mark1._utils.progress import progress_bar
 from mark1.classroom.device import (photocell_response, photocell_response_figure, rack_response,
                                     rack_response_figure)
+from mark1.machine.energy import run_energy
 from mark1.machine.mark_i import MarkI
 from mark1.machine.patchboard import with_bias
 from mark1.machine.response import OutputCode
@@ -218,7 +219,7 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         "epochs": int(epochs), "deck": len(train.cards), "presentations": int(len(hist)),
         "mistakes_per_epoch": machine.mistakes_per_epoch_.tolist(), "machine_time": machine.machine_time_,
         "machine_time_text": duration(machine.machine_time_), "waited": machine.waited_,
-        "waited_text": duration(machine.waited_),
+        "waited_text": duration(machine.waited_), "energy_text": run_energy(machine).describe(),
         "as_run": note is None, "shows_instead": note,
         "command": f"mark1 run {scene.argument} --seed {seed}",
         "train_accuracy": train_acc, "train_accuracy_text": percent(train_acc),

@@ -432,7 +432,8 @@
     drawMistakes();
     if (MV.card) drawMachine(T);
     $("timing-text").textContent = `Read at ${dur(p.tr - p.t)} into the card. Whole run: ` +
-      `${M.machine_time_text}, ${M.waited_text} of it waiting for motors. Mistakes so far: ` +
+      `${M.machine_time_text}, ${M.waited_text} of it waiting for motors; energy ${M.energy_text}. ` +
+      `Mistakes so far: ` +
       `${P.filter((q, j) => j <= cur && !q.ok).length} of ${cur + 1} presentations.`;
     highlight();
   }
