@@ -161,6 +161,8 @@ def _history_csv(history: np.ndarray, classes: np.ndarray) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     names = history.dtype.names
+    if names is None:
+        raise TypeError("history: expected a structured array (one field a column)")
     w.writerow(names)
     named = {"label", "response"}
     for row in history.tolist():

@@ -397,13 +397,14 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], *, executor: Executor | None =
     if records is not None:
         if keys is None or len(keys) != len(jobs) or len(set(keys)) != len(keys):
             raise InputError("keys: expected one distinct key per job when records are kept")
+    names: Sequence[str] = () if keys is None else keys      # one a job wherever records are kept (checked)
     results: list = [None] * len(jobs)
     todo = list(range(len(jobs)))
     if records is not None:
         records.clean()
         if resume:
             todo = []
-            for i, key in enumerate(keys):
+            for i, key in enumerate(names):
                 rec = records.load(key)
                 if rec is None:
                     todo.append(i)
@@ -414,7 +415,7 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], *, executor: Executor | None =
     def finished(i, result):
         results[i] = result
         if records is not None:
-            records.save(keys[i], result)
+            records.save(names[i], result)
         if on_done is not None:
             on_done(i, result)
         bar.update(1)
@@ -432,7 +433,7 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], *, executor: Executor | None =
                 # A pool from executor_for cancels its pending jobs on its own thread as it
                 # stops; cancelling them here as well races that thread, which (CPython 3.11)
                 # then sets an exception on a cancelled future and prints a traceback.
-                if not getattr(executor, "stops_itself", False):
+                if not isinstance(executor, _SelfStoppingPool):
                     for fut in futures:
                         fut.cancel()
                 raise
@@ -545,8 +546,13 @@ BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"
                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
+class _SelfStoppingPool(ProcessPoolExecutor):
+    """The pool :func:`_process_pool` makes: on an error it cancels its pending jobs itself, as it stops
+    (:func:`_stop_now`), so :func:`run_jobs` leaves them alone."""
+
+
 @contextlib.contextmanager
-def _process_pool(workers: int):
+def _process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     """A process pool for the jobs: single-threaded BLAS, started at once, stopped hard.
 
     On Linux the workers are forked from this process when the pool opens, so they
@@ -584,9 +590,8 @@ def _process_pool(workers: int):
         # interpreter keeps it too), so a Ctrl-C in the terminal reaches this process
         # only, which stops the workers itself.
         with _sigint_ignored():
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                                       initializer=_worker_start, initargs=(os.getpid(),))
-            pool.stops_itself = True               # run_jobs leaves the cancelling to _stop_now
+            pool = _SelfStoppingPool(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                                     initializer=_worker_start, initargs=(os.getpid(),))
             jobs = _picklable_jobs()
             for _ in range(workers):               # start every worker now, with the jobs' modules
                 pool.submit(_warm_up, *jobs)

@@ -28,6 +28,7 @@ d x d matrix), so that a refusal names what to change.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -140,7 +141,7 @@ class Resources:
 
     def largest(self) -> str:
         """The key whose part of the memory is largest."""
-        return max(self.parts, key=self.parts.get)
+        return max(self.parts, key=self.parts.__getitem__)
 
 
 class _Parts:
@@ -184,7 +185,7 @@ def _scoring(n: int, cells: int, n_a: int, n_units: int) -> int:
 
 
 def _estimate(scene, *, train_count: int | None = None, test_count: int | None = None, trace: str = "summary",
-              command: str = "run", epochs: int | None = None, overrides: dict | None = None,
+              command: str = "run", epochs: int | None = None, overrides: Mapping | None = None,
               learners=None, lesson_cards: int | None = None) -> Resources:
     """The :class:`Resources` of ``command`` on ``scene`` (what :meth:`Scene.resources` gives)."""
     spec = scene.machine_spec()

@@ -115,9 +115,9 @@ def read_image(path: str, card_size: int, invert: bool = False) -> np.ndarray:
     """
     card_size = _check_card_size(card_size)
     try:
-        with Image.open(path) as img:
-            img.load()
-            img = ImageOps.exif_transpose(img)
+        with Image.open(path) as opened:
+            opened.load()
+            img = ImageOps.exif_transpose(opened)
             if img.width < 1 or img.height < 1:
                 raise InputError("empty image")
             if img.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):

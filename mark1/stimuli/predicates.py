@@ -45,11 +45,12 @@ def _parity_blobs(rs, cls, card_size: int, size: float, blobs):
     choices = [[c for c in range(lo, hi + 1) if c % 2 == 0], [c for c in range(lo, hi + 1) if c % 2 == 1]]
     if not choices[0] or not choices[1]:
         raise RenderError("blobs", f"expected a range of counts holding both even and odd numbers, got {[lo, hi]!r}")
-    pools = []
+    pools: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []     # counts, radius, cx, cy
     for c, m in enumerate(_pool_sizes(cls)):
         counts = np.array(choices[c])[rs.integers(0, len(choices[c]), size=m)]
         pools.append((counts, *_place_blobs(rs, counts, card_size, size, lo, hi)))
-    pick = _match([_features(lambda sl, p=p: _blob_coverage(*(a[sl] for a in p), card_size), len(p[0]))
+    pick = _match([_features(lambda sl, p=p: _blob_coverage(p[0][sl], p[1][sl], p[2][sl], p[3][sl], card_size),
+                             len(p[0]))
                    for p in pools], cls, rs)
     counts, radius, cx, cy = (np.zeros((n,) + a.shape[1:], dtype=a.dtype) for a in pools[0])
     for c in (0, 1):
@@ -63,7 +64,8 @@ def _parity_blobs(rs, cls, card_size: int, size: float, blobs):
     return cov, counts
 
 
-def _place_blobs(rs, counts, card_size: int, size: float, lo: int, hi: int):
+def _place_blobs(rs, counts, card_size: int, size: float, lo: int,
+                 hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Radii and centres (m, hi) of ``counts`` blobs per card sharing one total area."""
     m = len(counts)
     # the same ink for every count: (lo + hi) / 2 blobs of diameter `size`, shared at random

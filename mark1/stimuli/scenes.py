@@ -195,7 +195,7 @@ class Scene:
             check_allocation(8 * int(n) * st.card_size ** 2, key if count is not None else f"{self.path}: {key}",
                              f"{int(n):,} cards of {st.card_size}x{st.card_size} pixels")
         if st is not None and st.second_font is not None:
-            return _two_faces(self, split, seed, count)
+            return _two_faces(self, split, seed, count, st.second_font)
         if st is not None and st.source == "parity" and st.predicate == "points":
             return _lit_points(self, split, seed, count)
         return _stimuli(self, split, seed, count)
@@ -205,6 +205,8 @@ class Scene:
         key = (st.folder, st.classes, st.subset, st.invert, st.card_size, load)
         if key in self._cache:
             return self._cache[key]
+        if st.folder is None:           # the schema asks a folder source for its folder
+            raise SceneError(self.path, "folder", f"expected the folder of a source = 'folder', got {st.source!r}")
         listing = list_image_folder(st.folder)
         if st.classes is not None:
             classes = list(st.classes)
@@ -341,7 +343,7 @@ def _lit_points(scene: Scene, split: str, seed: int, count: int | None) -> Stimu
                    variation={"points": k})
 
 
-def _two_faces(scene: Scene, split: str, seed: int, count: int | None) -> Stimuli:
+def _two_faces(scene: Scene, split: str, seed: int, count: int | None, second_font: str) -> Stimuli:
     """A split printed in two faces: the first ``n - n // 2`` cards in ``font``, the rest in ``second_font``.
 
     Each half is balanced over the classes and drawn as its own deck (the second from a
@@ -354,7 +356,7 @@ def _two_faces(scene: Scene, split: str, seed: int, count: int | None) -> Stimul
                          f"expected at least 2 cards when {split} has a second_font (one per face), got {n}")
     first = _stimuli(scene, split, seed, n - n // 2)
     other = dataclasses.replace(scene, settings={**scene.settings,
-                                                 split: dataclasses.replace(st, font=st.second_font,
+                                                 split: dataclasses.replace(st, font=second_font,
                                                                             second_font=None)})
     seed2 = int(np.random.SeedSequence([int(seed), 2]).generate_state(1, np.uint32)[0])
     second = _stimuli(other, split, seed2, n // 2)

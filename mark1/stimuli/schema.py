@@ -547,7 +547,7 @@ _SIZE_DEFAULT = {"characters": 40.0, "shapes": 36.0, "marks": 8.0, "parity": 8.0
 
 def _check_depth(path, data: Mapping) -> None:
     """Refuse tables nested deeper than :data:`MAX_DEPTH` (walked without recursion)."""
-    stack = [((), data)]
+    stack: list[tuple[tuple, Mapping | list]] = [((), data)]
     while stack:
         keys, m = stack.pop()
         if len(keys) > MAX_DEPTH:
