@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mark1.lab._ablate as ab
-from mark1.lab.stats import mean_interval, t_quantile_975
+from mark1.lab.stats import (SEED_CAP, holm, mean_interval, paired_p, seed_advice, seeds_to_decide, t_quantile_975,
+                             t_two_sided_p)
 from mark1.stimuli.scenes import load_scene
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -76,3 +77,87 @@ def test_a_non_ideality_that_cannot_act_costs_exactly_zero(tmp_path):
             sign = 1 if r["kind"] == "on_alone" else -1
             expected = [sign * 100 * (a - b) for a, b in zip(ref["test_accuracy"], r["test_accuracy"])]
             assert r["costs"] == pytest.approx(expected, abs=1e-9)
+
+
+# ----------------------------------------------------------------------------------------
+# multiplicity, p-values and the seeds a difference needs
+
+
+def test_holm_by_hand():
+    # sorted: 0.005 x 4 = 0.02, 0.01 x 3 = 0.03, 0.03 x 2 = 0.06, 0.04 x 1 = 0.04 -> kept at 0.06 (monotone)
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02], abs=1e-15)
+    assert holm([0.3, None, 0.02]) == [pytest.approx(0.3), None, pytest.approx(0.04)]    # None is not in m
+    assert holm([]) == [] and holm([0.7]) == [0.7]
+    with pytest.raises(ValueError, match="pvalues"):
+        holm([0.1, 1.5])
+
+
+# statsmodels.stats.multitest.multipletests(p, method="holm") on R multtest's reference p-values
+# (statsmodels' tests/test_multi.py, res_multtest1 and res_multtest3, columns rawp and Holm), typed in
+_RAW_1 = [5.2365677720800003e-05, 2.8140506198000000e-04, 1.4987731079600001e-02, 2.0273268879800001e-02,
+          1.7709695272300000e-01, 6.4219392379499995e-01, 6.8084594763299999e-01, 7.1626938238000004e-01,
+          8.3854136755300002e-01, 9.6783382430900000e-01]
+_HOLM_1 = [5.2365677720800005e-04, 2.5326455578199999e-03, 1.1990184863680001e-01, 1.4191288215860001e-01,
+           1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+_RAW_3 = [0.001, 0.002, 0.003, 0.004, 0.005, 0.05, 0.06, 0.07, 0.08, 0.09]
+_HOLM_3 = [0.01, 0.018, 0.024, 0.028, 0.03, 0.25, 0.25, 0.25, 0.25, 0.25]
+
+
+@pytest.mark.parametrize("raw, expected", [(_RAW_1, _HOLM_1), (_RAW_3, _HOLM_3)])
+def test_holm_matches_statsmodels_reference_values(raw, expected):
+    assert holm(raw) == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    shuffled = np.random.default_rng(0).permutation(len(raw))          # the order given is kept
+    assert holm([raw[i] for i in shuffled]) == pytest.approx([expected[i] for i in shuffled], rel=1e-12)
+
+
+def test_t_p_value_matches_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    for df in (1, 2, 3, 4, 9, 19, 30, 99):
+        for t in (0.0, 0.3, 1.0, 2.0, 2.7764, 5.0, 12.0, -3.0, 40.0):
+            assert t_two_sided_p(t, df) == pytest.approx(2 * stats.t.sf(abs(t), df), rel=1e-9, abs=1e-14), (t, df)
+    assert t_two_sided_p(t_quantile_975(4), 4) == pytest.approx(0.05, abs=1e-8)
+
+
+@given(st.lists(st.floats(-1, 1), min_size=2, max_size=20))
+def test_paired_p_is_scipys_one_sample_t_test(diffs):
+    stats = pytest.importorskip("scipy.stats")
+    v = np.asarray(diffs)
+    p = paired_p(diffs)
+    if v.std(ddof=1) <= 1e-12 * max(1.0, abs(v).max()):     # scipy's NaN or rounding noise: our exact rules
+        return
+    assert p == pytest.approx(stats.ttest_1samp(v, 0.0).pvalue, rel=1e-7, abs=1e-12)
+    # the interval excludes 0 exactly when the test rejects at 5 %
+    _, low, high = mean_interval(diffs)
+    if abs(p - 0.05) > 1e-6:
+        assert (p < 0.05) == (low > 0 or high < 0)
+
+
+def test_paired_p_edge_cases():
+    assert paired_p([0.0, 0.0, 0.0]) == 1.0
+    assert paired_p([0.03, 0.03]) == 0.0
+    assert paired_p([0.1]) is None and paired_p([]) is None
+
+
+@given(st.lists(st.floats(-1, 1), min_size=2, max_size=12))
+def test_seeds_to_decide_is_the_fewest_whose_half_width_falls_below_the_effect(diffs):
+    v = np.asarray(diffs)
+    n = seeds_to_decide(diffs)
+    m, sd = abs(v.mean()), v.std(ddof=1)
+
+    def half(k):
+        return t_quantile_975(k - 1) * sd / math.sqrt(k)
+    if n is None:
+        assert m == 0 or sd == 0 or half(SEED_CAP) >= m
+    else:
+        assert 2 <= n <= SEED_CAP and half(n) < m and (n == 2 or half(n - 1) >= m)
+
+
+def test_seed_advice_says_one_line_only_when_an_interval_includes_0():
+    decided = [[0.05, 0.05, 0.04], [0.0, 0.0, 0.0]]
+    assert seed_advice(decided) is None
+    assert seed_advice([[0.1]]) is None                        # one seed: no spread to reckon from
+    text = seed_advice(decided + [[0.10, -0.02, 0.06]])
+    assert "\n" not in text and "1 of 3 intervals include 0" in text and "--seeds 10" in text
+    text = seed_advice([[0.10, -0.02, 0.06], [0.1, -0.1, 0.0]])       # the second has a mean of exactly 0
+    assert "--seeds 10" in text and f"more than {SEED_CAP}" in text and "recommendation" in text
+    assert "none of them" in seed_advice([[0.1, -0.1, 0.0]])
