@@ -26,7 +26,7 @@ from __future__ import annotations
 
 __all__ = ["Mark1Error", "InputError", "InputTypeError", "SpecError", "SceneError", "RenderError", "UsageError",
            "ResultPathError", "NotFittedError", "Mark1Warning", "LMSStepWarning", "SingularCovarianceWarning",
-           "ScaleWarning", "SeparableDataWarning", "ConvergenceWarning", "printable"]
+           "ScaleWarning", "SeparableDataWarning", "ConvergenceWarning", "CliffWarning", "printable"]
 
 #: Characters of a scene error's explanation kept (a huge value quoted back is cut).
 MAX_REASON = 600
@@ -141,6 +141,10 @@ class SeparableDataWarning(Mark1Warning):
 
 class ConvergenceWarning(Mark1Warning):
     """An iterative fit stopped at ``max_iter`` before meeting its tolerance."""
+
+
+class CliffWarning(Mark1Warning):
+    """A study's setting crosses a known cliff of the machine (a ratchet step above the trainer's increment)."""
 
 
 def printable(text: str) -> str:
