@@ -61,11 +61,12 @@ STATUSES = ("documented", "single-source", "contradictory", "datasheet", "assume
 
 
 def param(default, unit: str, status: str, doc: str, *, low=None, high=None,
-          choices=None, low_open=False, allow_inf=False):
-    """A dataclass field with unit, provenance status and allowed range."""
+          choices=None, low_open=False, allow_inf=False, floats=False):
+    """A dataclass field with unit, provenance status and allowed range (``floats``: a
+    tuple of 1 to 64 numbers in [0, 100], e.g. a table of step factors)."""
     assert status in STATUSES, status           # a programming error, found at import
     meta = dict(unit=unit, status=status, doc=doc, low=low, high=high, allow_inf=allow_inf,
-                choices=choices, low_open=low_open)
+                choices=choices, low_open=low_open, floats=floats)
     return field(default=default, metadata=meta)
 
 
@@ -99,6 +100,11 @@ def _check_value(key: str, value: Any, f: dataclasses.Field) -> None:
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise SpecError(key, f"expected true or false, got {value!r}")
+        return
+    if meta.get("floats"):
+        if (not isinstance(value, tuple) or not 1 <= len(value) <= 64
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 100 for v in value)):
+            raise SpecError(key, f"expected a list of 1 to 64 numbers in [0, 100], got {value!r}")
         return
     if isinstance(default, tuple):
         if (not isinstance(value, tuple) or len(value) != len(default)
@@ -268,6 +274,71 @@ class RackSpec(_Spec):
     bias: bool = param(True, "switch", "assumed",
                        "each R-unit has a bias pot fed by an always-on unit (no source gives the R-unit a bias "
                        "pot); false removes it: the pot never exists and contributes 0")
+    # -- device laws (issue 25): how a pulse's travel depends on the wiper, and how devices vary.
+    # Names as IBM's aihwkit has them (docs/guide/devices.rst maps each); aihwkit's dw_min is
+    # rack.step (the ratchet's travel a pulse). The Mark I's pot has no recorded law or
+    # variation beyond motor_spread and backlash: each defaults to off, status assumed, and a
+    # law's parameters default to the values that make it the constant law.
+    law: str = param("constant", "choice", "assumed",
+                     "travel of one pulse against the wiper's position: 'constant' (the Mark I's pot), "
+                     "'linear', 'soft-bounds', 'exponential', 'power', 'piecewise' (aihwkit's ConstantStep, "
+                     "LinearStep, SoftBounds, ExpStep, PowStep, PiecewiseStep devices); a continuous motor's "
+                     "command is one pulse",
+                     choices=("constant", "linear", "soft-bounds", "exponential", "power", "piecewise"))
+    up_down: float = param(0.0, "relative", "assumed",
+                           "up/down asymmetry of a pulse: up travels step*(1 + up_down), down step*(1 - up_down) "
+                           "(aihwkit up_down); 0 is symmetric", low=-1.0, high=1.0)
+    w_max: float = param(1.0, "full scale", "assumed",
+                         "upper bound of a pot: its end stop, and the soft bound of a law (aihwkit w_max)",
+                         low=0.0, low_open=True, high=1.0)
+    w_min: float = param(-1.0, "full scale", "assumed",
+                         "lower bound of a pot: its end stop, and the soft bound of a law (aihwkit w_min)",
+                         low=-1.0, high=0.0)
+    gamma_up: float = param(0.0, "1", "assumed",
+                            "'linear': the up step shrinks by this share at w_max (aihwkit gamma_up); "
+                            "'exponential': the up exponent", low=0.0)
+    gamma_down: float = param(0.0, "1", "assumed",
+                              "'linear': the down step shrinks by this share at w_min (aihwkit gamma_down); "
+                              "'exponential': the down exponent", low=0.0)
+    A_up: float = param(0.0, "1", "assumed", "'exponential': factor A of the up step (aihwkit A_up)")
+    A_down: float = param(0.0, "1", "assumed", "'exponential': factor A of the down step (aihwkit A_down)")
+    exp_a: float = param(0.0, "1", "assumed", "'exponential': slope a of z = 2 a w / (w_max - w_min) + b (aihwkit a)")
+    exp_b: float = param(0.0, "1", "assumed", "'exponential': offset b of z (aihwkit b)")
+    pow_gamma: float = param(0.0, "1", "assumed",
+                             "'power': exponent of the distance to the bound (aihwkit pow_gamma; 1 is soft bounds, "
+                             "0 constant)", low=0.0, high=100.0)
+    pow_up_down: float = param(0.0, "relative", "assumed",
+                               "'power': up/down bias of the exponent (aihwkit pow_up_down)", low=-1.0, high=1.0)
+    piecewise_up: tuple = param((1.0,), "relative to step", "assumed",
+                                "'piecewise': step factors up at nodes evenly spaced from w_min to w_max, "
+                                "interpolated linearly (aihwkit piecewise_up)", floats=True)
+    piecewise_down: tuple = param((1.0,), "relative to step", "assumed",
+                                  "'piecewise': step factors down, as piecewise_up (aihwkit piecewise_down; "
+                                  "the two tables may have different numbers of nodes)",
+                                  floats=True)
+    dw_min_dtod: float = param(0.0, "relative (sigma)", "assumed",
+                               "pot-to-pot spread of the step, on every drive: step * (1 + dw_min_dtod * xi), "
+                               "drawn once (aihwkit dw_min_dtod)", low=0.0, high=10.0)
+    up_down_dtod: float = param(0.0, "relative (sigma)", "assumed",
+                                "pot-to-pot spread of up_down (aihwkit up_down_dtod)", low=0.0, high=10.0)
+    w_max_dtod: float = param(0.0, "relative (sigma)", "assumed",
+                              "pot-to-pot spread of w_max: w_max * (1 + w_max_dtod * xi), kept in "
+                              "[w_max / 10, 1] (aihwkit w_max_dtod)", low=0.0, high=10.0)
+    w_min_dtod: float = param(0.0, "relative (sigma)", "assumed",
+                              "pot-to-pot spread of w_min, as w_max_dtod (aihwkit w_min_dtod)", low=0.0, high=10.0)
+    dw_min_std: float = param(0.0, "relative (sigma)", "assumed",
+                              "cycle-to-cycle noise of each pulse's travel: times 1 + dw_min_std * xi, a seeded "
+                              "stream of its own (aihwkit dw_min_std)", low=0.0, high=100.0)
+    write_noise_std: float = param(0.0, "steps (sigma)", "assumed",
+                                   "write noise: after each move the wiper reads off its persistent position by "
+                                   "write_noise_std * step * xi, drawn anew at every move, a stream of its own "
+                                   "(aihwkit write_noise_std, in units of dw_min = step); with a finite decay_time a move "
+                                   "takes the offset as last written, undecayed (an approximation)",
+                                   low=0.0, high=1000.0)
+    corrupt_devices_prob: float = param(0.0, "share", "assumed",
+                                        "share of pots stuck where they start (at 0): their pulses fire, their "
+                                        "wipers never move (aihwkit corrupt_devices_prob)", low=0.0, high=1.0)
+
 
 
 @dataclass(frozen=True)
@@ -387,11 +458,18 @@ NON_IDEALITIES: dict[str, dict[str, Any]] = {
     "light_history": {"retina.history_ratio": 1.0},
     "cell_spread": {"retina.cell_spread": 0.0},
     "lens": {"retina.blur": 0.0, "retina.uneven_lighting": 0.0},
+    "device_law": {"rack.law": "constant", "rack.up_down": 0.0, "rack.w_max": 1.0, "rack.w_min": -1.0},
+    "device_spread": {"rack.dw_min_dtod": 0.0, "rack.up_down_dtod": 0.0, "rack.w_max_dtod": 0.0,
+                      "rack.w_min_dtod": 0.0},
+    "step_noise": {"rack.dw_min_std": 0.0},
+    "write_noise": {"rack.write_noise_std": 0.0},
+    "stuck_pots": {"rack.corrupt_devices_prob": 0.0},
 }
 
 #: The non-idealities of the learner (the pot rack and its motors); the rest belong to sensing.
 LEARNER_NON_IDEALITIES = ("speed_limit", "end_stops", "ratchet", "motor_spread", "backlash",
-                          "wiper_noise", "decay")
+                          "wiper_noise", "decay", "device_law", "device_spread", "step_noise", "write_noise",
+                          "stuck_pots")
 
 _GROUPS = ("retina", "patchboard", "rack", "response", "timing", "trainer")
 

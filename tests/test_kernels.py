@@ -32,6 +32,26 @@ CHANGES = {
     "rack.backlash": (0.05, {}),
     "rack.decay_time": (30.0, {}),
     "rack.drivers": (1, {}),
+    "rack.law": ("soft-bounds", {"rack.drive": "ratchet"}),
+    "rack.up_down": (0.5, {}),
+    "rack.w_max": (0.3, {}),
+    "rack.w_min": (-0.3, {}),
+    "rack.gamma_up": (0.9, {"rack.law": "linear", "rack.drive": "ratchet"}),
+    "rack.gamma_down": (0.9, {"rack.law": "linear", "rack.drive": "ratchet"}),
+    "rack.A_up": (0.5, {"rack.law": "exponential", "rack.drive": "ratchet"}),
+    "rack.A_down": (0.5, {"rack.law": "exponential", "rack.drive": "ratchet"}),
+    "rack.exp_a": (2.0, {"rack.law": "exponential", "rack.drive": "ratchet", "rack.A_up": 0.5, "rack.A_down": 0.5,
+                         "rack.gamma_up": 1.0, "rack.gamma_down": 1.0}),
+    "rack.exp_b": (1.0, {"rack.law": "exponential", "rack.drive": "ratchet", "rack.A_up": 0.5, "rack.A_down": 0.5,
+                         "rack.gamma_up": 1.0, "rack.gamma_down": 1.0}),
+    "rack.pow_gamma": (2.0, {"rack.law": "power", "rack.drive": "ratchet"}),
+    "rack.pow_up_down": (0.5, {"rack.law": "power", "rack.drive": "ratchet", "rack.pow_gamma": 2.0}),
+    "rack.piecewise_up": ((2.0, 0.5), {"rack.law": "piecewise", "rack.drive": "ratchet",
+                                       "rack.piecewise_down": (1.0, 1.0)}),
+    "rack.piecewise_down": ((2.0, 0.5), {"rack.law": "piecewise", "rack.drive": "ratchet",
+                                         "rack.piecewise_up": (1.0, 1.0)}),
+    "rack.dw_min_std": (0.5, {}),
+    "rack.write_noise_std": (2.0, {}),
     "timing.period": (1.5, {}),
     "timing.card_change": (0.1, {}),
     "timing.settle": (0.2, {}),
@@ -55,7 +75,10 @@ def test_every_field_of_the_rack_and_timing_is_placed():
 
 
 def test_the_drive_record_names_every_drive_constant():
-    assert set(Drive._fields) == {"continuous", "motor_speed", "step", "step_time", "backlash", "end_stops"}
+    assert set(Drive._fields) == {"continuous", "motor_speed", "step", "step_time", "backlash", "end_stops",
+                                  "device", "law", "w_max", "w_min", "gamma_up", "gamma_down", "A_up", "A_down",
+                                  "exp_a", "exp_b", "pow_gamma", "pow_up_down", "piecewise_up", "piecewise_down",
+                                  "dw_min_std", "write_noise", "noise_key"}
 
 
 def _run(spec, cards, labels):

@@ -14,7 +14,9 @@ STATUS_WORDS = {"documented", "single-source", "contradictory", "datasheet", "as
 
 #: MARK_I with the non-idealities it has off by default (continuous drive; no decay since
 #: issue 15) switched on, so that every non-ideality is on.
-ALL_ON = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.decay_time": 3600.0})
+ALL_ON = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.decay_time": 3600.0, "rack.law": "soft-bounds",
+                                 "rack.dw_min_dtod": 0.1, "rack.dw_min_std": 0.1, "rack.write_noise_std": 1.0,
+                                 "rack.corrupt_devices_prob": 0.01})
 
 
 # -- describe --------------------------------------------------------------------------

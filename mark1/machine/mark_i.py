@@ -379,7 +379,8 @@ class MarkI(ParamsMixin):
         else:
             schedule = np.concatenate([order_rng.permutation(n) for _ in range(epochs)])
         gains = PotentiometerRack.motor_gains(self.spec.rack, (code.n_units, n_inputs), self._rng("motors"))
-        rack = PotentiometerRack(self.spec.rack, code.n_units, n_inputs, self.spec.response.n_responses, gains)
+        rack = PotentiometerRack(self.spec.rack, code.n_units, n_inputs, self.spec.response.n_responses, gains,
+                                 device_seed=self._streams()["motors"], noise_seed=self._streams()["noise"])
         return SimpleNamespace(cards=cards, classes=classes, label_index=label_index, code=code,
                                schedule=schedule, epoch_of=np.repeat(np.arange(epochs), n), rack=rack)
 

@@ -53,6 +53,17 @@ class PotentiometerRack:
         R-units on the machine (for the split topology: A-unit groups).
     gain : array of shape (n_units, n_inputs), optional
         Each motor's speed relative to nominal (motor spread); ones when omitted.
+    device_seed : numpy.random.SeedSequence, optional
+        Where the pots' own device spread is drawn from (``rack.dw_min_dtod``,
+        ``up_down_dtod``, ``w_max_dtod``, ``w_min_dtod``, ``corrupt_devices_prob``): each
+        array from a child of its own (:meth:`device_arrays`); the machine passes its
+        device-spread stream (the one the motor gains come from). ``SeedSequence(0)`` when
+        omitted and a spread is on.
+    noise_seed : numpy.random.SeedSequence, optional
+        Where the key of the device's noise streams comes from (``rack.dw_min_std``,
+        ``rack.write_noise_std``: :func:`mark1.machine._kernels.pots.normal_draw`); the
+        machine passes its noise stream, so ``noise_seed`` changes them and nothing else.
+        ``SeedSequence(0)`` when omitted.
 
     Attributes
     ----------
@@ -68,6 +79,12 @@ class PotentiometerRack:
     on_move : callable or None
         Trace hook, called as ``on_move(time, event, detail)`` when motors start, queue
         and stop (the simulator sets it for a full trace).
+    motor_seconds : array of shape (n_units, n_inputs) float
+        Seconds each pot's motor (or relay) has run so far, backlash included (a view, read only).
+    pulses : array of shape (n_units, n_inputs) int64
+        Pulses each pot has received: ratchet steps or device pulses fired, one a command
+        on the continuous drive (a view, read only). Energy is ``power * motor_seconds``
+        (motors) or ``pulses * energy per pulse`` (devices: :mod:`mark1.machine.devices`).
 
     Examples
     --------
@@ -87,7 +104,8 @@ class PotentiometerRack:
     """
 
     def __init__(self, spec: RackSpec, n_units: int, n_inputs: int, n_responses: int,
-                 gain: np.ndarray | None = None):
+                 gain: np.ndarray | None = None, *, device_seed: np.random.SeedSequence | None = None,
+                 noise_seed: np.random.SeedSequence | None = None):
         self.spec = spec
         shape = (n_units, n_inputs)
         self.mask = np.ones(shape, dtype=bool)
@@ -107,6 +125,14 @@ class PotentiometerRack:
         self.t_start = np.zeros(shape)
         self.t_end = np.zeros(shape)
         self.last_dir = np.zeros(shape, dtype=np.int8)
+        # the device's own arrays (one element where every pot shares the value) and counters
+        dev = self.device_arrays(spec, shape, np.random.SeedSequence(0) if device_seed is None else device_seed)
+        self._step_scale, self._up_down, self._w_max, self._w_min, self._stuck = dev
+        self._werr = np.zeros(shape if spec.write_noise_std else 0)
+        self._next_err = np.zeros(self._werr.size)
+        self._motor_seconds = np.zeros(shape)
+        self._pulses = np.zeros(shape, np.int64)
+        self._planned = np.zeros(n_units * n_inputs, np.int64)
         self.busy_until = 0.0
         # decay: every wiper's true position is decay_factor(t) * its stored position
         self.rate = 0.0 if math.isinf(spec.decay_time) else 1.0 / spec.decay_time
@@ -115,13 +141,99 @@ class PotentiometerRack:
         self._drivers_env: simpy.Environment | None = None
         self.on_move: Callable | None = None              # trace hook: f(time, event, detail)
         #: the drive's constants as the kernel reads them (:class:`mark1.machine._kernels.pots.Drive`)
-        self.drive_constants = drive_of(spec)
+        self.drive_constants = drive_of(spec)._replace(noise_key=self.noise_key(noise_seed))
 
     @property
     def pots(self) -> Pots:
         """The rack's per-pot arrays as the kernels take them: flat views, written in place."""
         return Pots(self.gain.reshape(-1), self.p_from.reshape(-1), self.p_to.reshape(-1),
-                    self.t_start.reshape(-1), self.t_end.reshape(-1), self.last_dir.reshape(-1))
+                    self.t_start.reshape(-1), self.t_end.reshape(-1), self.last_dir.reshape(-1),
+                    self._step_scale.reshape(-1), self._up_down.reshape(-1), self._w_max.reshape(-1),
+                    self._w_min.reshape(-1), self._stuck.reshape(-1), self._werr.reshape(-1),
+                    self._motor_seconds.reshape(-1), self._pulses.reshape(-1), self._planned, self._next_err)
+
+    @property
+    def motor_seconds(self) -> np.ndarray:
+        """Seconds each pot's motor (or relay) has run: array (n_units, n_inputs), read only.
+
+        The sum of the durations of every move set going (:func:`~mark1.machine._kernels.pots.apply_pot`),
+        the slack of backlash included; a move the end stop cuts counts until the cut.
+        Energy of a motor: its power times these seconds.
+        """
+        view = self._motor_seconds.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def pulses(self) -> np.ndarray:
+        """Pulses each pot has received: array (n_units, n_inputs) int64, read only.
+
+        Ratchet: steps fired (a command of n steps fires n, fewer where the limit switch
+        cuts the relay at an end stop); continuous drive: 1 a command; device laws: each
+        pulse of the train. A stuck pot's pulses count. Energy of a device: these times its
+        energy per pulse (:data:`mark1.machine.devices.PRESETS`).
+        """
+        view = self._pulses.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def write_offset(self) -> np.ndarray:
+        """How far each wiper reads off its persistent position by write noise (full scale,
+        stored like ``p_to``): array (n_units, n_inputs), zeros without write noise."""
+        return self._werr.copy() if self._werr.size else np.zeros_like(self.p_to)
+
+    #: spawn-key elements of the device's streams (a child of the seed given: never one
+    #: another part of the machine spawns)
+    DEVICE_STREAM, NOISE_STREAM = 0x44455649, 0x4E4F4953
+
+    @classmethod
+    def device_arrays(cls, spec: RackSpec, shape, seed: np.random.SeedSequence
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Draw each pot's device spread: step scale, up/down bias, bounds, stuck.
+
+        Each array comes from a child seed of its own, ``SeedSequence(seed.entropy,
+        spawn_key=seed.spawn_key + (DEVICE_STREAM, k))``, so turning one spread on changes
+        no other array and no other stream of the machine. An array without spread has
+        one element, shared by every pot.
+
+        Returns
+        -------
+        step_scale : ``1 + dw_min_dtod * xi``, at least 0
+        up_down : ``up_down + up_down_dtod * xi``
+        w_max, w_min : ``w_max * (1 + w_max_dtod * xi)``, kept in [w_max / 10, 1] (w_min alike)
+        stuck : int8, 1 with probability ``corrupt_devices_prob``
+
+        Examples
+        --------
+        >>> from mark1.specs import RackSpec
+        >>> a = PotentiometerRack.device_arrays(RackSpec(dw_min_dtod=0.3), (2, 3), np.random.SeedSequence(1))
+        >>> a[0].shape, a[1].shape
+        ((2, 3), (1, 1))
+        """
+        def rng(k):
+            return np.random.default_rng(np.random.SeedSequence(seed.entropy,
+                                                                spawn_key=(*seed.spawn_key, cls.DEVICE_STREAM, k)))
+        one = (1, 1)
+        step_scale = (np.maximum(1.0 + spec.dw_min_dtod * rng(0).standard_normal(shape), 0.0)
+                      if spec.dw_min_dtod else np.ones(one))
+        up_down = (spec.up_down + spec.up_down_dtod * rng(1).standard_normal(shape) if spec.up_down_dtod
+                   else np.full(one, spec.up_down))
+        w_max = (np.clip(spec.w_max * (1.0 + spec.w_max_dtod * rng(2).standard_normal(shape)), spec.w_max / 10, 1.0)
+                 if spec.w_max_dtod else np.full(one, spec.w_max))
+        w_min = (np.clip(spec.w_min * (1.0 + spec.w_min_dtod * rng(3).standard_normal(shape)), -1.0, spec.w_min / 10)
+                 if spec.w_min_dtod else np.full(one, spec.w_min))
+        stuck = ((rng(4).random(shape) < spec.corrupt_devices_prob).astype(np.int8) if spec.corrupt_devices_prob
+                 else np.zeros(one, np.int8))
+        return step_scale, up_down, w_max, w_min, stuck
+
+    @classmethod
+    def noise_key(cls, seed: np.random.SeedSequence | None) -> np.uint64:
+        """The key of the device's noise streams: a 64-bit word of a child of ``seed``
+        (``spawn_key + (NOISE_STREAM,)``; ``SeedSequence(0)`` when None)."""
+        seed = np.random.SeedSequence(0) if seed is None else seed
+        child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, cls.NOISE_STREAM))
+        return np.uint64(child.generate_state(1, np.uint64)[0])
 
     @staticmethod
     def motor_gains(spec: RackSpec, shape, rng: np.random.Generator) -> np.ndarray:

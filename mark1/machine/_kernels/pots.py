@@ -16,7 +16,14 @@ import numpy as np
 
 from mark1._utils.compiled import compiled
 
-__all__ = ["Drive", "Pots", "apply_pot", "drive_of", "move_duration", "plan_pot", "stored_pot", "wiper_sums"]
+__all__ = ["Drive", "LAW_CODES", "Pots", "apply_pot", "drive_of", "law_factor", "move_duration", "normal_draw",
+           "one_pot", "plan_pot", "stored_pot", "wiper_sums"]
+
+#: The step laws of ``rack.law`` and their codes in :attr:`Drive.law`.
+LAW_CODES = {"constant": 0, "linear": 1, "soft-bounds": 2, "exponential": 3, "power": 4, "piecewise": 5}
+
+#: Streams of the device's noise (:func:`normal_draw`): each pulse's step, each write.
+STEP_NOISE, WRITE_NOISE = 0, 1
 
 
 class Drive(NamedTuple):
@@ -33,7 +40,29 @@ class Drive(NamedTuple):
     backlash : float
         Full scale of travel lost when a motor reverses.
     end_stops : float
-        1.0 where the wipers stop at ±1.
+        1.0 where the wipers stop at their bounds (±1 unless ``rack.w_max``/``w_min`` say otherwise).
+    device : float
+        1.0 when any device law or variation is on (:func:`plan_device` plans the move);
+        0.0 keeps the Mark I's own plan, bit for bit.
+    law : int
+        The step law's code (:data:`LAW_CODES`).
+    w_max, w_min : float
+        The nominal bounds (full scale): the linear law's slopes are relative to them.
+    gamma_up, gamma_down : float
+        Slopes of the linear law; exponents of the exponential law.
+    A_up, A_down, exp_a, exp_b : float
+        The exponential law's factors and its slope and offset (aihwkit's ``A_up``,
+        ``A_down``, ``a``, ``b``).
+    pow_gamma, pow_up_down : float
+        The power law's exponent and its up/down bias.
+    piecewise_up, piecewise_down : arrays (k,) float
+        The piecewise law's step factors at k nodes evenly spaced over a pot's bounds.
+    dw_min_std : float
+        Cycle-to-cycle spread of each pulse's step (relative, sigma).
+    write_noise : float
+        Sigma of the write noise (full scale).
+    noise_key : uint64
+        Key of the device's noise streams (:func:`normal_draw`), from the machine's seed.
     """
 
     continuous: float
@@ -42,6 +71,23 @@ class Drive(NamedTuple):
     step_time: float
     backlash: float
     end_stops: float
+    device: float = 0.0
+    law: int = 0
+    w_max: float = 1.0
+    w_min: float = -1.0
+    gamma_up: float = 0.0
+    gamma_down: float = 0.0
+    A_up: float = 0.0
+    A_down: float = 0.0
+    exp_a: float = 0.0
+    exp_b: float = 0.0
+    pow_gamma: float = 0.0
+    pow_up_down: float = 0.0
+    piecewise_up: np.ndarray = np.ones(1)
+    piecewise_down: np.ndarray = np.ones(1)
+    dw_min_std: float = 0.0
+    write_noise: float = 0.0
+    noise_key: np.uint64 = np.uint64(0)
 
 
 class Pots(NamedTuple):
@@ -57,6 +103,27 @@ class Pots(NamedTuple):
         When that move's wiper motion starts and ends (s of machine time).
     last_dir : array (n_pots,) int8
         Direction of the last move that turned the gears (0: never moved).
+    step_scale, up_down : arrays (n_pots,) or (1,) float
+        Each pot's step relative to nominal (``1 + dw_min_dtod * xi``) and its up/down bias
+        (``up_down + up_down_dtod * xi``): a pulse up travels ``step * (step_scale + up_down)``,
+        down ``step * (step_scale - up_down)`` (aihwkit's ``PulsedDevice``). One element: the
+        same for every pot.
+    w_max, w_min : arrays (n_pots,) or (1,) float
+        Each pot's bounds (full scale): its end stops, and the soft bounds of a law.
+    stuck : array (n_pots,) or (1,) int8
+        1 where the wiper never moves (its pulses still fire and take their time).
+    werr : array (n_pots,) or (0,) float
+        The write noise's offset of each wiper from the device's persistent state, stored
+        (before decay) like ``p_to``; empty when there is no write noise.
+    motor_seconds : array (n_pots,) float
+        Seconds each pot's motor (or relay) has run, backlash included: the sum of its moves'
+        durations (written by :func:`apply_pot`).
+    pulses : array (n_pots,) int64
+        Pulses each pot has received: ratchet steps or device pulses fired, one a command on
+        the continuous drive (written by :func:`apply_pot`); also the counter of the noise streams.
+    planned, next_err : arrays
+        Scratch written by :func:`plan_pot` for the :func:`apply_pot` that follows it: the
+        move's pulses (n_pots,) int64 and its new write offset (like ``werr``, true full scale).
     """
 
     gain: np.ndarray
@@ -65,6 +132,36 @@ class Pots(NamedTuple):
     t_start: np.ndarray
     t_end: np.ndarray
     last_dir: np.ndarray
+    step_scale: np.ndarray
+    up_down: np.ndarray
+    w_max: np.ndarray
+    w_min: np.ndarray
+    stuck: np.ndarray
+    werr: np.ndarray
+    motor_seconds: np.ndarray
+    pulses: np.ndarray
+    planned: np.ndarray
+    next_err: np.ndarray
+
+
+def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
+    """A :class:`Pots` of one pot at 0, its motor's relative speed ``gain``, its gears last
+    turned in ``direction``; the per-pot device arrays at the nominal values of ``spec``
+    (a :class:`mark1.specs.RackSpec`; none: the Mark I's pot).
+
+    Examples
+    --------
+    >>> one_pot(0.5).gain.tolist(), one_pot().pulses.tolist()
+    ([0.5], [0])
+    """
+    up_down = 0.0 if spec is None else float(spec.up_down)
+    w_max = 1.0 if spec is None else float(spec.w_max)
+    w_min = -1.0 if spec is None else float(spec.w_min)
+    werr = np.zeros(0 if spec is None or spec.write_noise_std == 0 else 1)
+    return Pots(np.array([float(gain)]), np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1),
+                np.array([direction], np.int8), np.ones(1), np.array([up_down]), np.array([w_max]),
+                np.array([w_min]), np.zeros(1, np.int8), werr, np.zeros(1), np.zeros(1, np.int64),
+                np.zeros(1, np.int64), np.zeros(len(werr)))
 
 
 def drive_of(spec) -> Drive:
@@ -76,8 +173,16 @@ def drive_of(spec) -> Drive:
     >>> drive_of(RackSpec()).motor_speed
     0.25
     """
+    device = (spec.law != "constant" or spec.up_down != 0 or spec.w_max != 1 or spec.w_min != -1
+              or spec.dw_min_dtod != 0 or spec.up_down_dtod != 0 or spec.w_max_dtod != 0 or spec.w_min_dtod != 0
+              or spec.dw_min_std != 0 or spec.write_noise_std != 0 or spec.corrupt_devices_prob != 0)
     return Drive(float(spec.drive == "continuous"), float(spec.motor_speed), float(spec.step),
-                 float(spec.step_time), float(spec.backlash), float(spec.end_stops))
+                 float(spec.step_time), float(spec.backlash), float(spec.end_stops), float(device),
+                 LAW_CODES[spec.law], float(spec.w_max), float(spec.w_min), float(spec.gamma_up),
+                 float(spec.gamma_down), float(spec.A_up), float(spec.A_down), float(spec.exp_a), float(spec.exp_b),
+                 float(spec.pow_gamma), float(spec.pow_up_down), np.asarray(spec.piecewise_up, float),
+                 np.asarray(spec.piecewise_down, float), float(spec.dw_min_std),
+                 float(spec.write_noise_std) * float(spec.step), np.uint64(0))
 
 
 def move_duration(spec, travel: float, gain: float = 1.0) -> float:
@@ -106,9 +211,7 @@ def move_duration(spec, travel: float, gain: float = 1.0) -> float:
     >>> round(move_duration(RackSpec(drive="ratchet"), 0.024), 6)   # 2 steps of 0.04 s, not 3
     0.08
     """
-    direction = 1 if travel > 0 else -1
-    one = Pots(np.array([float(gain)]), np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1),
-               np.array([direction], np.int8))
+    one = one_pot(gain, 1 if travel > 0 else -1, spec)
     return float(plan_pot(float(travel), 0.0, 0, one, drive_of(spec))[2])
 
 
@@ -169,6 +272,8 @@ def plan_pot(cmd, start, j, pots, drive):
     reads what it needs from these two records, so a new law changes no caller.
     Times in seconds from the command; ``direction`` -1, 0 or +1.
     """
+    if drive.device != 0.0:
+        return plan_device(cmd, start, j, pots, drive)
     gain = pots.gain[j]
     last = pots.last_dir[j]
     direction = 1 if cmd > 0 else (-1 if cmd < 0 else 0)
@@ -189,9 +294,191 @@ def plan_pot(cmd, start, j, pots, drive):
     if drive.end_stops != 0.0:
         target = min(max(target, -1.0), 1.0)
     # a pot already against its stop in the driven direction does not move at all
+    if drive.continuous != 0.0:
+        pots.planned[j] = 1 if direction != 0 else 0
+    else:                                      # the steps fired before the limit switch cut the relay
+        n = np.rint(abs(cmd) / drive.step)
+        pots.planned[j] = int(min(n, math.ceil((slack + abs(target - start)) / drive.step * (1.0 - 1e-12))))
     if instant:
         return target, 0.0, 0.0, direction
     return target, slack / rate, (slack + abs(target - start)) / rate, direction
+
+
+@compiled(inline="always")
+def _at(values, j):
+    """Pot ``j``'s value of a per-pot array, or the one value every pot shares."""
+    return values[j] if values.shape[0] > 1 else values[0]
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@compiled(inline="always")
+def _mix(z):
+    """SplitMix64's finalizer (Steele, Lea and Flood 2014): a bijection of 64-bit words."""
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@compiled(inline="always")
+def normal_draw(key, stream, j, n):
+    """A standard normal number that depends only on (``key``, ``stream``, pot ``j``, count ``n``).
+
+    Counter-based: a hash of the four (SplitMix64's finalizer, chained) gives two uniform
+    numbers in (0, 1), Box and Muller's transform a normal one. No state is kept, so a
+    pot's ``n``-th pulse draws the same number whichever path (the rack, the compiled
+    loop) and whatever order the pots move in, and no other stream of the machine is
+    touched.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> normal_draw(np.uint64(7), 0, 3, 5) == normal_draw(np.uint64(7), 0, 3, 5)
+    True
+    """
+    h = _mix(np.uint64(key) ^ _mix(np.uint64(stream) * _GOLDEN + np.uint64(1)))
+    h = _mix(h ^ _mix(np.uint64(j) + _GOLDEN))
+    h = _mix(h ^ _mix(np.uint64(n) * _GOLDEN + np.uint64(2)))
+    u1 = (float(h >> np.uint64(11)) + 0.5) * 2.0 ** -53
+    u2 = (float(_mix(h ^ _GOLDEN) >> np.uint64(11)) + 0.5) * 2.0 ** -53
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+
+@compiled(inline="always")
+def law_factor(law, w, direction, w_max, w_min, drive):
+    """The step law: one pulse's travel relative to its nominal step at wiper position ``w``.
+
+    ``direction`` +1 (up) or -1 (down); ``w_max``, ``w_min`` the pot's bounds; ``drive``
+    the :class:`Drive` with the law's code and parameters (aihwkit's names, full scale):
+
+    * constant (0): 1;
+    * linear (1): ``1 - gamma_up * w / w_max`` up, ``1 - gamma_down * w / w_min`` down, the
+      slopes relative to the nominal bounds (aihwkit's ``LinearStepDevice`` with
+      ``mean_bound_reference``);
+    * soft-bounds (2): ``1 - w / w_max`` up, ``1 - w / w_min`` down, the pot's own bounds;
+    * exponential (3): ``1 - A_up exp(gamma_up z)`` up, ``1 - A_down exp(-gamma_down z)``
+      down, ``z = 2 a w / (w_max - w_min) + b`` (aihwkit's ``ExpStepDevice``);
+    * power (4): ``omega ** (pow_gamma (1 + pow_up_down))`` up,
+      ``(1 - omega) ** (pow_gamma (1 - pow_up_down))`` down, ``omega = (w_max - w) /
+      (w_max - w_min)`` (aihwkit's ``PowStepDevice``);
+    * piecewise (5): ``piecewise_up`` or ``piecewise_down`` interpolated linearly between
+      nodes evenly spaced from ``w_min`` to ``w_max`` (aihwkit's ``PiecewiseStepDevice``).
+
+    Never below 0 (a step does not turn back; aihwkit's ``max(y, 0)``).
+    """
+    if law == 0:
+        return 1.0
+    if law == 1:
+        y = 1.0 - drive.gamma_up * w / drive.w_max if direction > 0 else 1.0 - drive.gamma_down * w / drive.w_min
+    elif law == 2:
+        y = 1.0 - w / w_max if direction > 0 else 1.0 - w / w_min
+    elif law == 3:
+        z = 2.0 * drive.exp_a * w / (w_max - w_min) + drive.exp_b
+        if direction > 0:
+            y = 1.0 - drive.A_up * math.exp(drive.gamma_up * z)
+        else:
+            y = 1.0 - drive.A_down * math.exp(-drive.gamma_down * z)
+    elif law == 4:
+        omega = min(max((w_max - w) / (w_max - w_min), 0.0), 1.0)
+        if direction > 0:
+            y = omega ** (drive.pow_gamma * (1.0 + drive.pow_up_down))
+        else:
+            y = (1.0 - omega) ** (drive.pow_gamma * (1.0 - drive.pow_up_down))
+    else:
+        table = drive.piecewise_up if direction > 0 else drive.piecewise_down
+        k = table.shape[0]
+        if k == 1:
+            y = table[0]
+        else:
+            x = min(max((w - w_min) / (w_max - w_min), 0.0), 1.0) * (k - 1)
+            i = min(int(x), k - 2)
+            q = x - i
+            y = (1.0 - q) * table[i] + q * table[i + 1]
+    return max(y, 0.0)
+
+
+@compiled(inline="always")
+def plan_device(cmd, start, j, pots, drive):
+    """:func:`plan_pot` of a pot with a device law or variation (``drive.device``).
+
+    A command is a train of pulses: a ratchet's ``rint(|cmd| / step)`` steps, one every
+    ``step_time``; the continuous drive's command is one pulse of ``|cmd| / motor_speed``
+    seconds whose nominal travel is ``gain * |cmd|``. Each pulse turns the gears by its
+    nominal travel times ``step_scale +- up_down`` (the pot's own); backlash takes up the
+    first of it; the rest turns the wiper by that much times :func:`law_factor` at the
+    wiper's persistent position, times ``1 + dw_min_std * xi`` (xi from the pot's step
+    noise stream, counted by its pulses). End stops at the pot's bounds cut the move (its
+    duration shows it, as in the Mark I's plan). After the move the wiper reads off its
+    persistent position by the write noise, ``write_noise * xi`` (a stream of its own),
+    drawn anew at every move (aihwkit's ``write_noise_std``). A stuck pot never moves; its
+    pulses still fire and take their time. Writes ``pots.planned[j]`` and
+    ``pots.next_err[j]`` for :func:`apply_pot`.
+    """
+    direction = 1 if cmd > 0 else (-1 if cmd < 0 else 0)
+    pots.planned[j] = 0
+    if direction == 0:
+        return start, 0.0, 0.0, 0
+    if drive.continuous != 0.0:
+        n = 1
+        size = pots.gain[j] * abs(cmd)
+        pulse_time = 0.0 if math.isinf(drive.motor_speed) else abs(cmd) / drive.motor_speed
+    else:
+        n = int(np.rint(abs(cmd) / drive.step))
+        size = drive.step
+        pulse_time = drive.step_time
+        if n == 0:                      # a command below half a step turns nothing
+            return start, 0.0, 0.0, 0
+    pots.planned[j] = n
+    if _at(pots.stuck, j) != 0:
+        return start, 0.0, n * pulse_time, 0
+    d = float(direction)
+    gear = size * max(_at(pots.step_scale, j) + d * _at(pots.up_down, j), 0.0)
+    w_max = _at(pots.w_max, j)
+    w_min = _at(pots.w_min, j)
+    noisy = pots.werr.shape[0] > 0
+    w = start - pots.werr[j] if noisy else start
+    slack = 0.0
+    last = pots.last_dir[j]
+    if drive.backlash != 0.0 and last != 0 and last != direction:
+        slack = drive.backlash
+    count = pots.pulses[j]
+    slack_time = 0.0
+    duration = 0.0
+    fired = 0
+    for i in range(n):
+        take = min(slack, gear)
+        slack -= take
+        fired += 1
+        if gear <= 0.0:                 # a pot without response: the pulse turns nothing
+            duration += pulse_time
+            continue
+        if take > 0.0:
+            slack_time += take / gear * pulse_time
+        step = (gear - take) * law_factor(drive.law, w, d, w_max, w_min, drive)
+        if drive.dw_min_std != 0.0:
+            step *= 1.0 + drive.dw_min_std * normal_draw(drive.noise_key, STEP_NOISE, j, count + i)
+        new = w + d * step
+        if drive.end_stops != 0.0 and (new > w_max or new < w_min):
+            stop = min(max(new, w_min), w_max)
+            used = abs(stop - w) / abs(new - w)
+            duration += take / gear * pulse_time + used * (gear - take) / gear * pulse_time
+            w = stop
+            if take == 0.0 and used == 0.0:
+                fired -= 1              # against its stop: the limit switch keeps the relay off
+            break
+        w = new
+        duration += pulse_time
+    pots.planned[j] = fired
+    target = w
+    if noisy:
+        target = w + drive.write_noise * normal_draw(drive.noise_key, WRITE_NOISE, j, count)
+        if drive.end_stops != 0.0:
+            target = min(max(target, w_min), w_max)
+        pots.next_err[j] = target - w
+    return target, slack_time, duration, direction
 
 
 @compiled
@@ -212,6 +499,10 @@ def apply_pot(j, start, target, slack_time, duration, direction, t0, f, pots):
     pots.t_end[j] = t0 + duration
     if direction != 0:                      # a ratchet command too small to step keeps the gears' side
         pots.last_dir[j] = direction
+        if pots.werr.shape[0] > 0:          # the write offset, stored like p_to
+            pots.werr[j] = pots.next_err[j] / f
+    pots.motor_seconds[j] += duration       # energy's counters: running time and pulses
+    pots.pulses[j] += pots.planned[j]
 
 
 @compiled
