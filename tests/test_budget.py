@@ -347,3 +347,81 @@ def test_a_sweep_of_passes_is_refused_once_in_one_line(tmp_path, capsys):
                "--out", str(tmp_path / "out"), "--memory-limit", "4"])
     lines = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(lines) == 1 and ": schedule.epochs: expected a run that fits" in lines[0], lines
+
+
+# ---------------------------------------------------------------------------------------
+# one limit for the API and the command: a command's --memory-limit holds the API's refusals too
+
+
+def test_a_memory_cap_holds_every_api_refusal_and_ends_with_its_block(tmp_path):
+    from mark1 import MarkI
+    from mark1.exceptions import BudgetError
+    scene = load_scene(write(tmp_path, scene_text()))          # 4 cards of 20 x 20: 12,800 bytes as floats
+    spec = specs.SMALL                                           # 400 x 64 sockets: 25,600 bytes of wiring
+    board = Patchboard.random(spec.patchboard, spec.retina.shape, np.random.default_rng(0))
+    board.save(tmp_path / "board.csv")
+    cards, labels = np.zeros((4, 20, 20)), np.array([0, 1, 0, 1])
+    refusals = [(lambda: scene.stimuli("train", seed=0), "train.count"),
+                (lambda: Patchboard.load(tmp_path / "board.csv"), "associators"),
+                (lambda: MarkI(spec=spec, seed=0).fit(cards, labels), "spec.patchboard.n_associators")]
+    with limits.memory_cap(1e-5, name="the cap") as lim:        # 10,000 bytes
+        assert (lim.bytes, lim.source, lim.raise_by) == (10_000, "the cap", "raise the cap")
+        assert memory_limit() == lim and memory_limit(gigabytes=1.0) == lim      # the smallest holds
+        for call, key in refusals:
+            with pytest.raises(BudgetError) as info:
+                call()
+            line = str(info.value)
+            assert f"{key}: expected at most 0.00 GB of memory (the cap)" in line and "\n" not in line, line
+            assert line.endswith("; lower it, or raise the cap"), line
+        with limits.memory_cap(1.0):                             # caps nest: the smaller holds
+            assert memory_limit().bytes == 10_000
+        assert memory_limit().bytes == 10_000
+    assert memory_limit().bytes > 10**8 and limits._cap is None  # gone with its block
+    assert len(scene.stimuli("train", seed=0)) == 4
+    assert Patchboard.load(tmp_path / "board.csv") == board
+    assert MarkI(spec=spec, seed=0).fit(cards, labels).classes_.tolist() == [0, 1]
+
+
+def test_a_memory_cap_ends_with_its_block_when_it_raises():
+    with pytest.raises(ZeroDivisionError):
+        with limits.memory_cap(1e-3):
+            raise ZeroDivisionError
+    assert limits._cap is None
+    with limits.memory_cap(None) as lim:                         # None: no cap, the limits there are
+        assert lim == memory_limit() and limits._cap is None
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), True, "1"])
+def test_a_memory_cap_that_is_not_a_positive_number_is_refused_by_name(bad):
+    from mark1.exceptions import InputError
+    with pytest.raises(InputError, match=r"^--memory-limit: expected a positive number of GB, got "):
+        with limits.memory_cap(bad, name="--memory-limit"):
+            pass
+    assert limits._cap is None
+
+
+def test_a_commands_memory_limit_is_one_line_exit_2(tmp_path, capsys):
+    p = write(tmp_path, scene_text())
+    rc = main(["run", str(p), "--memory-limit", "0.001", "--out", str(tmp_path / "out")])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(lines) == 1, lines
+    assert lines[0].startswith(f"mark1: error: {p}: ") and "(--memory-limit)" in lines[0], lines[0]
+    assert lines[0].endswith("raise --memory-limit") and not (tmp_path / "out").exists()
+    for bad in ("-1", "nan"):
+        rc = main(["run", str(p), "--memory-limit", bad, "--out", str(tmp_path / "out")])
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert rc == 2 and lines == [f"mark1: error: --memory-limit: expected a positive number of GB, "
+                                     f"got {float(bad)!r}"], lines
+
+
+def test_a_commands_memory_limit_reaches_the_apis_own_refusal(tmp_path, capsys, monkeypatch):
+    """With the command's estimate out of the way, the API's check (Scene.stimuli) refuses under --memory-limit."""
+    from mark1.cli import _run
+    monkeypatch.setattr(_run, "check_budget", lambda *args, **kwargs: None)
+    p = write(tmp_path, scene_text(count=100_000))               # 0.32 GB of float cards, under 0.8 x this machine
+    rc = main(["run", str(p), "--memory-limit", "0.3", "--out", str(tmp_path / "out")])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(lines) == 1, lines
+    assert lines[0] == (f"mark1: error: {p}: train.count: expected at most 0.30 GB of memory (--memory-limit), "
+                        f"got 0.32 GB for 100,000 cards of 20x20 pixels; lower it, or raise --memory-limit"), lines[0]
+    assert limits._cap is None and not (tmp_path / "out").exists()

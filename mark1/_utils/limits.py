@@ -2,14 +2,19 @@
 
 The chunk sizes are shared by the machine, which keeps to them, and the scene's resource
 estimate, which reckons with them (so loading a scene needs no simpy or numba).
-:func:`memory_limit` is what every budget is checked against.
+:func:`memory_limit` is what every budget is checked against: the command line's estimate
+before work and the API's own refusals (:func:`check_allocation`) alike. A command's
+``--memory-limit`` reaches the API through :func:`memory_cap`, which the ``mark1`` command
+holds around the whole command.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import resource
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +22,8 @@ from mark1._utils.language import percent
 from mark1.exceptions import BudgetError, InputError
 
 __all__ = ["SENSE_CHUNK", "LIGHT_KEPT_BYTES", "BASE_RESIDENT", "ADDRESS_SPACE_GROWTH", "PHYSICAL_SHARE",
-           "MAX_PRESENTATIONS", "DEFAULT_CARDS", "MemoryLimit", "memory_limit", "lesson_deck"]
+           "MAX_PRESENTATIONS", "DEFAULT_CARDS", "MemoryLimit", "memory_limit", "memory_cap", "check_allocation",
+           "lesson_deck"]
 
 #: Cards read through the retina at once when sensing or scoring (memory for one chunk).
 SENSE_CHUNK = 4096
@@ -103,8 +109,10 @@ class MemoryLimit:
         Bytes of resident memory the command may plan to use in all (the interpreter
         and its libraries included).
     source : str
-        What sets it: ``"--memory-limit"``, ``"address space"`` (``ulimit -v``),
-        ``"cgroup"`` or ``"physical"`` (:data:`PHYSICAL_SHARE` of this computer's memory).
+        What sets it: ``"--memory-limit"`` (given to :func:`memory_limit`, or the command's
+        :func:`memory_cap`), ``"address space"`` (``ulimit -v``), ``"cgroup"``, ``"physical"``
+        (:data:`PHYSICAL_SHARE` of this computer's memory), or the name an API caller gave
+        :func:`memory_cap`.
     raise_by : str
         How to raise it, in words (for the line that refuses a run).
     shared : bool
@@ -176,10 +184,77 @@ def _mapped() -> int:
         return 0
 
 
+#: The limit :func:`memory_cap` holds for what runs inside it (None outside any). A module
+#: variable rather than a ContextVar so that the command's threads and forked workers see it too.
+_cap: MemoryLimit | None = None
+
+
+def _given(gigabytes: object, name: str, called: str | None = None) -> MemoryLimit:
+    """A limit of one's own named ``name``, checked: a positive finite number of GB (``called`` in the refusal)."""
+    if isinstance(gigabytes, bool) or not isinstance(gigabytes, (int, float)) or not (
+            math.isfinite(gigabytes) and gigabytes > 0):
+        raise InputError(f"{called or name}: expected a positive number of GB, got {gigabytes!r}")
+    return MemoryLimit(int(gigabytes * 1e9), name, f"raise {name}")
+
+
+@contextlib.contextmanager
+def memory_cap(gigabytes: float | None, *, name: str = "memory_cap") -> Iterator[MemoryLimit]:
+    """Hold every memory budget checked inside the block to at most ``gigabytes``.
+
+    Inside it :func:`memory_limit` (with or without its own ``gigabytes``) counts the cap
+    among the limits, so the API's refusals (:func:`check_allocation`: ``Scene.stimuli``,
+    ``Patchboard.load``, ``MarkI.fit``, an image folder's decoding) and the command line's
+    estimate are checked against the same number. The ``mark1`` command holds its
+    ``--memory-limit`` this way (``name="--memory-limit"``) for the whole command. Caps
+    nest: the smaller holds. The previous cap is back when the block ends.
+
+    Parameters
+    ----------
+    gigabytes : float or None
+        The cap in GB (10^9 bytes), positive and finite; None sets no cap (the block runs
+        under the limits there are).
+    name : str
+        What the refusals call the cap (``"--memory-limit"`` on the command line).
+
+    Yields
+    ------
+    MemoryLimit
+        The limit in force inside the block (:func:`memory_limit`).
+
+    Raises
+    ------
+    mark1.exceptions.InputError
+        For a ``gigabytes`` that is not a positive finite number, naming ``name``.
+
+    Examples
+    --------
+    >>> with memory_cap(0.5) as lim:
+    ...     check_allocation(10**9, "train.count", "the training cards")     # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mark1.exceptions.BudgetError: train.count: expected at most 0.50 GB of memory (memory_cap), got 1.00 GB ...
+    >>> lim.bytes, lim.source
+    (500000000, 'memory_cap')
+    >>> check_allocation(10**9, "train.count", "the training cards")     # the cap is gone with its block
+    """
+    global _cap
+    if gigabytes is None:
+        yield memory_limit()
+        return
+    cap = _given(gigabytes, name)
+    saved = _cap
+    _cap = cap if saved is None or cap.bytes < saved.bytes else saved
+    try:
+        yield memory_limit()
+    finally:
+        _cap = saved
+
+
 def memory_limit(gigabytes: float | None = None) -> MemoryLimit:
     """The smallest of the limits on this process's memory, as resident bytes for a command.
 
-    The smaller of ``gigabytes`` (``--memory-limit``, if given), the process's
+    The smallest of ``gigabytes`` (``--memory-limit``, if given), the cap of an enclosing
+    :func:`memory_cap` (the command's ``--memory-limit``), the process's
     address-space limit (``resource.RLIMIT_AS``, as ``ulimit -v`` and batch systems set
     it), the memory limit of this process's cgroup and of those above it (read from
     ``/proc/self/cgroup``: v2's ``memory.max``, or v1's ``memory.limit_in_bytes``) and
@@ -212,10 +287,9 @@ def memory_limit(gigabytes: float | None = None) -> MemoryLimit:
     """
     candidates = []
     if gigabytes is not None:
-        if isinstance(gigabytes, bool) or not isinstance(gigabytes, (int, float)) or not (
-                math.isfinite(gigabytes) and gigabytes > 0):
-            raise InputError(f"memory limit: expected a positive number of GB, got {gigabytes!r}")
-        candidates.append(MemoryLimit(int(gigabytes * 1e9), "--memory-limit", "raise --memory-limit"))
+        candidates.append(_given(gigabytes, "--memory-limit", called="memory limit"))
+    if _cap is not None:
+        candidates.append(_cap)
     soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
     if soft != resource.RLIM_INFINITY and soft > 0:
         usable = max(0, soft - _mapped() - ADDRESS_SPACE_GROWTH) + BASE_RESIDENT
@@ -237,7 +311,8 @@ def memory_limit(gigabytes: float | None = None) -> MemoryLimit:
 
 def check_allocation(nbytes: int, key: str, what: str) -> None:
     """Refuse, before allocating, an array larger than this process may hold: the one budget
-    (:func:`memory_limit`) the command line uses, reached by the API.
+    (:func:`memory_limit`) the command line uses, reached by the API, under the command's
+    ``--memory-limit`` too (:func:`memory_cap`).
 
     Parameters
     ----------

@@ -39,6 +39,7 @@ import argparse
 import re
 import sys
 
+from mark1._utils.limits import memory_cap
 from mark1.cli import _lab, _run, _theory
 from mark1.exceptions import InputError, UsageError, printable
 
@@ -99,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         print("mark1: error: --seed: expected a non-negative integer", file=sys.stderr)
         return 2
     try:
-        return args.func(args)
+        # the command's --memory-limit holds the API's own refusals too (Scene.stimuli, MarkI.fit, ...)
+        with memory_cap(getattr(args, "memory_limit", None), name="--memory-limit"):
+            return args.func(args)
     except (UsageError, InputError) as e:   # InputError: the API's own refusals (a BudgetError, ...)
         print(f"mark1: error: {printable(str(e))}", file=sys.stderr)
         return 2

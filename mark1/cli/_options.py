@@ -257,7 +257,7 @@ def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **c
         key = res.largest()
         what = {"--memory-limit": "--memory-limit", "address space": "the address-space limit",
                 "cgroup": "the cgroup's limit",
-                "physical": f"{percent(PHYSICAL_SHARE, 0)} of this computer's memory"}[lim.source]
+                "physical": f"{percent(PHYSICAL_SHARE, 0)} of this computer's memory"}.get(lim.source, lim.source)
         shared = f", a share of {share} runs at once" if share > 1 else ""
         base = res.memory - sum(res.parts.values())         # the interpreter, its libraries, the command's own
         if base > limit:                                    # no key of the scene can help
