@@ -232,11 +232,18 @@ class RackSpec(_Spec):
     """
 
     _group = "rack"
-    topology: str = param("all", "choice", "contradictory",
-                          "'all': every A-unit to every R-unit (512x8 pots); "
-                          "'split': 512 pots, each R-unit fed by its own 64 A-units (so with one "
-                          "R-unit in use, two classes see only 64 A-units)",
-                          choices=("all", "split"))
+    topology: str = param("split-in-use", "choice", "assumed",
+                          "which A-unit feeds which R-unit. 'split-in-use' (default): one pot per A-unit "
+                          "(512 pots: count single-source, secondary and tertiary only, MARK1_FACTS.md), "
+                          "each A-unit plugged to one R-unit, the A-units divided among the R-units the "
+                          "output code uses (assignment assumed: not recorded): two classes, one R-unit, "
+                          "all 512 A-units on it; k classes one per R-unit, k R-units; more classes than "
+                          "R-units a binary code (assumed) on all 8; unit k of u gets A-units floor(k*n/u) "
+                          "to floor((k+1)*n/u) - 1 (512 over 5: 102, 102, 103, 102, 103; over 8: 64 each); "
+                          "'split': each of the n_responses R-units its own "
+                          "n/n_responses A-units whatever the code uses (64 each: assumed); 'all': every "
+                          "A-unit to every R-unit (512x8 = 4,096 pots: an inference, no source)",
+                          choices=("split-in-use", "split", "all"))
     end_stops: bool = param(True, "switch", "single-source",
                             "wipers stop at +-1 full scale (+-11 V); false removes the stops")
     drive: str = param("continuous", "choice", "contradictory",
@@ -808,8 +815,10 @@ def describe(spec: MachineSpec) -> list[dict[str, Any]]:
 
 
 #: The Mark I with our defaults (documented where known, assumed elsewhere: see each
-#: parameter's status), every non-ideality on. Its rack is the ``mark1-4096`` reading (every
-#: A-unit to every R-unit); see :data:`PRESETS` for the other readings and :data:`BEST_READING`.
+#: parameter's status), every non-ideality on. Its rack is the ``mark1-512`` reading, the
+#: project's best (:data:`BEST_READING`): 512 pots, one per A-unit, the A-units divided among
+#: the R-units the output code uses (``rack.topology = "split-in-use"``); see :data:`PRESETS`
+#: for the other readings.
 MARK_I = MachineSpec(name="Mark I")
 
 #: A small machine for tests and quick demonstrations (fewer A-units, short cycle).
@@ -820,42 +829,49 @@ SMALL = MachineSpec(
 )
 
 # ----------------------------------------------------------------------------------------
-# Readings: where the sources disagree, each reading is a named machine (issue 15).
+# Readings: where the sources disagree, or say nothing, each reading is a named machine
+# (issues 15 and 24). Statuses follow docs/MARK1_FACTS.md.
 #
-# Pot count and topology (contradictory). The only pot count a source states is "512
-# motor-driven potentiometers" (Wikipedia "Perceptron" and copies; no primary source read):
-# one pot per A-unit, so each A-unit feeds one R-unit. Rosenblatt's own designs say the same:
-# the Project PARA report that led to the Mark I (CAL 85-460-1, 1957) has "each A-set
-# connects to only one R-set", and the 1958 paper calls disjoint source sets "essential".
-# No source states 512 x 8 = 4,096 pots; that count is the simulation's inference from
-# "8 R-units" and "512 A-units". How the 512 A-units were divided among the R-units is not
-# recorded; ``mark1-512-split`` divides them equally (64 each), which is assumed.
-# Drive (contradictory): continuous DC motors vs stepping motors (Tappert: "stepping
-# motors"); ``-ratchet`` readings. Presentation period (contradictory): ~3 s a card, which
-# may describe the 704; no other Mark I figure is recorded, so ``-1s`` is an assumed faster
-# cycle, offered to show what the period decides (with the decay off, very little).
+# Pot count (single-source, secondary and tertiary only). The one count stated is 512, one pot
+# per A-unit: Tappert's notes on Rosenblatt (Pace University) have "an association layer of 512
+# units (stepping motors)"; a Wikipedia-derived page (probsee) "512 adjustable
+# potentiometer-equipped associative units"; "512 motor-driven potentiometers" appears only in
+# teaching material. Wikipedia's "Perceptron" gives no pot count ("arrays of potentiometers").
+# No primary source was read. 512 x 8 = 4,096 pots is the simulation's own inference from
+# "512 A-units" and "8 R-units": no source states it.
+# A->R assignment (assumed). With one pot per A-unit each A-unit feeds one R-unit, presumably
+# plugged per experiment; how is not recorded. Rosenblatt's "each A-set connects to only one
+# R-set" (CAL 85-460-1, 1957) is about his model, not the hardware. The default divides all
+# A-units among the R-units the output code uses (a plugboard would not leave A-units on
+# unused lamps): two classes use one R-unit, which gets all 512 (the same machine as every
+# reading for a two-class scene); k classes one per R-unit use k R-units; a remainder goes
+# by floor(k n/u) boundaries (512 over 5: 102, 102, 103, 102, 103; 500 over 8: 62, 63, 62, ...).
+# Output code (assumed): 8 R-units; one per class up to 8 classes; how 26 letters were read
+# off 8 lamps is not recorded: a binary code is our reading (mark1/machine/response.py: code
+# words chosen far apart on all 8 R-units, so 26 classes get 64 A-units on each, as under
+# ``mark1-512-split-64``).
+# Drive (contradictory): continuous DC motors vs stepping motors / ratchets (Tappert: "stepping
+# motors"; John Nagle, Usenet 1986: "relay coils driving potentiometers through rachets"):
+# the ``-ratchet`` reading. Presentation period (contradictory): ~3 s a card, which may
+# describe the 704; ``-1s`` is an assumed faster cycle, to show what the period decides.
 # Which machine made a report: the IBM 704 runs are digital; ``ibm704`` is the textbook
-# perceptron (every non-ideality off, ideal retina) of the Mark I's wiring, sized per
+# perceptron (every non-ideality off, ideal retina) of the Mark I's wiring and rack, sized per
 # report by a scene's override of patchboard.n_associators.
-#
-# The project's best reading of the Mark I (decided 2026-11-25 from the sources above,
-# before any run under it): ``mark1-512-split``: a stated count and the builders' design
-# against an inference. MARK_I itself keeps the 4,096-pot rack for now (every example and
-# run of the package is built on it); the re-enactment judges a Mark I report under the
-# best reading and shows ``mark1-4096`` beside it. The R-unit bias pot has no source
-# (rack.bias, assumed); the readings keep it, as MARK_I does.
+# The R-unit bias pot has no source (rack.bias, assumed); every reading keeps it, as MARK_I does.
 
 #: Every named reading of the machine (name -> MachineSpec), for scenes (``machine.preset``)
 #: and the re-enactment.
 PRESETS: dict[str, MachineSpec] = {
-    "mark1-4096": MARK_I.with_overrides({"name": "Mark I, 4,096 pots"}),
-    "mark1-512-split": MARK_I.with_overrides({"name": "Mark I, 512 pots (split)", "rack.topology": "split"}),
-    "mark1-4096-ratchet": MARK_I.with_overrides({"name": "Mark I, 4,096 pots, ratchet", "rack.drive": "ratchet"}),
-    "mark1-512-split-ratchet": MARK_I.with_overrides({"name": "Mark I, 512 pots (split), ratchet",
-                                                      "rack.topology": "split", "rack.drive": "ratchet"}),
-    "mark1-4096-1s": MARK_I.with_overrides({"name": "Mark I, 4,096 pots, 1 s a card", "timing.period": 1.0}),
+    "mark1-512": MARK_I.with_overrides({"name": "Mark I, 512 pots (split over the R-units in use)"}),
+    "mark1-4096": MARK_I.with_overrides({"name": "Mark I, 4,096 pots (inference, no source)",
+                                         "rack.topology": "all"}),
+    "mark1-512-split-64": MARK_I.with_overrides({"name": "Mark I, 512 pots (64 on each of 8 R-units)",
+                                                 "rack.topology": "split"}),
+    "mark1-512-ratchet": MARK_I.with_overrides({"name": "Mark I, 512 pots, ratchet", "rack.drive": "ratchet"}),
+    "mark1-512-1s": MARK_I.with_overrides({"name": "Mark I, 512 pots, 1 s a card", "timing.period": 1.0}),
     "ibm704": MARK_I.ideal().with_overrides({"name": "IBM 704 perceptron"}),
 }
 
-#: The project's best reading of the Mark I, argued above from the sources.
-BEST_READING = "mark1-512-split"
+#: The project's best reading of the Mark I, argued above from the sources: the default,
+#: MARK_I itself.
+BEST_READING = "mark1-512"

@@ -20,8 +20,8 @@ INF = math.inf
 
 
 def plain(**kw) -> RackSpec:
-    """A continuous rack with no spread, no backlash, no decay (exact timing)."""
-    base = dict(motor_spread=0.0, backlash=0.0, decay_time=INF, wiper_noise=0.0)
+    """A continuous rack with no spread, no backlash, no decay (exact timing), every pot wired."""
+    base = dict(motor_spread=0.0, backlash=0.0, decay_time=INF, wiper_noise=0.0, topology="all")
     base.update(kw)
     return RackSpec(**base)
 

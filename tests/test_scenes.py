@@ -184,8 +184,8 @@ def test_reported_keys_are_checked_with_one_line_errors():
     with pytest.raises(SceneError) as e:
         scene_from_dict({**base, "reported": {"machine": "ibm704", "reading": "mark1-4096"}}, path="s.toml")
     assert e.value.key == "reported.reading"
-    s = scene_from_dict({**base, "machine": {"preset": "mark1-512-split"},
-                         "reported": {"machine": "mark1", "scored": "recall", "reading": "mark1-512-split"}})
+    s = scene_from_dict({**base, "machine": {"preset": "mark1-512-split-64"},
+                         "reported": {"machine": "mark1", "scored": "recall", "reading": "mark1-512-split-64"}})
     assert s.machine_spec().rack.topology == "split" and s.reported.scored == "recall"
 
 

@@ -33,6 +33,7 @@ from collections.abc import Callable
 import numpy as np
 import simpy
 
+from mark1.exceptions import SpecError
 from mark1.machine._kernels.pots import Pots, apply_moves, drive_of, move_duration, plan_moves, stored_at, wiper_sums
 from mark1.specs import RackSpec
 
@@ -115,6 +116,18 @@ class PotentiometerRack:
             self.mask[:] = False
             for k in range(n_units):
                 self.mask[k, k * per:(k + 1) * per] = True
+            self.mask[:, -1] = True                       # each R-unit keeps its bias pot
+        elif spec.topology == "split-in-use" and n_units > 1:
+            # one pot per A-unit, the A-units divided among the R-units in use: unit k gets
+            # floor(k n/u) .. floor((k+1) n/u) - 1 (512 over 5: 102, 102, 103, 102, 103)
+            n_a = n_inputs - 1
+            if n_a < n_units:
+                raise SpecError("rack.topology", f"'split-in-use' needs an A-unit for each of the {n_units} "
+                                f"R-units in use, got {n_a} A-units")
+            edges = [k * n_a // n_units for k in range(n_units + 1)]
+            self.mask[:] = False
+            for k in range(n_units):
+                self.mask[k, edges[k]:edges[k + 1]] = True
             self.mask[:, -1] = True                       # each R-unit keeps its bias pot
         if not spec.bias:
             self.mask[:, -1] = False                      # no bias pot: it never moves and adds 0

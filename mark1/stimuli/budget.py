@@ -198,6 +198,8 @@ def _estimate(scene, *, train_count: int | None = None, test_count: int | None =
     pots = n_units * (n_a + 1)
     # the pots a unit can move: its own group of A-units on a split rack
     per_unit = n_a // spec.response.n_responses if spec.rack.topology == "split" else n_a
+    if spec.rack.topology == "split-in-use":           # the A-units divided among the units in use
+        per_unit = -(-n_a // n_units)
     connected = n_units * (per_unit + int(spec.rack.bias))
     counts = _card_counts(scene, train_count, test_count)
     n_tr, side_tr = counts["train"]
