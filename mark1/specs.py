@@ -339,8 +339,8 @@ class RackSpec(_Spec):
     write_noise_std: float = param(0.0, "steps (sigma)", "assumed",
                                    "write noise: after each move the wiper reads off its persistent position by "
                                    "write_noise_std * step * xi, drawn anew at every move, a stream of its own "
-                                   "(aihwkit write_noise_std, in units of dw_min = step); with a finite decay_time a move "
-                                   "takes the offset as last written, undecayed (an approximation)",
+                                   "(aihwkit write_noise_std, in units of dw_min = step); with a finite decay_time a "
+                                   "move takes the offset as last written, undecayed (an approximation)",
                                    low=0.0, high=1000.0)
     corrupt_devices_prob: float = param(0.0, "share", "assumed",
                                         "share of pots stuck where they start (at 0): their pulses fire, their "

@@ -463,7 +463,7 @@ def plan_device(cmd, start, j, pots, drive):
         new = w + d * step
         if drive.end_stops != 0.0 and (new > w_max or new < w_min):
             stop = min(max(new, w_min), w_max)
-            used = abs(stop - w) / abs(new - w)
+            used = abs(stop - w) / abs(new - w) if new != w else 0.0   # no step: a wiper beyond its bound
             duration += take / gear * pulse_time + used * (gear - take) / gear * pulse_time
             w = stop
             if take == 0.0 and used == 0.0:

@@ -1,0 +1,295 @@
+"""The rack's device laws (issue 25): each step law against its closed form, asymmetry,
+pot-to-pot spread, the noise streams, stuck pots, the energy counters, and the Mark I's
+plan untouched when every law is off."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import make_cards
+from mark1 import MarkI, specs
+from mark1.machine._kernels.pots import LAW_CODES, drive_of, normal_draw
+from mark1.machine.potentiometers import PotentiometerRack
+from mark1.specs import RackSpec
+
+INF = math.inf
+
+
+def ratchet(**kw) -> RackSpec:
+    """A ratchet rack with no spread, no backlash, no decay, no read noise, every pot wired."""
+    base = dict(drive="ratchet", step=0.01, step_time=0.04, motor_spread=0.0, backlash=0.0, decay_time=INF,
+                wiper_noise=0.0, topology="all")
+    base.update(kw)
+    return RackSpec(**base)
+
+
+def one_move(spec, start, travel, **rack_kw):
+    """Wiper positions after one command of ``travel`` (array (n,)) to pots at ``start`` (n,)."""
+    start, travel = np.broadcast_arrays(np.asarray(start, float), np.asarray(travel, float))
+    rack = PotentiometerRack(spec, 1, len(start), 8, **rack_kw)
+    rack.p_from[0] = rack.p_to[0] = start
+    rack.apply(*rack.plan(travel[None, :].copy(), 0.0), 0.0)
+    return rack, rack.positions(1e9)[0]
+
+
+positions = st.floats(-0.95, 0.95)
+steps = st.floats(0.001, 0.05)
+
+
+# -- the laws, one pulse against the closed form (aihwkit's update-once formulas) ------------
+
+@settings(max_examples=40, deadline=None)
+@given(w=positions, step=steps, w_max=st.floats(0.96, 1.0), w_min=st.floats(-1.0, -0.96))
+def test_soft_bounds_one_pulse(w, step, w_max, w_min):
+    spec = ratchet(law="soft-bounds", step=step, w_max=w_max, w_min=w_min)
+    _, after = one_move(spec, [w, w], [step, -step])
+    up = min(w + step * (1 - w / w_max), w_max)
+    down = max(w - step * (1 - w / w_min), w_min)
+    assert after == pytest.approx([up, down], abs=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(w=positions, n=st.integers(1, 60), step=steps)
+def test_soft_bounds_pulse_train_is_geometric(w, n, step):
+    """n pulses up from w: w_max - (w_max - w) (1 - step / w_max)^n (each pulse takes the distance's share)."""
+    spec = ratchet(law="soft-bounds", step=step)
+    _, after = one_move(spec, [w], [n * step])
+    assert after[0] == pytest.approx(1.0 - (1.0 - w) * (1.0 - step) ** n, abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(w=positions, g_up=st.floats(0.0, 0.9), g_down=st.floats(0.0, 0.9))
+def test_linear_one_pulse(w, g_up, g_down):
+    spec = ratchet(law="linear", gamma_up=g_up, gamma_down=g_down)
+    _, after = one_move(spec, [w, w], [0.01, -0.01])
+    assert after == pytest.approx([w + 0.01 * (1 - g_up * w), w - 0.01 * (1 + g_down * w)], abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(w=positions, a_up=st.floats(-2.0, 0.9), a_down=st.floats(-2.0, 0.9), gamma=st.floats(0.0, 5.0),
+       a=st.floats(-1.0, 1.0), b=st.floats(-1.0, 1.0))
+def test_exponential_one_pulse(w, a_up, a_down, gamma, a, b):
+    spec = ratchet(law="exponential", A_up=a_up, A_down=a_down, gamma_up=gamma, gamma_down=gamma, exp_a=a,
+                   exp_b=b, end_stops=False)
+    _, after = one_move(spec, [w, w], [0.01, -0.01])
+    z = 2 * a * w / 2.0 + b
+    up = max(1 - a_up * math.exp(gamma * z), 0.0)
+    down = max(1 - a_down * math.exp(-gamma * z), 0.0)
+    assert after == pytest.approx([w + 0.01 * up, w - 0.01 * down], rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(w=positions, gamma=st.floats(0.0, 4.0), bias=st.floats(-0.9, 0.9))
+def test_power_one_pulse(w, gamma, bias):
+    spec = ratchet(law="power", pow_gamma=gamma, pow_up_down=bias)
+    _, after = one_move(spec, [w, w], [0.01, -0.01])
+    omega = (1 - w) / 2
+    up, down = omega ** (gamma * (1 + bias)), (1 - omega) ** (gamma * (1 - bias))
+    assert after == pytest.approx([w + 0.01 * up, w - 0.01 * down], abs=1e-12)
+
+
+def test_power_law_of_exponent_one_is_soft_bounds_on_a_symmetric_range():
+    w = np.linspace(-0.9, 0.9, 7)
+    _, power = one_move(ratchet(law="power", pow_gamma=1.0), w, 0.01)
+    _, soft = one_move(ratchet(law="soft-bounds"), w, 0.01)
+    # omega = (1 - w) / 2 is half soft bounds' (1 - w): the same law at half the step
+    assert power - w == pytest.approx((soft - w) / 2, abs=1e-15)
+
+
+@pytest.mark.parametrize(("w", "factor_up", "factor_down"), [
+    (-1.0, 2.0, 0.5), (-0.5, 1.5, 0.75), (0.0, 1.0, 1.0), (0.25, 0.875, 1.5), (1.0, 0.5, 3.0)])
+def test_piecewise_interpolates_between_evenly_spaced_nodes(w, factor_up, factor_down):
+    spec = ratchet(law="piecewise", piecewise_up=(2.0, 1.0, 0.5), piecewise_down=(0.5, 1.0, 3.0), end_stops=False)
+    _, after = one_move(spec, [w, w], [0.01, -0.01])
+    assert after == pytest.approx([w + 0.01 * factor_up, w - 0.01 * factor_down], abs=1e-12)
+
+
+def test_piecewise_of_one_node_is_a_constant_factor():
+    _, after = one_move(ratchet(law="piecewise", piecewise_up=(0.3,), piecewise_down=(0.3,)), [0.5, 0.5],
+                        [0.02, -0.02])
+    assert after == pytest.approx([0.5 + 0.006, 0.5 - 0.006], abs=1e-12)
+
+
+@pytest.mark.parametrize("law", sorted(set(LAW_CODES) - {"soft-bounds"}))     # soft bounds has no parameter
+def test_every_law_with_its_default_parameters_is_the_constant_law(law):
+    w = np.linspace(-0.9, 0.9, 5)
+    _, after = one_move(ratchet(law=law, end_stops=False), np.r_[w, w], np.r_[np.full(5, 0.03), np.full(5, -0.03)])
+    assert after == pytest.approx(np.r_[w + 0.03, w - 0.03], abs=1e-12)
+
+
+def test_a_law_on_the_continuous_drive_acts_once_on_the_commands_travel():
+    spec = RackSpec(law="soft-bounds", motor_spread=0.0, backlash=0.0, wiper_noise=0.0, topology="all")
+    gain = np.array([[1.0, 0.5]])
+    rack, after = one_move(spec, [0.5, 0.5], [0.1, 0.1], gain=gain)
+    assert after == pytest.approx([0.5 + 0.1 * 0.5, 0.5 + 0.05 * 0.5], abs=1e-12)
+    # the motor runs for the command's time, |cmd| / motor_speed, whatever the law makes of it
+    assert rack.motor_seconds[0] == pytest.approx([0.4, 0.4], abs=1e-12)
+
+
+def test_the_law_is_never_below_zero_and_the_bounds_are_end_stops():
+    _, after = one_move(ratchet(law="soft-bounds", w_max=0.5), [0.5, 0.6], [0.1, 0.1])
+    assert after.tolist() == [0.5, 0.5]           # at its bound: no step; beyond it: the stop brings it back
+
+
+# -- asymmetry --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("drive", ["ratchet", "continuous"])
+def test_up_down_makes_up_and_down_steps_differ(drive):
+    spec = ratchet(drive=drive, up_down=0.2)
+    _, after = one_move(spec, [0.0, 0.0], [0.05, -0.05])
+    assert after == pytest.approx([0.05 * 1.2, -0.05 * 0.8], abs=1e-12)
+
+
+def test_without_up_down_a_pot_goes_back_where_it_came_from():
+    spec = ratchet(law="constant", dw_min_dtod=0.3)
+    rack, after = one_move(spec, np.zeros(50), 0.05)
+    rack.apply(*rack.plan(-np.full((1, 50), 0.05), 1.0), 1.0)
+    assert np.abs(rack.positions(1e9)).max() < 1e-15
+
+
+# -- pot-to-pot spread, on every drive ---------------------------------------------------------
+
+@pytest.mark.parametrize("drive", ["ratchet", "continuous"])
+def test_step_spread_has_its_sigma_on_every_drive(drive):
+    n = 4000
+    spec = ratchet(drive=drive, dw_min_dtod=0.2)
+    _, after = one_move(spec, np.zeros(n), 0.05, device_seed=np.random.SeedSequence(11))
+    scale = after / 0.05
+    assert abs(scale.mean() - 1) < 0.02 and abs(scale.std() - 0.2) < 0.02
+
+
+def test_bound_spread_moves_each_pots_end_stops():
+    n = 4000
+    spec = ratchet(w_max_dtod=0.05, w_min_dtod=0.05, w_max=0.9, w_min=-0.9)
+    rack, up = one_move(spec, np.zeros(n), 2.0, device_seed=np.random.SeedSequence(3))
+    assert abs(up.mean() - 0.9) < 0.01 and abs(up.std() - 0.045) < 0.01 and up.max() <= 1.0
+    w_max, w_min = PotentiometerRack.device_arrays(spec, (1, n), np.random.SeedSequence(3))[2:4]
+    assert np.array_equal(up, w_max[0])
+    rack.apply(*rack.plan(-np.full((1, n), 4.0), 10.0), 10.0)
+    assert np.array_equal(rack.positions(1e9)[0], w_min[0])
+
+
+def test_each_spread_comes_from_a_child_seed_of_its_own():
+    base = ratchet(dw_min_dtod=0.2)
+    a = PotentiometerRack.device_arrays(base, (2, 50), np.random.SeedSequence(4))
+    b = PotentiometerRack.device_arrays(base.replace(w_max_dtod=0.1, corrupt_devices_prob=0.2), (2, 50),
+                                        np.random.SeedSequence(4))
+    assert np.array_equal(a[0], b[0])             # turning other spreads on leaves the step spread alone
+    assert b[2].shape == (2, 50) and a[2].shape == (1, 1)
+
+
+# -- the noise streams ---------------------------------------------------------------------------
+
+def test_normal_draws_are_standard_normal_and_counter_based():
+    key = np.uint64(123456789)
+    x = np.array([normal_draw(key, 0, j, n) for j in range(40) for n in range(250)])
+    assert abs(x.mean()) < 0.05 and abs(x.std() - 1) < 0.05
+    assert abs(np.mean(x[:-1] * x[1:])) < 0.05                 # neighbouring counters uncorrelated
+    assert normal_draw(key, 0, 3, 7) == normal_draw(key, 0, 3, 7)
+    assert normal_draw(key, 0, 3, 7) != normal_draw(key, 1, 3, 7) != normal_draw(key + np.uint64(1), 1, 3, 7)
+
+
+def test_step_noise_has_its_sigma_and_repeats_for_the_same_key():
+    spec = ratchet(dw_min_std=0.3)
+    n = 4000
+    _, a = one_move(spec, np.zeros(n), 0.01, noise_seed=np.random.SeedSequence(5))
+    _, b = one_move(spec, np.zeros(n), 0.01, noise_seed=np.random.SeedSequence(5))
+    _, c = one_move(spec, np.zeros(n), 0.01, noise_seed=np.random.SeedSequence(6))
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+    assert abs(a.mean() / 0.01 - 1) < 0.03 and abs(a.std() / 0.01 - 0.3) < 0.03
+
+
+def test_write_noise_does_not_accumulate():
+    """The wiper reads off its persistent position by fresh noise at each write (aihwkit's
+    write_noise_std): the persistent positions walk as without the noise."""
+    n, spec = 500, ratchet(write_noise_std=2.0)
+    noisy = PotentiometerRack(spec, 1, n, 8, noise_seed=np.random.SeedSequence(1))
+    clean = PotentiometerRack(spec.replace(write_noise_std=0.0), 1, n, 8)
+    for k in range(10):
+        cmd = np.full((1, n), 0.03 if k % 3 else -0.02)
+        for rack in (noisy, clean):
+            rack.apply(*rack.plan(cmd, float(k)), float(k))
+    offset = noisy.positions(1e9) - clean.positions(1e9)
+    assert np.allclose(offset, noisy.write_offset, atol=1e-12)
+    assert abs(offset.std() - 2.0 * 0.01) < 0.003                 # one write's sigma, not ten's
+
+
+def _fit(spec, seed=3, noise_seed=None, trace="summary"):
+    cards, labels = make_cards(12, np.random.default_rng(5))
+    return MarkI(spec=spec, seed=seed, noise_seed=noise_seed, trace=trace).fit(cards, labels, epochs=2,
+                                                                                progress=False)
+
+
+NOISY = specs.SMALL.with_overrides({"rack.drive": "ratchet", "rack.law": "soft-bounds", "rack.dw_min_std": 0.5,
+                                    "rack.write_noise_std": 1.0, "rack.dw_min_dtod": 0.2})
+
+
+def test_device_noise_never_rewires_the_board_nor_moves_other_streams():
+    quiet, noisy = _fit(specs.SMALL), _fit(NOISY)
+    assert np.array_equal(quiet.patchboard.connections, noisy.patchboard.connections)
+    assert np.array_equal(quiet.rack_.gain, noisy.rack_.gain)                     # motor gains drawn alike
+    again = _fit(NOISY)
+    assert np.array_equal(noisy.rack_.positions(noisy.machine_time_), again.rack_.positions(again.machine_time_))
+    other = _fit(NOISY, noise_seed=99)
+    assert np.array_equal(other.patchboard.connections, noisy.patchboard.connections)
+    assert not np.array_equal(other.rack_.positions(other.machine_time_), noisy.rack_.positions(noisy.machine_time_))
+
+
+def test_the_compiled_loop_and_the_event_path_agree_under_device_laws():
+    spec = NOISY.with_overrides({"rack.corrupt_devices_prob": 0.1, "rack.up_down": 0.1, "rack.backlash": 0.02})
+    fast, slow = _fit(spec), _fit(spec, trace="full")      # the compiled loop; SimPy a card at a time
+    assert np.array_equal(fast.rack_.positions(fast.machine_time_), slow.rack_.positions(slow.machine_time_))
+    assert np.array_equal(fast.rack_.pulses, slow.rack_.pulses)
+    assert np.array_equal(fast.rack_.motor_seconds, slow.rack_.motor_seconds)
+
+
+# -- stuck pots -----------------------------------------------------------------------------
+
+def test_stuck_pots_never_move_but_their_pulses_fire():
+    spec = specs.SMALL.with_overrides({"rack.corrupt_devices_prob": 0.3})
+    m = _fit(spec)
+    stuck = m.rack_.pots.stuck.reshape(m.rack_.p_to.shape).astype(bool)
+    assert 0.15 < stuck.mean() < 0.45
+    assert (m.rack_.positions(m.machine_time_)[stuck] == 0).all()
+    assert m.rack_.pulses[stuck].sum() > 0 and (m.rack_.positions(m.machine_time_)[~stuck] != 0).any()
+
+
+# -- energy's counters ---------------------------------------------------------------------------
+
+def test_the_counters_add_each_moves_running_time_and_pulses():
+    spec = ratchet()
+    rack, _ = one_move(spec, [0.0, 0.0, 0.995], [0.05, 0.004, 0.05])
+    # 5 steps of 0.04 s; a command below half a step fires none; at 0.995 the stop cuts the first step
+    assert rack.pulses[0].tolist() == [5, 0, 1]
+    assert rack.motor_seconds[0] == pytest.approx([0.2, 0.0, 0.02], abs=1e-12)
+    rack.apply(*rack.plan(np.array([[0.02, 0.0, 0.02]]), 1.0), 1.0)
+    assert rack.pulses[0].tolist() == [7, 0, 1]                 # against its stop: the relay stays off
+    assert rack.motor_seconds[0] == pytest.approx([0.28, 0.0, 0.02], abs=1e-12)
+    with pytest.raises(ValueError):
+        rack.pulses[0, 0] = 0                                     # read only
+
+
+def test_the_counters_run_in_the_compiled_loop_too():
+    m = _fit(specs.SMALL)                  # continuous: a pulse a command, 0.02 / 0.25 = 0.08 s each
+    assert m.rack_.pulses.sum() > 0
+    assert m.rack_.motor_seconds == pytest.approx(0.08 * m.rack_.pulses, abs=1e-12)
+
+
+# -- off means off ---------------------------------------------------------------------------------
+
+def test_with_every_law_off_the_mark_is_own_plan_is_used():
+    assert drive_of(RackSpec()).device == 0.0
+    for key, value in [("law", "linear"), ("up_down", 0.1), ("w_max", 0.9), ("dw_min_std", 0.1),
+                       ("write_noise_std", 0.1), ("corrupt_devices_prob", 0.1), ("w_min_dtod", 0.1)]:
+        assert drive_of(RackSpec().replace(**{key: value})).device == 1.0, key
+
+
+def test_ideal_and_digital_switch_the_device_laws_off():
+    spec = NOISY.with_overrides({"rack.corrupt_devices_prob": 0.1})
+    for variant in (spec.ideal(), spec.digital()):
+        assert drive_of(variant.rack).device == 0.0
