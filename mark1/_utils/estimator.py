@@ -11,6 +11,7 @@ name, without importing scikit-learn.
 from __future__ import annotations
 
 import inspect
+from typing import Any, Self
 
 import numpy as np
 
@@ -70,7 +71,7 @@ class ParamsMixin:
         """
         return {name: getattr(self, name) for name in self._param_names()}
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> Self:
         """Set constructor arguments by name (scikit-learn's convention).
 
         Parameters

@@ -14,7 +14,8 @@ from mark1._utils.atomic import write_text
 from mark1._utils.language import duration, percent, percent_spread
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
-from mark1.lab.runner import as_scene, seed_list
+from mark1.lab.runner import SceneLike, Seeds, as_scene, seed_list
+from mark1.stimuli.scenes import Scene
 
 __all__ = ["count_option", "study_inputs", "csv_text", "write_json", "check_figure", "draw", "pct", "pct_spread",
            "num", "hours_cell", "seconds_cell", "aligned"]
@@ -29,7 +30,8 @@ def count_option(value, name: str) -> int | None:
     return int(value)
 
 
-def study_inputs(scene, seeds, train_count, test_count):
+def study_inputs(scene: SceneLike, seeds: Seeds, train_count: object,
+                 test_count: object) -> tuple[Scene, list[int], int | None, int | None]:
     """What every study starts from, checked: ``(scene, seed list, train_count, test_count)``."""
     return (as_scene(scene), seed_list(seeds), count_option(train_count, "train_count"),
             count_option(test_count, "test_count"))

@@ -17,7 +17,8 @@ from mark1._utils.atomic import write_text
 from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1.exceptions import InputError
 from mark1.lab._common import check_figure, csv_text, draw, hours_cell, pct, study_inputs
-from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref
+from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
+                              scene_ref)
 from mark1.machine.mark_i import MarkI
 
 __all__ = ["learning_curves", "LearningCurves", "CURVE_VARIANTS"]
@@ -122,7 +123,8 @@ def _curve_job(scene_ref, seed: int, variant: str, checkpoints: Sequence[int],
     return {"accuracy": acc, "train_accuracy": tacc, "machine_hours": hours, "cards": cards}
 
 
-def learning_curves(scene, *, seeds=3, points: int = 10, executor: Executor | None = None, out=None,
+def learning_curves(scene: SceneLike, *, seeds: Seeds = 3, points: int = 10, executor: Executor | None = None,
+                    out: StrPath | None = None,
                     resume: bool = False, progress: bool = False, train_count: int | None = None,
                     test_count: int | None = None, figure: Callable | None = None) -> LearningCurves:
     """Test accuracy against cards presented and machine time, analog and ideal.

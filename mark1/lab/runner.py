@@ -63,7 +63,7 @@ import threading
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
@@ -78,7 +78,14 @@ from mark1.stimuli.cards import scene_cards
 from mark1.stimuli.scenes import Scene, load_scene
 
 __all__ = ["job", "run_jobs", "Records", "executor_for", "Interrupted", "seed_list", "as_scene", "scene_ref",
-           "scene_digest", "run_cards"]
+           "scene_digest", "run_cards", "SceneLike", "Seeds", "StrPath"]
+
+#: What a study takes as its scene: a loaded Scene, or a scene file's path (or a built-in scene's name).
+SceneLike: TypeAlias = Scene | str | os.PathLike
+#: A study's seeds: ``n`` (seeds ``0 .. n-1``) or the seeds themselves.
+Seeds: TypeAlias = int | Sequence[int]
+#: A file or folder to write: a str or a path-like.
+StrPath: TypeAlias = str | os.PathLike
 
 
 # ----------------------------------------------------------------------------------------
@@ -134,7 +141,7 @@ def _warm_up(*jobs: Callable) -> None:
 _SCENES: dict = {}
 
 
-def as_scene(scene) -> Scene:
+def as_scene(scene: SceneLike) -> Scene:
     """A Scene from a Scene or a scene file (loaded once per process and file version).
 
     Parameters
@@ -224,7 +231,7 @@ def scene_digest(scene: Scene) -> str | None:
         return None
 
 
-def seed_list(seeds) -> list[int]:
+def seed_list(seeds: Seeds) -> list[int]:
     """The seeds of a study: ``n`` means seeds ``range(n)``; a sequence is taken as given.
 
     Parameters

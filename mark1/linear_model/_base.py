@@ -3,7 +3,7 @@ check, and prediction and accuracy from ``decision_function``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -51,7 +51,7 @@ class _Classifier(ParamsMixin):
         into ``classes``, the K >= 2 sorted labels."""
         raise NotImplementedError
 
-    def fit(self, X, y):
+    def fit(self, X: npt.ArrayLike, y: npt.ArrayLike) -> Self:
         """Fit the classifier to training data.
 
         Parameters
@@ -67,10 +67,10 @@ class _Classifier(ParamsMixin):
             The fitted classifier.
         """
         params = self._check_params()
-        X, classes, yi = _check_X_y(X, y)
-        self._fit(X, yi, classes, **params)
+        Xc, classes, yi = _check_X_y(X, y)
+        self._fit(Xc, yi, classes, **params)
         self.classes_ = classes
-        self.n_features_in_ = X.shape[1]
+        self.n_features_in_ = Xc.shape[1]
         return self
 
     def __sklearn_tags__(self):
@@ -95,15 +95,15 @@ class _Classifier(ParamsMixin):
         if not hasattr(self, "classes_"):
             raise exceptions.NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
 
-    def _check_X(self, X):
+    def _check_X(self, X: npt.ArrayLike) -> npt.NDArray[np.float64]:
         self._check_is_fitted()
-        X = _check_array(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise InputError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+        Xc = _check_array(X, "X")
+        if Xc.shape[1] != self.n_features_in_:
+            raise InputError(f"X has {Xc.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input")
-        return X
+        return Xc
 
-    def decision_function(self, X):
+    def decision_function(self, X: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Decision values (what each classifier's docstring says they mean).
 
         Parameters
@@ -122,7 +122,7 @@ class _Classifier(ParamsMixin):
         scores = X @ self.coef_.T + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
+    def predict(self, X: npt.ArrayLike) -> np.ndarray:
         """Predicted class labels.
 
         Parameters
@@ -140,7 +140,7 @@ class _Classifier(ParamsMixin):
             return self.classes_[(scores > 0).astype(np.intp)]
         return self.classes_[scores.argmax(axis=1)]
 
-    def score(self, X, y):
+    def score(self, X: npt.ArrayLike, y: npt.ArrayLike) -> float:
         """Accuracy: the fraction of samples whose predicted label equals ``y``.
 
         Parameters
@@ -165,7 +165,7 @@ class _ProbabilisticClassifier(_Classifier):
     def _log_joint(self, X):
         raise NotImplementedError
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Log posterior probabilities ``ln p(C_k | x)`` by a stable log-softmax.
 
         Parameters
@@ -184,7 +184,7 @@ class _ProbabilisticClassifier(_Classifier):
         """
         return _log_softmax(self._log_joint(self._check_X(X)))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Posterior probabilities ``p(C_k | x)``.
 
         Parameters

@@ -4,6 +4,7 @@ with Gaussian class densities (§4.2.2), on the covariance maths of ``_covarianc
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from mark1.exceptions import InputError
 from mark1.linear_model._base import _Classifier, _ProbabilisticClassifier
@@ -157,7 +158,8 @@ class FisherDiscriminant(_Classifier):
     threshold: str
     shrinkage: float | str | None
 
-    def __init__(self, *, n_components=None, threshold="gaussian", shrinkage="auto"):
+    def __init__(self, *, n_components: int | None = None, threshold: str = "gaussian",
+                 shrinkage: float | str | None = "auto") -> None:
         self._store_params(locals())
 
     def _check_params(self):
@@ -228,7 +230,7 @@ class FisherDiscriminant(_Classifier):
         tags.transformer_tags = TransformerTags(preserves_dtype=["float64"])
         return tags
 
-    def fit_transform(self, X, y):
+    def fit_transform(self, X: npt.ArrayLike, y: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """``fit(X, y)`` then ``transform(X)``.
 
         Parameters
@@ -242,7 +244,7 @@ class FisherDiscriminant(_Classifier):
         """
         return self.fit(X, y).transform(X)
 
-    def transform(self, X):
+    def transform(self, X: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Project onto the discriminant directions.
 
         Parameters
@@ -254,10 +256,9 @@ class FisherDiscriminant(_Classifier):
         ndarray of shape (n_samples, n_components)
             ``(X - xbar_) @ scalings_``.
         """
-        X = self._check_X(X)
-        return (X - self.xbar_) @ self.scalings_
+        return (self._check_X(X) - self.xbar_) @ self.scalings_
 
-    def criterion(self, w):
+    def criterion(self, w: npt.ArrayLike) -> float:
         """Fisher's criterion ``J`` of a direction or a set of directions.
 
         ``J(W) = Tr[(W^T S_W W)^{-1} (W^T S_B W)]`` (eq. 4.50), which for a single
@@ -362,7 +363,7 @@ class GaussianClassifier(_ProbabilisticClassifier):
     covariance: str
     shrinkage: float | str | None
 
-    def __init__(self, *, covariance="shared", shrinkage="auto"):
+    def __init__(self, *, covariance: str = "shared", shrinkage: float | str | None = "auto") -> None:
         self._store_params(locals())
 
     def _check_params(self):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import numpy.typing as npt
 
 from mark1.exceptions import InputError, ScaleWarning
 from mark1.linear_model._base import _Classifier
@@ -81,7 +82,7 @@ class LeastSquaresClassifier(_Classifier):
     alpha: float
     targets: str
 
-    def __init__(self, *, alpha=0.0, targets="one-of-k"):
+    def __init__(self, *, alpha: float = 0.0, targets: str = "one-of-k") -> None:
         self._store_params(locals())
 
     def _check_params(self):
@@ -141,7 +142,7 @@ class LeastSquaresClassifier(_Classifier):
         self.coef_ = np.ascontiguousarray(W.T)
         self.intercept_ = b
 
-    def outputs(self, X):
+    def outputs(self, X: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """The raw outputs ``y(x) = W^T x + w_0`` (eq. 4.15).
 
         Parameters
@@ -152,8 +153,7 @@ class LeastSquaresClassifier(_Classifier):
         -------
         ndarray of shape (n_samples, K), or (n_samples, 1) for ``targets='fisher'``
         """
-        X = self._check_X(X)
-        return X @ self.coef_.T + self.intercept_
+        return self._check_X(X) @ self.coef_.T + self.intercept_
 
     def _decision(self, X):
         # two classes: y_1(x) - y_0(x) (1-of-K) or the single output ('fisher'); K: the outputs

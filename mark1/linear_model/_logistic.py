@@ -245,7 +245,7 @@ class LogisticRegression(_ProbabilisticClassifier):
     tol: float
     newton: str
 
-    def __init__(self, *, alpha=0.0, max_iter=100, tol=1e-14, newton="auto"):
+    def __init__(self, *, alpha: float = 0.0, max_iter: int = 100, tol: float = 1e-14, newton: str = "auto") -> None:
         self._store_params(locals())
 
     def _check_params(self):

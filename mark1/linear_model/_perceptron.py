@@ -93,8 +93,9 @@ class Perceptron(_Classifier):
     average: bool
     stop_when_converged: bool
 
-    def __init__(self, *, eta=1.0, epochs=100, shuffle=False, seed=None, fit_intercept=True,
-                 multiclass="ovr", eta_schedule=None, average=False, stop_when_converged=True):
+    def __init__(self, *, eta: float = 1.0, epochs: int = 100, shuffle: bool = False, seed: int | None = None,
+                 fit_intercept: bool = True, multiclass: str = "ovr", eta_schedule: str | None = None,
+                 average: bool = False, stop_when_converged: bool = True) -> None:
         self._store_params(locals())
 
     def _check_params(self):

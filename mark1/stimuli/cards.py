@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from mark1.stimuli.decks import Stimuli
+from mark1.stimuli.scenes import Scene
+
 __all__ = ["experiment_seeds", "scene_cards"]
 
 
@@ -36,7 +39,8 @@ def experiment_seeds(seed: int) -> tuple[int, int, int]:
     return first, second, third
 
 
-def scene_cards(scene, seed: int, *, train_count: int | None = None, test_count: int | None = None):
+def scene_cards(scene: Scene, seed: int, *, train_count: int | None = None,
+                test_count: int | None = None) -> tuple[Stimuli, Stimuli, int]:
     """The training cards, test cards and machine seed of run ``seed`` of a scene.
 
     What ``mark1 run --seed N`` uses; every command and example goes through here, so

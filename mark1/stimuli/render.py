@@ -40,9 +40,11 @@ for what varies and the streams it is drawn from; here are the entry points.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from mark1.exceptions import RenderError
 from mark1.stimuli.appearance import _appearance
@@ -95,8 +97,8 @@ def _labels_index(labels, classes) -> np.ndarray:
         raise RenderError("classes", f"expected labels among {list(classes)!r}, got {exc.args[0]!r}") from None
 
 
-def render_characters(labels, *, seed=0, card_size: int = 60, font: str = "default",
-                      size: float = 40, stroke: float = 0.0, slant: float = 0.0,
+def render_characters(labels: Sequence[str], *, seed: int | np.random.SeedSequence = 0, card_size: int = 60,
+                      font: str = "default", size: float = 40, stroke: float = 0.0, slant: float = 0.0,
                       jitter: Jitter = NO_JITTER) -> Rendered:
     """Printed characters, one card per label.
 
@@ -148,8 +150,9 @@ def render_characters(labels, *, seed=0, card_size: int = 60, font: str = "defau
     return _render_masks(masks, _labels_index(labels, texts), seed, card_size, k, slant, jitter)
 
 
-def render_shapes(labels, *, seed=0, card_size: int = 60, size: float = 36, fill: str = "solid",
-                  thickness: float = 3.0, slant: float = 0.0, jitter: Jitter = NO_JITTER) -> Rendered:
+def render_shapes(labels: Sequence[str], *, seed: int | np.random.SeedSequence = 0, card_size: int = 60,
+                  size: float = 36, fill: str = "solid", thickness: float = 3.0, slant: float = 0.0,
+                  jitter: Jitter = NO_JITTER) -> Rendered:
     """Geometric shapes, one card per label.
 
     Parameters
@@ -200,7 +203,7 @@ def _render_masks(masks, which, seed, card_size, k, slant, jitter) -> Rendered:
     return Rendered(cards, var)
 
 
-def render_marks(labels, *, seed=0, card_size: int = 60, size: float = 8,
+def render_marks(labels: Sequence[str], *, seed: int | np.random.SeedSequence = 0, card_size: int = 60, size: float = 8,
                  jitter: Jitter = NO_JITTER) -> Rendered:
     """The 1958 left/right task: a small solid square mark on the left or right half.
 
@@ -271,8 +274,8 @@ def render_marks(labels, *, seed=0, card_size: int = 60, size: float = 8,
     return Rendered(cards, var)
 
 
-def render_predicate(labels, *, seed=0, predicate: str = "parity", card_size: int = 60,
-                     size: float = 8, blobs=(1, 6), thickness: float = 3.0,
+def render_predicate(labels: Sequence[str], *, seed: int | np.random.SeedSequence = 0, predicate: str = "parity",
+                     card_size: int = 60, size: float = 8, blobs: tuple[int, int] = (1, 6), thickness: float = 3.0,
                      jitter: Jitter = NO_JITTER) -> Rendered:
     """Patterns for Minsky and Papert's predicates, labelled by the predicate, with the
     amount of ink matched across the two classes.
@@ -354,7 +357,8 @@ def render_predicate(labels, *, seed=0, predicate: str = "parity", card_size: in
     return Rendered(cards, var)
 
 
-def render_images(images: np.ndarray, which, *, seed=0, jitter: Jitter = NO_JITTER) -> Rendered:
+def render_images(images: np.ndarray, which: ArrayLike, *, seed: int | np.random.SeedSequence = 0,
+                  jitter: Jitter = NO_JITTER) -> Rendered:
     """Cards from the user's images, with the scene's variation applied.
 
     Parameters

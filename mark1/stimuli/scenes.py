@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -233,7 +233,7 @@ class Scene:
 
     def resources(self, *, train_count: int | None = None, test_count: int | None = None,
                   trace: str = "summary", command: str = "run", epochs: int | None = None,
-                  overrides: Mapping[str, Any] | None = None, learners=None,
+                  overrides: Mapping[str, Any] | None = None, learners: Sequence[str] | None = None,
                   lesson_cards: int | None = None) -> Resources:
         """Estimate the peak memory and the work of a command on this scene, without drawing a card.
 
@@ -368,7 +368,7 @@ def _two_faces(scene: Scene, split: str, seed: int, count: int | None, second_fo
                    classes=first.classes, variation=variation)
 
 
-def load_scene(path) -> Scene:
+def load_scene(path: str | os.PathLike) -> Scene:
     """Read and check a scene file, or a built-in scene by name.
 
     Parameters
@@ -449,7 +449,7 @@ def load_scene(path) -> Scene:
     return scene_from_dict(data, path=shown, base_dir=p.resolve().parent, default_name=p.stem)
 
 
-def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_dir=None,
+def scene_from_dict(data: Mapping[str, Any], *, path: str | None = None, base_dir: str | os.PathLike | None = None,
                     default_name: str = "scene") -> Scene:
     """Build a scene from an already-parsed mapping (the structure of a scene file).
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from mark1._utils.progress import progress_bar
 from mark1.exceptions import InputError
 from mark1.machine.mark_i import MarkI
 from mark1.stimuli.cards import experiment_seeds
+from mark1.stimuli.scenes import Scene
 from mark1.viz.figure import new_figure, save_figure
 
 __all__ = ["contact_sheet"]
@@ -49,7 +51,7 @@ def _sheet_key(machine, strays) -> str:
     return key
 
 
-def contact_sheet(scene, *, seed: int = 0, per_class: int | None = None, out=None,
+def contact_sheet(scene: Scene, *, seed: int = 0, per_class: int | None = None, out: str | os.PathLike | None = None,
                   progress: bool = False) -> Figure:
     """Sample training cards of every class beside what the retina makes of them.
 

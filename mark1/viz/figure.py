@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import io
 import math
+import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from numpy.typing import ArrayLike
 from matplotlib.figure import Figure
 
 from mark1._utils.atomic import atomic_path
@@ -74,7 +77,7 @@ class _ShownFigure(Figure):
         return buf.getvalue()
 
 
-def save_figure(fig: Figure, out, **kwargs) -> None:
+def save_figure(fig: Figure, out: str | os.PathLike, **kwargs: Any) -> None:
     """Save ``fig`` to ``out`` atomically; the format follows the file ending (PNG if none).
 
     Parameters
@@ -100,7 +103,7 @@ def save_figure(fig: Figure, out, **kwargs) -> None:
         fig.savefig(tmp, format=fmt, **kwargs)
 
 
-def accuracy_axis(ax, low: float = 0.0, *, which: str = "y", label: str = "accuracy") -> None:
+def accuracy_axis(ax: Axes, low: float = 0.0, *, which: str = "y", label: str = "accuracy") -> None:
     """Make ``ax``'s x or y axis an accuracy axis in %, from ``low`` to 100.
 
     The data must already be in % (0 to 100). An axis that starts above 0 says so in
@@ -145,7 +148,7 @@ def accuracy_axis(ax, low: float = 0.0, *, which: str = "y", label: str = "accur
         ax.set_xlabel(text)
 
 
-def accuracy_low(values_pct, chance: float = 50.0) -> float:
+def accuracy_low(values_pct: ArrayLike, chance: float = 50.0) -> float:
     """Where an accuracy axis starts, as the language says: at chance (rounded down to a
     multiple of 10) when every value is above it, else at 0 (a value at chance would sit on
     the axis' edge, half hidden).

@@ -7,6 +7,8 @@ figures cannot drift apart: the swatch is drawn from :mod:`mark1._utils.language
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
@@ -30,7 +32,7 @@ def _card(size: int = 20) -> np.ndarray:
     return card
 
 
-def language_figure(*, out=None) -> Figure:
+def language_figure(*, out: str | os.PathLike | None = None) -> Figure:
     """Every colour, layout and number format of mark1's figures, in one picture.
 
     Six panels: a card as printed (``CARD_CMAP``: reflectance 1 white, 0 black); the

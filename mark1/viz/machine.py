@@ -9,9 +9,11 @@ shared with the training film in :mod:`mark1.viz.training`.
 
 from __future__ import annotations
 
+import os
 from typing import Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 from matplotlib.cm import ScalarMappable
 from matplotlib.collections import EllipseCollection, LineCollection
 from matplotlib.colors import Normalize, to_rgba
@@ -20,6 +22,7 @@ from matplotlib.patheffects import withStroke
 
 from mark1._utils.language import CARD_CMAP, FIRING, SILENT, WEIGHT_CMAP, unit_grid
 from mark1.exceptions import InputError
+from mark1.machine.mark_i import MarkI
 from mark1.viz.figure import new_figure, save_figure
 
 __all__ = ["retina_figure", "dials_figure", "weights_on_retina_figure"]
@@ -93,7 +96,7 @@ def _image_panel(ax, image, title: str, **imshow) -> None:
 # ----------------------------------------------------------------------------------------
 # one card through the sensory side
 
-def retina_figure(machine, card, *, out=None) -> Figure:
+def retina_figure(machine: MarkI, card: ArrayLike, *, out: str | os.PathLike | None = None) -> Figure:
     """One card through the sensory side: card, light on the cells, S-units, A-units.
 
     Four panels: the card (reflectance), its illuminance on the 20×20 photocells
@@ -241,7 +244,8 @@ def _dial_panel(ax, wk, have, idx, n_a, dcols, drows, scale_colors) -> None:
     ax.set_yticks([])
 
 
-def dials_figure(machine, *, card=None, top: int = 16, out=None) -> Figure:
+def dials_figure(machine: MarkI, *, card: ArrayLike | None = None, top: int = 16,
+                 out: str | os.PathLike | None = None) -> Figure:
     """The pots that matter, as dials large enough to read: one panel per R-unit in use.
 
     Which pots: with ``card``, the pots of the A-units that fire on that card (the ones
@@ -337,7 +341,7 @@ def dials_figure(machine, *, card=None, top: int = 16, out=None) -> Figure:
 # ----------------------------------------------------------------------------------------
 # what each R-unit looks for
 
-def weights_on_retina_figure(machine, *, out=None) -> Figure:
+def weights_on_retina_figure(machine: MarkI, *, out: str | os.PathLike | None = None) -> Figure:
     """What the machine looks for: each R-unit's weights projected back onto the retina.
 
     For R-unit k the image is ``Σ_a w[k, a] · connections[:, a]`` (bias left out): every

@@ -12,10 +12,12 @@ blue (Fig. 4.5).
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from matplotlib.figure import Figure
 
 from mark1._utils.language import NEGATIVE, POSITIVE, WEIGHT_CMAP, percent
@@ -34,7 +36,8 @@ _CLASS_COLORS = (NEGATIVE, POSITIVE)
 _NEXT_COLOR = "#1a9850"
 
 
-def plane_figure(nrows: int, ncols: int, *, width: float, height: float, xlim, ylim):
+def plane_figure(nrows: int, ncols: int, *, width: float, height: float, xlim: tuple[float, float],
+                 ylim: tuple[float, float]) -> tuple[Figure, np.ndarray]:
     """Panels of the 2-D data plane, as PRML draws its examples: the same limits, equal aspect.
 
     The panels share their axes (ticks on the outer ones only) and the figure lays itself
@@ -144,7 +147,8 @@ def _histogram_panel(ax, p, yi, classes, bins, name) -> float:
     return J
 
 
-def fisher_histograms_figure(X, y, *, bins: int = 30, out=None) -> Figure:
+def fisher_histograms_figure(X: ArrayLike, y: ArrayLike, *, bins: int = 30,
+                             out: str | os.PathLike | None = None) -> Figure:
     """PRML Fig. 4.6: projecting two classes onto the mean difference and onto Fisher's w.
 
     Fits :class:`mark1.linear_model.FisherDiscriminant` and projects the points onto the

@@ -8,6 +8,7 @@ so a script's ``main`` starts with what it is about, not with its plumbing.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 __all__ = ["script_parser"]
@@ -23,7 +24,7 @@ def _folder(text: str) -> Path:
     return path
 
 
-def script_parser(doc: str, script, *, seed: bool = False) -> argparse.ArgumentParser:
+def script_parser(doc: str, script: str | os.PathLike, *, seed: bool = False) -> argparse.ArgumentParser:
     """An argument parser for a script that writes figures, with ``--out`` (and ``--seed``).
 
     Parameters

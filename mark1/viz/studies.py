@@ -16,7 +16,9 @@ Examples
 from __future__ import annotations
 
 import math
+import os
 import textwrap
+from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
@@ -62,7 +64,7 @@ def _saved(fig: Figure, out, **savefig) -> Figure:
     return fig
 
 
-def comparison_figure(comparison: Comparison, *, out=None) -> Figure:
+def comparison_figure(comparison: Comparison, *, out: str | os.PathLike | None = None) -> Figure:
     """Test accuracy of every learner of a :class:`mark1.lab.Comparison`.
 
     One row per learner: a dot per seed, the mean with a ±std bar, and the scene's
@@ -121,7 +123,7 @@ def comparison_figure(comparison: Comparison, *, out=None) -> Figure:
     return _saved(fig, out, dpi=120)
 
 
-def learning_curves_figure(curves: LearningCurves, *, out=None) -> Figure:
+def learning_curves_figure(curves: LearningCurves, *, out: str | os.PathLike | None = None) -> Figure:
     """Test accuracy (%) against cards presented and against machine time, analog and ideal.
 
     Two panels. Each variant of a :class:`mark1.lab.LearningCurves` is drawn as
@@ -283,7 +285,7 @@ def _ablation_legend() -> list:
                label="cost on one seed")]
 
 
-def ablation_figure(result: Ablation, *, out=None) -> Figure:
+def ablation_figure(result: Ablation, *, out: str | os.PathLike | None = None) -> Figure:
     """Which non-ideality costs most: the table of a :class:`mark1.lab.Ablation`, drawn.
 
     One row per non-ideality, two marks per row, one per arm: "alone on" (the ideal
@@ -407,7 +409,7 @@ def _positions(values: list) -> tuple[np.ndarray, list[str], bool]:
     return np.arange(len(values), dtype=float), [value_text(v) for v in values], False
 
 
-def sweep_figure(result: Sweep, *, out=None) -> Figure:
+def sweep_figure(result: Sweep, *, out: str | os.PathLike | None = None) -> Figure:
     """Accuracy, paired change, machine time and learning time against the parameter.
 
     Four panels sharing the x axis (the swept values; ∞ at the right end): test
@@ -520,7 +522,8 @@ _GRID_PANELS = {"test": ("mean test accuracy (%)", 100.0, "{:.1f}"),
                 "pots_at_stops": ("pots at an end stop after training", 1.0, "{:.0f}")}
 
 
-def grid_sweep_figure(result: GridSweep, *, panels=None, out=None) -> Figure:
+def grid_sweep_figure(result: GridSweep, *, panels: Sequence[str] | None = None,
+                      out: str | os.PathLike | None = None) -> Figure:
     """Heat maps of a two-parameter sweep: one panel per statistic, the mean written in each cell.
 
     Rows are the first parameter's values, columns the second's (in the order given;
@@ -615,7 +618,7 @@ def _outline(cell) -> Rectangle:
                      path_effects=[withStroke(linewidth=4.2, foreground="white")])
 
 
-def reenact_figure(result: Reenactment, *, out=None) -> Figure:
+def reenact_figure(result: Reenactment, *, out: str | os.PathLike | None = None) -> Figure:
     """Every scene on one accuracy axis: its band, its report, and each machine's mean.
 
     One row per scene: the band (grey; hatched where it is the project's own, for a

@@ -15,6 +15,8 @@ Examples
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -49,7 +51,7 @@ def _finish(fig: Figure, ax, out) -> Figure:
     return fig
 
 
-def p_a_figure(rows: list[dict], *, out=None) -> Figure:
+def p_a_figure(rows: list[dict], *, out: str | os.PathLike | None = None) -> Figure:
     """P_a against R, one colour per (x, y, θ): the finite formula (line), 1958 eq. 1 (dotted), the machine (points).
 
     Parameters
@@ -94,7 +96,7 @@ def p_a_figure(rows: list[dict], *, out=None) -> Figure:
     return _finish(fig, ax, out)
 
 
-def p_c_figure(rows: list[dict], *, out=None) -> Figure:
+def p_c_figure(rows: list[dict], *, out: str | os.PathLike | None = None) -> Figure:
     """P_c against C, one colour per (x, y, θ, R): the finite formula (line), 1958 eq. 2 (dotted),
     P_c,min of eq. 3 (thin dashed), the machine (points).
 
@@ -138,7 +140,7 @@ def p_c_figure(rows: list[dict], *, out=None) -> Figure:
     return _finish(fig, ax, out)
 
 
-def recall_figure(rows: list[dict], *, out=None) -> Figure:
+def recall_figure(rows: list[dict], *, out: str | os.PathLike | None = None) -> Figure:
     """Recall of a μ-system against N_s: the 1957 report's Φ(Z) (its Table I formula), the Z
     derived here, and the machine's A-units (points).
 

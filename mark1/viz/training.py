@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from typing import Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
@@ -18,6 +20,7 @@ from mark1._utils.language import (FIRING, MISTAKE, NEGATIVE, NEUTRAL, POSITIVE,
 from mark1._utils.progress import progress_bar
 from mark1.exceptions import InputError
 from mark1.machine.mark_i import MarkI
+from mark1.specs import MachineSpec
 from mark1.viz.figure import accuracy_axis, new_figure, save_figure
 from mark1.viz.machine import _lamps, _projected_weights
 
@@ -34,8 +37,9 @@ def _accuracy_with_mistakes(ax) -> None:
     ax.set_yticks(np.arange(0, 101, 20))
 
 
-def learning_curve(history, *, title: str = "", test_accuracy: float | None = None,
-                   reported: float | None = None, window: int | None = None, out=None) -> Figure:
+def learning_curve(history: np.ndarray, *, title: str = "", test_accuracy: float | None = None,
+                   reported: float | None = None, window: int | None = None,
+                   out: str | os.PathLike | None = None) -> Figure:
     """Training accuracy (%) against cards presented, with machine time on the top axis.
 
     The curve is the share right over the last ``window`` cards, drawn from the first
@@ -367,7 +371,8 @@ class _FilmPanels:
         self.ax_acc.set_title(f"{acc_now}\n(magenta ticks: mistakes)", fontsize=10)
 
 
-def training_animation(machine_spec, cards, labels, *, seed, out, epochs: int = 1, every: int = 1,
+def training_animation(machine_spec: MachineSpec, cards: ArrayLike, labels: ArrayLike, *, seed: int,
+                       out: str | os.PathLike, epochs: int = 1, every: int = 1,
                        duration: int = 400, dpi: int = 100, progress: bool = False) -> Figure:
     """An animated GIF of the machine learning, every stage of one presentation per frame.
 
