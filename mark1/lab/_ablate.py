@@ -17,6 +17,16 @@ a two-sided 95 % t-interval over seeds (the paired t-interval: mean ± t(0.975; 
 sd / √n of the per-seed differences). An interval that contains 0 is marked "not
 distinguishable from 0"; a non-ideality that changes nothing on any seed reports
 exactly 0.
+
+**Multiplicity.** A table of ~20 arms, each with its own 95 % interval, shows about one
+interval away from 0 by chance alone even when nothing acts. Beside each raw interval
+the table gives the paired t-test's p-value and its Holm–Bonferroni adjustment over the
+family of the table's arms (every arm whose machine differs from its reference and has
+two seeds or more): an arm whose Holm-adjusted p is below 0.05 costs (or gains) points
+with a family-wise error rate of at most 5 %. The raw intervals are not adjusted.
+
+A **starting point** (``at``) sets machine parameters before the study, so that the
+non-idealities are ranked at a stressed operating point without a copy of the scene.
 """
 
 from __future__ import annotations
@@ -25,9 +35,9 @@ import json
 import math
 import time
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from collections.abc import Callable
 
 from mark1._utils.atomic import write_text
@@ -36,7 +46,8 @@ from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
 from mark1.lab._common import aligned, check_figure, csv_text, draw, hours_cell, pct, study_inputs, write_json
 from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref
-from mark1.lab.stats import mean_interval, summarize
+from mark1.lab._sweep import _warn_cliff, at_text, parse_at, start_spec, value_text
+from mark1.lab.stats import holm, mean_interval, paired_p, seed_advice, summarize
 from mark1.machine.mark_i import MarkI
 from mark1.specs import NON_IDEALITIES
 
@@ -46,8 +57,11 @@ _VERSION = 2
 
 #: Fields of ``ablation.csv``: one row per variant; cost fields for the two arms only.
 ABLATION_FIELDS = ("variant", "kind", "non_ideality", "reference", "test_mean", "test_std", "n", "train_mean",
-                   "cost_points", "cost_low", "cost_high", "verdict", "machine_time_h_mean",
+                   "cost_points", "cost_low", "cost_high", "p_value", "p_holm", "verdict", "machine_time_h_mean",
                    "machine_time_h_std", "machine_time_h_change", "same_as")
+
+#: The family-wise error rate the Holm-adjusted p-values are read against.
+FAMILY_ALPHA = 0.05
 
 #: The verdicts on a cost, from its per-seed paired differences.
 VERDICTS = {
@@ -71,7 +85,9 @@ def paired_cost(without: list[float], with_: list[float]) -> dict[str, Any]:
     -------
     dict
         ``costs`` (per seed, fraction), ``mean``, ``low``, ``high`` (95 % t-interval of
-        the mean; NaN for one seed), ``verdict`` (a key of :data:`VERDICTS`).
+        the mean, not clipped; NaN for one seed), ``p`` (the paired t-test's two-sided
+        p-value, :func:`mark1.lab.stats.paired_p`; None for one seed), ``verdict`` (a key
+        of :data:`VERDICTS`).
 
     Raises
     ------
@@ -89,7 +105,7 @@ def paired_cost(without: list[float], with_: list[float]) -> dict[str, Any]:
     if len(without) != len(with_) or not without:
         raise InputError("paired_cost: expected the same seeds, at least one, in both arms")
     costs = [a - b for a, b in zip(without, with_)]
-    mean, low, high = mean_interval(costs)
+    mean, low, high = cast(tuple[float, float, float], mean_interval(costs))      # costs is not empty
     if all(c == 0.0 for c in costs):
         verdict, low, high = "zero", 0.0, 0.0
     elif len(costs) == 1:
@@ -98,7 +114,7 @@ def paired_cost(without: list[float], with_: list[float]) -> dict[str, Any]:
         verdict = "null"
     else:
         verdict = "cost" if low > 0.0 else "gain"
-    return {"costs": costs, "mean": mean, "low": low, "high": high, "verdict": verdict}
+    return {"costs": costs, "mean": mean, "low": low, "high": high, "p": paired_p(costs), "verdict": verdict}
 
 
 @dataclass
@@ -118,10 +134,17 @@ class Ablation:
         runs were reused, or None), ``test_accuracy`` and ``machine_time_s`` (one per
         seed). The arms also carry ``cost_points`` (mean cost in percentage points:
         accuracy without it minus with it), ``cost_low``, ``cost_high`` (its 95 %
-        t-interval, points), ``costs`` (per seed, points), ``verdict`` (see
-        :data:`VERDICTS`) and ``machine_time_h_change`` (mean change of machine time
-        against the reference, hours; None where it is the same on every seed).
+        t-interval, points, not adjusted for multiplicity), ``costs`` (per seed, points),
+        ``p_value`` (paired t-test, two-sided), ``p_holm`` (Holm-adjusted over the arms
+        with a p-value; both None for an arm whose machine is its reference's, or one
+        seed), ``verdict`` (see :data:`VERDICTS`, from the raw interval) and
+        ``machine_time_h_change`` (mean change of machine time against the reference,
+        hours; None where it is the same on every seed).
     non_idealities : list of str
+    at : dict
+        The starting point: machine parameters set before the study (``ablate``'s ``at``).
+    cliff : str or None
+        The line of :func:`mark1.lab.cliff_warning` when a variant crosses a known cliff.
 
     Examples
     --------
@@ -136,6 +159,8 @@ class Ablation:
     seeds: list
     rows: list
     non_idealities: list
+    at: dict = field(default_factory=dict)
+    cliff: str | None = None
 
     def row(self, variant: str) -> dict:
         """The row of ``variant`` (``"full"``, ``"ideal"``, ``"on:NAME"``, ``"off:NAME"``).
@@ -150,10 +175,21 @@ class Ablation:
                 return r
         raise InputError(f"variant: expected one of {', '.join(r['variant'] for r in self.rows)}, got {variant!r}")
 
+    def family(self) -> list[dict]:
+        """The arms the Holm adjustment is over: those with a p-value (a machine unlike its
+        reference's, two seeds or more)."""
+        return [r for r in self.rows if r["kind"] != "reference" and r.get("p_value") is not None]
+
+    def advice(self) -> str | None:
+        """One line recommending a seed count when some arm's interval includes 0
+        (:func:`mark1.lab.stats.seed_advice`), else None."""
+        return seed_advice([r["costs"] for r in self.family()])
+
     def table(self) -> str:
-        """Plain text: per non-ideality and arm, the cost with its interval and verdict."""
+        """Plain text: per non-ideality and arm, the cost with its raw interval, its p-values (raw and
+        Holm-adjusted over the table's arms) and the verdict."""
         head, rows, notes = self._cells()
-        return "\n".join([*aligned(head, rows, left=(0, 1, 5)), "", *notes])
+        return "\n".join([*aligned(head, rows, left=(0, 1, 7)), "", *notes])
 
     def __repr__(self) -> str:
         arms = [r for r in self.rows if r["kind"] != "reference"]
@@ -163,48 +199,72 @@ class Ablation:
 
     def _repr_html_(self) -> str:
         head, rows, notes = self._cells()
-        return study_html(f"Ablation: {self.scene}", html_table(head, rows, left=(0, 1, 5), notes=notes),
+        return study_html(f"Ablation: {self.scene}", html_table(head, rows, left=(0, 1, 7), notes=notes),
                           figure_function("Ablation"), self)
 
     def _cells(self) -> tuple[tuple, list, list]:
         """The table's head, its rows (cells as text) and the lines under it."""
         full, ideal = self.row("full"), self.row("ideal")
-        head = ("non-ideality", "arm", "accuracy", "cost (pt)", "95 % interval (pt)", "verdict",
-                "machine time")
-        rows = [("(reference)", "ideal", pct(ideal["test_mean"]), "", "", "", hours_cell(ideal["machine_time_h_mean"])),
-                ("(reference)", "full", pct(full["test_mean"]), "", "", "", hours_cell(full["machine_time_h_mean"]))]
+        m = len(self.family())
+        head = ("non-ideality", "arm", "accuracy", "cost (pt)", "95 % interval (pt), raw", "p",
+                f"p Holm ({m} arms)", "verdict (raw interval)", "machine time")
+        rows = [("(reference)", "ideal", pct(ideal["test_mean"]), "", "", "", "", "",
+                 hours_cell(ideal["machine_time_h_mean"])),
+                ("(reference)", "full", pct(full["test_mean"]), "", "", "", "", "",
+                 hours_cell(full["machine_time_h_mean"]))]
         for n in self.non_idealities:
             for prefix, arm in (("on", "alone on"), ("off", "alone off")):
                 r = self.row(f"{prefix}:{n}")
+                holm_p = r.get("p_holm")
                 rows.append((n if prefix == "on" else "", arm, pct(r["test_mean"]),
-                             f"{r['cost_points']:+.1f}", _interval(r), VERDICTS[r["verdict"]],
+                             f"{r['cost_points']:+.1f}", _interval(r), _p_cell(r.get("p_value")),
+                             _p_cell(holm_p) + (" *" if holm_p is not None and holm_p < FAMILY_ALPHA else ""),
+                             VERDICTS[r["verdict"]],
                              "same" if r["machine_time_h_change"] is None
                              else hours_cell(r["machine_time_h_mean"], r["machine_time_h_change"])))
         lines = []
         lines.append(f"{self.scene}: test accuracy, mean of {len(self.seeds)} paired seed(s) (same cards, "
-                     "board and noise in every variant).")
+                     "board and noise in every variant)"
+                     + (f", starting at {at_text(self.at)} (the full machine)." if self.at else "."))
         lines.append("cost = points lost because of it: ideal - (ideal + it) for 'alone on', "
                      "(full - it) - full for 'alone off'; positive hurts.")
         lines.append("95 % interval: t-interval of the mean per-seed difference (paired t, n-1 degrees of "
-                     "freedom). machine time: 'same' when equal to the reference's on every seed, else the "
-                     "variant's (change).")
-        if len(self.seeds) < 5:
-            lines.append(f"With {len(self.seeds)} seed(s) the intervals say little: they are wide, or of zero "
-                         "width when the per-seed differences happen to coincide; use --seeds 5 or more.")
+                     "freedom), raw: not adjusted for the table's many intervals, and not clipped.")
+        lines.append(f"Multiplicity: p is the paired t-test's; p Holm is Holm-Bonferroni adjusted over the {m} "
+                     "arms with a p-value (the same machine as its reference, or one seed: no test); "
+                     f"* marks Holm p < {FAMILY_ALPHA:g}, a family-wise error rate of at most "
+                     f"{100 * FAMILY_ALPHA:g} % over the table.")
+        lines.append("machine time: 'same' when equal to the reference's on every seed, else the variant's (change).")
+        if len(self.seeds) < 2:
+            lines.append("With one seed there is no interval and no test; use --seeds 5 or more.")
+        advice = self.advice()
+        if advice:
+            lines.append(advice)
         return head, rows, lines
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values, with the sign convention spelled out (``ablation.json``)."""
         return {"scene": self.scene, "seeds": self.seeds, "non_idealities": self.non_idealities,
-                "rows": self.rows,
+                "at": {k: value_text(v) for k, v in self.at.items()}, "rows": self.rows,
                 "sign": "cost = accuracy without the non-ideality minus accuracy with it (points lost)",
-                "interval": "two-sided 95 % paired t-interval over seeds"}
+                "interval": "two-sided 95 % paired t-interval over seeds, raw (not adjusted), not clipped",
+                "multiplicity": f"p_holm: Holm-Bonferroni adjusted p-values of the paired t-tests over the "
+                                f"{len(self.family())} arms with a p-value; family-wise error rate "
+                                f"{FAMILY_ALPHA:g} where p_holm < {FAMILY_ALPHA:g}",
+                "cliff": self.cliff, "advice": self.advice()}
 
 
 def _interval(r) -> str:
     if r["cost_low"] is None or math.isnan(r["cost_low"]):
         return "-"
     return f"[{r['cost_low']:+.1f}, {r['cost_high']:+.1f}]"
+
+
+def _p_cell(p) -> str:
+    """A p-value as a table cell: three decimals, ``<0.001`` below, ``-`` for none."""
+    if p is None:
+        return "-"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _ablation_variants(spec) -> list[tuple[str, str, str | None, Any]]:
@@ -250,7 +310,7 @@ def _ablation_job(scene_ref, seed: int, spec, train_count: int | None = None,
             "machine_time_s": float(m.machine_time_), "wall_time_s": time.perf_counter() - t0}
 
 
-def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume: bool = False,
+def ablate(scene, *, seeds=3, at=None, executor: Executor | None = None, out=None, resume: bool = False,
            progress: bool = False, train_count: int | None = None,
            test_count: int | None = None, figure: Callable | None = None) -> Ablation:
     """Which non-ideality costs most: each one alone on, and alone off, paired over seeds.
@@ -260,7 +320,8 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
     the ideal machine, and (b) the full machine with only that one off
     (``spec.without(name)``), compared with the full machine. All variants of a seed
     share its cards and machine seed, so each cost is a paired difference (see
-    :func:`paired_cost`). Variants with identical machines are run once.
+    :func:`paired_cost`). Variants with identical machines are run once. Each arm's
+    p-value is adjusted for the table's many arms by Holm's method (``p_holm``).
 
     Parameters
     ----------
@@ -268,6 +329,11 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
         A scene or a scene file; its machine is the full one.
     seeds : int or sequence of int
         ``n`` means seeds ``0 .. n-1``; every variant runs on every seed (paired).
+    at : mapping, optional
+        The starting point: machine parameters set on the scene's machine before the
+        study, e.g. ``{"rack.drive": "ratchet", "rack.step": 0.015}``
+        (:func:`mark1.lab.parse_at`); the full machine is then the scene's with these, the
+        same runs as with the scene's ``[machine.overrides]`` edited.
     executor : concurrent.futures.Executor, optional
         Runs the jobs (one per distinct machine and seed); results do not depend on it.
     out : str or path-like, optional
@@ -289,10 +355,17 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
     -------
     Ablation
 
+    Warns
+    -----
+    CliffWarning
+        When a variant runs on the ratchet with a step above the trainer's increment
+        (:func:`mark1.lab.cliff_warning`), before any run.
+
     Raises
     ------
     InputError
-        For bad seeds or counts, ``resume`` or ``figure`` without ``out``.
+        For bad seeds or counts, ``resume`` or ``figure`` without ``out``; a SpecError
+        naming the key for a bad starting point.
 
     Examples
     --------
@@ -305,8 +378,10 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
     (0.0, 'zero')
     """
     scene, seed_ids, train_count, test_count = study_inputs(scene, seeds, train_count, test_count)
+    at = parse_at(at)
     check_figure(figure, out)
-    variants = _ablation_variants(scene.machine_spec())
+    variants = _ablation_variants(start_spec(scene, at))
+    cliff = _warn_cliff([(name if kind == "reference" else f"arm {name}", spec) for name, kind, _, spec in variants])
     first_of: dict[str, str] = {}
     unique = []
     for name, _, _, spec in variants:
@@ -324,6 +399,8 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
         config = {"version": _VERSION, "scene": scene.name, "scene_sha256": scene_digest(scene),
                   "train_count": train_count, "test_count": test_count,
                   "variants": {name: _spec_key(spec) for name, spec in unique}}
+        if at:                                            # the variants' specs say it too; this says why
+            config["at"] = {k: value_text(v) for k, v in at.items()}
         store = Records(Path(out) / "jobs", config,
                         valid=lambda key, r: 0.0 <= r["test_accuracy"] <= 1.0 and r["machine_time_s"] >= 0)
     res = run_jobs(_ablation_job, jobs, executor=executor, keys=keys, records=store, resume=resume,
@@ -355,11 +432,16 @@ def ablate(scene, *, seeds=3, executor: Executor | None = None, out=None, resume
         else:                                             # (full - it) - full
             c = paired_cost(r["test_accuracy"], ref_row["test_accuracy"])
         dt = [a - b for a, b in zip(r["machine_time_s"], ref_row["machine_time_s"])]
+        # the reference machine itself is no test (its "cost" is 0 by construction)
+        same = (r["same_as"] or r["variant"]) == (ref_row["same_as"] or ref_row["variant"])
         r.update(cost_points=100.0 * c["mean"], cost_low=100.0 * c["low"], cost_high=100.0 * c["high"],
-                 costs=[100.0 * x for x in c["costs"]], verdict=c["verdict"],
+                 costs=[100.0 * x for x in c["costs"]], p_value=None if same else c["p"], verdict=c["verdict"],
                  machine_time_h_change=None if all(d == 0.0 for d in dt) else sum(dt) / len(dt) / 3600.0)
+    arms = [r for r in rows if r["reference"] is not None]
+    for r, p in zip(arms, holm([r["p_value"] for r in arms])):
+        r["p_holm"] = p
     result = Ablation(scene=scene.name, seeds=seed_ids, rows=rows,
-                      non_idealities=[v[2] for v in variants if v[1] == "on_alone"])
+                      non_idealities=[v[2] for v in variants if v[1] == "on_alone"], at=at, cliff=cliff)
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)

@@ -6,10 +6,16 @@ the same each seed unless jittered or counted beyond the images; one integer spl
 learner is trained on the scene's training cards and scored on its test cards. Each
 seed is one job of :func:`mark1.lab.runner.run_jobs`: any executor, results identical to
 a serial run, one record per seed written as it finishes, ``resume`` skips seeds recorded.
+
+Every learner sees the same cards on a seed, so the learners are *paired* by seed: the
+table gives, beside each learner's mean and spread, the analog machine minus it, seed by
+seed, with the paired 95 % t-interval (:meth:`Comparison.paired`); ``mark1 − digital``
+is what the analog learning costs on these cards.
 """
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from concurrent.futures import Executor
@@ -26,7 +32,8 @@ from mark1.exceptions import ConvergenceWarning, InputError, SeparableDataWarnin
 from mark1.lab._common import (aligned, check_figure, csv_text, draw, hours_cell, num, pct, pct_spread, seconds_cell,
                                study_inputs, write_json)
 from mark1.lab.runner import Records, as_scene, job, run_jobs, scene_digest, scene_ref
-from mark1.lab.stats import summarize
+from mark1.lab._sweep import _warn_cliff
+from mark1.lab.stats import mean_interval, paired_p, seed_advice, summarize
 from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier, LogisticRegression,
                                 Perceptron)
 from mark1.machine.mark_i import MarkI
@@ -180,29 +187,95 @@ class Comparison:
             out[name] = s
         return out
 
-    def _cells(self) -> tuple[tuple, list, str]:
-        """The table's head, its rows (cells as text) and the line under it."""
+    def paired(self, a: str = "mark1", b: str = "digital") -> dict[str, Any] | None:
+        """Learner ``a`` minus learner ``b`` in test accuracy, seed by seed, with its paired 95 % interval.
+
+        Both learners saw the same cards on a seed (and the machines the same patch
+        board), so the difference of a seed is theirs alone; seeds where either has no
+        result are left out.
+
+        Parameters
+        ----------
+        a, b : str
+            Learners of this comparison (default: the analog machine minus the digital one).
+
+        Returns
+        -------
+        dict or None
+            ``diffs`` (per seed, fraction), ``seeds``, ``n``, ``mean``, ``low``, ``high``
+            (the paired t-interval, fraction, not clipped; NaN for one seed) and ``p``
+            (paired t-test; None for one seed); None when no seed has both.
+
+        Raises
+        ------
+        InputError
+            For a learner this comparison does not have.
+
+        Examples
+        --------
+        >>> comp = compare("scenes/demo.toml", seeds=3, learners=["mark1", "digital"], train_count=8, test_count=8)
+        >>> d = comp.paired("mark1", "digital")
+        >>> d["n"], round(d["mean"], 4) == round(sum(d["diffs"]) / 3, 4)
+        (3, True)
+        """
+        for name in (a, b):
+            if name not in self.learners:
+                raise InputError(f"learner: expected one of {', '.join(self.learners)}, got {name!r}")
+        acc = {(r["learner"], r["seed"]): r["test_accuracy"] for r in self.records}
+        seeds = [s for s in self.seeds if acc.get((a, s)) is not None and acc.get((b, s)) is not None]
+        if not seeds:
+            return None
+        diffs = [acc[(a, s)] - acc[(b, s)] for s in seeds]
+        mean, low, high = mean_interval(diffs) or (None, None, None)
+        return {"a": a, "b": b, "seeds": seeds, "diffs": diffs, "n": len(diffs), "mean": mean, "low": low,
+                "high": high, "p": paired_p(diffs)}
+
+    def _paired_all(self) -> dict[str, dict | None]:
+        """``mark1`` minus every other learner (empty without ``mark1`` or a second learner)."""
+        if "mark1" not in self.learners:
+            return {}
+        return {n: self.paired("mark1", n) for n in self.learners if n != "mark1"}
+
+    def advice(self) -> str | None:
+        """One line recommending a seed count when some paired interval (``mark1`` minus another
+        learner) includes 0, else None."""
+        return seed_advice([d["diffs"] for d in self._paired_all().values() if d is not None])
+
+    def _cells(self) -> tuple[tuple, list, list]:
+        """The table's head, its rows (cells as text) and the lines under it."""
         summ = self.summary()
-        head = ("learner", "test acc", "± std (points)", "train acc", "cards seen", "machine time", "wall time")
+        pairs = self._paired_all()
+        head = ("learner", "test acc", "± std (points)", *(("mark1 − it (points), paired 95 %",) if pairs else ()),
+                "train acc", "cards seen", "machine time", "wall time")
         rows = []
         for name, s in summ.items():
+            paired = () if not pairs else (_paired_cell(pairs.get(name)) if name != "mark1" else "",)
             rows.append((name, pct(s["mean"]), num(None if s["std"] is None else 100 * s["std"], "{:.1f}"),
-                         pct(s["train_mean"]),
+                         *paired, pct(s["train_mean"]),
                          num(s["cards_seen_mean"], "{:.0f}"), hours_cell(s["machine_time_h_mean"]),
                          seconds_cell(s["wall_time_s_mean"])))
         rep = self.reported
-        under = (f"{self.scene}: {len(self.seeds)} seed(s); reported "
+        under = [f"{self.scene}: {len(self.seeds)} seed(s); reported "
                  + (pct(rep["value"]) if rep.get("value") is not None else "no figure")
-                 + f" ({rep.get('source') or 'the scene names no source'})")
+                 + f" ({rep.get('source') or 'the scene names no source'})"]
+        if pairs:
+            d = pairs.get("digital")
+            under.append("mark1 − it: the analog machine's test accuracy minus the learner's, seed by seed (the "
+                         "same cards), mean and 95 % paired t-interval, not clipped"
+                         + (f"; analog − digital: {_paired_cell(d)} points over {d['n']} seeds" if d else ""))
+            advice = self.advice()
+            if advice:
+                under.append(advice)
         return head, rows, under
 
     def table(self) -> str:
-        """A plain-text table: test accuracy mean ± std per learner and the other figures."""
+        """A plain-text table: test accuracy mean ± std per learner, the analog machine minus each
+        learner paired by seed with its 95 % interval, and the other figures."""
         head, rows, under = self._cells()
         lines = aligned(head, rows)
         width = max(len(r[0]) for r in (head, *rows))
         lines.append("")
-        lines.append(under)
+        lines.extend(under)
         lines.append("")
         lines.extend(f"{r[0]:<{width}}  {describe_learner(r[0], self.features)}" for r in rows)
         return "\n".join(lines)
@@ -215,8 +288,8 @@ class Comparison:
     def _repr_html_(self) -> str:
         head, rows, under = self._cells()
         rows = [(*r, describe_learner(r[0], self.features)) for r in rows]
-        return study_html(f"Comparison: {self.scene}", html_table((*head, "learner is"), rows, left=(0, 7),
-                                                                  notes=[under]), figure_function("Comparison"), self)
+        return study_html(f"Comparison: {self.scene}", html_table((*head, "learner is"), rows, left=(0, len(head)),
+                                                                  notes=under), figure_function("Comparison"), self)
 
     @property
     def features(self) -> str:
@@ -227,7 +300,19 @@ class Comparison:
         """Everything as JSON-safe values: the run, its records and the summary (``results.json``)."""
         return {"scene": self.scene, "scene_file": self.scene_file, "learners": list(self.learners),
                 "seeds": list(self.seeds), "config": self.config, "reported": self.reported,
-                "records": self.records, "summary": self.summary()}
+                "records": self.records, "summary": self.summary(),
+                "paired": {f"mark1 - {n}": d for n, d in self._paired_all().items()},
+                "interval": "mark1 minus each learner, paired by seed: two-sided 95 % t-interval, not clipped",
+                "advice": self.advice()}
+
+
+def _paired_cell(d) -> str:
+    """A paired difference as a table cell in points, ``-3.1 [-5.0, -1.2]``; ``-`` for none."""
+    if d is None or d["mean"] is None:
+        return "-"
+    if d["low"] is None or math.isnan(d["low"]):
+        return f"{100 * d['mean']:+.1f}"
+    return f"{100 * d['mean']:+.1f} [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]"
 
 
 def check_learners(learners) -> list[str]:
@@ -463,6 +548,8 @@ def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None,
     if features not in FEATURES:
         raise InputError(f"features: expected one of {', '.join(FEATURES)}, got {features!r}")
     check_figure(figure, out)
+    if "mark1" in names:
+        _warn_cliff([("the scene's machine (mark1)", scene.machine_spec())])
     config = {"version": _RECORD_VERSION, "scene": scene.name, "scene_sha256": scene_digest(scene),
               "learners": names, "train_count": train_count, "test_count": test_count,
               "epochs": scene.schedule.epochs, "order": scene.schedule.order, "features": features}
@@ -535,14 +622,18 @@ def _report_md(comp: Comparison, scene, figures) -> str:
                  + (f"; {rep['conditions']}" if rep.get("conditions") else "")
                  + (f" ({rep['note']})" if rep.get("note") else ""))
     lines.append("")
-    lines.append("| learner | what it is | test accuracy (mean ± std) | min – max | train accuracy | cards seen "
-                 "| machine time | wall time | reported |")
-    lines.append("|---|---|---|---|---|---|---|---|---|")
+    pairs = comp._paired_all()
+    lines.append("| learner | what it is | test accuracy (mean ± std) | min – max "
+                 + ("| mark1 − it, paired 95 % (points) " if pairs else "")
+                 + "| train accuracy | cards seen | machine time | wall time | reported |")
+    lines.append("|---|---|---|---|" + ("---|" if pairs else "") + "---|---|---|---|---|")
     for name, s in summ.items():
         acc = pct_spread(s["mean"], s["std"])
         rng = "" if s["mean"] is None else f"{pct(s['min'])} – {pct(s['max'])}"
         beside = rep_txt if name == "mark1" else ""
-        lines.append(f"| {name} | {describe_learner(name, comp.features)} | {acc} | {rng} | {pct(s['train_mean'])} | "
+        paired = "" if not pairs else f"{'' if name == 'mark1' else _paired_cell(pairs.get(name))} | "
+        lines.append(f"| {name} | {describe_learner(name, comp.features)} | {acc} | {rng} | {paired}"
+                     f"{pct(s['train_mean'])} | "
                      f"{num(s['cards_seen_mean'], '{:.0f}')} | {hours_cell(s['machine_time_h_mean'])} | "
                      f"{seconds_cell(s['wall_time_s_mean'])} | {beside} |")
     errs = {n: s["errors"] for n, s in summ.items() if s.get("errors")}
@@ -551,6 +642,13 @@ def _report_md(comp: Comparison, scene, figures) -> str:
         for n, e in errs.items():
             lines.append(f"- {n}: {'; '.join(e)}")
     lines.append("")
+    if pairs:
+        lines.append("*mark1 − it*: the analog machine's test accuracy minus the learner's, seed by seed (both "
+                     "saw the same cards), mean and two-sided 95 % paired t-interval in points, not clipped.")
+        advice = comp.advice()
+        if advice:
+            lines.append(advice + ".")
+        lines.append("")
     lines.append("std is the sample standard deviation over seeds. *Cards seen*: presentations before "
                  "the machine first held its final training accuracy over one epoch's worth of "
                  "consecutive cards. *Machine time*: the simulated Mark I's clock. *Wall time*: this "

@@ -23,6 +23,8 @@ import dataclasses
 import hashlib
 import math
 import time
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,16 +36,17 @@ from mark1._utils.atomic import write_text
 from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1._utils.language import duration
 from mark1._utils.records import jsonable
-from mark1.exceptions import InputError
-from mark1.lab._common import (aligned, check_figure, count_option, csv_text, draw, hours_cell, num, pct, study_inputs,
+from mark1.exceptions import CliffWarning, InputError
+from mark1.lab._common import (aligned, check_figure, count_option, csv_text, draw, hours_cell, num, study_inputs,
                                write_json)
 from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref
-from mark1.lab.stats import clip_interval, mean_interval
+from mark1.lab.stats import mean_interval, seed_advice
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MachineSpec, SpecError, parameter_keys
 from mark1.stimuli.cards import experiment_seeds
 
-__all__ = ["sweep", "Sweep", "grid_sweep", "GridSweep", "parse_value", "parse_values", "value_text"]
+__all__ = ["sweep", "Sweep", "grid_sweep", "GridSweep", "parse_value", "parse_values", "value_text", "parse_at",
+           "at_text", "cliff_warning"]
 
 #: Columns of ``sweep.csv``: one row per (value, seed).
 SWEEP_FIELDS = ("param", "value", "seed", "test_accuracy", "train_accuracy", "machine_time_s",
@@ -232,6 +235,132 @@ def value_text(v) -> str:
     return str(v)
 
 
+def parse_at(at) -> dict:
+    """A study's starting point: machine parameters set before the study, typed and checked.
+
+    ``ablate`` and ``sweep`` apply it to the scene's machine first, so that a stressed
+    operating point needs no copy of the scene file; the result is the same as with the
+    scene's ``[machine.overrides]`` edited to these values.
+
+    Parameters
+    ----------
+    at : mapping of str to value, or None
+        Dotted spec keys and their values or texts, e.g. ``{"rack.step": 0.04}`` (see
+        :func:`parse_value`); None for none.
+
+    Returns
+    -------
+    dict
+        ``{key: value}`` typed as the fields want them, in the order given.
+
+    Raises
+    ------
+    SpecError
+        Naming the key, for an unknown key, a value of the wrong type or range, or a shape.
+    InputError
+        For something that is not a mapping, or ``schedule.epochs`` (not the machine's).
+
+    Examples
+    --------
+    >>> parse_at({"rack.drive": "ratchet", "rack.step": "0.04"})
+    {'rack.drive': 'ratchet', 'rack.step': 0.04}
+    >>> parse_at(None)
+    {}
+    """
+    if at is None:
+        return {}
+    if not isinstance(at, Mapping):
+        raise InputError(f"at: expected a mapping of machine parameters to values such as {{'rack.step': 0.04}}, "
+                         f"got {type(at).__name__}")
+    out = {}
+    for key, value in at.items():
+        if not isinstance(key, str):
+            raise InputError(f"at: expected dotted machine parameters as keys, such as 'rack.step', got {key!r}")
+        if key in SCHEDULE_PARAMS:
+            raise InputError(f"at: {key} is not a machine parameter; expected a key of `mark1 specs` "
+                             "(the passes are the study's epochs)")
+        if key in parameter_keys() and isinstance(_field(key).default, tuple):
+            raise SpecError(key, "cannot be set as a starting point (a shape or table); set it in the scene file")
+        out[key] = parse_value(key, value)
+    return out
+
+
+def at_text(at: Mapping) -> str:
+    """A starting point as one line, ``rack.drive=ratchet, rack.step=0.04``; empty for none.
+
+    Examples
+    --------
+    >>> at_text({"rack.drive": "ratchet", "rack.step": 0.04}), at_text({})
+    ('rack.drive=ratchet, rack.step=0.04', '')
+    """
+    return ", ".join(f"{k}={value_text(v)}" for k, v in at.items())
+
+
+def start_spec(scene, at: Mapping) -> MachineSpec:
+    """The scene's machine with the starting point ``at`` (checked by :func:`parse_at`) applied.
+
+    Raises
+    ------
+    SpecError
+        Naming the key, for a value the scene's machine cannot take beside its own overrides.
+    """
+    spec = scene.machine_spec()
+    return spec.with_overrides(dict(at)) if at else spec
+
+
+def _crosses_cliff(spec) -> bool:
+    """Whether ``spec``'s pots ratchet in steps larger than the trainer's per-correction increment."""
+    rack, trainer = spec.rack, spec.trainer
+    return rack.drive == "ratchet" and trainer.rule != "lms" and rack.step > trainer.increment
+
+
+def cliff_warning(cases) -> str | None:
+    """One line when some machine of a study crosses a known cliff; None when none does.
+
+    The cliff: on the ratchet drive a command of ``trainer.increment`` turns
+    ``rint(increment / step)`` whole steps, so a step above the increment turns one step,
+    more than commanded, and a step of twice the increment or more turns none: no
+    correction moves a pot, and the machine stops learning (``e_vs_f`` falls to chance,
+    50 %, at 0.04 FS with the increment at 0.02).
+
+    Parameters
+    ----------
+    cases : iterable of (str, MachineSpec)
+        Each machine the study runs with a label saying where it comes from
+        (``"rack.step=0.04"``, ``"arm on:ratchet"``).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> ratchet = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.step": 0.04})
+    >>> print(cliff_warning([("rack.step=0.04", ratchet), ("the scene's machine", MARK_I)]))  # doctest: +ELLIPSIS
+    ratchet step above the trainer's increment (0.02 FS) at rack.step=0.04 (step 0.04 FS): ...
+    >>> cliff_warning([("the scene's machine", MARK_I)]) is None
+    True
+    """
+    over = [(label, spec) for label, spec in cases if _crosses_cliff(spec)]
+    if not over:
+        return None
+    incs = sorted({spec.trainer.increment for _, spec in over})
+    where = "; ".join(f"{label} (step {value_text(spec.rack.step)} FS)" for label, spec in over[:6])
+    where += f"; and {len(over) - 6} more" if len(over) > 6 else ""
+    return (f"ratchet step above the trainer's increment ({', '.join(f'{i:g}' for i in incs)} FS) at {where}: "
+            "a correction turns a whole step, more than commanded, and from twice the increment on no step "
+            "at all (the command rounds to 0): accuracy falls off a cliff there")
+
+
+def _warn_cliff(cases) -> str | None:
+    """Warn (:class:`~mark1.exceptions.CliffWarning`) when :func:`cliff_warning` has a line; the line."""
+    line = cliff_warning(cases)
+    if line is not None:
+        warnings.warn(line, CliffWarning, stacklevel=3)
+    return line
+
+
 # ----------------------------------------------------------------------------------------
 # one job
 
@@ -267,16 +396,18 @@ def _fit_until(fit: Callable, cap: int):
     return fit(clean) if clean is not None and clean < n else m
 
 
-def _train_once(scene, seed: int, settings: dict, train_count, test_count, epochs) -> dict:
+def _train_once(scene, seed: int, settings: dict, train_count, test_count, epochs, at=None) -> dict:
     """Train and test the scene's machine with ``settings`` ({key: value}) on seed ``seed``.
 
-    The cards and the machine seed depend on ``seed`` only, never on the settings (the
+    The starting point ``at`` ({key: value}) is applied first, then ``settings``. The
+    cards and the machine seed depend on ``seed`` only, never on the settings (the
     pairing of a sweep). Returns the measured fields of :data:`SWEEP_FIELDS` (without
     param and value) and :data:`EXTRA_FIELDS`.
     """
     train, test, seed_machine = run_cards(scene, seed, train_count, test_count)
     spec_settings = {k: v for k, v in settings.items() if k not in SCHEDULE_PARAMS}
-    spec = scene.machine_spec().with_overrides(spec_settings) if spec_settings else scene.machine_spec()
+    spec = start_spec(scene, at or {})
+    spec = spec.with_overrides(spec_settings) if spec_settings else spec
     passes = settings.get("schedule.epochs", scene.schedule.epochs if epochs is None else epochs)
     t0 = time.perf_counter()
 
@@ -304,8 +435,8 @@ def _train_once(scene, seed: int, settings: dict, train_count, test_count, epoch
 
 @job
 def _sweep_job(scene_ref, seed: int, key: str, value, train_count: int | None = None,
-               test_count: int | None = None, epochs: int | None = None) -> dict:
-    """Train and test the scene's machine with ``key = value`` on seed ``seed``.
+               test_count: int | None = None, epochs: int | None = None, at: dict | None = None) -> dict:
+    """Train and test the scene's machine (from the starting point ``at``) with ``key = value`` on seed ``seed``.
 
     Top level and picklable, so any executor may run it. The cards and the machine
     seed depend on ``seed`` only, never on the value (the pairing of a sweep).
@@ -315,21 +446,23 @@ def _sweep_job(scene_ref, seed: int, key: str, value, train_count: int | None = 
     dict
         The fields of :data:`SWEEP_FIELDS` and :data:`EXTRA_FIELDS`.
     """
-    rec = _train_once(as_scene(scene_ref), seed, {key: value}, train_count, test_count, epochs)
+    rec = _train_once(as_scene(scene_ref), seed, {key: value}, train_count, test_count, epochs, at)
     return {"param": key, "value": value_text(value), **rec}
 
 
 @job
 def _grid_job(scene_ref, seed: int, key_a: str, value_a, key_b: str, value_b, train_count: int | None = None,
-              test_count: int | None = None, epochs: int | None = None) -> dict:
-    """Train and test the scene's machine with ``key_a = value_a`` and ``key_b = value_b``.
+              test_count: int | None = None, epochs: int | None = None, at: dict | None = None) -> dict:
+    """Train and test the scene's machine (from the starting point ``at``) with ``key_a = value_a`` and
+    ``key_b = value_b``.
 
     Returns
     -------
     dict
         The fields of :data:`GRID_FIELDS`.
     """
-    rec = _train_once(as_scene(scene_ref), seed, {key_a: value_a, key_b: value_b}, train_count, test_count, epochs)
+    rec = _train_once(as_scene(scene_ref), seed, {key_a: value_a, key_b: value_b}, train_count, test_count, epochs,
+                      at)
     return {"param_a": key_a, "value_a": value_text(value_a), "param_b": key_b, "value_b": value_text(value_b),
             **rec}
 
@@ -356,6 +489,10 @@ class Sweep:
     seeds : list of int
     records : list of dict
         One per (value, seed), the fields of :data:`SWEEP_FIELDS`.
+    at : dict
+        The starting point: machine parameters set before the sweep (``sweep``'s ``at``).
+    cliff : str or None
+        The line of :func:`cliff_warning` when some value crosses a known cliff.
 
     Examples
     --------
@@ -372,6 +509,8 @@ class Sweep:
     reference: Any
     seeds: list
     records: list = field(repr=False)
+    at: dict = field(default_factory=dict)
+    cliff: str | None = None
 
     def _by_value(self, value) -> list[dict]:
         text = value_text(value)
@@ -390,30 +529,39 @@ class Sweep:
         ref = {r["seed"]: r["test_accuracy"] for r in self._by_value(self.reference)}
         return [{"value": value_text(v), **_cell_summary(self._by_value(v), ref)} for v in self.values]
 
+    def differences(self) -> dict[str, list[float]]:
+        """Per value (its text) but the reference: the paired differences in test accuracy from the
+        reference, seed by seed (fraction; this value minus the reference)."""
+        ref = {r["seed"]: r["test_accuracy"] for r in self._by_value(self.reference)}
+        return {value_text(v): [r["test_accuracy"] - ref[r["seed"]] for r in self._by_value(v) if r["seed"] in ref]
+                for v in self.values if value_text(v) != value_text(self.reference)}
+
+    def advice(self) -> str | None:
+        """One line recommending a seed count when some change's interval includes 0
+        (:func:`mark1.lab.stats.seed_advice`), else None."""
+        return seed_advice(list(self.differences().values()))
+
     def _cells(self) -> tuple[str, tuple, list, list]:
         """The line above the table, its head, its rows (cells as text) and the lines under it."""
-        above = (f"{self.scene}: {self.param} over {len(self.seeds)} paired seed(s); "
-                 f"change = test accuracy minus at {value_text(self.reference)} (same seeds), 95 % interval")
+        above = (f"{self.scene}: {self.param} over {len(self.seeds)} paired seed(s)"
+                 + (f", starting at {at_text(self.at)}" if self.at else "")
+                 + f"; change = test accuracy minus at {value_text(self.reference)} (same seeds), 95 % interval")
         head = ("value", "test accuracy (%)", "change (points)", "machine time", "waited", "learned after")
-
-        def iv(m, lo, hi, scale=100.0, fmt="{:.1f}"):
-            if m is None:
-                return "-"
-            if lo is None or math.isnan(lo):
-                return fmt.format(m * scale)
-            return f"{fmt.format(m * scale)} [{fmt.format(lo * scale)}, {fmt.format(hi * scale)}]"
-
         rows = []
         summary = self.summary()
         for r in summary:
             change = ("reference" if r["value"] == value_text(self.reference)
-                      else iv(r["change_mean"], r["change_low"], r["change_high"], fmt="{:+.1f}")
+                      else _iv(r["change_mean"], r["change_low"], r["change_high"], fmt="{:+.1f}")
                       + ("" if r["distinguishable"] else " ~0"))
-            rows.append((r["value"], iv(r["test_mean"], r["test_low"], r["test_high"]), change,
+            rows.append((r["value"], _iv(r["test_mean"], r["test_low"], r["test_high"]), change,
                          hours_cell(r["machine_h_mean"]), duration(r["waited_s_mean"]),
                          f"{r['learned_after_mean']:.1f}"))
-        under = ["~0: not distinguishable from 0 (the 95 % interval contains 0); learned after: "
-                 "presentations until the last training mistake"]
+        under = ["~0: not distinguishable from 0 (the 95 % interval contains 0); intervals are t-intervals of "
+                 "the mean, never clipped (near 100 % one may pass it); learned after: presentations until "
+                 "the last training mistake"]
+        advice = self.advice()
+        if advice:
+            under.append(advice)
         if self.param in SCHEDULE_PARAMS:
             under.append("first pass without a training mistake, per seed (-: none):")
             under += [f"{r['value']:>10}  " + " ".join("-" if c is None else str(c) for c in r["clean"])
@@ -423,7 +571,7 @@ class Sweep:
     def table(self) -> str:
         """A plain-text table, one line per value."""
         above, head, rows, under = self._cells()
-        widths = (10, 22, 22, 12, 8, 13)
+        widths = (10, 22, 24, 12, 8, 13)
         lines = ["  ".join(f"{c:>{w}}" for c, w in zip(r, widths)) for r in (head, *rows)]
         return above + "\n" + "\n".join(lines + under)
 
@@ -441,6 +589,9 @@ class Sweep:
         return jsonable({"scene": self.scene, "param": self.param,
                          "values": [value_text(v) for v in self.values],
                          "reference": value_text(self.reference), "seeds": self.seeds,
+                         "at": {k: value_text(v) for k, v in self.at.items()},
+                         "interval": "two-sided 95 % t-interval over seeds (paired for the change), not clipped",
+                         "cliff": self.cliff, "advice": self.advice(),
                          "summary": self.summary(), "records": self.records})
 
     def csv_text(self) -> str:
@@ -452,9 +603,19 @@ class Sweep:
         return csv_text([r for v in self.values for r in self._by_value(v)], fields)
 
 
-def _interval(xs, lo, hi):
-    """(mean, low, high) of ``xs`` with its 95 % t-interval clipped to [lo, hi]; Nones if empty."""
-    stat = clip_interval(mean_interval(xs), lo, hi)
+def _iv(m, lo, hi, scale=100.0, fmt="{:.1f}") -> str:
+    """A mean with its interval as a table cell, ``87.5 [80.1, 94.9]``; the mean alone without one; None -> ``-``."""
+    if m is None:
+        return "-"
+    if lo is None or math.isnan(lo):
+        return fmt.format(m * scale)
+    return f"{fmt.format(m * scale)} [{fmt.format(lo * scale)}, {fmt.format(hi * scale)}]"
+
+
+def _interval(xs) -> tuple:
+    """(mean, low, high) of ``xs`` with its 95 % t-interval, not clipped (see :mod:`mark1.lab.stats`);
+    Nones if empty."""
+    stat = mean_interval(xs)
     return stat if stat else (None,) * 3
 
 
@@ -465,14 +626,12 @@ def _cell_summary(recs: list[dict], ref: dict) -> dict:
     """
     row: dict[str, Any] = {"n": len(recs)}
     diffs = [r["test_accuracy"] - ref[r["seed"]] for r in recs if r["seed"] in ref]
-    # the last mistake falls within the run: a t-interval of a few seeds reached past its end
-    # (265 presentations in a run of 200)
-    run = max((r.get("presentations") or math.inf for r in recs), default=math.inf)
-    for name, xs, lo, hi in (("test", [r["test_accuracy"] for r in recs], 0.0, 1.0),
-                             ("change", diffs, -1.0, 1.0),
-                             ("machine_h", [r["machine_time_s"] / 3600.0 for r in recs], 0.0, math.inf),
-                             ("learned_after", [r["learned_after"] for r in recs], 0.0, run)):
-        row[f"{name}_mean"], row[f"{name}_low"], row[f"{name}_high"] = _interval(xs, lo, hi)
+    # t-intervals of means, not clipped: near 100 % (or a run's end, for the last mistake) the
+    # interval of a few seeds may pass the bound the single values keep
+    for name, xs in (("test", [r["test_accuracy"] for r in recs]), ("change", diffs),
+                     ("machine_h", [r["machine_time_s"] / 3600.0 for r in recs]),
+                     ("learned_after", [r["learned_after"] for r in recs])):
+        row[f"{name}_mean"], row[f"{name}_low"], row[f"{name}_high"] = _interval(xs)
     for name in ("waited_s", "mistakes", "passes", "pots_at_stops"):
         xs = [r[name] for r in recs if r.get(name) is not None]
         row[f"{name}_mean"] = float(np.mean(xs)) if xs else None
@@ -482,24 +641,35 @@ def _cell_summary(recs: list[dict], ref: dict) -> dict:
     return row
 
 
-def _check_settings(scene, param: str, vals: list, epochs) -> None:
-    """Each value against the scene's own overrides; ``epochs`` not beside a swept ``schedule.epochs``."""
+def _check_settings(scene, param: str, vals: list, epochs, at: Mapping | None = None) -> None:
+    """Each value against the scene's own overrides and the starting point ``at``; ``epochs`` not beside a
+    swept ``schedule.epochs``; the swept key not also in ``at``."""
+    if at and param in at:
+        raise InputError(f"at: {param} is swept; expected a starting point of other parameters")
     if param in SCHEDULE_PARAMS:
         if epochs is not None:
             raise InputError(f"epochs: cannot be set while {param} is swept")
         return
+    start = start_spec(scene, at or {})
     for v in vals:                                   # the scene's own overrides may conflict
-        scene.machine_spec().with_overrides({param: v})
+        start.with_overrides({param: v})
 
 
-def _own_value(scene, param: str):
-    """The scene's own value of ``param`` (its schedule's passes for ``schedule.epochs``)."""
+def _own_value(scene, param: str, at: Mapping | None = None):
+    """The scene's own value of ``param`` at the starting point ``at`` (its schedule's passes for
+    ``schedule.epochs``)."""
     if param in SCHEDULE_PARAMS:
         return scene.schedule.epochs
-    return scene.machine_spec().get(param)
+    return start_spec(scene, at or {}).get(param)
 
 
-def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, out=None,
+def _spec_of(start, settings: dict):
+    """The machine a job of the study trains: the starting point with the swept settings."""
+    spec_settings = {k: v for k, v in settings.items() if k not in SCHEDULE_PARAMS}
+    return start.with_overrides(spec_settings) if spec_settings else start
+
+
+def sweep(scene, param: str, values, *, seeds=5, reference=None, at=None, executor=None, out=None,
           resume: bool = False, progress: bool = False, train_count: int | None = None,
           test_count: int | None = None, epochs: int | None = None, figure: Callable | None = None) -> Sweep:
     """Dose-response of one spec parameter, over paired seeds.
@@ -518,7 +688,13 @@ def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, 
         ``n`` means seeds ``0 .. n-1``; every value runs on every seed.
     reference : value, optional
         One of ``values``: the paired changes are measured against it (default: the
-        scene machine's own value when it is among ``values``, else the first).
+        scene machine's own value, at the starting point, when it is among ``values``,
+        else the first).
+    at : mapping, optional
+        The starting point: machine parameters set before the sweep, e.g.
+        ``{"rack.drive": "ratchet", "rack.step": 0.04}`` (see :func:`parse_at`), so that a
+        stressed operating point needs no copy of the scene; the same runs as with the
+        scene's ``[machine.overrides]`` edited. Not the swept key.
     executor : concurrent.futures.Executor, optional
         Runs the jobs (default: serially). Results do not depend on it.
     out : str or path-like, optional
@@ -540,10 +716,16 @@ def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, 
     -------
     Sweep
 
+    Warns
+    -----
+    CliffWarning
+        When a swept value (or the starting point) puts the machine on the ratchet with a
+        step above the trainer's increment (:func:`cliff_warning`), before any run.
+
     Raises
     ------
     SpecError
-        Naming the key, for a bad parameter or value.
+        Naming the key, for a bad parameter, value or starting point.
     InputError
         For bad seeds, counts or reference, ``resume`` or ``figure`` without ``out``;
         :class:`mark1.exceptions.SceneError` for a bad scene.
@@ -563,7 +745,9 @@ def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, 
     scene, seed_ids, train_count, test_count = study_inputs(scene, seeds, train_count, test_count)
     epochs = count_option(epochs, "epochs")
     vals = parse_values(param, values)
-    _check_settings(scene, param, vals, epochs)
+    at = parse_at(at)
+    start = start_spec(scene, at)
+    _check_settings(scene, param, vals, epochs, at)
     check_figure(figure, out)
     if reference is not None:
         ref_value = parse_value(param, reference)
@@ -571,10 +755,12 @@ def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, 
             raise InputError(f"reference: expected one of the values {[value_text(v) for v in vals]}, "
                              f"got {reference!r}")
     else:
-        base = _own_value(scene, param)
+        base = _own_value(scene, param, at)
         ref_value = base if base in vals else vals[0]
+    cliff = _warn_cliff([(f"{param}={value_text(v)}" + (f" (at {at_text(at)})" if at else ""),
+                          _spec_of(start, {param: v})) for v in vals])
     ref = scene_ref(scene)
-    jobs = [(ref, s, param, v, train_count, test_count, epochs) for v in vals for s in seed_ids]
+    jobs = [(ref, s, param, v, train_count, test_count, epochs, at or None) for v in vals for s in seed_ids]
     keys = [f"value-{value_text(v)}-seed-{s:04d}" for v in vals for s in seed_ids]
     records = None
     if out is not None:
@@ -582,6 +768,8 @@ def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, 
                   "param": param, "train_count": train_count, "test_count": test_count}
         if epochs is not None:
             config["epochs"] = epochs
+        if at:
+            config["at"] = {k: value_text(v) for k, v in at.items()}
         expected = {k: (value_text(j[3]), j[1]) for k, j in zip(keys, jobs)}
 
         def valid(key, rec):
@@ -591,7 +779,7 @@ def sweep(scene, param: str, values, *, seeds=5, reference=None, executor=None, 
     results = run_jobs(_sweep_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
                        progress="runs" if progress else None)
     result = Sweep(scene=scene.name, param=param, values=vals, reference=ref_value, seeds=seed_ids,
-                   records=list(results))
+                   records=list(results), at=at, cliff=cliff)
     if out is not None:
         out = Path(out)
         write_text(out / "sweep.csv", result.csv_text())
@@ -622,6 +810,10 @@ class GridSweep:
     seeds : list of int
     records : list of dict
         One per (value_a, value_b, seed), the fields of :data:`GRID_FIELDS`.
+    at : dict
+        The starting point: machine parameters set before the sweep (``grid_sweep``'s ``at``).
+    cliff : str or None
+        The line of :func:`cliff_warning` when some cell crosses a known cliff.
 
     Examples
     --------
@@ -639,6 +831,8 @@ class GridSweep:
     reference: tuple
     seeds: list
     records: list = field(repr=False)
+    at: dict = field(default_factory=dict)
+    cliff: str | None = None
 
     def _cell(self, va, vb) -> list[dict]:
         ta, tb = value_text(va), value_text(vb)
@@ -648,13 +842,31 @@ class GridSweep:
     def summary(self) -> list[dict]:
         """One row per cell (``a`` outer, ``b`` inner): means with 95 % t-intervals over seeds.
 
-        As :meth:`Sweep.summary`, the change paired against the reference cell; also
-        ``pots_at_stops_mean``, the pots within :data:`STOP_MARGIN` of an end stop at the
-        end of training.
+        As :meth:`Sweep.summary`: ``test_low``/``test_high`` the cell's own interval,
+        ``change_*`` the change paired against the reference cell (this cell minus the
+        reference, seed by seed) with its interval and ``distinguishable`` whether that
+        interval excludes 0; also ``pots_at_stops_mean``, the pots within
+        :data:`STOP_MARGIN` of an end stop at the end of training.
         """
         ref = {r["seed"]: r["test_accuracy"] for r in self._cell(*self.reference)}
         return [{"value_a": value_text(va), "value_b": value_text(vb), **_cell_summary(self._cell(va, vb), ref)}
                 for va in self.values[0] for vb in self.values[1]]
+
+    def is_reference(self, va, vb) -> bool:
+        """Whether the cell (value_a, value_b) (values or their texts) is the reference cell."""
+        return (value_text(va), value_text(vb)) == tuple(map(value_text, self.reference))
+
+    def differences(self) -> dict[tuple[str, str], list[float]]:
+        """Per cell (its values' texts) but the reference: the paired differences in test accuracy
+        from the reference cell, seed by seed (fraction)."""
+        ref = {r["seed"]: r["test_accuracy"] for r in self._cell(*self.reference)}
+        return {(value_text(va), value_text(vb)): [r["test_accuracy"] - ref[r["seed"]] for r in self._cell(va, vb)
+                                                   if r["seed"] in ref]
+                for va in self.values[0] for vb in self.values[1] if not self.is_reference(va, vb)}
+
+    def advice(self) -> str | None:
+        """One line recommending a seed count when some cell's change interval includes 0, else None."""
+        return seed_advice(list(self.differences().values()))
 
     def grid(self, name: str = "test") -> np.ndarray:
         """One summary statistic as an array (len(values_a), len(values_b)), NaN where missing.
@@ -676,28 +888,35 @@ class GridSweep:
         cells = [np.nan if r[f"{name}_mean"] is None else r[f"{name}_mean"] for r in rows]
         return np.array(cells, float).reshape(len(self.values[0]), len(self.values[1]))
 
-    def _cells(self) -> tuple[str, list, list, str]:
+    def _cells(self) -> tuple[str, list, list, list]:
         """The line above the table, its head, its rows (cells as text) and the line under it."""
         a, b = self.params
-        above = (f"{self.scene}: {a} x {b} over {len(self.seeds)} paired seed(s); change = test accuracy minus "
-                 f"at ({value_text(self.reference[0])}, {value_text(self.reference[1])}) (same seeds)")
+        above = (f"{self.scene}: {a} x {b} over {len(self.seeds)} paired seed(s)"
+                 + (f", starting at {at_text(self.at)}" if self.at else "")
+                 + f"; change = test accuracy minus at ({value_text(self.reference[0])}, "
+                 f"{value_text(self.reference[1])}) (same seeds), 95 % interval")
         rows = []
         for r in self.summary():
-            change = ("reference" if (r["value_a"], r["value_b"]) == tuple(map(value_text, self.reference))
-                      else num(None if r["change_mean"] is None else 100 * r["change_mean"], "{:+.1f}")
+            change = ("reference" if self.is_reference(r["value_a"], r["value_b"])
+                      else _iv(r["change_mean"], r["change_low"], r["change_high"], fmt="{:+.1f}")
                       + ("" if r["distinguishable"] else " ~0"))
-            rows.append([r["value_a"], r["value_b"], pct(r["test_mean"]), change,
+            rows.append([r["value_a"], r["value_b"], _iv(r["test_mean"], r["test_low"], r["test_high"]), change,
                          hours_cell(r["machine_h_mean"]), num(r["learned_after_mean"], "{:.1f}"),
                          num(r["pots_at_stops_mean"], "{:.1f}")])
-        head = [a, b, "test accuracy", "change (points)", "machine time", "learned after", "pots at stops"]
-        under = ("~0: not distinguishable from 0 (95 % interval); learned after: presentations until the last "
-                 f"training mistake; pots at stops: within {STOP_MARGIN} FS of ±1 at the end of training")
+        head = [a, b, "test accuracy (%)", "change (points)", "machine time", "learned after", "pots at stops"]
+        under = ["~0: not distinguishable from 0 (the paired 95 % interval contains 0; hatched on the map); "
+                 "intervals are t-intervals of the mean, never clipped (near 100 % one may pass it)",
+                 "learned after: presentations until the last training mistake; pots at stops: within "
+                 f"{STOP_MARGIN} FS of ±1 at the end of training"]
+        advice = self.advice()
+        if advice:
+            under.append(advice)
         return above, head, rows, under
 
     def table(self) -> str:
         """A plain-text table, one line per cell."""
         above, head, rows, under = self._cells()
-        return above + "\n" + "\n".join([*aligned(head, rows, left=(0, 1)), under])
+        return above + "\n" + "\n".join([*aligned(head, rows, left=(0, 1)), *under])
 
     def __repr__(self) -> str:
         a, b = self.params
@@ -707,13 +926,16 @@ class GridSweep:
     def _repr_html_(self) -> str:
         above, head, rows, under = self._cells()
         return study_html(f"Grid sweep: {self.scene}", html_table(head, rows, left=(0, 1), caption=above,
-                                                                  notes=[under]), figure_function("GridSweep"), self)
+                                                                  notes=under), figure_function("GridSweep"), self)
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values: the run, the summary and the records (``grid.json``)."""
         return jsonable({"scene": self.scene, "params": list(self.params),
                          "values": [[value_text(v) for v in vs] for vs in self.values],
                          "reference": [value_text(v) for v in self.reference], "seeds": self.seeds,
+                         "at": {k: value_text(v) for k, v in self.at.items()},
+                         "interval": "two-sided 95 % t-interval over seeds (paired for the change), not clipped",
+                         "cliff": self.cliff, "advice": self.advice(),
                          "summary": self.summary(), "records": self.records})
 
     def csv_text(self) -> str:
@@ -722,7 +944,7 @@ class GridSweep:
                         GRID_FIELDS)
 
 
-def grid_sweep(scene, param_a: str, values_a, param_b: str, values_b, *, seeds=3, executor=None, out=None,
+def grid_sweep(scene, param_a: str, values_a, param_b: str, values_b, *, seeds=3, at=None, executor=None, out=None,
                resume: bool = False, progress: bool = False, train_count: int | None = None,
                test_count: int | None = None, epochs: int | None = None,
                figure: Callable | None = None) -> GridSweep:
@@ -739,8 +961,8 @@ def grid_sweep(scene, param_a: str, values_a, param_b: str, values_b, *, seeds=3
         Two different keys (spec keys or ``"schedule.epochs"``); ``a`` gives the rows.
     values_a, values_b : str or sequence
         At least two distinct values each (see :func:`parse_values`).
-    seeds, executor, resume, progress, train_count, test_count, epochs
-        As for :func:`sweep`.
+    seeds, at, executor, resume, progress, train_count, test_count, epochs
+        As for :func:`sweep` (``at``, the starting point, holds neither swept key).
     out : str or path-like, optional
         Folder for ``jobs/*.json``, ``grid.csv``, ``grid.json`` and the figure
         (``grid.png``, see ``figure``), all written atomically.
@@ -752,10 +974,15 @@ def grid_sweep(scene, param_a: str, values_a, param_b: str, values_b, *, seeds=3
     -------
     GridSweep
 
+    Warns
+    -----
+    CliffWarning
+        As :func:`sweep`, when some cell crosses a known cliff.
+
     Raises
     ------
     SpecError
-        Naming the key, for a bad parameter or value.
+        Naming the key, for a bad parameter, value or starting point.
     InputError
         For the same key twice, bad seeds or counts, ``figure`` without ``out``.
 
@@ -771,20 +998,28 @@ def grid_sweep(scene, param_a: str, values_a, param_b: str, values_b, *, seeds=3
     if param_a == param_b:
         raise InputError(f"params: expected two different keys, got {param_a!r} twice")
     vals = (parse_values(param_a, values_a), parse_values(param_b, values_b))
+    at = parse_at(at)
+    start = start_spec(scene, at)
     for key, vs in zip((param_a, param_b), vals):
-        _check_settings(scene, key, vs, epochs)
+        _check_settings(scene, key, vs, epochs, at)
     check_figure(figure, out)
-    own = (_own_value(scene, param_a), _own_value(scene, param_b))
+    own = (_own_value(scene, param_a, at), _own_value(scene, param_b, at))
     reference = tuple(o if o in vs else vs[0] for o, vs in zip(own, vals))
-    ref = scene_ref(scene)
     cells = [(va, vb) for va in vals[0] for vb in vals[1]]
-    jobs = [(ref, s, param_a, va, param_b, vb, train_count, test_count, epochs) for va, vb in cells for s in seed_ids]
+    cliff = _warn_cliff([(f"{param_a}={value_text(va)}, {param_b}={value_text(vb)}"
+                          + (f" (at {at_text(at)})" if at else ""), _spec_of(start, {param_a: va, param_b: vb}))
+                         for va, vb in cells])
+    ref = scene_ref(scene)
+    jobs = [(ref, s, param_a, va, param_b, vb, train_count, test_count, epochs, at or None)
+            for va, vb in cells for s in seed_ids]
     keys = [f"a-{value_text(va)}-b-{value_text(vb)}-seed-{s:04d}" for va, vb in cells for s in seed_ids]
     records = None
     if out is not None:
         config = {"study": "grid-sweep", "version": 1, "scene": scene.name, "scene_sha256": scene_digest(scene),
                   "params": [param_a, param_b], "train_count": train_count, "test_count": test_count,
                   "epochs": epochs}
+        if at:
+            config["at"] = {k: value_text(v) for k, v in at.items()}
         expected = {k: (value_text(j[3]), value_text(j[5]), j[1]) for k, j in zip(keys, jobs)}
 
         def valid(key, rec):
@@ -794,7 +1029,7 @@ def grid_sweep(scene, param_a: str, values_a, param_b: str, values_b, *, seeds=3
     results = run_jobs(_grid_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
                        progress="runs" if progress else None)
     result = GridSweep(scene=scene.name, params=(param_a, param_b), values=vals, reference=reference,
-                       seeds=seed_ids, records=list(results))
+                       seeds=seed_ids, records=list(results), at=at, cliff=cliff)
     if out is not None:
         out = Path(out)
         write_text(out / "grid.csv", result.csv_text())

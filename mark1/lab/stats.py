@@ -321,8 +321,9 @@ def seed_advice(groups: Sequence[Sequence[float]], cap: int = SEED_CAP) -> str |
 
     Examples
     --------
-    >>> seed_advice([[0.10, -0.02, 0.06], [0.05, 0.05, 0.04], [0.0, 0.0, 0.0]])
-    'seeds: 1 of 3 intervals include 0; at the observed effect and spread, --seeds 10 would decide it (a recommendation: the effect may be smaller than observed)'
+    >>> print(seed_advice([[0.10, -0.02, 0.06], [0.05, 0.05, 0.04], [0.0, 0.0, 0.0]]))  # doctest: +NORMALIZE_WHITESPACE
+    seeds: 1 of 3 intervals include 0; at the observed effect and spread, --seeds 10 would decide it
+    (a recommendation: the effect may be smaller than observed)
     """
     undecided = []
     for g in groups:
