@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import warnings
+from collections.abc import Callable
 from types import SimpleNamespace
 
 import numpy as np
+import numpy.typing as npt
+import simpy
 
 from mark1 import exceptions as errors
 from mark1.machine.patchboard import Patchboard, with_bias
@@ -137,7 +140,7 @@ class MarkI(ParamsMixin):
 
     def __init__(self, *, spec: MachineSpec = MARK_I, seed: int | None = None,
                  noise_seed: int | None = None, trace: str = "summary", fast: bool = True,
-                 epochs: int = 1, order: str = "cyclic"):
+                 epochs: int = 1, order: str = "cyclic") -> None:
         self.spec = spec
         self.seed = seed
         self.noise_seed = noise_seed
@@ -223,7 +226,7 @@ class MarkI(ParamsMixin):
             raise InputError(f"{name}: expected at least one card, got none")
         return cards
 
-    def sense(self, cards) -> np.ndarray:
+    def sense(self, cards: npt.ArrayLike) -> np.ndarray:
         """S-unit states when the cards are shown one after another on the nominal cycle.
 
         Starts from a dark-adapted retina; with photocell dynamics and light history on,
@@ -255,7 +258,7 @@ class MarkI(ParamsMixin):
             state = ends.at(len(light))
             yield self.retina.fire(signal)
 
-    def associate(self, s_states) -> np.ndarray:
+    def associate(self, s_states: npt.ArrayLike) -> np.ndarray:
         """A-unit outputs φ: array (n, n_a) bool, from S-unit states (n, n_s) bool."""
         s = np.asarray(s_states)
         if s.ndim != 2 or s.shape[1] != self.patchboard.n_sensors or s.dtype != bool:
@@ -264,8 +267,9 @@ class MarkI(ParamsMixin):
         return self.patchboard.associate(s)
 
     # -- training --------------------------------------------------------------------------
-    def fit(self, cards, labels, *, epochs: int | None = None, order: str | None = None,
-            progress: bool = False, env=None, on_event=None) -> MarkI:
+    def fit(self, cards: np.ndarray, labels: npt.ArrayLike, *, epochs: int | None = None, order: str | None = None,
+            progress: bool = False, env: simpy.Environment | None = None,
+            on_event: Callable[[float, str, int, str], object] | None = None) -> MarkI:
         """Train the machine: present the cards, epoch after epoch, with the trainer on.
 
         Parameters
@@ -472,7 +476,7 @@ class MarkI(ParamsMixin):
                     input_tags=InputTags(two_d_array=False, three_d_array=True, sparse=False,
                                          allow_nan=False))
 
-    def decision_function(self, cards) -> np.ndarray:
+    def decision_function(self, cards: npt.ArrayLike) -> np.ndarray:
         """R-unit sums for each card (wipers at rest, with read noise): array (n, n_units).
 
         With ``response.discrimination = "mean"`` each sum is divided by the unit's active
@@ -557,7 +561,7 @@ class MarkI(ParamsMixin):
                 n_units)
         return noise
 
-    def predict(self, cards) -> np.ndarray:
+    def predict(self, cards: npt.ArrayLike) -> np.ndarray:
         """Labels (from ``classes_``) the machine answers for each card: array (n,).
 
         Cards are shown in the order given (see :meth:`decision_function`).
@@ -565,7 +569,7 @@ class MarkI(ParamsMixin):
         self._check_fitted()
         return self.classes_[self.code_.decode(self.decision_function(cards))]
 
-    def score(self, cards, labels) -> float:
+    def score(self, cards: npt.ArrayLike, labels: npt.ArrayLike) -> float:
         """Fraction of cards answered correctly."""
         labels = np.asarray(labels)
         pred = self.predict(cards)
