@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Literal, overload
 
 from mark1._utils.compiled import compiled
 import numpy as np
@@ -97,7 +98,7 @@ class Patchboard:
     (1, 512)
     """
 
-    def __init__(self, connections: np.ndarray, retina_shape: tuple[int, int], a_threshold: int):
+    def __init__(self, connections: np.ndarray, retina_shape: tuple[int, int], a_threshold: int) -> None:
         given = np.asarray(connections)
         self.retina_shape = tuple(retina_shape)
         self.a_threshold = int(a_threshold)
@@ -166,7 +167,15 @@ class Patchboard:
                np.empty((0, 2), np.int64))
         return net
 
-    def associate(self, s_states: np.ndarray, *, counted: bool = False):
+    @overload
+    def associate(self, s_states: np.ndarray, *, counted: Literal[False] = False) -> np.ndarray: ...
+
+    @overload
+    def associate(self, s_states: np.ndarray, *,
+                  counted: Literal[True]) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+
+    def associate(self, s_states: np.ndarray, *,
+                  counted: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A-unit outputs φ for S-unit states.
 
         Parameters
