@@ -76,7 +76,7 @@ class OutputCode:
     array([1, 0])
     """
 
-    def __init__(self, classes: np.ndarray, spec: ResponseSpec, tie: float = 0.0):
+    def __init__(self, classes: np.ndarray, spec: ResponseSpec, tie: float = 0.0) -> None:
         self.classes = np.asarray(classes)
         self.tie = float(tie)
         k = len(self.classes)
