@@ -356,7 +356,7 @@ class Retina:
     ((2, 400), [0, 100])
     """
 
-    def __init__(self, spec: RetinaSpec, sensitivity: np.ndarray | None = None):
+    def __init__(self, spec: RetinaSpec, sensitivity: np.ndarray | None = None) -> None:
         self.spec = spec
         rows, cols = spec.shape
         self.n_cells = rows * cols
