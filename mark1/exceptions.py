@@ -24,6 +24,8 @@ SpecError rack.motor_speed
 
 from __future__ import annotations
 
+import os
+
 __all__ = ["Mark1Error", "InputError", "InputTypeError", "SpecError", "SceneError", "RenderError", "UsageError",
            "ResultPathError", "NotFittedError", "Mark1Warning", "LMSStepWarning", "SingularCovarianceWarning",
            "ScaleWarning", "SeparableDataWarning", "ConvergenceWarning", "CliffWarning", "printable"]
@@ -59,7 +61,7 @@ class SpecError(Mark1Error, ValueError):
         Dotted key path of the offending parameter, e.g. ``"rack.motor_speed"``.
     """
 
-    def __init__(self, key: str, message: str):
+    def __init__(self, key: str, message: str) -> None:
         super().__init__(f"{key}: {message}")
         self.key = key
         self.reason = message
@@ -82,7 +84,7 @@ class SceneError(Mark1Error, ValueError):
         What was expected and what was found.
     """
 
-    def __init__(self, path, key, reason: str):
+    def __init__(self, path: str | os.PathLike | None, key: str | None, reason: str) -> None:
         where = f"{path}: " if path is not None else ""
         if len(reason) > MAX_REASON:              # e.g. a huge value quoted back
             reason = reason[:MAX_REASON - 20] + " ... " + reason[-15:]
@@ -104,7 +106,7 @@ class RenderError(Mark1Error, ValueError):
         What was expected and what was found.
     """
 
-    def __init__(self, setting: str, reason: str):
+    def __init__(self, setting: str, reason: str) -> None:
         super().__init__(f"{setting}: {reason}")
         self.setting = setting
         self.reason = reason
