@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from typing import cast
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 
 import numpy as np
 import simpy
@@ -106,7 +106,7 @@ class PotentiometerRack:
 
     def __init__(self, spec: RackSpec, n_units: int, n_inputs: int, n_responses: int,
                  gain: np.ndarray | None = None, *, device_seed: np.random.SeedSequence | None = None,
-                 noise_seed: np.random.SeedSequence | None = None):
+                 noise_seed: np.random.SeedSequence | None = None) -> None:
         self.spec = spec
         shape = (n_units, n_inputs)
         self.mask = np.ones(shape, dtype=bool)
@@ -201,7 +201,7 @@ class PotentiometerRack:
     DEVICE_STREAM, NOISE_STREAM = 0x44455649, 0x4E4F4953
 
     @classmethod
-    def device_arrays(cls, spec: RackSpec, shape, seed: np.random.SeedSequence
+    def device_arrays(cls, spec: RackSpec, shape: tuple[int, int], seed: np.random.SeedSequence
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Draw each pot's device spread: step scale, up/down bias, bounds, stuck.
 
@@ -249,7 +249,7 @@ class PotentiometerRack:
         return np.uint64(child.generate_state(1, np.uint64)[0])
 
     @staticmethod
-    def motor_gains(spec: RackSpec, shape, rng: np.random.Generator) -> np.ndarray:
+    def motor_gains(spec: RackSpec, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
         """Draw each motor's speed relative to nominal: 1 + motor_spread * N(0, 1), kept above 0.1."""
         if spec.motor_spread == 0:
             return np.ones(shape)
@@ -372,7 +372,8 @@ class PotentiometerRack:
         plan_moves(cmd, start, flat, self.pots, self.drive_constants, target, slack_time, duration, direction)
         return idx, start, target, slack_time, duration, direction
 
-    def apply(self, idx, start, target, slack_time, duration, direction, t0) -> None:
+    def apply(self, idx: tuple[np.ndarray, np.ndarray], start: np.ndarray, target: np.ndarray, slack_time: np.ndarray,
+              duration: np.ndarray, direction: np.ndarray, t0: float) -> None:
         """Set the planned moves going at machine time ``t0``.
 
         ``start`` and ``target`` are true positions at ``t0``; decay acts on the whole
@@ -383,7 +384,8 @@ class PotentiometerRack:
         self.busy_until = apply_moves(flat, start, target, slack_time, duration, direction, t0, f, self.pots,
                                       self.busy_until)
 
-    def drive(self, env: simpy.Environment, command: np.ndarray, on_start: Callable | None = None):
+    def drive(self, env: simpy.Environment, command: np.ndarray,
+              on_start: Callable | None = None) -> Generator[simpy.Event, object, None]:
         """SimPy process: carry out a command; ends when every wiper has stopped.
 
         Without a driver limit all motors start at once and the process is one
