@@ -43,6 +43,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple, cast
 
@@ -185,7 +186,8 @@ class Trace:
 
     LEVELS = ("off", "summary", "full")
 
-    def __init__(self, level: str = "summary", listener=None):
+    def __init__(self, level: str = "summary",
+                 listener: Callable[[float, str, int, str], object] | None = None) -> None:
         if level not in self.LEVELS:
             raise InputError(f"trace: expected one of {', '.join(self.LEVELS)}, got {level!r}")
         self.level = level
