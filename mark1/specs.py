@@ -33,7 +33,7 @@ import dataclasses
 import difflib
 import math
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Self, cast
 from collections.abc import Iterable, Mapping
 
 from mark1._utils.html import html_table
@@ -80,7 +80,7 @@ class _Spec:
         for f in dataclasses.fields(cast(Any, self)):
             _check_value(f"{self._group}.{f.name}", getattr(self, f.name), f)
 
-    def replace(self, **changes):
+    def replace(self, **changes: Any) -> Self:
         """A copy with fields of this group replaced (checked as at construction)."""
         return dataclasses.replace(cast(Any, self), **changes)
 
