@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +35,10 @@ import numpy as np
 import simpy
 
 from mark1._utils.atomic import write_text
-from mark1._utils.language import NEUTRAL, duration, duration_unit, percent
+from mark1._utils.language import NEGATIVE, NEUTRAL, POSITIVE, duration, duration_unit, percent
 from mark1._utils.progress import progress_bar
+from mark1.classroom.device_fit import (DeviceFit, DeviceTable, fit_table, fitted_spec, law_steps, overrides_toml,
+                                       pulse_command, replay, runs, table_from_values)
 from mark1.exceptions import InputError
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.retina import Retina, RetinaState
@@ -51,7 +54,8 @@ _MAX_GRID_LINES = 200
 _SIGNAL = "0.2"
 
 __all__ = ["RackResponse", "PhotocellResponse", "rack_response", "photocell_response",
-           "rack_response_figure", "photocell_response_figure", "write_device"]
+           "rack_response_figure", "photocell_response_figure", "write_device", "fit_figure", "write_fit",
+           "table_response"]
 
 
 @dataclass
@@ -157,7 +161,9 @@ def rack_response(spec: MachineSpec, *, pulses=(30, 25, 15), start: float = 0.61
         raise InputError("pulses, n_pots: expected at least one pot and non-negative pulse counts")
     gain = PotentiometerRack.motor_gains(spec.rack, (1, n_pots), np.random.default_rng(seed))
     gain[0, 0] = 1.0
-    rack = PotentiometerRack(spec.rack, 1, n_pots, spec.response.n_responses, gain)
+    device, noise = np.random.SeedSequence(seed).spawn(2)     # the device's spread and noise follow the seed too
+    rack = PotentiometerRack(spec.rack, 1, n_pots, spec.response.n_responses, gain, device_seed=device,
+                             noise_seed=noise)
     rack.mask[:] = True                                  # a bench row: every pot wired
     rack.p_from[:] = rack.p_to[:] = start
     inc, period = spec.trainer.increment, spec.timing.period
@@ -301,7 +307,7 @@ def photocell_response(spec: MachineSpec, *, cards=(15, 3, 15), soak: float = 10
 
 # -- figures (matplotlib through mark1.viz.figure only) ---------------------------------
 
-def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100):
+def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100, measured: DeviceTable | None = None):
     """The pots' response to a pulse train, in five panels and a key.
 
     Position against pulse number, single pulses against time (free travel, the end
@@ -319,6 +325,9 @@ def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100):
         Save the figure there (atomically; PNG unless the ending says otherwise).
     dpi : int
         Resolution of the saved file.
+    measured : DeviceTable, optional
+        A measured device whose pulse train ``r`` replays (:func:`table_response`): its
+        readings are drawn over the pots' positions.
 
     Returns
     -------
@@ -346,12 +355,15 @@ def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100):
                 zorder=3 if j == 0 else 2,
                 label="nominal motor" if j == 0 else (("other motors (spread; a ratchet steps them alike)" if ratchet
                                                        else "other motors (spread)") if j == 1 else None))
+    if measured is not None:
+        ax.plot(np.arange(len(measured.position)), measured.position, "o", ms=2.5, mfc="none", color=NEUTRAL,
+                zorder=4, label=f"measured ({Path(measured.source).name or 'table'})")
     _stops(ax, s)
     rev = np.flatnonzero(np.diff(np.sign(r.command))) + 1
     for i in rev:
         ax.axvline(i, color="0.8", lw=0.8, ls=":")
     ax.set(xlabel="pulse number (after pulse n; 0 = before the first)", ylabel="wiper position (full scale)",
-           title=f"{n} pulses of {r.spec.trainer.increment:g} full scale, one every {r.spec.timing.period:g} s")
+           title=f"{n} pulses of {r.spec.trainer.increment:.3g} full scale, one every {r.spec.timing.period:g} s")
     ax.legend(loc="lower left", fontsize=8)
 
     ax = axes[0, 1]
@@ -376,7 +388,7 @@ def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100):
     what = [f"speed limit {s.motor_speed:g} full scale/s" if np.isfinite(s.motor_speed) else "instant moves",
             f"backlash {s.backlash:g}" if s.backlash else "no backlash"]
     if ratchet:
-        what[0] = f"ratchet steps of {s.step:g} every {s.step_time * 1e3:g} ms (dotted grid)"
+        what[0] = f"ratchet steps of {s.step:.3g} every {s.step_time * 1e3:g} ms (dotted grid)"
         lo, hi = ax.get_ylim()
         # one dotted line a step while they can be told apart; finer steps are a band (a billion
         # steps would be a billion lines: memory and minutes for a grey rectangle)
@@ -425,11 +437,11 @@ def rack_response_figure(r: RackResponse, *, out=None, dpi: int = 100):
 
 
 def _stops(ax, s) -> None:
-    if s.end_stops:
-        for y in (-1, 1):
+    if s.end_stops:                               # at the pots' nominal bounds (±1 on the Mark I)
+        for y in (s.w_min, s.w_max):
             ax.axhline(y, color="k", lw=1, ls="--")
-        ax.text(0.99, 0.985, "end stop +1", transform=ax.get_yaxis_transform(), ha="right", va="top",
-                color="k", fontsize=8)
+        ax.text(0.99, s.w_max - 0.015, f"end stop {s.w_max:+.3g}", transform=ax.get_yaxis_transform(), ha="right",
+                va="top", color="k", fontsize=8)
 
 
 def _transfer_panel(ax, r: RackResponse, colors) -> None:
@@ -449,7 +461,7 @@ def _transfer_panel(ax, r: RackResponse, colors) -> None:
     ax.axvline(inc, color="0.75", lw=0.8, ls=":")
     ax.text(inc, 0.02, " one pulse of the trainer", transform=ax.get_xaxis_transform(), fontsize=8, color="0.4")
     ax.set(xlabel="travel commanded by one pulse (full scale)", ylabel="travel made (full scale)",
-           title=(f"ratchet: whole steps of {s.step:g},\nalike on every pot" if s.drive == "ratchet"
+           title=(f"ratchet: whole steps of {s.step:.3g},\nalike on every pot" if s.drive == "ratchet"
                   else "continuous: travel in proportion,\nfanned by the motor spread"))
     ax.legend(fontsize=8, loc="upper left")
 
@@ -460,17 +472,35 @@ def _drive_key(ax, r: RackResponse) -> None:
     speed = f"{s.motor_speed:g} full scale/s" if np.isfinite(s.motor_speed) else "instant"
     lines = [f"drive: {s.drive}"]
     if s.drive == "ratchet":
-        lines += [f"  a pulse gives round(|command| / {s.step:g}) steps", f"  of {s.step:g} full scale, "
+        lines += [f"  a pulse gives round(|command| / {s.step:.3g}) steps", f"  of {s.step:.3g} full scale, "
                   f"one every {s.step_time * 1e3:g} ms;", "  the motor spread does not change the travel"]
     else:
         lines += [f"  motor speed {speed}, each motor", f"  × its own gain (spread sigma {s.motor_spread:g})"]
+    lines += _law_lines(s)
+    stops = "±1" if (s.w_max, s.w_min) == (1.0, -1.0) else f"{s.w_min:.3g} and {s.w_max:+.3g}"
     lines += [f"backlash: {s.backlash:g} full scale at a reversal",
-              f"end stops: {'at ±1 (a limit switch cuts the motor)' if s.end_stops else 'none'}",
+              f"end stops: {f'at {stops} (a limit switch cuts the motor)' if s.end_stops else 'none'}",
               f"decay: {'off' if not np.isfinite(s.decay_time) else 'time constant ' + duration(s.decay_time)}",
               f"pulse: {r.spec.trainer.increment:g} full scale, one every {duration(tm.period)}"]
     ax.set_axis_off()
     ax.text(0.0, 1.0, "\n".join(lines), va="top", ha="left", fontsize=9.5, family="monospace",
             transform=ax.transAxes)
+
+
+def _law_lines(s) -> list[str]:
+    """The rack's device law and variation in words (nothing for the Mark I's constant, noiseless pot)."""
+    params = {"linear": ("gamma_up", "gamma_down"), "soft-bounds": ("w_max", "w_min"),
+              "exponential": ("A_up", "A_down", "gamma_up", "gamma_down", "exp_a", "exp_b"),
+              "power": ("pow_gamma", "pow_up_down"), "piecewise": ()}.get(s.law, ())
+    lines = []
+    if s.law != "constant":
+        lines.append(f"law: {s.law}" + (" (" + ", ".join(f"{k} {getattr(s, k):.3g}" for k in params) + ")"
+                                        if params else f" ({len(s.piecewise_up)} nodes)"))
+    extra = [f"{k} {getattr(s, k):.3g}" for k in ("up_down", "dw_min_std", "write_noise_std", "dw_min_dtod",
+                                                   "corrupt_devices_prob") if getattr(s, k)]
+    if extra:
+        lines.append("  " + ", ".join(extra))
+    return lines
 
 
 def photocell_response_figure(r: PhotocellResponse, *, out=None, dpi: int = 100):
@@ -616,3 +646,152 @@ def _write_device(kind, spec, out) -> list[Path]:
     photocell_response_figure(cell, out=out / "photocell.png")
     return [out / "photocell.png", out / "photocell_rise.csv", out / "photocell_fall.csv",
             out / "photocell_history.csv"]
+
+
+# -- a measured device: its table over the fitted law ------------------------------------
+
+def table_response(fit: DeviceFit, *, n_pots: int = 1, transfer: int = 0) -> RackResponse:
+    """The fitted law's pot driven by the measured table's pulse train (from its first reading).
+
+    One pulse a machine cycle (:func:`rack_response`), the command one pulse of the fitted
+    device (:func:`~mark1.classroom.device_fit.pulse_command`), the device's noise off:
+    the law's mean path, to draw the measured readings over (``rack_response_figure(...,
+    measured=fit.table)``).
+
+    Parameters
+    ----------
+    fit : DeviceFit
+        From :func:`~mark1.classroom.device_fit.fit_table`; its best law is driven.
+    n_pots, transfer : int
+        As in :func:`rack_response`.
+
+    Returns
+    -------
+    RackResponse
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> from mark1.classroom.device_fit import fit_table, pulse_table
+    >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0, "rack.law": "soft-bounds",
+    ...                               "rack.w_max": 0.5})
+    >>> fit = fit_table(pulse_table(spec, (20, 10)), spec, laws=["constant", "soft-bounds"])
+    >>> r = table_response(fit)
+    >>> fit.best.law, bool(np.allclose(r.position[:, 0], fit.table.position))
+    ('soft-bounds', True)
+    """
+    spec = fitted_spec(fit.best, fit.spec)
+    spec = spec.with_overrides({"trainer.increment": pulse_command(spec), "rack.motor_spread": 0.0})
+    return rack_response(spec, pulses=runs(fit.table.direction), start=float(fit.table.position[0]),
+                         n_pots=n_pots, transfer=transfer, samples_per_pulse=5)
+
+
+def fit_figure(fit: DeviceFit, *, out=None, dpi: int = 100):
+    """A measured device against the laws fitted to it, in three panels.
+
+    The readings pulse after pulse with the best law's path from the first reading
+    (open loop); each pulse's change against the position it started from, up and down,
+    with the best law's step; the residuals of the best law and of the constant law.
+
+    Parameters
+    ----------
+    fit : DeviceFit
+    out, dpi
+        As in :func:`rack_response_figure`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three axes.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> from mark1.classroom.device_fit import fit_table, pulse_table
+    >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
+    >>> fig = fit_figure(fit_table(pulse_table(spec, (10, 10)), spec, laws=["constant", "linear"]))
+    >>> [ax.get_xlabel() for ax in fig.axes]
+    ['pulse number (0 = before the first)', 'position before the pulse (full scale)', 'pulse number']
+    """
+    t, best = fit.table, fit.best
+    spec = fitted_spec(best, fit.spec)
+    fig = new_figure(15, 4.6)
+    axes = fig.subplots(1, 3)
+    k = np.arange(len(t.position))
+    ax = axes[0]
+    ax.plot(k, t.position, "o", ms=2.5, mfc="none", color=NEUTRAL, label="measured")
+    ax.plot(k, replay(spec, t), color="0.1", lw=1.6, label=f"{best.law} law from the first reading")
+    ax.set(xlabel="pulse number (0 = before the first)", ylabel="position (full scale)",
+           title=f"{len(t.step)} pulses" + (f" ({Path(t.source).name})" if t.source else ""))
+    ax.legend(fontsize=8, loc="best")
+    ax = axes[1]
+    for sign, colour, name in ((1, POSITIVE, "up"), (-1, NEGATIVE, "down")):
+        sel = t.direction == sign
+        if not sel.any():
+            continue
+        ax.plot(t.position[:-1][sel], t.step[sel], ".", ms=3, color=colour, alpha=0.5, label=f"measured, {name}")
+        grid = np.linspace(float(t.position.min()), float(t.position.max()), 101)
+        probe = table_from_values(np.append(grid, grid[-1]), np.full(len(grid), sign))
+        ax.plot(grid, law_steps(spec, probe), color=colour, lw=1.8, label=f"{best.law} law, {name}")
+    ax.axhline(0, color="0.6", lw=0.6)
+    ax.set(xlabel="position before the pulse (full scale)", ylabel="change of one pulse (full scale)",
+           title="each pulse's change against where it started")
+    ax.legend(fontsize=8, loc="best")
+    ax = axes[2]
+    ax.plot(np.arange(1, len(t.step) + 1), best.residuals, ".", ms=3, color="0.1",
+            label=f"{best.law}: rms {best.rms:.3g}")
+    others = [f for f in fit.fits if f.law == "constant" and f is not best]
+    for f in others:
+        ax.plot(np.arange(1, len(t.step) + 1), f.residuals, ".", ms=2, color=NEUTRAL, alpha=0.5,
+                label=f"constant: rms {f.rms:.3g}")
+    ax.axhline(0, color="0.6", lw=0.6)
+    ax.set(xlabel="pulse number", ylabel="residual (full scale)", title="measured minus fitted change")
+    ax.legend(fontsize=8, loc="best")
+    return _finish(fig, f"Measured device, fitted: best law {best.law} (lowest BIC of {len(fit.fits)})", out, dpi)
+
+
+def write_fit(table: DeviceTable, spec: MachineSpec, out, *, laws=None, progress: bool = False
+              ) -> tuple[DeviceFit, list[Path]]:
+    """Fit every law to a measured table and write what the fit found into folder ``out``
+    (``mark1 device fit``).
+
+    Files: ``fit.toml`` (the best law as a scene's ``[machine.overrides]``), ``fit.json``
+    (every law: parameters, residual sums, AIC, BIC, k), ``fit_residuals.csv`` (each
+    pulse's measured change and each law's residual), ``fit.png`` (:func:`fit_figure`).
+    Every file is written atomically.
+
+    Parameters
+    ----------
+    table : DeviceTable
+    spec : MachineSpec
+        The machine around the pot.
+    out : path
+    laws : sequence of str, optional
+        Laws to fit (default all).
+    progress : bool
+
+    Returns
+    -------
+    (DeviceFit, list of Path)
+    """
+    bar = progress_bar(1, "fit", show=progress)
+    try:
+        fit = fit_table(table, spec, laws)
+    finally:
+        bar.update(1)
+        bar.close()
+    out = Path(out)
+    write_text(out / "fit.toml", overrides_toml(fit.best))
+    rows = [{"law": f.law, "k": f.k, "rss": f.rss, "rms": f.rms, "aic": f.aic, "bic": f.bic,
+             "step_noise": f.step_noise if np.isfinite(f.step_noise) else None,
+             "params": {k: list(v) if isinstance(v, tuple) else v for k, v in f.params.items()}} for f in fit.fits]
+    write_text(out / "fit.json", json.dumps({"table": table.source, "pulses": len(table.step),
+                                             "scale": list(table.scale), "best": fit.best.law, "laws": rows},
+                                            indent=2) + "\n")
+    write_text(out / "fit_residuals.csv", _csv(
+        ["pulse", "direction", "position_before", "change"] + [f"residual_{f.law}" for f in fit.fits],
+        [[k + 1, "up" if d > 0 else "down", repr(float(p)), repr(float(c))] + [repr(float(f.residuals[k]))
+                                                                               for f in fit.fits]
+         for k, (d, p, c) in enumerate(zip(table.direction, table.position[:-1], table.step))]))
+    fit_figure(fit, out=out / "fit.png")
+    return fit, [out / "fit.toml", out / "fit.json", out / "fit_residuals.csv", out / "fit.png"]

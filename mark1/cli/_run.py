@@ -17,13 +17,15 @@ from mark1._utils.atomic import check_target, write_text
 from mark1._utils.compiled import compile_seconds, writable_cache_dir
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
-from mark1.classroom.device import write_device
+from mark1.classroom.device import rack_response_figure, table_response, write_device, write_fit
+from mark1.classroom.device_fit import LAWS, overrides_toml, read_table
 from mark1.classroom.explain import event_line, explain
 from mark1.classroom.lesson import build
 from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, check_budget, one_line, output_file, output_folder,
                                 scene_or_usage)
 from mark1.exceptions import SceneError, UsageError
 from mark1.lab import band
+from mark1.machine.energy import run_energy
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MARK_I, SMALL, describe
 from mark1.stimuli.cards import experiment_seeds, scene_cards
@@ -89,6 +91,7 @@ def cmd_run(args) -> int:
         test_acc = machine.score(test.cards, test.labels)
     except ValueError as e:                       # e.g. classes that do not fit the R-units
         raise UsageError(one_line(args, e)) from None
+    energy = run_energy(machine)
     rep = scene.reported
     summary = {
         "scene": scene.name,
@@ -108,6 +111,7 @@ def cmd_run(args) -> int:
         "test_accuracy": test_acc,
         "machine_time_s": machine.machine_time_,
         "seconds_waited_for_motors": machine.waited_,
+        "energy": energy.to_dict(),
         "wall_time_s": wall,
         "reported": {"source": rep.source, "conditions": rep.conditions, "value": rep.value, "note": rep.note},
         "spec": jsonable(spec.to_dict()),
@@ -132,6 +136,7 @@ def cmd_run(args) -> int:
         ("test accuracy", percent(test_acc)),
         ("reported", _reported_text(rep.value, rep.source)),
         ("machine time", f"{duration(machine.machine_time_)}  (the real machine's time)"),
+        ("energy", energy.describe()),
         ("wall time", f"{duration(wall)}  (training on this computer)"),
         *([("compiling", f"{duration(compiling)}  (the machine's loops, once: kept in {kept})"
             if (kept := writable_cache_dir()) else f"{duration(compiling)}  (the machine's loops; no "
@@ -261,8 +266,37 @@ def cmd_device(args) -> int:
         spec = preset.with_overrides(overrides)
     except ValueError as e:
         raise UsageError(f"--set: {e}") from None
+    if args.kind != "fit" and args.table_file is not None:
+        raise UsageError(f"device {args.kind}: expected no positional table (mark1 device fit TABLE.csv fits one; "
+                         f"device rack --table TABLE.csv draws it over its fitted law), got {args.table_file!r}")
+    if args.kind == "photocell" and (args.table is not None or args.law or args.scale):
+        raise UsageError("device photocell: --table, --law and --scale go with device fit and device rack")
+    table_path = args.table_file if args.kind == "fit" else args.table
+    if args.kind == "fit" and table_path is None:
+        raise UsageError("device fit: expected a table, mark1 device fit TABLE.csv (columns pulse, direction, value)")
+    table = None
+    if table_path is not None:
+        scale = tuple(args.scale) if args.scale else (-1.0, 1.0)
+        table = read_table(table_path, scale=scale)          # a bad table: one line naming file, row, column
+    if args.law:
+        unknown = [name for name in args.law if name not in LAWS]
+        if unknown:
+            raise UsageError(f"--law: expected one of {', '.join(LAWS)}, got {unknown[0]!r}")
     out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "device"), scene=""))
-    for path in write_device(args.kind, spec, out, progress=True):
+    if table is None:
+        for path in write_device(args.kind, spec, out, progress=True):
+            print(f"wrote {path}")
+        return 0
+    fit, paths = write_fit(table, spec, out, laws=args.law or None, progress=True)
+    print(fit.report())
+    print()
+    print(overrides_toml(fit.best), end="")
+    print()
+    if args.kind == "rack":                     # the measured points over the fitted law's rack
+        r = table_response(fit, transfer=60)
+        rack_response_figure(r, out=out / "rack.png", measured=table)
+        paths.insert(0, out / "rack.png")
+    for path in paths:
         print(f"wrote {path}")
     return 0
 
@@ -359,8 +393,18 @@ def add_commands(sub) -> None:
                                                "even a short deck is too long to step through, and the page says so)")
     ls.set_defaults(func=cmd_lesson)
 
-    dv = sub.add_parser("device", help="device response plots: a pot under a pulse train, a photocell's step")
-    dv.add_argument("kind", choices=("rack", "photocell"))
+    dv = sub.add_parser("device", help="device response plots: a pot under a pulse train, a photocell's step; "
+                                       "fit: a measured device's table of pulses, every law fitted")
+    dv.add_argument("kind", choices=("rack", "photocell", "fit"))
+    dv.add_argument("table_file", nargs="?", metavar="TABLE.csv",
+                    help="with fit: the measured table, columns pulse (0, 1, 2, ...), direction (start on pulse 0, "
+                         "then up or down) and value (travel or conductance after the pulse)")
+    dv.add_argument("--table", metavar="TABLE.csv",
+                    help="with rack: fit this measured table and draw it over the rack of its best law")
+    dv.add_argument("--scale", nargs=2, type=float, metavar=("LOW", "HIGH"),
+                    help="the table's values meaning full scale -1 and +1 (default -1 1: travel in full scale)")
+    dv.add_argument("--law", action="append", default=[], metavar="LAW",
+                    help="fit only this law (repeatable; default every law: " + ", ".join(LAWS) + ")")
     dv.add_argument("--spec", default="MARK_I", help="MARK_I (default) or SMALL")
     dv.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="change one parameter, e.g. --set rack.drive=ratchet (repeatable)")

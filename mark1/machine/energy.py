@@ -33,7 +33,7 @@ import numpy as np
 from mark1.exceptions import InputError
 
 __all__ = ["Constant", "MOTOR_POWER", "RELAY_POWER", "Energy", "drive_power", "energy", "run_energy",
-           "correction_energies"]
+           "energy_fields", "correction_energies"]
 
 
 class Constant(NamedTuple):
@@ -228,17 +228,10 @@ def energy(constant: Constant, *, motor_seconds: float, pulses: int, corrections
 
 
 def _counts(machine) -> tuple[float, int]:
-    """Motor seconds and pulses of a fitted machine, from the rack's own record of its moves."""
+    """Motor seconds and pulses of a fitted machine: the rack's own counters, which the pot
+    kernel writes as it sets each move going (:func:`mark1.machine._kernels.pots.apply_pot`)."""
     rack = machine.rack_
-    seconds = getattr(rack, "motor_seconds", None)
-    pulses = getattr(rack, "pulses", None)
-    if seconds is not None and pulses is not None:
-        return float(np.sum(seconds)), int(np.sum(pulses))
-    if machine.trace_.full:
-        moves = machine.trace_.moves
-        return (float(sum(float(np.sum(m.duration)) for m in moves)),
-                int(sum(int(np.count_nonzero(m.command)) for m in moves)))
-    raise InputError("machine: its rack keeps no record of its motors' running time; fit it with trace='full'")
+    return float(np.sum(rack.motor_seconds)), int(np.sum(rack.pulses))
 
 
 def run_energy(machine, per_pulse: Constant | None = None) -> Energy:
@@ -277,15 +270,46 @@ def run_energy(machine, per_pulse: Constant | None = None) -> Energy:
                   drive=machine.spec.rack.drive)
 
 
-def correction_energies(machine, per_pulse: Constant | None = None) -> np.ndarray:
-    """Joules of each correction of a machine fitted with ``trace="full"``.
+def energy_fields(machine, per_pulse: Constant | None = None) -> dict[str, Any]:
+    """The energy of one fitted run as flat, JSON-safe fields, for a study's record of a run.
+
+    Parameters
+    ----------
+    machine : MarkI
+        Fitted.
+    per_pulse : Constant, optional
+        As in :func:`run_energy`.
+
+    Returns
+    -------
+    dict
+        ``energy_j`` (total), ``energy_per_correction_j`` (None without corrections),
+        ``motor_seconds``, ``pulses``, ``energy_basis`` and ``energy_status``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mark1.machine.mark_i import MarkI
+    >>> from mark1.specs import SMALL
+    >>> cards, labels = np.ones((4, 20, 20)), ["down", "across"] * 2
+    >>> cards[0, :, 4:7] = cards[2, :, 12:15] = cards[1, 5:8, :] = cards[3, 13:16, :] = 0.0
+    >>> sorted(energy_fields(MarkI(spec=SMALL, seed=0).fit(cards, labels, epochs=2)))
+    ['energy_basis', 'energy_j', 'energy_per_correction_j', 'energy_status', 'motor_seconds', 'pulses']
+    """
+    e = run_energy(machine, per_pulse).to_dict()
+    return {"energy_j": e["total_j"], "energy_per_correction_j": e["per_correction_j"],
+            "motor_seconds": e["motor_seconds"], "pulses": e["pulses"], "energy_basis": e["basis"],
+            "energy_status": e["status"]}
+
+
+def correction_energies(machine) -> np.ndarray:
+    """Joules of each correction of a machine fitted with ``trace="full"``: its drive's power
+    times the running time of the moves that correction commanded.
 
     Parameters
     ----------
     machine : MarkI
         Fitted with a full trace (its moves).
-    per_pulse : Constant, optional
-        As in :func:`run_energy`.
 
     Returns
     -------
@@ -305,12 +329,8 @@ def correction_energies(machine, per_pulse: Constant | None = None) -> np.ndarra
     """
     if not machine.trace_.full:
         raise InputError("machine: each correction's energy needs its moves; fit it with trace='full'")
-    n = len(machine.history_)
-    seconds, pulses = np.zeros(n), np.zeros(n)
+    seconds = np.zeros(len(machine.history_))
     for m in machine.trace_.moves:
         seconds[m.presentation] += float(np.sum(m.duration))
-        pulses[m.presentation] += np.count_nonzero(m.command)
     moved = machine.history_["pots_moved"] > 0
-    if per_pulse is not None:
-        return per_pulse.value * pulses[moved]
     return drive_power(machine.spec).value * seconds[moved]

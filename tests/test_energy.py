@@ -1,0 +1,139 @@
+"""The energy of learning: power x running time of the rack's own moves, per correction and in total."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import simpy
+
+from mark1 import specs
+from mark1.cli import main
+from mark1.exceptions import InputError
+from mark1.machine.energy import (MOTOR_POWER, RELAY_POWER, Constant, correction_energies, drive_power, energy,
+                                  run_energy)
+from mark1.machine.mark_i import MarkI
+from mark1.machine.potentiometers import PotentiometerRack
+from mark1.machine.simulator import history
+
+QUIET = specs.MARK_I.with_overrides({"rack.decay_time": "inf", "rack.motor_spread": 0.0, "rack.backlash": 0.0})
+
+
+def _hand_run(spec, commands):
+    """A hand-made run: one rack of 1 unit x 4 pots driven by ``commands`` (one a presentation),
+    wrapped as a fitted machine's results (rack, history, spec, no trace)."""
+    rack = PotentiometerRack(spec.rack, 1, 4, 1)
+    env = simpy.Environment()
+
+    def trainer(env):
+        for c in commands:
+            yield env.process(rack.drive(env, np.asarray(c, float)[None, :]))
+            yield env.timeout(1.0)
+
+    env.process(trainer(env))
+    env.run()
+    moved = [int(np.count_nonzero(c)) for c in commands]
+    n = len(commands)
+    hist = history(epoch_of=np.zeros(n, int), order=np.arange(n), labels=np.zeros(n, int),
+                   response=np.zeros(n, int), units_erred=np.array(moved) > 0, pots_moved=moved,
+                   start=np.arange(n, dtype=float), s_active=np.zeros(n, int), a_active=np.zeros(n, int))
+    return SimpleNamespace(rack_=rack, history_=hist, spec=spec, trace_=SimpleNamespace(full=False))
+
+
+def test_continuous_energy_is_power_times_running_seconds_exactly():
+    # 0.02 full scale at 0.25 full scale/s runs a motor 0.08 s; 0.04 runs it 0.16 s
+    m = _hand_run(QUIET, [[0.02, 0.0, -0.02, 0.0], [0.0, 0.0, 0.0, 0.0], [0.04, 0.02, 0.0, 0.0]])
+    seconds = 0.08 + 0.08 + 0.16 + 0.08
+    e = run_energy(m)
+    assert float(np.sum(m.rack_.motor_seconds)) == pytest.approx(seconds, abs=1e-15)
+    assert e.motor_seconds == float(np.sum(m.rack_.motor_seconds))
+    assert e.total_j == MOTOR_POWER.value * e.motor_seconds                 # exactly the product
+    assert e.total_j == pytest.approx(2.0 * 0.40, abs=1e-12)
+    assert e.corrections == 2 and e.per_correction_j == e.total_j / 2
+    assert e.pulses == 4 and e.basis == "running time" and e.status == "assumed"
+
+
+def test_ratchet_energy_is_coil_power_times_stepping_seconds():
+    spec = QUIET.with_overrides({"rack.drive": "ratchet"})                   # 0.01 a step, 0.04 s a step
+    m = _hand_run(spec, [[0.02, 0.0, 0.0, -0.02], [0.03, 0.0, 0.0, 0.0]])
+    e = run_energy(m)
+    steps = 2 + 2 + 3
+    assert e.pulses == steps
+    assert e.motor_seconds == pytest.approx(steps * 0.04, abs=1e-15)
+    assert e.total_j == RELAY_POWER.value * e.motor_seconds
+    assert drive_power(spec) is RELAY_POWER
+
+
+def test_a_pot_against_its_end_stop_costs_nothing():
+    m = _hand_run(QUIET, [[0.02, 0.0, 0.0, 0.0]])
+    m.rack_.p_from[0, 1] = m.rack_.p_to[0, 1] = 1.0          # pot 1 stands at its stop
+    before = float(np.sum(m.rack_.motor_seconds))
+    env = simpy.Environment()
+    env.process(m.rack_.drive(env, np.array([[0.0, 0.02, 0.0, 0.0]])))
+    env.run()
+    assert float(np.sum(m.rack_.motor_seconds)) == before
+
+
+def test_pulses_times_energy_a_pulse():
+    cell = Constant(2.5e-12, "J", "datasheet", "a cell; its paper")
+    e = energy(cell, motor_seconds=3.0, pulses=1000, corrections=8)
+    assert e.total_j == 2.5e-12 * 1000 and e.per_correction_j == e.total_j / 8
+    assert np.isnan(e.power_w) and e.basis == "pulses"
+    assert e.to_dict()["power_w"] is None
+    json.dumps(e.to_dict())                                        # JSON-safe
+
+
+def test_no_corrections_is_no_energy_a_correction():
+    e = energy(MOTOR_POWER, motor_seconds=0.0, pulses=0, corrections=0)
+    assert e.total_j == 0.0 and np.isnan(e.per_correction_j)
+    assert "0 J, - a correction" in e.describe()
+
+
+@pytest.mark.parametrize("kwargs, says", [
+    ({"constant": Constant(1.0, "V", "assumed", "")}, "constant.unit"),
+    ({"motor_seconds": -1.0}, "motor_seconds"),
+    ({"motor_seconds": float("nan")}, "motor_seconds"),
+    ({"pulses": -3}, "pulses"),
+])
+def test_bad_counts_are_refused(kwargs, says):
+    args = {"constant": MOTOR_POWER, "motor_seconds": 1.0, "pulses": 1, "corrections": 1, **kwargs}
+    with pytest.raises(InputError, match=says):
+        energy(args.pop("constant"), **args)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_fitted_machine_counts_its_moves_once(seed):
+    """The rack's counters, the trace's moves and the per-correction split agree, for every seed."""
+    cards, labels = np.ones((4, 20, 20)), ["down", "across"] * 2
+    cards[0, :, 4:7] = cards[2, :, 12:15] = cards[1, 5:8, :] = cards[3, 13:16, :] = 0.0
+    m = MarkI(spec=specs.SMALL, seed=seed, trace="full").fit(cards, labels, epochs=3)
+    e = run_energy(m)
+    from_trace = sum(float(np.sum(mv.duration)) for mv in m.trace_.moves)
+    assert e.motor_seconds == pytest.approx(from_trace, rel=1e-12)
+    assert e.pulses == sum(int(np.count_nonzero(mv.command)) for mv in m.trace_.moves)
+    per = correction_energies(m)
+    assert len(per) == e.corrections == int(np.count_nonzero(m.history_["pots_moved"]))
+    assert per.sum() == pytest.approx(e.total_j, rel=1e-12)
+    assert np.all(per > 0)
+
+
+def test_correction_energies_need_the_full_trace():
+    cards, labels = np.ones((2, 20, 20)), ["a", "b"]
+    cards[0, :, 4:7] = 0.0
+    m = MarkI(spec=specs.SMALL, seed=0).fit(cards, labels, epochs=1)
+    with pytest.raises(InputError, match="trace='full'"):
+        correction_energies(m)
+
+
+def test_run_reports_energy_in_summary_and_table(tmp_path, capsys):
+    assert main(["run", "demo", "--out", str(tmp_path)]) == 0
+    table = capsys.readouterr().out
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    e = summary["energy"]
+    assert e["total_j"] == e["power_w"] * e["motor_seconds"]
+    assert e["per_correction_j"] == pytest.approx(e["total_j"] / e["corrections"])
+    assert e["status"] == "assumed"
+    line = next(row for row in table.splitlines() if row.strip().startswith("energy"))
+    assert "a correction" in line and "assumed" in line
