@@ -31,7 +31,8 @@ from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1.exceptions import ConvergenceWarning, InputError, SeparableDataWarning, SingularCovarianceWarning
 from mark1.lab._common import (aligned, check_figure, csv_text, draw, hours_cell, num, pct, pct_spread, seconds_cell,
                                study_inputs, write_json)
-from mark1.lab.runner import Records, as_scene, job, run_jobs, scene_digest, scene_ref
+from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_jobs, scene_digest,
+                              scene_ref)
 from mark1.lab._sweep import _warn_cliff
 from mark1.lab.stats import mean_interval, paired_p, seed_advice, summarize
 from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier, LogisticRegression,
@@ -315,7 +316,7 @@ def _paired_cell(d) -> str:
     return f"{100 * d['mean']:+.1f} [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]"
 
 
-def check_learners(learners) -> list[str]:
+def check_learners(learners: str | Sequence[str] | None) -> list[str]:
     """The learners asked for, checked, in the order of :data:`LEARNERS` without repeats.
 
     Parameters
@@ -466,7 +467,8 @@ def _run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | 
             "results": rows}
 
 
-def compare(scene, *, seeds=10, learners=None, executor: Executor | None = None, out=None,
+def compare(scene: SceneLike, *, seeds: Seeds = 10, learners: str | Sequence[str] | None = None,
+            executor: Executor | None = None, out: StrPath | None = None,
             resume: bool = False, progress: bool = False, train_count: int | None = None,
             test_count: int | None = None, features: str = "analog",
             figure: Callable | None = None) -> Comparison:
