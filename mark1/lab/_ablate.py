@@ -38,14 +38,15 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from mark1._utils.atomic import write_text
 from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
 from mark1.lab._common import aligned, check_figure, csv_text, draw, hours_cell, pct, study_inputs, write_json
-from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref
+from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
+                              scene_ref)
 from mark1.lab._sweep import _warn_cliff, at_text, parse_at, start_spec, value_text
 from mark1.lab.stats import holm, mean_interval, paired_p, seed_advice, summarize
 from mark1.machine.mark_i import MarkI
@@ -310,7 +311,8 @@ def _ablation_job(scene_ref, seed: int, spec, train_count: int | None = None,
             "machine_time_s": float(m.machine_time_), "wall_time_s": time.perf_counter() - t0}
 
 
-def ablate(scene, *, seeds=3, at=None, executor: Executor | None = None, out=None, resume: bool = False,
+def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None = None,
+           executor: Executor | None = None, out: StrPath | None = None, resume: bool = False,
            progress: bool = False, train_count: int | None = None,
            test_count: int | None = None, figure: Callable | None = None) -> Ablation:
     """Which non-ideality costs most: each one alone on, and alone off, paired over seeds.
