@@ -25,6 +25,7 @@ import math
 import time
 import warnings
 from collections.abc import Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,8 @@ from mark1._utils.records import jsonable
 from mark1.exceptions import CliffWarning, InputError
 from mark1.lab._common import (aligned, check_figure, count_option, csv_text, draw, hours_cell, num, study_inputs,
                                write_json)
-from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref
+from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
+                              scene_ref)
 from mark1.lab.stats import mean_interval, seed_advice
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MachineSpec, SpecError, parameter_keys
@@ -106,7 +108,7 @@ def _parse_epochs(value):
     return int(text)
 
 
-def parse_value(key: str, value):
+def parse_value(key: str, value: bool | int | float | str) -> bool | int | float | str:
     """One value of the spec field ``key`` (or of ``schedule.epochs``), from its text or as given, checked.
 
     ``inf`` for a float field that allows it, ``true``/``false`` for a switch. For
@@ -210,7 +212,7 @@ def parse_values(key: str, values: Sequence[Any] | str) -> list:
     return out
 
 
-def value_text(v) -> str:
+def value_text(v: object) -> str:
     """A swept value as the records, the CSV and the job keys write it.
 
     Parameters
@@ -235,7 +237,7 @@ def value_text(v) -> str:
     return str(v)
 
 
-def parse_at(at) -> dict:
+def parse_at(at: Mapping[str, Any] | None) -> dict:
     """A study's starting point: machine parameters set before the study, typed and checked.
 
     ``ablate`` and ``sweep`` apply it to the scene's machine first, so that a stressed
@@ -669,7 +671,9 @@ def _spec_of(start, settings: dict):
     return start.with_overrides(spec_settings) if spec_settings else start
 
 
-def sweep(scene, param: str, values, *, seeds=5, reference=None, at=None, executor=None, out=None,
+def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: Seeds = 5,
+          reference: bool | int | float | str | None = None, at: Mapping[str, Any] | None = None,
+          executor: Executor | None = None, out: StrPath | None = None,
           resume: bool = False, progress: bool = False, train_count: int | None = None,
           test_count: int | None = None, epochs: int | None = None, figure: Callable | None = None) -> Sweep:
     """Dose-response of one spec parameter, over paired seeds.
@@ -852,7 +856,7 @@ class GridSweep:
         return [{"value_a": value_text(va), "value_b": value_text(vb), **_cell_summary(self._cell(va, vb), ref)}
                 for va in self.values[0] for vb in self.values[1]]
 
-    def is_reference(self, va, vb) -> bool:
+    def is_reference(self, va: object, vb: object) -> bool:
         """Whether the cell (value_a, value_b) (values or their texts) is the reference cell."""
         return (value_text(va), value_text(vb)) == tuple(map(value_text, self.reference))
 
@@ -944,7 +948,9 @@ class GridSweep:
                         GRID_FIELDS)
 
 
-def grid_sweep(scene, param_a: str, values_a, param_b: str, values_b, *, seeds=3, at=None, executor=None, out=None,
+def grid_sweep(scene: SceneLike, param_a: str, values_a: str | Sequence[Any], param_b: str,
+               values_b: str | Sequence[Any], *, seeds: Seeds = 3, at: Mapping[str, Any] | None = None,
+               executor: Executor | None = None, out: StrPath | None = None,
                resume: bool = False, progress: bool = False, train_count: int | None = None,
                test_count: int | None = None, epochs: int | None = None,
                figure: Callable | None = None) -> GridSweep:
