@@ -49,7 +49,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 
 import numpy as np
 
@@ -59,13 +60,14 @@ from mark1._utils.language import percent
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
 from mark1.lab._common import check_figure, count_option, csv_text, draw, write_json
-from mark1.lab.runner import Records, as_scene, job, run_cards, run_jobs, scene_digest, scene_ref, seed_list
+from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
+                              scene_ref, seed_list)
 from mark1.lab.stats import clip_interval, mean_interval
 from mark1.machine.mark_i import MarkI
 from mark1.machine.response import OutputCode
 from mark1.specs import BEST_READING
 from mark1.stimuli.cards import experiment_seeds
-from mark1.stimuli.scenes import load_scene, shipped_scenes
+from mark1.stimuli.scenes import Reported, load_scene, shipped_scenes
 
 __all__ = ["reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog", "judged"]
 
@@ -100,7 +102,7 @@ def _is_lower_bound(reported) -> bool:
     return reported.value is not None and bool(_LOWER_BOUND.search(f"{reported.note} {reported.conditions}"))
 
 
-def judged(reported) -> bool:
+def judged(reported: Reported) -> bool:
     """Whether a report can be judged: it has a value, or an expectation (``reported.expect``).
 
     Parameters
@@ -120,7 +122,7 @@ def judged(reported) -> bool:
     return reported.value is not None or reported.expect is not None
 
 
-def band(reported, tolerance: float = DEFAULT_TOLERANCE) -> tuple[float, float]:
+def band(reported: Reported, tolerance: float = DEFAULT_TOLERANCE) -> tuple[float, float]:
     """The accuracies that agree with a report: ``(low, high)``, fractions.
 
     ``[value - tolerance, value + tolerance]`` clipped to [0, 1], or ``[value, 1]`` for
@@ -196,7 +198,7 @@ def verdict(mean: float, low: float, high: float, band_: tuple[float, float]) ->
     return "unclear"
 
 
-def catalog(folder=None, *, expected: bool = False) -> list[Path]:
+def catalog(folder: StrPath | None = None, *, expected: bool = False) -> list[Path]:
     """The scene files in ``folder`` (default: the shipped scenes) with a reported figure.
 
     With ``expected``, also those whose report gives no number but an expectation
@@ -552,9 +554,10 @@ def _interval(m, lo, hi) -> str:
     return f"{percent(m)} [{percent(lo)}, {percent(hi)}]"
 
 
-def reenact(scenes=None, *, seeds=5, tolerance: float = DEFAULT_TOLERANCE, executor=None, out=None,
+def reenact(scenes: Sequence[SceneLike] | None = None, *, seeds: Seeds = 5, tolerance: float = DEFAULT_TOLERANCE,
+            executor: Executor | None = None, out: StrPath | None = None,
             resume: bool = False, progress: bool = False, train_count: int | None = None,
-            test_count: int | None = None, page=None, command: str | None = None,
+            test_count: int | None = None, page: StrPath | None = None, command: str | None = None,
             note: str = "", figure: Callable | None = None) -> Reenactment:
     """Re-enact scenes over seeds and judge each against its report.
 
