@@ -759,7 +759,8 @@ class _TrainingRun:
     def _serve_queue(self, limit: float) -> None:
         """Set going the queued moves that get a driver up to ``limit`` (s), included."""
         rack = self.rack
-        rack.busy_until, rack.t_ref = kernel.serve(float(limit), True, self.queue, rack.busy_until, rack.t_ref,
+        rack.busy_until, rack.t_ref = kernel.serve(float(np.nextafter(limit, np.inf)), self.queue,
+                                                   rack.busy_until, rack.t_ref,
                                                    self.decay, rack.pots, rack.drive_constants)
 
     # -- the record -------------------------------------------------------------------------

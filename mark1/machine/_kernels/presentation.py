@@ -192,9 +192,11 @@ def move_pot(j, cmd, t, busy_until, t_ref, dk, pots, drive):
 
 
 @_kernel
-def serve(limit, inclusive, queue, busy_until, t_ref, dk, pots, drive):
-    """Set going the queued pot moves that get a driver before ``limit`` (or at it, with
-    ``inclusive``), as the rack's SimPy queue does (:meth:`PotentiometerRack.drive`).
+def serve(limit, queue, busy_until, t_ref, dk, pots, drive):
+    """Set going the queued pot moves that get a driver before ``limit`` (s; ``inf``: all of
+    them), as the rack's SimPy queue does (:meth:`PotentiometerRack.drive`). To serve those
+    at ``t`` too, pass ``np.nextafter(t, np.inf)``: a float, never a literal flag, so numba
+    compiles this once for every caller (a bool passed as a literal compiled it once each).
 
     The queue is first come, first served: its head gets the first driver free, at
     ``max(commanded, driver free)``; each move is planned from the wiper's position then
@@ -209,7 +211,7 @@ def serve(limit, inclusive, queue, busy_until, t_ref, dk, pots, drive):
             if free[i] < free[d]:
                 d = i
         t = max(queue.time[head], free[d])
-        if t > limit or (t == limit and not inclusive):
+        if t >= limit and limit != np.inf:
             break
         t_ref = fold_decay(t, t_ref, dk, pots)
         duration = move_pot(queue.pot[head], queue.cmd[head], t, busy_until, t_ref, dk, pots, drive)
@@ -325,7 +327,7 @@ def train_block(p_first, blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue)
         blk.start[k] = t0
         t_read = t0 + sc.read_at
         if sc.queued:
-            busy_until, t_ref = serve(t_read, False, queue, busy_until, t_ref, dk, pots, drive)
+            busy_until, t_ref = serve(t_read, queue, busy_until, t_ref, dk, pots, drive)
         erred, n_act = read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, active, acc)
         if tr.error_driven and erred == 0:
             continue
@@ -344,7 +346,7 @@ def train_block(p_first, blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue)
         if sc.queued:
             queue_command(t_read, n_act, active, tr.rule, blk.command, queue)
             if not sc.overlap:                              # the trainer waits for every motor
-                busy_until, t_ref = serve(np.inf, True, queue, busy_until, t_ref, dk, pots, drive)
+                busy_until, t_ref = serve(np.inf, queue, busy_until, t_ref, dk, pots, drive)
         else:
             busy_until = move_now(t_read, n_act, active, tr.rule, blk.command, busy_until, t_ref, dk, pots, drive)
         if not sc.overlap and busy_until > t0 + sc.period:
