@@ -371,7 +371,7 @@ class _FilmPanels:
         self.ax_acc.set_title(f"{acc_now}\n(magenta ticks: mistakes)", fontsize=10)
 
 
-def training_animation(machine_spec: MachineSpec, cards: ArrayLike, labels: ArrayLike, *, seed: int,
+def training_animation(machine_spec: MachineSpec, cards: np.ndarray, labels: ArrayLike, *, seed: int,
                        out: str | os.PathLike, epochs: int = 1, every: int = 1,
                        duration: int = 400, dpi: int = 100, progress: bool = False) -> Figure:
     """An animated GIF of the machine learning, every stage of one presentation per frame.
