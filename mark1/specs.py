@@ -345,6 +345,17 @@ class RackSpec(_Spec):
     corrupt_devices_prob: float = param(0.0, "share", "assumed",
                                         "share of pots stuck where they start (at 0): their pulses fire, their "
                                         "wipers never move (aihwkit corrupt_devices_prob)", low=0.0, high=1.0)
+    drift_nu: float = param(0.0, "1", "assumed",
+                            "power-law drift: after its last move a wiper reads (1 + dt / drift_t0) ** -drift_nu "
+                            "of its programmed position, dt the machine seconds since (aihwkit's DriftParameter nu; "
+                            "PCM: g(t) = g0 (t / t0) ** -nu); 0 switches it off (a pot holds its value)",
+                            low=0.0, high=10.0)
+    drift_nu_dtod: float = param(0.0, "relative (sigma)", "assumed",
+                                 "pot-to-pot spread of drift_nu: drift_nu * (1 + drift_nu_dtod * xi), at least 0 "
+                                 "(aihwkit nu_dtod)", low=0.0, high=10.0)
+    drift_t0: float = param(20.0, "s", "assumed",
+                            "the drift's reference time t0 (aihwkit's PCM noise model: 20 s)", low=0.0,
+                            low_open=True)
 
 
 
@@ -471,12 +482,13 @@ NON_IDEALITIES: dict[str, dict[str, Any]] = {
     "step_noise": {"rack.dw_min_std": 0.0},
     "write_noise": {"rack.write_noise_std": 0.0},
     "stuck_pots": {"rack.corrupt_devices_prob": 0.0},
+    "drift": {"rack.drift_nu": 0.0},
 }
 
 #: The non-idealities of the learner (the pot rack and its motors); the rest belong to sensing.
 LEARNER_NON_IDEALITIES = ("speed_limit", "end_stops", "ratchet", "motor_spread", "backlash",
                           "wiper_noise", "decay", "device_law", "device_spread", "step_noise", "write_noise",
-                          "stuck_pots")
+                          "stuck_pots", "drift")
 
 _GROUPS = ("retina", "patchboard", "rack", "response", "timing", "trainer")
 

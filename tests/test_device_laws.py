@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from conftest import make_cards
 from mark1 import MarkI, specs
+from mark1.machine import devices
 from mark1.machine._kernels.pots import LAW_CODES, drive_of, normal_draw
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.specs import RackSpec
@@ -293,3 +294,78 @@ def test_ideal_and_digital_switch_the_device_laws_off():
     spec = NOISY.with_overrides({"rack.corrupt_devices_prob": 0.1})
     for variant in (spec.ideal(), spec.digital()):
         assert drive_of(variant.rack).device == 0.0
+
+
+# -- drift: a power law in machine time from each pot's last move ------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(nu=st.floats(0.0, 0.5), t0=st.floats(0.1, 100.0), dt=st.floats(0.0, 1e5))
+def test_drift_is_a_power_law_from_the_end_of_the_last_move(nu, t0, dt):
+    spec = ratchet(drift_nu=nu, drift_t0=t0) if nu else ratchet()
+    rack, _ = one_move(spec, [0.0, 0.0], [0.05, -0.03])
+    end = rack.t_end[0].copy()
+    assert end.tolist() == pytest.approx([0.2, 0.12])
+    t = 0.2 + dt
+    expected = np.array([0.05, -0.03]) * (1 + (t - end) / t0) ** -nu
+    assert rack.positions(t)[0] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert rack.sums(np.ones(2), t)[0] == pytest.approx(expected.sum(), rel=1e-9, abs=1e-15)
+
+
+def test_a_drifting_pot_is_programmed_from_where_it_has_drifted_to():
+    rack, _ = one_move(ratchet(drift_nu=0.1, drift_t0=1.0), [0.0], [0.05])
+    drifted = rack.positions(100.0)[0, 0]
+    assert drifted == pytest.approx(0.05 * (1 + (100.0 - 0.2)) ** -0.1)
+    rack.apply(*rack.plan(np.array([[0.01]]), 100.0), 100.0)
+    assert rack.positions(100.04)[0, 0] == pytest.approx(drifted + 0.01)
+    rack.apply(*rack.plan(np.array([[0.004]]), 200.0), 200.0)        # no pulse: the drift goes on
+    assert rack.positions(300.0)[0, 0] == pytest.approx((drifted + 0.01) * (1 + 300.0 - 100.04) ** -0.1)
+
+
+def test_drift_spread_per_pot():
+    nu = PotentiometerRack.device_arrays(ratchet(drift_nu=0.05, drift_nu_dtod=0.2), (1, 4000),
+                                         np.random.SeedSequence(2))[5]
+    assert abs(nu.mean() - 0.05) < 0.002 and abs(nu.std() - 0.01) < 0.002 and nu.min() >= 0
+
+
+def test_the_compiled_loop_and_the_event_path_agree_under_drift():
+    spec = NOISY.with_overrides({"rack.drift_nu": 0.2, "rack.drift_t0": 1.0, "rack.drift_nu_dtod": 0.3})
+    fast, slow = _fit(spec), _fit(spec, trace="full")
+    assert np.array_equal(fast.history_["start"], slow.history_["start"])
+    assert np.array_equal(fast.rack_.positions(fast.machine_time_), slow.rack_.positions(slow.machine_time_))
+    still = _fit(spec.with_overrides({"rack.drift_nu": 0.0}))
+    assert not np.array_equal(still.rack_.positions(still.machine_time_), fast.rack_.positions(fast.machine_time_))
+
+
+# -- device presets ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(devices.PRESETS))
+def test_each_preset_is_a_cited_set_of_rack_overrides_that_trains(name):
+    preset = devices.PRESETS[name]
+    assert all(key.startswith("rack.") for key in preset.overrides)
+    assert all(preset.sources[key].strip() for key in preset.overrides)
+    assert preset.pulse_energy > 0 and preset.pulse_energy_status in specs.STATUSES
+    spec = devices.device_spec(name, specs.SMALL)
+    assert spec.rack.drive == "ratchet" and drive_of(spec.rack).device == 1.0
+    m = _fit(spec)
+    assert m.rack_.pulses.sum() > 0
+    assert np.abs(m.rack_.positions(m.machine_time_)).max() <= 1.0
+
+
+def test_a_scene_names_a_device_and_its_own_overrides_win(tmp_path):
+    import mark1
+    text = ('format = 1\nname = "d"\n[stimuli]\nsource = "shapes"\nclasses = ["square", "circle"]\n'
+            '[train]\ncount = 4\n[machine]\npreset = "SMALL"\ndevice = "ecram"\n')
+    for extra, step in (("", 0.0017059), ('[machine.overrides]\n"rack.step" = 0.004\n', 0.004),
+                        ("[machine.overrides]\nrack = { step = 0.004 }\n", 0.004)):
+        path = tmp_path / "d.toml"
+        path.write_text(text + extra)
+        spec = mark1.load_scene(path).machine_spec()
+        assert spec.rack.law == "linear" and spec.rack.step == step and spec.patchboard.n_associators == 64
+    path.write_text(text.replace("ecram", "flash"))
+    with pytest.raises(mark1.exceptions.SceneError, match="machine.device"):
+        mark1.load_scene(path)
+
+
+def test_an_unknown_device_is_refused_by_name():
+    with pytest.raises(specs.SpecError, match="machine.device: expected one of"):
+        devices.device_spec("memristor")

@@ -52,6 +52,8 @@ CHANGES = {
                                          "rack.piecewise_up": (1.0, 1.0)}),
     "rack.dw_min_std": (0.5, {}),
     "rack.write_noise_std": (2.0, {}),
+    "rack.drift_nu": (0.3, {}),
+    "rack.drift_t0": (1.0, {"rack.drift_nu": 0.3}),
     "timing.period": (1.5, {}),
     "timing.card_change": (0.1, {}),
     "timing.settle": (0.2, {}),

@@ -140,7 +140,8 @@ class PotentiometerRack:
         self.last_dir = np.zeros(shape, dtype=np.int8)
         # the device's own arrays (one element where every pot shares the value) and counters
         dev = self.device_arrays(spec, shape, np.random.SeedSequence(0) if device_seed is None else device_seed)
-        self._step_scale, self._up_down, self._w_max, self._w_min, self._stuck = dev
+        self._step_scale, self._up_down, self._w_max, self._w_min, self._stuck, self._nu = dev
+        self._drift_t0 = np.array([float(spec.drift_t0)])
         self._werr = np.zeros(shape if spec.write_noise_std else 0)
         self._next_err = np.zeros(self._werr.size)
         self._motor_seconds = np.zeros(shape)
@@ -163,7 +164,14 @@ class PotentiometerRack:
                     self.t_start.reshape(-1), self.t_end.reshape(-1), self.last_dir.reshape(-1),
                     self._step_scale.reshape(-1), self._up_down.reshape(-1), self._w_max.reshape(-1),
                     self._w_min.reshape(-1), self._stuck.reshape(-1), self._werr.reshape(-1),
-                    self._motor_seconds.reshape(-1), self._pulses.reshape(-1), self._planned, self._next_err)
+                    self._motor_seconds.reshape(-1), self._pulses.reshape(-1), self._planned, self._next_err,
+                    self._nu.reshape(-1), self._drift_t0)
+
+    @property
+    def drifts(self) -> bool:
+        """Whether the wipers drift (``rack.drift_nu``): a wiper at rest then reads less than
+        ``p_to``, so a reader must go through :meth:`positions` or :meth:`sums`."""
+        return self._nu.size > 0
 
     @property
     def motor_seconds(self) -> np.ndarray:
@@ -202,8 +210,8 @@ class PotentiometerRack:
 
     @classmethod
     def device_arrays(cls, spec: RackSpec, shape: tuple[int, int], seed: np.random.SeedSequence
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Draw each pot's device spread: step scale, up/down bias, bounds, stuck.
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Draw each pot's device spread: step scale, up/down bias, bounds, stuck, drift exponent.
 
         Each array comes from a child seed of its own, ``SeedSequence(seed.entropy,
         spawn_key=seed.spawn_key + (DEVICE_STREAM, k))``, so turning one spread on changes
@@ -216,6 +224,7 @@ class PotentiometerRack:
         up_down : ``up_down + up_down_dtod * xi``
         w_max, w_min : ``w_max * (1 + w_max_dtod * xi)``, kept in [w_max / 10, 1] (w_min alike)
         stuck : int8, 1 with probability ``corrupt_devices_prob``
+        nu : ``drift_nu * (1 + drift_nu_dtod * xi)``, at least 0; empty without drift
 
         Examples
         --------
@@ -238,7 +247,13 @@ class PotentiometerRack:
                  if spec.w_min_dtod else np.full(one, spec.w_min))
         stuck = ((rng(4).random(shape) < spec.corrupt_devices_prob).astype(np.int8) if spec.corrupt_devices_prob
                  else np.zeros(one, np.int8))
-        return step_scale, up_down, w_max, w_min, stuck
+        if spec.drift_nu == 0:
+            nu = np.zeros((0, 0))
+        elif spec.drift_nu_dtod:
+            nu = np.maximum(spec.drift_nu * (1.0 + spec.drift_nu_dtod * rng(5).standard_normal(shape)), 0.0)
+        else:
+            nu = np.full(one, spec.drift_nu)
+        return step_scale, up_down, w_max, w_min, stuck, nu
 
     @classmethod
     def noise_key(cls, seed: np.random.SeedSequence | None) -> np.uint64:
@@ -287,7 +302,7 @@ class PotentiometerRack:
         return math.exp(-(t - self.t_ref) * self.rate) if self.rate else 1.0
 
     def _stored(self, t: float) -> np.ndarray:
-        if t >= self.busy_until:
+        if t >= self.busy_until and not self._nu.size:
             return self.p_to
         return self._stored_pots(np.arange(self.p_to.size), t).reshape(self.p_to.shape)
 

@@ -228,7 +228,7 @@ class Trace:
         counts = np.count_nonzero(lit, axis=1)
         x_ends = np.cumsum(counts).tolist()
         times = times.tolist()
-        if times and times[0] >= rack.busy_until:
+        if times and times[0] >= rack.busy_until and not rack.drifts:
             # every wiper at rest: one gather of the pots read, each read's columns decayed to its time
             wipers = rack.p_to[:, pots]
             if rack.rate:
@@ -682,7 +682,10 @@ class _TrainingRun:
         hi = min(pipeline.stop, p + seg.size)
         x = pipeline.x[row:row + (hi - p)]
         times = self.clock.card_change(np.arange(p, hi)) + self.read_at
-        base = resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], times, rack.t_ref, rack.rate)
+        if rack.drifts:                    # drifting wipers: each read at its own time
+            base = np.array([rack.sums(row, t) for row, t in zip(x, times)]).reshape(len(x), rack.p_to.shape[0])
+        else:
+            base = resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], times, rack.t_ref, rack.rate)
         seg.fill(p, hi, x, base, self.noise, pipeline.noise_scale, row, self.targets, self.labels, self.code,
                  self.tie, pipeline.divisor if self.mean else None)
 
@@ -693,7 +696,7 @@ class _TrainingRun:
         pipeline, rack = self.pipeline, self.rack
         row = pipeline.ensure(p)
         x = pipeline.x[row:row + 1]
-        if t >= rack.busy_until:
+        if t >= rack.busy_until and not rack.drifts:
             base = resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], np.array([t]), rack.t_ref, rack.rate)
         else:
             base = rack.sums(x[0], t)[None, :]

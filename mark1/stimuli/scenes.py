@@ -43,6 +43,7 @@ from mark1 import specs
 from mark1._utils.html import html_table
 from mark1._utils.language import percent
 from mark1._utils.limits import check_allocation
+from mark1.machine import devices
 from mark1.exceptions import RenderError, SceneError, printable
 from mark1.stimuli.budget import COMMANDS, Resources, _estimate
 from mark1.stimuli.decks import Stimuli, _stimuli
@@ -634,7 +635,31 @@ def _machine(path, machine: Mapping, rule):
     if not isinstance(overrides, Mapping):
         raise SceneError(path, "machine.overrides",
                          f"expected a table of machine parameters, got {_describe(overrides)}")
+    if "device" in machine:
+        overrides = _with_device(path, machine["device"], overrides)
     return preset, overrides, _build_spec(path, preset, overrides, rule)
+
+
+def _with_device(path, name, overrides: Mapping) -> dict:
+    """A device preset's rack overrides (:mod:`mark1.machine.devices`) under the scene's own,
+    which win, in the form (dotted or nested) the scene gives its rack keys."""
+    if not isinstance(name, str) or name not in devices.PRESETS:
+        raise SceneError(path, "machine.device",
+                         f"expected one of {', '.join(map(repr, devices.PRESETS))}, got {_describe(name)}"
+                         + _suggest(name if isinstance(name, str) else "", list(devices.PRESETS)))
+    merged = dict(overrides)
+    nested = dict(merged["rack"]) if isinstance(merged.get("rack"), Mapping) else None
+    for key, value in devices.device_overrides(name).items():
+        leaf = key.partition(".")[2]
+        if key in merged or (nested is not None and leaf in nested):
+            continue
+        if nested is not None:
+            nested[leaf] = value
+        else:
+            merged[key] = value
+    if nested is not None:
+        merged["rack"] = nested
+    return merged
 
 
 def _freeze(m):

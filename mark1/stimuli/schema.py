@@ -516,7 +516,7 @@ TOP_KEYS: dict[str, Key] = {
                   "changes made after seeing a result: [[history]] with date, change, why, before"),
 }
 
-MACHINE_KEYS = ("preset", "overrides")
+MACHINE_KEYS = ("preset", "device", "overrides")
 TABLES = ("reported", "stimuli", "train", "test", "machine", "schedule")
 
 #: Every documented key path (``*`` stands for train or test), for the README and tests.
@@ -526,7 +526,7 @@ KEYS: list[str] = (
     + [f"stimuli.{k}" for k in STIMULUS_KEYS]
     + [f"stimuli.jitter.{k}" for k in JITTER_KEYS]
     + [f"*.{k}" for k in SPLIT_ONLY_KEYS]
-    + ["machine.preset", "machine.overrides"]
+    + ["machine.preset", "machine.device", "machine.overrides"]
     + [f"schedule.{k}" for k in SCHEDULE_KEYS]
 )
 

@@ -124,6 +124,12 @@ class Pots(NamedTuple):
     planned, next_err : arrays
         Scratch written by :func:`plan_pot` for the :func:`apply_pot` that follows it: the
         move's pulses (n_pots,) int64 and its new write offset (like ``werr``, true full scale).
+    nu : array (n_pots,), (1,) or (0,) float
+        Each pot's drift exponent: after its last move ends a wiper reads
+        ``(1 + dt / drift_t0) ** -nu`` of its programmed position, ``dt`` the machine seconds
+        since (aihwkit's power-law drift, PCM's ``g(t) = g0 (t / t0) ** -nu``); empty: no drift.
+    drift_t0 : array (1,) float
+        The drift's reference time ``t0`` (s).
     """
 
     gain: np.ndarray
@@ -142,6 +148,8 @@ class Pots(NamedTuple):
     pulses: np.ndarray
     planned: np.ndarray
     next_err: np.ndarray
+    nu: np.ndarray
+    drift_t0: np.ndarray
 
 
 def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
@@ -161,7 +169,9 @@ def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
     return Pots(np.array([float(gain)]), np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1),
                 np.array([direction], np.int8), np.ones(1), np.array([up_down]), np.array([w_max]),
                 np.array([w_min]), np.zeros(1, np.int8), werr, np.zeros(1), np.zeros(1, np.int64),
-                np.zeros(1, np.int64), np.zeros(len(werr)))
+                np.zeros(1, np.int64), np.zeros(len(werr)),
+                np.zeros(0 if spec is None or spec.drift_nu == 0 else 1) + (0.0 if spec is None else spec.drift_nu),
+                np.array([1.0 if spec is None else float(spec.drift_t0)]))
 
 
 def drive_of(spec) -> Drive:
@@ -221,17 +231,32 @@ def stored_pot(j, t, busy_until, pots):
 
     Where no wiper moves any more (``t >= busy_until``) the end of the last move; else
     linear between ``p_from`` and ``p_to`` over the wiper's motion, which a move without
-    span (a ratchet step) makes at its end.
+    span (a ratchet step) makes at its end. With drift (``pots.nu``), a wiper at rest
+    reads its position times :func:`drift_factor`.
     """
     if t >= busy_until:
-        return pots.p_to[j]
+        if pots.nu.shape[0] == 0:
+            return pots.p_to[j]
+        return pots.p_to[j] * drift_factor(j, t, pots)
     span = pots.t_end[j] - pots.t_start[j]
     if span > 0.0:
         frac = (t - pots.t_start[j]) / span
     else:
         frac = 1.0 if t >= pots.t_end[j] else 0.0
     frac = min(max(frac, 0.0), 1.0)
+    if pots.nu.shape[0] != 0 and frac == 1.0:
+        return pots.p_to[j] * drift_factor(j, t, pots)
     return pots.p_from[j] + (pots.p_to[j] - pots.p_from[j]) * frac
+
+
+@compiled(inline="always")
+def drift_factor(j, t, pots):
+    """How much of its programmed position pot ``j`` reads at ``t``: ``(1 + dt / t0) ** -nu``,
+    ``dt = t - t_end[j]`` the machine seconds since its last move ended (1 before)."""
+    dt = t - pots.t_end[j]
+    if dt <= 0.0:
+        return 1.0
+    return (1.0 + dt / pots.drift_t0[0]) ** -_at(pots.nu, j)
 
 
 @compiled
@@ -492,7 +517,13 @@ def plan_moves(cmd, start, flat, pots, drive, target, slack_time, duration, dire
 
 @compiled(inline="always")
 def apply_pot(j, start, target, slack_time, duration, direction, t0, f, pots):
-    """Set pot ``j`` (flat index) moving at ``t0``; positions true at ``t0``, ``f`` the decay factor there."""
+    """Set pot ``j`` (flat index) moving at ``t0``; positions true at ``t0``, ``f`` the decay factor there.
+
+    Adds the move's duration and pulses to the pot's counters (``motor_seconds``, ``pulses``).
+    With drift a command that fires no pulse leaves the pot alone (its drift goes on).
+    """
+    if pots.nu.shape[0] != 0 and pots.planned[j] == 0:
+        return
     pots.p_from[j] = start / f
     pots.p_to[j] = target / f
     pots.t_start[j] = t0 + slack_time

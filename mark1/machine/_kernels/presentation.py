@@ -230,7 +230,7 @@ def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, active, acc):
     mid-move, decayed, plus noise, over the μ-system's divisor), its answer; returns
     (units erred, active inputs)."""
     f = decay(t_read, t_ref, dk.rate)
-    if t_read >= busy_until:
+    if t_read >= busy_until and pots.nu.shape[0] == 0:          # drifting wipers read through stored_pot
         n_act = resting_sum(blk.x, k, pots.p_to, active, acc)
     else:
         n_act = wiper_sums(blk.x, k, t_read, busy_until, pots, active, acc)

@@ -1,0 +1,248 @@
+"""Modern analog devices on the Mark I's rack: presets of the rack's device laws, cited.
+
+Each preset is a set of :class:`mark1.specs.RackSpec` overrides (``rack.*`` keys) that
+turns the Mark I's motor-driven pots into a family of resistive devices that researchers
+characterise pulse by pulse, so that the Mark I's pot and, say, a soft-bounds ReRAM
+cell train on the same cards and the same clock. A scene names one with
+``machine.device = "reram-sb"`` (its overrides go under the scene's own, which win), and
+:func:`device_spec` makes the machine in Python.
+
+Where the numbers come from
+---------------------------
+The device parameters are those of IBM's aihwkit presets
+(``aihwkit.simulator.presets.devices``, read at commit 4545f11b of github.com/IBM/aihwkit),
+which are fits of the cited papers' measurements; the papers' own figures are not read
+here, so each number is *the aihwkit preset's value*, said so beside it. They are mapped
+onto the pot's full scale: aihwkit's weight range is divided by its larger bound (so that
+bound is the pot's end stop at 1), which scales ``dw_min`` (the rack's ``step``) and the
+bounds alike and leaves every relative figure (spreads, noise in units of ``dw_min``,
+the laws' slopes relative to the bounds) as it is. Each command of the trainer is a
+train of ``rint(trainer.increment / step)`` pulses (``rack.drive = "ratchet"``), one
+every ``step_time``, the device's pulse width. What the rack cannot say of a preset is
+listed in its ``notes`` (e.g. aihwkit's device-to-device spread of the linear slopes).
+
+Energy per pulse (:attr:`DevicePreset.pulse_energy`, J) has its own source and status
+(the words of :mod:`mark1.specs`): the energy of learning a run spent on a device is
+``rack.pulses.sum() * pulse_energy`` (:attr:`mark1.machine.potentiometers.PotentiometerRack.pulses`).
+
+Examples
+--------
+>>> from mark1.machine.devices import PRESETS, device_spec
+>>> sorted(PRESETS)
+['ecram', 'pcm', 'reram-es', 'reram-sb']
+>>> spec = device_spec("reram-sb")
+>>> spec.rack.law, spec.rack.drive, round(spec.rack.step, 6)
+('soft-bounds', 'ratchet', 0.0016)
+>>> PRESETS["ecram"].pulse_energy
+1e-15
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from mark1.exceptions import SpecError
+from mark1.specs import MARK_I, STATUSES, MachineSpec
+
+__all__ = ["DevicePreset", "PRESETS", "device_overrides", "device_spec"]
+
+_AIHWKIT = "aihwkit preset {cls} (aihwkit.simulator.presets.devices, commit 4545f11b)"
+
+
+@dataclass(frozen=True)
+class DevicePreset:
+    """One device family: its rack overrides, their sources, and its energy per pulse.
+
+    Attributes
+    ----------
+    name : str
+        The preset's key (``machine.device`` in a scene).
+    title : str
+        The device in words.
+    overrides : mapping
+        ``rack.*`` keys and values (full scale, seconds).
+    sources : mapping
+        For each key of ``overrides``, where its value comes from.
+    pulse_energy : float
+        Energy of one programming pulse (J).
+    pulse_energy_status : str
+        Its provenance (:data:`mark1.specs.STATUSES`).
+    pulse_energy_source : str
+        Where it comes from, or why it is assumed.
+    notes : tuple of str
+        What the rack does not model of the fitted device.
+    """
+
+    name: str
+    title: str
+    overrides: Mapping[str, Any]
+    sources: Mapping[str, str]
+    pulse_energy: float
+    pulse_energy_status: str
+    pulse_energy_source: str
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self):
+        assert self.pulse_energy_status in STATUSES, self.pulse_energy_status
+        assert set(self.sources) == set(self.overrides), set(self.sources) ^ set(self.overrides)
+
+    def spec(self, base: MachineSpec = MARK_I) -> MachineSpec:
+        """``base`` with this device in its rack (named ``"<base> + <device>"``)."""
+        return base.with_overrides({**self.overrides, "name": f"{base.name} + {self.name}"})
+
+
+def _preset(name, title, cls, values: dict[str, tuple[Any, str]], energy, status, energy_source, notes=()):
+    """A preset from ``key: (value, source)``; a source ``"aihwkit"`` names the aihwkit class."""
+    overrides = {k: v for k, (v, _) in values.items()}
+    sources = {k: (_AIHWKIT.format(cls=cls) if s == "aihwkit" else s) for k, (_, s) in values.items()}
+    return DevicePreset(name, title, MappingProxyType(overrides), MappingProxyType(sources), energy, status,
+                        energy_source, tuple(notes))
+
+
+_PULSES = "a device takes pulses: the rack's ratchet drive (a train of steps), no gears"
+_NO_GEARS = "no gears, so no backlash"
+
+#: Gong et al., Nat. Commun. 9, 2102 (2018): HfO2 ReRAM, fitted by aihwkit.
+_GONG = "Gong et al., Nat. Commun. 9:2102 (2018), HfO2 ReRAM"
+
+#: The device presets by name.
+PRESETS: Mapping[str, DevicePreset] = MappingProxyType({p.name: p for p in (
+    _preset(
+        "reram-sb", "HfO2 ReRAM, soft bounds (symmetry point subtracted)", "ReRamSBPresetDevice",
+        {
+            "rack.drive": ("ratchet", _PULSES),
+            "rack.backlash": (0.0, _NO_GEARS),
+            "rack.law": ("soft-bounds", f"aihwkit (a loose SoftBounds fit to {_GONG})"),
+            # aihwkit's range [-0.75, 1.25] divided by 1.25
+            "rack.step": (0.0016, "aihwkit: dw_min 0.002 over the range [-0.75, 1.25], scaled by 1/1.25"),
+            "rack.w_max": (1.0, "aihwkit: w_max 1.25, scaled by 1/1.25"),
+            "rack.w_min": (-0.6, "aihwkit: w_min -0.75, scaled by 1/1.25"),
+            "rack.up_down": (0.0, "aihwkit (symmetry point assumed corrected)"),
+            "rack.dw_min_dtod": (0.3, "aihwkit"),
+            "rack.up_down_dtod": (0.01, "aihwkit"),
+            "rack.w_max_dtod": (0.24, "aihwkit: 0.3 / 1.25"),
+            "rack.w_min_dtod": (0.4, "aihwkit: 0.3 / 0.75"),
+            "rack.dw_min_std": (3.75, "aihwkit"),
+            "rack.write_noise_std": (56.0, "aihwkit (in units of dw_min)"),
+            "rack.step_time": (5e-8, "assumed: a 50 ns programming pulse (not in the aihwkit preset)"),
+        },
+        1e-12, "assumed", "assumed: about 1 V x 100 uA x 50 ns = 5 pJ rounded down to the pJ order; neither the "
+                          "aihwkit preset nor the paper's abstract gives a pulse energy",
+        notes=("aihwkit's SoftBoundsReferenceDevice subtracts a reference device (not modelled here)",
+               "aihwkit adds the cycle-to-cycle noise (mult_noise False); the rack multiplies the law's step by "
+               "1 + dw_min_std * xi")),
+    _preset(
+        "reram-es", "HfO2 ReRAM, exponential step", "ReRamESPresetDevice",
+        {
+            "rack.drive": ("ratchet", _PULSES),
+            "rack.backlash": (0.0, _NO_GEARS),
+            "rack.law": ("exponential", f"aihwkit (an ExpStep fit to {_GONG})"),
+            "rack.step": (0.00135, "aihwkit: dw_min (range [-1, 1], no scaling)"),
+            "rack.up_down": (0.259359, "aihwkit"),
+            "rack.w_max": (1.0, "aihwkit"),
+            "rack.w_min": (-1.0, "aihwkit"),
+            "rack.exp_a": (-0.5, "aihwkit: a"),
+            "rack.exp_b": (-0.5, "aihwkit: b"),
+            "rack.gamma_up": (5.0, "aihwkit"),
+            "rack.gamma_down": (5.0, "aihwkit"),
+            "rack.A_up": (-1.18445, "aihwkit"),
+            "rack.A_down": (-0.081404, "aihwkit"),
+            "rack.dw_min_dtod": (0.2, "aihwkit"),
+            "rack.up_down_dtod": (0.05, "aihwkit"),
+            "rack.w_max_dtod": (0.3, "aihwkit"),
+            "rack.w_min_dtod": (0.3, "aihwkit"),
+            "rack.dw_min_std": (5.0, "aihwkit"),
+            "rack.write_noise_std": (75.0, "aihwkit (in units of dw_min)"),
+            "rack.step_time": (5e-8, "assumed: a 50 ns programming pulse (not in the aihwkit preset)"),
+        },
+        1e-12, "assumed", "assumed: as reram-sb (the same device)"),
+    _preset(
+        "ecram", "Li-ion ECRAM (WO3 channel), linear step", "EcRamPresetDevice",
+        {
+            "rack.drive": ("ratchet", _PULSES),
+            "rack.backlash": (0.0, _NO_GEARS),
+            "rack.law": ("linear", "aihwkit (a LinearStep fit to Tang et al., IEDM 2018, range shifted so the "
+                                   "symmetry point is at 0)"),
+            "rack.step": (0.0017059, "aihwkit: dw_min 0.002 over [-0.8276, 1.1724], scaled by 1/1.1724"),
+            "rack.w_max": (1.0, "aihwkit: w_max 1.1724, scaled by 1/1.1724"),
+            "rack.w_min": (-0.705902, "aihwkit: w_min -0.8276, scaled by 1/1.1724"),
+            "rack.gamma_up": (0.1153, "aihwkit (relative to the mean bound: unchanged by the scaling)"),
+            "rack.gamma_down": (0.5085, "aihwkit"),
+            "rack.dw_min_dtod": (0.1, "aihwkit"),
+            "rack.up_down_dtod": (0.01, "aihwkit"),
+            "rack.w_max_dtod": (0.05, "aihwkit"),
+            "rack.w_min_dtod": (0.05, "aihwkit"),
+            "rack.dw_min_std": (0.3, "aihwkit (mult_noise True, as the rack)"),
+            "rack.step_time": (5e-9, "Tang et al., IEDM 2018, abstract: programming pulses down to 5 ns"),
+        },
+        1e-15, "single-source", "Tang et al., IEDM 2018, abstract: 'ultralow switching energy ~1 fJ' projected "
+                                "for 100x100 nm2 devices (a projection, not a measurement of the fitted device)",
+        notes=("aihwkit's pot-to-pot spread of gamma_up/gamma_down (0.05) is not modelled",)),
+    _preset(
+        "pcm", "Ge2Sb2Te5 phase-change memory, exponential step, with drift", "PCMPresetDevice",
+        {
+            "rack.drive": ("ratchet", _PULSES),
+            "rack.backlash": (0.0, _NO_GEARS),
+            "rack.law": ("exponential", "aihwkit (an ExpStep fit to Nandakumar et al., Front. Neurosci. 14:406, "
+                                        "2020), its range [0, 2] shifted to [-1, 1]"),
+            "rack.step": (0.01, "aihwkit: dw_min (range width 2, no scaling)"),
+            "rack.w_max": (1.0, "aihwkit: w_max 2, shifted by -1"),
+            "rack.w_min": (-1.0, "aihwkit: w_min 0, shifted by -1"),
+            "rack.exp_a": (-1.0, "aihwkit: a (2 a w / (w_max - w_min) keeps its slope under the shift)"),
+            "rack.exp_b": (-1.0, "aihwkit: b 0 plus a, the shift's offset (z = a (w' + 1) + b)"),
+            "rack.gamma_up": (2.5, "aihwkit"),
+            "rack.gamma_down": (2.5, "aihwkit"),
+            "rack.A_up": (-27.235, "aihwkit"),
+            "rack.A_down": (-2.235, "aihwkit"),
+            "rack.dw_min_dtod": (0.2, "aihwkit"),
+            "rack.up_down_dtod": (0.05, "aihwkit"),
+            "rack.w_max_dtod": (0.1, "aihwkit: 0.1 of w_max 2 = 0.2 absolute, 0.2 of the shifted w_max 1"),
+            "rack.dw_min_std": (0.6, "aihwkit (without its dw_min_std_add and dw_min_std_slope)"),
+            "rack.drift_nu": (0.049, "aihwkit PCMLikeNoiseModel's drift fit (Nandakumar et al., ICECS 2019) at "
+                                     "full conductance: mean nu 0.049"),
+            "rack.drift_nu_dtod": (0.163, "aihwkit PCMLikeNoiseModel: sigma 0.008 at full conductance, / 0.049"),
+            "rack.drift_t0": (20.0, "aihwkit PCMLikeNoiseModel: t_0 = 20 s"),
+            "rack.step_time": (1e-7, "assumed: a 100 ns SET pulse (not in the aihwkit preset)"),
+        },
+        1e-11, "assumed", "assumed: a partial-SET pulse of about 10 pJ (order of magnitude; not in the aihwkit "
+                          "preset or the cited abstracts)",
+        notes=("aihwkit uses this device one-sided, in a pair with refresh (PCMPresetUnitCell); here it is one "
+               "device over a shifted range, its down steps the fitted law's",
+               "the drift's dependence on conductance (nu_k) is not modelled: nu is taken at full conductance")),
+)})
+
+
+def device_overrides(name: str) -> dict[str, Any]:
+    """The ``rack.*`` overrides of a preset (a new dict).
+
+    Raises
+    ------
+    SpecError
+        For an unknown name (``err.key`` is ``"machine.device"``), with the nearest one.
+
+    Examples
+    --------
+    >>> device_overrides("ecram")["rack.law"]
+    'linear'
+    """
+    if not isinstance(name, str) or name not in PRESETS:
+        close = difflib.get_close_matches(str(name), list(PRESETS), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise SpecError("machine.device", f"expected one of {', '.join(map(repr, PRESETS))}, got {name!r}{hint}")
+    return dict(PRESETS[name].overrides)
+
+
+def device_spec(name: str, base: MachineSpec = MARK_I) -> MachineSpec:
+    """``base`` (default the Mark I) with the named device in its rack.
+
+    Examples
+    --------
+    >>> device_spec("pcm").rack.drift_nu
+    0.049
+    """
+    device_overrides(name)
+    return PRESETS[name].spec(base)
