@@ -10,15 +10,18 @@ duration is written by its size (:func:`mark1._utils.language.duration`).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from mark1._utils.language import duration
 from mark1.exceptions import InputError
 from mark1.machine.mark_i import MarkI
+from mark1.specs import MachineSpec
 
 __all__ = ["explain", "event_line"]
 
 
-def explain(spec, cards, labels, *, n_cards: int = 5, seed: int = 0, progress: bool = False) -> str:
+def explain(spec: MachineSpec, cards: np.ndarray, labels: ArrayLike, *, n_cards: int = 5, seed: int = 0,
+            progress: bool = False) -> str:
     """Train on the first ``n_cards`` presentations with the full trace and narrate them.
 
     Parameters
