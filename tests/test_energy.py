@@ -137,3 +137,27 @@ def test_run_reports_energy_in_summary_and_table(tmp_path, capsys):
     assert e["status"] == "assumed"
     line = next(row for row in table.splitlines() if row.strip().startswith("energy"))
     assert "a correction" in line and "assumed" in line
+
+
+def test_a_device_preset_spends_pulses_times_its_energy_a_pulse():
+    from mark1.machine.devices import PRESETS, device_spec
+    from mark1.machine.energy import device_of, pulse_energy, update_energy
+
+    spec = device_spec("ecram", specs.SMALL)
+    assert device_of(spec) == "ecram" and device_of(specs.SMALL) is None
+    # a spec with every override of a preset is that device, whatever its name
+    assert device_of(specs.SMALL.with_overrides(dict(PRESETS["reram-sb"].overrides))) == "reram-sb"
+    cards, labels = np.ones((4, 20, 20)), ["down", "across"] * 2
+    cards[0, :, 4:7] = cards[2, :, 12:15] = cards[1, 5:8, :] = cards[3, 13:16, :] = 0.0
+    m = MarkI(spec=spec, seed=0).fit(cards, labels, epochs=3)
+    e = run_energy(m)
+    assert e.basis == "pulses" and e.pulses == int(m.rack_.pulses.sum()) > 0
+    assert e.total_j == PRESETS["ecram"].pulse_energy * e.pulses
+    assert e.status == PRESETS["ecram"].pulse_energy_status == pulse_energy("ecram").status
+    # one pot's update: the increment's train of pulses
+    steps = int(np.rint(spec.trainer.increment / spec.rack.step))
+    assert update_energy(spec) == pytest.approx(steps * PRESETS["ecram"].pulse_energy)
+    with pytest.raises(InputError, match="by pulses"):
+        correction_energies(MarkI(spec=spec, seed=0, trace="full").fit(cards, labels, epochs=1))
+    with pytest.raises(InputError, match="device"):
+        pulse_energy("memristor")

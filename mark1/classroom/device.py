@@ -738,11 +738,11 @@ def fit_figure(fit: DeviceFit, *, out=None, dpi: int = 100):
            title="each pulse's change against where it started")
     ax.legend(fontsize=8, loc="best")
     ax = axes[2]
-    ax.plot(np.arange(1, len(t.step) + 1), best.residuals, ".", ms=3, color="0.1",
+    ax.plot(np.arange(1, len(t.step) + 1), best.residuals, ".", ms=3, color="0.1", zorder=3,
             label=f"{best.law}: rms {best.rms:.3g}")
     others = [f for f in fit.fits if f.law == "constant" and f is not best]
-    for f in others:
-        ax.plot(np.arange(1, len(t.step) + 1), f.residuals, ".", ms=2, color=NEUTRAL, alpha=0.5,
+    for f in others:                                 # the constant step beside it, behind
+        ax.plot(np.arange(1, len(t.step) + 1), f.residuals, ".", ms=2, color=NEUTRAL, alpha=0.5, zorder=2,
                 label=f"constant: rms {f.rms:.3g}")
     ax.axhline(0, color="0.6", lw=0.6)
     ax.set(xlabel="pulse number", ylabel="residual (full scale)", title="measured minus fitted change")

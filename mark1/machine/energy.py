@@ -31,9 +31,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from mark1.exceptions import InputError
+from mark1.machine._kernels.pots import move_duration
+from mark1.machine.devices import PRESETS
 
 __all__ = ["Constant", "MOTOR_POWER", "RELAY_POWER", "Energy", "drive_power", "energy", "run_energy",
-           "energy_fields", "correction_energies"]
+           "energy_fields", "correction_energies", "pulse_energy", "device_of", "update_energy"]
 
 
 class Constant(NamedTuple):
@@ -227,6 +229,70 @@ def energy(constant: Constant, *, motor_seconds: float, pulses: int, corrections
                   source=constant.source)
 
 
+def pulse_energy(device: str) -> Constant:
+    """A device preset's energy of one programming pulse (:data:`mark1.machine.devices.PRESETS`).
+
+    Examples
+    --------
+    >>> c = pulse_energy("ecram")
+    >>> c.value, c.unit, c.status
+    (1e-15, 'J', 'single-source')
+    """
+    if device not in PRESETS:
+        raise InputError(f"device: expected one of {', '.join(PRESETS)}, got {device!r}")
+    p = PRESETS[device]
+    return Constant(float(p.pulse_energy), "J", p.pulse_energy_status, f"{device}; {p.pulse_energy_source}")
+
+
+def device_of(spec) -> str | None:
+    """The device preset whose rack ``spec`` has, or None (the Mark I's own motors).
+
+    A spec made by :func:`mark1.machine.devices.device_spec` is named ``"<base> + <device>"``;
+    any other spec is that device when its rack has every one of the preset's overrides.
+
+    Examples
+    --------
+    >>> from mark1.machine.devices import device_spec
+    >>> from mark1.specs import MARK_I
+    >>> device_of(device_spec("reram-sb")), device_of(MARK_I)
+    ('reram-sb', None)
+    """
+    for name in PRESETS:
+        if spec.name.endswith(f" + {name}"):
+            return name
+    rack = spec.rack
+    for name, p in PRESETS.items():
+        if all(getattr(rack, k.split(".", 1)[1]) == v for k, v in p.overrides.items()):
+            return name
+    return None
+
+
+def update_energy(spec, per_pulse: Constant | None = None) -> float:
+    """Joules of one pot's update: one trainer's increment (``trainer.increment``) turned from rest.
+
+    Motors: the drive's power times the move's running time (the kernel's
+    :func:`~mark1.machine._kernels.pots.move_duration`); a device: the pulses of the
+    increment's train (``rint(increment / step)``) times its energy per pulse (``per_pulse``,
+    or the preset's when ``spec`` is one, :func:`device_of`).
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> round(update_energy(MARK_I), 6)                    # 2 W x 0.08 s
+    0.16
+    >>> round(update_energy(MARK_I.with_overrides({"rack.drive": "ratchet"})), 6)   # 10 W x 2 steps x 0.04 s
+    0.8
+    """
+    device = device_of(spec)
+    if per_pulse is None and device is not None:
+        per_pulse = pulse_energy(device)
+    inc = float(spec.trainer.increment)
+    if per_pulse is not None:
+        steps = float(np.rint(inc / spec.rack.step)) if spec.rack.drive == "ratchet" else 1.0
+        return per_pulse.value * steps
+    return drive_power(spec).value * move_duration(spec.rack, inc)
+
+
 def _counts(machine) -> tuple[float, int]:
     """Motor seconds and pulses of a fitted machine: the rack's own counters, which the pot
     kernel writes as it sets each move going (:func:`mark1.machine._kernels.pots.apply_pot`)."""
@@ -243,7 +309,8 @@ def run_energy(machine, per_pulse: Constant | None = None) -> Energy:
         Fitted.
     per_pulse : Constant, optional
         A device's energy a write pulse (unit ``J``); the energy is then pulses × it.
-        Without it, the drive's power (:func:`drive_power`) × the motors' running time.
+        Without it, a device preset's own (:func:`device_of`, :func:`pulse_energy`), else
+        the drive's power (:func:`drive_power`) × the motors' running time.
 
     Returns
     -------
@@ -263,6 +330,9 @@ def run_energy(machine, per_pulse: Constant | None = None) -> Energy:
     """
     seconds, pulses = _counts(machine)
     corrections = int(np.count_nonzero(machine.history_["pots_moved"]))
+    device = device_of(machine.spec)
+    if per_pulse is None and device is not None:
+        per_pulse = pulse_energy(device)
     if per_pulse is not None:
         return energy(per_pulse, motor_seconds=seconds, pulses=pulses, corrections=corrections,
                       drive=per_pulse.source.split(";")[0])
@@ -329,6 +399,9 @@ def correction_energies(machine) -> np.ndarray:
     """
     if not machine.trace_.full:
         raise InputError("machine: each correction's energy needs its moves; fit it with trace='full'")
+    if device_of(machine.spec) is not None:
+        raise InputError(f"machine: a device ({device_of(machine.spec)}) spends energy by pulses, which the trace's "
+                         "moves do not count; run_energy(machine).per_correction_j is their mean")
     seconds = np.zeros(len(machine.history_))
     for m in machine.trace_.moves:
         seconds[m.presentation] += float(np.sum(m.duration))

@@ -3,8 +3,9 @@
 The Mark I's joules a correction (a motor a pot, running for a fraction of a second)
 and a modern analog device's joules a write pulse differ by ten orders of magnitude or
 more, so they share one logarithmic axis. Each row is a machine: a diamond for one
-pot's update (one pulse to one pot), dots for a whole correction (every pot the
-trainer turned, one dot a run), and the status of the constant behind it (datasheet,
+pot's update (one trainer's increment to one pot: one motor pulse, or a device's train
+of pulses), dots for a whole correction (every pot the trainer turned, one dot a run's
+mean), and the status of the constant behind it (datasheet,
 assumed) written beside it, so an assumed figure never passes for a measured one.
 """
 
@@ -29,7 +30,7 @@ class EnergyRow(NamedTuple):
     label : str
         The machine (a drive, a device preset).
     per_update_j : float
-        Joules of one pot's update (one pulse to one pot; nan: not drawn).
+        Joules of one pot's update (one trainer's increment to one pot; nan: not drawn).
     per_correction_j : array-like (n_runs,)
         Joules a correction of each run (empty: not drawn).
     status : str
@@ -88,11 +89,11 @@ def energy_figure(rows, *, title: str = "Energy of learning", out=None, dpi: int
         per = per[np.isfinite(per) & (per > 0)]
         if len(per):
             ax.scatter(per, y + rng.uniform(-0.12, 0.12, len(per)), s=14, color=correction_colour, alpha=0.6,
-                       zorder=3, label="a correction (every pot turned; one dot a run)")
+                       zorder=3, label="a correction (every pot turned; one dot a run's mean)")
             ax.plot([float(np.median(per))] * 2, [y - 0.22, y + 0.22], color=correction_colour, lw=2, zorder=4)
         if np.isfinite(r.per_update_j) and r.per_update_j > 0:
             ax.scatter([r.per_update_j], [y], marker="D", s=46, color=update_colour, zorder=5,
-                       label="one pot's update (one pulse)")
+                       label="one pot's update (one trainer's increment)")
         ax.text(1.01, y, r.status, transform=ax.get_yaxis_transform(), va="center", fontsize=9,
                 color=NEUTRAL, style="italic" if r.status == "assumed" else "normal")
     ax.set_xscale("log")
