@@ -167,3 +167,26 @@ def test_cli_device_fit_usage_errors(tmp_path, capsys, argv, says):
     err = capsys.readouterr().err.strip()
     assert says in err and len(err.splitlines()) == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_device_study_example(tmp_path):
+    """The gallery's device study runs, compares the Mark I's pot with two presets, and recovers ECRAM's law."""
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "examples" / "device_study.py"
+    proc = subprocess.run([sys.executable, str(script), "--out", str(tmp_path / "out"), "--seeds", "3"],
+                          cwd=tmp_path, env=dict(os.environ, MPLBACKEND="Agg"), capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    for name in ("Mark I pot", "reram-sb", "ecram"):
+        assert re.search(rf"^{name} test accuracy: [\d.]+ ± [\d.]+ %; energy per correction", text, flags=re.M)
+    assert re.search(r"Mark I pot .*energy per correction [\d.]+ J,", text)       # joules, not nano
+    assert "best law linear (preset: linear)" in text
+    assert len(re.findall(r"^soft bounds b = ", text, flags=re.M)) == 5
+    for name in ("device_study_accuracy.png", "device_study_energy.png", "device_study_fit.png"):
+        assert (tmp_path / "out" / name).stat().st_size > 10_000

@@ -52,6 +52,7 @@ TESTED = {"reenact_x_vs_e.py", "analog_vs_digital.py", "ablation.py", "prml_fig4
           "prml_fig4_6.py", "prml_fig4_7.py", "prml_fig4_10.py", "prml_logistic_posterior.py", "parity.py",
           "animation.py",
           "decay.py",                                    # tested in test_sweep.py
+          "device_study.py",                             # tested in test_device_fit.py
           "ideal_environment.py", "mu_vs_sigma.py", "spontaneous_concepts.py"}   # in test_cli_theory.py
 
 
