@@ -2,7 +2,10 @@
 
 Each command checks its options and the scene before any work, runs the study on the
 executor ``--workers`` or ``--scheduler`` asks for, has the study draw its figure
-(:mod:`mark1.viz.studies`) beside its records, and prints a table.
+(:mod:`mark1.viz.studies`) beside its records, and prints a table. ``ablate`` and
+``sweep`` take a starting point (``--at KEY=VALUE``, repeatable) set on the scene's
+machine first. A study whose machine crosses a known cliff says so in one line on
+stderr (``mark1: warning: ...``) before it runs.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ import argparse
 import dataclasses
 import json
 import shlex
+import sys
 import time
+import warnings
 from pathlib import Path
 from collections.abc import Callable
 
@@ -21,10 +26,11 @@ from mark1.cli._options import (_PHYSICAL_HELP, add_common_options, check_common
                                 check_sweep_size,
                                 one_line,
                                 output_folder, scene_or_usage, workers_for)
-from mark1.exceptions import SceneError, SpecError, UsageError
+from mark1.exceptions import CliffWarning, InputError, SceneError, SpecError, UsageError
 from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, SCHEDULE_PARAMS, UNTIL_CAP, ablate,
                        catalog, check_learners, compare, grid_sweep, judged, learning_curves, parse_value,
                        parse_values, reenact, sweep, value_text)
+from mark1.lab._sweep import parse_at, start_spec
 from mark1.lab.runner import executor_for
 from mark1.specs import NON_IDEALITIES, parameter_keys
 from mark1.viz.studies import (ablation_figure, comparison_figure, grid_sweep_figure, learning_curves_figure,
@@ -42,12 +48,61 @@ def _run_study(args, workers: int, study: Callable, *inputs, message: Callable[[
     """
     t0 = time.perf_counter()
     try:
-        with executor_for(workers, args.scheduler) as executor:
+        with executor_for(workers, args.scheduler) as executor, warnings.catch_warnings():
+            warnings.simplefilter("always", CliffWarning)
+            warnings.showwarning = _one_line_warning(warnings.showwarning)
             result = study(*inputs, seeds=args.seeds, executor=executor, resume=args.resume,
                            train_count=args.train_count, test_count=args.test_count, **options)
     except ValueError as e:                      # SceneError, SpecError, classes that do not fit
         raise UsageError(message(e) if message else one_line(args, e)) from None
     return result, t0
+
+
+def _one_line_warning(show: Callable) -> Callable:
+    """``warnings.showwarning`` that writes a study's cliff warning as one line on stderr
+    (``mark1: warning: ...``, no file and source line); any other warning as ``show`` does."""
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, CliffWarning):
+            print(f"mark1: warning: {message}", file=sys.stderr, flush=True)
+        else:
+            show(message, category, filename, lineno, file, line)
+    return showwarning
+
+
+def _at_option(args) -> dict:
+    """``--at KEY=VALUE`` (repeatable) as a checked starting point, or one usage line naming ``--at``."""
+    at: dict = {}
+    for item in args.at:
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise UsageError(f"--at: expected KEY=VALUE such as rack.step=0.04, got {item!r}")
+        if key in at:                           # last-wins would hide a typo'd second value
+            raise UsageError(f"--at: expected each key once, got {key} twice (the second time {item!r})")
+        at[key] = value.strip()
+    try:
+        return parse_at(at)
+    except (SpecError, InputError) as e:
+        raise UsageError(f"--at: {str(e).removeprefix('at: ')}") from None
+
+
+def _at_scene(args, scene, at: dict, n_jobs: int):
+    """The scene's machine at the starting point ``at``, checked (one ``--at`` line if the scene's
+    machine cannot take it), and the scene's memory budget at that point; the scene itself without one."""
+    if not at:
+        return scene
+    try:
+        start_spec(scene, at)
+    except ValueError as e:
+        raise UsageError(f"--at: {e}") from None
+    overrides = {k: dict(v) if isinstance(v, dict) else v for k, v in scene.overrides.items()}
+    for key, value in at.items():                 # nested as a scene file writes them
+        group, _, name = key.partition(".")
+        table = overrides.get(group)
+        overrides[group] = {**(table if isinstance(table, dict) else {}), name: value}
+    stressed = dataclasses.replace(scene, overrides=overrides, _cache={})
+    check_scene(args, stressed, at_once=workers_for(args, n_jobs))
+    return stressed
 
 
 def _print_result(args, result, t0: float, written: str, as_json: dict | None = None) -> int:
@@ -74,8 +129,12 @@ def cmd_compare(args) -> int:
 
 
 def cmd_ablate(args) -> int:
-    scene, out, workers = check_common(args, args.seeds * 2 * (len(NON_IDEALITIES) + 1))
-    result, t0 = _run_study(args, workers, ablate, scene, out=out, progress=not args.json, figure=ablation_figure)
+    at = _at_option(args)
+    n_jobs = args.seeds * 2 * (len(NON_IDEALITIES) + 1)
+    scene, out, workers = check_common(args, n_jobs)
+    _at_scene(args, scene, at, n_jobs)
+    result, t0 = _run_study(args, workers, ablate, scene, at=at, out=out, progress=not args.json,
+                            figure=ablation_figure)
     return _print_result(args, result, t0, f"{out}/ablation.csv, ablation.json, ablation.png, jobs/")
 
 
@@ -117,8 +176,12 @@ def cmd_sweep(args) -> int:
                          f"got {args.epochs}")
     check_sweep_size(args, params, texts)
     values = [_sweep_values(k, v) for k, v in zip(params, texts)]
+    at = _at_option(args)
+    swept = [p for p in params if p in at]
+    if swept:
+        raise UsageError(f"--at: {swept[0]} is swept (--param); expected a starting point of other parameters")
     if len(params) == 2:
-        return _grid_sweep(args, params, values)
+        return _grid_sweep(args, params, values, at)
     args.param, values = params[0], values[0]
     if args.reference is not None:
         try:
@@ -132,9 +195,9 @@ def cmd_sweep(args) -> int:
     if args.out is None:
         args.out = str(Path("runs") / Path(args.scene).stem / "sweep" / args.param)
     scene, out, workers = check_common(args, len(values) * args.seeds)
-    _check_passes(args, scene, [args.param], [values], workers)
-    result, t0 = _run_study(args, workers, sweep, scene, args.param, values, reference=args.reference, out=out,
-                            progress=not args.json, epochs=args.epochs, figure=sweep_figure)
+    _check_passes(args, _at_scene(args, scene, at, len(values) * args.seeds), [args.param], [values], workers)
+    result, t0 = _run_study(args, workers, sweep, scene, args.param, values, reference=args.reference, at=at,
+                            out=out, progress=not args.json, epochs=args.epochs, figure=sweep_figure)
     return _print_result(args, result, t0, f"{out}/sweep.csv, sweep.json, sweep.png, jobs/")
 
 
@@ -150,16 +213,17 @@ def _check_passes(args, scene, params: list, values: list, workers: int) -> None
         check_scene(args, longer, at_once=workers)
 
 
-def _grid_sweep(args, params: list, values: list) -> int:
+def _grid_sweep(args, params: list, values: list, at: dict) -> int:
     """``mark1 sweep`` with two ``--param``: every pair of values, a heat map."""
     if args.reference is not None:
         raise UsageError("--reference: only with one --param (two are compared against the scene's own values)")
     if args.out is None:
         args.out = str(Path("runs") / Path(args.scene).stem / "sweep" / f"{params[0]}_x_{params[1]}")
-    scene, out, workers = check_common(args, len(values[0]) * len(values[1]) * args.seeds)
-    _check_passes(args, scene, params, values, workers)
-    result, t0 = _run_study(args, workers, grid_sweep, scene, params[0], values[0], params[1], values[1], out=out,
-                            progress=not args.json, epochs=args.epochs, figure=grid_sweep_figure)
+    n_jobs = len(values[0]) * len(values[1]) * args.seeds
+    scene, out, workers = check_common(args, n_jobs)
+    _check_passes(args, _at_scene(args, scene, at, n_jobs), params, values, workers)
+    result, t0 = _run_study(args, workers, grid_sweep, scene, params[0], values[0], params[1], values[1], at=at,
+                            out=out, progress=not args.json, epochs=args.epochs, figure=grid_sweep_figure)
     return _print_result(args, result, t0, f"{out}/grid.csv, grid.json, grid.png, jobs/")
 
 
@@ -214,6 +278,12 @@ def _study_parser(sub, name: str, func: Callable, help: str, *, seeds: int, fold
     return parser
 
 
+#: ``--at``'s help, shared by ablate and sweep.
+_AT_HELP = ("a starting point: set a machine parameter on the scene's machine before the study, e.g. "
+            "--at rack.drive=ratchet --at rack.step=0.015 (repeatable, each key once; the same runs as the "
+            "scene file with these overrides)")
+
+
 def add_commands(sub) -> None:
     """Register ``compare``, ``ablate``, ``curves``, ``sweep`` and ``reenact`` on argparse subparsers."""
     cp = _study_parser(sub, "compare", cmd_compare, "the machine beside the textbook classifiers, over seeds",
@@ -226,6 +296,7 @@ def add_commands(sub) -> None:
 
     ab = _study_parser(sub, "ablate", cmd_ablate, "which non-ideality costs most: each alone on, each alone off, "
                                                   "paired seeds, 95 %% intervals", seeds=3)
+    ab.add_argument("--at", action="append", default=[], metavar="KEY=VALUE", help=_AT_HELP)
     ab.add_argument("--json", action="store_true", help="print the result as JSON")
 
     cu = _study_parser(sub, "curves", cmd_curves, "learning curves: test accuracy against cards and machine time",
@@ -246,6 +317,8 @@ def add_commands(sub) -> None:
                          "equals sign: --values=-1,0,1")
     sw.add_argument("--epochs", type=int, metavar="N",
                     help="passes over the training cards instead of the scene's (not with --param schedule.epochs)")
+    sw.add_argument("--at", action="append", default=[], metavar="KEY=VALUE",
+                    help=_AT_HELP + "; not a swept --param")
     sw.add_argument("--reference", metavar="V",
                     help="the value the paired changes are measured from (default: the scene's own "
                          "value when it is swept, else the first)")
@@ -262,7 +335,7 @@ def add_commands(sub) -> None:
                      help="where to write the Markdown page (default OUT/REENACTMENT.md); "
                           "its figure goes beside it")
     re_.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
-                     help=f"half-width of a report's band, fraction (default {DEFAULT_TOLERANCE})")
+                     help=f"extra half-width added to each report's band, fraction (default {DEFAULT_TOLERANCE})")
     re_.add_argument("--workers", type=int,
                      help="processes on this computer (default: CPU count; 1 runs in this process)")
     re_.add_argument("--scheduler", metavar="ADDRESS", help="run the jobs on a Dask cluster, e.g. tcp://host:8786")

@@ -47,7 +47,7 @@ from mark1.exceptions import InputError
 from mark1.lab._common import aligned, check_figure, csv_text, draw, hours_cell, pct, study_inputs, write_json
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
                               scene_ref)
-from mark1.lab._sweep import _warn_cliff, at_text, parse_at, start_spec, value_text
+from mark1.lab._sweep import _crosses_cliff, _warn_cliff, at_text, parse_at, start_spec, value_text
 from mark1.lab.stats import holm, mean_interval, paired_p, seed_advice, summarize
 from mark1.machine.mark_i import MarkI
 from mark1.specs import NON_IDEALITIES
@@ -291,6 +291,17 @@ def _ablation_variants(spec) -> list[tuple[str, str, str | None, Any]]:
     return out
 
 
+def _cliff_cases(variants, at: dict) -> list:
+    """The (label, spec) pairs :func:`mark1.lab.cliff_warning` reads: the full machine standing for
+    every variant built on it when it crosses, else each variant by name."""
+    crossing = [(name, spec) for name, _, _, spec in variants if _crosses_cliff(spec)]
+    full = next(spec for name, _, _, spec in variants if name == "full")
+    if _crosses_cliff(full):
+        start = f" (starting at {at_text(at)})" if at else ""
+        return [(f"the full machine{start} and {len(crossing) - 1} variants built on it", full)]
+    return [(name if name in ("full", "ideal") else f"arm {name}", spec) for name, spec in crossing]
+
+
 def _spec_key(spec) -> str:
     d = spec.to_dict()
     d.pop("name", None)
@@ -383,7 +394,7 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None =
     at = parse_at(at)
     check_figure(figure, out)
     variants = _ablation_variants(start_spec(scene, at))
-    cliff = _warn_cliff([(name if kind == "reference" else f"arm {name}", spec) for name, kind, _, spec in variants])
+    cliff = _warn_cliff(_cliff_cases(variants, at))
     first_of: dict[str, str] = {}
     unique = []
     for name, _, _, spec in variants:

@@ -350,13 +350,28 @@ def cliff_warning(cases) -> str | None:
     incs = sorted({spec.trainer.increment for _, spec in over})
     where = "; ".join(f"{label} (step {value_text(spec.rack.step)} FS)" for label, spec in over[:6])
     where += f"; and {len(over) - 6} more" if len(over) > 6 else ""
+    ratios = [spec.rack.step / spec.trainer.increment for _, spec in over]
+    if min(ratios) >= 2.0:                          # rint(increment / step) is 0 (rint(0.5) too)
+        what = "a correction's command rounds to no step, so no pot turns and the machine cannot learn"
+    elif max(ratios) < 2.0:
+        what = "each correction turns one whole step, more than the increment commanded"
+    else:
+        what = ("a correction turns one whole step, more than commanded, and from twice the increment on no "
+                "step at all (the command rounds to 0)")
     return (f"ratchet step above the trainer's increment ({', '.join(f'{i:g}' for i in incs)} FS) at {where}: "
-            "a correction turns a whole step, more than commanded, and from twice the increment on no step "
-            "at all (the command rounds to 0): accuracy falls off a cliff there")
+            f"{what}; accuracy falls off a cliff there")
 
 
-def _warn_cliff(cases) -> str | None:
-    """Warn (:class:`~mark1.exceptions.CliffWarning`) when :func:`cliff_warning` has a line; the line."""
+def _warn_cliff(cases, every: str | None = None) -> str | None:
+    """Warn (:class:`~mark1.exceptions.CliffWarning`) when :func:`cliff_warning` has a line; the line.
+
+    ``every`` labels all the cases at once when every one crosses with the same step (the
+    starting point put them there), instead of naming each.
+    """
+    cases = list(cases)
+    if every and len(cases) > 1 and all(_crosses_cliff(spec) for _, spec in cases) \
+            and len({spec.rack.step for _, spec in cases}) == 1:
+        cases = [(every, cases[0][1])]
     line = cliff_warning(cases)
     if line is not None:
         warnings.warn(line, CliffWarning, stacklevel=3)
@@ -762,7 +777,8 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
         base = _own_value(scene, param, at)
         ref_value = base if base in vals else vals[0]
     cliff = _warn_cliff([(f"{param}={value_text(v)}" + (f" (at {at_text(at)})" if at else ""),
-                          _spec_of(start, {param: v})) for v in vals])
+                          _spec_of(start, {param: v})) for v in vals],
+                        every=f"every value of {param}" + (f", starting at {at_text(at)}" if at else ""))
     ref = scene_ref(scene)
     jobs = [(ref, s, param, v, train_count, test_count, epochs, at or None) for v in vals for s in seed_ids]
     keys = [f"value-{value_text(v)}-seed-{s:04d}" for v in vals for s in seed_ids]
@@ -1014,7 +1030,8 @@ def grid_sweep(scene: SceneLike, param_a: str, values_a: str | Sequence[Any], pa
     cells = [(va, vb) for va in vals[0] for vb in vals[1]]
     cliff = _warn_cliff([(f"{param_a}={value_text(va)}, {param_b}={value_text(vb)}"
                           + (f" (at {at_text(at)})" if at else ""), _spec_of(start, {param_a: va, param_b: vb}))
-                         for va, vb in cells])
+                         for va, vb in cells],
+                        every="every cell" + (f", starting at {at_text(at)}" if at else ""))
     ref = scene_ref(scene)
     jobs = [(ref, s, param_a, va, param_b, vb, train_count, test_count, epochs, at or None)
             for va, vb in cells for s in seed_ids]

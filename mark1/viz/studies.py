@@ -57,6 +57,22 @@ def _time_scale(hours) -> tuple[str, float]:
     return unit, 3600.0 / size
 
 
+def _show_ends(ax, ends, which: str = "y") -> None:
+    """Widen an axis (in its data's unit) so that every interval end in ``ends`` shows whole.
+
+    The studies' intervals are not clipped (a t-interval of a mean near 100 % may pass it):
+    the axis makes room for them rather than cutting them at its edge.
+    """
+    finite = [float(e) for e in np.ravel(np.asarray(ends, dtype=float)) if np.isfinite(e)]
+    if not finite:
+        return
+    lo, hi = ax.get_ylim() if which == "y" else ax.get_xlim()
+    pad = 0.02 * (max(hi, max(finite)) - min(lo, min(finite)))
+    new = (min(lo, min(finite) - pad), max(hi, max(finite) + pad))
+    if new != (lo, hi):
+        (ax.set_ylim if which == "y" else ax.set_xlim)(*new)
+
+
 def _saved(fig: Figure, out, **savefig) -> Figure:
     """``fig``, saved atomically first when ``out`` names a file."""
     if out is not None:
@@ -67,8 +83,9 @@ def _saved(fig: Figure, out, **savefig) -> Figure:
 def comparison_figure(comparison: Comparison, *, out: str | os.PathLike | None = None) -> Figure:
     """Test accuracy of every learner of a :class:`mark1.lab.Comparison`.
 
-    One row per learner: a dot per seed, the mean with a ±std bar, and the scene's
-    reported figure as a dashed vertical line when there is one.
+    One row per learner: a dot per seed, the mean with its 95 % t-interval (not clipped:
+    near 100 % it may pass it, and the axis makes room), and the scene's reported figure
+    as a dashed vertical line when there is one.
 
     Parameters
     ----------
@@ -92,6 +109,7 @@ def comparison_figure(comparison: Comparison, *, out: str | os.PathLike | None =
     learners = list(comparison.learners)
     summary = comparison.summary()
     lows: list = []
+    ends: list = []
     fig = new_figure(6.4, 1.2 + 0.38 * len(learners))
     ax = fig.add_subplot(1, 1, 1)
     for i, name in enumerate(learners):
@@ -102,10 +120,16 @@ def comparison_figure(comparison: Comparison, *, out: str | os.PathLike | None =
         if accs:
             ax.scatter(100 * np.asarray(accs), np.full(len(accs), y), s=14, color=color, alpha=0.5, zorder=2)
         s = summary[name]
-        if s["mean"] is not None:
-            sd = s["std"] or 0.0                          # the bar stops at 0 and 100 % (accuracies)
-            ax.errorbar([100 * s["mean"]], [y], xerr=[[100 * min(sd, s["mean"])], [100 * min(sd, 1.0 - s["mean"])]],
-                        fmt="D", color=color, markersize=5, capsize=3, zorder=3)
+        stat = mean_interval(accs) if accs else None
+        if stat is not None:
+            m, lo, hi = stat
+            bar = None if math.isnan(lo) else [[100 * (m - lo)], [100 * (hi - m)]]
+            ax.errorbar([100 * m], [y], xerr=bar, fmt="D", color=color, markersize=5, capsize=3, zorder=3,
+                        gid=f"interval:{name}")
+            if bar is not None:
+                ends.extend([100 * lo, 100 * hi])
+        elif s["mean"] is not None:
+            ax.plot([100 * s["mean"]], [y], "D", color=color, markersize=5, zorder=3)
         lows.extend(100 * np.asarray(accs))
     rep = comparison.reported.get("value") if comparison.reported else None
     if rep is not None:
@@ -115,10 +139,14 @@ def comparison_figure(comparison: Comparison, *, out: str | os.PathLike | None =
     ax.set_yticks(range(len(learners)))
     ax.set_yticklabels(list(reversed(learners)), fontsize=8)
     ax.set_ylim(-0.6, len(learners) - 0.4)
-    accuracy_axis(ax, accuracy_low(lows), which="x", label="test accuracy")
+    accuracy_axis(ax, accuracy_low(lows + ends), which="x", label="test accuracy")
+    _show_ends(ax, ends, which="x")
+    if max(ends, default=0.0) > 100.0:
+        ax.axvline(100.0, color="0.5", linestyle=":", linewidth=1, zorder=1)
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title(f"{comparison.scene} — {len(comparison.seeds)} seed(s), mean ± std; mark1 is the analog "
-                 "machine", fontsize=9)
+    ax.set_title("\n".join(textwrap.wrap(f"{comparison.scene} — {len(comparison.seeds)} seed(s), mean and 95 % "
+                                         "t-interval of the mean (not clipped: it may pass 100 %); mark1 is the "
+                                         "analog machine", 90)), fontsize=9)
     fig.tight_layout()
     return _saved(fig, out, dpi=120)
 
@@ -468,7 +496,11 @@ def sweep_figure(result: Sweep, *, out: str | os.PathLike | None = None) -> Figu
                 label="one seed" if s == result.seeds[0] else None)
         lows.extend(acc * 100)
     band(ax, "test", 100, colour, "mean, 95 % interval")
-    accuracy_axis(ax, accuracy_low(lows), label="test accuracy")
+    ends = [100 * r[k] for r in rows for k in ("test_low", "test_high") if r[k] is not None]
+    accuracy_axis(ax, accuracy_low(lows + ends), label="test accuracy")
+    _show_ends(ax, ends)
+    if max(ends, default=0.0) > 100.0:                # the band of a mean passes what one run can reach
+        ax.axhline(100.0, color="0.5", linestyle=":", linewidth=1, zorder=1)
     ax.set_title("test accuracy (grey lines: one per seed)", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
     ax = axes[1]
@@ -482,21 +514,25 @@ def sweep_figure(result: Sweep, *, out: str | os.PathLike | None = None) -> Figu
                                   for r in rows])
     band(ax, "machine_h", per_hour, colour)
     ax.set_ylim(bottom=0)
+    _show_ends(ax, [per_hour * r[k] for r in rows for k in ("machine_h_low", "machine_h_high") if r[k] is not None])
     ax.set_ylabel(f"machine time ({unit})")
     ax.set_title("machine time of the training", fontsize=9)
     ax = axes[3]
     band(ax, "learned_after", 1, colour)
     runs = {r["presentations"] for r in result.records if r.get("presentations")}
-    if len(runs) == 1:          # the lab cuts the band at the run's end: the last mistake falls within it
+    ax.set_ylim(bottom=0)
+    # the band is a t-interval of the mean, not clipped: with few seeds it may pass the run's end,
+    # which no single run's last mistake can
+    _show_ends(ax, [r[k] for r in rows for k in ("learned_after_low", "learned_after_high")
+                    if r[k] is not None])
+    if len(runs) == 1:
         run = runs.pop()
         ax.axhline(run, color=NEUTRAL, linestyle="--", linewidth=1)
-        ax.set_ylim(0, run * 1.06)
+        ax.set_ylim(top=max(ax.get_ylim()[1], run * 1.06))
         ax.set_title(f"presentations until the last training mistake\n(dashed: the run's {run}; "
-                     "the 95 % band is cut there)", fontsize=9)
+                     "the 95 % band is not clipped)", fontsize=9)
     else:
-        ax.set_ylim(bottom=0)
-        ax.set_title("presentations until the last training mistake\n(95 % band cut at each value's run)",
-                     fontsize=9)
+        ax.set_title("presentations until the last training mistake\n(95 % band, not clipped)", fontsize=9)
     ax.set_ylabel("presentations")
     for ax in axes:
         if log:
@@ -527,14 +563,18 @@ def grid_sweep_figure(result: GridSweep, *, panels: Sequence[str] | None = None,
     """Heat maps of a two-parameter sweep: one panel per statistic, the mean written in each cell.
 
     Rows are the first parameter's values, columns the second's (in the order given;
-    ∞ written as such). The reference cell (the scene's own values) is outlined.
+    ∞ written as such). The reference cell (the scene's own values) is outlined. On the
+    accuracy panels (``test`` and ``change``) a cell is hatched when its paired change
+    from the reference cell is not distinguishable from 0 (its 95 % interval includes 0,
+    or one seed gives no interval); the ``change`` panel writes each cell's interval
+    under its mean.
 
     Parameters
     ----------
     result : mark1.lab.GridSweep
     panels : sequence of str, optional
-        The statistics, one panel each (default: ``test`` and ``learned_after``, and
-        ``machine_h`` when the machine time differs between cells): ``test`` (mean test accuracy, %), ``change``
+        The statistics, one panel each (default: ``test``, ``change`` and ``learned_after``,
+        and ``machine_h`` when the machine time differs between cells): ``test`` (mean test accuracy, %), ``change``
         (paired change from the reference cell, points), ``learned_after``
         (presentations until the last training mistake), ``mistakes`` (while training), ``machine_h`` (hours),
         ``passes``, ``pots_at_stops`` (pots within 0.01 FS of ±1 after training).
@@ -544,7 +584,8 @@ def grid_sweep_figure(result: GridSweep, *, panels: Sequence[str] | None = None,
     Returns
     -------
     matplotlib.figure.Figure
-        One heat map per panel, each with its colour bar.
+        One heat map per panel, each with its colour bar; a hatched cell is a Rectangle
+        patch with gid ``"undecided:i,j"`` (row i, column j).
 
     Examples
     --------
@@ -557,18 +598,24 @@ def grid_sweep_figure(result: GridSweep, *, panels: Sequence[str] | None = None,
     """
     if panels is None:
         hours = result.grid("machine_h")
-        panels = ["test", "learned_after"] + (["machine_h"] if np.nanmax(hours) - np.nanmin(hours) > 1e-9 else [])
+        panels = ["test", "change", "learned_after"] + (["machine_h"] if np.nanmax(hours) - np.nanmin(hours) > 1e-9
+                                                        else [])
     unknown = [p for p in panels if p not in _GRID_PANELS]
     if unknown or not panels:
         raise InputError(f"panels: expected some of {', '.join(_GRID_PANELS)}, got {list(panels)!r}")
     (a, b), (va, vb) = result.params, result.values
     ref = (va.index(result.reference[0]), vb.index(result.reference[1]))
+    summary = result.summary()
+    cells = {(i, j): summary[i * len(vb) + j] for i in range(len(va)) for j in range(len(vb))}
+    undecided = [c for c, r in cells.items() if c != ref and not r["distinguishable"]]
+    intervals = "change" in panels
 
     def label(v):
         return "∞" if isinstance(v, float) and math.isinf(v) else (f"{v:g}" if isinstance(v, float) else
                                                                   value_text(v))
-    width = max(3.2, 0.75 * len(vb) + 1.6)
-    fig = new_figure(width * len(panels), max(3.0, 0.5 * len(va) + 1.8))
+    cell_w = 1.15 if intervals else 0.75                  # room for an interval under the change's mean
+    width = max(3.2, cell_w * len(vb) + 1.6)
+    fig = new_figure(width * len(panels), max(3.0, (0.65 if intervals else 0.5) * len(va) + 1.8))
     for k, name in enumerate(panels):
         title, scale, fmt = _GRID_PANELS[name]
         if name == "machine_h":                           # in s, min or h by size, as the terminal writes it
@@ -590,8 +637,19 @@ def grid_sweep_figure(result: GridSweep, *, panels: Sequence[str] | None = None,
                 if np.isfinite(grid[i, j]):
                     r, g, bl, _ = im.cmap(norm(grid[i, j]))
                     dark = 0.299 * r + 0.587 * g + 0.114 * bl < 0.5
-                    ax.text(j, i, fmt.format(grid[i, j]), ha="center", va="center", fontsize=8,
-                            color="white" if dark else "black")
+                    text = fmt.format(grid[i, j])
+                    row = cells[(i, j)]
+                    if name == "change" and (i, j) != ref and row["change_low"] is not None \
+                            and math.isfinite(row["change_low"]):
+                        text += f"\n[{100 * row['change_low']:+.1f}, {100 * row['change_high']:+.1f}]"
+                    # a halo in the cell's own colour hides the hatch behind the figures
+                    ax.text(j, i, text, ha="center", va="center", fontsize=8 if "\n" not in text else 7,
+                            color="white" if dark else "black",
+                            path_effects=[withStroke(linewidth=3.0, foreground=(r, g, bl))])
+        if name in ("test", "change"):
+            for i, j in undecided:
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, fill=False, hatch="///", edgecolor="0.35",
+                                       linewidth=0, gid=f"undecided:{i},{j}"))
         ax.add_patch(_outline(ref))
         ax.set_xticks(range(len(vb)))
         ax.set_xticklabels([label(v) for v in vb], fontsize=8, rotation=45 if len(vb) > 5 else 0)
@@ -606,7 +664,11 @@ def grid_sweep_figure(result: GridSweep, *, panels: Sequence[str] | None = None,
     chars = max(30, int(fig.get_figwidth() * 12))
     fig.suptitle("\n".join([*textwrap.wrap(f"{result.scene} — {a} × {b}", chars),
                             *textwrap.wrap(f"mean over {len(result.seeds)} paired seed(s) (outlined: the scene's own "
-                                           "values)", chars)]), fontsize=10)
+                                           "values)" + ("; hatched: the paired change from the outlined cell "
+                                                        "is not distinguishable from 0 (its 95 % interval "
+                                                        "includes 0)" if undecided and
+                                                        {"test", "change"} & set(panels) else ""), chars)]),
+                 fontsize=10)
     fig.tight_layout()
     return _saved(fig, out, dpi=110)
 
