@@ -150,3 +150,37 @@ def test_cli_device_bad_input(argv, says, tmp_path, capsys):
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
+
+
+# -- the device laws in mark1 device (issue 25) ----------------------------------------------
+
+def test_rack_response_follows_the_law_and_stays_within_the_bounds():
+    spec = QUIET.with_overrides({"rack.drive": "ratchet", "rack.law": "soft-bounds", "rack.w_max": 0.5,
+                                 "rack.w_min": -0.4, "rack.step": 0.01, "trainer.increment": 0.01})
+    r = rack_response(spec, pulses=(80, 120), start=0.0, n_pots=1)
+    w = r.position[:, 0]
+    assert w.max() <= 0.5 and w.min() >= -0.4
+    up = np.diff(w[:81])
+    # soft bounds: each step up is 0.01 (1 - w / 0.5) from where the pulse found the wiper
+    assert np.allclose(up, 0.01 * (1 - w[:80] / 0.5), atol=1e-12)
+    assert np.all(np.diff(up) < 0)                                   # steps shrink towards the bound
+    fig = rack_response_figure(r)
+    key = fig.axes[5].texts[0].get_text()
+    assert "law: soft-bounds (w_max 0.5, w_min -0.4)" in key and "-0.4 and +0.5" in key
+
+
+def test_rack_response_device_noise_follows_the_seed():
+    spec = QUIET.with_overrides({"rack.drive": "ratchet", "rack.dw_min_std": 0.3, "trainer.increment": 0.01})
+    a, b, c = (rack_response(spec, pulses=(20,), n_pots=2, seed=s) for s in (0, 0, 1))
+    assert np.array_equal(a.position, b.position)
+    assert not np.array_equal(a.position, c.position)
+
+
+def test_cli_device_rack_with_a_law(tmp_path):
+    assert main(["device", "rack", "--set", "rack.law=soft-bounds", "--set", "rack.w_max=0.5", "--out",
+                 str(tmp_path)]) == 0
+    rows = [r.split(",") for r in (tmp_path / "rack_pulses.csv").read_text().splitlines()]
+    cols = [i for i, name in enumerate(rows[0]) if name.endswith("_after")]
+    after = [float(r[i]) for r in rows[1:] for i in cols]
+    assert len(after) == 70 * len(cols) and max(after) <= 0.5 and max(after) > 0.45   # up against the bound
+    assert (tmp_path / "rack.png").stat().st_size > 0
