@@ -356,6 +356,22 @@ class RackSpec(_Spec):
     drift_t0: float = param(20.0, "s", "assumed",
                             "the drift's reference time t0 (aihwkit's PCM noise model: 20 s)", low=0.0,
                             low_open=True)
+    out_bound: float = param(math.inf, "full scale (of a sum)", "assumed",
+                             "the R-unit's read saturates at +-out_bound (of the sum it compares, the mean with "
+                             "the mu-system; aihwkit out_bound); inf, the default, switches it off",
+                             low=0.0, low_open=True, allow_inf=True)
+    out_res: float = param(0.0, "share of out_bound", "assumed",
+                           "the R-unit's read is rounded to levels out_res * out_bound apart (an ADC of about "
+                           "log2(2 / out_res) bits; aihwkit out_res); 0, the default, switches it off; needs a "
+                           "finite out_bound. The R-unit's inputs are the A-units' 0 and 1, which any input DAC "
+                           "passes exactly (aihwkit's inp_res has nothing to act on)", low=0.0, high=1.0)
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.out_res != 0 and math.isinf(self.out_bound):
+            raise SpecError("rack.out_res", "expected a finite rack.out_bound with a resolution (levels are "
+                                            f"out_res * out_bound apart), got out_res = {self.out_res:g} and "
+                                            "out_bound = inf")
 
 
 
@@ -483,12 +499,13 @@ NON_IDEALITIES: dict[str, dict[str, Any]] = {
     "write_noise": {"rack.write_noise_std": 0.0},
     "stuck_pots": {"rack.corrupt_devices_prob": 0.0},
     "drift": {"rack.drift_nu": 0.0},
+    "adc": {"rack.out_bound": math.inf, "rack.out_res": 0.0},
 }
 
 #: The non-idealities of the learner (the pot rack and its motors); the rest belong to sensing.
 LEARNER_NON_IDEALITIES = ("speed_limit", "end_stops", "ratchet", "motor_spread", "backlash",
                           "wiper_noise", "decay", "device_law", "device_spread", "step_noise", "write_noise",
-                          "stuck_pots", "drift")
+                          "stuck_pots", "drift", "adc")
 
 _GROUPS = ("retina", "patchboard", "rack", "response", "timing", "trainer")
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from conftest import make_cards
 from mark1 import MarkI, specs
 from mark1.machine import devices
-from mark1.machine._kernels.pots import LAW_CODES, drive_of, normal_draw
+from mark1.machine._kernels.pots import LAW_CODES, drive_of, normal_draw, read_out, read_out_array
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.specs import RackSpec
 
@@ -369,3 +369,38 @@ def test_a_scene_names_a_device_and_its_own_overrides_win(tmp_path):
 def test_an_unknown_device_is_refused_by_name():
     with pytest.raises(specs.SpecError, match="machine.device: expected one of"):
         devices.device_spec("memristor")
+
+
+# -- the R-unit's read: saturation and quantization ---------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(s=st.floats(-50.0, 50.0), bound=st.floats(0.01, 20.0), bits=st.integers(1, 12))
+def test_the_read_saturates_and_takes_evenly_spaced_levels(s, bound, bits):
+    res = 2.0 / (2 ** bits - 1)
+    adc = np.array([bound, res])
+    got = read_out(s, adc)
+    assert got == read_out_array(np.array([s]), adc)[0]                 # the kernel's and the event path's
+    step = res * bound
+    assert abs(got) <= bound + step / 2 + 1e-12
+    assert abs(got / step - round(got / step)) < 1e-9                 # on a level
+    assert abs(got - min(max(s, -bound), bound)) <= step / 2 + 1e-12   # the nearest one
+
+
+def test_an_exact_read_is_the_sum_itself():
+    s = np.array([0.1234567, -7.5, 1e-17])
+    assert np.array_equal(read_out_array(s, np.array([INF, 0.0])), s)
+    assert [read_out(v, np.array([INF, 0.0])) for v in s] == s.tolist()
+    with pytest.raises(specs.SpecError, match="rack.out_res"):
+        RackSpec(out_res=0.01)
+
+
+def test_the_machine_reads_and_scores_through_the_adc():
+    spec = specs.SMALL.with_overrides({"rack.out_bound": 0.1, "rack.out_res": 0.25})
+    m = _fit(spec, trace="full")
+    levels = np.array([-0.1, -0.075, -0.05, -0.025, 0.0, 0.025, 0.05, 0.075, 0.1])
+    assert np.isin(np.round(m.read_sums_, 12), np.round(levels, 12)).all()
+    cards, _ = make_cards(12, np.random.default_rng(5))
+    assert np.isin(np.round(m.decision_function(cards), 12), np.round(levels, 12)).all()
+    fast = _fit(spec)                              # the compiled loop reads through the same ADC
+    assert np.array_equal(fast.history_, m.history_)
+    assert np.array_equal(fast.rack_.positions(fast.machine_time_), m.rack_.positions(m.machine_time_))

@@ -54,6 +54,8 @@ CHANGES = {
     "rack.write_noise_std": (2.0, {}),
     "rack.drift_nu": (0.3, {}),
     "rack.drift_t0": (1.0, {"rack.drift_nu": 0.3}),
+    "rack.out_bound": (0.05, {"trainer.rule": "lms"}),     # saturation keeps signs: LMS reads values
+    "rack.out_res": (0.5, {"rack.out_bound": 0.5}),
     "timing.period": (1.5, {}),
     "timing.card_change": (0.1, {}),
     "timing.settle": (0.2, {}),

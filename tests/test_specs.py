@@ -16,7 +16,8 @@ STATUS_WORDS = {"documented", "single-source", "contradictory", "datasheet", "as
 #: issue 15) switched on, so that every non-ideality is on.
 ALL_ON = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.decay_time": 3600.0, "rack.law": "soft-bounds",
                                  "rack.dw_min_dtod": 0.1, "rack.dw_min_std": 0.1, "rack.write_noise_std": 1.0,
-                                 "rack.corrupt_devices_prob": 0.01})
+                                 "rack.corrupt_devices_prob": 0.01, "rack.drift_nu": 0.05, "rack.out_bound": 10.0,
+                                 "rack.out_res": 0.01})
 
 
 # -- describe --------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import simpy
 from mark1 import exceptions as errors
 from mark1.machine.patchboard import Patchboard, with_bias
 from mark1.machine.perceptron import train_error_correction
+from mark1.machine._kernels.pots import read_out_array
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.response import OutputCode
 from mark1.machine.retina import Retina, RetinaState
@@ -541,6 +542,8 @@ class MarkI(ParamsMixin):
             out = out + noise * np.sqrt(np.concatenate(counts)) * self._scoring_noise(cards, out.shape[1])
         if mean:                                               # μ-system: the mean of the active inputs
             out = out / np.maximum(np.concatenate(counts), 1.0)
+        if self.rack_.adc is not None:                         # the R-unit's read: bound, resolution
+            out = read_out_array(out, self.rack_.adc)
         return out
 
     def _scoring_noise(self, cards, n_units) -> np.ndarray:

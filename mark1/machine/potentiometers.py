@@ -34,7 +34,8 @@ import numpy as np
 import simpy
 
 from mark1.exceptions import SpecError
-from mark1.machine._kernels.pots import Pots, apply_moves, drive_of, move_duration, plan_moves, stored_at, wiper_sums
+from mark1.machine._kernels.pots import (Pots, adc_of, apply_moves, drive_of, move_duration, plan_moves, stored_at,
+                                         wiper_sums)
 from mark1.specs import RackSpec
 
 __all__ = ["PotentiometerRack"]
@@ -142,6 +143,7 @@ class PotentiometerRack:
         dev = self.device_arrays(spec, shape, np.random.SeedSequence(0) if device_seed is None else device_seed)
         self._step_scale, self._up_down, self._w_max, self._w_min, self._stuck, self._nu = dev
         self._drift_t0 = np.array([float(spec.drift_t0)])
+        self._adc = adc_of(spec)
         self._werr = np.zeros(shape if spec.write_noise_std else 0)
         self._next_err = np.zeros(self._werr.size)
         self._motor_seconds = np.zeros(shape)
@@ -165,7 +167,13 @@ class PotentiometerRack:
                     self._step_scale.reshape(-1), self._up_down.reshape(-1), self._w_max.reshape(-1),
                     self._w_min.reshape(-1), self._stuck.reshape(-1), self._werr.reshape(-1),
                     self._motor_seconds.reshape(-1), self._pulses.reshape(-1), self._planned, self._next_err,
-                    self._nu.reshape(-1), self._drift_t0)
+                    self._nu.reshape(-1), self._drift_t0, self._adc)
+
+    @property
+    def adc(self) -> np.ndarray | None:
+        """The R-unit's read of its sums, [out_bound, out_res] (:func:`mark1.machine._kernels.pots.read_out`),
+        or None where the read is exact (no saturation, no quantization)."""
+        return None if self._adc[0] == math.inf and self._adc[1] == 0.0 else self._adc
 
     @property
     def drifts(self) -> bool:

@@ -53,6 +53,7 @@ import simpy.rt
 
 from mark1._utils.atomic import atomic_path
 from mark1.machine._kernels import presentation as kernel
+from mark1.machine._kernels.pots import read_out_array
 from mark1.machine._kernels.presentation import BLOCK_END, CODE_KINDS, PENDING, WAITS, resting_sums
 from mark1.machine.patchboard import Patchboard, with_bias
 from mark1.machine.potentiometers import PotentiometerRack
@@ -687,7 +688,7 @@ class _TrainingRun:
         else:
             base = resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], times, rack.t_ref, rack.rate)
         seg.fill(p, hi, x, base, self.noise, pipeline.noise_scale, row, self.targets, self.labels, self.code,
-                 self.tie, pipeline.divisor if self.mean else None)
+                 self.tie, pipeline.divisor if self.mean else None, rack.adc)
 
     def _read_one(self, p: int, t: float) -> None:
         """The sums of presentation ``p`` read at ``t`` while wipers may move (motors still
@@ -701,7 +702,8 @@ class _TrainingRun:
         else:
             base = rack.sums(x[0], t)[None, :]
         self.seg.fill(p, p + 1, x, base, self.noise, pipeline.noise_scale, row,
-                      self.targets, self.labels, self.code, self.tie, pipeline.divisor if self.mean else None)
+                      self.targets, self.labels, self.code, self.tie, pipeline.divisor if self.mean else None,
+                      rack.adc)
 
     def _run_block(self, p: int) -> tuple[int, int]:
         """Presentations from ``p`` to the end of the sensed block or the first wait for
@@ -938,12 +940,14 @@ class _Segment:
         self.gap = float(self.MIN)
         self.last = -1
 
-    def fill(self, p0, p1, x, base, noise, noise_scale, row, targets, labels, code, tie, divisor=None):
+    def fill(self, p0, p1, x, base, noise, noise_scale, row, targets, labels, code, tie, divisor=None, adc=None):
         sums = base
         if noise is not None:
             sums = base + noise_scale[row:row + (p1 - p0)] * noise.get(p0, p1)
         if divisor is not None:                  # μ-system: the mean of the active inputs
             sums = sums / divisor[row:row + (p1 - p0)]
+        if adc is not None:                      # the R-unit's read: bound, resolution (as the kernel's)
+            sums = read_out_array(sums, adc)
         self.start, self.stop, self.x, self.sums = p0, p1, x, sums
         # an array (any along an axis of a 2-D array), which numpy's stubs type as bool or array
         self.any_err = cast(np.ndarray, erring(targets[labels[p0:p1]], sums, tie).any(axis=1))

@@ -49,6 +49,8 @@ SPEC_FIELDS = {
     "rack.drift_nu": (True, "Pots.nu (pots.drift_factor in stored_pot)"),
     "rack.drift_nu_dtod": (False, "each pot's drift exponent, Pots.nu, drawn once when the machine is built"),
     "rack.drift_t0": (True, "Pots.drift_t0"),
+    "rack.out_bound": (True, "Pots.adc (pots.read_out in read_card; the event path and scoring: read_out_array)"),
+    "rack.out_res": (True, "Pots.adc"),
     "timing.period": (True, "Schedule.period"),
     "timing.card_change": (True, "Schedule.read_at (and the photocells' lit time, outside)"),
     "timing.settle": (True, "Schedule.read_at (and the S-units' sampling, outside)"),

@@ -16,8 +16,8 @@ import numpy as np
 
 from mark1._utils.compiled import compiled
 
-__all__ = ["Drive", "LAW_CODES", "Pots", "apply_pot", "drive_of", "law_factor", "move_duration", "normal_draw",
-           "one_pot", "plan_pot", "stored_pot", "wiper_sums"]
+__all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_pot", "drive_of", "law_factor", "move_duration",
+           "normal_draw", "one_pot", "plan_pot", "read_out", "read_out_array", "stored_pot", "wiper_sums"]
 
 #: The step laws of ``rack.law`` and their codes in :attr:`Drive.law`.
 LAW_CODES = {"constant": 0, "linear": 1, "soft-bounds": 2, "exponential": 3, "power": 4, "piecewise": 5}
@@ -130,6 +130,9 @@ class Pots(NamedTuple):
         since (aihwkit's power-law drift, PCM's ``g(t) = g0 (t / t0) ** -nu``); empty: no drift.
     drift_t0 : array (1,) float
         The drift's reference time ``t0`` (s).
+    adc : array (2,) float
+        The R-unit's read of a sum (:func:`read_out`): its saturation bound (full scale; inf:
+        none) and its resolution (a share of the bound; 0: none).
     """
 
     gain: np.ndarray
@@ -150,6 +153,7 @@ class Pots(NamedTuple):
     next_err: np.ndarray
     nu: np.ndarray
     drift_t0: np.ndarray
+    adc: np.ndarray
 
 
 def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
@@ -171,7 +175,30 @@ def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
                 np.array([w_min]), np.zeros(1, np.int8), werr, np.zeros(1), np.zeros(1, np.int64),
                 np.zeros(1, np.int64), np.zeros(len(werr)),
                 np.zeros(0 if spec is None or spec.drift_nu == 0 else 1) + (0.0 if spec is None else spec.drift_nu),
-                np.array([1.0 if spec is None else float(spec.drift_t0)]))
+                np.array([1.0 if spec is None else float(spec.drift_t0)]), adc_of(spec))
+
+
+def adc_of(spec=None) -> np.ndarray:
+    """:attr:`Pots.adc` of a :class:`mark1.specs.RackSpec`: [out_bound, out_res] (none: off)."""
+    return np.array([math.inf, 0.0] if spec is None else [float(spec.out_bound), float(spec.out_res)])
+
+
+def read_out_array(sums: np.ndarray, adc: np.ndarray) -> np.ndarray:
+    """:func:`read_out` of an array of sums, elementwise, the same arithmetic: a new array.
+
+    Examples
+    --------
+    >>> read_out_array(np.array([0.26, -3.0]), np.array([1.0, 0.1])).tolist()
+    [0.30000000000000004, -1.0]
+    """
+    bound, res = float(adc[0]), float(adc[1])
+    out = np.array(sums, dtype=float)
+    if bound != math.inf:
+        out = np.minimum(np.maximum(out, -bound), bound)
+    if res != 0.0:
+        step = res * bound
+        out = np.rint(out / step) * step
+    return out
 
 
 def drive_of(spec) -> Drive:
@@ -327,6 +354,19 @@ def plan_pot(cmd, start, j, pots, drive):
     if instant:
         return target, 0.0, 0.0, direction
     return target, slack / rate, (slack + abs(target - start)) / rate, direction
+
+
+@compiled(inline="always")
+def read_out(s, adc):
+    """The R-unit's read of one sum ``s``: saturated at ``+-adc[0]`` (``rack.out_bound``),
+    then rounded to the nearest of the levels ``adc[1] * adc[0]`` apart (``rack.out_res``),
+    aihwkit's output bound and ADC resolution. Off (inf, 0): ``s`` itself, bit for bit."""
+    if adc[0] != math.inf:
+        s = min(max(s, -adc[0]), adc[0])
+    if adc[1] != 0.0:
+        step = adc[1] * adc[0]
+        s = np.rint(s / step) * step
+    return s
 
 
 @compiled(inline="always")

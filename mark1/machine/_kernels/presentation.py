@@ -240,6 +240,7 @@ def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, active, acc):
         sums[k, u] = acc[u] * f + blk.kick[k, u]
         if tr.mean:
             sums[k, u] = sums[k, u] / blk.divisor[k, u]
+        sums[k, u] = _pots.read_out(sums[k, u], pots.adc)           # the R-unit's read: bound, resolution
         if blk.targets[k, u] * sums[k, u] <= tr.tie:
             erred += 1
     if tr.code_kind >= 0:
