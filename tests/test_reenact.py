@@ -17,7 +17,7 @@ from PIL import Image
 import mark1.lab._reenact as reenact_mod
 from mark1 import cli
 from mark1.lab import Reenactment, band, catalog, reenact, verdict
-from mark1.lab._reenact import SceneResult, _reenact_markdown
+from mark1.lab._reenact import READINGS, SceneResult, _reenact_markdown, wilson
 from mark1.stimuli import Reported, load_scene
 from mark1.viz.studies import reenact_figure
 
@@ -38,40 +38,69 @@ def scene_with_report(tmp_path: Path, value: float, note: str = "", name: str = 
 
 
 def test_band_of_a_value_and_of_a_lower_bound():
-    assert band(Reported(value=1.0)) == (0.95, 1.0)
-    assert band(Reported(value=0.9), 0.1) == pytest.approx((0.8, 1.0))
-    assert band(Reported(value=0.85)) == pytest.approx((0.80, 0.90))
+    # the rounding of the reported figure alone (no card count): half a unit of its last digit
+    assert band(Reported(value=1.0)) == pytest.approx((0.995, 1.0))
+    assert band(Reported(value=0.85)) == pytest.approx((0.845, 0.855))
+    assert band(Reported(value=0.998)) == pytest.approx((0.9975, 0.9985))
+    assert band(Reported(value=0.9), 0.1) == pytest.approx((0.795, 1.0))
+    # then the 95 % Wilson interval on the scene's scored cards
+    low, high = band(Reported(value=0.85), n_cards=208)
+    assert wilson(0.845, 208)[0] == pytest.approx(low) and wilson(0.855, 208)[1] == pytest.approx(high)
+    assert low < 0.80 < 0.89 < high
+    assert band(Reported(value=1.0), n_cards=104) == pytest.approx((wilson(0.995, 104)[0], 1.0))
+    # a lower bound: not a rounded figure, and it reaches 100 %
     assert band(Reported(value=0.8, note="reported as more than 80 %")) == (0.8, 1.0)
+    assert band(Reported(value=0.8, note="more than 80 %"), n_cards=200) == (wilson(0.8, 200)[0], 1.0)
     with pytest.raises(ValueError, match="no figure"):
         band(Reported())
 
 
+@pytest.mark.parametrize("p, n", [(0.0, 10), (0.5, 1), (0.85, 208), (1.0, 104), (0.3, 10_000)])
+def test_wilson_interval_holds_its_proportion_and_narrows_with_cards(p, n):
+    low, high = wilson(p, n)
+    assert 0.0 <= low <= p <= high <= 1.0
+    low4, high4 = wilson(p, 4 * n)
+    assert high4 - low4 < high - low
+
+
 @pytest.mark.parametrize("mean, low, high, expected", [
-    (0.97, 0.95, 0.99, "within"),
+    (0.97, 0.95, 0.99, "within"),               # interval inside the band
+    (0.95, 0.95, 1.00, "within"),               # on the edges counts as inside
     (0.80, 0.75, 0.85, "OUT OF BAND"),          # interval entirely below the band
     (0.93, 0.90, 0.96, "unclear"),              # mean below, interval reaches in
-    (0.93, math.nan, math.nan, "OUT OF BAND"),  # one seed: the mean alone decides
-    (0.95, 0.90, 1.00, "within"),               # on the edge counts as within
+    (0.97, 0.93, 1.00, "unclear"),              # mean inside, interval reaches out: the same rule
+    (0.93, math.nan, math.nan, "OUT OF BAND"),  # one seed: the interval is the mean
+    (0.96, math.nan, math.nan, "within"),
 ])
 def test_verdict(mean, low, high, expected):
     assert verdict(mean, low, high, (0.95, 1.0)) == expected
 
 
+def test_the_rule_is_symmetric():
+    # mirrored about the band's middle, a result gets the mirrored verdict
+    b = (0.4, 0.6)
+    for mean, low, high in [(0.45, 0.41, 0.49), (0.35, 0.30, 0.38), (0.39, 0.35, 0.43), (0.5, 0.38, 0.62)]:
+        assert verdict(mean, low, high, b) == verdict(1 - mean, 1 - high, 1 - low, b)
+
+
 def constructed(accuracies, reported=1.0, digital=None, ideal=None, train=1.0, digital_train=1.0, ls=1.0,
-                long=1.0, machine="mark1", reading=None, scored="new") -> SceneResult:
+                long=1.0, machine="mark1", reading=None, scored="new", source="a source", name="made up",
+                conditions="made up", expect=None) -> SceneResult:
     digital = accuracies if digital is None else digital
     ideal = digital if ideal is None else ideal
-    recs = [{"scene_file": "made_up.toml", "seed": i, "train_cards": 20, "test_cards": 200,
+    recs = [{"scene_file": f"{name.replace(' ', '_')}.toml", "seed": i, "train_cards": 20, "test_cards": 200,
              "test_accuracy": a, "train_accuracy": train, "machine_time_s": 600.0,
-             "alt_test_accuracy": None, "alt_train_accuracy": None,
+             "alt_test_accuracy": a, "alt_train_accuracy": train,
+             "split64_test_accuracy": None, "split64_train_accuracy": None,
+             "ratchet_test_accuracy": a, "ratchet_train_accuracy": train,
              "digital_test_accuracy": b, "digital_train_accuracy": digital_train,
              "ideal_test_accuracy": c, "ideal_train_accuracy": 1.0, "ls_train_accuracy": ls,
              "long_train_accuracy": long, "long_epochs": 200, "wall_time_s": 0.1,
              "seed_train": 1, "seed_test": 2, "seed_machine": 3}
             for i, (a, b, c) in enumerate(zip(accuracies, digital, ideal))]
-    rep = Reported(source="a source", conditions="made up", value=reported, machine=machine, reading=reading,
-                   scored=scored)
-    return SceneResult(file="made_up.toml", name="made up", reported=vars(rep), band=band(rep),
+    rep = Reported(source=source, conditions=conditions, value=reported, machine=machine, reading=reading,
+                   scored=scored, expect=expect)
+    return SceneResult(file=f"{name.replace(' ', '_')}.toml", name=name, reported=vars(rep), band=band(rep, 0.0, 200),
                        lower_bound=False, conditions={"a_units": 512, "train_cards": 20, "test_cards": 200,
                                                       "epochs": 10, "preset": "MARK_I", "machine": "Mark I",
                                                       "alt": None}, records=recs)
@@ -79,19 +108,21 @@ def constructed(accuracies, reported=1.0, digital=None, ideal=None, train=1.0, d
 
 def test_a_result_outside_its_band_is_flagged_and_explained():
     miss = constructed([0.70, 0.72, 0.71, 0.69], digital=[0.90, 0.91, 0.92, 0.90])
-    hit = constructed([0.96, 0.97, 0.99, 1.0])
+    hit = constructed([1.0, 1.0, 0.995, 1.0])
     s = miss.summary()
     assert s["verdict"] == "OUT OF BAND" and s["meeting"] == 0.0 and s["primary"] == "analog"
     # the paired difference's interval excludes 0: the rack's cost is claimed, with its interval
     assert "the rack costs 20.3 points [95 %: 18.7, 21.8]" in s["explanation"]
     assert hit.summary()["verdict"] == "within" and hit.summary()["explanation"] == ""
     assert hit.summary()["meeting"] == 1.0
-    result = Reenactment(scenes=[miss, hit], seeds=[0, 1, 2, 3], tolerance=0.05)
+    result = Reenactment(scenes=[miss, constructed([1.0, 1.0, 0.995, 1.0], name="hit", source="b")],
+                         seeds=[0, 1, 2, 3], tolerance=0.0)
     page = _reenact_markdown(result, figure="x.png", command="mark1 reenact --seeds 4")
-    assert "**OUT OF BAND**" in page and "1 of 2 scenes within band" in page
+    assert "**OUT OF BAND**" in page and "2 reports with a sourced number, each counted once" in page
     assert "mark1 reenact --seeds 4" in page and "What may explain a miss" in page
-    assert "mark1-512-split" in page                  # the best reading, said on the page
-    assert "1 within band, 1 out of band" in result.table()
+    assert "`mark1-512`" in page and "`mark1-4096`" in page   # the readings, each a column
+    assert "the project's choice" in page                      # the band, labelled
+    assert "1 within, 1 out of band, 0 unclear" in result.table()
 
 
 def test_explanations_are_checked_against_measurements():
@@ -110,7 +141,7 @@ def test_explanations_are_checked_against_measurements():
 
 def test_a_report_is_judged_on_the_machine_that_made_it():
     # an IBM 704 report: the verdict is the ideal perceptron's, the analog machine is shown beside it
-    r = constructed([0.60, 0.62, 0.61], ideal=[0.99, 1.0, 0.98], machine="ibm704", reading="ibm704").summary()
+    r = constructed([0.60, 0.62, 0.61], ideal=[1.0, 0.995, 1.0], machine="ibm704", reading="ibm704").summary()
     assert r["primary"] == "IBM 704" and r["verdict"] == r["ideal_verdict"] == "within"
     assert r["analog_verdict"] == "OUT OF BAND" and r["verdict"] == "within"
     # recall: scored on the training cards
@@ -173,9 +204,65 @@ def test_cli_reenact(tmp_path, capsys):
     status = cli.main(["reenact", str(a), "--seeds", "2", "--workers", "1", "--train-count", "8",
                        "--test-count", "8", "--out", str(tmp_path / "out"), "--page", str(page)])
     assert status == 0
-    assert "within band" in capsys.readouterr().out
+    assert "1 reports with a sourced number" in capsys.readouterr().out
     assert page.is_file() and (tmp_path / "docs" / "page.png").is_file()
     status = cli.main(["reenact", str(DEMO), "--seeds", "1", "--out", str(tmp_path / "bad")])
     err = capsys.readouterr().err
     assert status == 2 and "demo.toml" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "bad").exists()
+
+
+def test_one_report_re_enacted_by_two_scenes_counts_once():
+    same = dict(source="Wikipedia", conditions="500 A-units", reported=0.998)
+    outline = constructed([0.999, 0.998, 0.998, 0.999], name="outline", **same)
+    solid = constructed([0.90, 0.91, 0.92, 0.90], name="solid", **same)
+    result = Reenactment(scenes=[outline, solid], seeds=[0, 1, 2, 3], tolerance=0.0)
+    reports = result.reports()
+    assert len(reports) == 1 and [r["file"] for r in reports[0]["scenes"]] == ["outline.toml", "solid.toml"]
+    # the scenes disagree (within, out), so the report is unclear: neither is picked
+    assert {r["verdict"] for r in reports[0]["scenes"]} == {"within", "OUT OF BAND"}
+    assert reports[0]["verdict"] == "unclear" and result.headline() == {"sourced": {"within": 0, "OUT OF BAND": 0,
+                                                                                     "unclear": 1}}
+    # under the rule before issue 24 both scenes counted, the outline within
+    assert result.previous_rule_headline() == "1 of 2 scenes within band, 1 out of band, 0 unclear"
+
+
+def test_unsourced_figures_and_project_bands_are_counted_apart():
+    scenes = [constructed([1.0, 1.0, 0.995, 1.0], name="sourced", source="Wikipedia"),
+              constructed([1.0, 1.0, 0.995, 1.0], name="x vs e", source="unsourced: no source found"),
+              constructed([0.5, 0.52, 0.49, 0.51], name="parity", reported=None, expect="chance",
+                          source="a theorem")]
+    result = Reenactment(scenes=scenes, seeds=[0, 1, 2, 3], tolerance=0.0)
+    kinds = {r["name"]: r["kind"] for r in result.reports()}
+    assert kinds == {"sourced": "sourced", "x vs e": "unsourced", "parity": "project band"}
+    text = result.headline_text()
+    assert text.startswith("1 reports with a sourced number, each counted once: 1 within")
+    assert "apart, 1 figure(s) without a source found" in text and "apart, 1 scene(s) on the project's own band" in text
+
+
+def test_a_verdict_whose_halves_disagree_is_unstable():
+    # the first half of the seeds inside the band, the second far below it
+    flip = constructed([1.0, 1.0, 1.0, 1.0, 0.5, 0.52, 0.5, 0.51], name="flip").summary()
+    assert flip["halves"] == ("within", "OUT OF BAND") and flip["unstable"]
+    steady = constructed([1.0] * 8, name="steady").summary()
+    assert steady["halves"] == ("within", "within") and not steady["unstable"]
+
+
+def test_every_reading_gets_its_verdict_and_the_counted_one_is_the_scenes():
+    r = constructed([0.60, 0.62, 0.61], ideal=[1.0, 0.995, 1.0], machine="not named", reading="ibm704").summary()
+    assert r["primary_prefix"] == "ideal_" and r["verdict"] == r["ideal_verdict"] == "within"
+    assert r["analog_verdict"] == r["alt_verdict"] == r["ratchet_verdict"] == "OUT OF BAND"
+    assert r["split64_verdict"] == "" and math.isnan(r["split64_mean"])     # a reading that cannot be built
+    assert [name for name, _ in READINGS.values()] == ["mark1-512", "mark1-4096", "mark1-512-split-64",
+                                                         "mark1-512-ratchet", "ibm704"]
+
+
+def test_readings_of_a_two_class_scene_share_the_rack_where_the_code_uses_one_r_unit():
+    from mark1 import specs
+    from mark1.lab._reenact import _readings
+    two = _readings(specs.MARK_I, n_units=1)
+    assert two["alt_"] == "same" and two["split64_"].rack.topology == "split"
+    many = _readings(specs.MARK_I, n_units=8)
+    assert many["alt_"].rack.topology == "all" and many["ratchet_"].rack.drive == "ratchet"
+    assert _readings(specs.MARK_I.with_overrides({"patchboard.n_associators": 500}), 1)["split64_"] is None
+    assert _readings(specs.MARK_I.ideal(), 1)["alt_"] is None

@@ -1,40 +1,53 @@
-"""Re-enactment: every catalog scene, over seeds, judged on the machine that made its report.
+"""Re-enactment: every catalog scene, over seeds, judged under each reading of the machine.
 
 ``mark1 reenact [SCENES...] --seeds N`` trains, for each scene and seed, on the same
-cards and patch board (so the same wiring):
+cards and patch board (so the same wiring), one machine for each reading the sources
+allow (:data:`mark1.specs.PRESETS`, applied to the scene's own machine and size):
 
-* the scene's **analog** machine (its ``[machine]``: a Mark I reading of
-  :data:`mark1.specs.PRESETS`),
-* the **other rack reading** of that machine (4,096 pots all-to-all against 512 pots
-  split among the R-units), where the A-units divide among the R-units,
-* the **digital** learner (``spec.digital()``: the same retina and patch board, an
-  ideal rack), the paired comparison that prices the rack,
-* the **IBM 704** perceptron of the same size (``spec.ideal()``: every non-ideality off,
-  ideal retina, the ``ibm704`` reading),
+* ``mark1-512`` (the scene's machine, the default: 512 pots, one per A-unit, the A-units
+  divided among the R-units the output code uses),
+* ``mark1-4096`` (every A-unit to every R-unit: an inference, no source; for two classes
+  the same machine as ``mark1-512``, so not trained twice),
+* ``mark1-512-split-64`` (each of the 8 R-units its own n/8 A-units, whatever the code uses),
+* ``mark1-512-ratchet`` (relay coils turning the pots in steps: the drive is contradictory),
+* ``ibm704``: the textbook perceptron of the same size (``spec.ideal()``: every
+  non-ideality off, ideal retina),
 
-and tests on the same φ whether the training cards are separable at all (least squares
-on φ, and a long run of the digital learner). A report is judged on the machine the
-sources say made it (``reported.machine`` and ``reported.reading``: the analog machine for
-a Mark I report, the IBM 704 perceptron for a 704 report, both side by side where the
-attribution is contradictory or no machine is named), on what the report scored
-(``reported.scored``: new cards, or recall of the trained cards). One page, Markdown and a
-figure (:func:`mark1.viz.studies.reenact_figure`).
+and the **digital** learner (``spec.digital()``: the same retina and patch board, an ideal
+rack), the paired comparison that prices the rack; and it tests on the same φ whether the
+training cards are separable at all (least squares on φ, and a long run of the digital
+learner). Every reading gets a verdict (the page's columns); the report is counted on the
+reading its scene names (``reported.reading``), argued on the page. One page, Markdown and
+a figure (:func:`mark1.viz.studies.reenact_figure`).
 
-The band of a report
---------------------
-The reports are secondary, rounded, and their test sets are not recorded. A reported
-value ``v`` is read as the band ``[v - tolerance, v + tolerance]`` (clipped to
-[0, 1]; ``tolerance`` 0.05 by default, about the 95 % sampling error of an accuracy
-near 90 % measured on 100 test cards). A report that is a lower bound ("more than
-80 %": the scene's ``[reported]`` note or conditions say "more than", "at least" or
-"lower bound") is read as ``[v, 1]``. A report without a number has the project's own
-band, labelled so: ``expect = "learned"`` is [90 %, 100 %], ``expect = "chance"`` (Minsky
-and Papert's predicates) [40 %, 60 %]. A seed *meets the report* when its accuracy is at
-or above the band's low end. The verdict of one machine on a scene:
+The band of a report (the project's choice)
+-------------------------------------------
+The reports are secondary and rounded, and their test sets are not recorded. A reported
+value ``v`` is read as the accuracies that could have given it: ``v`` widened by half a
+unit of its last reported digit (85 % covers 84.5-85.5 %), then by the 95 % Wilson score
+interval of a proportion measured on ``n`` cards, ``n`` being the number of cards the
+scene scores (its test cards, or its training cards for recall; the report's own count
+is not recorded), plus ``tolerance`` (0 by default) on each side; clipped to [0, 1]. A
+report that is a lower bound ("more than 80 %": "more than", "at least" or "lower bound"
+in the scene's ``[reported]`` note or conditions) is read as [low end, 1]. A report
+without a number has the project's own band, labelled so and counted apart:
+``expect = "learned"`` is [90 %, 100 %], ``expect = "chance"`` (Minsky and Papert's
+predicates) [40 %, 60 %].
 
-``within``       the simulated mean lies in the band;
-``OUT OF BAND``  the 95 % interval of the mean lies entirely outside it (flagged);
-``unclear``      the mean lies outside but its interval reaches into the band.
+The verdict (one symmetric rule), on the 95 % t-interval of the mean over seeds:
+
+``within``       the interval lies inside the band;
+``OUT OF BAND``  the interval lies entirely outside it;
+``unclear``      otherwise (it straddles an end of the band).
+
+With one seed the interval is the mean itself. The seeds are also split into two halves
+(first and second), each judged alike; a verdict whose halves disagree is **unstable**.
+
+The headline counts each report once and only reports with a sourced number: scenes whose
+``[reported]`` source, conditions and value are the same are one report (the outline and
+solid square-vs-circle scenes), whose verdict is theirs when they agree and ``unclear``
+when they do not; a figure whose source says ``unsourced`` is counted apart, as are the
+project's own bands.
 
 Explanations are checked: "does not separate" only when least squares on φ and a long
 perceptron run both fall short of 100 % on the training cards; "the rack costs N points"
@@ -65,25 +78,41 @@ from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job,
 from mark1.lab.stats import clip_interval, mean_interval
 from mark1.machine.mark_i import MarkI
 from mark1.machine.response import OutputCode
-from mark1.specs import BEST_READING
 from mark1.stimuli.cards import experiment_seeds
 from mark1.stimuli.scenes import Reported, load_scene, shipped_scenes
 
-__all__ = ["reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog", "judged"]
+__all__ = ["reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog", "judged", "wilson", "sourced",
+           "READINGS"]
 
-#: Half-width of the band around a reported value (fraction of accuracy).
-DEFAULT_TOLERANCE = 0.05
+#: Extra half-width added to a report's derived band (fraction of accuracy); 0 by default.
+DEFAULT_TOLERANCE = 0.0
+
+#: z of a two-sided 95 % interval.
+_Z95 = 1.959963984540054
 
 #: The project's own bands for reports without a number (``reported.expect``), fractions.
 EXPECT_BANDS = {"learned": (0.90, 1.0), "chance": (0.40, 0.60)}
 
-#: The learners of one job, by prefix of their fields: analog, other rack reading, digital, IBM 704.
-LEARNERS = {"": "analog", "alt_": "other rack reading", "digital_": "digital", "ideal_": "IBM 704"}
+#: The learners of one job, by prefix of their fields: the readings, then the digital learner.
+LEARNERS = {"": "analog", "alt_": "4,096 pots", "split64_": "split 64", "ratchet_": "ratchet",
+            "ideal_": "IBM 704", "digital_": "digital"}
+
+#: The readings a verdict is given under (page columns): prefix -> (name in PRESETS, what the sources say).
+READINGS = {
+    "": ("mark1-512", "512 pots, one per A-unit (count single-source), split over the R-units in use (assumed)"),
+    "alt_": ("mark1-4096", "4,096 pots, every A-unit to every R-unit: an inference, no source"),
+    "split64_": ("mark1-512-split-64", "512 pots, 64 A-units on each of the 8 R-units whatever the code uses "
+                                       "(assumed)"),
+    "ratchet_": ("mark1-512-ratchet", "mark1-512 with a stepping (ratchet) drive: the drive is contradictory"),
+    "ideal_": ("ibm704", "the IBM 704's digital perceptron of the same size"),
+}
 
 #: Columns of ``reenact.csv``: one row per (scene, seed).
 REENACT_FIELDS = ("scene_file", "seed", "train_cards", "test_cards", "test_accuracy", "train_accuracy",
                   "machine_time_s",
                   "alt_test_accuracy", "alt_train_accuracy",
+                  "split64_test_accuracy", "split64_train_accuracy",
+                  "ratchet_test_accuracy", "ratchet_train_accuracy",
                   "digital_test_accuracy", "digital_train_accuracy",
                   "ideal_test_accuracy", "ideal_train_accuracy",
                   "ls_train_accuracy", "long_train_accuracy", "long_epochs", "wall_time_s",
@@ -95,11 +124,26 @@ LONG_PRESENTATIONS = 100_000
 LONG_EPOCHS = 200
 
 _LOWER_BOUND = re.compile(r"more than|at least|lower bound", re.IGNORECASE)
+_UNSOURCED = re.compile(r"^\s*(unsourced|no source)", re.IGNORECASE)
 
 
 def _is_lower_bound(reported) -> bool:
     """Whether a scene's report is a lower bound ("more than 80 %")."""
     return reported.value is not None and bool(_LOWER_BOUND.search(f"{reported.note} {reported.conditions}"))
+
+
+def sourced(reported) -> bool:
+    """Whether a report has a number with a source (its ``source`` does not begin "unsourced" or "no source").
+
+    Examples
+    --------
+    >>> from mark1.stimuli.scenes import Reported
+    >>> sourced(Reported(value=0.9, source="a book")), sourced(Reported(value=0.9, source="unsourced: ..."))
+    (True, False)
+    >>> sourced(Reported(expect="chance", source="a theorem"))
+    False
+    """
+    return reported.value is not None and not _UNSOURCED.search(reported.source or "")
 
 
 def judged(reported: Reported) -> bool:
@@ -122,20 +166,58 @@ def judged(reported: Reported) -> bool:
     return reported.value is not None or reported.expect is not None
 
 
-def band(reported: Reported, tolerance: float = DEFAULT_TOLERANCE) -> tuple[float, float]:
-    """The accuracies that agree with a report: ``(low, high)``, fractions.
+def wilson(p: float, n: int) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a proportion ``p`` observed on ``n`` cards.
 
-    ``[value - tolerance, value + tolerance]`` clipped to [0, 1], or ``[value, 1]`` for
-    a lower bound ("more than", "at least" or "lower bound" in the report's note or
-    conditions); for a report without a number, the project's band of its expectation
-    (:data:`EXPECT_BANDS`).
+    Parameters
+    ----------
+    p : float
+        Observed proportion, in [0, 1].
+    n : int
+        Cards it was measured on, at least 1.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+
+    Examples
+    --------
+    >>> [round(x, 4) for x in wilson(1.0, 104)]
+    [0.9644, 1.0]
+    >>> [round(x, 4) for x in wilson(0.85, 208)]
+    [0.7952, 0.8922]
+    """
+    z2 = _Z95 ** 2 / n
+    centre = (p + z2 / 2) / (1 + z2)
+    half = _Z95 / (1 + z2) * math.sqrt(p * (1 - p) / n + z2 / (4 * n))
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))   # p inside despite rounding
+
+
+def _rounding(v: float) -> float:
+    """Half a unit of the last digit of ``v`` written as a percentage (0.85 -> 0.005, 0.998 -> 0.0005)."""
+    for digits in range(4):
+        if abs(v * 100 - round(v * 100, digits)) < 1e-9:
+            return 0.5 * 10.0 ** -digits / 100
+    return 0.0
+
+
+def band(reported: Reported, tolerance: float = DEFAULT_TOLERANCE, n_cards: int | None = None) -> tuple[float, float]:
+    """The accuracies that agree with a report: ``(low, high)``, fractions (the project's choice).
+
+    The reported value widened by half a unit of its last digit (not a lower bound's), then by the 95 % Wilson
+    interval on ``n_cards`` cards (none when ``n_cards`` is None), then by ``tolerance``;
+    clipped to [0, 1]. A lower bound ("more than", "at least" or "lower bound" in the
+    report's note or conditions) keeps its low end and reaches 1. A report without a number
+    has the project's band of its expectation (:data:`EXPECT_BANDS`).
 
     Parameters
     ----------
     reported : mark1.stimuli.scenes.Reported
         A scene's ``[reported]`` table (``scene.reported``).
     tolerance : float
-        Half-width of the band, fraction of accuracy.
+        Extra half-width, fraction of accuracy.
+    n_cards : int, optional
+        Cards the figure is read as measured on (the scene's scored cards).
 
     Returns
     -------
@@ -150,10 +232,12 @@ def band(reported: Reported, tolerance: float = DEFAULT_TOLERANCE) -> tuple[floa
     Examples
     --------
     >>> from mark1.stimuli.scenes import Reported
-    >>> band(Reported(value=0.9))
-    (0.85, 0.95)
-    >>> band(Reported(value=0.8, note="reported as more than 80 %"))
-    (0.8, 1.0)
+    >>> band(Reported(value=0.85))
+    (0.845, 0.855)
+    >>> [round(x, 4) for x in band(Reported(value=0.85), n_cards=208)]
+    [0.7896, 0.8964]
+    >>> [round(x, 4) for x in band(Reported(value=0.8, note="reported as more than 80 %"), n_cards=200)]
+    [0.7391, 1.0]
     >>> band(Reported(expect="chance"))
     (0.4, 0.6)
     """
@@ -162,19 +246,25 @@ def band(reported: Reported, tolerance: float = DEFAULT_TOLERANCE) -> tuple[floa
         if reported.expect is not None:
             return EXPECT_BANDS[reported.expect]
         raise InputError("reported.value: the scene reports no figure and no expectation, so it has no band")
+    # a bound is not a rounded figure: only its sampling error widens it
+    r = 0.0 if _is_lower_bound(reported) else _rounding(float(v))
+    low, high = max(0.0, v - r), min(1.0, v + r)
+    if n_cards:
+        low, high = wilson(low, n_cards)[0], wilson(high, n_cards)[1]
+    low, high = max(0.0, low - tolerance), min(1.0, high + tolerance)
     if _is_lower_bound(reported):
-        return float(v), 1.0
-    return max(0.0, v - tolerance), min(1.0, v + tolerance)
+        return low, 1.0
+    return low, high
 
 
 def verdict(mean: float, low: float, high: float, band_: tuple[float, float]) -> str:
-    """``"within"``, ``"OUT OF BAND"`` or ``"unclear"`` (see the module docstring).
+    """``"within"``, ``"OUT OF BAND"`` or ``"unclear"``: one symmetric rule (see the module docstring).
 
     Parameters
     ----------
     mean, low, high : float
-        The simulated mean accuracy and its 95 % interval (fractions); NaN ends
-        with one seed, where the mean alone decides (outside the band is out of band).
+        The simulated mean accuracy and its 95 % interval (fractions); NaN ends with one
+        seed, where the interval is the mean itself.
     band_ : (float, float)
         The band of the report (:func:`band`).
 
@@ -186,14 +276,16 @@ def verdict(mean: float, low: float, high: float, band_: tuple[float, float]) ->
     --------
     >>> verdict(0.97, 0.95, 0.99, (0.95, 1.0))
     'within'
-    >>> verdict(0.80, 0.75, 0.85, (0.95, 1.0)), verdict(0.93, 0.90, 0.96, (0.95, 1.0))
+    >>> verdict(0.80, 0.75, 0.85, (0.95, 1.0)), verdict(0.97, 0.93, 1.0, (0.95, 1.0))
     ('OUT OF BAND', 'unclear')
     """
     b_lo, b_hi = band_
     eps = 1e-12
-    if b_lo - eps <= mean <= b_hi + eps:
+    if math.isnan(low) or math.isnan(high):
+        low = high = mean
+    if b_lo - eps <= low and high <= b_hi + eps:
         return "within"
-    if math.isnan(low) or math.isnan(high) or high < b_lo - eps or low > b_hi + eps:
+    if high < b_lo - eps or low > b_hi + eps:
         return "OUT OF BAND"
     return "unclear"
 
@@ -233,43 +325,43 @@ def catalog(folder: StrPath | None = None, *, expected: bool = False) -> list[Pa
 # one job
 
 
-def _other_rack(spec):
-    """The other rack reading of a Mark I spec (all <-> split), or None where it cannot be built."""
+def _readings(spec, n_units: int) -> dict[str, Any]:
+    """The scene's machine under each reading, by field prefix (:data:`READINGS`).
+
+    A reading that is the same machine as the scene's (4,096 pots where the code uses one
+    R-unit, whose pots are then every A-unit's under both) is the string ``"same"``, so it
+    is not trained twice; one that cannot be built (64 per R-unit needs the A-units to
+    divide by the R-units) is None. The IBM 704 is ``spec.ideal()`` of the scene's machine.
+    """
+    out: dict[str, Any] = {"": spec, "ideal_": spec.ideal().with_overrides({"name": f"{spec.name} (IBM 704)"})}
     if spec.is_ideal:
-        return None
-    other = "split" if spec.rack.topology == "all" else "all"
-    if other == "split" and spec.patchboard.n_associators % spec.response.n_responses:
-        return None
-    return spec.with_overrides({"rack.topology": other, "name": f"{spec.name} ({other} rack)"})
+        out.update({"alt_": None, "split64_": None, "ratchet_": None})
+        return out
+    out["alt_"] = ("same" if spec.rack.topology == "all" or n_units == 1
+                   else spec.with_overrides({"rack.topology": "all", "name": f"{spec.name} (4,096 pots)"}))
+    n_a, n_r = spec.patchboard.n_associators, spec.response.n_responses
+    out["split64_"] = (None if n_a % n_r else
+                       "same" if spec.rack.topology == "split" else
+                       spec.with_overrides({"rack.topology": "split", "name": f"{spec.name} ({n_a // n_r} a unit)"}))
+    out["ratchet_"] = ("same" if spec.rack.drive == "ratchet"
+                       else spec.with_overrides({"rack.drive": "ratchet", "name": f"{spec.name} (ratchet)"}))
+    return out
 
 
-def _alt_name(spec) -> str | None:
-    """'4,096 pots' or '512 pots (split)': the other rack reading's name, or None."""
-    alt = _other_rack(spec)
-    if alt is None:
-        return None
-    return "512 pots (split)" if alt.rack.topology == "split" else "4,096 pots (all-to-all)"
-
-
-def _least_squares_fit(phi: np.ndarray, labels: np.ndarray, spec) -> float:
+def _least_squares_fit(phi: np.ndarray, labels: np.ndarray, spec, mask: np.ndarray) -> float:
     """Training accuracy of least squares on φ through the machine's own wiring and code.
 
     Each R-unit in use is fitted to its ±1 targets (the machine's output code) from the
-    inputs its pots connect (every A-unit, or its own group under the split rack, and
-    the bias pot where the rack has one); the sums are read as the machine reads them.
+    inputs its pots connect (``mask``: the rack's pots, A-units then the bias pot); the
+    sums are read as the machine reads them.
     """
     classes = np.unique(labels)
     code = OutputCode(classes, spec.response)
     y = np.searchsorted(classes, labels)
     x = np.hstack([phi.astype(float), np.ones((len(phi), 1))])
-    n_a = phi.shape[1]
-    per = n_a // spec.response.n_responses if spec.rack.topology == "split" else n_a
     sums = np.zeros((len(y), code.n_units))
     for k in range(code.n_units):
-        cols = list(range(k * per, k * per + per)) if spec.rack.topology == "split" else list(range(n_a))
-        if spec.rack.bias:
-            cols.append(n_a)
-        xs = x[:, cols]
+        xs = x[:, np.flatnonzero(mask[k])]
         w = np.linalg.lstsq(xs, code.targets[y, k].astype(float), rcond=None)[0]
         sums[:, k] = xs @ w
     return float(np.mean(code.decode(sums) == y))
@@ -277,9 +369,9 @@ def _least_squares_fit(phi: np.ndarray, labels: np.ndarray, spec) -> float:
 
 @job
 def _reenact_job(scene_ref, seed: int, train_count: int | None = None, test_count: int | None = None) -> dict:
-    """One seed of one scene: its machine, the other rack reading, the digital learner and the
-    IBM 704 perceptron, all on the same cards and machine seed (so the same patch board), and
-    the separability test on the analog machine's φ.
+    """One seed of one scene: its machine under each reading, the digital learner, all on the
+    same cards and machine seed (so the same patch board), and the separability test on the
+    scene machine's φ.
 
     Top level and picklable. Returns the fields of :data:`REENACT_FIELDS`.
     """
@@ -289,24 +381,26 @@ def _reenact_job(scene_ref, seed: int, train_count: int | None = None, test_coun
     t0 = time.perf_counter()
     rec: dict[str, Any] = {"scene_file": str(scene.path) if scene.path else scene.name, "seed": int(seed),
                            "train_cards": int(len(train.cards)), "test_cards": int(len(test.cards))}
-    fit = dict(epochs=scene.schedule.epochs, order=scene.schedule.order)
-    alt = _other_rack(spec)
-    # the IBM 704 perceptron: the ibm704 reading (every non-ideality off, every A-unit to every output)
-    ibm704 = spec.ideal().with_overrides({"rack.topology": "all"})
-    for prefix, s in (("", spec), ("alt_", alt), ("digital_", spec.digital()), ("ideal_", ibm704)):
-        if s is None:
-            rec[f"{prefix}train_accuracy"] = rec[f"{prefix}test_accuracy"] = None
+    epochs, order = scene.schedule.epochs, scene.schedule.order
+    n_units = OutputCode(np.unique(train.labels), spec.response).n_units
+    machines = {**_readings(spec, n_units), "digital_": spec.digital()}
+    for prefix, s in machines.items():
+        if s is None or isinstance(s, str):        # cannot be built, or the scene's machine again
+            same = isinstance(s, str)
+            for what in ("train", "test"):
+                rec[f"{prefix}{what}_accuracy"] = rec[f"{what}_accuracy"] if same else None
             continue
-        m = MarkI(spec=s, seed=seed_machine).fit(train.cards, train.labels, **fit)
+        m = MarkI(spec=s, seed=seed_machine).fit(train.cards, train.labels, epochs=epochs, order=order)
         rec[f"{prefix}train_accuracy"] = float(m.score(train.cards, train.labels))
         rec[f"{prefix}test_accuracy"] = float(m.score(test.cards, test.labels))
         if not prefix:
             rec["machine_time_s"] = float(m.machine_time_)
-            rec["ls_train_accuracy"] = _least_squares_fit(m.associate(m.sense(train.cards)), train.labels, s)
+            rec["ls_train_accuracy"] = _least_squares_fit(m.associate(m.sense(train.cards)), train.labels, s,
+                                                          m.rack_.mask)
     # a long run of the perceptron on the same φ (the digital learner keeps the analog retina and board)
     long_epochs = max(1, min(LONG_EPOCHS, LONG_PRESENTATIONS // len(train.cards)))
     m = MarkI(spec=spec.digital(), seed=seed_machine).fit(train.cards, train.labels, epochs=long_epochs,
-                                                           order=scene.schedule.order)
+                                                           order=order)
     rec["long_train_accuracy"] = float(m.score(train.cards, train.labels))
     rec["long_epochs"] = long_epochs
     rec["wall_time_s"] = time.perf_counter() - t0
@@ -319,11 +413,21 @@ def _reenact_job(scene_ref, seed: int, train_count: int | None = None, test_coun
 
 
 def _primary(reported) -> str:
-    """The learner a report is judged on: the IBM 704 perceptron for a 704 reading, else the analog machine."""
-    if reported.get("reading") == "ibm704" or (reported.get("reading") is None
-                                               and reported.get("machine") == "ibm704"):
-        return "ideal_"
-    return ""
+    """The prefix of the reading a report is counted on (:data:`READINGS`): its ``reading``, else
+    the IBM 704 for a 704 report, else the scene's machine."""
+    reading = reported.get("reading")
+    if reading is None:
+        return "ideal_" if reported.get("machine") == "ibm704" else ""
+    for prefix, (name, _) in READINGS.items():
+        if name == reading:
+            return prefix
+    return ""                                     # another preset: the scene's own machine
+
+
+def _halves(values: list) -> tuple[list, list]:
+    """The first and the second half of the seeds' values (the middle seed of an odd count in neither)."""
+    h = len(values) // 2
+    return values[:h], values[len(values) - h:]
 
 
 @dataclass
@@ -338,7 +442,7 @@ class SceneResult:
     conditions: dict
     records: list = field(repr=False)
 
-    def _values(self, key: str) -> list[float]:
+    def _values(self, key: str) -> list[Any]:
         return [r.get(key) for r in self.records]
 
     def __repr__(self) -> str:
@@ -358,41 +462,58 @@ class SceneResult:
         """Whether the band is the project's own (the report gives no number)."""
         return self.reported.get("value") is None
 
-    def _stat(self, prefix: str, what: str | None = None) -> tuple[float, float, float]:
-        vals = [v for v in self._values(f"{prefix}{what or self.scored}_accuracy") if v is not None]
-        if not vals:
-            return math.nan, math.nan, math.nan
-        return clip_interval(mean_interval(vals), 0.0, 1.0)
+    @property
+    def sourced(self) -> bool:
+        """Whether the report has a number with a source (:func:`sourced`)."""
+        return self.reported.get("value") is not None and not _UNSOURCED.search(self.reported.get("source") or "")
+
+    def _stat(self, prefix: str, what: str | None = None, records: list | None = None
+              ) -> tuple[float, float, float]:
+        recs = self.records if records is None else records
+        vals = [r.get(f"{prefix}{what or self.scored}_accuracy") for r in recs]
+        stat = clip_interval(mean_interval([v for v in vals if v is not None]), 0.0, 1.0)
+        return (math.nan, math.nan, math.nan) if stat is None else stat
+
+    def _verdict(self, prefix: str, records: list | None = None) -> str:
+        mean, low, high = self._stat(prefix, records=records)
+        return "" if math.isnan(mean) else verdict(mean, low, high, self.band)
 
     def summary(self) -> dict:
-        """Per learner: mean and 95 % interval of the judged accuracy, and its verdict; the primary verdict,
-        the paired rack cost, the separability test and the explanation of a miss."""
+        """Per learner: mean and 95 % interval of the judged accuracy, its verdict and its halves' verdicts;
+        the counted verdict, the paired rack cost, the separability test and the explanation of a miss."""
         out: dict[str, Any] = {"n": len(self.records), "scored": self.scored, "project_band": self.project_band,
-                               "primary": LEARNERS[_primary(self.reported)]}
+                               "sourced": self.sourced, "primary": LEARNERS[_primary(self.reported)],
+                               "primary_prefix": _primary(self.reported)}
+        first, second = _halves(self.records)
         for prefix in LEARNERS:
             mean, low, high = self._stat(prefix)
             out[f"{prefix}mean"], out[f"{prefix}low"], out[f"{prefix}high"] = mean, low, high
-            out[f"{prefix or 'analog_'}verdict"] = "" if math.isnan(mean) else verdict(mean, low, high, self.band)
+            out[f"{prefix or 'analog_'}verdict"] = self._verdict(prefix)
+            halves = (self._verdict(prefix, first), self._verdict(prefix, second)) if first else ("", "")
+            out[f"{prefix or 'analog_'}halves"] = halves
+            out[f"{prefix or 'analog_'}unstable"] = halves[0] != halves[1]
             out[f"{prefix}train_mean"] = self._stat(prefix, "train")[0]
             out[f"{prefix}test_mean"] = self._stat(prefix, "test")[0]
         p = _primary(self.reported)
-        acc = [v for v in self._values(f"{self.scored}_accuracy")]
-        judged_acc = self._values(f"{p}{self.scored}_accuracy")
-        out["meeting"] = float(np.mean([a >= self.band[0] - 1e-12 for a in judged_acc]))
+        acc = self._values(f"{self.scored}_accuracy")
+        judged_acc = [a for a in self._values(f"{p}{self.scored}_accuracy") if a is not None]
+        out["meeting"] = float(np.mean([a >= self.band[0] - 1e-12 for a in judged_acc])) if judged_acc else math.nan
         gap = [d - a for d, a in zip(self._values(f"digital_{self.scored}_accuracy"), acc)]
-        out["rack_gap"], out["rack_gap_low"], out["rack_gap_high"] = mean_interval(gap)
+        out["rack_gap"], out["rack_gap_low"], out["rack_gap_high"] = mean_interval(gap) or (math.nan,) * 3
         ls, long_ = self._values("ls_train_accuracy"), self._values("long_train_accuracy")
         out["ls_train_mean"], out["long_train_mean"] = float(np.mean(ls)), float(np.mean(long_))
         out["separated_seeds"] = int(sum(a >= 1.0 or b >= 1.0 for a, b in zip(ls, long_)))
         out["long_epochs"] = int(self.records[0].get("long_epochs", 0))
         out["machine_hours"] = float(np.mean([t / 3600.0 for t in self._values("machine_time_s")]))
-        out["verdict"] = out[f"{p or 'analog_'}verdict"]
+        key = p or "analog_"
+        out["verdict"], out["unstable"] = out[f"{key}verdict"], out[f"{key}unstable"]
+        out["halves"] = out[f"{key}halves"]
         out["judged_mean"], out["judged_low"], out["judged_high"] = out[f"{p}mean"], out[f"{p}low"], out[f"{p}high"]
         out["explanation"] = self.explain(out)
         return out
 
     def explain(self, s: dict) -> str:
-        """A line on what may explain a miss of the primary machine ("" for a result within its band).
+        """A line on what may explain a miss of the counted reading ("" for a result within its band).
 
         Every clause is read from a measurement of this scene on the same seeds: whether
         the training cards are separable on φ at all (least squares and a long perceptron
@@ -403,7 +524,7 @@ class SceneResult:
         if s["verdict"] == "within":
             return ""
         p = _primary(self.reported)
-        name = "the IBM 704 perceptron" if p else "the analog machine"
+        name = "the IBM 704 perceptron" if p == "ideal_" else f"the analog machine ({READINGS[p][0]})"
         mean, n = s["judged_mean"], s["n"]
         n_train = self.conditions["train_cards"]
         parts = []
@@ -429,7 +550,7 @@ class SceneResult:
             parts.append(f"φ separates them in only {s['separated_seeds']} of {n} seeds (least squares on φ "
                          f"{percent(s['ls_train_mean'])}, {s['long_epochs']} perceptron passes "
                          f"{percent(s['long_train_mean'])})")
-        if not p:
+        if p != "ideal_":
             g, lo, hi = s["rack_gap"], s["rack_gap_low"], s["rack_gap_high"]
             if not math.isnan(lo) and lo > 0:
                 parts.append(f"the rack costs {g * 100:.1f} points [95 %: {lo * 100:.1f}, {hi * 100:.1f}] "
@@ -441,12 +562,38 @@ class SceneResult:
                              f"(paired difference {g * 100:+.1f} points [95 %: {lo * 100:+.1f}, {hi * 100:+.1f}]): "
                              f"no measured cost of the rack")
             if self.band[0] <= s["ideal_mean"] <= self.band[1] + 1e-12:
-                parts.append(f"the IBM 704 perceptron of this size lies in the band ({percent(s['ideal_mean'])})")
+                parts.append(f"the IBM 704 perceptron of this size has its mean in the band "
+                             f"({percent(s['ideal_mean'])})")
             elif s["ideal_mean"] > self.band[1]:
                 parts.append(f"the IBM 704 perceptron of this size scores above the band ({percent(s['ideal_mean'])})")
         else:
             parts.append(f"the analog machine scores {percent(s['mean'])}")
         return "; ".join(parts)
+
+
+def _argument(sc: SceneResult) -> str:
+    """Why a report is counted on its reading, from what the sources say of its machine."""
+    rep, p = sc.reported, _primary(sc.reported)
+    reading = READINGS[p][0]
+    machine = rep.get("machine")
+    a_units = sc.conditions.get("a_units")
+    if machine == "mark1":
+        why = ("the source credits the Mark I; counted on its only stated pot count, one pot per A-unit, "
+               "with the A-units divided among the R-units the code uses (assumed, not recorded); 4,096 pots is an "
+               "inference no source states, 64 a unit leaves A-units on unused lamps (assumed), the drive is "
+               "contradictory (the ratchet column)")
+    elif machine == "ibm704":
+        why = "the sources name the IBM 704: counted on its digital perceptron of the same size"
+    elif machine == "contradictory":
+        why = (f"the sources disagree on the machine; counted on `{reading}` as the scene argues "
+               f"(its `reported` note), the other machine beside it")
+    elif p == "ideal_":
+        why = (f"no machine named; {a_units} A-units is not the 512-A-unit Mark I, so the digital perceptron of "
+               f"that size is counted, the analog readings beside it")
+    else:
+        why = ("no machine named and no size recorded: counted on the Mark I as the sources allow it "
+               "(mark1-512), the IBM 704 beside it")
+    return f"`{reading}`: {why}"
 
 
 @dataclass
@@ -459,7 +606,7 @@ class Reenactment:
         One per scene: its report, its band and its seeds' records.
     seeds : list of int
     tolerance : float
-        Half-width of a report's band (fraction).
+        Extra half-width added to each report's derived band (fraction).
     config : dict
         What identifies the run (card counts, each scene file's digest).
     page, figure : pathlib.Path or None
@@ -469,8 +616,8 @@ class Reenactment:
     --------
     >>> result = reenact(["scenes/e_vs_x.toml"], seeds=1, train_count=4, test_count=4)
     >>> row = result.rows()[0]
-    >>> row["scene"], row["reported"], row["band_low"], row["primary"]
-    ('X vs E, rotation up to 30 degrees, 20 training cards', 1.0, 0.95, 'analog')
+    >>> row["scene"], row["reported"], round(row["band_low"], 3), row["primary"]
+    ('X vs E, rotation up to 30 degrees, 20 training cards', 1.0, 0.51, 'analog')
     >>> row["verdict"] in ("within", "unclear", "OUT OF BAND")
     True
     """
@@ -494,35 +641,109 @@ class Reenactment:
             out.append(row)
         return out
 
+    def reports(self) -> list[dict]:
+        """The reports, each once: scenes with the same source, conditions and value are one report.
+
+        Returns
+        -------
+        list of dict
+            ``name``, ``scenes`` (the rows), ``kind`` ("sourced", "unsourced" or "project band"),
+            ``verdict`` (the scenes' counted verdict when they agree, else "unclear"), ``unstable``
+            (any scene's counted verdict differs between the halves of the seeds).
+        """
+        groups: dict[tuple, list] = {}
+        for r, sc in zip(self.rows(), self.scenes):
+            rep = sc.reported
+            key = ((rep.get("source"), rep.get("conditions"), rep.get("value")) if rep.get("value") is not None
+                   else (r["file"],))
+            groups.setdefault(key, []).append(r)
+        out = []
+        for rows in groups.values():
+            verdicts = {r["verdict"] for r in rows}
+            kind = ("project band" if rows[0]["project_band"] else "sourced" if rows[0]["sourced"]
+                    else "unsourced")
+            out.append({"name": rows[0]["scene"], "scenes": rows, "kind": kind,
+                        "verdict": verdicts.pop() if len(verdicts) == 1 else "unclear",
+                        "unstable": any(r["unstable"] for r in rows)})
+        return out
+
+    def headline(self) -> dict:
+        """Counts of verdicts by kind of report (:meth:`reports`): ``{kind: {verdict: count}}``."""
+        counts: dict[str, dict[str, int]] = {}
+        for rep in self.reports():
+            c = counts.setdefault(rep["kind"], {"within": 0, "OUT OF BAND": 0, "unclear": 0})
+            c[rep["verdict"]] = c.get(rep["verdict"], 0) + 1
+        return counts
+
+    def headline_text(self) -> str:
+        """The headline in words: sourced reports first, the others counted apart."""
+        h = self.headline()
+
+        def words(c: dict) -> str:
+            return f"{c['within']} within, {c['OUT OF BAND']} out of band, {c['unclear']} unclear"
+        parts = []
+        if "sourced" in h:
+            parts.append(f"{sum(h['sourced'].values())} reports with a sourced number, each counted once: "
+                         f"{words(h['sourced'])}")
+        if "unsourced" in h:
+            parts.append(f"apart, {sum(h['unsourced'].values())} figure(s) without a source found: "
+                         f"{words(h['unsourced'])}")
+        if "project band" in h:
+            parts.append(f"apart, {sum(h['project band'].values())} scene(s) on the project's own band: "
+                         f"{words(h['project band'])}")
+        return "; ".join(parts)
+
+    def previous_rule_headline(self) -> str:
+        """The headline under the rule of the page before issue 24, for comparison.
+
+        That rule: band = reported ± 5 points ([reported, 100 %] for a lower bound), within when the
+        mean lies in it, out when the 95 % interval lies outside, every scene counted (project bands
+        and both square-vs-circle scenes included).
+        """
+        n_in = n_out = 0
+        rows = self.rows()
+        for r, sc in zip(rows, self.scenes):
+            rep = sc.reported
+            v = rep.get("value")
+            if v is None:
+                b = EXPECT_BANDS[rep["expect"]]
+            elif sc.lower_bound:
+                b = (float(v), 1.0)
+            else:
+                b = (max(0.0, v - 0.05), min(1.0, v + 0.05))
+            m, lo, hi = r["judged_mean"], r["judged_low"], r["judged_high"]
+            if b[0] - 1e-12 <= m <= b[1] + 1e-12:
+                n_in += 1
+            elif math.isnan(lo) or hi < b[0] - 1e-12 or lo > b[1] + 1e-12:
+                n_out += 1
+        return (f"{n_in} of {len(rows)} scenes within band, {n_out} out of band, {len(rows) - n_in - n_out} "
+                f"unclear")
+
     def _cells(self) -> tuple[tuple, list, str]:
         """The table's head, its rows (cells as text) and the line under it."""
         rows = self.rows()
-        head = ("scene", "report", "scored", "analog [95 %]", "704", "digital", "judged on", "verdict")
+        head = ("scene", "report", "scored", "mark1-512 [95 %]", "704", "digital", "counted on", "verdict")
         cells = [(r["scene"], _report_text(r), r["scored"], _interval(r["mean"], r["low"], r["high"]),
-                  percent(r["ideal_mean"]), percent(r["digital_mean"]), r["primary"], r["verdict"]) for r in rows]
-        n_in = sum(r["verdict"] == "within" for r in rows)
-        n_out = sum(r["verdict"] == "OUT OF BAND" for r in rows)
-        under = (f"{n_in} within band, {n_out} out of band, {len(rows) - n_in - n_out} unclear "
-                 f"({len(self.seeds)} seed(s); band = reported ± {self.tolerance * 100:g} points, "
-                 f"[reported, 100 %] for a lower bound, the project's band where no number is reported)")
+                  percent(r["ideal_mean"]), percent(r["digital_mean"]), READINGS[r["primary_prefix"]][0],
+                  r["verdict"] + (" (unstable)" if r["unstable"] else "")) for r in rows]
+        under = (f"{self.headline_text()} ({len(self.seeds)} seed(s); band: the reported figure's rounding and "
+                 f"its 95 % Wilson interval on the scene's scored cards, the project's choice; within: the 95 % "
+                 f"interval of the mean inside the band, out: outside it)")
         return head, cells, under
 
     def table(self) -> str:
         """A plain-text table, one line per scene, with the verdicts."""
         head, cells, under = self._cells()
         w = max([len(c[0]) for c in cells] + [5])
-        lines = [f"{'scene':<{w}}  {'report':>9}  {'scored':>6}  {'analog [95 %]':>25}  {'704':>7}  "
-                 f"{'digital':>8}  judged on  verdict"]
-        lines += [f"{c[0]:<{w}}  {c[1]:>9}  {c[2]:>6}  {c[3]:>25}  {c[4]:>7}  {c[5]:>8}  {c[6]:<9}  {c[7]}"
+        lines = [f"{'scene':<{w}}  {'report':>9}  {'scored':>6}  {'mark1-512 [95 %]':>25}  {'704':>7}  "
+                 f"{'digital':>8}  {'counted on':<18}  verdict"]
+        lines += [f"{c[0]:<{w}}  {c[1]:>9}  {c[2]:>6}  {c[3]:>25}  {c[4]:>7}  {c[5]:>8}  {c[6]:<18}  {c[7]}"
                   for c in cells]
         lines.append(under)
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        verdicts = [r["verdict"] for r in self.rows()]
-        n_in, n_out = verdicts.count("within"), verdicts.count("OUT OF BAND")
-        return clip(f"Reenactment({len(self.scenes)} scenes, {len(self.seeds)} seed(s): {n_in} within band, "
-                    f"{n_out} out of band, {len(verdicts) - n_in - n_out} unclear)")
+        return clip(f"Reenactment({len(self.scenes)} scenes, {len(self.seeds)} seed(s): {self.headline_text()})")
 
     def _repr_html_(self) -> str:
         head, cells, under = self._cells()
@@ -568,7 +789,7 @@ def reenact(scenes: Sequence[SceneLike] | None = None, *, seeds: Seeds = 5, tole
         ``catalog(expected=True)``).
     seeds : int or sequence of int
     tolerance : float
-        Half-width of a report's band (fraction), in [0, 0.5].
+        Extra half-width added to each report's derived band (fraction), in [0, 0.5].
     executor : concurrent.futures.Executor, optional
     out : str or path-like, optional
         Folder for ``jobs/*.json`` (each (scene, seed) as it finishes), ``reenact.csv``,
@@ -625,7 +846,7 @@ def reenact(scenes: Sequence[SceneLike] | None = None, *, seeds: Seeds = 5, tole
         raise InputError(f"scenes: expected distinct scenes, got {stems}")
     jobs = [(scene_ref(sc), s, train_count, test_count) for sc in scene_objs for s in seed_ids]
     keys = [f"{stem}-seed-{s:04d}" for stem in stems for s in seed_ids]
-    config = {"study": "reenact", "version": 3, "train_count": train_count, "test_count": test_count,
+    config = {"study": "reenact", "version": 4, "train_count": train_count, "test_count": test_count,
               "scenes": {stem: scene_digest(sc) for stem, sc in zip(stems, scene_objs)}}
     records = None
     if out is not None:
@@ -645,10 +866,10 @@ def reenact(scenes: Sequence[SceneLike] | None = None, *, seeds: Seeds = 5, tole
             file=str(sc.path) if sc.path else sc.name, name=sc.name,
             reported={"value": rep.value, "source": rep.source, "conditions": rep.conditions, "note": rep.note,
                       "machine": rep.machine, "scored": rep.scored, "reading": rep.reading, "expect": rep.expect},
-            band=band(rep, tolerance), lower_bound=_is_lower_bound(rep),
+            band=band(rep, tolerance, recs[0]["train_cards" if rep.scored == "recall" else "test_cards"]),
+            lower_bound=_is_lower_bound(rep),
             conditions={"a_units": sc.machine_spec().patchboard.n_associators, "preset": sc.preset,
                         "machine": sc.machine_spec().name,
-                        "alt": _alt_name(sc.machine_spec()),
                         "train_cards": recs[0]["train_cards"], "test_cards": recs[0]["test_cards"],
                         "epochs": sc.schedule.epochs},
             records=recs))
@@ -660,7 +881,8 @@ def reenact(scenes: Sequence[SceneLike] | None = None, *, seeds: Seeds = 5, tole
         result.page = Path(page) if page is not None else out / "REENACTMENT.md"
         drawn = result.page.with_name(result.page.stem.lower() + ".png")
         result.figure = drawn if draw(figure, result, drawn) else None
-        write_text(result.page, _reenact_markdown(result, figure=result.figure and result.figure.name, note=note,
+        figure_name = result.figure.name if result.figure is not None else None
+        write_text(result.page, _reenact_markdown(result, figure=figure_name, note=note,
                                                   command=command or f"mark1 reenact --seeds {len(seed_ids)}"))
     return result
 
@@ -670,15 +892,15 @@ def reenact(scenes: Sequence[SceneLike] | None = None, *, seeds: Seeds = 5, tole
 
 
 def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, note: str = "") -> str:
-    """The Markdown page: how it was made, the best reading, the table, the misses explained, the sources."""
+    """The Markdown page: how it was made, the rule, the readings, the table, the misses explained, the sources."""
     rows = result.rows()
-    n_in = sum(r["verdict"] == "within" for r in rows)
-    n_out = sum(r["verdict"] == "OUT OF BAND" for r in rows)
-    tol = result.tolerance * 100
+    extra = f", widened by {result.tolerance * 100:g} points on each side" if result.tolerance else ""
+    n = len(result.seeds)
+    h = n // 2
     lines = [
-        "# Re-enactment: each report judged on the machine that made it",
+        "# Re-enactment: each report judged under every reading of the machine",
         "",
-        f"Generated by `{command}` over {len(result.seeds)} seed(s) "
+        f"Generated by `{command}` over {n} seed(s) "
         f"(seeds {result.seeds[0]}..{result.seeds[-1]}); each seed draws new training and test cards and a "
         f"new machine (patch board, motor spread, noise). Regenerate this page with the same command; "
         f"it resumes from the records of an interrupted run (`--resume`).",
@@ -687,62 +909,95 @@ def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, 
     if note:
         lines += [note, ""]
     lines += [
-        f"**{n_in} of {len(rows)} scenes within band on the machine that made the report, {n_out} out of band, "
-        f"{len(rows) - n_in - n_out} unclear.**",
+        f"**{result.headline_text()}.**",
+        "",
+        f"Under the rule of the page before issue 24 (band = reported ± 5 points, within when the mean lies "
+        f"in it, every scene counted, project bands included): {result.previous_rule_headline()}.",
+        "",
+        "## The rule (one, symmetric)",
+        "",
+        f"**The band of a report is the project's choice**: the reported figure widened by half a unit of its "
+        f"last digit (85 % covers 84.5-85.5 %; not for a lower bound), then by the 95 % Wilson interval of a "
+        f"proportion measured on as many cards as the scene scores (its test cards, or its training cards for "
+        f"recall; the reports' own test sizes are not recorded){extra}; a lower bound (\">\") reaches 100 %. "
+        f"**within**: the 95 % t-interval of the mean over seeds lies inside the band; **OUT OF BAND**: it lies "
+        f"entirely outside; **unclear**: otherwise. The seeds are split into halves (seeds "
+        f"{result.seeds[0]}..{result.seeds[max(h - 1, 0)]} and {result.seeds[n - h] if h else result.seeds[-1]}.."
+        f"{result.seeds[-1]}), each judged alike; a verdict whose halves disagree is marked *unstable* (†).",
+        "",
+        "The headline counts **each report once** and **only reports with a sourced number**: scenes that "
+        "re-enact one report (the same source, conditions and figure: the outline and solid square-vs-circle "
+        "scenes) are one report, whose verdict is theirs when they agree and unclear when they do not. A "
+        "figure with no source found (X vs E) and the scenes judged on **the project's own bands** (*learned* "
+        "[90 %, 100 %]; *chance* [40 %, 60 %] for Minsky and Papert's predicates, whose theorems give no "
+        "accuracy on cards) are counted apart.",
         "",
         "## Readings",
         "",
-        f"The sources disagree on the Mark I's rack (`docs/MARK1_FACTS.md`): the only pot count they state is "
-        f"\"512 motor-driven potentiometers\" (one pot per A-unit, each A-unit feeding one R-unit), and "
-        f"Rosenblatt's designs (the Project PARA report of 1957: \"each A-set connects to only one R-set\"; "
-        f"1958: disjoint source sets \"essential\") agree with it; 512 x 8 = 4,096 pots all-to-all is an "
-        f"inference no source states. The project's best reading of the Mark I is therefore "
-        f"`{BEST_READING}` (argued in `mark1/specs.py` before this run; the equal division of the A-units among "
-        f"the R-units is assumed). The other rack reading runs beside it on the same wiring. Reports of the "
-        f"IBM 704 are judged on the `ibm704` reading: the textbook perceptron (every non-ideality off, ideal "
-        f"retina) with the reported number of A-units. Where the sources credit a report to both machines "
-        f"(contradictory) or to none, both are shown and the scene's `reading` names the verdict counted above.",
+        "Each column is the scene's machine (its size and settings) under one reading of "
+        "`mark1.specs.PRESETS` (statuses as in `docs/MARK1_FACTS.md`):",
         "",
-        "## How to read the table",
+    ]
+    for name, what in READINGS.values():
+        lines.append(f"- `{name}`: {what}.")
+    lines += [
         "",
-        f"The band of a report is the reported accuracy ± {tol:g} points (the reports are secondary, "
-        f"rounded, and their test sets are not recorded; {tol:g} points is about the 95 % sampling error "
-        f"of an accuracy near 90 % measured on 100 test cards), or [reported, 100 %] when the report is a "
-        f"lower bound (\">\"). A report without a number has **the project's own band** (in italics): "
-        f"*learned* [90 %, 100 %], *chance* [40 %, 60 %] for Minsky and Papert's predicates, whose theorems "
-        f"give no accuracy on cards. *Scored*: what the report scored, *new* cards (the test split) or "
-        f"*recall* of the trained cards; every accuracy in a row is of that kind. **within**: the mean "
-        f"lies in the band; **OUT OF BAND**: the 95 % t-interval of the mean lies entirely outside it; "
-        f"**unclear**: the mean lies outside, its interval reaches in. *Analog*: the scene's machine; "
-        f"*other rack*: the same machine under the other pot reading; *IBM 704*: the ibm704 reading of "
-        f"the same size; *rack cost*: digital learner (the analog retina and patch board with an ideal "
-        f"rack, `spec.digital()`) minus analog, paired over seeds, with its 95 % interval. *φ separable*: "
-        f"seeds in which least squares on the analog machine's φ or a long run of the perceptron fits every "
-        f"training card.",
+        "A reading that is the same machine as the scene's is not trained again (4,096 pots where the code uses "
+        "one R-unit: that unit then has a pot for every A-unit under both); one that cannot be built is `-` "
+        "(64 a unit needs the A-units to divide among the 8 R-units: 500 do not). *Rack cost*: the digital "
+        "learner (the analog retina and patch board with an ideal rack, `spec.digital()`) minus the scene's "
+        "machine, paired over seeds, with its 95 % interval. *φ separable*: seeds in which least squares on the "
+        "scene machine's φ or a long run of the perceptron fits every training card. The verdict counted is "
+        "the one under the reading the scene names (`reported.reading`), argued below the table.",
         "",
     ]
     if figure:
         lines += [f"![accuracy of every scene against its report, on each machine]({figure})", ""]
-    lines += ["| scene | machine (sources) | scored | report | analog | other rack | IBM 704 | rack cost "
-              "[95 %] | φ separable | judged on | verdict |",
-              "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    cols = " | ".join(f"`{name}`" for name, _ in READINGS.values())
+    lines += [f"| scene | machine (sources) | report | scored | band (project's) | {cols} | rack cost [95 %] "
+              f"| φ separable | counted | verdict |",
+              "|---|---|---|---|---|" + "---:|" * len(READINGS) + "---:|---:|---|---|"]
     for r in rows:
         rep = _report_text(r)
         if r["project_band"]:
-            rep = f"*{r['expect']}: {percent(r['band_low'], 0)}-{percent(r['band_high'], 0)}*"
+            rep = f"*{r['expect']}*"
+        elif not r["sourced"]:
+            rep += " (no source)"
+        band_text = f"{percent(r['band_low'])}-{percent(r['band_high'])}"
+        if r["project_band"]:
+            band_text = f"*{band_text}*"
         cells = []
-        for p in ("", "alt_", "ideal_"):
-            v = r[f"{p or 'analog_'}verdict"]
-            cell = _interval(r[f"{p}mean"], r[f"{p}low"], r[f"{p}high"])
-            cells.append(cell if not v else f"{cell} {'**OUT**' if v == 'OUT OF BAND' else v}")
+        for prefix in READINGS:
+            key = prefix or "analog_"
+            v = r[f"{key}verdict"]
+            cell = _interval(r[f"{prefix}mean"], r[f"{prefix}low"], r[f"{prefix}high"])
+            if v:
+                cell += " " + ("**OUT**" if v == "OUT OF BAND" else v) + (" †" if r[f"{key}unstable"] else "")
+            if prefix == r["primary_prefix"]:
+                cell = f"▶ {cell}"
+            cells.append(cell)
         gap = "-" if math.isnan(r["rack_gap_low"]) else (f"{r['rack_gap'] * 100:+.1f} "
                                                          f"[{r['rack_gap_low'] * 100:+.1f}, "
                                                          f"{r['rack_gap_high'] * 100:+.1f}]")
         flag = "**OUT OF BAND**" if r["verdict"] == "OUT OF BAND" else r["verdict"]
-        judged_on = "IBM 704" if r["primary"] == "IBM 704" else f"analog (`{r['reading'] or 'scene machine'}`)"
-        lines.append(f"| {r['scene']} (`{Path(r['file']).name}`) | {r['machine']} | {r['scored']} | {rep} | "
-                     f"{cells[0]} | {cells[1]} | {cells[2]} | {gap} | {r['separated_seeds']} of {r['n']} | "
-                     f"{judged_on} | {flag} |")
+        flag += " †" if r["unstable"] else ""
+        lines.append(f"| {r['scene']} (`{Path(r['file']).name}`) | {r['machine']} | {rep} | {r['scored']} | "
+                     f"{band_text} | {' | '.join(cells)} | {gap} | {r['separated_seeds']} of {r['n']} | "
+                     f"`{READINGS[r['primary_prefix']][0]}` | {flag} |")
+    lines += ["", "▶ the reading counted; † the two halves of the seeds disagree (unstable).", ""]
+    lines += ["## The reports, each once", "",
+              "| report | kind | scenes | verdict counted | halves (first / second) |", "|---|---|---|---|---|"]
+    for report in result.reports():
+        scenes = ", ".join(f"`{Path(r['file']).name}`" for r in report["scenes"])
+        halves = "; ".join(f"{r['halves'][0] or '-'} / {r['halves'][1] or '-'}" for r in report["scenes"])
+        flag = report["verdict"] + (" (unstable)" if report["unstable"] else "")
+        lines.append(f"| {report['name']} | {report['kind']} | {scenes} | {flag} | {halves} |")
+    unstable = [(r["scene"], READINGS[p][0]) for r in rows for p in READINGS if r[f"{p or 'analog_'}unstable"]]
+    lines += ["", "Unstable verdicts (the halves disagree): "
+              + ("; ".join(f"{s} under `{name}`" for s, name in unstable) if unstable else "none") + ".", ""]
+    lines += ["## The reading counted, argued", ""]
+    for sc in result.scenes:
+        lines.append(f"- **{sc.name}**: {_argument(sc)}.")
     misses = [r for r in rows if r["verdict"] != "within"]
     if misses:
         lines += ["", "## What may explain a miss (each clause measured on the same seeds)", ""]
@@ -750,15 +1005,14 @@ def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, 
             lines.append(f"- **{r['scene']}** ({r['verdict']}, {percent(r['judged_mean'])} against "
                          f"{_report_text(r) if not r['project_band'] else 'the project band'}): "
                          f"{r['explanation']}.")
-    lines += ["", "## The reports", ""]
+    lines += ["", "## The reports and their sources", ""]
     for sc in result.scenes:
         rep = sc.reported
-        extra = f" — {rep['note']}" if rep.get("note") else ""
+        extra_note = f" — {rep['note']}" if rep.get("note") else ""
         c = sc.conditions
-        lines.append(f"- **{sc.name}**: {rep.get('conditions', '')}. Source: {rep.get('source', '')}{extra}. "
+        lines.append(f"- **{sc.name}**: {rep.get('conditions', '')}. Source: {rep.get('source', '')}{extra_note}. "
                      f"Machine in the sources: {rep.get('machine')}; scored: {rep.get('scored')}. "
-                     f"Here: {c['machine']} (preset `{c['preset']}`), {c['a_units']} A-units"
-                     f"{'; other rack: ' + c['alt'] if c.get('alt') else ''}; {c['train_cards']} training cards "
-                     f"× {c['epochs']} epochs, {c['test_cards']} test cards.")
+                     f"Here: {c['machine']} (preset `{c['preset']}`), {c['a_units']} A-units; "
+                     f"{c['train_cards']} training cards × {c['epochs']} epochs, {c['test_cards']} test cards.")
     lines.append("")
     return "\n".join(lines)
