@@ -323,3 +323,164 @@ def test_sweep_figure_speaks_the_language():
     low = acc.get_ylim()[0]            # below 0 when an (unclipped) interval of two seeds reaches there
     assert acc.get_ylabel() == ("test accuracy (%)" if low <= 0 else f"test accuracy (%; axis from {low:g} %)")
     assert time_ax.get_ylabel() in ("machine time (s)", "machine time (min)", "machine time (h)")
+
+
+# ----------------------------------------------------------------------------------------
+# a starting point, cliffs, unclipped intervals, the grid's intervals (issue 25)
+
+
+def _edited_demo(tmp_path, **rack) -> str:
+    """The demo scene with ``[machine.overrides.rack]`` set to ``rack``: what ``--at`` spares a user."""
+    text = Path(DEMO).read_text() + "\n[machine.overrides.rack]\n" + "".join(
+        f"{k} = {v!r}\n".replace("'", '"') for k, v in rack.items())
+    path = tmp_path / "edited.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def _strip(records):
+    return [{k: v for k, v in r.items() if k != "wall_time_s"} for r in records]
+
+
+def test_a_starting_point_gives_the_runs_of_the_edited_scene(tmp_path):
+    at = {"rack.drive": "ratchet", "rack.step": 0.015}
+    started = sweep(DEMO, "rack.backlash", "0,0.02", seeds=2, at=at, **SMALL_RUN)
+    edited = sweep(_edited_demo(tmp_path, drive="ratchet", step=0.015), "rack.backlash", "0,0.02", seeds=2,
+                   **SMALL_RUN)
+    assert _strip(started.records) == _strip(edited.records)
+    plain = sweep(DEMO, "rack.backlash", "0,0.02", seeds=2, **SMALL_RUN)
+    assert _strip(plain.records) != _strip(started.records)          # the starting point acted
+    assert started.at == {"rack.drive": "ratchet", "rack.step": 0.015}
+    assert "starting at rack.drive=ratchet, rack.step=0.015" in started.table()
+    grid = grid_sweep(DEMO, "rack.backlash", "0,0.02", "schedule.epochs", "1,2", seeds=1, at=at, **SMALL_RUN)
+    grid_edited = grid_sweep(_edited_demo(tmp_path, drive="ratchet", step=0.015), "rack.backlash", "0,0.02",
+                             "schedule.epochs", "1,2", seeds=1, **SMALL_RUN)
+    assert _strip(grid.records) == _strip(grid_edited.records)
+
+
+def test_a_starting_point_is_serial_and_pooled_alike():
+    from concurrent.futures import ProcessPoolExecutor
+    at = {"rack.drive": "ratchet", "rack.step": 0.015}
+    serial = sweep(DEMO, "rack.wiper_noise", "0,0.02", seeds=2, at=at, **SMALL_RUN)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        pooled = sweep(DEMO, "rack.wiper_noise", "0,0.02", seeds=2, at=at, executor=pool, **SMALL_RUN)
+    assert _strip(pooled.records) == _strip(serial.records)
+
+
+def test_cli_at_equals_the_edited_scene_serially_and_on_two_workers(tmp_path, capsys):
+    runs = {}
+    for name, scene, extra in (("at1", DEMO, ["--at", "rack.drive=ratchet", "--at", "rack.step=0.015"]),
+                               ("at2", DEMO, ["--at", "rack.drive=ratchet", "--at", "rack.step=0.015",
+                                              "--workers", "2"]),
+                               ("edited", _edited_demo(tmp_path, drive="ratchet", step=0.015), [])):
+        argv = ["sweep", scene, "--param", "rack.backlash", "--values", "0,0.02", "--seeds", "2", "--train-count",
+                "8", "--test-count", "8", "--out", str(tmp_path / name), *extra]
+        if "--workers" not in extra:
+            argv += ["--workers", "1"]
+        assert cli.main(argv) == 0
+        runs[name] = _strip(read_csv(tmp_path / name / "sweep.csv"))
+    assert runs["at1"] == runs["edited"] == runs["at2"]
+    assert "starting at rack.drive=ratchet, rack.step=0.015" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--at", "rack.step"], ["--at", "KEY=VALUE"]),
+    (["--at", "rack.step=0.01", "--at", "rack.step=0.02"], ["--at", "rack.step twice"]),
+    (["--at", "rack.stp=0.01"], ["--at", "rack.step"]),
+    (["--at", "rack.step=-1"], ["--at", "rack.step"]),
+    (["--at", "rack.step=fine"], ["--at", "'fine'"]),
+    (["--at", "rack.backlash=0.01"], ["--at", "rack.backlash is swept"]),
+    (["--at", "schedule.epochs=2"], ["--at", "schedule.epochs"]),
+])
+def test_cli_bad_starting_point_is_one_line_and_writes_nothing(tmp_path, capsys, argv, words):
+    status = cli.main(["sweep", DEMO, "--param", "rack.backlash", "--values", "0,0.02", *argv,
+                       "--out", str(tmp_path / "sw")])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    for w in words:
+        assert w in err
+    assert not (tmp_path / "sw").exists()
+
+
+def test_the_cliff_is_named_exactly_when_a_ratchet_step_passes_the_increment():
+    from mark1.specs import MARK_I
+    ratchet = MARK_I.with_overrides({"rack.drive": "ratchet"})
+    inc = ratchet.trainer.increment
+    assert sweep_mod.cliff_warning([("a", ratchet.with_overrides({"rack.step": inc}))]) is None     # at, not above
+    assert sweep_mod.cliff_warning([("a", MARK_I.with_overrides({"rack.step": 4 * inc}))]) is None  # continuous
+    over = sweep_mod.cliff_warning([("a", ratchet.with_overrides({"rack.step": 1.5 * inc}))])
+    assert "one whole step" in over and "\n" not in over
+    assert "no pot turns" in sweep_mod.cliff_warning([("a", ratchet.with_overrides({"rack.step": 2 * inc}))])
+    lms = ratchet.with_overrides({"rack.step": 4 * inc, "trainer.rule": "lms"})
+    assert sweep_mod.cliff_warning([("a", lms)]) is None                                  # no increment to pass
+
+
+def test_a_sweep_warns_only_when_a_value_crosses_the_cliff(recwarn):
+    from mark1.exceptions import CliffWarning
+    at = {"rack.drive": "ratchet"}
+    calm = sweep(DEMO, "rack.step", "0.01,0.02", seeds=1, at=at, train_count=4, test_count=4)
+    assert not [w for w in recwarn if issubclass(w.category, CliffWarning)] and calm.cliff is None
+    with pytest.warns(CliffWarning, match=r"rack.step=0.04 \(at rack.drive=ratchet\)") as caught:
+        steep = sweep(DEMO, "rack.step", "0.01,0.04", seeds=1, at=at, train_count=4, test_count=4)
+    assert len([w for w in caught if issubclass(w.category, CliffWarning)]) == 1
+    assert "rack.step=0.01" not in steep.cliff
+    # the continuous drive never ratchets: the same step values are no cliff
+    recwarn.clear()
+    sweep(DEMO, "rack.step", "0.01,0.04", seeds=1, train_count=4, test_count=4)
+    assert not [w for w in recwarn if issubclass(w.category, CliffWarning)]
+
+
+def test_cli_cliff_warning_is_one_line_on_stderr(tmp_path, capsys):
+    assert cli.main(["sweep", DEMO, "--param", "rack.backlash", "--values", "0,0.02", "--seeds", "1",
+                     "--workers", "1", "--train-count", "4", "--test-count", "4", "--at", "rack.drive=ratchet",
+                     "--at", "rack.step=0.05", "--out", str(tmp_path / "sw")]) == 0
+    err = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(err) == 1 and err[0].startswith("mark1: warning: ratchet step above the trainer's increment")
+    assert "every value of rack.backlash, starting at rack.drive=ratchet, rack.step=0.05" in err[0]
+
+
+def _made_up_sweep(accs: dict) -> sweep_mod.Sweep:
+    """A Sweep from made-up test accuracies {value: [per seed]} (the other fields plausible)."""
+    records = [dict(param="rack.backlash", value=v, seed=s, test_accuracy=a, train_accuracy=1.0, machine_time_s=60.0,
+                    waited_s=0.0, mistakes=3, learned_after=10, presentations=40, passes=1, first_clean_pass=None)
+               for v, xs in accs.items() for s, a in enumerate(xs)]
+    values = [float(v) for v in accs]
+    return sweep_mod.Sweep(scene="made up", param="rack.backlash", values=values, reference=values[0],
+                           seeds=list(range(len(next(iter(accs.values()))))), records=records)
+
+
+def test_intervals_near_100_percent_are_not_clipped():
+    result = _made_up_sweep({"0.0": [1.0, 0.9, 1.0], "0.02": [1.0, 1.0, 0.9]})
+    top = result.summary()[0]
+    # mean 0.9667 +- t(0.975; 2) 0.0577 / sqrt(3): the upper end passes 100 %
+    half = 4.30265273 * 0.05773502691896258 / math.sqrt(3)
+    assert top["test_high"] == pytest.approx(0.9666666666666667 + half, abs=1e-9) and top["test_high"] > 1.0
+    assert "96.7 [82.3, 111.0]" in result.table()
+    ax = sweep_figure(result).axes[0]
+    assert ax.get_ylim()[1] > 111.0                               # the band is drawn whole
+    assert max(max(p[:, 1]) for p in (c.get_paths()[0].vertices for c in ax.collections)) == pytest.approx(
+        100 * top["test_high"], abs=1e-6)
+
+
+def test_grid_table_and_map_carry_the_paired_intervals():
+    result = grid_sweep(DEMO, "trainer.increment", "0.005,0.02", "rack.wiper_noise", "0,0.3", seeds=3,
+                        train_count=8, test_count=12)
+    rows = result.summary()
+    table = result.table()
+    fig = grid_sweep_figure(result)
+    titles = [ax.get_title() for ax in fig.axes]
+    change_ax = fig.axes[titles.index("paired change in test accuracy (points)")]
+    hatched = {p.get_gid() for p in change_ax.patches if (p.get_gid() or "").startswith("undecided:")}
+    for k, r in enumerate(rows):
+        i, j = divmod(k, 2)
+        if result.is_reference(r["value_a"], r["value_b"]):
+            assert f"undecided:{i},{j}" not in hatched
+            continue
+        diffs = result.differences()[(r["value_a"], r["value_b"])]
+        m, lo, hi = sweep_mod.mean_interval(diffs)
+        assert (r["change_mean"], r["change_low"], r["change_high"]) == pytest.approx((m, lo, hi))
+        assert f"[{100 * lo:+.1f}, {100 * hi:+.1f}]" in table
+        # hatched exactly where the interval includes 0
+        assert (f"undecided:{i},{j}" in hatched) == (lo <= 0 <= hi), (i, j, lo, hi)
+        assert f"[{100 * lo:+.1f}, {100 * hi:+.1f}]" in " ".join(t.get_text() for t in change_ax.texts)
