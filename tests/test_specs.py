@@ -8,6 +8,7 @@ import pytest
 
 from mark1 import specs
 from mark1.exceptions import SpecError
+from mark1.machine.potentiometers import PotentiometerRack
 from mark1.specs import MARK_I, NON_IDEALITIES, SMALL, MachineSpec, RackSpec, ResponseSpec, TrainerSpec
 
 STATUS_WORDS = {"documented", "single-source", "contradictory", "datasheet", "assumed"}
@@ -288,3 +289,52 @@ def test_good_value_system_combinations_build():
                  {"trainer.rule": "gamma", "trainer.reinforcement": "forced"}):
         spec = SMALL.with_overrides(over)
         assert all(spec.get(k) == v for k, v in over.items())
+
+
+# ---------------------------------------------------------------------------------------
+# the default rack and the readings (issue 24)
+
+
+def test_the_default_rack_is_512_pots_one_per_a_unit_split_over_the_r_units_in_use():
+    info = RackSpec.field_info("topology")
+    assert MARK_I.rack.topology == "split-in-use" and info["status"] == "assumed"
+    # the field says where each part stands: the count, the assignment, the binary code, 4,096
+    for words in ("single-source", "assignment assumed", "binary code (assumed)", "an inference, no source"):
+        assert words in info["doc"], words
+    assert specs.BEST_READING == "mark1-512" and specs.PRESETS["mark1-512"].rack == MARK_I.rack
+
+
+@pytest.mark.parametrize("n_units, sizes", [(1, [512]), (2, [256, 256]), (3, [170, 171, 171]),
+                                             (5, [102, 102, 103, 102, 103]), (8, [64] * 8)])
+def test_split_in_use_divides_the_a_units_by_floor_boundaries(n_units, sizes):
+    rack = PotentiometerRack(MARK_I.rack, n_units, 513, 8)
+    assert rack.mask[:, :-1].sum(axis=1).tolist() == sizes
+    assert rack.mask[:, -1].all()                                       # each R-unit keeps its bias pot
+    assert (rack.mask[:, :-1].sum(axis=0) == 1).all()                   # one pot per A-unit, no A-unit left out
+    assert rack.n_pots == 512 + n_units
+
+
+def test_two_classes_see_every_a_unit_under_every_rack_reading_but_64_a_unit():
+    masks = {name: PotentiometerRack(specs.PRESETS[name].rack, 1, 513, 8).mask
+             for name in ("mark1-512", "mark1-4096", "mark1-512-split-64")}
+    assert masks["mark1-512"].all() and masks["mark1-4096"].all()
+    assert masks["mark1-512-split-64"].sum() == 64 + 1
+
+
+def test_split_in_use_needs_an_a_unit_for_each_r_unit_in_use():
+    with pytest.raises(SpecError) as info:
+        PotentiometerRack(MARK_I.rack, 5, 4, 8)                         # 3 A-units for 5 R-units
+    assert info.value.key == "rack.topology"
+
+
+def test_the_readings_differ_from_the_default_only_where_they_say():
+    base = MARK_I.to_dict()
+    expected = {"mark1-512": {}, "mark1-4096": {"rack.topology": "all"},
+                "mark1-512-split-64": {"rack.topology": "split"}, "mark1-512-ratchet": {"rack.drive": "ratchet"},
+                "mark1-512-1s": {"timing.period": 1.0}}
+    for name, changes in expected.items():
+        flat = {f"{g}.{k}": v for g, fields in specs.PRESETS[name].to_dict().items() if isinstance(fields, dict)
+                for k, v in fields.items()}
+        flat_base = {f"{g}.{k}": v for g, fields in base.items() if isinstance(fields, dict) for k, v in fields.items()}
+        assert {k: v for k, v in flat.items() if flat_base[k] != v} == changes, name
+    assert specs.PRESETS["ibm704"].is_ideal
