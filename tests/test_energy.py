@@ -161,3 +161,15 @@ def test_a_device_preset_spends_pulses_times_its_energy_a_pulse():
         correction_energies(MarkI(spec=spec, seed=0, trace="full").fit(cards, labels, epochs=1))
     with pytest.raises(InputError, match="device"):
         pulse_energy("memristor")
+
+
+def test_a_scenes_device_is_known_by_its_family_when_the_scene_changes_it(tmp_path):
+    from mark1.machine.energy import device_of
+    from mark1.stimuli.scenes import load_scene
+
+    scene = tmp_path / "ecram.toml"
+    scene.write_text('name = "E vs F on ECRAM"\ndescription = "two letters"\n[stimuli]\nsource = "characters"\n'
+                     'classes = ["E", "F"]\n[train]\ncount = 6\n[test]\ncount = 6\n[machine]\npreset = "SMALL"\n'
+                     'device = "ecram"\n[machine.overrides]\nrack.step = 0.002\n')
+    spec = load_scene(scene).machine_spec()
+    assert spec.rack.step == 0.002 and device_of(spec) == "ecram"

@@ -248,7 +248,9 @@ def device_of(spec) -> str | None:
     """The device preset whose rack ``spec`` has, or None (the Mark I's own motors).
 
     A spec made by :func:`mark1.machine.devices.device_spec` is named ``"<base> + <device>"``;
-    any other spec is that device when its rack has every one of the preset's overrides.
+    any other spec (a scene's ``machine.device``) is that device when its rack has every
+    one of the preset's overrides, or else, when the scene changed some of them, the
+    preset's drive, law and pulse width (``rack.step_time``), which no other preset shares.
 
     Examples
     --------
@@ -264,7 +266,10 @@ def device_of(spec) -> str | None:
     for name, p in PRESETS.items():
         if all(getattr(rack, k.split(".", 1)[1]) == v for k, v in p.overrides.items()):
             return name
-    return None
+    family = [name for name, p in PRESETS.items()
+              if all(getattr(rack, k) == p.overrides.get(f"rack.{k}", getattr(rack, k)) and f"rack.{k}" in p.overrides
+                     for k in ("drive", "law", "step_time"))]
+    return family[0] if len(family) == 1 else None
 
 
 def update_energy(spec, per_pulse: Constant | None = None) -> float:
