@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from concurrent.futures import ProcessPoolExecutor
 
 import matplotlib
@@ -519,3 +520,99 @@ def test_commands_bad_input_is_a_usage_error(tiny, tmp_path, monkeypatch):
             args.func(args)
         assert "\n" not in str(err.value)
     assert not (tmp_path / "runs").exists()
+
+
+# ----------------------------------------------------------------------------------------
+# studies a reviewer accepts (issue 25): starting point, multiplicity, paired compare, cliffs
+
+
+def _tiny_edited(tmp_path, **rack):
+    path = tmp_path / "tiny_edited.toml"
+    path.write_text(TINY + "\n[machine.overrides.rack]\n"
+                    + "".join(f"{k} = {v!r}\n".replace("'", '"') for k, v in rack.items()))
+    return load_scene(path)
+
+
+def test_ablate_at_a_starting_point_is_the_edited_scenes_ablation(tiny, tmp_path):
+    kw = dict(seeds=2, train_count=4, test_count=6)
+    started = ab.ablate(tiny, at={"rack.backlash": 0.02, "rack.wiper_noise": 0.02}, **kw)
+    edited = ab.ablate(_tiny_edited(tmp_path, backlash=0.02, wiper_noise=0.02), **kw)
+    for a, b in zip(started.rows, edited.rows):
+        assert (a["variant"], a["test_accuracy"], a["machine_time_s"]) == (b["variant"], b["test_accuracy"],
+                                                                         b["machine_time_s"])
+    assert started.at == {"rack.backlash": 0.02, "rack.wiper_noise": 0.02}
+    assert "starting at rack.backlash=0.02, rack.wiper_noise=0.02" in started.table()
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        pooled = ab.ablate(tiny, at={"rack.backlash": 0.02, "rack.wiper_noise": 0.02}, executor=pool, **kw)
+    assert [r["test_accuracy"] for r in pooled.rows] == [r["test_accuracy"] for r in started.rows]
+    assert [r["machine_time_s"] for r in pooled.rows] == [r["machine_time_s"] for r in started.rows]
+
+
+def test_ablation_states_holm_beside_the_raw_intervals(tiny):
+    result = ab.ablate(tiny, seeds=3, train_count=6, test_count=8)
+    arms = [r for r in result.rows if r["kind"] != "reference"]
+    from mark1.lab.stats import holm, paired_p
+    for r in arms:
+        if r["same_as"] == r["reference"]:                      # the reference machine itself: no test
+            assert r["p_value"] is None and r["p_holm"] is None
+        else:
+            assert r["p_value"] == paired_p([c / 100 for c in r["costs"]])
+    assert [r["p_holm"] for r in arms] == holm([r["p_value"] for r in arms])
+    family = result.family()
+    assert family and all(r["p_holm"] >= r["p_value"] for r in family)
+    head = result.table().splitlines()[0]
+    assert f"p Holm ({len(family)} arms)" in head and "raw" in head
+    assert "Holm-Bonferroni" in result.table() and "Holm-Bonferroni" in result.to_json()["multiplicity"]
+
+
+def test_ablation_warns_of_the_ratchet_cliff_only_past_the_increment(tiny, recwarn):
+    from mark1.exceptions import CliffWarning
+    kw = dict(seeds=1, train_count=4, test_count=4)
+    ab.ablate(tiny, at={"rack.step": 0.02}, **kw)                # the ratchet arm's step: the increment itself
+    assert not [w for w in recwarn if issubclass(w.category, CliffWarning)]
+    with pytest.warns(CliffWarning, match="arm on:ratchet") as caught:
+        result = ab.ablate(tiny, at={"rack.step": 0.03}, **kw)
+    assert len([w for w in caught if issubclass(w.category, CliffWarning)]) == 1
+    assert "arm on:ratchet (step 0.03 FS)" in result.cliff
+
+
+def test_compare_gives_the_paired_analog_minus_digital_interval(tiny):
+    comp = cp.compare(tiny, seeds=4, learners=["mark1", "digital", "lstsq-S"], train_count=6, test_count=12)
+    acc = {(r["learner"], r["seed"]): r["test_accuracy"] for r in comp.records}
+    diffs = [acc[("mark1", s)] - acc[("digital", s)] for s in range(4)]
+    # by hand: mean +- t(0.975; 3) sd / sqrt(4), t(0.975; 3) = 3.18244631
+    mean = sum(diffs) / 4
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / 3)
+    half = 3.18244631 * sd / 2
+    d = comp.paired("mark1", "digital")
+    assert d["diffs"] == diffs and d["n"] == 4
+    assert (d["mean"], d["low"], d["high"]) == pytest.approx((mean, mean - half, mean + half), abs=1e-12)
+    cell = (f"{100 * mean:+.1f} [{100 * (mean - half):+.1f}, {100 * (mean + half):+.1f}]")
+    text = comp.table()
+    assert "mark1 − it (points), paired 95 %" in text and f"analog − digital: {cell} points over 4 seeds" in text
+    assert comp.to_json()["paired"]["mark1 - digital"]["diffs"] == diffs
+    with pytest.raises(ValueError, match="learner"):
+        comp.paired("mark1", "ideal")
+
+
+def test_compare_paired_serial_equals_two_workers(tiny):
+    kw = dict(seeds=3, learners=["mark1", "digital"], train_count=6, test_count=8)
+    serial = cp.compare(tiny, **kw)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        pooled = cp.compare(tiny, executor=pool, **kw)
+    assert pooled.paired() == serial.paired()
+
+
+def test_ablate_command_takes_at_and_refuses_a_repeated_key(tiny, tmp_path, capsys):
+    parser = _parser()
+    args = parser.parse_args(["ablate", tiny.path, "--seeds", "1", "--workers", "1", "--out", str(tmp_path / "a"),
+                              "--train-count", "4", "--test-count", "4", "--at", "rack.backlash=0.02"])
+    assert args.func(args) == 0
+    assert "starting at rack.backlash=0.02" in capsys.readouterr().out
+    saved = json.loads((tmp_path / "a" / "ablation.json").read_text())
+    assert saved["at"] == {"rack.backlash": "0.02"}
+    args = parser.parse_args(["ablate", tiny.path, "--at", "rack.backlash=0.02", "--at", "rack.backlash=0.03",
+                              "--out", str(tmp_path / "b")])
+    with pytest.raises(UsageError, match="--at: expected each key once") as err:
+        args.func(args)
+    assert "\n" not in str(err.value) and not (tmp_path / "b").exists()
