@@ -646,9 +646,16 @@ def _law_fit(name: str, params: dict, r: np.ndarray, k: int, measured: np.ndarra
 def _fit_piecewise(law: Law, table: DeviceTable, spec: MachineSpec, base: MachineSpec) -> LawFit:
     """The piecewise law's node factors by linear least squares: the kernel's step is linear
     in the nodes, so its columns are the steps of each node alone (the kernel's own
-    interpolation), up and down apart. Nodes no pulse reaches take their neighbours' value."""
+    interpolation), up and down apart. Nodes no pulse reaches take their neighbours' value.
+
+    The nodes span the measured travel: the pot's bounds (``rack.w_max``, ``rack.w_min``, so
+    its end stops too) are set to the highest and lowest reading (0 kept inside), so the
+    table is the law where it was measured and nothing is claimed beyond."""
     nodes = len(spec.rack.piecewise_up) if len(spec.rack.piecewise_up) > 1 else PIECEWISE_NODES
     measured = table.step
+    travel = {"rack.w_max": float(np.clip(table.position.max(), 1e-3, 1.0)),
+              "rack.w_min": float(np.clip(table.position.min(), -1.0, -1e-3))}
+    base = base.with_overrides(travel)
     factors = {}
     for name, sign in (("rack.piecewise_up", 1), ("rack.piecewise_down", -1)):
         rows = table.direction == sign
@@ -668,7 +675,7 @@ def _fit_piecewise(law: Law, table: DeviceTable, spec: MachineSpec, base: Machin
         factors[name] = tuple(float(v) for v in np.maximum(f, 0.0))
     fitted = base.with_overrides(factors)
     r = measured - law_steps(fitted, table)
-    params = {**_drive(spec), **law.fixed, **factors}
+    params = {**_drive(spec), **law.fixed, **travel, **factors}
     return _law_fit(law.name, params, r, 2 * nodes, measured)
 
 
