@@ -390,7 +390,9 @@ class ResponseSpec(_Spec):
     n_responses: int = param(8, "R-units", "documented", "number of response units", low=1, high=16)
     code: str = param("auto", "choice", "assumed",
                       "'auto': one unit for 2 classes, one unit per class up to n_responses, "
-                      "a binary code beyond; or force 'single', 'one-per-class', 'binary'",
+                      "a binary code beyond (code words on all n_responses R-units, chosen far apart; how the "
+                      "Mark I read more classes than lamps is not recorded); or force 'single', 'one-per-class', "
+                      "'binary'",
                       choices=("auto", "single", "one-per-class", "binary"))
     discrimination: str = param("sum", "choice", "documented",
                                 "'sum': the R-unit responds to the sum of its pots' outputs (Rosenblatt's "
