@@ -662,7 +662,9 @@ def _fit_piecewise(law: Law, table: DeviceTable, spec: MachineSpec, base: Machin
         cols = np.empty((int(rows.sum()), nodes))
         for i in range(nodes):
             unit = tuple(float(v) for v in np.eye(nodes)[i])
-            cols[:, i] = law_steps(base.with_overrides({"rack.piecewise_up": unit, "rack.piecewise_down": unit}),
+            # without end stops: a unit factor would run into a stop the true factor never reaches
+            cols[:, i] = law_steps(base.with_overrides({"rack.piecewise_up": unit, "rack.piecewise_down": unit,
+                                                        "rack.end_stops": False}),
                                    table)[rows]
         reached = np.abs(cols).sum(axis=0) > 0
         f = np.zeros(nodes)
