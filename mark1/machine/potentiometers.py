@@ -14,6 +14,15 @@ Each weight is the wiper position of a potentiometer, in full-scale fractions
   so the move ends early and its duration shows it;
 * wiper noise: every read of a wiper adds fresh Gaussian noise;
 * decay: every wiper relaxes towards 0 with ``decay_time``, continuously (moving or not).
+* device laws (issue 25, ``rack.law`` and aihwkit's parameters): a pulse's travel may
+  depend on the wiper's position and direction, vary from pot to pot (step, bounds,
+  asymmetry, stuck pots: drawn once, :meth:`PotentiometerRack.device_arrays`) and from
+  pulse to pulse (step noise, write noise: counter-based streams); a wiper at rest may
+  drift as a power law of the time since its last move; the R-unit may read its sums
+  through a saturating, quantizing ADC (``docs/guide/devices.rst``);
+* energy's counters: :attr:`PotentiometerRack.motor_seconds` (running time of each pot's
+  motor) and :attr:`PotentiometerRack.pulses` (steps or device pulses each pot received),
+  written by the kernel as the pots move.
 
 Time: one SimPy timeout per drive command (all pots of a command move at once, each
 at its own speed); a wiper's position between events is computed in closed form
