@@ -404,3 +404,32 @@ def test_the_machine_reads_and_scores_through_the_adc():
     fast = _fit(spec)                              # the compiled loop reads through the same ADC
     assert np.array_equal(fast.history_, m.history_)
     assert np.array_equal(fast.rack_.positions(fast.machine_time_), m.rack_.positions(m.machine_time_))
+
+
+# -- invariants under every law ----------------------------------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(law=st.sampled_from(sorted(LAW_CODES)), drive=st.sampled_from(["ratchet", "continuous"]),
+       noise=st.floats(0.0, 3.0), write=st.floats(0.0, 20.0), seed=st.integers(0, 2 ** 32 - 1),
+       commands=st.lists(st.floats(-0.5, 0.5), min_size=1, max_size=6))
+def test_wipers_never_pass_their_own_bounds(law, drive, noise, write, seed, commands):
+    spec = ratchet(drive=drive, law=law, dw_min_std=noise, write_noise_std=write, w_max=0.8, w_min=-0.6,
+                   w_max_dtod=0.2, w_min_dtod=0.2, dw_min_dtod=0.3, up_down=0.2, up_down_dtod=0.1, pow_gamma=1.5,
+                   gamma_up=0.5, gamma_down=0.5, piecewise_up=(2.0, 0.5), piecewise_down=(0.5, 2.0), backlash=0.01)
+    n = 40
+    ss = np.random.SeedSequence(seed)
+    rack = PotentiometerRack(spec, 1, n, 8, device_seed=ss, noise_seed=ss)
+    w_max, w_min = (a.reshape(-1) for a in PotentiometerRack.device_arrays(spec, (1, n), ss)[2:4])
+    t = 0.0
+    for c in commands:
+        rack.apply(*rack.plan(np.full((1, n), c), t), t)
+        t = rack.busy_until + 1.0
+        w = rack.positions(t)[0]
+        assert (w <= w_max + 1e-12).all() and (w >= w_min - 1e-12).all()
+    assert (rack.motor_seconds >= 0).all() and (rack.pulses >= 0).all()
+
+
+def test_up_down_spread_per_pot():
+    up_down = PotentiometerRack.device_arrays(ratchet(up_down=0.1, up_down_dtod=0.05), (1, 4000),
+                                              np.random.SeedSequence(8))[1]
+    assert abs(up_down.mean() - 0.1) < 0.005 and abs(up_down.std() - 0.05) < 0.005
