@@ -8,12 +8,13 @@ spec overrides that make the machine's pots behave like the device.
 
 The laws are the machine's own: the predicted change of one pulse is what
 :meth:`~mark1.machine.potentiometers.PotentiometerRack.plan` (the compiled pot kernel,
-:mod:`mark1.machine._kernels.pots`) makes of one trainer's pulse (``trainer.increment``)
-from the measured position, in the measured direction. Nothing here writes a law a
+:mod:`mark1.machine._kernels.pots`) makes of one pulse (a ratchet's step, ``rack.step``, or
+on the continuous drive one trainer's pulse, ``trainer.increment``) from the measured
+position, in the measured direction. Nothing here writes a law a
 second time; a new law in the kernel is fitted as soon as it is listed in :data:`LAWS`.
 
-The table (CSV, a header row, then one row a reading)
------------------------------------------------------
+The table is CSV: a header row, then one row a reading, with the columns
+
 ``pulse``
     The pulse number: 0 for the reading before the first pulse, then 1, 2, 3, ... in
     order, without gaps.
