@@ -10,12 +10,11 @@ import math
 import numpy as np
 import simpy
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import make_cards
 from mark1 import MarkI, specs
-from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.retina import RetinaState
 from mark1.machine.simulator import Trace
 
@@ -104,55 +103,44 @@ def test_fast_motors_need_no_wait(seed):
         assert t1 - t0 == pytest.approx(INC / 1.0, rel=1e-9)
 
 
-@settings(max_examples=5, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=5)
 @given(seed=seeds)
-def test_overlap_keeps_the_period_and_reads_wipers_mid_move(seed, sums_spy):
+def test_overlap_keeps_the_period_and_reads_wipers_mid_move(seed):
     """timing.overlap=True: the next card comes on time while the motors turn, and its
-    read sees each moving wiper linearly between where it started and its target."""
-    reads = sums_spy
-    reads.clear()                                  # the spy outlives one hypothesis example
+    read sees each moving wiper linearly between where it started and its target (the
+    trace's moves say where and when; its readings what the trainer read)."""
     spec = SLOW.with_overrides({"timing.overlap": True})
     m = _fit(spec, seed)
-    h = m.history_
+    h, mask = m.history_, m.rack_.mask
     np.testing.assert_allclose(np.diff(h["start"]), TM.period, atol=1e-9)
     assert m.waited_ == 0 and not _events(m, "waited for motors")
     assert (h["pots_moved"] > 0).any()
-    mid = [r for r in reads if r["t"] < r["busy_until"]]
-    assert mid, "no read happened while the wipers were moving"
-    strictly_between = 0
-    for r in mid:
-        span = r["t_end"] - r["t_start"]
-        frac = np.clip(np.divide(r["t"] - r["t_start"], span, out=np.ones_like(span), where=span > 0), 0, 1)
-        expected_pos = r["p_from"] + (r["p_to"] - r["p_from"]) * frac
-        np.testing.assert_allclose(r["sums"], expected_pos @ r["x"], rtol=1e-12, atol=1e-15)
-        moving = (r["t_start"] < r["t"]) & (r["t"] < r["t_end"]) & (r["x"][None, :] > 0)
-        strictly_between += int(moving.sum())
-        # a moving pot read at its midpoint is half-way
-        half = moving & np.isclose(frac, 0.5)
-        np.testing.assert_allclose(expected_pos[half], 0.5 * (r["p_from"] + r["p_to"])[half], rtol=1e-12, atol=1e-15)
-    assert strictly_between > 0
-    # the read 1 s into a 2 s move sees the wipers half-way
-    assert any(np.isclose(r["t"] - r["t_start"], TM.period).any() for r in mid)
+    strictly_between = half_way = 0
+    for p, r in enumerate(m.trace_.readings):
+        pots = np.append(r.a_units, mask.shape[1] - 1)
+        # no read noise: the wipers read make the sums the trainer read
+        np.testing.assert_allclose((r.wipers * mask[:, pots]).sum(axis=1), m.read_sums_[p], rtol=1e-12, atol=1e-15)
+        latest = {}                                   # each pot's last move set going before the read
+        for mv in m.trace_.moves:
+            if mv.time < r.time:
+                for k in range(len(mv.unit)):
+                    latest[(int(mv.unit[k]), int(mv.a_unit[k]))] = (mv.time, mv, k)
+        for col, a in enumerate(pots):
+            for unit in range(mask.shape[0]):
+                if (unit, a) not in latest:
+                    continue
+                t_go, mv, k = latest[(unit, a)]
+                begin, end = t_go + mv.slack_time[k], t_go + mv.duration[k]
+                frac = 1.0 if end <= begin else min(max((r.time - begin) / (end - begin), 0.0), 1.0)
+                expected = mv.start[k] + (mv.target[k] - mv.start[k]) * frac
+                assert r.wipers[unit, col] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+                strictly_between += 0.0 < frac < 1.0
+                # the read 1 s into a 2 s move sees the wiper half-way
+                half_way += bool(np.isclose(r.time - begin, TM.period) and np.isclose(frac, 0.5))
+    assert strictly_between > 0 and half_way > 0
     # the run ends when the last period is over and every wiper has stopped
     assert m.machine_time_ == pytest.approx(max(h["start"][-1] + TM.period, m.rack_.busy_until), rel=1e-12)
     assert np.array_equal(m.weights_, m.rack_.p_to)
-
-
-@pytest.fixture
-def sums_spy(monkeypatch):
-    """Records every PotentiometerRack.sums call with the rack's state at that moment."""
-    reads = []
-    original = PotentiometerRack.sums
-
-    def spy(self, x, t):
-        out = original(self, x, t)
-        reads.append(dict(t=t, x=np.array(x, float), sums=np.array(out), busy_until=self.busy_until,
-                          p_from=self.p_from.copy(), p_to=self.p_to.copy(),
-                          t_start=self.t_start.copy(), t_end=self.t_end.copy()))
-        return out
-
-    monkeypatch.setattr(PotentiometerRack, "sums", spy)
-    return reads
 
 
 @pytest.mark.parametrize("n_drivers", [1, 3, 8])
@@ -174,7 +162,8 @@ def test_driver_limit_in_a_run(n_drivers):
 
 
 def test_alpha_moves_the_active_pots_of_every_erring_unit():
-    spec = SLOW.with_overrides({"rack.motor_speed": "inf"})
+    # every unit wired to every A-unit (the default splits them among the units in use)
+    spec = SLOW.with_overrides({"rack.motor_speed": "inf", "rack.topology": "all"})
     for seed in range(3):
         m = _fit(spec, seed, n_cards=12, epochs=2, shapes=("x", "box", "bar"))
         h = m.history_

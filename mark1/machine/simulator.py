@@ -14,33 +14,33 @@ Only the instants where the simulation must act are SimPy events. The clock is c
 form (card ``p`` changes at ``t_anchor + (p - p_anchor) * period``; the anchor moves
 when a card waits for the motors), and so are motor moves
 (:func:`mark1.machine._kernels.pots.plan_pot`) and a wiper's position during one
-(:func:`mark1.machine._kernels.pots.stored_pot`). So a block of presentations runs in one
-compiled loop (``_kernels.presentation.train_block``, numba) with one SimPy timeout, up to the end of the
-sensed block or to a card that waits for the motors: the loop does what the trainer
-does, with the same compiled rule and pot functions the event path calls, reading the
-wipers mid-move where ``timing.overlap`` lets them move, and serving a driver limit
-(``rack.drivers``) as a first-come-first-served queue of pot moves (``_kernels.presentation.serve``) in
-the order SimPy's resource serves them. SimPy steps card by card, with a timeout per
-read and a process per motor command, where someone watches each card (an ``on_event``
-listener, real-time replay, a full trace with overlap or drivers) and as the reference the compiled loop is
-proved against (``_TrainingRun.compiled_loop = False``). Both ways give the same
-history, wipers and machine time, bit for bit (tests/test_compiled_timing.py). Card
-change, lamps on, S and A settling and the end of the period are logged in the trace at
-their computed times. Photocell responses between events are closed form
-(:meth:`Retina.expose`), computed for blocks of upcoming cards at once and recomputed
-only when a wait for the motors shifts the schedule.
+(:func:`mark1.machine._kernels.pots.stored_pot`). The step of one card (read, rule, moves,
+driver queue, decay, clock) is written once, compiled, in
+:mod:`mark1.machine._kernels.presentation`; the SimPy process here drives it
+(``train_block``): a whole block of presentations per call and one SimPy timeout, up to
+the end of the sensed block or a card that waits for the motors, where nobody watches; one
+card per call where someone does (an ``on_event`` listener, real-time replay, a full trace
+with overlap or drivers, or ``_TrainingRun.compiled_loop = False``), SimPy's clock brought
+to each event first. With a full trace the kernel stops before each reinforcement so that
+the read is logged before the wipers move, and ``act_on`` makes the rest of the same step;
+the moves it sets going come back in a log (``Moves``) the trace is made from. Both ways
+give the same history, wipers and machine time by construction
+(tests/test_compiled_timing.py checks it). Card change, lamps on, S and A settling and the
+end of the period are logged in the trace at their computed times. Photocell responses
+between events are closed form (:meth:`Retina.expose`), computed for blocks of upcoming
+cards at once and recomputed only when a wait for the motors shifts the schedule.
 
-The order of events at one instant is SimPy's, and the compiled loop keeps it: a read at
-time ``t`` sees every queued move that got its driver before ``t`` and none that gets it
-at ``t`` (a driver freed at ``t`` is handed on by events SimPy schedules at ``t``, after
-the trainer's timeout to the read); the moves a reinforcement commands join the queue
-behind the moves already waiting; a move is planned from the wiper's position when it
-gets its driver.
+The order of one instant is the kernel's (``serve``): a read at time ``t`` sees every
+queued move that got its driver before ``t`` and none that gets it at ``t``; the moves a
+reinforcement commands join the queue behind the moves already waiting; a move is planned
+from the wiper's position when it gets its driver. In the trace, a motors' event at the
+instant of a card's event comes first.
 """
 
 from __future__ import annotations
 
 import csv
+import heapq
 import io
 import os
 from collections.abc import Callable
@@ -53,12 +53,11 @@ import simpy.rt
 
 from mark1._utils.atomic import atomic_path
 from mark1.machine._kernels import presentation as kernel
-from mark1.machine._kernels.pots import read_out_array
-from mark1.machine._kernels.presentation import BLOCK_END, CODE_KINDS, PENDING, WAITS, resting_sums
+from mark1.machine._kernels.presentation import BLOCK_END, CODE_KINDS, PENDING, WAITS
 from mark1.machine.patchboard import Patchboard, with_bias
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.retina import Retina, RetinaState
-from mark1.machine.rules import RULE_CODES, RULES, erring
+from mark1.machine.rules import RULE_CODES
 from mark1.specs import MachineSpec
 from mark1.exceptions import InputError
 
@@ -250,12 +249,6 @@ class Trace:
             for e in events:
                 self.log(*e)
 
-    def _keep_move(self, presentation: int, time: float, command: np.ndarray, move) -> None:
-        """Pots set going at ``time`` by ``presentation``'s command (``move`` as :meth:`PotentiometerRack.plan`)."""
-        idx, start, target, slack_time, duration, direction = move
-        self.moves.append(Move(int(presentation), float(time), idx[0], idx[1], command, start, target,
-                               slack_time, duration, direction))
-
     def __len__(self) -> int:
         return len(self.events)
 
@@ -423,9 +416,7 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
     retina : Retina
     patchboard : Patchboard
     rack : PotentiometerRack
-        Moved in place. With a full trace every move goes through ``rack.drive`` (which
-        reports it to the trace); the compiled loop calls the same compiled pot functions
-        directly.
+        Moved in place, by the presentation kernel (its per-pot arrays, ``rack.pots``).
     light : array (n_cards, n_cells)
         Relative illuminance of each card (or any object whose ``light[indices]`` gives
         those rows, e.g. one that images the cards of a large deck on demand).
@@ -456,35 +447,37 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
     p_anchor) * period``), the sums (wipers at rest or mid-move) and the moves (at once,
     or queued for drivers) are closed form, so a whole sensed block runs in one compiled
     loop and one timeout. A move that outlasts the period shifts the schedule (the next
-    card waits for it), which ends the loop's run. The trainer steps card by card, one
-    timeout each, for a listener, in real-time replay and for a full trace with overlap
-    or drivers. Both ways
-    give the same history, bit for bit (the clock is closed form in both).
+    card waits for it), which ends the loop's run. The trainer steps card by card, the
+    same kernel one card a call, for a listener, in real-time replay and for a full trace
+    with overlap or drivers. Both ways give the same history, bit for bit.
     """
     env = env if env is not None else simpy.Environment()
     run = _TrainingRun(spec=spec, retina=retina, patchboard=patchboard, rack=rack, light=light, order=order,
                        label_index=label_index, code=code, noise_rng=noise_rng, trace=trace, env=env,
                        progress=progress)
-    if trace.full:
-        rack.on_move = lambda t, e, d: trace.log(t, e, run.current, d)
     env.process(run.trainer())
     env.run()
-    rack.on_move = None
     return run.result(epoch_of)
 
 
 class _TrainingRun:
-    """One training run in simulated time: what the trainer keeps from card to card.
+    """One training run in simulated time: the SimPy process that drives the presentation kernel.
 
-    :meth:`trainer` is the SimPy process. Each turn of its loop takes the presentations
-    from ``p`` to the next one where the trainer acts, in one of two ways:
-    :meth:`_compiled_block` (the compiled loop, timing included) or :meth:`_step` (SimPy
-    steps to the read, then :meth:`_reinforce`; for a listener, real-time replay, a full
-    trace with overlap or drivers, or ``compiled_loop`` off). :meth:`result` makes the history.
+    :meth:`trainer` is the SimPy process. Each turn of its loop runs the presentations from
+    ``p`` through the compiled step of one card (:func:`mark1.machine._kernels.presentation.train_block`):
+    a whole block of them where nobody watches (up to the end of the sensed block or a card
+    that waits for the motors), one card a turn where someone does (a listener, real-time
+    replay, a full trace with overlap or drivers, or ``compiled_loop`` off). SimPy keeps the
+    time: one timeout to each block's last read, and with a full trace the events at their
+    times (for a listener, SimPy's clock is brought to each one first). With a full trace the
+    kernel stops before each reinforcement, the read is logged, and
+    :func:`~mark1.machine._kernels.presentation.act_on` makes the same step from there; the
+    moves it sets going come back in a :class:`~mark1.machine._kernels.presentation.Moves`
+    log. :meth:`result` makes the history.
     """
 
-    #: Whether blocks of presentations run compiled (False: SimPy steps every card, the
-    #: reference the compiled loop is proved against).
+    #: Whether blocks of presentations run through the kernel a block at a time (False: one
+    #: card a turn, SimPy's clock brought to each read; the reference the tests compare).
     compiled_loop = True
 
     def __init__(self, *, spec, retina, patchboard, rack, light, order, label_index, code, noise_rng, trace,
@@ -492,36 +485,16 @@ class _TrainingRun:
         tm, tr = spec.timing, spec.trainer
         self.spec, self.tm, self.rack, self.code, self.trace = spec, tm, rack, code, trace
         self.env, self.progress, self.order = env, progress, order
-        self.rule = RULES[tr.rule]
-        self.rule_code = RULE_CODES[tr.rule]
-        self.reinforcement, self.valence = tr.reinforcement, tr.valence
-        self.every = tr.reinforcement != "corrective"
-        self.monovalent = tr.valence == "monovalent"
-        self.spontaneous = tr.reinforcement == "spontaneous"
-        self.mean = spec.response.discrimination == "mean"
-        # the trainer acts only where a unit erred (corrective α, β, γ); else on every card
-        self.error_driven = not self.every and tr.rule != "lms"
         self.n = n = len(order)
         self.pipeline = _SensoryPipeline(retina, patchboard, light, order, spec, rack)
         self.full = trace.full
-        # someone watches the events as they happen: one step per card
-        self.step_each = self.full or isinstance(env, simpy.rt.RealtimeEnvironment)
         self.queued = rack.spec.drivers > 0              # moves wait for drivers
-        # Nobody watching each card as it happens: whole blocks of presentations run in the
-        # compiled loop (kernel.train_block), overlapping reads and driver queues included. A full
-        # trace without overlap or queue runs there too, up to each reinforcement, which the
-        # event path's own code makes (and logs) as it makes it card by card.
-        watched = isinstance(env, simpy.rt.RealtimeEnvironment) or trace.listener is not None
-        self.traced = self.full and not (watched or tm.overlap or self.queued)
-        self.compiled = self.compiled_loop and not watched and (self.traced or not self.full)
-        if self.spontaneous and code.kind == "binary":
-            # spontaneous reinforcement follows the machine's own answer, which the loop would
-            # have to decode: it decodes single and one-per-class codes, not a binary code
-            self.compiled = False
-        self.current = 0                                 # the presentation the motors' events belong to
+        # someone watches the events as they happen: each one at its time, one card a turn
+        self.watched = isinstance(env, simpy.rt.RealtimeEnvironment) or trace.listener is not None
+        self.stepping = (not self.compiled_loop or self.watched
+                         or (self.full and (tm.overlap or self.queued)))
         self.targets = code.targets.astype(float)
         self.labels = label_index[order]
-        self.tie = code.tie
         self.response = np.zeros(n, np.int64)
         self.units_erred = np.zeros(n, np.int16)
         self.pots_moved = np.zeros(n, np.int32)
@@ -529,189 +502,106 @@ class _TrainingRun:
         # with a full trace, the sums the trainer read, as numbers (the trace's text rounds them)
         self.read_sums = np.full((n, self.targets.shape[1]), np.nan) if self.full else None
         self.noise = _NoiseStream(noise_rng, self.targets.shape[1]) if spec.rack.wiper_noise > 0 else None
+        self.mean = spec.response.discrimination == "mean"
         self.mask = rack.mask
-        self.phi_bool = np.ones(self.mask.shape[1], dtype=bool)
-        self.inc, self.lms_rate = tr.increment, tr.lms_rate
+        self.code_kind = CODE_KINDS.get(code.kind, -1)
+        self.trainer_constants = _trainer_constants(tr, code, self.code_kind, self.mean, self.full)
         self.period = tm.period
         self.read_at = _read_at(tm)
         self.clock = _Clock(self.period)
-        self.seg = _Segment()
         self.waited = 0.0
-        self.motors = None                               # the SimPy process of queued moves
-        self.command_buf = np.zeros(self.mask.shape)
-        self.code_kind = CODE_KINDS.get(code.kind, -1)
         self.reach, self.gap = float(self.pipeline.block), float(self.pipeline.block)   # see _run_block
-        # the kernel's named constants: the trainer's and the decay's
-        self.kernel_trainer = kernel.Trainer(
-            self.rule_code, float(self.inc), float(self.lms_rate), float(self.tie), self.error_driven, self.every,
-            self.monovalent, self.mean, self.spontaneous, self.code_kind, self.traced)
         self.decay = kernel.Decay(float(rack.rate), float(spec.rack.decay_time))
         # the kernel's driver queue (commands not yet set going, first come first served,
         # and when each driver is free); its arrays get room as needed (_make_room)
-        self.queue = kernel.Queue(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(2, np.int64),
-                                  np.zeros(max(rack.spec.drivers, 1)))
+        self.queue = kernel.Queue(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0, np.int64),
+                                  np.zeros(2, np.int64), np.zeros(max(rack.spec.drivers, 1)))
+        self.log = _moves(self.mask.size if self.full else 0)    # the moves a call sets going (a full trace)
+        self.pending: list = []                          # the motors' events still to come (a heap)
+        self.commands: dict[int, list] = {}              # queued commands: [pots not yet stopped, end]
+        self.blk: kernel.Block | None = None
+        self.schedule = kernel.Schedule(0.0, 0, float(self.period), float(self.read_at), bool(tm.overlap),
+                                        bool(self.queued))
+        self.block_sums = np.zeros((0, self.targets.shape[1]))
 
     # -- the SimPy process ----------------------------------------------------------------
     def trainer(self):
         """SimPy process: every presentation of the schedule, then the last period and wipers."""
         p = 0
         while p < self.n:
-            self.current = p
-            q = yield from (self._compiled_block(p) if self.compiled else self._step(p))
+            q = yield from self._present(p)
             if self.progress is not None:
                 self.progress(q + 1 - p)
             p = q + 1
-        if self.compiled and self.queued:             # the moves still queued get their drivers
+        if self.queued:                                  # the moves still queued get their drivers
             self._serve_queue(np.inf)
+        yield from self._emit([], np.inf)
         # the run ends when the last period is over and every wiper has stopped
-        env = self.env
         last = max(self.clock.card_change(self.n), self.rack.busy_until)
-        if env.now < last:
-            yield from _wait_until(env, last)
-        if self.motors is not None and self.motors.is_alive:
-            yield self.motors
+        if self.env.now < last:
+            yield from _wait_until(self.env, last)
 
-    def _compiled_block(self, p: int):
-        """Presentations from ``p`` in the compiled loop, then one timeout to the last one's
-        read; returns the last one run (a card that waits for the motors ends the run).
-
-        With a full trace the loop stops before each reinforcement: the presentations up to
-        it are logged, then :meth:`_reinforce` makes it as the event path does."""
+    def _present(self, p: int):
+        """Presentations from ``p`` through the kernel (a block, or one card when stepping),
+        then SimPy's clock to the last one's read; returns the last one run."""
         q, status = self._run_block(p)
-        if self.traced:
-            self._log(p, self.block_sums[:q + 1 - p])
-            if status == PENDING:
-                seg, row = self.seg, self.pipeline.ensure(q)
-                seg.start, seg.stop = q, q + 1
-                seg.x, seg.sums = self.pipeline.x[row:row + 1], self.block_sums[q - p:q - p + 1]
-                yield from self._reinforce(q, 0)
-                return q
-        t0 = float(self.start[q])
-        yield from _wait_until(self.env, t0 + self.read_at)
+        if self.full:
+            self._keep_moves()                           # moves served before the reads (a queue)
+            yield from self._log(p, self.block_sums[:q + 1 - p])
+        if status == PENDING:                            # read and logged: the trainer's turn
+            status = yield from self._act(q)
+        t_read = float(self.start[q]) + self.read_at
+        if self.env.now < t_read or not self.full:
+            yield from _wait_until(self.env, t_read)
         if status == WAITS:
-            done = self.rack.busy_until
-            self.waited += done - (t0 + self.period)
-            self.pipeline.retime(q, done - t0 - self.tm.card_change)
-            self.clock.shift(q + 1, done)
+            self._wait_for_motors(q)
         return q
 
-    def _step(self, p: int):
-        """Presentations from ``p`` up to the next one where the trainer acts (``p`` alone
-        while wipers move or someone watches each card); returns that last one."""
-        env, seg = self.env, self.seg
-        t_read = self.clock.card_change(p) + self.read_at
-        if self.moving(t_read) or self.step_each:
-            # the wipers may move before this read: let SimPy bring the clock there first
-            yield from _wait_until(env, t_read)
-            if self.moving(t_read):
-                self._read_one(p, t_read)
-            elif not (seg.start <= p < seg.stop):
-                self._read_ahead(p)
-            q = p
-        else:
-            if not (seg.start <= p < seg.stop):
-                self._read_ahead(p)
-            # the first presentation from p on where the trainer acts
-            if self.error_driven:
-                k = p - seg.start
-                f = int(seg.any_err[k:].argmax())
-                q = p + f if seg.any_err[k + f] else seg.stop - 1
-            else:
-                q = p
-        k0, k1 = p - seg.start, q + 1 - seg.start
-        self.response[p:q + 1] = seg.response[k0:k1]
-        self.start[p:q + 1] = self.clock.card_change(np.arange(p, q + 1))
-        if self.full:                                  # one card per step here: q == p
-            self._log(q, seg.sums[k1 - 1:k1])
-        if not self.error_driven or bool(seg.any_err[k1 - 1]):
-            yield from self._reinforce(q, k1 - 1)
-        else:
-            seg.grow()
-        return q
-
-    def _reinforce(self, q: int, k: int):
-        """The trainer's turn at presentation ``q`` (row ``k`` of the segment): the rule's
-        command to the pots, the motors, and a wait for them if they outlast the period."""
-        env, seg, rack, trace = self.env, self.seg, self.rack, self.trace
-        t0 = float(self.start[q])
-        t_read = t0 + self.read_at
+    def _act(self, q: int):
+        """The trainer's turn at presentation ``q``, read and logged: the kernel's step from
+        the read on (:func:`~mark1.machine._kernels.presentation.act_on`), its events, and
+        without overlap the motors' end; returns the step's status."""
+        env, rack, trace = self.env, self.rack, self.trace
+        t_read = float(self.start[q]) + self.read_at
         if env.now < t_read:
             yield from _wait_until(env, t_read)
-        self.current = q
-        sums = seg.sums[k]
-        t = self.targets[self.labels[q]]
-        self.units_erred[q] = int(erring(t, sums, self.tie).sum())
-        if self.spontaneous:                   # reinforce the machine's own answer
-            t = self.targets[self.response[q]]
-        self.phi_bool[:] = seg.x[k] > 0
-        command = self.rule(self.phi_bool, t, sums, self.mask, self.inc, self.lms_rate, tie=self.tie,
-                            reinforcement=self.reinforcement, valence=self.valence)
-        moving_pots = int(np.count_nonzero(command))
-        self.pots_moved[q] = moving_pots
-        if moving_pots:
-            seg.invalidate(q)                 # the sums ahead are stale now
-            if self.full:
-                trace.log(t_read, "reinforce", q,
-                          f"{self.units_erred[q]} R-unit{'s' if self.units_erred[q] != 1 else ''} erred, "
-                          f"{moving_pots} pots commanded")
-            if self.queued or self.full:
-                kept = (lambda t_go, travel, move: trace._keep_move(q, t_go, travel, move)) if self.full else None
-                self.motors = env.process(rack.drive(env, command, kept))
-                if not self.tm.overlap:
-                    yield self.motors
-            else:
-                rack.apply(*rack.plan(command, t_read), t_read)
+        if self.queued:
+            self._make_room()
+        blk = cast(kernel.Block, self.blk)
+        status, rack.busy_until, rack.t_ref = kernel.act_on(
+            q - blk.p_first, rack.busy_until, rack.t_ref, blk, self.trainer_constants, self.schedule, self.decay,
+            rack.pots, rack.drive_constants, self.queue, self.log)
+        moving = int(self.pots_moved[q])
+        if moving and self.full:
+            erred = int(self.units_erred[q])
+            trace.log(t_read, "reinforce", q,
+                      f"{erred} R-unit{'s' if erred != 1 else ''} erred, {moving} pots commanded")
+            if self.queued:
+                trace.log(t_read, "motors queued", q, f"{moving} pots on {rack.spec.drivers} drivers")
+                self.commands[q] = [moving, -np.inf]
+            self._keep_moves()
+        if not self.tm.overlap:                          # the trainer waits for the motors
+            yield from self._emit([], rack.busy_until)
+        return status
+
+    def _wait_for_motors(self, q: int) -> None:
+        """Presentation ``q``'s motors outlast its period: the next card waits for them."""
+        t0, done = float(self.start[q]), self.rack.busy_until
         end = t0 + self.period
-        if not self.tm.overlap and rack.busy_until > end:   # the next card waits for the motors
-            done = rack.busy_until
-            self.waited += done - end
-            if self.full:
-                trace.log(done, "waited for motors", q, f"{done - end:.4g} s past the period")
-            self.pipeline.retime(q, done - t0 - self.tm.card_change)
-            self.clock.shift(q + 1, done)
-            seg.stop = 0                          # the read times ahead moved
-
-    # -- reading the sums -----------------------------------------------------------------
-    def moving(self, t: float) -> bool:
-        """Whether a wiper may be moving at machine time ``t``."""
-        return t < self.rack.busy_until or (self.motors is not None and self.motors.is_alive)
-
-    def _read_ahead(self, p: int) -> None:
-        """Sums of the presentations from ``p`` on, wipers at rest, a block at a time."""
-        pipeline, seg, rack = self.pipeline, self.seg, self.rack
-        row = pipeline.ensure(p)
-        hi = min(pipeline.stop, p + seg.size)
-        x = pipeline.x[row:row + (hi - p)]
-        times = self.clock.card_change(np.arange(p, hi)) + self.read_at
-        if rack.drifts:                    # drifting wipers: each read at its own time
-            base = np.array([rack.sums(row, t) for row, t in zip(x, times)]).reshape(len(x), rack.p_to.shape[0])
-        else:
-            base = resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], times, rack.t_ref, rack.rate)
-        seg.fill(p, hi, x, base, self.noise, pipeline.noise_scale, row, self.targets, self.labels, self.code,
-                 self.tie, pipeline.divisor if self.mean else None, rack.adc)
-
-    def _read_one(self, p: int, t: float) -> None:
-        """The sums of presentation ``p`` read at ``t`` while wipers may move (motors still
-        queued, or running past ``t``); read as the compiled loop reads them: off the
-        resting wipers once every wiper set going has stopped, else mid-move."""
-        pipeline, rack = self.pipeline, self.rack
-        row = pipeline.ensure(p)
-        x = pipeline.x[row:row + 1]
-        if t >= rack.busy_until and not rack.drifts:
-            base = resting_sums(x, rack.p_to.reshape(-1), rack.p_to.shape[0], np.array([t]), rack.t_ref, rack.rate)
-        else:
-            base = rack.sums(x[0], t)[None, :]
-        self.seg.fill(p, p + 1, x, base, self.noise, pipeline.noise_scale, row,
-                      self.targets, self.labels, self.code, self.tie, pipeline.divisor if self.mean else None,
-                      rack.adc)
+        self.waited += done - end
+        if self.full:
+            self.trace.log(done, "waited for motors", q, f"{done - end:.4g} s past the period")
+        self.pipeline.retime(q, done - t0 - self.tm.card_change)
+        self.clock.shift(q + 1, done)
 
     def _run_block(self, p: int) -> tuple[int, int]:
-        """Presentations from ``p`` to the end of the sensed block or the first wait for
-        the motors; (the last one run, the loop's status). With ``PENDING`` (a full trace)
-        the last one is read but not reinforced yet; the sums read are ``block_sums``."""
+        """Presentations from ``p`` to the end of the sensed block (one when stepping) or the
+        first wait for the motors, through the kernel; (the last one run, its status). With
+        ``PENDING`` (a full trace) the last one is read but not reinforced yet; the sums read
+        are ``block_sums``."""
         pipeline, rack = self.pipeline, self.rack
         row = pipeline.ensure(p)
-        hi = min(pipeline.stop, p + int(self.reach))
+        hi = min(pipeline.stop, p + (1 if self.stepping else int(self.reach)))
         x = pipeline.x[row:row + (hi - p)]
         n_units = self.targets.shape[1]
         # noise_scale is set whenever the read noise is on (self.noise)
@@ -722,14 +612,15 @@ class _TrainingRun:
         divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
         if self.queued:
             self._make_room()
-        blk = kernel.Block(x, kick, self.targets[self.labels[p:hi]], divisor, self.targets, self.mask, sums,
+        n_in = self.mask.shape[1]
+        blk = kernel.Block(p, x, kick, self.targets[self.labels[p:hi]], divisor, self.targets, self.mask, sums,
                            self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi], self.response[p:hi],
-                           self.command_buf)
-        schedule = kernel.Schedule(float(self.clock.t_anchor), int(self.clock.p_anchor), float(self.period),
-                                   float(self.read_at), bool(self.tm.overlap), bool(self.queued))
+                           np.zeros(self.mask.shape), np.zeros(n_in, np.int64), np.zeros(n_in, np.bool_))
+        self.schedule = kernel.Schedule(float(self.clock.t_anchor), int(self.clock.p_anchor), float(self.period),
+                                        float(self.read_at), bool(self.tm.overlap), bool(self.queued))
         done, rack.busy_until, rack.t_ref, status = kernel.train_block(
-            p, blk, self.kernel_trainer, schedule, rack.busy_until, rack.t_ref, self.decay, rack.pots,
-            rack.drive_constants, self.queue)
+            blk, self.trainer_constants, self.schedule, rack.busy_until, rack.t_ref, self.decay, rack.pots,
+            rack.drive_constants, self.queue, self.log)
         if status == PENDING:
             done += 1                               # read, to be reinforced by the caller
         if self.code_kind < 0:                      # a code the loop does not read
@@ -741,38 +632,95 @@ class _TrainingRun:
         else:
             self.gap += _GAP_WEIGHT * (done - self.gap)
             self.reach = min(max(_MIN_REACH, 2.0 * self.gap), self.pipeline.block)   # twice the gap
-        self.block_sums = sums
+        self.blk, self.block_sums = blk, sums
         return p + done - 1, status
 
     def _make_room(self) -> None:
         """Room in the driver queue for a command of every pot: the moves still queued go to
-        the front, and the arrays double when less than half of them is free (24 bytes a
-        move; at first room for two commands of every pot)."""
+        the front, and the arrays double when less than half of them is free (32 bytes a
+        move; at first room for two commands of every pot). With a full trace, the moves'
+        log gets room for every move one call can set going."""
         q = self.queue
         head, tail = (int(v) for v in q.ends)
         live, cap = tail - head, len(q.pot)
-        arrays = (q.pot, q.cmd, q.time)
+        arrays = (q.pot, q.cmd, q.time, q.who)
         if cap - live < max(self.mask.size, cap // 2):     # keep half free: few returns to make room
             size = 2 * max(cap, live + self.mask.size)
             grown = (np.concatenate([a[head:tail], np.zeros(size - live, a.dtype)]) for a in arrays)
-            self.queue = q._replace(**dict(zip(("pot", "cmd", "time"), grown)))
+            self.queue = q._replace(**dict(zip(("pot", "cmd", "time", "who"), grown)))
         elif head > 0:
             for a in arrays:
                 a[:live] = a[head:tail]
         q.ends[:] = (0, live)
+        if self.full and len(self.log.pot) < len(self.queue.pot) + self.mask.size:
+            self.log = _moves(len(self.queue.pot) + self.mask.size)
 
     def _serve_queue(self, limit: float) -> None:
         """Set going the queued moves that get a driver up to ``limit`` (s), included."""
         rack = self.rack
         rack.busy_until, rack.t_ref = kernel.serve(float(np.nextafter(limit, np.inf)), self.queue,
                                                    rack.busy_until, rack.t_ref,
-                                                   self.decay, rack.pots, rack.drive_constants)
+                                                   self.decay, rack.pots, rack.drive_constants, self.log)
+        if self.full:
+            self._keep_moves()
 
     # -- the record -------------------------------------------------------------------------
-    def _log(self, p: int, sums: np.ndarray) -> None:
+    def _keep_moves(self) -> None:
+        """The moves the kernel's last call set going, into the trace (one :class:`Move` a
+        command set going at once, one a pot where drivers serve them), and the motors'
+        events they make ("motors start" at once; "motors stop" when a command's last pot
+        stops) among the events to come."""
+        log, n_in = self.log, self.mask.shape[1]
+        n = int(log.filled[0])
+        log.filled[0] = 0
+        if n == 0:
+            return
+        bounds = [0, n] if not self.queued else list(range(n + 1))
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            who, t = int(log.who[a]), float(log.time[a])
+            pot = log.pot[a:b]
+            duration = log.duration[a:b].copy()
+            self.trace.moves.append(Move(who, t, pot // n_in, pot % n_in, log.cmd[a:b].copy(),
+                                         log.start[a:b].copy(), log.target[a:b].copy(),
+                                         log.slack_time[a:b].copy(), duration, log.direction[a:b].copy()))
+            if not self.queued:
+                longest = float(duration.max(initial=0.0))
+                self.trace.log(t, "motors start", who, f"{b - a} pots, longest {longest:.4g} s")
+                self._later(t + longest, "motors stop", who, f"{b - a} pots")
+                continue
+            command = self.commands[who]
+            command[0] -= 1
+            command[1] = max(command[1], t + float(duration[0]))
+            if command[0] == 0:
+                del self.commands[who]
+                self._later(command[1], "motors stop", who, f"{int(self.pots_moved[who])} pots")
+
+    def _later(self, t: float, event: str, presentation: int, detail: str) -> None:
+        """An event of the motors at ``t``, logged when the run's clock gets there."""
+        heapq.heappush(self.pending, (t, len(self.trace.events) + len(self.pending), event, presentation, detail))
+
+    def _emit(self, events: list, until: float):
+        """Log ``events`` (time, event, presentation, detail), in time order, and the motors'
+        events up to ``until`` among them (first at a tie: they were set before). For a
+        listener, SimPy's clock is brought to each event first."""
+        motors = []
+        while self.pending and self.pending[0][0] <= until:
+            t, _, e, q, d = heapq.heappop(self.pending)
+            motors.append((t, e, q, d))
+        if motors:                                  # stable: the motors' event first at a tie
+            events = sorted(motors + events, key=lambda ev: ev[0])
+        if not self.watched:
+            self.trace._log_many(events)
+            return
+        for ev in events:
+            if ev[0] > self.env.now:
+                yield from _wait_until(self.env, ev[0])
+            self.trace.log(*ev)
+
+    def _log(self, p: int, sums: np.ndarray):
         """A full trace's record of presentations ``p`` to ``p + len(sums) - 1`` at their
         reads: their instants, the sums read (``sums`` (m, n_units)) and the wipers."""
-        code, pipeline, tm, trace, rack = self.code, self.pipeline, self.tm, self.trace, self.rack
+        code, pipeline, tm, rack = self.code, self.pipeline, self.tm, self.rack
         q = p + len(sums)
         cast(np.ndarray, self.read_sums)[p:q] = sums    # a full trace keeps the sums read
         # the sensed block holds them: it was made (or re-timed) for these reads
@@ -795,8 +743,8 @@ class _TrainingRun:
                        (ts, "S sampled", r, f"{n_s} S-units fire"),
                        (ta, "A settled", r, f"{n_a} A-units fire"),
                        (tr, "R read", r, sums_format % tuple(row) + f"; answer {answer}, card shows {shows}")]
-        trace._log_many(events)
-        trace._keep_readings(t_read, pipeline.s[rows], pipeline.x[rows], rack)
+        yield from self._emit(events, events[-1][0])
+        self.trace._keep_readings(t_read, pipeline.s[rows], pipeline.x[rows], rack)
 
     def result(self, epoch_of: np.ndarray) -> _RunResult:
         """The history of the finished run, with its per-epoch mistakes and trace summary."""
@@ -804,6 +752,26 @@ class _TrainingRun:
                        units_erred=self.units_erred, pots_moved=self.pots_moved, start=self.start,
                        s_active=self.pipeline.s_active, a_active=self.pipeline.a_active)
         return _finish(hist, self.env.now, self.trace, self.waited, self.read_sums)
+
+
+def _trainer_constants(tr, code, code_kind: int, mean: bool, full: bool) -> kernel.Trainer:
+    """The kernel's :class:`~mark1.machine._kernels.presentation.Trainer` of a trainer's spec
+    and output code (``mean``: the μ-system). The kernel stops before each reinforcement for a full trace (its read
+    is logged first) and where spontaneous reinforcement follows an answer it does not
+    decode (a binary code: the simulator decodes it, then the kernel goes on)."""
+    every = tr.reinforcement != "corrective"
+    spontaneous = tr.reinforcement == "spontaneous"
+    return kernel.Trainer(
+        RULE_CODES[tr.rule], float(tr.increment), float(tr.lms_rate), float(code.tie),
+        not every and tr.rule != "lms",              # the trainer acts only where a unit erred (corrective α, β, γ)
+        every, tr.valence == "monovalent", mean, spontaneous, code_kind, full or (spontaneous and code_kind < 0))
+
+
+def _moves(n: int) -> kernel.Moves:
+    """A :class:`~mark1.machine._kernels.presentation.Moves` log with room for ``n`` moves (0: keeps none)."""
+    return kernel.Moves(np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64), np.zeros(n), np.zeros(n),
+                        np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n, np.int8), np.zeros(1, np.int64))
+
 
 
 def history(*, epoch_of, order, labels, response, units_erred, pots_moved, start, s_active,
@@ -922,47 +890,6 @@ class _NoiseStream:
             self.rows = np.concatenate([self.rows[drop:], new])
             self.first += drop
         return self.rows[p0 - self.first:p1 - self.first]
-
-
-class _Segment:
-    """Sums, errors and responses of a run of upcoming presentations.
-
-    Its length adapts like the error-correction core's blocks (:mod:`mark1.machine.perceptron`):
-    it doubles after a stretch without an error and shrinks to about the running gap
-    between reinforcements after one, so little is computed and then thrown away.
-    """
-
-    MIN, MAX = 4, 256
-
-    def __init__(self):
-        self.start = self.stop = 0
-        self.size = self.MIN
-        self.gap = float(self.MIN)
-        self.last = -1
-
-    def fill(self, p0, p1, x, base, noise, noise_scale, row, targets, labels, code, tie, divisor=None, adc=None):
-        sums = base
-        if noise is not None:
-            sums = base + noise_scale[row:row + (p1 - p0)] * noise.get(p0, p1)
-        if divisor is not None:                  # μ-system: the mean of the active inputs
-            sums = sums / divisor[row:row + (p1 - p0)]
-        if adc is not None:                      # the R-unit's read: bound, resolution (as the kernel's)
-            sums = read_out_array(sums, adc)
-        self.start, self.stop, self.x, self.sums = p0, p1, x, sums
-        # an array (any along an axis of a 2-D array), which numpy's stubs type as bool or array
-        self.any_err = cast(np.ndarray, erring(targets[labels[p0:p1]], sums, tie).any(axis=1))
-        self.response = code.decode(sums)
-
-    def grow(self) -> None:
-        """A stretch went by without a reinforcement: look further ahead next time."""
-        self.size = min(2 * self.size, self.MAX)
-
-    def invalidate(self, p: int) -> None:
-        """The wipers moved (or the schedule shifted) at presentation ``p``."""
-        self.stop = 0
-        self.gap += _GAP_WEIGHT * (p - self.last - self.gap)
-        self.last = p
-        self.size = int(min(self.MAX, max(self.MIN, self.gap)))
 
 
 def _finish(hist: np.ndarray, machine_time: float, trace: Trace, waited: float,

@@ -27,8 +27,8 @@ from mark1.machine._kernels.pots import apply_pot, plan_pot, stored_pot, wiper_s
 from mark1.machine.perceptron import sparse_sums
 from mark1.machine.rules import GAMMA, command_into
 
-__all__ = ["BLOCK_END", "CODE_KINDS", "PENDING", "ROOM", "WAITS", "Block", "Decay", "Queue", "Schedule", "Trainer",
-           "resting_sums", "serve", "train_block"]
+__all__ = ["BLOCK_END", "CODE_KINDS", "PENDING", "ROOM", "WAITS", "Block", "Decay", "Moves", "Queue", "Schedule",
+           "Trainer", "act_on", "resting_sums", "serve", "train_block"]
 
 #: How a run of the compiled loop ended: the end of its block, a card that waits for the
 #: motors, a full driver queue (the caller makes room), a reinforcement left to the caller.
@@ -39,15 +39,37 @@ CODE_KINDS = {"single": 0, "one-per-class": 1}
 
 
 class Queue(NamedTuple):
-    """The driver queue: pot (flat index), travel and time of each command not yet set going,
-    first come first served between ``ends[0]`` (head) and ``ends[1]`` (tail), and when each
-    driver is free (``free``, (drivers,) s)."""
+    """The driver queue: pot (flat index), travel, time and presentation (``who``) of each
+    command not yet set going, first come first served between ``ends[0]`` (head) and
+    ``ends[1]`` (tail), and when each driver is free (``free``, (drivers,) s)."""
 
     pot: np.ndarray
     cmd: np.ndarray
     time: np.ndarray
+    who: np.ndarray
     ends: np.ndarray
     free: np.ndarray
+
+
+class Moves(NamedTuple):
+    """The pot moves set going during one call of the kernel, in the order they were set
+    going, for a full trace: ``filled[0]`` of them, each with the presentation that commanded
+    it (``who``), the time it was set going (s), its pot (flat index), its command, true
+    start and target (full scale), slack and whole duration (s) and direction. Arrays of
+    length 0 keep nothing (no trace); else the caller gives room for every move one call
+    can set going (the queue's length plus a command of every pot) and empties ``filled``.
+    """
+
+    who: np.ndarray
+    time: np.ndarray
+    pot: np.ndarray
+    cmd: np.ndarray
+    start: np.ndarray
+    target: np.ndarray
+    slack_time: np.ndarray
+    duration: np.ndarray
+    direction: np.ndarray
+    filled: np.ndarray
 
 
 class Trainer(NamedTuple):
@@ -96,8 +118,12 @@ class Block(NamedTuple):
     scaled; ``targets`` (m, n_units); ``divisor`` (m, n_units) the μ-system's active inputs;
     ``code_targets`` (k, n_units) every class's targets; ``mask`` (n_units, n_in) the pots
     that exist. Outputs: ``sums`` (m, n_units), ``units_erred``, ``pots_moved``, ``start``,
-    ``response`` (m,); ``command`` (n_units, n_in) scratch.
+    ``response`` (m,); scratch: ``command`` (n_units, n_in), ``active`` (n_in,) int64 (the
+    last card read's active inputs) and ``phi`` (n_in,) bool. ``p_first`` the first row's
+    presentation.
     """
+
+    p_first: int
 
     x: np.ndarray
     kick: np.ndarray
@@ -111,6 +137,8 @@ class Block(NamedTuple):
     start: np.ndarray
     response: np.ndarray
     command: np.ndarray
+    active: np.ndarray
+    phi: np.ndarray
 
 
 _kernel = compiled(rules, _pots, perceptron)
@@ -179,20 +207,32 @@ def fold_decay(t, t_ref, dk, pots):
 
 
 @_inline
-def move_pot(j, cmd, t, busy_until, t_ref, dk, pots, drive):
-    """Plan pot ``j``'s command ``cmd`` from its true position at ``t`` and set it going;
-    returns the move's duration (s)."""
+def record(log, p, t, j, cmd, start, target, slack_time, duration, direction):
+    """Keep one move set going in ``log`` (a :class:`Moves`; none kept when it has no room)."""
+    n = log.filled[0]
+    if n < len(log.pot):
+        log.who[n], log.time[n], log.pot[n], log.cmd[n] = p, t, j, cmd
+        log.start[n], log.target[n], log.slack_time[n] = start, target, slack_time
+        log.duration[n], log.direction[n] = duration, direction
+        log.filled[0] = n + 1
+
+
+@_inline
+def move_pot(j, cmd, t, p, busy_until, t_ref, dk, pots, drive, log):
+    """Plan pot ``j``'s command ``cmd`` (presentation ``p``'s) from its true position at ``t``
+    and set it going (kept in ``log``); returns the move's duration (s)."""
     f = decay(t, t_ref, dk.rate)
     begin = stored_pot(j, t, busy_until, pots)
     if dk.rate != 0.0:
         begin = f * begin
     target, slack_time, duration, direction = plan_pot(cmd, begin, j, pots, drive)
     apply_pot(j, begin, target, slack_time, duration, direction, t, f, pots)
+    record(log, p, t, j, cmd, begin, target, slack_time, duration, direction)
     return duration
 
 
 @_kernel
-def serve(limit, queue, busy_until, t_ref, dk, pots, drive):
+def serve(limit, queue, busy_until, t_ref, dk, pots, drive, log):
     """Set going the queued pot moves that get a driver before ``limit`` (s; ``inf``: all of
     them), as the rack's SimPy queue does (:meth:`PotentiometerRack.drive`). To serve those
     at ``t`` too, pass ``np.nextafter(t, np.inf)``: a float, never a literal flag, so numba
@@ -201,7 +241,8 @@ def serve(limit, queue, busy_until, t_ref, dk, pots, drive):
     The queue is first come, first served: its head gets the first driver free, at
     ``max(commanded, driver free)``; each move is planned from the wiper's position then
     (:func:`move_pot`) and holds its driver for its duration. ``queue`` a :class:`Queue`
-    (its ``ends`` and ``free`` written). Returns (busy_until, t_ref).
+    (its ``ends`` and ``free`` written); the moves set going are kept in ``log`` (a
+    :class:`Moves`). Returns (busy_until, t_ref).
     """
     free = queue.free
     head, tail = queue.ends[0], queue.ends[1]
@@ -214,7 +255,8 @@ def serve(limit, queue, busy_until, t_ref, dk, pots, drive):
         if t >= limit and limit != np.inf:
             break
         t_ref = fold_decay(t, t_ref, dk, pots)
-        duration = move_pot(queue.pot[head], queue.cmd[head], t, busy_until, t_ref, dk, pots, drive)
+        duration = move_pot(queue.pot[head], queue.cmd[head], t, queue.who[head], busy_until, t_ref, dk, pots,
+                            drive, log)
         busy_until = max(busy_until, t + duration)
         free[d] = t + duration
         head += 1
@@ -225,15 +267,15 @@ def serve(limit, queue, busy_until, t_ref, dk, pots, drive):
 
 
 @_inline
-def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, active, acc):
+def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, acc):
     """Presentation ``k`` of the block read at ``t_read``: its sums (wipers at rest or
     mid-move, decayed, plus noise, over the μ-system's divisor), its answer; returns
-    (units erred, active inputs)."""
+    (units erred, active inputs, listed in ``blk.active``)."""
     f = decay(t_read, t_ref, dk.rate)
     if t_read >= busy_until and pots.nu.shape[0] == 0:          # drifting wipers read through stored_pot
-        n_act = resting_sum(blk.x, k, pots.p_to, active, acc)
+        n_act = resting_sum(blk.x, k, pots.p_to, blk.active, acc)
     else:
-        n_act = wiper_sums(blk.x, k, t_read, busy_until, pots, active, acc)
+        n_act = wiper_sums(blk.x, k, t_read, busy_until, pots, blk.active, acc)
     erred = 0
     sums = blk.sums
     for u in range(sums.shape[1]):
@@ -249,9 +291,10 @@ def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, active, acc):
 
 
 @_inline
-def command_pots(k, n_act, active, blk, tr, phi):
+def command_pots(k, blk, tr):
     """The rule's command for presentation ``k`` into ``blk.command``; returns the pots moved."""
     n_in = blk.x.shape[1]
+    phi = blk.phi
     for i in range(n_in):
         phi[i] = blk.x[k, i] > 0
     aim = blk.code_targets[blk.response[k]] if tr.spontaneous else blk.targets[k]
@@ -260,9 +303,10 @@ def command_pots(k, n_act, active, blk, tr, phi):
 
 
 @_inline
-def queue_command(t_read, n_act, active, rule, command, queue):
-    """Put the commanded pots at the queue's tail, in the pots' flat order (the order the
-    queue serves them); γ also moves inactive pots, the other rules active ones only."""
+def queue_command(t_read, p, n_act, active, rule, command, queue):
+    """Put presentation ``p``'s commanded pots at the queue's tail, in the pots' flat order
+    (the order the queue serves them); γ also moves inactive pots, the other rules active
+    ones only."""
     n_units, n_in = command.shape
     n_scan = n_in if rule == GAMMA else n_act
     tail = queue.ends[1]
@@ -273,83 +317,110 @@ def queue_command(t_read, n_act, active, rule, command, queue):
                 queue.pot[tail] = u * n_in + i
                 queue.cmd[tail] = command[u, i]
                 queue.time[tail] = t_read
+                queue.who[tail] = p
                 tail += 1
     queue.ends[1] = tail
 
 
 @_inline
-def move_now(t_read, n_act, active, rule, command, busy_until, t_ref, dk, pots, drive):
-    """Set every commanded pot going at ``t_read`` (no driver limit); returns ``busy_until``."""
+def move_now(t_read, p, n_act, active, rule, command, busy_until, t_ref, dk, pots, drive, log):
+    """Set every pot presentation ``p`` commanded going at ``t_read`` (no driver limit);
+    returns ``busy_until``."""
     n_units, n_in = command.shape
     n_scan = n_in if rule == GAMMA else n_act
     longest = -1.0
-    f = decay(t_read, t_ref, dk.rate)
     for u in range(n_units):
         for a in range(n_scan):
             i = a if rule == GAMMA else active[a]
             cmd = command[u, i]
-            if cmd == 0.0:
-                continue
-            j = u * n_in + i
-            begin = stored_pot(j, t_read, busy_until, pots)
-            if dk.rate != 0.0:
-                begin = f * begin
-            target, slack_time, duration, direction = plan_pot(cmd, begin, j, pots, drive)
-            apply_pot(j, begin, target, slack_time, duration, direction, t_read, f, pots)
-            longest = max(longest, duration)
+            if cmd != 0.0:
+                duration = move_pot(u * n_in + i, cmd, t_read, p, busy_until, t_ref, dk, pots, drive, log)
+                longest = max(longest, duration)
     return max(busy_until, t_read + longest)
 
 
+#: :func:`act`'s word that the block goes on
+GO_ON = -1
+
+
+@_inline
+def act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
+    """The trainer's turn at presentation ``k`` of the block, read (its sums in ``blk.sums``,
+    its ``n_act`` active inputs in ``blk.active``): the rule's command (:func:`command_pots`),
+    the moves at once (:func:`move_now`) or queued for a driver (:func:`queue_command`;
+    without overlap the trainer waits for all of them: :func:`serve`). Returns (status,
+    busy_until, t_ref): :data:`ROOM` (a queue too short for the command: nothing changed),
+    :data:`WAITS` (the motors outlast the period: the next card waits) or :data:`GO_ON`."""
+    p = blk.p_first + k
+    t_read = blk.start[k] + sc.read_at
+    moving = command_pots(k, blk, tr)
+    blk.pots_moved[k] = moving
+    if moving == 0:
+        return GO_ON, busy_until, t_ref
+    if sc.queued and len(queue.pot) - queue.ends[1] < moving:
+        return ROOM, busy_until, t_ref
+    t_ref = fold_decay(t_read, t_ref, dk, pots)
+    if sc.queued:
+        queue_command(t_read, p, n_act, blk.active, tr.rule, blk.command, queue)
+        if not sc.overlap:                              # the trainer waits for every motor
+            busy_until, t_ref = serve(np.inf, queue, busy_until, t_ref, dk, pots, drive, log)
+    else:
+        busy_until = move_now(t_read, p, n_act, blk.active, tr.rule, blk.command, busy_until, t_ref, dk, pots,
+                              drive, log)
+    if not sc.overlap and busy_until > blk.start[k] + sc.period:
+        return WAITS, busy_until, t_ref
+    return GO_ON, busy_until, t_ref
+
+
 @_kernel
-def train_block(p_first, blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue):
-    """Run a block of presentations as the event path does, in one compiled loop.
+def act_on(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
+    """:func:`act` on presentation ``k`` of a block the loop read and left to the caller
+    (:data:`PENDING`): the same step, called from the simulator after it logged the read.
+    The queue must have room for the command. Returns (status, busy_until, t_ref)."""
+    n_act = 0
+    for i in range(blk.x.shape[1]):
+        blk.active[n_act] = i
+        n_act += blk.x[k, i] != 0.0
+    return act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log)
 
-    Card after card: the card changes on the closed-form clock (``sc``, a :class:`Schedule`);
-    queued pot moves that get a driver before the read are set going (:func:`serve`); the
-    sums are read (:func:`read_card`); where the trainer acts the rule commands the pots
-    (:func:`command_pots`), which move at once (:func:`move_now`) or join the driver queue
-    (:func:`queue_command`; without overlap the trainer waits for all of them). Without
-    overlap, stops after a reinforcement whose motors outlast the period (the next card
-    waits: the caller shifts the clock and re-times the photocells).
 
-    ``blk`` a :class:`Block` from presentation ``p_first``; ``tr`` a :class:`Trainer`;
-    ``pots``, ``queue`` written in place (the queue with room for a command of every pot:
-    the loop stops at a command that does not fit, before it changes anything). Returns
-    (presentations run, busy_until, t_ref, how it ended: :data:`BLOCK_END`, :data:`WAITS`
-    (the next card waits), :data:`ROOM` or :data:`PENDING` (the last one is read, not
-    reinforced)).
+@_kernel
+def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
+    """Run a block of presentations, card after card, in one compiled loop.
+
+    Each card: it changes on the closed-form clock (``sc``, a :class:`Schedule`); queued pot
+    moves that get a driver before the read are set going (:func:`serve`); the sums are read
+    (:func:`read_card`); where the trainer acts, :func:`act` makes its turn. Without overlap,
+    stops after a reinforcement whose motors outlast the period (the next card waits: the
+    caller shifts the clock and re-times the photocells). The simulator's SimPy process
+    calls this for whole blocks, or one card at a time where someone watches each card.
+
+    ``blk`` a :class:`Block`; ``tr`` a :class:`Trainer`; ``pots``, ``queue`` written in
+    place (the queue with room for a command of every pot: the loop stops at a command that
+    does not fit, before it changes anything); the moves set going kept in ``log`` (a
+    :class:`Moves`). Returns (presentations run, busy_until, t_ref, how it ended:
+    :data:`BLOCK_END`, :data:`WAITS` (the next card waits), :data:`ROOM` or :data:`PENDING`
+    (the last one is read, not reinforced: ``tr.stop_to_reinforce``; :func:`act_on` does it)).
     """
-    m, n_in = blk.x.shape
-    active = np.empty(n_in, np.int64)
-    phi = np.empty(n_in, np.bool_)
+    m = blk.x.shape[0]
     acc = np.empty(blk.sums.shape[1])
     for k in range(m):
-        t0 = sc.t_anchor + (p_first + k - sc.p_anchor) * sc.period
+        t0 = sc.t_anchor + (blk.p_first + k - sc.p_anchor) * sc.period
         blk.start[k] = t0
         t_read = t0 + sc.read_at
         if sc.queued:
-            busy_until, t_ref = serve(t_read, queue, busy_until, t_ref, dk, pots, drive)
-        erred, n_act = read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, active, acc)
+            busy_until, t_ref = serve(t_read, queue, busy_until, t_ref, dk, pots, drive, log)
+        erred, n_act = read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, acc)
         if tr.error_driven and erred == 0:
             continue
+        blk.units_erred[k] = erred
         if tr.stop_to_reinforce:
             return k, busy_until, t_ref, PENDING
-        blk.units_erred[k] = erred
-        moving = command_pots(k, n_act, active, blk, tr, phi)
-        blk.pots_moved[k] = moving
-        if moving == 0:
-            continue
-        if sc.queued and len(queue.pot) - queue.ends[1] < moving:
+        status, busy_until, t_ref = act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log)
+        if status == ROOM:
             # the caller makes room in the queue and runs this presentation again (nothing
             # of it has changed the machine yet: its read is the same)
             return k, busy_until, t_ref, ROOM
-        t_ref = fold_decay(t_read, t_ref, dk, pots)
-        if sc.queued:
-            queue_command(t_read, n_act, active, tr.rule, blk.command, queue)
-            if not sc.overlap:                              # the trainer waits for every motor
-                busy_until, t_ref = serve(np.inf, queue, busy_until, t_ref, dk, pots, drive)
-        else:
-            busy_until = move_now(t_read, n_act, active, tr.rule, blk.command, busy_until, t_ref, dk, pots, drive)
-        if not sc.overlap and busy_until > t0 + sc.period:
+        if status == WAITS:
             return k + 1, busy_until, t_ref, WAITS
     return m, busy_until, t_ref, BLOCK_END
