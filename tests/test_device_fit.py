@@ -190,3 +190,16 @@ def test_device_study_example(tmp_path):
     assert len(re.findall(r"^soft bounds b = ", text, flags=re.M)) == 5
     for name in ("device_study_accuracy.png", "device_study_energy.png", "device_study_fit.png"):
         assert (tmp_path / "out" / name).stat().st_size > 10_000
+
+
+def test_a_pot_with_gears_has_its_backlash_fitted():
+    """The Mark I's own pot (continuous drive, backlash 0.003 at each reversal), soft bounds, 10 % noise."""
+    device = specs.MARK_I.with_overrides({"rack.law": "soft-bounds", "rack.w_max": 0.7, "rack.w_min": -0.6,
+                                          "rack.dw_min_std": 0.1})
+    fit = fit_table(pulse_table(device, (60, 60, 60, 60), seed=0), specs.MARK_I,
+                    laws=["constant", "soft-bounds"])
+    best = fit.best
+    assert best.law == "soft-bounds" and best.k == 5
+    assert best.params["rack.backlash"] == pytest.approx(0.003, abs=0.001)
+    assert best.params["trainer.increment"] == pytest.approx(0.02, abs=0.001)
+    assert "the fitted travel of one pulse" in overrides_toml(best)

@@ -557,6 +557,9 @@ PREFERENCE = ("constant", "soft-bounds", "linear", "power", "exponential", "piec
 #: BIC differences below this are the same fit (the optimizer's tolerance, not evidence).
 TIE_BIC = 0.01
 
+#: The largest backlash (full scale) a fit considers, on a drive with gears.
+BACKLASH_MAX = 0.2
+
 #: Nodes of a fitted piecewise law (evenly spaced from w_min to w_max), unless the spec has its own.
 PIECEWISE_NODES = 9
 
@@ -606,19 +609,26 @@ def fit_law(law: Law, table: DeviceTable, spec: MachineSpec) -> LawFit:
     keys = tuple(size_key(spec) if k == SIZE else k for k in law.keys)
     if law.name == "piecewise":
         return _fit_piecewise(law, table, spec, base)
+    low, high = list(law.low), list(law.high)
+    starts = [list(x0) for x0 in law.guess(table, base)]
+    geared = spec.rack.backlash > 0 and bool(np.any(np.diff(table.direction)))
+    if geared:                 # a drive with gears: its backlash at the table's reversals is fitted too
+        keys += ("rack.backlash",)
+        low.append(0.0)
+        high.append(BACKLASH_MAX)
+        starts = [x0 + [float(spec.rack.backlash)] for x0 in starts]
 
     def residual(x):
         return measured - law_steps(base.with_overrides(dict(zip(keys, map(float, x)))), table)
 
     # the device reached every measured position, so its bounds lie beyond them
-    low, high = list(law.low), list(law.high)
     for i, key in enumerate(keys):
         if key == "rack.w_max":
             low[i] = max(low[i], float(table.position.max()))
         elif key == "rack.w_min":
             high[i] = min(high[i], float(table.position.min()))
     best = None
-    for x0 in law.guess(table, base):
+    for x0 in starts:
         x, r, _ = _minimize(residual, x0, low, high)
         if best is None or float(r @ r) < float(best[1] @ best[1]):
             best = (x, r)
@@ -632,7 +642,8 @@ def fit_law(law: Law, table: DeviceTable, spec: MachineSpec) -> LawFit:
 
 
 def _drive(spec: MachineSpec) -> dict:
-    """What a pulse was in the fit, written with the law: the drive, and its backlash (held fixed)."""
+    """What a pulse was in the fit, written with the law: the drive, and its backlash (fitted
+    instead where the drive has gears and the table reverses)."""
     return {"rack.drive": spec.rack.drive, "rack.backlash": float(spec.rack.backlash)}
 
 
@@ -713,7 +724,7 @@ class DeviceFit:
                  f"{'dBIC':>7}  parameters"]
         for f in self.fits:
             params = ", ".join(f"{k.split('.', 1)[1]}={v:.4g}" for k, v in f.params.items()
-                               if isinstance(v, float) and k not in _fixed_keys(f.law) and k != "rack.backlash")
+                               if isinstance(v, float) and k not in _fixed_keys(f.law) and (k != "rack.backlash" or v))
             lines.append(f"  {f.law:<14} {f.k:>2} {f.rms:>13.3g} {float(np.abs(f.residuals).max()):>10.3g} "
                          f"{f.aic:>10.1f} {f.bic:>10.1f} {max(f.bic - b.bic, 0.0):>7.1f}  {params}")
         alike = [f.law for f in self.fits[1:] if f.bic - b.bic < 2.0]
@@ -775,11 +786,14 @@ def overrides_toml(fit: LawFit) -> str:
     # fitted law: constant (rms residual 0 full scale over 3 pulses)
     [machine.overrides]
     rack.drive = "continuous"
+    # a continuous motor's pulse travels the trainer's increment: the fitted travel of one pulse
     trainer.increment = 0.0213
     """
     lines = [f"# fitted law: {fit.law} (rms residual {fit.rms:.3g} full scale over {len(fit.residuals)} pulses)",
              "[machine.overrides]"]
     for key, v in fit.params.items():
+        if key == "trainer.increment":
+            lines.append("# a continuous motor's pulse travels the trainer's increment: the fitted travel of one pulse")
         lines.append(f"{key} = {_toml_value(v)}")
     if np.isfinite(fit.step_noise):
         lines.append("# the residuals relative to each step: the pulse-to-pulse noise (too high by any noise of "
