@@ -203,3 +203,15 @@ def test_a_pot_with_gears_has_its_backlash_fitted():
     assert best.params["rack.backlash"] == pytest.approx(0.003, abs=0.001)
     assert best.params["trainer.increment"] == pytest.approx(0.02, abs=0.001)
     assert "the fitted travel of one pulse" in overrides_toml(best)
+
+
+@pytest.mark.parametrize("values, says", [
+    ([0.1] * 12, "a stuck device"),
+    ([0.0, 0.01, 0.02, 0.01], "expected at least 10 pulses"),
+])
+def test_tables_no_law_can_be_told_from(tmp_path, capsys, values, says):
+    path = tmp_path / "t.csv"
+    path.write_text(write_table(table_from_values(values, [1, 1, -1] * ((len(values) - 1) // 3))))
+    assert main(["device", "fit", str(path), "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and str(path) in err and len(err.splitlines()) == 1

@@ -557,6 +557,9 @@ PREFERENCE = ("constant", "soft-bounds", "linear", "power", "exponential", "piec
 #: BIC differences below this are the same fit (the optimizer's tolerance, not evidence).
 TIE_BIC = 0.01
 
+#: The fewest pulses a table must have: laws of up to 5 parameters and their BIC need a few more.
+MIN_PULSES = 10
+
 #: The largest backlash (full scale) a fit considers, on a drive with gears.
 BACKLASH_MAX = 0.2
 
@@ -757,9 +760,12 @@ def fit_table(table: DeviceTable, spec: MachineSpec, laws: Sequence[str] | None 
     for name in names:
         if name not in LAWS:
             raise InputError(f"laws: expected names from {', '.join(LAWS)}, got {name!r}")
-    if len(table.step) < 3:
-        raise InputError(f"{table.source or 'table'}: expected at least 3 pulses to fit a law, got "
-                         f"{len(table.step)}")
+    if len(table.step) < MIN_PULSES:
+        raise InputError(f"{table.source or 'table'}: expected at least {MIN_PULSES} pulses to fit a law (and tell "
+                         f"laws apart), got {len(table.step)}")
+    if not np.any(table.step):
+        raise InputError(f"{table.source or 'table'}: expected a device that moves, got the same value after every "
+                         "pulse (a stuck device: no law to fit)")
     fits = sorted((fit_law(LAWS[name], table, spec) for name in names), key=lambda f: f.bic)
     # laws that are one model in two namings (soft bounds below 1 are a linear step's slopes
     # above 1) fit alike: the one with fewer parameters, then the one earlier in PREFERENCE
