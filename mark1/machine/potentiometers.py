@@ -27,8 +27,9 @@ Each weight is the wiper position of a potentiometer, in full-scale fractions
 Time: one SimPy timeout per drive command (all pots of a command move at once, each
 at its own speed); a wiper's position between events is computed in closed form
 (linear in time) when it is read. With a driver limit, each move waits for a free
-driver (a SimPy resource) and the moves queue. A pot's law (its plan, its position
-mid-move, the sums read off the wipers) is written once, compiled, in
+driver and the moves queue, first come first served (the presentation kernel's queue,
+:func:`mark1.machine._kernels.presentation.serve`, the one the simulator's runs use). A
+pot's law (its plan, its position mid-move, the sums read off the wipers) is written once, compiled, in
 :mod:`mark1.machine._kernels.pots`, so that the simulator's compiled loop reads exactly
 what :meth:`PotentiometerRack.sums` and :meth:`PotentiometerRack.plan` read.
 """
@@ -36,7 +37,6 @@ what :meth:`PotentiometerRack.sums` and :meth:`PotentiometerRack.plan` read.
 from __future__ import annotations
 
 import math
-from typing import cast
 from collections.abc import Callable, Generator
 
 import numpy as np
@@ -45,6 +45,7 @@ import simpy
 from mark1.exceptions import SpecError
 from mark1.machine._kernels.pots import (Pots, adc_of, apply_moves, drive_of, move_duration, plan_moves, stored_at,
                                          wiper_sums)
+from mark1.machine._kernels.presentation import Decay, Moves, Queue, serve
 from mark1.specs import RackSpec
 
 __all__ = ["PotentiometerRack"]
@@ -162,8 +163,10 @@ class PotentiometerRack:
         # decay: every wiper's true position is decay_factor(t) * its stored position
         self.rate = 0.0 if math.isinf(spec.decay_time) else 1.0 / spec.decay_time
         self.t_ref = 0.0
-        self.drivers: simpy.Resource | None = None
+        # the driver queue of drive() (the presentation kernel's), for one SimPy environment
         self._drivers_env: simpy.Environment | None = None
+        self._commands: dict[int, list] = {}
+        self._next_command = 0
         self.on_move: Callable | None = None              # trace hook: f(time, event, detail)
         #: the drive's constants as the kernel reads them (:class:`mark1.machine._kernels.pots.Drive`)
         self.drive_constants = drive_of(spec)._replace(noise_key=self.noise_key(noise_seed))
@@ -466,29 +469,67 @@ class PotentiometerRack:
             if self.on_move is not None:
                 self.on_move(env.now, "motors stop", f"{len(duration)} pots")
             return
-        if self.drivers is None or self._drivers_env is not env:
-            self.drivers = simpy.Resource(env, capacity=self.spec.drivers)
-            self._drivers_env = env
-        # Positions of queued pots must not change until their motor runs: plan them
-        # again from their own start time (a queued pot keeps its old position).
-        procs = [env.process(self._one(env, (idx[0][m:m + 1], idx[1][m:m + 1]), command, on_start))
-                 for m in range(len(duration))]
+        # a driver limit: the presentation kernel's queue, first come first served, and its
+        # serve (the very queue the simulator's runs use); SimPy keeps the time. A queued pot
+        # keeps its position until its motor runs: it is planned when it gets its driver.
+        if self._drivers_env is not env:
+            self._drivers_env, self._commands, self._next_command = env, {}, 0
+            self._queue = Queue(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0, np.int64),
+                                np.zeros(2, np.int64), np.zeros(self.spec.drivers))
+        flat = np.flatnonzero((command != 0) & self.mask)
+        who = self._next_command
+        self._next_command += 1
+        mine = self._commands[who] = [len(flat), now, on_start]      # pots not yet set going, their end
+        self._enqueue(flat, command.ravel()[flat], now, who)
         if self.on_move is not None:
-            self.on_move(now, "motors queued", f"{len(duration)} pots on {self.spec.drivers} drivers")
-        yield env.all_of(procs)
+            self.on_move(now, "motors queued", f"{len(flat)} pots on {self.spec.drivers} drivers")
+        at = now
+        while mine[0] > 0:
+            self._serve(max(at, env.now))
+            if mine[0] > 0:                   # the next move gets a driver when one is free
+                at = float(self._queue.free.min())
+                yield env.timeout(max(at - env.now, 0.0))
+        del self._commands[who]
+        if mine[1] > env.now:
+            yield env.timeout(mine[1] - env.now)
         if self.on_move is not None:
-            self.on_move(env.now, "motors stop", f"{len(duration)} pots")
+            self.on_move(env.now, "motors stop", f"{len(flat)} pots")
 
-    def _one(self, env, pot, command, on_start):
-        # drive() made the drivers' Resource before starting this process
-        with cast(simpy.Resource, self.drivers).request() as req:
-            yield req
-            single = np.zeros_like(command)
-            single[pot] = command[pot]
-            plan = self.plan(single, env.now)
-            self.apply(*plan, env.now)
-            if on_start is not None:
-                on_start(env.now, single[plan[0]], plan)
-            d = float(plan[4].max(initial=0.0))
-            if d > 0:
-                yield env.timeout(d)
+    def _enqueue(self, flat: np.ndarray, cmd: np.ndarray, now: float, who: int) -> None:
+        """Put a command's pots ``flat`` at the driver queue's tail (room made as needed)."""
+        q, n = self._queue, len(flat)
+        head, tail = int(q.ends[0]), int(q.ends[1])
+        if len(q.pot) - tail < n:
+            live = tail - head
+            size = max(2 * len(q.pot), live + n)
+            q = self._queue = q._replace(**{name: np.concatenate([getattr(q, name)[head:tail],
+                                                                  np.zeros(size - live, getattr(q, name).dtype)])
+                                            for name in ("pot", "cmd", "time", "who")})
+            q.ends[:] = (0, live)
+            tail = live
+        q.pot[tail:tail + n], q.cmd[tail:tail + n], q.time[tail:tail + n], q.who[tail:tail + n] = flat, cmd, now, who
+        q.ends[1] = tail + n
+
+    def _serve(self, t: float) -> None:
+        """Set going the queued moves that get a driver up to ``t`` (included), through the
+        kernel's :func:`~mark1.machine._kernels.presentation.serve`; each command's caller is
+        told of its pots (``on_start``) and learns when they end."""
+        q = self._queue
+        n = int(q.ends[1] - q.ends[0])
+        log = Moves(np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64), np.zeros(n), np.zeros(n), np.zeros(n),
+                    np.zeros(n), np.zeros(n), np.zeros(n, np.int8), np.zeros(1, np.int64))
+        self.busy_until, self.t_ref = serve(float(np.nextafter(t, np.inf)), q, self.busy_until, self.t_ref,
+                                            Decay(float(self.rate), float(self.spec.decay_time)), self.pots,
+                                            self.drive_constants, log)
+        n_in = self.mask.shape[1]
+        for k in range(int(log.filled[0])):
+            mine = self._commands[int(log.who[k])]
+            mine[0] -= 1
+            mine[1] = max(mine[1], float(log.time[k] + log.duration[k]))
+            if mine[2] is not None:
+                one = slice(k, k + 1)
+                j = int(log.pot[k])
+                mine[2](float(log.time[k]), log.cmd[one].copy(),
+                        ((np.array([j // n_in]), np.array([j % n_in])), log.start[one].copy(),
+                         log.target[one].copy(), log.slack_time[one].copy(), log.duration[one].copy(),
+                         log.direction[one].copy()))

@@ -1,10 +1,12 @@
 """The presentation kernel: one card's step as the machine does it, compiled, over named state.
 
-The step of one card (:func:`present`) is the R-units' read (mid-move where wipers still
-move), the rule's decision, the pots' plans (at once, or queued for a driver), decay and the
-clock. :func:`train_block` runs it card after card over a block of sensed presentations;
-:func:`serve` hands queued moves their drivers as the rack's SimPy resource does (first
-come, first served, a read at ``t`` sees every move that got its driver before ``t``).
+The step of one card (the body of :func:`train_block`: :func:`read_card`, then :func:`act`)
+is the R-units' read (mid-move where wipers still move), the rule's decision, the pots'
+plans (at once, or queued for a driver), decay and the clock. :func:`train_block` runs it
+card after card over a block of sensed presentations;
+:func:`serve` hands queued moves their drivers, first come, first served (a read at ``t``
+sees every move that got its driver before ``t``); the rack's own SimPy process
+(:meth:`PotentiometerRack.drive`) serves its queue with it too.
 No SimPy here: the simulator (:mod:`mark1.machine.simulator`) drives these.
 
 The state travels as named records: :class:`~mark1.machine._kernels.pots.Pots` (the rack's
