@@ -211,7 +211,7 @@ def test_a_pot_with_gears_has_its_backlash_fitted():
 ])
 def test_tables_no_law_can_be_told_from(tmp_path, capsys, values, says):
     path = tmp_path / "t.csv"
-    path.write_text(write_table(table_from_values(values, [1, 1, -1] * ((len(values) - 1) // 3))))
+    path.write_text(write_table(table_from_values(values, ([1, 1, -1] * len(values))[:len(values) - 1])))
     assert main(["device", "fit", str(path), "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.strip()
     assert says in err and str(path) in err and len(err.splitlines()) == 1
