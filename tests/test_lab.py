@@ -26,6 +26,7 @@ import mark1.lab._curves as cu  # noqa: E402
 import mark1.lab.runner as runner  # noqa: E402
 from mark1.cli import _build_parser  # noqa: E402
 from mark1.exceptions import UsageError  # noqa: E402
+from mark1.machine.energy import energy_fields  # noqa: E402
 from mark1.machine.mark_i import MarkI  # noqa: E402
 from mark1.viz.studies import ablation_figure, comparison_figure, learning_curves_figure  # noqa: E402
 from mark1.stimuli.scenes import load_scene  # noqa: E402
@@ -143,6 +144,10 @@ def test_machine_learners_are_direct_fits_on_the_same_seeds(tiny):
         assert rec["train_accuracy"] == train_acc
         assert rec["test_accuracy"] == m.score(test.cards, test.labels)
         assert rec["machine_time_s"] == m.machine_time_
+        # the energy of learning is G's count of the same run (mark1.machine.energy)
+        assert (rec["energy_j"], rec["energy_per_correction_j"]) == tuple(
+            energy_fields(m)[k] for k in ("energy_j", "energy_per_correction_j"))
+    assert "energy of learning" in comp.table()
 
 
 def test_baselines_learn_from_the_analog_machines_own_s_units(tiny):
@@ -343,6 +348,8 @@ def test_ablate_rows_references_and_files(tiny, tmp_path):
         m = MarkI(spec=sp, seed=s_machine).fit(train.cards, train.labels, epochs=4)
         m.score(train.cards, train.labels)
         assert result.row(name)["test_mean"] == m.score(test.cards, test.labels), name
+        assert result.row(name)["energy_j"] == [energy_fields(m)["energy_j"]], name
+    assert "energy of learning" in result.table()
     # the continuous machine without the ratchet is the full machine itself: reused, not rerun
     assert result.row("off:ratchet")["same_as"] == "full"
     assert result.row("off:ratchet")["test_accuracy"] == result.row("full")["test_accuracy"]

@@ -484,3 +484,22 @@ def test_grid_table_and_map_carry_the_paired_intervals():
         # hatched exactly where the interval includes 0
         assert (f"undecided:{i},{j}" in hatched) == (lo <= 0 <= hi), (i, j, lo, hi)
         assert f"[{100 * lo:+.1f}, {100 * hi:+.1f}]" in " ".join(t.get_text() for t in change_ax.texts)
+
+
+def test_sweep_records_and_tables_carry_the_energy_of_learning():
+    from mark1.machine.energy import energy_fields
+    from mark1.machine.mark_i import MarkI
+    from mark1.stimuli.cards import scene_cards
+    from mark1.stimuli.scenes import load_scene
+    result = sweep(DEMO, "rack.motor_speed", "0.1,0.25", seeds=1, **SMALL_RUN)
+    scene = load_scene(DEMO)
+    train, _, s_machine = scene_cards(scene, 0, **SMALL_RUN)
+    for v in (0.1, 0.25):
+        m = MarkI(spec=scene.machine_spec().with_overrides({"rack.motor_speed": v}), seed=s_machine).fit(
+            train.cards, train.labels, epochs=scene.schedule.epochs, order=scene.schedule.order)
+        rec = next(r for r in result.records if r["value"] == repr(v))
+        assert rec["energy_j"] == energy_fields(m)["energy_j"] and rec["energy_j"] > 0
+    assert "energy of learning" in result.table() and " J" in result.table()
+    grid = grid_sweep(DEMO, "rack.backlash", "0,0.02", "schedule.epochs", "1,2", seeds=1, **SMALL_RUN)
+    assert "energy of learning" in grid.table()
+    assert all(r["energy_j_mean"] is not None for r in grid.summary())

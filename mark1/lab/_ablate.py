@@ -47,7 +47,8 @@ from mark1.exceptions import InputError
 from mark1.lab._common import aligned, check_figure, csv_text, draw, hours_cell, pct, study_inputs, write_json
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
                               scene_ref)
-from mark1.lab._sweep import _crosses_cliff, _warn_cliff, at_text, parse_at, start_spec, value_text
+from mark1.lab._sweep import (_crosses_cliff, _energy_of, _warn_cliff, at_text, joules_cell, parse_at, start_spec,
+                              value_text)
 from mark1.lab.stats import holm, mean_interval, paired_p, seed_advice, summarize
 from mark1.machine.mark_i import MarkI
 from mark1.specs import NON_IDEALITIES
@@ -59,7 +60,8 @@ _VERSION = 2
 #: Fields of ``ablation.csv``: one row per variant; cost fields for the two arms only.
 ABLATION_FIELDS = ("variant", "kind", "non_ideality", "reference", "test_mean", "test_std", "n", "train_mean",
                    "cost_points", "cost_low", "cost_high", "p_value", "p_holm", "verdict", "machine_time_h_mean",
-                   "machine_time_h_std", "machine_time_h_change", "same_as")
+                   "machine_time_h_std", "machine_time_h_change", "energy_j_mean", "energy_per_correction_j_mean",
+                   "same_as")
 
 #: The family-wise error rate the Holm-adjusted p-values are read against.
 FAMILY_ALPHA = 0.05
@@ -208,11 +210,11 @@ class Ablation:
         full, ideal = self.row("full"), self.row("ideal")
         m = len(self.family())
         head = ("non-ideality", "arm", "accuracy", "cost (pt)", "95 % interval (pt), raw", "p",
-                f"p Holm ({m} arms)", "verdict (raw interval)", "machine time")
+                f"p Holm ({m} arms)", "verdict (raw interval)", "machine time", "energy of learning")
         rows = [("(reference)", "ideal", pct(ideal["test_mean"]), "", "", "", "", "",
-                 hours_cell(ideal["machine_time_h_mean"])),
+                 hours_cell(ideal["machine_time_h_mean"]), _energy_cell(ideal)),
                 ("(reference)", "full", pct(full["test_mean"]), "", "", "", "", "",
-                 hours_cell(full["machine_time_h_mean"]))]
+                 hours_cell(full["machine_time_h_mean"]), _energy_cell(full))]
         for n in self.non_idealities:
             for prefix, arm in (("on", "alone on"), ("off", "alone off")):
                 r = self.row(f"{prefix}:{n}")
@@ -222,7 +224,8 @@ class Ablation:
                              _p_cell(holm_p) + (" *" if holm_p is not None and holm_p < FAMILY_ALPHA else ""),
                              VERDICTS[r["verdict"]],
                              "same" if r["machine_time_h_change"] is None
-                             else hours_cell(r["machine_time_h_mean"], r["machine_time_h_change"])))
+                             else hours_cell(r["machine_time_h_mean"], r["machine_time_h_change"]),
+                             _energy_cell(r)))
         lines = []
         lines.append(f"{self.scene}: test accuracy, mean of {len(self.seeds)} paired seed(s) (same cards, "
                      "board and noise in every variant)"
@@ -235,9 +238,14 @@ class Ablation:
                      "arms with a p-value (the same machine as its reference, or one seed: no test); "
                      f"* marks Holm p < {FAMILY_ALPHA:g}, a family-wise error rate of at most "
                      f"{100 * FAMILY_ALPHA:g} % over the table.")
-        lines.append("machine time: 'same' when equal to the reference's on every seed, else the variant's (change).")
+        lines.append("machine time: 'same' when equal to the reference's on every seed, else the variant's (change). "
+                     "energy of learning: the variant's mean joules a run spent turning pots (and a correction; "
+                     "mark1.machine.energy).")
         if len(self.seeds) < 2:
             lines.append("With one seed there is no interval and no test; use --seeds 5 or more.")
+        elif any(len(set(r["costs"])) == 1 and r["costs"][0] != 0.0 for r in self.family()):
+            lines.append("A zero-width interval (and p = 0) away from 0 means the per-seed costs coincide, common "
+                         "with few seeds and few test cards: no certainty; use more seeds.")
         advice = self.advice()
         if advice:
             lines.append(advice)
@@ -259,6 +267,11 @@ def _interval(r) -> str:
     if r["cost_low"] is None or math.isnan(r["cost_low"]):
         return "-"
     return f"[{r['cost_low']:+.1f}, {r['cost_high']:+.1f}]"
+
+
+def _energy_cell(r) -> str:
+    """A variant's mean energy of learning as a table cell (``-`` for records from before energy was counted)."""
+    return joules_cell(r.get("energy_j_mean"), r.get("energy_per_correction_j_mean"))
 
 
 def _p_cell(p) -> str:
@@ -319,7 +332,7 @@ def _ablation_job(scene_ref, seed: int, spec, train_count: int | None = None,
                                              order=scene.schedule.order)
     train_acc = m.score(train.cards, train.labels)          # train first, as compare and `mark1 run`
     return {"test_accuracy": m.score(test.cards, test.labels), "train_accuracy": train_acc,
-            "machine_time_s": float(m.machine_time_), "wall_time_s": time.perf_counter() - t0}
+            "machine_time_s": float(m.machine_time_), **_energy_of(m), "wall_time_s": time.perf_counter() - t0}
 
 
 def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None = None,
@@ -415,7 +428,8 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None =
         if at:                                            # the variants' specs say it too; this says why
             config["at"] = {k: value_text(v) for k, v in at.items()}
         store = Records(Path(out) / "jobs", config,
-                        valid=lambda key, r: 0.0 <= r["test_accuracy"] <= 1.0 and r["machine_time_s"] >= 0)
+                        valid=lambda key, r: (0.0 <= r["test_accuracy"] <= 1.0 and r["machine_time_s"] >= 0
+                                              and "energy_j" in r))
     res = run_jobs(_ablation_job, jobs, executor=executor, keys=keys, records=store, resume=resume,
                    progress="runs" if progress else None)
     per_variant: dict[str, list] = {name: [] for name, _ in unique}
@@ -433,8 +447,11 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None =
                      "train_mean": summarize([r["train_accuracy"] for r in runs])["mean"],
                      "machine_time_h_mean": mt["mean"], "machine_time_h_std": mt["std"],
                      "same_as": None if src == name else src,
+                     "energy_j_mean": summarize([r["energy_j"] for r in runs])["mean"],
+                     "energy_per_correction_j_mean": summarize([r["energy_per_correction_j"] for r in runs])["mean"],
                      "test_accuracy": [r["test_accuracy"] for r in runs],
-                     "machine_time_s": [r["machine_time_s"] for r in runs]})
+                     "machine_time_s": [r["machine_time_s"] for r in runs],
+                     "energy_j": [r["energy_j"] for r in runs]})
     by_name = {r["variant"]: r for r in rows}
     for r in rows:
         if r["reference"] is None:

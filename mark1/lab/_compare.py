@@ -33,7 +33,7 @@ from mark1.lab._common import (aligned, check_figure, csv_text, draw, hours_cell
                                study_inputs, write_json)
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_jobs, scene_digest,
                               scene_ref)
-from mark1.lab._sweep import _warn_cliff
+from mark1.lab._sweep import _energy_of, _warn_cliff, joules_cell
 from mark1.lab.stats import mean_interval, paired_p, seed_advice, summarize
 from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier, LogisticRegression,
                                 Perceptron)
@@ -60,7 +60,8 @@ FEATURES = ("analog", "ideal")
 
 #: Fields of one row of ``results.csv`` (one learner on one seed).
 RECORD_FIELDS = ("learner", "seed", "test_accuracy", "train_accuracy", "cards_seen",
-                 "machine_time_s", "wall_time_s", "seed_train", "seed_test", "seed_machine", "note", "error")
+                 "machine_time_s", "energy_j", "energy_per_correction_j", "wall_time_s", "seed_train", "seed_test",
+                 "seed_machine", "note", "error")
 
 _RECORD_VERSION = 2          # 2: the digital learner; baselines on the analog retina by default
 
@@ -171,7 +172,9 @@ class Comparison:
 
         ``std`` is the sample standard deviation over seeds (None for one seed). Extra
         keys: ``train_mean``, ``cards_seen_mean``, ``machine_time_h_mean``,
-        ``wall_time_s_mean`` (None where a learner has no such figure).
+        ``energy_j_mean`` and ``energy_per_correction_j_mean`` (the machines' energy of
+        learning, :func:`mark1.machine.energy.energy_fields`), ``wall_time_s_mean`` (None
+        where a learner has no such figure).
         """
         out = {}
         for name in self.learners:
@@ -182,6 +185,8 @@ class Comparison:
             mt = summarize([r["machine_time_s"] for r in rows])["mean"]
             s["machine_time_h_mean"] = None if mt is None else mt / 3600.0
             s["wall_time_s_mean"] = summarize([r["wall_time_s"] for r in rows])["mean"]
+            s["energy_j_mean"] = summarize([r.get("energy_j") for r in rows])["mean"]
+            s["energy_per_correction_j_mean"] = summarize([r.get("energy_per_correction_j") for r in rows])["mean"]
             errors = sorted({r["error"] for r in rows if r.get("error")})
             if errors:
                 s["errors"] = errors
@@ -247,13 +252,14 @@ class Comparison:
         summ = self.summary()
         pairs = self._paired_all()
         head = ("learner", "test acc", "± std (points)", *(("mark1 − it (points), paired 95 %",) if pairs else ()),
-                "train acc", "cards seen", "machine time", "wall time")
+                "train acc", "cards seen", "machine time", "energy of learning", "wall time")
         rows = []
         for name, s in summ.items():
             paired = () if not pairs else (_paired_cell(pairs.get(name)) if name != "mark1" else "",)
             rows.append((name, pct(s["mean"]), num(None if s["std"] is None else 100 * s["std"], "{:.1f}"),
                          *paired, pct(s["train_mean"]),
                          num(s["cards_seen_mean"], "{:.0f}"), hours_cell(s["machine_time_h_mean"]),
+                         joules_cell(s.get("energy_j_mean"), s.get("energy_per_correction_j_mean")),
                          seconds_cell(s["wall_time_s_mean"])))
         rep = self.reported
         under = [f"{self.scene}: {len(self.seeds)} seed(s); reported "
@@ -421,7 +427,8 @@ def _run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | 
 
     def row(name, **kw):
         r = dict(learner=name, **base, test_accuracy=None, train_accuracy=None, cards_seen=None,
-                 machine_time_s=None, wall_time_s=None, note=None, error=None)
+                 machine_time_s=None, energy_j=None, energy_per_correction_j=None, wall_time_s=None, note=None,
+                 error=None)
         r.update(kw)
         rows.append(r)
 
@@ -437,7 +444,7 @@ def _run_seed(scene_ref, seed: int, learners: Sequence[str], train_count: int | 
         wall = time.perf_counter() - t0
         row(name, test_accuracy=test_acc, train_accuracy=train_acc,
             cards_seen=_cards_to_final_accuracy(m.history_, len(train.cards), train_acc),
-            machine_time_s=float(m.machine_time_), wall_time_s=wall)
+            machine_time_s=float(m.machine_time_), wall_time_s=wall, **_energy_of(m))
 
     others = [n for n in learners if n not in _MACHINES]
     if others:
@@ -627,8 +634,8 @@ def _report_md(comp: Comparison, scene, figures) -> str:
     pairs = comp._paired_all()
     lines.append("| learner | what it is | test accuracy (mean ± std) | min – max "
                  + ("| mark1 − it, paired 95 % (points) " if pairs else "")
-                 + "| train accuracy | cards seen | machine time | wall time | reported |")
-    lines.append("|---|---|---|---|" + ("---|" if pairs else "") + "---|---|---|---|---|")
+                 + "| train accuracy | cards seen | machine time | energy of learning | wall time | reported |")
+    lines.append("|---|---|---|---|" + ("---|" if pairs else "") + "---|---|---|---|---|---|")
     for name, s in summ.items():
         acc = pct_spread(s["mean"], s["std"])
         rng = "" if s["mean"] is None else f"{pct(s['min'])} – {pct(s['max'])}"
@@ -637,6 +644,7 @@ def _report_md(comp: Comparison, scene, figures) -> str:
         lines.append(f"| {name} | {describe_learner(name, comp.features)} | {acc} | {rng} | {paired}"
                      f"{pct(s['train_mean'])} | "
                      f"{num(s['cards_seen_mean'], '{:.0f}')} | {hours_cell(s['machine_time_h_mean'])} | "
+                     f"{joules_cell(s.get('energy_j_mean'), s.get('energy_per_correction_j_mean'))} | "
                      f"{seconds_cell(s['wall_time_s_mean'])} | {beside} |")
     errs = {n: s["errors"] for n, s in summ.items() if s.get("errors")}
     if errs:
@@ -653,7 +661,9 @@ def _report_md(comp: Comparison, scene, figures) -> str:
         lines.append("")
     lines.append("std is the sample standard deviation over seeds. *Cards seen*: presentations before "
                  "the machine first held its final training accuracy over one epoch's worth of "
-                 "consecutive cards. *Machine time*: the simulated Mark I's clock. *Wall time*: this "
+                 "consecutive cards. *Machine time*: the simulated Mark I's clock. *Energy of learning*: joules a "
+                 "run spent turning pots, and a correction (mark1.machine.energy; the digital and ideal machines' "
+                 "instant pots spend none). *Wall time*: this "
                  "computer, fit and score only.")
     for fname, caption in figures:
         lines += ["", f"![{caption}]({fname})"]

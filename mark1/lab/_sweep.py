@@ -43,17 +43,18 @@ from mark1.lab._common import (aligned, check_figure, count_option, csv_text, dr
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
                               scene_ref)
 from mark1.lab.stats import mean_interval, seed_advice
+from mark1.machine.energy import energy_fields
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MachineSpec, SpecError, parameter_keys
 from mark1.stimuli.cards import experiment_seeds
 
 __all__ = ["sweep", "Sweep", "grid_sweep", "GridSweep", "parse_value", "parse_values", "value_text", "parse_at",
-           "at_text", "cliff_warning"]
+           "at_text", "cliff_warning", "joules_cell"]
 
 #: Columns of ``sweep.csv``: one row per (value, seed).
 SWEEP_FIELDS = ("param", "value", "seed", "test_accuracy", "train_accuracy", "machine_time_s",
-                "waited_s", "mistakes", "learned_after", "presentations", "wall_time_s",
-                "seed_train", "seed_test", "seed_machine", "cards_sha256")
+                "waited_s", "mistakes", "learned_after", "presentations", "energy_j", "energy_per_correction_j",
+                "wall_time_s", "seed_train", "seed_test", "seed_machine", "cards_sha256")
 #: What a sweep of ``schedule.epochs`` adds to ``sweep.csv``: the passes trained and the
 #: first pass without a training mistake (empty if none).
 EPOCHS_FIELDS = ("passes", "first_clean_pass")
@@ -61,8 +62,9 @@ EPOCHS_FIELDS = ("passes", "first_clean_pass")
 EXTRA_FIELDS = (*EPOCHS_FIELDS, "pots_at_stops", "pots", "max_wiper")
 #: Columns of ``grid.csv`` (a two-parameter sweep): one row per (value_a, value_b, seed).
 GRID_FIELDS = ("param_a", "value_a", "param_b", "value_b", "seed", "test_accuracy", "train_accuracy",
-               "machine_time_s", "waited_s", "mistakes", "learned_after", "presentations", *EXTRA_FIELDS,
-               "wall_time_s", "seed_train", "seed_test", "seed_machine", "cards_sha256")
+               "machine_time_s", "waited_s", "mistakes", "learned_after", "presentations", "energy_j",
+               "energy_per_correction_j", *EXTRA_FIELDS, "wall_time_s", "seed_train", "seed_test", "seed_machine",
+               "cards_sha256")
 #: Sweepable keys of the scene's schedule (beside the machine's spec keys).
 SCHEDULE_PARAMS = ("schedule.epochs",)
 #: The cap of ``until`` (train until a pass without a mistake) when none is given.
@@ -413,6 +415,36 @@ def _fit_until(fit: Callable, cap: int):
     return fit(clean) if clean is not None and clean < n else m
 
 
+def _energy_of(machine) -> dict:
+    """The energy of learning of one fitted run, as a study records it
+    (:func:`mark1.machine.energy.energy_fields`): ``energy_j``, ``energy_per_correction_j``
+    (None without a correction), ``energy_basis`` and ``energy_status``."""
+    e = energy_fields(machine)
+    return {k: e[k] for k in ("energy_j", "energy_per_correction_j", "energy_basis", "energy_status")}
+
+
+def joules_cell(j, per=None) -> str:
+    """Joules as a table cell with an SI prefix, three figures, and the energy a correction after it
+    when given; None -> ``-``.
+
+    Examples
+    --------
+    >>> joules_cell(780.2, 35.4), joules_cell(2.61e-9), joules_cell(None)
+    ('780 J (35.4 J/corr.)', '2.61 nJ', '-')
+    """
+    def si(v):
+        if v == 0:
+            return "0 J"
+        for scale, prefix in ((1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"),
+                              (1e-15, "f")):
+            if abs(v) >= scale:
+                return f"{v / scale:.3g} {prefix}J"
+        return f"{v:.3g} J"
+    if j is None or j != j:
+        return "-"
+    return si(j) + ("" if per is None or per != per else f" ({si(per)}/corr.)")
+
+
 def _train_once(scene, seed: int, settings: dict, train_count, test_count, epochs, at=None) -> dict:
     """Train and test the scene's machine with ``settings`` ({key: value}) on seed ``seed``.
 
@@ -441,6 +473,7 @@ def _train_once(scene, seed: int, settings: dict, train_count, test_count, epoch
     return {"seed": int(seed),
             "test_accuracy": float(test_acc), "train_accuracy": float(train_acc),
             "machine_time_s": float(m.machine_time_), "waited_s": float(m.waited_),
+            **_energy_of(m),
             "mistakes": int(len(wrong)), "learned_after": int(wrong[-1] + 1) if len(wrong) else 0,
             "presentations": int(len(m.history_)), "passes": int(len(m.mistakes_per_epoch_)),
             "first_clean_pass": _first_clean(m), "pots_at_stops": int(np.sum(wipers >= 1.0 - STOP_MARGIN)),
@@ -563,7 +596,8 @@ class Sweep:
         above = (f"{self.scene}: {self.param} over {len(self.seeds)} paired seed(s)"
                  + (f", starting at {at_text(self.at)}" if self.at else "")
                  + f"; change = test accuracy minus at {value_text(self.reference)} (same seeds), 95 % interval")
-        head = ("value", "test accuracy (%)", "change (points)", "machine time", "waited", "learned after")
+        head = ("value", "test accuracy (%)", "change (points)", "machine time", "waited", "learned after",
+                "energy of learning")
         rows = []
         summary = self.summary()
         for r in summary:
@@ -572,10 +606,12 @@ class Sweep:
                       + ("" if r["distinguishable"] else " ~0"))
             rows.append((r["value"], _iv(r["test_mean"], r["test_low"], r["test_high"]), change,
                          hours_cell(r["machine_h_mean"]), duration(r["waited_s_mean"]),
-                         f"{r['learned_after_mean']:.1f}"))
+                         f"{r['learned_after_mean']:.1f}",
+                         joules_cell(r["energy_j_mean"], r["energy_per_correction_j_mean"])))
         under = ["~0: not distinguishable from 0 (the 95 % interval contains 0); intervals are t-intervals of "
                  "the mean, never clipped (near 100 % one may pass it); learned after: presentations until "
-                 "the last training mistake"]
+                 "the last training mistake; energy of learning: mean joules a run spent turning pots "
+                 "(and a correction), mark1.machine.energy"]
         advice = self.advice()
         if advice:
             under.append(advice)
@@ -588,7 +624,7 @@ class Sweep:
     def table(self) -> str:
         """A plain-text table, one line per value."""
         above, head, rows, under = self._cells()
-        widths = (10, 22, 24, 12, 8, 13)
+        widths = (10, 22, 24, 12, 8, 13, 24)
         lines = ["  ".join(f"{c:>{w}}" for c, w in zip(r, widths)) for r in (head, *rows)]
         return above + "\n" + "\n".join(lines + under)
 
@@ -647,8 +683,11 @@ def _cell_summary(recs: list[dict], ref: dict) -> dict:
     # interval of a few seeds may pass the bound the single values keep
     for name, xs in (("test", [r["test_accuracy"] for r in recs]), ("change", diffs),
                      ("machine_h", [r["machine_time_s"] / 3600.0 for r in recs]),
-                     ("learned_after", [r["learned_after"] for r in recs])):
+                     ("learned_after", [r["learned_after"] for r in recs]),
+                     ("energy_j", [r["energy_j"] for r in recs if r.get("energy_j") is not None])):
         row[f"{name}_mean"], row[f"{name}_low"], row[f"{name}_high"] = _interval(xs)
+    per = [r["energy_per_correction_j"] for r in recs if r.get("energy_per_correction_j") is not None]
+    row["energy_per_correction_j_mean"] = float(np.mean(per)) if per else None
     for name in ("waited_s", "mistakes", "passes", "pots_at_stops"):
         xs = [r[name] for r in recs if r.get(name) is not None]
         row[f"{name}_mean"] = float(np.mean(xs)) if xs else None
@@ -922,12 +961,15 @@ class GridSweep:
                       + ("" if r["distinguishable"] else " ~0"))
             rows.append([r["value_a"], r["value_b"], _iv(r["test_mean"], r["test_low"], r["test_high"]), change,
                          hours_cell(r["machine_h_mean"]), num(r["learned_after_mean"], "{:.1f}"),
-                         num(r["pots_at_stops_mean"], "{:.1f}")])
-        head = [a, b, "test accuracy (%)", "change (points)", "machine time", "learned after", "pots at stops"]
+                         num(r["pots_at_stops_mean"], "{:.1f}"),
+                         joules_cell(r["energy_j_mean"], r["energy_per_correction_j_mean"])])
+        head = [a, b, "test accuracy (%)", "change (points)", "machine time", "learned after", "pots at stops",
+                "energy of learning"]
         under = ["~0: not distinguishable from 0 (the paired 95 % interval contains 0; hatched on the map); "
                  "intervals are t-intervals of the mean, never clipped (near 100 % one may pass it)",
                  "learned after: presentations until the last training mistake; pots at stops: within "
-                 f"{STOP_MARGIN} FS of ±1 at the end of training"]
+                 f"{STOP_MARGIN} FS of ±1 at the end of training; energy of learning: mean joules a run spent "
+                 "turning pots (and a correction)"]
         advice = self.advice()
         if advice:
             under.append(advice)
