@@ -29,8 +29,7 @@ from mark1.cli._options import (_PHYSICAL_HELP, add_common_options, check_common
 from mark1.exceptions import CliffWarning, InputError, SceneError, SpecError, UsageError
 from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, SCHEDULE_PARAMS, UNTIL_CAP, ablate,
                        catalog, check_learners, compare, grid_sweep, judged, learning_curves, parse_value,
-                       parse_values, reenact, sweep, value_text)
-from mark1.lab._sweep import parse_at, start_spec
+                       parse_at, parse_values, reenact, sweep, value_text)
 from mark1.lab.runner import executor_for
 from mark1.specs import NON_IDEALITIES, parameter_keys
 from mark1.viz.studies import (ablation_figure, comparison_figure, grid_sweep_figure, learning_curves_figure,
@@ -92,7 +91,7 @@ def _at_scene(args, scene, at: dict, n_jobs: int):
     if not at:
         return scene
     try:
-        start_spec(scene, at)
+        scene.machine_spec().with_overrides(at)
     except ValueError as e:
         raise UsageError(f"--at: {e}") from None
     overrides = {k: dict(v) if isinstance(v, dict) else v for k, v in scene.overrides.items()}

@@ -29,7 +29,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -318,7 +318,7 @@ def _crosses_cliff(spec) -> bool:
     return rack.drive == "ratchet" and trainer.rule != "lms" and rack.step > trainer.increment
 
 
-def cliff_warning(cases) -> str | None:
+def cliff_warning(cases: Iterable[tuple[str, MachineSpec]]) -> str | None:
     """One line when some machine of a study crosses a known cliff; None when none does.
 
     The cliff: on the ratchet drive a command of ``trainer.increment`` turns
@@ -364,7 +364,7 @@ def cliff_warning(cases) -> str | None:
             f"{what}; accuracy falls off a cliff there")
 
 
-def _warn_cliff(cases, every: str | None = None) -> str | None:
+def _warn_cliff(cases: Iterable[tuple[str, MachineSpec]], every: str | None = None) -> str | None:
     """Warn (:class:`~mark1.exceptions.CliffWarning`) when :func:`cliff_warning` has a line; the line.
 
     ``every`` labels all the cases at once when every one crosses with the same step (the
