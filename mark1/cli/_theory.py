@@ -14,6 +14,7 @@ import csv
 import io
 import time
 from pathlib import Path
+from typing import Any
 
 from mark1._utils.atomic import check_target, write_text
 from mark1._utils.language import duration
@@ -25,7 +26,7 @@ from mark1.viz.theory import p_a_figure, p_c_figure, recall_figure
 __all__ = ["add_commands"]
 
 #: The grids. The full one is that of docs/THEORY.md; the quick one is a first look in seconds.
-_GRIDS = {
+_GRIDS: dict[str, dict[str, Any]] = {
     "full": dict(boards=[(10, 5, 2), (10, 0, 3), (5, 5, 1), (10, 5, 3)], R=[0.05, 0.1, 0.2, 0.3, 0.5],
                  pairs=[(10, 0, 3, 0.5), (10, 0, 6, 0.5), (10, 0, 3, 0.2), (10, 5, 2, 0.1)],
                  C=[0.0, 0.25, 0.5, 0.75, 0.9], stimuli=20, units=512, fan_out=20,
