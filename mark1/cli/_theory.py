@@ -12,16 +12,24 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import math
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from mark1._utils.atomic import check_target, write_text
 from mark1._utils.language import duration
 from mark1.cli._options import output_folder
 from mark1.exceptions import InputError, InputTypeError, UsageError
-from mark1.theory import S_POINTS, compare_p_a, compare_p_c, compare_recall, format_table, p_a, p_c, p_c_min
-from mark1.viz.theory import p_a_figure, p_c_figure, recall_figure
+from mark1._utils.progress import progress_bar
+from mark1.specs import MARK_I, PRESETS
+from mark1.theory import (S_POINTS, Measurement, compare_p_a, compare_p_c, compare_recall, format_table, p_a, p_c,
+                          p_c_min)
+from mark1.theory.learning import (FIGURES, N_SR_FIG9, S_POINTS_LIT, effective_units, machine_p_a, machine_recall,
+                                   machine_spec, p_r, system_constants)
+from mark1.viz.theory import learning_figure, p_a_figure, p_c_figure, recall_figure
 
 __all__ = ["add_commands"]
 
@@ -84,8 +92,148 @@ def _page(command: str, grid: dict, seeds: int, tables: dict[str, list[dict]]) -
     return "\n".join(lines) + "\n"
 
 
+#: n_sr of ``mark1 theory curve`` (stimuli forced to each of two responses), full and --quick.
+_N_SR = {"full": (10, 30, 100, 300, 1000), "quick": (10, 100)}
+#: Random S-units lit for the redrawn figures: P_a = .0050 (fig. 7's .005), .0683 (fig. 8's .07), and fig. 9's sweep.
+_LIT: dict[int, Any] = {7: 5, 8: 20, 9: (6, 10, 20, 40, 60)}
+_CURVE_FILES = ("learning.csv", "curve_ibm704.png", "curve_mark1.png", "fig7.png", "fig8.png", "fig9.png")
+
+
+def _interval(values: list[float], shown: int) -> tuple[float, float, float, float]:
+    """(mean, low, high, se) over seeds: the 95 % t-interval; where every seed scored the same
+    (a zero-width interval), the 95 % Wilson interval of the pooled count over ``shown`` cards a seed."""
+    m = Measurement(tuple(values))
+    if m.se > 0:
+        return m.mean, m.low, m.high, m.se
+    n, z = shown * len(values), 1.959964
+    centre = (m.mean + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(m.mean * (1 - m.mean) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return m.mean, centre - half, centre + half, 0.0
+
+
+def _machine_rows(bar, spec, *, seeds: int, seed: int, n_srs, lit: int, theory, **labels) -> list[dict]:
+    """The machine's P_r (and P_g) at each n_sr over seeds, beside the theory's P_r."""
+    rows = []
+    for n in n_srs:
+        runs = []
+        for k in range(seeds):
+            runs.append(machine_recall(spec, n, seed + k, lit=lit))
+            bar.update()
+        mean, low, high, se = _interval([r for r, _ in runs], 2 * n)
+        g = _interval([g for _, g in runs], 200)
+        expected = theory(n)
+        rows.append({**labels, "n_sr": n, "omega_n_sr": n / 2, "lit": lit, "measured": mean, "low": low,
+                     "high": high, "theory": expected, "distance": (mean - expected) / se if se > 0 else float("nan"),
+                     "within": bool(low <= expected <= high), "p_g": g[0], "p_g_low": g[1], "p_g_high": g[2]})
+    return rows
+
+
+def cmd_curve(args) -> int:
+    """``mark1 theory curve``: the machine's own trainer against the 1958 learning curves (eq. 4)."""
+    if not 2 <= args.curve_seeds <= 10_000:
+        raise UsageError(f"--seeds: expected a number of seeds from 2 to 10000 (an interval needs two), "
+                         f"got {args.curve_seeds}")
+    out = output_folder(argparse.Namespace(out=args.curve_out or str(Path("runs") / "theory"), scene=""))
+    for name in _CURVE_FILES:
+        try:
+            check_target(out / name)
+        except OSError as e:
+            raise UsageError(f"--out: {e.filename}: {e.strerror}") from None
+    n_srs = _N_SR["quick" if args.curve_quick else "full"]
+    seeds, seed = args.curve_seeds, args.curve_seed
+    bases = {"ibm704": PRESETS["ibm704"], "mark1": MARK_I}
+    pairs = [("alpha", "forced"), ("gamma", "forced"), ("alpha", "corrective"), ("gamma", "corrective")]
+    total = seeds * (len(bases) * len(pairs) * len(n_srs) + 2 * len(n_srs) + len(_LIT[9]))
+    bar = progress_bar(total, "machines", show=True)
+    t0 = time.perf_counter()
+    rows: list[dict] = []
+    dense = np.geomspace(min(n_srs) / 1.5, max(n_srs) * 1.5, 80)
+
+    def curve(system, discrimination, pa, n_e):
+        c = system_constants(system, discrimination, p_a=pa, n_e=n_e)
+        return lambda n: p_r(n, c, p_a=pa, n_e=n_e)
+
+    for name, base in bases.items():
+        plot_rows = []
+        spec0 = machine_spec(base, "alpha", "forced")
+        pa, n_e = machine_p_a(spec0), effective_units(spec0)
+        for system, reinforcement in pairs:
+            spec = machine_spec(base, system, reinforcement)
+            got = _machine_rows(bar, spec, seeds=seeds, seed=seed, n_srs=n_srs, lit=S_POINTS_LIT,
+                                theory=curve(system, "mu", pa, n_e), figure=f"curve_{name}", preset=name,
+                                system=system, reinforcement=reinforcement, discrimination="mean", p_a=pa, n_e=n_e)
+            for r in got:
+                r["label"] = f"machine: {'α' if system == 'alpha' else 'γ'} {reinforcement}"
+            rows += got
+            plot_rows += got
+        mu = curve("alpha", "mu", pa, n_e)
+        learning_figure(plot_rows, [
+            dict(label=f"1958 eq. 4, α μ = γ (eq. 6, pp. 397-399): P_a = {pa:.4f}, N_e = {n_e}",
+                 x=dense, y=[mu(n) for n in dense]),
+            dict(label="1958 eq. 4, P_g (c2 = 0, p. 396): chance", x=dense,
+                 y=[0.5 * (1 - (1 - pa) ** n_e)] * len(dense), style=":")],
+            title=f"{name}: the machine's own trainer against Rosenblatt (1958), ideal environment, μ\n"
+                  f"{S_POINTS_LIT} random S-units lit, two responses, {seeds} seeds", out=out / f"curve_{name}.png")
+
+    # figs. 7 and 8 (pp. 397-398): α Σ at P_a = .005, α μ at P_a = .07, against ω n_sr (ω = 1/2 here)
+    base = PRESETS["ibm704"]
+    for fig, discrimination, word in ((7, "sum", "sigma"), (8, "mean", "mu")):
+        spec = machine_spec(base, "alpha", "forced", discrimination)
+        lit = _LIT[fig]
+        pa, n_e = machine_p_a(spec, lit), effective_units(spec)
+        got = _machine_rows(bar, spec, seeds=seeds, seed=seed, n_srs=n_srs, lit=lit,
+                            theory=curve("alpha", word, pa, n_e), figure=f"fig{fig}", preset="ibm704",
+                            system="alpha", reinforcement="forced", discrimination=discrimination, p_a=pa, n_e=n_e)
+        for r in got:
+            r["label"] = f"machine (ibm704, α forced, {'Σ' if word == 'sigma' else 'μ'}), N_e = {n_e}"
+        rows += got
+        paper = FIGURES[fig]["p_a"]
+        curves = [dict(label=f"eq. 4 at the machine's P_a = {pa:.4f}, N_e = {n_e}", x=dense / 2,
+                       y=[curve("alpha", word, pa, n_e)(n) for n in dense])]
+        for k, ne in enumerate((1000, 10_000)):        # the paper's own N_e labels are in its image: not read
+            curves.append(dict(label=f"eq. 4 at the paper's P_a = {paper}, N_e = {ne} (N_e chosen here)",
+                               x=dense / 2, y=[curve("alpha", word, paper, ne)(n) for n in dense],
+                               style=["--", ":"][k], color="0.45"))
+        learning_figure(got, curves, along="omega_n_sr", xlabel="ω n_sr (ω = 1/2: two responses, disjoint)",
+                        title=f"Rosenblatt 1958 fig. {fig} redrawn: P_r({'Σ' if word == 'sigma' else 'μ'}) "
+                              f"against ω n_sr, ω_c = 0, P_a = {paper}, ideal environment", out=out / f"fig{fig}.png")
+
+    # fig. 9 (p. 399): α μ against P_a at n_sr = 1,000 (--quick: 100)
+    n9 = N_SR_FIG9 if not args.curve_quick else 100
+    spec = machine_spec(base, "alpha", "forced")
+    n_e = effective_units(spec)
+    got = []
+    for lit in _LIT[9]:
+        pa = machine_p_a(spec, lit)
+        got += _machine_rows(bar, spec, seeds=seeds, seed=seed, n_srs=[n9], lit=lit,
+                             theory=curve("alpha", "mu", pa, n_e), figure="fig9", preset="ibm704", system="alpha",
+                             reinforcement="forced", discrimination="mean", p_a=pa, n_e=n_e)
+    for r in got:
+        r["label"] = f"machine (ibm704, α forced, μ), N_e = {n_e}"
+    rows += got
+    pas = np.geomspace(0.002, 0.5, 80)
+    curves = [dict(label=f"eq. 4, α μ, n_sr = {n9}, N_e = {ne}" + ("" if ne == n_e else " (N_e chosen here)"),
+                   x=pas, y=[curve("alpha", "mu", a, ne)(n9) for a in pas], style=s, color=col)
+              for ne, s, col in ((n_e, "-", "k"), (1000, "--", "0.45"), (10_000, ":", "0.45"))]
+    learning_figure(got, curves, along="p_a", xlabel="P_a", out=out / "fig9.png",
+                    title=f"Rosenblatt 1958 fig. 9 redrawn: P_r(μ) against P_a, n_sr = {n9}, ω_c = 0")
+    bar.close()
+
+    write_text(out / "learning.csv", _csv([{k: v for k, v in r.items() if k != "label"} for r in rows]))
+    print(f"{'figure':<13} {'system':<6} {'reinf.':<11} {'P_a':>6} {'N_e':>4} {'n_sr':>5} {'machine':>8} "
+          f"{'95 % interval':>17} {'eq. 4':>6} {'dist.':>6}")
+    for r in rows:
+        print(f"{r['figure']:<13} {r['system']:<6} {r['reinforcement']:<11} {r['p_a']:>6.4f} {r['n_e']:>4} "
+              f"{r['n_sr']:>5} {r['measured']:>8.3f} [{r['low']:.3f}, {r['high']:.3f}] {r['theory']:>6.3f} "
+              f"{r['distance']:>+6.1f}{'' if r['within'] else ' OUT'}")
+    print(f"wall {duration(time.perf_counter() - t0)}; written: {out}/{', '.join(_CURVE_FILES)}")
+    return 0
+
+
 def cmd_theory(args) -> int:
     """``mark1 theory``: check, measure every table, write the files, print the tables."""
+    if args.formula == "curve":
+        return cmd_curve(args)
     if args.formula is not None:
         return _one_value(args)
     if not 2 <= args.seeds <= 100_000:
@@ -163,7 +311,15 @@ def add_commands(sub) -> None:
     th.add_argument("--out", help="output folder (default runs/theory)")
     th.add_argument("--quick", action="store_true", help="a small grid, for a first look (seconds)")
     th.set_defaults(func=cmd_theory, formula=None)
-    formulas = th.add_subparsers(dest="formula", metavar="{p_a,p_c}")
+    formulas = th.add_subparsers(dest="formula", metavar="{p_a,p_c,curve}")
+    cv = formulas.add_parser("curve", help="the machine's own trainer against the 1958 learning curves",
+                             description="Runs the machine's own trainer (alpha and gamma, forced and corrective) "
+                                         "on the ibm704 reading and the Mark I, on random stimuli (the 1958 ideal "
+                                         "environment), and draws P_r against n_sr over eq. 4; redraws figs. 7-9.")
+    cv.add_argument("--seeds", dest="curve_seeds", type=int, default=5, help="machines per point (default 5)")
+    cv.add_argument("--seed", dest="curve_seed", type=int, default=0, help="first seed (default 0)")
+    cv.add_argument("--out", dest="curve_out", help="output folder (default runs/theory)")
+    cv.add_argument("--quick", dest="curve_quick", action="store_true", help="n_sr = 10, 100 only (seconds)")
     for name, extra, what in (("p_a", (), "P_a, the chance that an A-unit fires (1958 eq. 1; 1957 App. I eq. 1)"),
                               ("p_c", ("C",), "P_c, the chance that an A-unit firing to S1 fires to S2 "
                                               "(1958 eqs. 2-3)")):

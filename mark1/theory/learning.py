@@ -53,7 +53,7 @@ from mark1.theory.probabilities import p_a as _p_a
 
 __all__ = ["Constants", "alpha_constants", "gamma_constants", "system_constants", "p_r", "p_g", "asymptote",
            "FIGURES", "P_A_FIG7", "P_A_FIG8", "N_SR_FIG9", "FIG10", "machine_spec", "machine_recall",
-           "S_POINTS_LIT"]
+           "machine_p_a", "effective_units", "random_cards", "S_POINTS_LIT"]
 
 #: Fig. 7 (p. 397): "P_r(Σ) as function of ω n_sr, for discrete subsets. (ω_c = 0, P_a = .005.
 #: Ideal environment assumed.)"
@@ -306,7 +306,7 @@ def machine_p_a(spec, lit: int = S_POINTS_LIT) -> float:
     return _p_a(pb.excitatory, pb.inhibitory, pb.a_threshold, lit / n, n=n)
 
 
-def machine_recall(spec, n_sr: int, seed: int, *, test: int = 200) -> tuple[float, float]:
+def machine_recall(spec, n_sr: int, seed: int, *, test: int = 200, lit: int = S_POINTS_LIT) -> tuple[float, float]:
     """(P_r, P_g) of one machine taught 2 n_sr random stimuli, n_sr to each of two responses, shown once.
 
     P_r is its score on the learned stimuli (the "frozen" machine shown the learning series
@@ -323,7 +323,7 @@ def machine_recall(spec, n_sr: int, seed: int, *, test: int = 200) -> tuple[floa
 
     rng = np.random.default_rng([seed, n_sr])
     shape = tuple(spec.retina.shape)
-    cards, labels = random_cards(rng, 2 * n_sr, shape), rng.permutation(np.repeat(["A", "B"], n_sr))
+    cards, labels = random_cards(rng, 2 * n_sr, shape, lit), rng.permutation(np.repeat(["A", "B"], n_sr))
     machine = mark1.MarkI(spec=spec, seed=seed).fit(cards, labels, epochs=1)
-    new, new_labels = random_cards(rng, test, shape), rng.choice(["A", "B"], test)
+    new, new_labels = random_cards(rng, test, shape, lit), rng.choice(["A", "B"], test)
     return float(machine.score(cards, labels)), float(machine.score(new, new_labels))

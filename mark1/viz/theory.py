@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from mark1.theory import S_POINTS, p_a, p_c, p_c_min, phi, z_1957, z_recall
 from mark1.viz.figure import new_figure, save_figure
 
-__all__ = ["p_a_figure", "p_c_figure", "recall_figure"]
+__all__ = ["p_a_figure", "p_c_figure", "recall_figure", "learning_figure"]
 
 
 def _groups(rows: list[dict], keys: tuple[str, ...]) -> dict[tuple, list[dict]]:
@@ -180,3 +180,57 @@ def recall_figure(rows: list[dict], *, out: str | os.PathLike | None = None) -> 
     ax.set_title("Recall: the 1957 Table I formula, the derived Z, and the machine", fontsize=9)
     ax.set_ylim(0.45, 1.01)
     return _finish(fig, ax, out)
+
+
+def learning_figure(rows: list[dict], curves: list[dict], *, title: str, along: str = "n_sr",
+                    xlabel: str = "n_sr (stimuli associated to each response)",
+                    out: str | os.PathLike | None = None) -> Figure:
+    """The 1958 learning curves as lines, the machine's own trainer as points (95 % t-intervals over seeds).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The machine: keys ``label``, ``along`` (x), ``measured``, ``low``, ``high``.
+    curves : list of dict
+        The theory: keys ``label``, ``x``, ``y`` (arrays), optional ``style``.
+    title, along, xlabel : str
+    out : path, optional
+        Where to save the PNG (atomically).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fig = learning_figure([dict(label="m", n_sr=10, measured=0.9, low=0.85, high=0.95)],
+    ...                       [dict(label="t", x=np.array([1, 100]), y=np.array([1.0, 0.8]))], title="t")
+    >>> fig.axes[0].get_ylabel()
+    'P_r (probability of a correct response)'
+    """
+    fig = new_figure(7.0, 4.6, layout="constrained")
+    ax = fig.add_subplot()
+    styles = ["-", "--", ":", "-."]
+    for i, c in enumerate(curves):
+        ax.plot(c["x"], c["y"], c.get("style", styles[i % len(styles)]), color=c.get("color", "k"), lw=1.2,
+                label=c["label"])
+    markers = "osD^v<>"
+    colors = ["C0", "C3", "C2", "C1", "C4", "C5"]
+    for i, (key, group) in enumerate(_groups(rows, ("label",)).items()):
+        xs = np.array([r[along] for r in group], float) * (1 + 0.03 * (i - 1))      # nudged apart
+        ys = np.array([r["measured"] for r in group])
+        err = np.array([ys - [r["low"] for r in group], [r["high"] for r in group] - ys])
+        ax.errorbar(xs, ys, yerr=err, fmt=markers[i % len(markers)], color=colors[i % len(colors)], ms=4,
+                    capsize=2.5, label=key[0])
+    ax.axhline(0.5, color="0.5", lw=0.8, ls=":")
+    ax.set_xscale("log")
+    ax.set_ylim(0.3, 1.02)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("P_r (probability of a correct response)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title(title, fontsize=9)
+    if out is not None:
+        save_figure(fig, out, dpi=120)
+    return fig
