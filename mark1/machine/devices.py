@@ -75,6 +75,17 @@ class DevicePreset:
         Where it comes from, or why it is assumed.
     notes : tuple of str
         What the rack does not model of the fitted device.
+
+    Examples
+    --------
+    >>> from mark1.specs import SMALL
+    >>> ecram = PRESETS["ecram"]
+    >>> ecram.overrides["rack.law"], ecram.pulse_energy_status
+    ('linear', 'single-source')
+    >>> ecram.sources["rack.step_time"]
+    'Tang et al., IEDM 2018, abstract: programming pulses down to 5 ns'
+    >>> ecram.spec(SMALL).name
+    'small + ecram'
     """
 
     name: str
