@@ -269,6 +269,13 @@ def _interval(r) -> str:
     return f"[{r['cost_low']:+.1f}, {r['cost_high']:+.1f}]"
 
 
+def _mean_change_h(dt: list) -> float:
+    """The mean of per-seed changes of machine time (s) in hours; changes that cancel to float noise
+    (+15.0, -22.5, +7.5 s: 5.7e-15 s) are 0, not a change printed to sixteen places."""
+    mean = sum(dt) / len(dt)
+    return 0.0 if abs(mean) < 1e-9 * max(abs(d) for d in dt) else mean / 3600.0
+
+
 def _energy_cell(r) -> str:
     """A variant's mean energy of learning as a table cell (``-`` for records from before energy was counted)."""
     return joules_cell(r.get("energy_j_mean"), r.get("energy_per_correction_j_mean"))
@@ -466,7 +473,7 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None =
         same = (r["same_as"] or r["variant"]) == (ref_row["same_as"] or ref_row["variant"])
         r.update(cost_points=100.0 * c["mean"], cost_low=100.0 * c["low"], cost_high=100.0 * c["high"],
                  costs=[100.0 * x for x in c["costs"]], p_value=None if same else c["p"], verdict=c["verdict"],
-                 machine_time_h_change=None if all(d == 0.0 for d in dt) else sum(dt) / len(dt) / 3600.0)
+                 machine_time_h_change=None if all(d == 0.0 for d in dt) else _mean_change_h(dt))
     arms = [r for r in rows if r["reference"] is not None]
     for r, p in zip(arms, holm([r["p_value"] for r in arms])):
         r["p_holm"] = p
