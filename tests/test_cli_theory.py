@@ -159,3 +159,23 @@ def test_spontaneous_concepts(tmp_path):
     assert number(r"decay 300 s: concept score [\d.]+ .*busier response ([\d.]+)", text) > 0.95
     assert "does NOT come out" in text and "why:" in text
     assert (tmp_path / "out" / "spontaneous_concepts.png").is_file()
+
+
+# -- mark1 theory curve: the machine's own trainer against the 1958 learning curves ----------
+
+def test_curve_bad_seeds_is_one_line(capsys):
+    assert main(["theory", "curve", "--seeds", "1"]) == 2
+    assert _error_line(capsys).startswith("mark1: error: --seeds: expected a number of seeds from 2")
+
+
+def test_curve_quick_writes_its_files_and_rows(tmp_path, capsys):
+    assert main(["theory", "curve", "--quick", "--seeds", "2", "--out", str(tmp_path)]) == 0
+    for name in ("learning.csv", "curve_ibm704.png", "curve_mark1.png", "fig7.png", "fig8.png", "fig9.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    rows = list(csv.DictReader((tmp_path / "learning.csv").open()))
+    # 2 machines x 4 (system, reinforcement) x 2 n_sr, figs. 7-8 at 2 n_sr, fig. 9 at 5 P_a
+    assert len(rows) == 16 + 4 + 5
+    for r in rows:
+        assert 0.0 <= float(r["measured"]) <= 1.0 and 0.0 < float(r["theory"]) <= 1.0
+        assert float(r["low"]) <= float(r["measured"]) + 1e-9 <= float(r["high"]) + 2e-9
+    assert "curve_ibm704" in capsys.readouterr().out

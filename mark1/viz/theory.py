@@ -220,7 +220,8 @@ def learning_figure(rows: list[dict], curves: list[dict], *, title: str, along: 
     for i, (key, group) in enumerate(_groups(rows, ("label",)).items()):
         xs = np.array([r[along] for r in group], float) * (1 + 0.03 * (i - 1))      # nudged apart
         ys = np.array([r["measured"] for r in group])
-        err = np.array([ys - [r["low"] for r in group], [r["high"] for r in group] - ys])
+        # a Wilson interval's end can sit a rounding error inside the mean: clip at 0
+        err = np.clip(np.array([ys - [r["low"] for r in group], [r["high"] for r in group] - ys]), 0.0, None)
         ax.errorbar(xs, ys, yerr=err, fmt=markers[i % len(markers)], color=colors[i % len(colors)], ms=4,
                     capsize=2.5, label=key[0])
     ax.axhline(0.5, color="0.5", lw=0.8, ls=":")
