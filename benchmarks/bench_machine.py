@@ -15,7 +15,7 @@ Prints:
    studies (issue 18): MARK_I as it is, ``rack.drivers = 8``, ``timing.overlap``,
    overlap with 8 drivers, and MARK_I with the 1-day decay of issue 10's figures. Each
    row gives presentations per second (wall and CPU time of this process) of the
-   compiled loop and of the event path (SimPy, one step per card:
+   compiled loop and of the event path (SimPy, the same kernel one card a call:
    ``_TrainingRun.compiled_loop = False``), measured in the same run, their ratio, and
    whether both give the same history, wipers and machine time (checked on the cards
    the event path ran; it runs on ``--event-cards`` cards where it is too slow for all,

@@ -118,3 +118,32 @@ def test_a_continuous_move_lasts_travel_over_speed_and_gain():
     spec = specs.RackSpec()
     assert move_duration(spec, 0.05, gain=0.5) == pytest.approx(0.05 / spec.motor_speed)   # half as fast, half as far
     assert move_duration(specs.RackSpec(motor_speed=float("inf")), 0.05) == 0.0
+
+
+#: The machine's limits on a function: its lines (docstring included) and its parameters
+#: (``self`` and ``cls`` not counted).
+MAX_LINES, MAX_PARAMETERS = 80, 12
+
+
+def _functions(path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x]
+            n_params = len([n for n in names if n not in ("self", "cls")])
+            yield node.name, node.lineno, node.end_lineno - node.lineno + 1, n_params
+
+
+def test_no_function_of_the_machine_is_too_long_or_takes_too_many_parameters():
+    machine = KERNELS.parent
+    over = [f"{f.relative_to(machine.parent)}:{line} {name}: {n_lines} lines, {n_params} parameters"
+            for f in sorted(machine.rglob("*.py")) for name, line, n_lines, n_params in _functions(f)
+            if n_lines > MAX_LINES or n_params > MAX_PARAMETERS]
+    assert not over, "\n".join(over)
+
+
+def test_the_limits_see_a_long_function_with_many_parameters(tmp_path):
+    f = tmp_path / "long.py"
+    f.write_text("def f(self, " + ", ".join(f"a{i}" for i in range(13)) + "):\n" + "    x = 1\n" * 80)
+    [(name, _, n_lines, n_params)] = list(_functions(f))
+    assert (name, n_lines, n_params) == ("f", 81, 13)

@@ -33,7 +33,7 @@ from mark1.machine.rules import erring, tie_tolerance
 from mark1._utils.html import figure_function, figure_img, html_table
 from mark1._utils.language import duration
 from mark1._utils.progress import progress_bar
-from mark1.machine.simulator import Trace, _finish, _RunResult, _simulate, history
+from mark1.machine.simulator import Presentations, Trace, _finish, _RunResult, _simulate, history
 from mark1.specs import MARK_I, MachineSpec
 from mark1._utils import limits
 from mark1._utils.estimator import ParamsMixin
@@ -342,7 +342,7 @@ class MarkI(ParamsMixin):
             bar.update(len(schedule))
         else:
             result = _simulate(spec=self.spec, retina=self.retina, patchboard=self.patchboard, rack=rack,
-                               light=light, order=schedule, epoch_of=epoch_of, label_index=label_index,
+                               light=light, schedule=Presentations(schedule, epoch_of, label_index),
                                code=code, noise_rng=self._noise_rng, trace=trace, env=env, progress=bar.update)
         return result
 

@@ -14,7 +14,7 @@ The result is the one a naive loop produces, one card at a time::
         for each unit u with T[i, u] * s[u] <= 0:     # zero counts as an error
             W[u] += eta_u * T[i, u] * X[i]
 
-The loop is compiled (numba, :func:`_present`) and *is* the naive loop: each sum
+The loop is compiled (numba, :func:`mark1.machine._kernels.textbook.present`) and *is* the naive loop: each sum
 adds its card's products in feature order, as the loop above written out in scalars
 does (and as scikit-learn's ``Perceptron`` does), so the sums, mistakes and weights
 are the naive loop's bit for bit on any floating-point data, not only on data whose
@@ -55,19 +55,15 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from mark1._utils.compiled import compiled
 
 from mark1._utils.estimator import all_finite
 from mark1.exceptions import InputError
+from mark1.machine._kernels.textbook import Deck, Record, Step, Weights, _nonzero_rows, present, sparse_sums
+# the names tests/test_perceptron.py reaches here (the loops moved to the kernels' room)
+from mark1.machine._kernels.textbook import LOOKAHEAD as _LOOKAHEAD, _sums_of_one_unit  # noqa: F401
 
 __all__ = ["ErrorCorrectionResult", "train_error_correction", "train_with_bias", "averaged_weights", "sparse_sums"]
 
-#: Presentations of a single unit whose sums are computed together, with the weights of
-#: the first: four independent chains of additions instead of one (see the module
-#: docstring); the sums after a mistake among them are computed again. It is the number of
-#: chains :func:`_sums_of_one_unit` writes out by hand: the two change together
-#: (tests/test_perceptron.py checks that every one of the ``_LOOKAHEAD`` sums is written).
-_LOOKAHEAD = 4
 #: A deck is read as its rows of nonzero features (:func:`_nonzero_rows`) when at most
 #: this fraction of the entries of its first rows is nonzero; else as it is.
 _SPARSE_DENSITY = 0.5
@@ -338,7 +334,7 @@ def _scaled_run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums
 
 
 def _rows_read(X):
-    """The cards as :func:`_present` reads them: ``(ptr, idx, val, sparse)``.
+    """The cards as :func:`~mark1.machine._kernels.textbook.present` reads them: ``(ptr, idx, val, sparse)``.
 
     A deck whose sampled rows are mostly zeros (binary A-unit outputs: about 15 % ones)
     is read as its rows of nonzero features, so a sum costs its nonzero products only;
@@ -359,7 +355,7 @@ def _rows_read(X):
 def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie) -> ErrorCorrectionResult:
     """One training run on validated inputs; ``W`` (k, d [+1]) is updated in place.
 
-    The presentations go through :func:`_present` (compiled) in segments of the record:
+    The presentations go through :func:`~mark1.machine._kernels.textbook.present` (compiled) in segments of the record:
     the whole run, or (early stop) a record that doubles while training goes on. Without
     early stop an epoch without a mistake ends the compiled loop too: when every later
     presentation shows a card of that epoch, the rest of the run repeats it (the weights
@@ -373,8 +369,8 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie) 
     kp = 1 if k == 1 else -(-k // 4) * 4                               # units, padded to whole groups of 4
     WT = np.zeros((W.shape[1], kp))                                    # column u: unit u's weights
     WT[:, :k] = W.T
-    # One unit: its weights as a vector (a view of WT). Several units: _present reads WT only, and w is an
-    # empty array of the same type (so that numba compiles _present once for both).
+    # One unit: its weights as a vector (a view of WT). Several units: present reads WT only, and w is an
+    # empty array of the same type (so that numba compiles present once for both).
     w = WT.reshape(-1) if kp == 1 else np.empty(0)
     mode = 2 if inverse else (1 if eta == 1.0 else 0)                  # how a step is computed
     counts = np.zeros(k, np.int64)                                     # updates per unit (eta schedule)
@@ -383,14 +379,15 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie) 
     errors = np.zeros((cap, k), dtype=bool)
     sums = np.empty((cap if record_sums else 0, k))
     p, last, watch, stopped_at = 0, -1, True, None
+    deck, weights = Deck(X, ptr, idx, val, sparse, T, seq, m), Weights(WT, w, k, bias)
+    step = Step(mode, float(eta), counts, float(tie))
     while p < P:
         if p == cap:                                                   # grow the record (early stop only)
             cap = min(P, 2 * cap)
             errors = _grow(errors, cap)
             if record_sums:
                 sums = _grow(sums, cap)
-        p, last = _present(X, ptr, idx, val, sparse, T, seq, m, p, min(P, cap), WT, w, k, bias, sums, errors,
-                           record_sums, tie, mode, eta, counts, watch, last)
+        p, last = present(deck, weights, Record(sums, errors, record_sums), step, p, min(P, cap), watch, last)
         if watch and p == (last // m + 2) * m:                          # an epoch without a mistake ended at p
             if stop:
                 stopped_at = p
@@ -441,261 +438,6 @@ def _grow(a, cap):
     out = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
     out[:len(a)] = a
     return out
-
-
-@compiled
-def sparse_sums(X, row, WT, active, out):
-    """``out[u] = sum_i X[row, i] * WT[i, u]`` over the nonzero features; their count.
-
-    The compiled sums of the package (the card-by-card core here, the analog machine's
-    reads of resting wipers): each unit's products added in feature order, skipping
-    zero features, the units side by side (independent chains).
-
-    Parameters
-    ----------
-    X : ndarray of float64, shape (n, d)
-        The cards.
-    row : int
-        The card whose sums are wanted.
-    WT : ndarray of float64, shape (>= d, k)
-        The weights, one column per unit (rows beyond ``d`` are not read).
-    active : ndarray of int64, shape (>= d,)
-        Scratch space; receives the indices of the card's nonzero features.
-    out : ndarray of float64, shape (k,)
-        Receives the sums.
-
-    Returns
-    -------
-    int
-        The number of nonzero features of the card.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[0., 0., 1.], [0., 1., 1.]])
-    >>> WT = np.array([[3., 1.], [2., 1.], [-4., 1.]])         # two units
-    >>> out, active = np.empty(2), np.empty(3, dtype=np.int64)
-    >>> sparse_sums(X, 1, WT, active, out), out.tolist()       # card 1 has two nonzero features
-    (2, [-2.0, 2.0])
-    """
-    n_act = 0
-    for i in range(X.shape[1]):             # the nonzero features, without a branch
-        active[n_act] = i
-        n_act += X[row, i] != 0.0
-    out[:] = 0.0
-    for a in range(n_act):
-        i = active[a]
-        v = X[row, i]
-        for u in range(len(out)):
-            out[u] += v * WT[i, u]
-    return n_act
-
-
-@compiled
-def _nonzero_rows(X):
-    """The nonzero entries of ``X`` (n, d), row by row in feature order: ``(ptr, idx, val)``.
-
-    Row ``c``'s features are ``idx[ptr[c]:ptr[c + 1]]`` (int32) with values
-    ``val[...]`` (a compressed sparse row layout); ``val`` is empty when every nonzero
-    entry is 1 (a binary deck: 4 bytes an entry instead of 12). One pass counts, a
-    second writes each entry without a branch, kept by advancing past it only if it is
-    nonzero (hence one slot of slack).
-    """
-    n, d = X.shape
-    ptr = np.empty(n + 1, np.int64)
-    a = 0
-    others = 0                                      # nonzero entries other than 1
-    for c in range(n):
-        ptr[c] = a
-        count = 0
-        for i in range(d):
-            v = X[c, i]
-            count += v != 0.0
-            others += (v != 0.0) & (v != 1.0)
-        a += count
-    ptr[n] = a
-    idx = np.empty(a + 1, np.int32)
-    val = np.empty(a + 1 if others else 0)
-    for c in range(n):
-        b = ptr[c]
-        for i in range(d):
-            v = X[c, i]
-            idx[b] = i
-            if others:
-                val[b] = v
-            b += v != 0.0
-    return ptr, idx[:a], val[:a]
-
-
-@compiled
-def _sums_of_one_unit(X, ptr, idx, val, sparse, cards, w, d, bias, out):
-    """``out[b, 0] = w . x`` (plus the bias weight ``w[d]``) for the cards ``cards[0:4]`` (``_LOOKAHEAD`` = 4).
-
-    Four independent chains of additions side by side, each adding its card's products
-    in feature order (one chain alone waits on each addition). Rows of nonzeros
-    (``sparse``): in step up to the shortest row, then each row's rest.
-    """
-    c0, c1, c2, c3 = cards[0], cards[1], cards[2], cards[3]
-    s0 = s1 = s2 = s3 = 0.0
-    if sparse:
-        a0, a1, a2, a3 = ptr[c0], ptr[c1], ptr[c2], ptr[c3]
-        e0, e1, e2, e3 = ptr[c0 + 1], ptr[c1 + 1], ptr[c2 + 1], ptr[c3 + 1]
-        steps = min(min(e0 - a0, e1 - a1), min(e2 - a2, e3 - a3))
-    if sparse and len(val) == 0:                     # binary: every value is 1
-        for j in range(steps):
-            s0 += w[idx[a0 + j]]
-            s1 += w[idx[a1 + j]]
-            s2 += w[idx[a2 + j]]
-            s3 += w[idx[a3 + j]]
-        for a in range(a0 + steps, e0):
-            s0 += w[idx[a]]
-        for a in range(a1 + steps, e1):
-            s1 += w[idx[a]]
-        for a in range(a2 + steps, e2):
-            s2 += w[idx[a]]
-        for a in range(a3 + steps, e3):
-            s3 += w[idx[a]]
-    elif sparse:
-        for j in range(steps):
-            s0 += val[a0 + j] * w[idx[a0 + j]]
-            s1 += val[a1 + j] * w[idx[a1 + j]]
-            s2 += val[a2 + j] * w[idx[a2 + j]]
-            s3 += val[a3 + j] * w[idx[a3 + j]]
-        for a in range(a0 + steps, e0):
-            s0 += val[a] * w[idx[a]]
-        for a in range(a1 + steps, e1):
-            s1 += val[a] * w[idx[a]]
-        for a in range(a2 + steps, e2):
-            s2 += val[a] * w[idx[a]]
-        for a in range(a3 + steps, e3):
-            s3 += val[a] * w[idx[a]]
-    else:
-        for i in range(d):
-            wi = w[i]
-            s0 += X[c0, i] * wi
-            s1 += X[c1, i] * wi
-            s2 += X[c2, i] * wi
-            s3 += X[c3, i] * wi
-    if bias:
-        s0 += w[d]
-        s1 += w[d]
-        s2 += w[d]
-        s3 += w[d]
-    out[0, 0], out[1, 0], out[2, 0], out[3, 0] = s0, s1, s2, s3
-
-
-@compiled
-def _sums_of_units(X, ptr, idx, val, sparse, c, WT, d, bias, out):
-    """``out[u] = WT[:, u] . x`` (plus the bias weight ``WT[d, u]``) for card ``c``, every
-    unit; ``WT`` has a multiple of 4 columns. Four units at a time side by side (four
-    independent chains), each adding the card's products in feature order."""
-    lo, hi = (ptr[c], ptr[c + 1]) if sparse else (0, d)
-    ones = len(val) == 0                             # binary rows of nonzeros: every value is 1
-    for u in range(0, WT.shape[1], 4):
-        s0 = s1 = s2 = s3 = 0.0
-        for a in range(lo, hi):
-            if sparse:
-                i, v = idx[a], (1.0 if ones else val[a])
-            else:
-                i, v = a, X[c, a]
-            s0 += v * WT[i, u]
-            s1 += v * WT[i, u + 1]
-            s2 += v * WT[i, u + 2]
-            s3 += v * WT[i, u + 3]
-        if bias:
-            s0 += WT[d, u]
-            s1 += WT[d, u + 1]
-            s2 += WT[d, u + 2]
-            s3 += WT[d, u + 3]
-        out[u], out[u + 1], out[u + 2], out[u + 3] = s0, s1, s2, s3
-
-
-@compiled
-def _present(X, ptr, idx, val, sparse, T, seq, m, p, p_end, WT, w, k, bias, rec, err, record, tie, mode, eta,
-             counts, watch, last):
-    """The naive loop of the module docstring from presentation ``p`` to ``p_end``, compiled.
-
-    ``X`` (n, d) the deck, read through ``ptr, idx, val`` where ``sparse``
-    (:func:`_rows_read`); ``T`` (n, k) the targets; ``seq`` the card of each presentation
-    (empty: ``p % m``); ``WT`` (d [+1], kp) the weights, a column per unit (padded),
-    updated in place, and ``w`` the same memory as a vector (a single unit); ``rec``,
-    ``err`` the records of sums (written if ``record``) and errors, indexed by
-    presentation; ``mode`` how a step is computed (1: ``+-x``, 0: ``eta * t * x``,
-    2: ``eta / j``, with ``counts`` the updates per unit).
-    A single unit computes the sums of the next ``_LOOKAHEAD`` presentations at once,
-    with the weights of the first: each is final up to the first mistake among them.
-    With ``watch`` it returns at the end of an epoch without a mistake. Returns (the next
-    presentation, the last presentation with a mistake).
-    """
-    d = X.shape[1]
-    kp = WT.shape[1]
-    cyclic = len(seq) == 0
-    stop_at = (last // m + 2) * m if watch else p_end
-    sums = np.zeros((_LOOKAHEAD, kp))
-    cards = np.empty(_LOOKAHEAD, np.int64)
-    while p < min(p_end, stop_at):
-        nb = min(_LOOKAHEAD if kp == 1 else 1, min(p_end, stop_at) - p)
-        for b in range(_LOOKAHEAD):            # (beyond nb: the last card again, its sums unused)
-            q = p + min(b, nb - 1)
-            cards[b] = q % m if cyclic else seq[q]
-        if kp == 1:
-            _sums_of_one_unit(X, ptr, idx, val, sparse, cards, w, d, bias, sums)
-        else:
-            _sums_of_units(X, ptr, idx, val, sparse, cards[0], WT, d, bias, sums[0])
-        hit = -1
-        for b in range(nb):
-            c = cards[b]
-            for u in range(k):
-                s = sums[b, u]
-                if record:
-                    rec[p + b, u] = s
-                if T[c, u] * s <= tie:
-                    err[p + b, u] = True
-                    hit = b
-            if hit >= 0:
-                break
-        if hit < 0:
-            p += nb
-            continue
-        q, c = p + hit, cards[hit]
-        lo, hi = (ptr[c], ptr[c + 1]) if sparse else (0, d)
-        ones = len(val) == 0
-        for u in range(k):
-            if not err[q, u]:
-                continue
-            t = T[c, u]
-            if mode == 1:                                  # (1.0 * t) * x is exactly +-x
-                step = t
-                if t > 0:
-                    for a in range(lo, hi):
-                        if sparse:
-                            WT[idx[a], u] += 1.0 if ones else val[a]
-                        else:
-                            WT[a, u] += X[c, a]
-                else:
-                    for a in range(lo, hi):
-                        if sparse:
-                            WT[idx[a], u] -= 1.0 if ones else val[a]
-                        else:
-                            WT[a, u] -= X[c, a]
-            else:
-                if mode == 2:
-                    counts[u] += 1
-                    step = (eta / counts[u]) * t
-                else:
-                    step = eta * t
-                for a in range(lo, hi):
-                    if sparse:
-                        WT[idx[a], u] += step * (1.0 if ones else val[a])
-                    else:
-                        WT[a, u] += step * X[c, a]
-            if bias:
-                WT[d, u] += step
-        last = q
-        if watch:
-            stop_at = (q // m + 2) * m
-        p = q + 1
-    return p, last
 
 
 def averaged_weights(result: ErrorCorrectionResult, X, T, *, eta=1.0, eta_schedule=None,

@@ -38,6 +38,7 @@ import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -252,15 +253,34 @@ def _power_law(light, sensitivity, gamma, power, scale, knot, knot_power, inv_kn
             last_out[j] = out[i, j]
 
 
+class _Cells(NamedTuple):
+    """The photocells' constants as :func:`_exposure` reads them: the dark and the settling
+    intervals (s), the rise, fall and slow-fall times (s), the slow component's share, the
+    light history's ratio and time (s), and whether the cells have dynamics at all."""
+
+    card_change: float
+    settle: float
+    rise_time: float
+    fall_time: float
+    slow_fall_time: float
+    slow_fraction: float
+    history_ratio: float
+    history_time: float
+    dynamics: bool
+
+
 @compiled
-def _exposure(light, steady, lit, fast0, slow0, history0, card_change, settle, rise_time, fall_time,
-            slow_fall_time, slow_fraction, history_ratio, history_time, dynamics,
-            signal, fast, slow, history):
+def _exposure(light, steady, lit, start, cells, signal, fast, slow, history):
     """The photocell recurrence over cards, cell by cell (see :meth:`Retina.expose`).
 
+    ``start`` the given state (fast, slow, history), each (m,); ``cells`` a :class:`_Cells`.
     Writes ``signal`` (n, m) and, at the end of each lit interval, ``history`` (n + 1, m)
     and (with ``dynamics``) ``fast``, ``slow`` (n + 1, m); row 0 is the given state.
     """
+    fast0, slow0, history0 = start
+    card_change, settle, rise_time, fall_time = cells.card_change, cells.settle, cells.rise_time, cells.fall_time
+    slow_fall_time, slow_fraction, dynamics = cells.slow_fall_time, cells.slow_fraction, cells.dynamics
+    history_ratio, history_time = cells.history_ratio, cells.history_time
     n, m = light.shape
     adapting = history_ratio != 1.0
     d_fast = math.exp(-card_change / fall_time)            # the dark interval, per component
@@ -522,9 +542,10 @@ class Retina:
         fast = np.empty((n + 1 if s.dynamics else 0, m))
         slow = np.empty_like(fast)
         start = [np.ascontiguousarray(x, dtype=float) for x in (state.fast, state.slow, state.history)]
-        _exposure(light, steady, lit, *start, float(card_change), float(settle), float(s.rise_time),
-                  float(s.fall_time), float(s.slow_fall_time), float(s.slow_fraction), float(s.history_ratio),
-                  float(s.history_time), bool(s.dynamics), signal, fast, slow, history)
+        cells = _Cells(float(card_change), float(settle), float(s.rise_time), float(s.fall_time),
+                       float(s.slow_fall_time), float(s.slow_fraction), float(s.history_ratio),
+                       float(s.history_time), bool(s.dynamics))
+        _exposure(light, steady, lit, tuple(start), cells, signal, fast, slow, history)
         if not s.dynamics:
             # Instant photocells; light history still follows the light.
             fast = slow = np.broadcast_to(state.fast, history.shape)

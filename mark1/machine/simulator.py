@@ -404,9 +404,17 @@ class _RunResult:
     sums: np.ndarray | None = None          # (n, n_units) the sums read, with a full trace
 
 
+class Presentations(NamedTuple):
+    """A training schedule: the card shown at each presentation (``order``, (n,) int), its
+    epoch (``epoch_of``, (n,) int) and each card's class (``label_index``, (n_cards,) int)."""
+
+    order: np.ndarray
+    epoch_of: np.ndarray
+    label_index: np.ndarray
+
+
 def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack: PotentiometerRack,
-              light: np.ndarray, order: np.ndarray, epoch_of: np.ndarray, label_index: np.ndarray,
-              code, noise_rng: np.random.Generator, trace: Trace,
+              light: np.ndarray, schedule: Presentations, code, noise_rng: np.random.Generator, trace: Trace,
               env: simpy.Environment | None = None, progress=None) -> _RunResult:
     """Run a training schedule on the machine in simulated time (:meth:`MarkI.fit` calls it).
 
@@ -420,11 +428,8 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
     light : array (n_cards, n_cells)
         Relative illuminance of each card (or any object whose ``light[indices]`` gives
         those rows, e.g. one that images the cards of a large deck on demand).
-    order : array (n_presentations,) int
-        Card shown at each presentation.
-    epoch_of : array (n_presentations,) int
-    label_index : array (n_cards,) int
-        Class index of each card.
+    schedule : Presentations
+        The card shown at each presentation, its epoch, and each card's class index.
     code : OutputCode
         R-unit targets of each class and the decoding of the sums (with its tie rule).
     noise_rng : Generator
@@ -452,12 +457,12 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
     with overlap or drivers. Both ways give the same history, bit for bit.
     """
     env = env if env is not None else simpy.Environment()
-    run = _TrainingRun(spec=spec, retina=retina, patchboard=patchboard, rack=rack, light=light, order=order,
-                       label_index=label_index, code=code, noise_rng=noise_rng, trace=trace, env=env,
-                       progress=progress)
+    run = _TrainingRun(spec=spec, retina=retina, patchboard=patchboard, rack=rack, light=light,
+                       order=schedule.order, label_index=schedule.label_index, code=code, noise_rng=noise_rng,
+                       trace=trace, env=env, progress=progress)
     env.process(run.trainer())
     env.run()
-    return run.result(epoch_of)
+    return run.result(schedule.epoch_of)
 
 
 class _TrainingRun:

@@ -23,10 +23,11 @@ from typing import NamedTuple
 import numpy as np
 
 from mark1._utils.compiled import compiled
-from mark1.machine import perceptron, rules
+from mark1.machine import rules
 from mark1.machine._kernels import pots as _pots
 from mark1.machine._kernels.pots import apply_pot, plan_pot, stored_pot, wiper_sums
-from mark1.machine.perceptron import sparse_sums
+from mark1.machine._kernels import textbook
+from mark1.machine._kernels.textbook import sparse_sums
 from mark1.machine.rules import GAMMA, command_into
 
 __all__ = ["BLOCK_END", "CODE_KINDS", "PENDING", "ROOM", "WAITS", "Block", "Decay", "Moves", "Queue", "Schedule",
@@ -143,8 +144,8 @@ class Block(NamedTuple):
     phi: np.ndarray
 
 
-_kernel = compiled(rules, _pots, perceptron)
-_inline = compiled(rules, _pots, perceptron, inline="always")
+_kernel = compiled(rules, _pots, textbook)
+_inline = compiled(rules, _pots, textbook, inline="always")
 
 
 @_inline
@@ -159,7 +160,7 @@ def resting_sum(x, k, p_to, active, acc):
     flat, before decay) times row ``k`` of ``x`` (m, n_in), into ``acc`` (n_units,); the
     active inputs' indices into ``active``; returns how many. The kernel and the event
     path's look-ahead both read resting wipers this way
-    (:func:`mark1.machine.perceptron.sparse_sums`), so they agree bit for bit."""
+    (:func:`mark1.machine._kernels.textbook.sparse_sums`), so they agree bit for bit."""
     return sparse_sums(x, k, p_to.reshape(len(acc), x.shape[1]).T, active, acc)
 
 
