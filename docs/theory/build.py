@@ -1,8 +1,8 @@
 """Rebuild the figures of docs/THEORY.md: python docs/theory/build.py (six to eight minutes, one core).
 
 Runs ``mark1 theory --seeds 20 --seed 2024`` and ``mark1 theory curve --seeds 10 --seed 2024``
-(the commands that make every number and figure on the page) into a temporary folder, prints its tables, and copies its three
-figures and three CSV tables next to this file. Its ``theory.md`` is not copied: a
+(the commands that make every number and figure on the page) into a temporary folder, prints
+their tables, and copies their figures and CSV tables next to this file. Its ``theory.md`` is not copied: a
 Markdown file here would become a page of the Sphinx build. Deterministic.
 """
 
