@@ -266,3 +266,14 @@ def test_readings_of_a_two_class_scene_share_the_rack_where_the_code_uses_one_r_
     assert many["alt_"].rack.topology == "all" and many["ratchet_"].rack.drive == "ratchet"
     assert _readings(specs.MARK_I.with_overrides({"patchboard.n_associators": 500}), 1)["split64_"] is None
     assert _readings(specs.MARK_I.ideal(), 1)["alt_"] is None
+
+
+def test_the_shipped_page_carries_each_reports_source_as_the_scene_has_it_now():
+    # docs/REENACTMENT.md is generated; a source corrected in a scene must reach it (regenerate, or resume)
+    page = (ROOT / "docs" / "REENACTMENT.md").read_text()
+    for path in catalog(expected=True):
+        rep = load_scene(path).reported
+        assert f"Source: {rep.source}" in page, path.name
+        assert f"Machine in the sources: {rep.machine};" in page, path.name
+    assert "reports with a sourced number, each counted once" in page and "the project's choice" in page
+    assert "Source: Rosenblatt, Principles of Neurodynamics" not in page

@@ -581,15 +581,20 @@ def _argument(sc: SceneResult) -> str:
         why = ("the source credits the Mark I; counted on its only stated pot count, one pot per A-unit, "
                "with the A-units divided among the R-units the code uses (assumed, not recorded); 4,096 pots is an "
                "inference no source states, 64 a unit leaves A-units on unused lamps (assumed), the drive is "
-               "contradictory (the ratchet column)")
+               "contradictory (the ratchet column); the IBM 704 column is the project's alternative")
     elif machine == "ibm704":
         why = "the sources name the IBM 704: counted on its digital perceptron of the same size"
     elif machine == "contradictory":
-        why = (f"the sources disagree on the machine; counted on `{reading}` as the scene argues "
-               f"(its `reported` note), the other machine beside it")
+        why = (f"the sources disagree on the machine ({rep.get('source')}); counted on `{reading}`, the scene's "
+               f"reading, every other reading beside it")
+        if sc.project_band:
+            why += "; with no number reported it is judged on the project's band and counted apart"
     elif p == "ideal_":
-        why = (f"no machine named; {a_units} A-units is not the 512-A-unit Mark I, so the digital perceptron of "
+        why = (f"no machine named; {a_units:,} A-units is not the 512-A-unit Mark I, so the digital perceptron of "
                f"that size is counted, the analog readings beside it")
+    elif sc.project_band:
+        why = ("a theorem about perceptrons, no machine and no accuracy: judged on the project's band on the Mark "
+               "I as the sources allow it, the other readings beside it, and counted apart")
     else:
         why = ("no machine named and no size recorded: counted on the Mark I as the sources allow it "
                "(mark1-512), the IBM 704 beside it")
@@ -944,7 +949,10 @@ def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, 
         "",
         "A reading that is the same machine as the scene's is not trained again (4,096 pots where the code uses "
         "one R-unit: that unit then has a pot for every A-unit under both); one that cannot be built is `-` "
-        "(64 a unit needs the A-units to divide among the 8 R-units: 500 do not). *Rack cost*: the digital "
+        "(64 a unit needs the A-units to divide among the 8 R-units: 500 do not). For more classes than "
+        "R-units the binary code's words use all 8 R-units (`mark1/machine/response.py`), so for the alphabet "
+        "and the typefaces `mark1-512` and `mark1-512-split-64` are one machine (64 A-units each); for two "
+        "classes `mark1-512` and `mark1-4096` are. *Rack cost*: the digital "
         "learner (the analog retina and patch board with an ideal rack, `spec.digital()`) minus the scene's "
         "machine, paired over seeds, with its 95 % interval. *φ separable*: seeds in which least squares on the "
         "scene machine's φ or a long run of the perceptron fits every training card. The verdict counted is "
