@@ -170,7 +170,8 @@ def test_curve_bad_seeds_is_one_line(capsys):
 
 def test_curve_quick_writes_its_files_and_rows(tmp_path, capsys):
     assert main(["theory", "curve", "--quick", "--seeds", "2", "--out", str(tmp_path)]) == 0
-    for name in ("learning.csv", "curve_ibm704.png", "curve_mark1.png", "fig7.png", "fig8.png", "fig9.png"):
+    for name in ("learning.csv", "spontaneous.csv", "curve_ibm704.png", "curve_mark1.png", "fig7.png", "fig8.png",
+                 "fig9.png"):
         assert (tmp_path / name).stat().st_size > 0
     rows = list(csv.DictReader((tmp_path / "learning.csv").open()))
     # 2 machines x 4 (system, reinforcement) x 2 n_sr, figs. 7-8 at 2 n_sr, fig. 9 at 5 P_a
@@ -178,4 +179,8 @@ def test_curve_quick_writes_its_files_and_rows(tmp_path, capsys):
     for r in rows:
         assert 0.0 <= float(r["measured"]) <= 1.0 and 0.0 < float(r["theory"]) <= 1.0
         assert float(r["low"]) <= float(r["measured"]) + 1e-9 <= float(r["high"]) + 2e-9
+    spont = list(csv.DictReader((tmp_path / "spontaneous.csv").open()))
+    assert [(r["preset"], r["setting"]) for r in spont] == [("ibm704", "decay"), ("ibm704", "no decay"),
+                                                           ("mark1", "decay"), ("mark1", "no decay")]
+    assert all(0.5 <= float(r["concept_score"]) <= 1.0 for r in spont)
     assert "curve_ibm704" in capsys.readouterr().out

@@ -28,7 +28,7 @@ from mark1.specs import MARK_I, PRESETS
 from mark1.theory import (S_POINTS, Measurement, compare_p_a, compare_p_c, compare_recall, format_table, p_a, p_c,
                           p_c_min)
 from mark1.theory.learning import (FIGURES, N_SR_FIG9, S_POINTS_LIT, effective_units, machine_p_a, machine_recall,
-                                   machine_spec, p_r, system_constants)
+                                   machine_spec, machine_spontaneous, p_r, system_constants)
 from mark1.viz.theory import learning_figure, p_a_figure, p_c_figure, recall_figure
 
 __all__ = ["add_commands"]
@@ -96,7 +96,8 @@ def _page(command: str, grid: dict, seeds: int, tables: dict[str, list[dict]]) -
 _N_SR = {"full": (10, 30, 100, 300, 1000), "quick": (10, 100)}
 #: Random S-units lit for the redrawn figures: P_a = .0050 (fig. 7's .005), .0683 (fig. 8's .07), and fig. 9's sweep.
 _LIT: dict[int, Any] = {7: 5, 8: 20, 9: (6, 10, 20, 40, 60)}
-_CURVE_FILES = ("learning.csv", "curve_ibm704.png", "curve_mark1.png", "fig7.png", "fig8.png", "fig9.png")
+_CURVE_FILES = ("learning.csv", "spontaneous.csv", "curve_ibm704.png", "curve_mark1.png", "fig7.png", "fig8.png",
+                "fig9.png")
 
 
 def _interval(values: list[float], shown: int) -> tuple[float, float, float, float]:
@@ -143,7 +144,7 @@ def cmd_curve(args) -> int:
     seeds, seed = args.curve_seeds, args.curve_seed
     bases = {"ibm704": PRESETS["ibm704"], "mark1": MARK_I}
     pairs = [("alpha", "forced"), ("gamma", "forced"), ("alpha", "corrective"), ("gamma", "corrective")]
-    total = seeds * (len(bases) * len(pairs) * len(n_srs) + 2 * len(n_srs) + len(_LIT[9]))
+    total = seeds * (len(bases) * len(pairs) * len(n_srs) + 2 * len(n_srs) + len(_LIT[9]) + 2 * len(bases))
     bar = progress_bar(total, "machines", show=True)
     t0 = time.perf_counter()
     rows: list[dict] = []
@@ -217,8 +218,22 @@ def cmd_curve(args) -> int:
               for ne, s, col in ((n_e, "-", "k"), (1000, "--", "0.45"), (10_000, ":", "0.45"))]
     learning_figure(got, curves, along="p_a", xlabel="P_a", out=out / "fig9.png",
                     title=f"Rosenblatt 1958 fig. 9 redrawn: P_r(μ) against P_a, n_sr = {n9}, ω_c = 0")
+    # spontaneous learning with decay (p. 404): no curve in the paper; concept score 1 = formed, 0.5 = not
+    spontaneous = []
+    for name, base in bases.items():
+        decay = 100 * base.timing.period                   # a hundred card periods
+        for label, d in (("decay", decay), ("no decay", math.inf)):
+            runs = []
+            for k in range(seeds):
+                runs.append(machine_spontaneous(base, d, seed + k))
+                bar.update()
+            mean, low, high, _ = _interval([r for r, _ in runs], 400)
+            spontaneous.append({"preset": name, "decay_time_s": d, "setting": label, "concept_score": mean,
+                                "low": low, "high": high, "formed": sum(r >= 0.9 for r, _ in runs), "machines": seeds,
+                                "busier_share": float(np.mean([b for _, b in runs]))})
     bar.close()
 
+    write_text(out / "spontaneous.csv", _csv(spontaneous))
     write_text(out / "learning.csv", _csv([{k: v for k, v in r.items() if k != "label"} for r in rows]))
     print(f"{'figure':<13} {'system':<6} {'reinf.':<11} {'P_a':>6} {'N_e':>4} {'n_sr':>5} {'machine':>8} "
           f"{'95 % interval':>17} {'eq. 4':>6} {'dist.':>6}")
@@ -226,6 +241,10 @@ def cmd_curve(args) -> int:
         print(f"{r['figure']:<13} {r['system']:<6} {r['reinforcement']:<11} {r['p_a']:>6.4f} {r['n_e']:>4} "
               f"{r['n_sr']:>5} {r['measured']:>8.3f} [{r['low']:.3f}, {r['high']:.3f}] {r['theory']:>6.3f} "
               f"{r['distance']:>+6.1f}{'' if r['within'] else ' OUT'}")
+    for r in spontaneous:
+        print(f"spontaneous   {r['preset']:<6} {r['setting']:<8} concept score {r['concept_score']:.3f} "
+              f"[{r['low']:.3f}, {r['high']:.3f}], formed (>= 0.9) on {r['formed']} of {r['machines']}, "
+              f"busier response {r['busier_share']:.3f}")
     print(f"wall {duration(time.perf_counter() - t0)}; written: {out}/{', '.join(_CURVE_FILES)}")
     return 0
 

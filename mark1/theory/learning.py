@@ -53,7 +53,7 @@ from mark1.theory.probabilities import p_a as _p_a
 
 __all__ = ["Constants", "alpha_constants", "gamma_constants", "system_constants", "p_r", "p_g", "asymptote",
            "FIGURES", "P_A_FIG7", "P_A_FIG8", "N_SR_FIG9", "FIG10", "machine_spec", "machine_recall",
-           "machine_p_a", "effective_units", "random_cards", "S_POINTS_LIT"]
+           "machine_p_a", "effective_units", "random_cards", "machine_spontaneous", "S_POINTS_LIT"]
 
 #: Fig. 7 (p. 397): "P_r(Σ) as function of ω n_sr, for discrete subsets. (ω_c = 0, P_a = .005.
 #: Ideal environment assumed.)"
@@ -327,3 +327,50 @@ def machine_recall(spec, n_sr: int, seed: int, *, test: int = 200, lit: int = S_
     machine = mark1.MarkI(spec=spec, seed=seed).fit(cards, labels, epochs=1)
     new, new_labels = random_cards(rng, test, shape, lit), rng.choice(["A", "B"], test)
     return float(machine.score(cards, labels)), float(machine.score(new, new_labels))
+
+
+def machine_spontaneous(base, decay_time: float, seed: int, *, shown: int = 400, lit: int = S_POINTS_LIT,
+                        kept: int = 30) -> tuple[float, float]:
+    """(concept score, share of the busier response) of one machine after spontaneous learning (1958 p. 404).
+
+    p. 404: with values that "decay at a rate proportional to their magnitude", a system
+    "exposed to a random series of stimuli from two 'dissimilar' classes", all of whose
+    responses "are automatically reinforced", tends to answer one response for each class.
+    Here: two classes, each a random prototype of ``lit`` S-units whose members keep
+    ``kept`` of them and light ``lit - kept`` others; ``shown`` cards in random order, once;
+    α, monovalent, μ, ``trainer.reinforcement = "spontaneous"``, ``rack.decay_time`` =
+    ``decay_time`` seconds (the machine's decay, proportional to the value). The concept
+    score is the agreement of the answers with the classes on ``shown`` new members, either
+    way round (max(a, 1 - a)): 1 when concepts formed, 0.5 when not.
+
+    Examples
+    --------
+    >>> from mark1.specs import PRESETS
+    >>> score, busier = machine_spontaneous(PRESETS["ibm704"], float("inf"), 0, shown=20)
+    >>> 0.5 <= score <= 1.0 and 0.5 <= busier <= 1.0
+    True
+    """
+    import mark1
+
+    spec = machine_spec(base, "alpha", "spontaneous").with_overrides({"rack.decay_time": decay_time})
+    rng = np.random.default_rng(seed)
+    shape = tuple(spec.retina.shape)
+    n = int(np.prod(shape))
+    points = rng.permutation(n)
+    prototypes = (points[:lit], points[lit:2 * lit])
+
+    def deck(k: int):
+        classes = rng.permutation(np.repeat([0, 1], k // 2))
+        cards = np.ones((k, n))
+        for row, c in zip(cards, classes):
+            others = np.setdiff1d(np.arange(n), prototypes[c])
+            row[rng.choice(prototypes[c], kept, replace=False)] = 0.0
+            row[rng.choice(others, lit - kept, replace=False)] = 0.0
+        return cards.reshape(k, *shape), classes
+
+    cards, classes = deck(shown)
+    machine = mark1.MarkI(spec=spec, seed=seed).fit(cards, np.array(["A", "B"])[classes], epochs=1)
+    new, new_classes = deck(shown)
+    answer = (machine.predict(new) == "B").astype(int)
+    agree = float(np.mean(answer == new_classes))
+    return max(agree, 1 - agree), float(max(answer.mean(), 1 - answer.mean()))
