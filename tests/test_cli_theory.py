@@ -168,6 +168,7 @@ def test_curve_bad_seeds_is_one_line(capsys):
     assert _error_line(capsys).startswith("mark1: error: --seeds: expected a number of seeds from 2")
 
 
+@pytest.mark.slow          # about 40 s: 25 points and 8 spontaneous runs, two machines each
 def test_curve_quick_writes_its_files_and_rows(tmp_path, capsys):
     assert main(["theory", "curve", "--quick", "--seeds", "2", "--out", str(tmp_path)]) == 0
     for name in ("learning.csv", "spontaneous.csv", "curve_ibm704.png", "curve_mark1.png", "fig7.png", "fig8.png",

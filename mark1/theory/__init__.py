@@ -5,6 +5,9 @@ report, the discrimination they predict, and the machine's patch board measured 
   forms of the 1957 report).
 * :mod:`mark1.theory.discrimination` — Φ, the 1957 Z of the μ-system, the recall Z derived
   from the 1958 model, the 1958 learning-curve form (eq. 4).
+* :mod:`mark1.theory.learning` — the 1958 learning curves P_r and P_g (eq. 4) with the α
+  and γ constants and figs. 7-10's captions, and the machine's own trainer on the paper's
+  experiment (``mark1 theory curve``).
 * :mod:`mark1.theory.measure` — a real patch board over seeds: P_a, P_c and recall
   measured, formula beside machine, as tables.
 

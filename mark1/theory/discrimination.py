@@ -15,9 +15,9 @@ stimuli, n_s of them forced to each of two responses, each A-unit feeding one re
   with it too.
 * :func:`learning_curve` — the general form of the 1958 paper, eq. 4,
   ``P = [1 - (1 - P_a)^N_e] Φ(Z)``, ``Z = (c1 n_sr + c2) / sqrt(c3 n_sr^2 + c4 n_sr)``, with the
-  constants passed in: those of eqs. 5-8 are printed as images that the available
-  transcriptions do not render legibly (eq. 7 shows c1 = 0, c2 = 1 - P_a), and secondary
-  summaries of them disagree, so none is built in.
+  constants passed in; :mod:`mark1.theory.learning` builds in those the 1958 text gives
+  (eqs. 5-7 are printed as images the transcriptions render only in part) and derives the
+  rest, each with its page.
 
 Examples
 --------
