@@ -773,6 +773,17 @@ def write_fit(table: DeviceTable, spec: MachineSpec, out, *, laws=None, progress
     Returns
     -------
     (DeviceFit, list of Path)
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mark1.specs import MARK_I
+    >>> from mark1.classroom.device_fit import pulse_table
+    >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     fit, paths = write_fit(pulse_table(spec, (10, 10)), spec, folder, laws=["constant"])
+    ...     print(fit.best.law, [p.name for p in paths])
+    constant ['fit.toml', 'fit.json', 'fit_residuals.csv', 'fit.png']
     """
     bar = progress_bar(1, "fit", show=progress)
     try:

@@ -79,6 +79,12 @@ class DeviceTable:
         The values that mean full scale -1 and +1.
     source : str
         The file it came from (or a description).
+
+    Examples
+    --------
+    >>> t = table_from_values([0.0, 0.02, 0.01], [1, -1])
+    >>> t.step.tolist(), t.direction.tolist()
+    ([0.02, -0.01], [1, -1])
     """
 
     position: np.ndarray
@@ -391,6 +397,11 @@ class Law(NamedTuple):
         ``guess(table, spec)`` -> starting points, each a sequence of len(keys) values.
     low, high : tuple of float
         Bounds of each fitted value.
+
+    Examples
+    --------
+    >>> LAWS["soft-bounds"].keys
+    ('SIZE', 'rack.up_down', 'rack.w_max', 'rack.w_min')
     """
 
     name: str
@@ -468,6 +479,16 @@ class LawFit:
         Parameters fitted (plus one for the residuals' variance in AIC and BIC).
     aic, bic : float
         ``n ln(rss / n) + 2 (k + 1)`` and ``n ln(rss / n) + (k + 1) ln n``, Gaussian residuals.
+    predicted : array (n,)
+        The law's change of each pulse (full scale).
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
+    >>> f = fit_law(LAWS["constant"], pulse_table(spec, (10, 10)), spec)
+    >>> round(f.params["rack.step"], 6), f.k, f.rms < 1e-12
+    (0.01, 2, True)
     """
 
     law: str
@@ -507,7 +528,14 @@ SIZE = "SIZE"
 
 
 def size_key(spec: MachineSpec) -> str:
-    """The spec key of a pulse's nominal travel (see :data:`SIZE`)."""
+    """The spec key of a pulse's nominal travel (see :data:`SIZE`).
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> size_key(MARK_I), size_key(MARK_I.with_overrides({"rack.drive": "ratchet"}))
+    ('trainer.increment', 'rack.step')
+    """
     return "rack.step" if spec.rack.drive == "ratchet" else "trainer.increment"
 
 
@@ -707,6 +735,14 @@ class DeviceFit:
     table : DeviceTable
     spec : MachineSpec
         The machine the laws were fitted in.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
+    >>> fit = fit_table(pulse_table(spec, (10, 10)), spec, laws=["constant", "linear"])
+    >>> fit.best.law, [f.law for f in fit.fits]
+    ('constant', ['constant', 'linear'])
     """
 
     fits: list
@@ -755,6 +791,17 @@ def fit_table(table: DeviceTable, spec: MachineSpec, laws: Sequence[str] | None 
     Returns
     -------
     DeviceFit
+
+    Examples
+    --------
+    A soft-bounds device, measured without noise over 40 pulses, is told from a constant step:
+
+    >>> from mark1.specs import MARK_I
+    >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
+    >>> device = spec.with_overrides({"rack.law": "soft-bounds", "rack.w_max": 0.3})
+    >>> fit = fit_table(pulse_table(device, (25, 15)), spec, laws=["constant", "soft-bounds"])
+    >>> fit.best.law, round(fit.best.params["rack.w_max"], 4)
+    ('soft-bounds', 0.3)
     """
     names = list(LAWS) if laws is None else list(laws)
     for name in names:
@@ -853,5 +900,13 @@ def runs(direction: np.ndarray) -> tuple[int, ...]:
 
 def replay(spec: MachineSpec, table: DeviceTable) -> np.ndarray:
     """The positions ``spec``'s pot goes through under the table's pulses from its first reading
-    (open loop: each pulse from where the law, not the measurement, left it): array (n + 1,)."""
+    (open loop: each pulse from where the law, not the measurement, left it): array (n + 1,).
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
+    >>> replay(spec, table_from_values([0.5, 0.6, 0.7, 0.6], [1, 1, -1])).round(3).tolist()
+    [0.5, 0.51, 0.52, 0.51]
+    """
     return pulse_table(spec, runs(table.direction), start=float(table.position[0])).position

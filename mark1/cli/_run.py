@@ -23,7 +23,7 @@ from mark1.classroom.explain import event_line, explain
 from mark1.classroom.lesson import build
 from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, check_budget, one_line, output_file, output_folder,
                                 scene_or_usage)
-from mark1.exceptions import SceneError, UsageError
+from mark1.exceptions import InputError, SceneError, UsageError
 from mark1.lab import band
 from mark1.machine.energy import run_energy
 from mark1.machine.mark_i import MarkI
@@ -167,7 +167,7 @@ def _history_csv(history: np.ndarray, classes: np.ndarray) -> str:
     w = csv.writer(buf, lineterminator="\n")
     names = history.dtype.names
     if names is None:
-        raise TypeError("history: expected a structured array (one field a column)")
+        raise InputError("history: expected a structured array (one field a column)")
     w.writerow(names)
     named = {"label", "response"}
     for row in history.tolist():

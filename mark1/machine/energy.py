@@ -50,6 +50,11 @@ class Constant(NamedTuple):
         (MARK1_FACTS.md).
     source : str
         Where it comes from, or why it was chosen.
+
+    Examples
+    --------
+    >>> MOTOR_POWER.value, MOTOR_POWER.unit, MOTOR_POWER.status
+    (2.0, 'W', 'assumed')
     """
 
     value: float

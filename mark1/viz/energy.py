@@ -37,6 +37,11 @@ class EnergyRow(NamedTuple):
         Provenance of the constant (``datasheet``, ``assumed``, ...).
     note : str
         A few words on where the figure comes from (drawn small under the label).
+
+    Examples
+    --------
+    >>> EnergyRow("Mark I, DC motors", 0.16, [35.4], "assumed").note
+    ''
     """
 
     label: str
