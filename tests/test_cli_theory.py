@@ -166,6 +166,8 @@ def test_spontaneous_concepts(tmp_path):
 def test_curve_bad_seeds_is_one_line(capsys):
     assert main(["theory", "curve", "--seeds", "1"]) == 2
     assert _error_line(capsys).startswith("mark1: error: --seeds: expected a number of seeds from 2")
+    assert main(["theory", "curve", "--seed", "-1"]) == 2
+    assert _error_line(capsys).startswith("mark1: error: --seed: expected a seed >= 0")
 
 
 @pytest.mark.slow          # about 40 s: 25 points and 8 spontaneous runs, two machines each

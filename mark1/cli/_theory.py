@@ -5,6 +5,8 @@ grid of x, y, θ, R (and C), and the μ-system's recall against the number of st
 writes a CSV, a figure and a Markdown page (``theory.md``) of them, each file atomically.
 ``mark1 theory p_a X Y THETA R [--n 400]`` and ``mark1 theory p_c X Y THETA R C [--n 400]``
 print one value: the 1958 (infinite retina) form beside the finite one.
+``mark1 theory curve [--seeds N] [--seed N] [--out DIR] [--quick]`` runs the machine's own
+trainer against the 1958 learning curves (:mod:`mark1.theory.learning`) and redraws figs. 7-9.
 """
 
 from __future__ import annotations
@@ -134,6 +136,8 @@ def cmd_curve(args) -> int:
     if not 2 <= args.curve_seeds <= 10_000:
         raise UsageError(f"--seeds: expected a number of seeds from 2 to 10000 (an interval needs two), "
                          f"got {args.curve_seeds}")
+    if args.curve_seed < 0:
+        raise UsageError(f"--seed: expected a seed >= 0, got {args.curve_seed}")
     out = output_folder(argparse.Namespace(out=args.curve_out or str(Path("runs") / "theory"), scene=""))
     for name in _CURVE_FILES:
         try:
