@@ -332,13 +332,23 @@ def move_now(t_read, p, n_act, active, rule, command, busy_until, t_ref, dk, pot
     n_units, n_in = command.shape
     n_scan = n_in if rule == GAMMA else n_act
     longest = -1.0
+    f = decay(t_read, t_ref, dk.rate)
+    keep = len(log.pot) > 0
     for u in range(n_units):
         for a in range(n_scan):
             i = a if rule == GAMMA else active[a]
             cmd = command[u, i]
-            if cmd != 0.0:
-                duration = move_pot(u * n_in + i, cmd, t_read, p, busy_until, t_ref, dk, pots, drive, log)
-                longest = max(longest, duration)
+            if cmd == 0.0:
+                continue
+            j = u * n_in + i
+            begin = stored_pot(j, t_read, busy_until, pots)
+            if dk.rate != 0.0:
+                begin = f * begin
+            target, slack_time, duration, direction = plan_pot(cmd, begin, j, pots, drive)
+            apply_pot(j, begin, target, slack_time, duration, direction, t_read, f, pots)
+            if keep:
+                record(log, p, t_read, j, cmd, begin, target, slack_time, duration, direction)
+            longest = max(longest, duration)
     return max(busy_until, t_read + longest)
 
 
