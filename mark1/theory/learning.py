@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mark1.exceptions import InputError
+from mark1.machine.mark_i import MarkI
 from mark1.theory.discrimination import _activation, _positive, learning_curve, phi
 from mark1.theory.probabilities import p_a as _p_a
 
@@ -319,12 +320,10 @@ def machine_recall(spec, n_sr: int, seed: int, *, test: int = 200, lit: int = S_
     >>> 0.5 <= r <= 1.0 and 0.0 <= g <= 1.0
     True
     """
-    import mark1
-
     rng = np.random.default_rng([seed, n_sr])
     shape = tuple(spec.retina.shape)
     cards, labels = random_cards(rng, 2 * n_sr, shape, lit), rng.permutation(np.repeat(["A", "B"], n_sr))
-    machine = mark1.MarkI(spec=spec, seed=seed).fit(cards, labels, epochs=1)
+    machine = MarkI(spec=spec, seed=seed).fit(cards, labels, epochs=1)
     new, new_labels = random_cards(rng, test, shape, lit), rng.choice(["A", "B"], test)
     return float(machine.score(cards, labels)), float(machine.score(new, new_labels))
 
@@ -350,8 +349,6 @@ def machine_spontaneous(base, decay_time: float, seed: int, *, shown: int = 400,
     >>> 0.5 <= score <= 1.0 and 0.5 <= busier <= 1.0
     True
     """
-    import mark1
-
     spec = machine_spec(base, "alpha", "spontaneous").with_overrides({"rack.decay_time": decay_time})
     rng = np.random.default_rng(seed)
     shape = tuple(spec.retina.shape)
@@ -369,7 +366,7 @@ def machine_spontaneous(base, decay_time: float, seed: int, *, shown: int = 400,
         return cards.reshape(k, *shape), classes
 
     cards, classes = deck(shown)
-    machine = mark1.MarkI(spec=spec, seed=seed).fit(cards, np.array(["A", "B"])[classes], epochs=1)
+    machine = MarkI(spec=spec, seed=seed).fit(cards, np.array(["A", "B"])[classes], epochs=1)
     new, new_classes = deck(shown)
     answer = (machine.predict(new) == "B").astype(int)
     agree = float(np.mean(answer == new_classes))
