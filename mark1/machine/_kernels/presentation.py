@@ -356,7 +356,7 @@ def move_now(t_read, p, n_act, active, rule, command, busy_until, t_ref, dk, pot
 GO_ON = -1
 
 
-@_inline
+@_kernel         # not inlined: train_block and act_on call one compiled copy (a cold start compiles it once)
 def act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
     """The trainer's turn at presentation ``k`` of the block, read (its sums in ``blk.sums``,
     its ``n_act`` active inputs in ``blk.active``): the rule's command (:func:`command_pots`),
