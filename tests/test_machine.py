@@ -298,7 +298,7 @@ def test_shuffled_order_is_reproducible_and_a_permutation_per_epoch(seed):
 
 def test_fresh_entropy_is_recorded():
     m = MarkI(spec=specs.SMALL)
-    m.patchboard
+    assert m.patchboard is not None          # building the board draws the fresh entropy
     assert isinstance(m.seed_, int)
     again = MarkI(spec=specs.SMALL, seed=m.seed_)
     assert np.array_equal(again.patchboard.connections, m.patchboard.connections)
