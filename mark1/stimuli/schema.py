@@ -120,7 +120,7 @@ class Reported:
     >>> reported.value, reported.training, reported.note
     (1.0, 'distinct', 'reported as 100 % correct on test')
     >>> reported.machine, reported.scored, reported.reading
-    ('not named', 'new', 'mark1-4096')
+    ('not named', 'new', 'mark1-512')
     """
 
     source: str = ""
