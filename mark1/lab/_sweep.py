@@ -43,7 +43,7 @@ from mark1.lab._common import (aligned, check_figure, count_option, csv_text, dr
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
                               scene_ref)
 from mark1.lab.stats import mean_interval, seed_advice
-from mark1.machine.energy import energy_fields
+from mark1.machine.energy import energy_fields, joules_text
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MachineSpec, SpecError, parameter_keys
 from mark1.stimuli.cards import experiment_seeds
@@ -432,17 +432,9 @@ def joules_cell(j, per=None) -> str:
     >>> joules_cell(780.2, 35.4), joules_cell(2.61e-9), joules_cell(None)
     ('780 J (35.4 J/corr.)', '2.61 nJ', '-')
     """
-    def si(v):
-        if v == 0:
-            return "0 J"
-        for scale, prefix in ((1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"),
-                              (1e-15, "f")):
-            if abs(v) >= scale:
-                return f"{v / scale:.3g} {prefix}J"
-        return f"{v:.3g} J"
     if j is None or j != j:
         return "-"
-    return si(j) + ("" if per is None or per != per else f" ({si(per)}/corr.)")
+    return joules_text(j) + ("" if per is None or per != per else f" ({joules_text(per)}/corr.)")
 
 
 def _train_once(scene, seed: int, settings: dict, train_count, test_count, epochs, at=None) -> dict:

@@ -35,7 +35,7 @@ from mark1.machine._kernels.pots import move_duration
 from mark1.machine.devices import PRESETS
 
 __all__ = ["Constant", "MOTOR_POWER", "RELAY_POWER", "Energy", "drive_power", "energy", "run_energy",
-           "energy_fields", "correction_energies", "pulse_energy", "device_of", "update_energy"]
+           "energy_fields", "correction_energies", "pulse_energy", "device_of", "update_energy", "joules_text"]
 
 
 class Constant(NamedTuple):
@@ -166,17 +166,23 @@ class Energy:
         >>> energy(MOTOR_POWER, motor_seconds=390.0, pulses=4875, corrections=75).describe()
         '780 J, 10.4 J a correction (75 corrections; motors 2 W x 390 s, assumed)'
         """
-        per = "-" if not np.isfinite(self.per_correction_j) else _joules(self.per_correction_j)
+        per = "-" if not np.isfinite(self.per_correction_j) else joules_text(self.per_correction_j)
         if self.basis == "pulses":
-            how = f"{self.pulses:,} pulses x {_joules(self.pulse_energy_j)}, {self.status}"
+            how = f"{self.pulses:,} pulses x {joules_text(self.pulse_energy_j)}, {self.status}"
         else:
             what = "motors" if self.drive == "continuous" else "relay coils"
             how = f"{what} {self.power_w:g} W x {self.motor_seconds:.4g} s, {self.status}"
-        return f"{_joules(self.total_j)}, {per} a correction ({self.corrections:,} corrections; {how})"
+        return f"{joules_text(self.total_j)}, {per} a correction ({self.corrections:,} corrections; {how})"
 
 
-def _joules(v: float) -> str:
-    """Joules with an SI prefix, three significant figures."""
+def joules_text(v: float) -> str:
+    """Joules with an SI prefix, three significant figures.
+
+    Examples
+    --------
+    >>> joules_text(780.2), joules_text(2.61e-9), joules_text(0.0)
+    ('780 J', '2.61 nJ', '0 J')
+    """
     if v == 0:
         return "0 J"
     for scale, prefix in ((1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"),
