@@ -82,7 +82,7 @@ __all__ = ["job", "run_jobs", "Records", "executor_for", "Interrupted", "seed_li
 
 #: What a study takes as its scene: a loaded Scene, or a scene file's path (or a built-in scene's name).
 SceneLike: TypeAlias = Scene | str | os.PathLike
-#: A study's seeds: ``n`` (seeds ``0 .. n-1``) or the seeds themselves.
+#: A study's seeds: ``n`` (the seeds 0 to n − 1) or the seeds themselves.
 Seeds: TypeAlias = int | Sequence[int]
 #: A file or folder to write: a str or a path-like.
 StrPath: TypeAlias = str | os.PathLike

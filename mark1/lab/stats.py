@@ -149,7 +149,7 @@ def _beta_regularized(a: float, b: float, x: float) -> float:
 
 
 def t_two_sided_p(t: float, df: int) -> float:
-    """P(|T| >= |t|) for Student's t with ``df`` degrees of freedom: a two-sided p-value.
+    """``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom: a two-sided p-value.
 
     Computed as the regularized incomplete beta function I_{df/(df+t²)}(df/2, 1/2)
     (no SciPy needed; agrees with ``scipy.stats.t.sf`` to about 1e-12).
@@ -267,7 +267,7 @@ def seeds_to_decide(diffs: Sequence[float], cap: int = SEED_CAP) -> int | None:
     """The fewest seeds at which the 95 % t-interval of these differences would exclude 0, were their
     mean and spread the true ones.
 
-    The smallest n with t(0.975; n−1) · sd / √n < |mean|, with sd the sample standard
+    The smallest n with ``t(0.975; n−1) · sd / √n < |mean|``, with sd the sample standard
     deviation of ``diffs``: a planning figure (the observed effect may be smaller or larger
     than the true one), not a promise.
 
