@@ -37,15 +37,18 @@ _MAX_CHART_BYTES = 100_000_000     # 1e6 A-units x 15 connections of ~12 bytes; 
 
 
 @compiled
-def _tally(s_states, connections, threshold, acc, net, phi, counts):
+def _tally(s_states, connections, threshold, acc, net, phi, x, counts):
     """Net input of each A-unit: the sum of the wiring rows of the S-units that fire.
 
     ``s_states`` (n, n_s) bool, ``connections`` (n_s, n_a) int8; ``acc`` (n_a,) an
-    integer buffer wide enough for ``n_s`` (int16 holds up to 32767: twice the SIMD
-    lanes of int32). Writes the net inputs into ``net`` (n, n_a), whether they reach
-    ``threshold`` into ``phi`` (n, n_a) bool, and the S-units and A-units that fire into
-    ``counts`` (n, 2) int64; any may have 0 rows (not wanted). Work grows with the
-    S-units that fire, not with every socket.
+    integer buffer wide enough for every A-unit's net input (int8 when no A-unit has
+    more than 127 inputs: 32 A-units a SIMD lane group; integer sums wrap alike in any
+    order, so only the final value has to fit). Writes the net inputs into ``net`` (n, n_a),
+    whether they reach ``threshold`` into ``phi`` (n, n_a) bool and into ``x``
+    (n, n_a + 1) float64 (1.0 or 0.0, the always-on bias last: the pot rack's inputs), and
+    the S-units and A-units that fire into ``counts`` (n, 2) int64; any may have 0 rows
+    (not wanted). Work grows with the S-units that fire, not with every socket; their
+    rows are added two at a time (one trip of ``acc`` through memory per pair).
     """
     n, n_s = s_states.shape
     n_a = connections.shape[1]
@@ -57,22 +60,39 @@ def _tally(s_states, connections, threshold, acc, net, phi, counts):
             count += s_states[k, i]
         for a in range(n_a):
             acc[a] = 0
-        for p in range(count):
-            row = connections[active[p]]
+        for p in range(0, count - 1, 2):
+            row, other = connections[active[p]], connections[active[p + 1]]
+            for a in range(n_a):
+                acc[a] += row[a] + other[a]
+        if count % 2:
+            row = connections[active[count - 1]]
             for a in range(n_a):
                 acc[a] += row[a]
-        if len(net):
-            for a in range(n_a):
-                net[k, a] = acc[a]
-        if len(phi):
-            for a in range(n_a):
-                phi[k, a] = acc[a] >= threshold
+        _tallied(acc, threshold, k, net, phi, x, counts)
         if len(counts):
-            firing = 0
-            for a in range(n_a):
-                firing += acc[a] >= threshold
             counts[k, 0] = count
-            counts[k, 1] = firing
+
+
+@compiled
+def _tallied(acc, threshold, k, net, phi, x, counts):
+    """Row ``k`` of :func:`_tally`'s outputs from the net inputs ``acc``."""
+    n_a = acc.shape[0]
+    if len(net):
+        for a in range(n_a):
+            net[k, a] = acc[a]
+    if len(phi):
+        for a in range(n_a):
+            phi[k, a] = acc[a] >= threshold
+    if len(x):
+        row = x[k]
+        for a in range(n_a):
+            row[a] = 1.0 if acc[a] >= threshold else 0.0
+        row[n_a] = 1.0
+    if len(counts):
+        firing = 0
+        for a in range(n_a):
+            firing += acc[a] >= threshold
+        counts[k, 1] = firing
 
 
 class Patchboard:
@@ -116,6 +136,7 @@ class Patchboard:
                              "in every socket")
         self.connections = given.astype(np.int8, copy=False)
         self._wiring = self.connections.copy(order="C")      # as plugged at construction
+        self._widest: int | None = None                        # most inputs of one A-unit (_accumulator)
 
     @property
     def n_sensors(self) -> int:
@@ -164,7 +185,7 @@ class Patchboard:
         s = self._check_states(s_states)
         net = np.empty((len(s), self.n_associators), np.float32)
         _tally(s, self._wiring, self.a_threshold, self._accumulator(), net, np.empty((0, 0), bool),
-               np.empty((0, 2), np.int64))
+               np.empty((0, 0)), np.empty((0, 2), np.int64))
         return net
 
     @overload
@@ -204,12 +225,64 @@ class Patchboard:
         s = self._check_states(s_states)
         phi = np.empty((len(s), self.n_associators), bool)
         counts = np.empty((len(s) if counted else 0, 2), np.int64)
-        _tally(s, self._wiring, self.a_threshold, self._accumulator(), np.empty((0, 0), np.float32), phi, counts)
+        _tally(s, self._wiring, self.a_threshold, self._accumulator(), np.empty((0, 0), np.float32), phi,
+               np.empty((0, 0)), counts)
         return (phi, counts[:, 0], counts[:, 1]) if counted else phi
 
+    def rack_inputs(self, s_states: np.ndarray, *, out: np.ndarray | None = None,
+                    counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The pot rack's inputs: A-unit outputs with the always-on bias last, made in one pass.
+
+        What ``with_bias(associate(s_states))`` gives, with the S-units and A-units that
+        fire on each row, written where the caller wants them.
+
+        Parameters
+        ----------
+        s_states : array of shape (n, n_s) bool
+        out : array of shape (n, n_a + 1) float64, optional
+            Where to write the inputs (C-ordered).
+        counts : array of shape (n, 2) int64, optional
+            Where to write how many S-units (column 0) and A-units (column 1) fire.
+
+        Returns
+        -------
+        x : array of shape (n, n_a + 1) float64
+            1.0 where an A-unit fires, else 0.0; the bias 1.0 last (``out`` when given).
+        counts : array of shape (n, 2) int64
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mark1.specs import MARK_I
+        >>> board = Patchboard.random(MARK_I.patchboard, MARK_I.retina.shape, np.random.default_rng(0))
+        >>> S = np.zeros((2, 400), bool); S[1, :100] = True
+        >>> x, counts = board.rack_inputs(S)
+        >>> x.shape, counts[:, 0].tolist(), bool((x == with_bias(board.associate(S))).all())
+        ((2, 513), [0, 100], True)
+        """
+        s = self._check_states(s_states)
+        shape = (len(s), self.n_associators + 1)
+        x = np.empty(shape) if out is None else out
+        if x.shape != shape or x.dtype != np.float64 or not x.flags.c_contiguous:
+            raise InputError(f"out: expected a C-ordered float64 array of shape {shape}, got {x.dtype} {x.shape}")
+        counts = np.empty((len(s), 2), np.int64) if counts is None else counts
+        if counts.shape != (len(s), 2) or counts.dtype != np.int64:
+            raise InputError(f"counts: expected an int64 array of shape ({len(s)}, 2), got {counts.dtype} "
+                             f"{counts.shape}")
+        _tally(s, self._wiring, self.a_threshold, self._accumulator(), np.empty((0, 0), np.float32),
+               np.empty((0, 0), bool), x, counts)
+        return x, counts
+
     def _accumulator(self) -> np.ndarray:
-        """Scratch row for :func:`_tally`: a net input lies within ±n_s."""
-        return np.empty(self.n_associators, np.int16 if self.n_sensors < 2**15 else np.int32)
+        """Scratch row for :func:`_tally`, as narrow as the widest A-unit allows: a net input
+        lies within ± the A-unit's plugged inputs (counted once, a wiring row at a time)."""
+        if self._widest is None:
+            plugged = np.zeros(self.n_associators, np.int64)
+            for row in self._wiring:
+                plugged += row != 0
+            self._widest = int(plugged.max(initial=0))
+        kind = np.int8 if self._widest <= 127 else np.int16 if self._widest < 2**15 else np.int32
+        return np.empty(self.n_associators, kind)
 
     def _check_states(self, s_states) -> np.ndarray:
         """S-unit states as a C-ordered bool array (n, n_s); nonzero counts as firing."""

@@ -220,37 +220,68 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return view
 
 
-@compiled
-def _power_law(light, sensitivity, gamma, power, scale, knot, knot_power, inv_knot, series, out):
-    """``out = sensitivity * light ** gamma`` for (n, m) light, by the tables of :func:`_power_tables`.
+class _Law(NamedTuple):
+    """The power law as :func:`_steady_row` reads it: each cell's sensitivity (m,), gamma, and
+    the tables of :func:`_power_tables` (by exponent: ``power``, ``scale``; by subinterval:
+    ``knot_power``, ``inv_knot``; the binomial ``series``)."""
 
-    Zero, subnormal, negative, infinite and NaN light take ``light ** gamma`` itself. A
-    cell lit exactly as on the row before takes that row's result (on digit cards about
-    half the cells: the paper white around the figure).
+    sensitivity: np.ndarray
+    gamma: float
+    power: np.ndarray
+    scale: np.ndarray
+    knot_power: np.ndarray
+    inv_knot: np.ndarray
+    series: np.ndarray
+
+
+#: The bits of a positive normal float64 lie in [_NORMAL_LOW, _NORMAL_HIGH) as an int64.
+_NORMAL_LOW, _NORMAL_HIGH = 0x0010000000000000, 0x7FF0000000000000
+
+
+@compiled(error_model="numpy")
+def _steady_row(light, bits, law, out, scratch):
+    """``out = sensitivity * light ** gamma`` for one card's cells (m,), by the tables of
+    :func:`_power_tables`; ``bits`` is ``light``'s memory as int64, ``scratch`` (4, m).
+
+    A positive normal light ``x = m 2**k`` reads its exponent's and its subinterval's
+    entries in one loop (table reads do not vectorize), the series runs in another (it
+    does); the subinterval's knot ``1 + b / 256`` is exact, so it is computed, not read.
+    Zero, subnormal, negative, infinite and NaN light take ``x ** gamma`` itself in a last
+    pass, run only when there is such light. (``error_model="numpy"``: no division here
+    may raise, and the loops vectorize.)
     """
-    n, m = light.shape
-    bits = light.view(np.int64)
-    c1, c2, c3, c4, c5, c6 = series[1], series[2], series[3], series[4], series[5], series[6]
-    # a cell often sees the light it saw on the card before (paper white around the figure):
-    # the same light gives the same signal, so it is taken from the last card's
-    last_x = np.full(m, np.nan)
-    last_out = np.empty(m)
-    for i in range(n):
+    c1, c2, c3, c4, c5, c6 = law.series[1], law.series[2], law.series[3], law.series[4], law.series[5], law.series[6]
+    power, scale, knot_power, inv_knot = scratch[0], scratch[1], scratch[2], scratch[3]
+    m = light.shape[0]
+    outside = 0
+    for j in range(m):
+        u = bits[j]
+        outside += (u < _NORMAL_LOW) | (u >= _NORMAL_HIGH)          # negative values too (sign bit)
+        e = (u >> 52) & 2047
+        b = (u >> (52 - _POWER_BITS)) & (2 ** _POWER_BITS - 1)
+        power[j], scale[j] = law.power[e], law.scale[e]
+        knot_power[j], inv_knot[j] = law.knot_power[b], law.inv_knot[b]
+    for j in range(m):
+        knot = 1.0 + ((bits[j] >> (52 - _POWER_BITS)) & (2 ** _POWER_BITS - 1)) * (1.0 / 2 ** _POWER_BITS)
+        t = (light[j] * scale[j] - knot) * inv_knot[j]                  # the difference is exact
+        p = 1.0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))))
+        out[j] = law.sensitivity[j] * (power[j] * knot_power[j] * p)
+    if outside:
         for j in range(m):
-            x = light[i, j]
-            if x == last_x[j]:
-                out[i, j] = last_out[j]
-                continue
-            last_x[j] = x
-            if 2.2250738585072014e-308 <= x <= 1.7976931348623157e308:
-                e = bits[i, j] >> 52                                    # sign bit is 0
-                b = (bits[i, j] >> (52 - _POWER_BITS)) & (2 ** _POWER_BITS - 1)
-                t = (x * scale[e] - knot[b]) * inv_knot[b]         # the difference is exact
-                p = 1.0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))))
-                out[i, j] = sensitivity[j] * (power[e] * knot_power[b] * p)
-            else:
-                out[i, j] = sensitivity[j] * x ** gamma
-            last_out[j] = out[i, j]
+            x = light[j]
+            if not (2.2250738585072014e-308 <= x <= 1.7976931348623157e308):
+                out[j] = law.sensitivity[j] * x ** law.gamma
+
+
+@compiled
+def _power_law(light, law, out):
+    """``out = sensitivity * light ** gamma`` for (n, m) C-ordered light, row by row
+    (:func:`_steady_row`). Measured: within 3 ulp of ``x ** gamma`` (libm), about half
+    the values bit-equal."""
+    bits = light.view(np.int64)
+    scratch = np.empty((4, light.shape[1]))
+    for i in range(light.shape[0]):
+        _steady_row(light[i], bits[i], law, out[i], scratch)
 
 
 class _Cells(NamedTuple):
@@ -270,50 +301,118 @@ class _Cells(NamedTuple):
 
 
 @compiled
+def _card_step(lit, cells):
+    """The coefficients of one card's step of the recurrence, the card lit ``lit`` seconds:
+    (c_fast, c_slow, rise, c_hist, soak, d_hist, w_fast, w_slow, a_settle)."""
+    d_fast = math.exp(-cells.card_change / cells.fall_time)       # the dark interval, per component
+    d_slow = math.exp(-cells.card_change / cells.slow_fall_time)
+    d_hist = math.exp(-cells.card_change / cells.history_time)
+    a_settle = math.exp(-cells.settle / cells.rise_time)
+    w_fast = (1.0 - cells.slow_fraction) * d_fast                  # share of each at lamps-on
+    w_slow = cells.slow_fraction * d_slow
+    a_lit = math.exp(-lit / cells.rise_time)
+    a_hist = math.exp(-lit / cells.history_time)
+    return (a_lit * d_fast, a_lit * d_slow, 1.0 - a_lit, a_hist * d_hist, 1.0 - a_hist, d_hist,
+            w_fast, w_slow, a_settle)
+
+
+@compiled(error_model="numpy")
+def _expose_row(light, steady, step, cells, state, signal):
+    """One card on the photocells (m,): writes ``signal`` at its sampling instant and moves
+    ``state`` (fast, slow, history) from the end of the card before to the end of this
+    card's lit interval, in place; ``step`` from :func:`_card_step`. (``error_model="numpy"``
+    lets the loop vectorize: a division that may raise does not.)"""
+    c_fast, c_slow, rise, c_hist, soak, d_hist, w_fast, w_slow, a_settle = step
+    fast, slow, history = state
+    ratio, dynamics = cells.history_ratio, cells.dynamics
+    if ratio != 1.0 and dynamics:                # the machine's case: one loop, no branch in it
+        for j in range(light.shape[0]):
+            h = history[j]
+            target = steady[j] / (1.0 + (ratio - 1.0) * (d_hist * h))
+            history[j] = c_hist * h + soak * light[j]
+            f, s = fast[j], slow[j]
+            # both components rise towards the same target with the same time constant
+            signal[j] = target + ((w_fast * f + w_slow * s) - target) * a_settle
+            fast[j] = c_fast * f + rise * target
+            slow[j] = c_slow * s + rise * target
+        return
+    for j in range(light.shape[0]):
+        target = steady[j]
+        if ratio != 1.0:
+            h = history[j]
+            target = target / (1.0 + (ratio - 1.0) * (d_hist * h))
+            history[j] = c_hist * h + soak * light[j]
+        else:
+            history[j] = 0.0                    # not tracked without the effect
+        if dynamics:
+            f, s = fast[j], slow[j]
+            signal[j] = target + ((w_fast * f + w_slow * s) - target) * a_settle
+            fast[j] = c_fast * f + rise * target
+            slow[j] = c_slow * s + rise * target
+        else:
+            signal[j] = target
+
+
+@compiled
 def _exposure(light, steady, lit, start, cells, signal, fast, slow, history):
-    """The photocell recurrence over cards, cell by cell (see :meth:`Retina.expose`).
+    """The photocell recurrence over cards (see :meth:`Retina.expose`), card by card
+    (:func:`_expose_row`).
 
     ``start`` the given state (fast, slow, history), each (m,); ``cells`` a :class:`_Cells`.
     Writes ``signal`` (n, m) and, at the end of each lit interval, ``history`` (n + 1, m)
     and (with ``dynamics``) ``fast``, ``slow`` (n + 1, m); row 0 is the given state.
     """
-    fast0, slow0, history0 = start
-    card_change, settle, rise_time, fall_time = cells.card_change, cells.settle, cells.rise_time, cells.fall_time
-    slow_fall_time, slow_fraction, dynamics = cells.slow_fall_time, cells.slow_fraction, cells.dynamics
-    history_ratio, history_time = cells.history_ratio, cells.history_time
     n, m = light.shape
-    adapting = history_ratio != 1.0
-    d_fast = math.exp(-card_change / fall_time)            # the dark interval, per component
-    d_slow = math.exp(-card_change / slow_fall_time)
-    d_hist = math.exp(-card_change / history_time)
-    a_settle = math.exp(-settle / rise_time)
-    w_fast = (1.0 - slow_fraction) * d_fast                # share of each at lamps-on
-    w_slow = slow_fraction * d_slow
-    for j in range(m):                   # (element loops: a slice assignment costs seconds to compile)
-        history[0, j] = history0[j]
-        if dynamics:
-            fast[0, j] = fast0[j]
-            slow[0, j] = slow0[j]
-    for i in range(n):
-        a_lit = math.exp(-lit[i] / rise_time)
-        c_fast, c_slow, rise = a_lit * d_fast, a_lit * d_slow, 1.0 - a_lit
-        a_hist = math.exp(-lit[i] / history_time)
-        c_hist, soak = a_hist * d_hist, 1.0 - a_hist
-        for j in range(m):
-            target = steady[i, j]
-            if adapting:
-                target = target / (1.0 + (history_ratio - 1.0) * (d_hist * history[i, j]))
-                history[i + 1, j] = c_hist * history[i, j] + soak * light[i, j]
-            else:
-                history[i + 1, j] = 0.0          # not tracked without the effect
-            if dynamics:
-                # both components rise towards the same target with the same time constant
-                at_lamps_on = w_fast * fast[i, j] + w_slow * slow[i, j]
-                signal[i, j] = target + (at_lamps_on - target) * a_settle
-                fast[i + 1, j] = c_fast * fast[i, j] + rise * target
-                slow[i + 1, j] = c_slow * slow[i, j] + rise * target
-            else:
-                signal[i, j] = target
+    state = (start[0].copy(), start[1].copy(), start[2].copy())
+    step = _card_step(lit[0], cells) if n else _card_step(1.0, cells)
+    for i in range(n + 1):
+        if i:
+            if i > 1 and lit[i - 1] != lit[i - 2]:
+                step = _card_step(lit[i - 1], cells)
+            _expose_row(light[i - 1], steady[i - 1], step, cells, state, signal[i - 1])
+        for j in range(m):               # (element loops: a slice assignment costs seconds to compile)
+            history[i, j] = state[2][j]
+            if cells.dynamics:
+                fast[i, j] = state[0][j]
+                slow[i, j] = state[1][j]
+
+
+class _Fire(NamedTuple):
+    """When an S-unit fires, as :func:`_sense` reads it: the signal threshold, and whether
+    it fires below it (polarity ``"figure"``) or at and above it."""
+
+    threshold: float
+    figure: bool
+
+
+@compiled
+def _sense(light, rows, lit, law, cells, fire, state, s):
+    """S-units of cards shown in sequence (see :meth:`Retina.sense_sequence`), in one pass.
+
+    ``light`` (n_cards, m) C-ordered; ``rows`` (n,) the card of each presentation;
+    ``lit`` (n,) seconds; ``law`` a :class:`_Law`, ``cells`` a :class:`_Cells`, ``fire`` a
+    :class:`_Fire`; ``state`` (fast, slow, history), each (m,), moved in place from the
+    start to the end of the last card's lit interval; writes ``s`` (n, m) bool. Each card:
+    its settled signals (:func:`_steady_row`), its photocells (:func:`_expose_row`), its
+    S-units; nothing of size (n, m) but ``s`` is written (the signals stay in a row).
+    """
+    m = light.shape[1]
+    bits = light.view(np.int64)
+    steady, signal, scratch = np.empty(m), np.empty(m), np.empty((4, m))
+    step = _card_step(lit[0], cells) if len(rows) else _card_step(1.0, cells)
+    for i in range(len(rows)):
+        if i and lit[i] != lit[i - 1]:
+            step = _card_step(lit[i], cells)
+        row = rows[i]
+        _steady_row(light[row], bits[row], law, steady, scratch)
+        _expose_row(light[row], steady, step, cells, state, signal)
+        out = s[i]
+        if fire.figure:
+            for j in range(m):
+                out[j] = signal[j] < fire.threshold
+        else:
+            for j in range(m):
+                out[j] = signal[j] >= fire.threshold
 
 
 @dataclass
@@ -466,8 +565,7 @@ class Retina:
         """
         light = _read_only(np.ascontiguousarray(light, dtype=float).reshape(1, -1))
         out = np.empty_like(light)
-        gamma = float(self.spec.gamma)
-        _power_law(light, np.ones(light.shape[1]), gamma, *_power_tables(gamma), out)
+        _power_law(light, self._law(np.ones(light.shape[1])), out)
         return out[0]
 
     def steady_signal(self, light: np.ndarray, history: np.ndarray | float = 0.0) -> np.ndarray:
@@ -485,11 +583,18 @@ class Retina:
         light = np.broadcast_to(light, np.broadcast_shapes(light.shape, (self.n_cells,)))
         flat = _read_only(np.ascontiguousarray(light.reshape(-1, self.n_cells)))
         out = np.empty_like(flat)
-        _power_law(flat, self.sensitivity, float(s.gamma), *_power_tables(float(s.gamma)), out)
+        _power_law(flat, self._law(self.sensitivity), out)
         out = out.reshape(light.shape)
         if np.any(history != 0.0):
             out = out / (1.0 + (s.history_ratio - 1.0) * history)
         return out
+
+    def _law(self, sensitivity: np.ndarray) -> _Law:
+        """The power law's constants for cells of these sensitivities (:func:`_steady_row`)."""
+        gamma = float(self.spec.gamma)
+        power, scale, _, knot_power, inv_knot, series = _power_tables(gamma)
+        return _Law(np.ascontiguousarray(sensitivity, dtype=float), gamma, power, scale, knot_power, inv_knot,
+                    series)
 
     def fire(self, signal: np.ndarray) -> np.ndarray:
         """S-unit states (bool, same shape as ``signal``) from photocell signals."""
@@ -542,14 +647,81 @@ class Retina:
         fast = np.empty((n + 1 if s.dynamics else 0, m))
         slow = np.empty_like(fast)
         start = [np.ascontiguousarray(x, dtype=float) for x in (state.fast, state.slow, state.history)]
-        cells = _Cells(float(card_change), float(settle), float(s.rise_time), float(s.fall_time),
-                       float(s.slow_fall_time), float(s.slow_fraction), float(s.history_ratio),
-                       float(s.history_time), bool(s.dynamics))
-        _exposure(light, steady, lit, tuple(start), cells, signal, fast, slow, history)
+        _exposure(light, steady, lit, tuple(start), self._cells(card_change, settle), signal, fast, slow, history)
         if not s.dynamics:
             # Instant photocells; light history still follows the light.
             fast = slow = np.broadcast_to(state.fast, history.shape)
         return signal, RetinaState(fast, slow, history)
+
+    def _cells(self, card_change: float, settle: float) -> _Cells:
+        s = self.spec
+        return _Cells(float(card_change), float(settle), float(s.rise_time), float(s.fall_time),
+                      float(s.slow_fall_time), float(s.slow_fraction), float(s.history_ratio),
+                      float(s.history_time), bool(s.dynamics))
+
+    def sense_sequence(self, light: np.ndarray, rows: np.ndarray, lit: np.ndarray, state: RetinaState, *,
+                       card_change: float, settle: float,
+                       out: np.ndarray | None = None) -> tuple[np.ndarray, RetinaState]:
+        """S-unit states of cards shown in sequence, in one pass over the cards.
+
+        The same bits as ``fire(expose(light[rows], lit, state, ...)[0])``, without making
+        the shown cards' light, their signals or the state after every card: a machine
+        sensing a block of presentations needs their S-units and the state at the end.
+
+        Parameters
+        ----------
+        light : array of shape (n_cards, n_cells)
+            Each card's illuminance (from :meth:`light`).
+        rows : array of shape (n,) int
+            The card shown at each presentation (rows of ``light``).
+        lit : array of shape (n,)
+            Seconds the lamps stay on for each presentation (>= settle).
+        state : RetinaState
+            State before the first card's card change, fields of shape (n_cells,).
+        card_change, settle : float
+            Seconds.
+        out : array of shape (n, n_cells) bool, optional
+            Where to write the S-unit states.
+
+        Returns
+        -------
+        s : array of shape (n, n_cells) bool
+            S-unit states at each sampling instant (``out`` when given).
+        end : RetinaState with fields of shape (n_cells,)
+            The state at the end of the last card's lit interval (``state`` when ``n`` is 0).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mark1.specs import MARK_I
+        >>> r = Retina(MARK_I.retina)
+        >>> cards = np.ones((2, 40, 40)); cards[1, 10:30, 10:30] = 0.05
+        >>> light = r.light(cards)
+        >>> lit, dark = np.full(3, 2.8), RetinaState.dark(r.n_cells)
+        >>> s, end = r.sense_sequence(light, np.array([1, 0, 1]), lit, dark, card_change=0.2, settle=0.3)
+        >>> s.sum(axis=1).tolist()                        # the square, white paper, the square again
+        [100, 0, 100]
+        >>> signal, ends = r.expose(light[[1, 0, 1]], lit, dark, card_change=0.2, settle=0.3)
+        >>> bool((r.fire(signal) == s).all() and (ends.at(3).history == end.history).all())
+        True
+        """
+        s = self.spec
+        light = _read_only(np.ascontiguousarray(light, dtype=float))
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        lit = np.ascontiguousarray(lit, dtype=float)
+        if rows.ndim != 1 or lit.shape != rows.shape or light.ndim != 2 or light.shape[1] != self.n_cells:
+            raise InputError(f"sense_sequence: expected light (n_cards, {self.n_cells}) and rows and lit of one "
+                             f"shape (n,), got {light.shape}, {rows.shape}, {lit.shape}")
+        if len(rows) and not 0 <= int(rows.min()) <= int(rows.max()) < len(light):
+            raise InputError(f"rows: expected card indices in [0, {len(light)}), got {rows.min()}..{rows.max()}")
+        if out is None:
+            out = np.empty((len(rows), self.n_cells), bool)
+        end = tuple(np.array(x, dtype=float) for x in (state.fast, state.slow, state.history))
+        fire = _Fire(float(self.signal_threshold), s.polarity == "figure")
+        _sense(light, rows, lit, self._law(self.sensitivity), self._cells(card_change, settle), fire, end, out)
+        if not s.dynamics:
+            end = (end[0], end[0], end[2])       # as expose: instant cells keep the given fast state
+        return out, RetinaState(*end)
 
     def step_response(self, t: np.ndarray, light: float = 1.0) -> np.ndarray:
         """Signal of one nominal dark-adapted cell ``t`` seconds after lamps on.

@@ -54,7 +54,7 @@ import simpy.rt
 from mark1._utils.atomic import atomic_path
 from mark1.machine._kernels import presentation as kernel
 from mark1.machine._kernels.presentation import BLOCK_END, CODE_KINDS, PENDING, WAITS
-from mark1.machine.patchboard import Patchboard, with_bias
+from mark1.machine.patchboard import Patchboard
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.retina import Retina, RetinaState
 from mark1.machine.rules import RULE_CODES
@@ -299,9 +299,7 @@ class _SensoryPipeline:
         ``start`` to ``stop`` (the current block).
     """
 
-    # set by _compute: the current block's light, settled signals, S-units and A-units
-    _light: np.ndarray
-    _steady: np.ndarray
+    # set by _compute: the current block's S-units and A-units
     s: np.ndarray
     x: np.ndarray
     noise_scale: np.ndarray | None
@@ -317,67 +315,67 @@ class _SensoryPipeline:
         self.mean = spec.response.discrimination == "mean"
         self.divisor = np.ones((1, 1))
         self.rack = rack
+        # every unit has every pot: a row's active pots are its A-units that fire and the bias
+        self.every_pot = bool(rack.mask.all())
         self.block = block
         self.size = block                 # current look-ahead, shrunk after a re-timing
         self.gap, self.last_retimed = float(block), 0     # running gap between re-timings
         self.start = self.stop = 0
-        self._ends: RetinaState | None = None
+        self._began: tuple[RetinaState, np.ndarray] | None = None   # the block's first state and lit times
+        self._end: RetinaState | None = None                         # the photocells after its last card
         self.s_active = np.zeros(len(order), np.int16)
         self.a_active = np.zeros(len(order), np.int16)
+
+    def _sense(self, first: int, stop: int, state: RetinaState, lit: np.ndarray) -> tuple[np.ndarray, RetinaState]:
+        """S-units of presentations ``first`` to ``stop`` from ``state``, and the state after."""
+        cards = self.order[first:stop]
+        if isinstance(self.light, np.ndarray):
+            light, rows = self.light, cards
+        else:                                  # the machine's lazy light of a large deck
+            light, rows = np.asarray(self.light[cards]), np.arange(len(cards))
+        return self.retina.sense_sequence(light, rows, lit, state, card_change=self.card_change, settle=self.settle)
 
     def _compute(self, first: int, state: RetinaState, lit_first: float | None = None) -> None:
         stop = min(first + self.size, len(self.order))
         lit = np.full(stop - first, self.nominal_lit)
         if lit_first is not None:
             lit[0] = lit_first
-        cards = self.order[first:stop]
-        # a card's light and settled signal do not depend on the timing: a re-timed block
-        # takes those of the presentations the last block already had
-        keep = min(self.stop, stop) - first if self._ends is not None and self.start <= first < self.stop else 0
-        rows = slice(first - self.start, first - self.start + keep)
-        if keep < len(cards):
-            light = self.light[cards[keep:]]   # an array, or the machine's lazy light of a large deck
-            steady = self.retina.steady_signal(light)
-            if keep:
-                light = np.concatenate([self._light[rows], light])
-                steady = np.concatenate([self._steady[rows], steady])
-        else:
-            light, steady = self._light[rows], self._steady[rows]
-        self._light, self._steady = light, steady
-        signal, ends = self.retina.expose(light, lit, state, card_change=self.card_change,
-                                          settle=self.settle, steady=steady)
-        s = self.retina.fire(signal)
-        # the A-units of a presentation whose S-units the re-timing left as they were are
-        # those the last block had: only the changed ones are tallied again
-        same = (s[:keep] == self.s[rows]).all(axis=1) if keep else np.zeros(0, bool)
-        if same.any():
-            redo = np.flatnonzero(~np.r_[same, np.zeros(len(cards) - keep, bool)])
-            phi, s_firing, a_firing = self.patchboard.associate(s[redo], counted=True)
-            x = np.empty((len(cards), self.x.shape[1]))
-            x[:keep][same] = self.x[rows][same]
-            x[redo] = with_bias(phi)
-            self.s_active[first + redo] = s_firing
-            self.a_active[first + redo] = a_firing
-        else:
-            phi, s_firing, a_firing = self.patchboard.associate(s, counted=True)
-            x = with_bias(phi)
-            self.s_active[first:stop] = s_firing
-            self.a_active[first:stop] = a_firing
+        s, end = self._sense(first, stop, state, lit)
+        x, counts = self.patchboard.rack_inputs(s)
+        self.s_active[first:stop] = counts[:, 0]
+        self.a_active[first:stop] = counts[:, 1]
         self.s, self.x = s, x
-        # read noise of the sum of the active wipers of each unit (see PotentiometerRack.sums)
-        self.noise_scale = self.noise * np.sqrt(self.rack.active_pots(x)) if self.noise > 0 else None
-        if self.mean:
-            # μ-system: each unit's sum is divided by its active inputs (a unit with none reads 0)
-            self.divisor = np.maximum(np.ascontiguousarray(self.rack.active_pots(x)), 1.0)
-        self.start, self.stop, self._ends = first, stop, ends
+        if self.noise > 0 or self.mean:
+            if self.every_pot:             # what rack.active_pots(x) counts, from the tally's counts
+                on = (counts[:, 1] + 1).astype(float)
+                active = np.broadcast_to(on[:, None], (len(on), self.rack.mask.shape[0]))
+            else:
+                active = self.rack.active_pots(x)
+            # read noise of the sum of the active wipers of each unit (see PotentiometerRack.sums)
+            self.noise_scale = self.noise * np.sqrt(active) if self.noise > 0 else None
+            if self.mean:
+                # μ-system: each unit's sum is divided by its active inputs (a unit with none reads 0)
+                self.divisor = np.maximum(np.ascontiguousarray(active), 1.0)
+        else:
+            self.noise_scale = None
+        self.start, self.stop, self._began, self._end = first, stop, (state, lit), end
+
+    def _state_at(self, row: int) -> RetinaState:
+        """The photocells at the end of the current block's presentation ``row - 1``: the
+        block's cards up to it sensed again from its first state (the same steps, so the
+        same bits; a re-timing is rare, keeping every card's state is not)."""
+        state, lit = cast(tuple[RetinaState, np.ndarray], self._began)    # set with the block
+        if row == self.stop - self.start:
+            return cast(RetinaState, self._end)
+        return self._sense(self.start, self.start + row, state, lit[:row])[1] if row else state
 
     def ensure(self, p: int) -> int:
         """Make presentation ``p`` available; returns its row in ``x``/``noise_scale``."""
         if not (self.start <= p < self.stop):
-            if self._ends is None:
+            if self._end is None:
                 state = RetinaState.dark(self.retina.n_cells)
             else:
-                state = self._ends.at(self.stop - self.start)
+                state = self._end
             self._compute(p, state)
             self.size = min(2 * self.size, self.block)   # the schedule held: look further ahead
         return p - self.start
@@ -390,8 +388,8 @@ class _SensoryPipeline:
         self.gap += _GAP_WEIGHT * (p - self.last_retimed - self.gap)
         self.last_retimed = p
         self.size = int(min(self.block, max(_MIN_REACH, 1.25 * self.gap)))   # a little past the gap
-        # p is in the current block (retimed after ensure(p)), so _ends is set
-        self._compute(p, cast(RetinaState, self._ends).at(p - self.start), lit_first=lit)
+        # p is in the current block (retimed after ensure(p)), so its state can be had
+        self._compute(p, self._state_at(p - self.start), lit_first=lit)
 
 
 @dataclass
