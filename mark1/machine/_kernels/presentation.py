@@ -25,7 +25,7 @@ import numpy as np
 from mark1._utils.compiled import compiled
 from mark1.machine import rules
 from mark1.machine._kernels import pots as _pots
-from mark1.machine._kernels.pots import apply_pot, plan_pot, stored_pot, wiper_sums
+from mark1.machine._kernels.pots import apply_move, apply_pot, plan_device, plan_mark_i, stored_pot, wiper_sums
 from mark1.machine._kernels import textbook
 from mark1.machine._kernels.textbook import sparse_sums
 from mark1.machine.rules import GAMMA, command_into
@@ -212,26 +212,14 @@ def fold_decay(t, t_ref, dk, pots):
 @_inline
 def record(log, p, t, j, cmd, start, target, slack_time, duration, direction):
     """Keep one move set going in ``log`` (a :class:`Moves`; none kept when it has no room)."""
-    n = log.filled[0]
-    if n < len(log.pot):
-        log.who[n], log.time[n], log.pot[n], log.cmd[n] = p, t, j, cmd
-        log.start[n], log.target[n], log.slack_time[n] = start, target, slack_time
-        log.duration[n], log.direction[n] = duration, direction
-        log.filled[0] = n + 1
-
-
-@_inline
-def move_pot(j, cmd, t, p, busy_until, t_ref, dk, pots, drive, log):
-    """Plan pot ``j``'s command ``cmd`` (presentation ``p``'s) from its true position at ``t``
-    and set it going (kept in ``log``); returns the move's duration (s)."""
-    f = decay(t, t_ref, dk.rate)
-    begin = stored_pot(j, t, busy_until, pots)
-    if dk.rate != 0.0:
-        begin = f * begin
-    target, slack_time, duration, direction = plan_pot(cmd, begin, j, pots, drive)
-    apply_pot(j, begin, target, slack_time, duration, direction, t, f, pots)
-    record(log, p, t, j, cmd, begin, target, slack_time, duration, direction)
-    return duration
+    filled, who, time, pot, command = log.filled, log.who, log.time, log.pot, log.cmd     # bound: see apply_move
+    begin, end, slack, whole, way = log.start, log.target, log.slack_time, log.duration, log.direction
+    n = filled[0]
+    if n < len(pot):
+        who[n], time[n], pot[n], command[n] = p, t, j, cmd
+        begin[n], end[n], slack[n] = start, target, slack_time
+        whole[n], way[n] = duration, direction
+        filled[0] = n + 1
 
 
 @_kernel
@@ -247,7 +235,16 @@ def serve(limit, queue, busy_until, t_ref, dk, pots, drive, log):
     (its ``ends`` and ``free`` written); the moves set going are kept in ``log`` (a
     :class:`Moves`). Returns (busy_until, t_ref).
     """
+    if drive.device != 0.0:
+        return serve_with(limit, queue, busy_until, t_ref, dk, pots, drive, log, plan_device, apply_pot)
+    return serve_with(limit, queue, busy_until, t_ref, dk, pots, drive, log, plan_mark_i, apply_move)
+
+
+@_inline
+def serve_with(limit, queue, busy_until, t_ref, dk, pots, drive, log, plan, apply):
+    """:func:`serve` with the plan and bookkeeping of the rack's kind of pot (see :func:`set_going`)."""
     free = queue.free
+    keep = len(log.pot) > 0
     head, tail = queue.ends[0], queue.ends[1]
     while head < tail:
         d = 0
@@ -258,14 +255,22 @@ def serve(limit, queue, busy_until, t_ref, dk, pots, drive, log):
         if t >= limit and limit != np.inf:
             break
         t_ref = fold_decay(t, t_ref, dk, pots)
-        duration = move_pot(queue.pot[head], queue.cmd[head], t, queue.who[head], busy_until, t_ref, dk, pots,
-                            drive, log)
+        j, cmd = queue.pot[head], queue.cmd[head]
+        f = decay(t, t_ref, dk.rate)
+        begin = stored_pot(j, t, busy_until, pots)
+        if dk.rate != 0.0:
+            begin = f * begin
+        target, slack_time, duration, direction = plan(cmd, begin, j, pots, drive)
+        apply(j, begin, target, slack_time, duration, direction, t, f, pots)
+        if keep:
+            record(log, queue.who[head], t, j, cmd, begin, target, slack_time, duration, direction)
         busy_until = max(busy_until, t + duration)
         free[d] = t + duration
         head += 1
     if head == tail:                     # the queue ran dry: its room starts over
         head = tail = 0
-    queue.ends[0], queue.ends[1] = head, tail
+    ends = queue.ends
+    ends[0], ends[1] = head, tail
     return busy_until, t_ref
 
 
@@ -326,29 +331,42 @@ def queue_command(t_read, p, n_act, active, rule, command, queue):
 
 
 @_inline
-def move_now(t_read, p, n_act, active, rule, command, busy_until, t_ref, dk, pots, drive, log):
-    """Set every pot presentation ``p`` commanded going at ``t_read`` (no driver limit);
-    returns ``busy_until``."""
+def move_now(k, n_act, t_read, busy_until, t_ref, blk, tr, dk, pots, drive, log):
+    """Set every pot presentation ``k`` of the block commanded (``blk.command``) going at
+    ``t_read`` (no driver limit); returns ``busy_until``."""
+    f = decay(t_read, t_ref, dk.rate)
+    if drive.device != 0.0:
+        return set_going(k, n_act, t_read, f, busy_until, blk, tr, pots, drive, log, plan_device, apply_pot)
+    return set_going(k, n_act, t_read, f, busy_until, blk, tr, pots, drive, log, plan_mark_i, apply_move)
+
+
+@_inline
+def set_going(k, n_act, t_read, f, busy_until, blk, tr, pots, drive, log, plan, apply):
+    """:func:`move_now` with the plan and bookkeeping of the rack's kind of pot: ``plan`` and
+    ``apply`` are :func:`~mark1.machine._kernels.pots.plan_mark_i` and
+    :func:`~mark1.machine._kernels.pots.apply_move`, or a device's, chosen before the loop.
+    Each pot is planned from its true position at ``t_read`` and set going, as :func:`serve`
+    does with a queued one. (Written in the loop, not in a function that takes the records:
+    inlined or called once a pot, such a function costs ~0.3 us a pot, numba counting a
+    reference to each of their arrays.) ``f`` the decay factor at ``t_read``.
+    """
+    command, active, rule, p = blk.command, blk.active, tr.rule, blk.p_first + k
     n_units, n_in = command.shape
     n_scan = n_in if rule == GAMMA else n_act
     longest = -1.0
-    f = decay(t_read, t_ref, dk.rate)
     keep = len(log.pot) > 0
     for u in range(n_units):
         for a in range(n_scan):
             i = a if rule == GAMMA else active[a]
             cmd = command[u, i]
-            if cmd == 0.0:
-                continue
-            j = u * n_in + i
-            begin = stored_pot(j, t_read, busy_until, pots)
-            if dk.rate != 0.0:
-                begin = f * begin
-            target, slack_time, duration, direction = plan_pot(cmd, begin, j, pots, drive)
-            apply_pot(j, begin, target, slack_time, duration, direction, t_read, f, pots)
-            if keep:
-                record(log, p, t_read, j, cmd, begin, target, slack_time, duration, direction)
-            longest = max(longest, duration)
+            if cmd != 0.0:
+                j = u * n_in + i
+                begin = f * stored_pot(j, t_read, busy_until, pots)     # f is 1.0 without decay: the same bits
+                target, slack_time, duration, direction = plan(cmd, begin, j, pots, drive)
+                apply(j, begin, target, slack_time, duration, direction, t_read, f, pots)
+                if keep:
+                    record(log, p, t_read, j, cmd, begin, target, slack_time, duration, direction)
+                longest = max(longest, duration)
     return max(busy_until, t_read + longest)
 
 
@@ -378,8 +396,7 @@ def act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
         if not sc.overlap:                              # the trainer waits for every motor
             busy_until, t_ref = serve(np.inf, queue, busy_until, t_ref, dk, pots, drive, log)
     else:
-        busy_until = move_now(t_read, p, n_act, blk.active, tr.rule, blk.command, busy_until, t_ref, dk, pots,
-                              drive, log)
+        busy_until = move_now(k, n_act, t_read, busy_until, t_ref, blk, tr, dk, pots, drive, log)
     if not sc.overlap and busy_until > blk.start[k] + sc.period:
         return WAITS, busy_until, t_ref
     return GO_ON, busy_until, t_ref
