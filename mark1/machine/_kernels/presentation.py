@@ -59,8 +59,9 @@ class Moves(NamedTuple):
     going, for a full trace: ``filled[0]`` of them, each with the presentation that commanded
     it (``who``), the time it was set going (s), its pot (flat index), its command, true
     start and target (full scale), slack and whole duration (s) and direction. Arrays of
-    length 0 keep nothing (no trace); else the caller gives room for every move one call
-    can set going (the queue's length plus a command of every pot) and empties ``filled``.
+    length 0 keep nothing (no trace). A log that is full stops the kernel before a card
+    whose moves it has no room for (:data:`ROOM`): the caller takes the moves kept, empties
+    ``filled`` (or gives more room) and runs that card again.
     """
 
     who: np.ndarray
@@ -207,6 +208,12 @@ def fold_decay(t, t_ref, dk, pots):
                 pots.p_to[j] *= fr
             return t
     return t_ref
+
+
+@_inline
+def log_room(log, n):
+    """Whether ``log`` (a :class:`Moves`) keeps nothing or has room for ``n`` more moves."""
+    return len(log.pot) == 0 or len(log.pot) - log.filled[0] >= n
 
 
 @_inline
@@ -380,7 +387,7 @@ def act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
     its ``n_act`` active inputs in ``blk.active``): the rule's command (:func:`command_pots`),
     the moves at once (:func:`move_now`) or queued for a driver (:func:`queue_command`;
     without overlap the trainer waits for all of them: :func:`serve`). Returns (status,
-    busy_until, t_ref): :data:`ROOM` (a queue too short for the command: nothing changed),
+    busy_until, t_ref): :data:`ROOM` (a queue or a log too short for the command: nothing changed),
     :data:`WAITS` (the motors outlast the period: the next card waits) or :data:`GO_ON`."""
     p = blk.p_first + k
     t_read = blk.start[k] + sc.read_at
@@ -389,6 +396,8 @@ def act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
     if moving == 0:
         return GO_ON, busy_until, t_ref
     if sc.queued and len(queue.pot) - queue.ends[1] < moving:
+        return ROOM, busy_until, t_ref
+    if not log_room(log, moving + (queue.ends[1] - queue.ends[0] if sc.queued else 0)):
         return ROOM, busy_until, t_ref
     t_ref = fold_decay(t_read, t_ref, dk, pots)
     if sc.queued:
@@ -428,9 +437,10 @@ def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
     ``blk`` a :class:`Block`; ``tr`` a :class:`Trainer`; ``pots``, ``queue`` written in
     place (the queue with room for a command of every pot: the loop stops at a command that
     does not fit, before it changes anything); the moves set going kept in ``log`` (a
-    :class:`Moves`). Returns (presentations run, busy_until, t_ref, how it ended:
-    :data:`BLOCK_END`, :data:`WAITS` (the next card waits), :data:`ROOM` or :data:`PENDING`
-    (the last one is read, not reinforced: ``tr.stop_to_reinforce``; :func:`act_on` does it)).
+    :class:`Moves`; the loop stops where it has no room for a card's moves, likewise).
+    Returns (presentations run, busy_until, t_ref, how it ended: :data:`BLOCK_END`,
+    :data:`WAITS` (the next card waits), :data:`ROOM` or :data:`PENDING` (the last one is
+    read, not reinforced: ``tr.stop_to_reinforce``; :func:`act_on` does it)).
     """
     m = blk.x.shape[0]
     acc = np.empty(blk.sums.shape[1])
@@ -438,7 +448,9 @@ def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
         t0 = sc.t_anchor + (blk.p_first + k - sc.p_anchor) * sc.period
         blk.start[k] = t0
         t_read = t0 + sc.read_at
-        if sc.queued:
+        if sc.queued and queue.ends[0] < queue.ends[1]:
+            if not log_room(log, queue.ends[1] - queue.ends[0]):
+                return k, busy_until, t_ref, ROOM
             busy_until, t_ref = serve(t_read, queue, busy_until, t_ref, dk, pots, drive, log)
         erred, n_act = read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, acc)
         if tr.error_driven and erred == 0:
@@ -448,7 +460,7 @@ def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
             return k, busy_until, t_ref, PENDING
         status, busy_until, t_ref = act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log)
         if status == ROOM:
-            # the caller makes room in the queue and runs this presentation again (nothing
+            # the caller makes room in the queue or log and runs this presentation again (nothing
             # of it has changed the machine yet: its read is the same)
             return k, busy_until, t_ref, ROOM
         if status == WAITS:
