@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mark1 import MarkI, specs
-from mark1.machine.patchboard import Patchboard
+from mark1.exceptions import InputError
+from mark1.machine.patchboard import Patchboard, with_bias
 
 
 def _board(seed, **kw):
@@ -119,6 +120,38 @@ def test_net_input_beyond_int16():
     s[1, ::2] = False
     np.testing.assert_array_equal(board.net_input(s), [[40_000, -3], [20_000, -1]])
     np.testing.assert_array_equal(board.associate(s), [[True, False], [True, False]])
+
+
+
+@settings(max_examples=10)
+@given(seed=st.integers(0, 2**32 - 1), density=st.sampled_from([0.0, 0.05, 0.3, 1.0]),
+       plugged=st.sampled_from([15, 127, 128, 300]))
+def test_rack_inputs_are_phi_with_the_bias_and_their_counts(seed, density, plugged):
+    """rack_inputs gives with_bias(associate(s)), the S-units and A-units that fire and each
+    unit's pots turned on (x @ mask.T), for A-units with up to 127 inputs (an int8 tally)
+    and more (wider), any share of S-units firing and an odd or even count of them."""
+    rng = np.random.default_rng(seed)
+    n_s, n_a = 400, 40
+    conn = np.zeros((n_s, n_a), np.int8)
+    for a in range(n_a):
+        chosen = rng.choice(n_s, plugged, replace=False)
+        conn[chosen, a] = rng.choice(np.array([1, -1, 1], np.int8), plugged)
+    conn[:, 0] = 1 if plugged > 127 else conn[:, 0]           # a net input beyond int8, when wide
+    board = Patchboard(conn, (20, 20), a_threshold=int(rng.integers(-3, 4)))
+    s = rng.random((9, n_s)) < density
+    s[0, :] = density > 0.5
+    s[1, :] = False
+    s[1, :3 if density else 0] = True                        # an odd count of S-units firing
+    mask = rng.random((5, n_a + 1)) < 0.6
+    x, counts, active = board.rack_inputs(s, mask)
+    dense = s.astype(np.int64) @ conn.astype(np.int64)
+    assert np.array_equal(x, with_bias(dense >= board.a_threshold))
+    assert np.array_equal(counts, np.c_[s.sum(axis=1), (dense >= board.a_threshold).sum(axis=1)])
+    assert np.array_equal(active, x @ mask.T.astype(float))
+    x2, counts2, none = board.rack_inputs(s)
+    assert np.array_equal(x2, x) and np.array_equal(counts2, counts) and none.shape == (9, 0)
+    with pytest.raises(InputError, match="pots: expected a mask of shape"):
+        board.rack_inputs(s, mask[:, 1:])
 
 
 # -- the wiring chart ---------------------------------------------------------------------------

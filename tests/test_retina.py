@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from conftest import make_cards, white_cards
 from mark1 import MarkI, specs
-from mark1.machine.retina import Retina, RetinaState, _blur_matrix, area_average_matrix
+from mark1.exceptions import InputError
+from mark1.machine.retina import Retina, RetinaState, _blur_matrix, _power_tables, area_average_matrix
 from mark1.specs import RetinaSpec
 
 E1 = 1.0 - math.exp(-1.0)
@@ -411,3 +412,64 @@ def test_steady_signal_of_a_repeated_light_is_that_of_the_light_alone(seed, repe
     whole = r.steady_signal(light)
     alone = np.concatenate([r.steady_signal(row[None]) for row in light])
     assert np.array_equal(whole.view(np.int64), alone.view(np.int64))
+
+
+def table_power(x, gamma, sensitivity):
+    """The table power law for one light in Python floats, every table read as the kernel
+    first read them (the knot and the scale from their tables): the reference of its bits."""
+    power, scale, knot, knot_power, inv_knot, c = _power_tables(gamma)
+    if not (2.2250738585072014e-308 <= x <= 1.7976931348623157e308):
+        try:
+            return sensitivity * math.pow(x, gamma)
+        except ValueError:                      # a negative light: libm's NaN
+            return math.nan
+    bits = int(np.float64(x).view(np.int64))
+    e, b = bits >> 52, (bits >> 44) & 255
+    t = (x * scale[e] - knot[b]) * inv_knot[b]
+    p = 1.0 + t * (c[1] + t * (c[2] + t * (c[3] + t * (c[4] + t * (c[5] + t * c[6])))))
+    return sensitivity * (power[e] * knot_power[b] * p)
+
+
+@settings(max_examples=20)
+@given(gamma=st.one_of(st.floats(0.01, 2.0), st.sampled_from([0.6, 0.7, 0.8, 1.0, 2.0])),
+       seed=st.integers(0, 2**32 - 1))
+def test_steady_signal_has_the_bits_of_the_table_law(gamma, seed):
+    """The vectorized power law (knot computed, table reads in a loop of their own) gives
+    the bits of the law read cell by cell, over light from 1e-300 to 1e300 and at zero,
+    subnormal, infinite, NaN and negative light."""
+    rng = np.random.default_rng(seed)
+    sens = np.exp(0.3 * rng.standard_normal(8))
+    r = Retina(RetinaSpec(shape=(1, 8), gamma=gamma), sens)
+    light = np.concatenate([10.0 ** rng.uniform(-300, 300, (40, 8)), rng.uniform(0, 1.5, (40, 8)),
+                            [[0.0, 1.0, 5e-324, 1e-310, np.inf, np.nan, -0.5, 2.0 ** -1022],
+                             [-0.0, -np.inf, 1.7976931348623157e308, 2.0, 0.5, 1.5, 1 - 2**-53, 3.0]]])
+    got = r.steady_signal(light)
+    with np.errstate(over="ignore"):             # numpy scalars warn where the kernel makes inf
+        ref = np.array([[table_power(float(v), float(gamma), float(s)) for v, s in zip(row, sens)] for row in light])
+    nan = np.isnan(ref)                          # (a NaN's sign and payload are libm's)
+    assert np.array_equal(np.isnan(got), nan) and np.array_equal(got[~nan].view(np.int64), ref[~nan].view(np.int64))
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 2**32 - 1), dynamics=st.booleans(), ratio=st.sampled_from([1.0, 1.5, 5.5]),
+       polarity=st.sampled_from(["figure", "ground"]), n=st.integers(0, 12))
+def test_sense_sequence_is_fire_of_expose(seed, dynamics, ratio, polarity, n):
+    """sense_sequence gives the S-units of fire(expose(light[rows])) and its state after
+    the last card, bit for bit: cards shown in any order and again, lit times that change
+    from card to card, every switch of the photocells, dark light (0) among the cells."""
+    rng = np.random.default_rng(seed)
+    spec = RetinaSpec(dynamics=dynamics, history_ratio=ratio, polarity=polarity, threshold=0.4)
+    r = Retina(spec, Retina.sensitivity_spread(spec, rng))
+    light = rng.uniform(0.0, 1.2, (5, r.n_cells))
+    light[:, :7] = 0.0
+    rows = rng.integers(0, 5, n)
+    lit = np.where(rng.random(n) < 0.5, 2.8, rng.uniform(0.3, 5.0, n))
+    state = RetinaState(*(rng.uniform(0.0, 1.0, r.n_cells) for _ in range(3)))
+    s, end = r.sense_sequence(light, rows, lit, state, card_change=0.2, settle=0.3)
+    signal, ends = r.expose(light[rows], lit, state, card_change=0.2, settle=0.3)
+    assert s.dtype == bool and np.array_equal(s, r.fire(signal))
+    for field in ("fast", "slow", "history"):
+        assert np.array_equal(getattr(end, field), getattr(ends.at(n), field)), field
+    assert np.array_equal(state.history, ends.history[0])          # the given state is not moved
+    with pytest.raises(InputError, match="rows: expected card indices"):
+        r.sense_sequence(light, np.array([5]), lit[:1] if n else np.ones(1), state, card_change=0.2, settle=0.3)

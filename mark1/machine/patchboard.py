@@ -37,7 +37,7 @@ _MAX_CHART_BYTES = 100_000_000     # 1e6 A-units x 15 connections of ~12 bytes; 
 
 
 @compiled
-def _tally(s_states, connections, threshold, acc, net, phi, x, counts):
+def _tally(s_states, connections, threshold, acc, net, phi, x, counts, pots, active):
     """Net input of each A-unit: the sum of the wiring rows of the S-units that fire.
 
     ``s_states`` (n, n_s) bool, ``connections`` (n_s, n_a) int8; ``acc`` (n_a,) an
@@ -46,36 +46,39 @@ def _tally(s_states, connections, threshold, acc, net, phi, x, counts):
     order, so only the final value has to fit). Writes the net inputs into ``net`` (n, n_a),
     whether they reach ``threshold`` into ``phi`` (n, n_a) bool and into ``x``
     (n, n_a + 1) float64 (1.0 or 0.0, the always-on bias last: the pot rack's inputs), and
-    the S-units and A-units that fire into ``counts`` (n, 2) int64; any may have 0 rows
-    (not wanted). Work grows with the S-units that fire, not with every socket; their
-    rows are added two at a time (one trip of ``acc`` through memory per pair).
+    the S-units and A-units that fire into ``counts`` (n, 2) int64, and into ``active``
+    (n, n_units) float64 how many of the pots each unit has (``pots`` (n_units, n_a + 1)
+    bool, the bias last) those inputs turn on; any may have 0 rows (not wanted). Work
+    grows with the S-units that fire, not with every socket; their rows are added two at
+    a time (one trip of ``acc`` through memory per pair).
     """
     n, n_s = s_states.shape
     n_a = connections.shape[1]
-    active = np.empty(n_s, np.int64)
+    fire = np.empty(n_s, np.int64)
     for k in range(n):
         count = 0
         for i in range(n_s):                 # list the S-units that fire (no branch per unit)
-            active[count] = i
+            fire[count] = i
             count += s_states[k, i]
         for a in range(n_a):
             acc[a] = 0
         for p in range(0, count - 1, 2):
-            row, other = connections[active[p]], connections[active[p + 1]]
+            row, other = connections[fire[p]], connections[fire[p + 1]]
             for a in range(n_a):
                 acc[a] += row[a] + other[a]
         if count % 2:
-            row = connections[active[count - 1]]
+            row = connections[fire[count - 1]]
             for a in range(n_a):
                 acc[a] += row[a]
-        _tallied(acc, threshold, k, net, phi, x, counts)
+        _tallied(acc, threshold, k, (net, phi, x, counts), pots, active)
         if len(counts):
             counts[k, 0] = count
 
 
 @compiled
-def _tallied(acc, threshold, k, net, phi, x, counts):
-    """Row ``k`` of :func:`_tally`'s outputs from the net inputs ``acc``."""
+def _tallied(acc, threshold, k, outputs, pots, active):
+    """Row ``k`` of :func:`_tally`'s outputs (net, phi, x, counts; active) from the net inputs ``acc``."""
+    net, phi, x, counts = outputs
     n_a = acc.shape[0]
     if len(net):
         for a in range(n_a):
@@ -93,6 +96,30 @@ def _tallied(acc, threshold, k, net, phi, x, counts):
         for a in range(n_a):
             firing += acc[a] >= threshold
         counts[k, 1] = firing
+    if active.shape[1]:
+        _count_pots(acc, threshold, pots, active[k])
+
+
+@compiled
+def _count_pots(acc, threshold, pots, active):
+    """How many of its pots each unit has turned on (an integer count: what ``x @ mask.T``
+    sums, exactly), eight A-units a word: ``pots`` is (mask, bias, lit) from
+    :meth:`Patchboard.rack_inputs`, the mask's A-unit columns as bytes padded to whole
+    words, each unit's bias pot, and a zeroed scratch row of the padded width."""
+    mask, bias, lit = pots
+    for a in range(acc.shape[0]):
+        lit[a] = acc[a] >= threshold
+    lit_words = lit.view(np.uint64)
+    for u in range(len(active)):
+        words = mask[u].view(np.uint64)
+        on = 0
+        for q in range(len(words)):      # bytes of 0 or 1: the product's top byte sums them
+            on += ((words[q] & lit_words[q]) * np.uint64(0x0101010101010101)) >> np.uint64(56)
+        active[u] = on + bias[u]
+
+
+#: :func:`_tally`'s pots and active pots when they are not wanted.
+_NO_POTS = ((np.zeros((0, 8), np.uint8), np.zeros(0, np.int64), np.zeros(8, np.uint8)), np.empty((0, 0)))
 
 
 class Patchboard:
@@ -185,7 +212,7 @@ class Patchboard:
         s = self._check_states(s_states)
         net = np.empty((len(s), self.n_associators), np.float32)
         _tally(s, self._wiring, self.a_threshold, self._accumulator(), net, np.empty((0, 0), bool),
-               np.empty((0, 0)), np.empty((0, 2), np.int64))
+               np.empty((0, 0)), np.empty((0, 2), np.int64), *_NO_POTS)
         return net
 
     @overload
@@ -226,29 +253,32 @@ class Patchboard:
         phi = np.empty((len(s), self.n_associators), bool)
         counts = np.empty((len(s) if counted else 0, 2), np.int64)
         _tally(s, self._wiring, self.a_threshold, self._accumulator(), np.empty((0, 0), np.float32), phi,
-               np.empty((0, 0)), counts)
+               np.empty((0, 0)), counts, *_NO_POTS)
         return (phi, counts[:, 0], counts[:, 1]) if counted else phi
 
-    def rack_inputs(self, s_states: np.ndarray, *, out: np.ndarray | None = None,
-                    counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def rack_inputs(self, s_states: np.ndarray,
+                    pots: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The pot rack's inputs: A-unit outputs with the always-on bias last, made in one pass.
 
         What ``with_bias(associate(s_states))`` gives, with the S-units and A-units that
-        fire on each row, written where the caller wants them.
+        fire on each row and, for a rack's pot mask, how many pots of each unit those
+        inputs turn on (what ``PotentiometerRack.active_pots`` counts), all counted as the
+        A-units are tallied.
 
         Parameters
         ----------
         s_states : array of shape (n, n_s) bool
-        out : array of shape (n, n_a + 1) float64, optional
-            Where to write the inputs (C-ordered).
-        counts : array of shape (n, 2) int64, optional
-            Where to write how many S-units (column 0) and A-units (column 1) fire.
+        pots : array of shape (n_units, n_a + 1) bool, optional
+            The pots each unit has (a rack's ``mask``, the bias last).
 
         Returns
         -------
         x : array of shape (n, n_a + 1) float64
-            1.0 where an A-unit fires, else 0.0; the bias 1.0 last (``out`` when given).
+            1.0 where an A-unit fires, else 0.0; the bias 1.0 last.
         counts : array of shape (n, 2) int64
+            The S-units (column 0) and A-units (column 1) that fire.
+        active : array of shape (n, n_units) float64
+            Each unit's pots turned on, exact counts ((n, 0) without ``pots``).
 
         Examples
         --------
@@ -256,22 +286,26 @@ class Patchboard:
         >>> from mark1.specs import MARK_I
         >>> board = Patchboard.random(MARK_I.patchboard, MARK_I.retina.shape, np.random.default_rng(0))
         >>> S = np.zeros((2, 400), bool); S[1, :100] = True
-        >>> x, counts = board.rack_inputs(S)
+        >>> x, counts, active = board.rack_inputs(S, np.ones((8, 513), bool))
         >>> x.shape, counts[:, 0].tolist(), bool((x == with_bias(board.associate(S))).all())
         ((2, 513), [0, 100], True)
+        >>> bool((active[:, 0] == x.sum(axis=1)).all())    # every unit has every pot here
+        True
         """
         s = self._check_states(s_states)
-        shape = (len(s), self.n_associators + 1)
-        x = np.empty(shape) if out is None else out
-        if x.shape != shape or x.dtype != np.float64 or not x.flags.c_contiguous:
-            raise InputError(f"out: expected a C-ordered float64 array of shape {shape}, got {x.dtype} {x.shape}")
-        counts = np.empty((len(s), 2), np.int64) if counts is None else counts
-        if counts.shape != (len(s), 2) or counts.dtype != np.int64:
-            raise InputError(f"counts: expected an int64 array of shape ({len(s)}, 2), got {counts.dtype} "
-                             f"{counts.shape}")
+        n_a = self.n_associators
+        mask = np.zeros((0, n_a + 1), bool) if pots is None else np.asarray(pots, dtype=bool)
+        if mask.ndim != 2 or mask.shape[1] != n_a + 1:
+            raise InputError(f"pots: expected a mask of shape (n_units, {n_a + 1}), got {mask.shape}")
+        padded = np.zeros((len(mask), -(-n_a // 8) * 8), np.uint8)     # whole words for _count_pots
+        padded[:, :n_a] = mask[:, :n_a]
+        x = np.empty((len(s), n_a + 1))
+        counts = np.empty((len(s), 2), np.int64)
+        active = np.empty((len(s), len(mask)))
         _tally(s, self._wiring, self.a_threshold, self._accumulator(), np.empty((0, 0), np.float32),
-               np.empty((0, 0), bool), x, counts)
-        return x, counts
+               np.empty((0, 0), bool), x, counts,
+               (padded, mask[:, n_a].astype(np.int64), np.zeros(padded.shape[1], np.uint8)), active)
+        return x, counts, active
 
     def _accumulator(self) -> np.ndarray:
         """Scratch row for :func:`_tally`, as narrow as the widest A-unit allows: a net input

@@ -315,8 +315,6 @@ class _SensoryPipeline:
         self.mean = spec.response.discrimination == "mean"
         self.divisor = np.ones((1, 1))
         self.rack = rack
-        # every unit has every pot: a row's active pots are its A-units that fire and the bias
-        self.every_pot = bool(rack.mask.all())
         self.block = block
         self.size = block                 # current look-ahead, shrunk after a re-timing
         self.gap, self.last_retimed = float(block), 0     # running gap between re-timings
@@ -341,23 +339,16 @@ class _SensoryPipeline:
         if lit_first is not None:
             lit[0] = lit_first
         s, end = self._sense(first, stop, state, lit)
-        x, counts = self.patchboard.rack_inputs(s)
+        # each unit's active pots (rack.active_pots(x)) counted in the same pass, when wanted
+        x, counts, active = self.patchboard.rack_inputs(s, self.rack.mask if self.noise > 0 or self.mean else None)
         self.s_active[first:stop] = counts[:, 0]
         self.a_active[first:stop] = counts[:, 1]
         self.s, self.x = s, x
-        if self.noise > 0 or self.mean:
-            if self.every_pot:             # what rack.active_pots(x) counts, from the tally's counts
-                on = (counts[:, 1] + 1).astype(float)
-                active = np.broadcast_to(on[:, None], (len(on), self.rack.mask.shape[0]))
-            else:
-                active = self.rack.active_pots(x)
-            # read noise of the sum of the active wipers of each unit (see PotentiometerRack.sums)
-            self.noise_scale = self.noise * np.sqrt(active) if self.noise > 0 else None
-            if self.mean:
-                # μ-system: each unit's sum is divided by its active inputs (a unit with none reads 0)
-                self.divisor = np.maximum(np.ascontiguousarray(active), 1.0)
-        else:
-            self.noise_scale = None
+        # read noise of the sum of the active wipers of each unit (see PotentiometerRack.sums)
+        self.noise_scale = self.noise * np.sqrt(active) if self.noise > 0 else None
+        if self.mean:
+            # μ-system: each unit's sum is divided by its active inputs (a unit with none reads 0)
+            self.divisor = np.maximum(active, 1.0)
         self.start, self.stop, self._began, self._end = first, stop, (state, lit), end
 
     def _state_at(self, row: int) -> RetinaState:
