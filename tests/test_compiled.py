@@ -11,7 +11,7 @@ from pathlib import Path
 from mark1.machine import rules
 from mark1.machine._kernels import pots as kernel_pots
 from mark1.machine._kernels import presentation
-from mark1.machine._kernels import textbook
+from mark1.machine._kernels import features
 from mark1._utils.compiled import source_digest
 
 CALLEE = """
@@ -55,7 +55,7 @@ def test_a_changed_callee_in_another_module_is_compiled_anew(tmp_path):
 
 
 def test_the_simulator_loop_is_keyed_on_what_it_calls(tmp_path):
-    digest = source_digest((rules, kernel_pots, textbook))
+    digest = source_digest((rules, kernel_pots, features))
     assert presentation.train_block._cache._digest == digest
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     a.write_text("x = 1\n")

@@ -44,7 +44,7 @@ import simpy
 
 from mark1.exceptions import SpecError
 from mark1.machine._kernels.pots import (Pots, adc_of, apply_moves, drive_of, move_duration, plan_moves, stored_at,
-                                         wiper_sums)
+                                         wiper_sums, wiring)
 from mark1.machine._kernels.presentation import Decay, Moves, Queue, serve
 from mark1.specs import RackSpec
 
@@ -143,6 +143,7 @@ class PotentiometerRack:
         if not spec.bias:
             self.mask[:, -1] = False                      # no bias pot: it never moves and adds 0
         self._full = bool(self.mask.all())
+        self._wiring = wiring(self.mask)
         self.gain = np.ones(shape) if gain is None else np.asarray(gain, float)
         self.p_from = np.zeros(shape)
         self.p_to = np.zeros(shape)
@@ -179,7 +180,7 @@ class PotentiometerRack:
                     self._step_scale.reshape(-1), self._up_down.reshape(-1), self._w_max.reshape(-1),
                     self._w_min.reshape(-1), self._stuck.reshape(-1), self._werr.reshape(-1),
                     self._motor_seconds.reshape(-1), self._pulses.reshape(-1), self._planned, self._next_err,
-                    self._nu.reshape(-1), self._drift_t0, self._adc)
+                    self._nu.reshape(-1), self._drift_t0, self._adc, *self._wiring)
 
     @property
     def adc(self) -> np.ndarray | None:

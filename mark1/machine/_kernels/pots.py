@@ -15,10 +15,12 @@ from typing import NamedTuple
 import numpy as np
 
 from mark1._utils.compiled import compiled
+from mark1.machine._kernels import features
+from mark1.machine._kernels.features import nonzero_features
 
 __all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_move", "apply_pot", "drive_of", "law_factor", "move_duration",
            "normal_draw", "one_pot", "plan_device", "plan_mark_i", "plan_pot", "read_out", "read_out_array",
-           "stored_pot", "wiper_sums"]
+           "stored_pot", "wiper_sums", "wiring"]
 
 #: The step laws of ``rack.law`` and their codes in :attr:`Drive.law`.
 LAW_CODES = {"constant": 0, "linear": 1, "soft-bounds": 2, "exponential": 3, "power": 4, "piecewise": 5}
@@ -134,6 +136,10 @@ class Pots(NamedTuple):
     adc : array (2,) float
         The R-unit's read of a sum (:func:`read_out`): its saturation bound (full scale; inf:
         none) and its resolution (a share of the bound; 0: none).
+    by_input, unit_of : arrays (n_inputs + 1,) and (n_wired,) int64
+        The pots that exist (the rack's topology), input by input: input ``i``'s pots are on
+        the units ``unit_of[by_input[i]:by_input[i + 1]]``, in order. A read adds only
+        those (the others never move from 0, so they would add exact zeros).
     """
 
     gain: np.ndarray
@@ -155,6 +161,8 @@ class Pots(NamedTuple):
     nu: np.ndarray
     drift_t0: np.ndarray
     adc: np.ndarray
+    by_input: np.ndarray
+    unit_of: np.ndarray
 
 
 def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
@@ -176,7 +184,26 @@ def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
                 np.array([w_min]), np.zeros(1, np.int8), werr, np.zeros(1), np.zeros(1, np.int64),
                 np.zeros(1, np.int64), np.zeros(len(werr)),
                 np.zeros(0 if spec is None or spec.drift_nu == 0 else 1) + (0.0 if spec is None else spec.drift_nu),
-                np.array([1.0 if spec is None else float(spec.drift_t0)]), adc_of(spec))
+                np.array([1.0 if spec is None else float(spec.drift_t0)]), adc_of(spec),
+                *wiring(np.ones((1, 1), bool)))
+
+
+def wiring(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:attr:`Pots.by_input` and :attr:`Pots.unit_of` of a rack whose pots exist where
+    ``mask`` (n_units, n_inputs) bool is true.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> by_input, unit_of = wiring(np.array([[True, False, True], [False, True, True]]))
+    >>> by_input.tolist(), unit_of.tolist()       # input 2 (the bias) has a pot on both units
+    ([0, 1, 2, 4], [0, 1, 0, 1])
+    """
+    mask = np.asarray(mask, bool)
+    by_input = np.zeros(mask.shape[1] + 1, np.int64)
+    np.cumsum(mask.sum(axis=0), out=by_input[1:])
+    unit_of = np.nonzero(mask.T)[1].astype(np.int64)
+    return by_input, unit_of
 
 
 def adc_of(spec=None) -> np.ndarray:
@@ -294,24 +321,26 @@ def stored_at(flat, t, busy_until, pots, out):
         out[k] = stored_pot(flat[k], t, busy_until, pots)
 
 
-@compiled
+@compiled(features)
 def wiper_sums(x, row, t, busy_until, pots, active, out):
     """Each unit's sum of stored wiper positions at ``t`` times row ``row`` of ``x`` (m, n_in),
     into ``out`` (n_units,), before decay; the nonzero inputs' indices into ``active``;
-    returns how many. The products are added in input order over the nonzero inputs,
-    the units side by side, as :func:`mark1.machine.perceptron.sparse_sums` adds resting wipers.
+    returns how many. The products are added in input order over the nonzero inputs and
+    the pots that exist on them (:attr:`Pots.by_input`), the units side by side, as
+    :func:`mark1.machine._kernels.textbook.sparse_sums` adds weights. Where every wiper is
+    at rest and none drifts, a wiper's stored position is its ``p_to``.
     """
     n_in = x.shape[1]
-    n_act = 0
-    for i in range(n_in):
-        active[n_act] = i
-        n_act += x[row, i] != 0.0
+    n_act = nonzero_features(x, row, active)
     out[:] = 0.0
+    by_input, unit_of, p_to = pots.by_input, pots.unit_of, pots.p_to
+    resting = t >= busy_until and pots.nu.shape[0] == 0
     for a in range(n_act):
         i = active[a]
         v = x[row, i]
-        for u in range(len(out)):
-            out[u] += v * stored_pot(u * n_in + i, t, busy_until, pots)
+        for q in range(by_input[i], by_input[i + 1]):
+            j = unit_of[q] * n_in + i
+            out[unit_of[q]] += v * (p_to[j] if resting else stored_pot(j, t, busy_until, pots))
     return n_act
 
 

@@ -26,12 +26,12 @@ from mark1._utils.compiled import compiled
 from mark1.machine import rules
 from mark1.machine._kernels import pots as _pots
 from mark1.machine._kernels.pots import apply_move, apply_pot, plan_device, plan_mark_i, stored_pot, wiper_sums
-from mark1.machine._kernels import textbook
-from mark1.machine._kernels.textbook import sparse_sums
+from mark1.machine._kernels import features
+from mark1.machine._kernels.features import nonzero_features
 from mark1.machine.rules import GAMMA, command_into
 
 __all__ = ["BLOCK_END", "CODE_KINDS", "PENDING", "ROOM", "WAITS", "Block", "Decay", "Moves", "Queue", "Schedule",
-           "Trainer", "act_on", "resting_sums", "serve", "train_block"]
+           "Trainer", "act_on", "serve", "train_block"]
 
 #: How a run of the compiled loop ended: the end of its block, a card that waits for the
 #: motors, a full driver queue (the caller makes room), a reinforcement left to the caller.
@@ -145,40 +145,14 @@ class Block(NamedTuple):
     phi: np.ndarray
 
 
-_kernel = compiled(rules, _pots, textbook)
-_inline = compiled(rules, _pots, textbook, inline="always")
+_kernel = compiled(rules, _pots, features)
+_inline = compiled(rules, _pots, features, inline="always")
 
 
 @_inline
 def decay(t, t_ref, rate):
     """How much every wiper has shrunk by decay from ``t_ref`` to ``t`` (rate 1/s; 0: none)."""
     return math.exp(-(t - t_ref) * rate) if rate != 0.0 else 1.0
-
-
-@_kernel
-def resting_sum(x, k, p_to, active, acc):
-    """Each unit's sum of resting wiper positions ``p_to`` (the rack's stored positions,
-    flat, before decay) times row ``k`` of ``x`` (m, n_in), into ``acc`` (n_units,); the
-    active inputs' indices into ``active``; returns how many. The kernel and the event
-    path's look-ahead both read resting wipers this way
-    (:func:`mark1.machine._kernels.textbook.sparse_sums`), so they agree bit for bit."""
-    return sparse_sums(x, k, p_to.reshape(len(acc), x.shape[1]).T, active, acc)
-
-
-@_kernel
-def resting_sums(x, p_to, n_units, times, t_ref, rate):
-    """The sums of rows of ``x`` (m, n_in) read at ``times`` (m,) off resting wipers
-    ``p_to`` (flat, stored), decayed: array (m, n_units), without read noise."""
-    m, n_in = x.shape
-    out = np.empty((m, n_units))
-    active = np.empty(n_in, np.int64)
-    acc = np.empty(n_units)
-    for k in range(m):
-        resting_sum(x, k, p_to, active, acc)
-        f = decay(times[k], t_ref, rate)
-        for u in range(n_units):
-            out[k, u] = acc[u] * f
-    return out
 
 
 @_inline
@@ -287,10 +261,7 @@ def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, acc):
     mid-move, decayed, plus noise, over the μ-system's divisor), its answer; returns
     (units erred, active inputs, listed in ``blk.active``)."""
     f = decay(t_read, t_ref, dk.rate)
-    if t_read >= busy_until and pots.nu.shape[0] == 0:          # drifting wipers read through stored_pot
-        n_act = resting_sum(blk.x, k, pots.p_to, blk.active, acc)
-    else:
-        n_act = wiper_sums(blk.x, k, t_read, busy_until, pots, blk.active, acc)
+    n_act = wiper_sums(blk.x, k, t_read, busy_until, pots, blk.active, acc)
     erred = 0
     sums = blk.sums
     for u in range(sums.shape[1]):
@@ -416,10 +387,7 @@ def act_on(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
     """:func:`act` on presentation ``k`` of a block the loop read and left to the caller
     (:data:`PENDING`): the same step, called from the simulator after it logged the read.
     The queue must have room for the command. Returns (status, busy_until, t_ref)."""
-    n_act = 0
-    for i in range(blk.x.shape[1]):
-        blk.active[n_act] = i
-        n_act += blk.x[k, i] != 0.0
+    n_act = nonzero_features(blk.x, k, blk.active)
     return act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log)
 
 

@@ -2,9 +2,8 @@
 the error-correction core over named records.
 
 :mod:`mark1.machine.perceptron` runs them (:func:`present` is its naive loop, compiled);
-:func:`sparse_sums` is also how the presentation kernel reads resting wipers
-(:func:`mark1.machine._kernels.presentation.resting_sum`), so both add the same products
-in the same order. No SimPy here.
+:func:`sparse_sums` gathers a row's nonzero features as the machine's wiper sums do
+(:func:`mark1.machine._kernels.features.nonzero_features`). No SimPy here.
 """
 
 from __future__ import annotations
@@ -14,6 +13,8 @@ from typing import NamedTuple
 import numpy as np
 
 from mark1._utils.compiled import compiled
+from mark1.machine._kernels import features
+from mark1.machine._kernels.features import nonzero_features
 
 __all__ = ["LOOKAHEAD", "Deck", "Record", "Step", "Weights", "present", "sparse_sums"]
 
@@ -25,13 +26,13 @@ __all__ = ["LOOKAHEAD", "Deck", "Record", "Step", "Weights", "present", "sparse_
 LOOKAHEAD = 4
 
 
-@compiled
+@compiled(features)
 def sparse_sums(X, row, WT, active, out):
     """``out[u] = sum_i X[row, i] * WT[i, u]`` over the nonzero features; their count.
 
-    The compiled sums of the package (the card-by-card core here, the analog machine's
-    reads of resting wipers): each unit's products added in feature order, skipping
-    zero features, the units side by side (independent chains).
+    The compiled sums of the textbook perceptron: each unit's products added in feature
+    order, skipping zero features, the units side by side (independent chains), as the
+    machine adds its wipers' (:func:`mark1.machine._kernels.pots.wiper_sums`).
 
     Parameters
     ----------
@@ -60,10 +61,7 @@ def sparse_sums(X, row, WT, active, out):
     >>> sparse_sums(X, 1, WT, active, out), out.tolist()       # card 1 has two nonzero features
     (2, [-2.0, 2.0])
     """
-    n_act = 0
-    for i in range(X.shape[1]):             # the nonzero features, without a branch
-        active[n_act] = i
-        n_act += X[row, i] != 0.0
+    n_act = nonzero_features(X, row, active)
     out[:] = 0.0
     for a in range(n_act):
         i = active[a]
