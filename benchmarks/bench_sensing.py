@@ -18,6 +18,16 @@ two matrix products per card (``numpy.matmul`` broadcasting), ``light ** gamma``
 affine scan per photocell component (cumulative products in chunks) and a float32
 product with the dense wiring matrix. CPU time (``time.process_time``) is less disturbed
 by other work than wall time; on a shared machine read the ratios.
+
+A second section measures the sensing a fit runs (issue 23) on both decks of
+``bench_machine.py`` (the digits and the hard deck, ``--cards`` of each): the imaging (once
+per fit), then one pass over the cards in blocks of 256 presentations as
+``_SensoryPipeline`` senses them (S-units, the rack's inputs with the bias, each R-unit's
+active pots, the photocells' state carried from block to block), in CPU microseconds per
+card, against the block sensing of commit 8ed480a (its kernels kept below: the power law
+with a memory of the card before, an exposure writing every card's state, the tally into
+φ, ``with_bias`` and the product with the rack's mask), and whether both give the same
+bits.
 """
 
 from __future__ import annotations
@@ -28,13 +38,18 @@ import time
 import numpy as np
 
 from mark1 import MarkI, specs
-from mark1.machine.retina import RetinaState, _blur_matrix, area_average_matrix
+import math
+
+from mark1._utils.compiled import compiled
+from mark1.machine.patchboard import with_bias
+from mark1.machine.retina import (RetinaState, _blur_matrix, _Cells, _POWER_BITS, _power_tables, _read_only,
+                                  area_average_matrix)
 from mark1._utils.threads import one_blas_thread
 
 try:                                   # run from the repository root or from benchmarks/
-    from bench_machine import digit_cards
+    from bench_machine import HARD, digit_cards
 except ImportError:
-    from benchmarks.bench_machine import digit_cards
+    from benchmarks.bench_machine import HARD, digit_cards
 
 
 # -- the reference: the previous numpy method --------------------------------------------------
@@ -109,6 +124,190 @@ def ref_associate(board, s_states):
     return s_states.astype(np.float32) @ board.connections.astype(np.float32) >= board.a_threshold
 
 
+# -- the second reference: the machine's block sensing of 8ed480a (issue 23) -------------------
+# Its kernels as they were, kept here only as the benchmark's peer: the power law with a
+# per-cell memory of the card before, the exposure writing every card's state, the tally
+# into φ (int16), then with_bias and the rack's mask product, as _SensoryPipeline._compute
+# ran them a block at a time.
+
+@compiled
+def block_power_law(light, sensitivity, gamma, power, scale, knot, knot_power, inv_knot, series, out):
+    """``out = sensitivity * light ** gamma`` for (n, m) light, by the tables of :func:`_power_tables`.
+
+    Zero, subnormal, negative, infinite and NaN light take ``light ** gamma`` itself. A
+    cell lit exactly as on the row before takes that row's result (on digit cards about
+    half the cells: the paper white around the figure).
+    """
+    n, m = light.shape
+    bits = light.view(np.int64)
+    c1, c2, c3, c4, c5, c6 = series[1], series[2], series[3], series[4], series[5], series[6]
+    # a cell often sees the light it saw on the card before (paper white around the figure):
+    # the same light gives the same signal, so it is taken from the last card's
+    last_x = np.full(m, np.nan)
+    last_out = np.empty(m)
+    for i in range(n):
+        for j in range(m):
+            x = light[i, j]
+            if x == last_x[j]:
+                out[i, j] = last_out[j]
+                continue
+            last_x[j] = x
+            if 2.2250738585072014e-308 <= x <= 1.7976931348623157e308:
+                e = bits[i, j] >> 52                                    # sign bit is 0
+                b = (bits[i, j] >> (52 - _POWER_BITS)) & (2 ** _POWER_BITS - 1)
+                t = (x * scale[e] - knot[b]) * inv_knot[b]         # the difference is exact
+                p = 1.0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))))
+                out[i, j] = sensitivity[j] * (power[e] * knot_power[b] * p)
+            else:
+                out[i, j] = sensitivity[j] * x ** gamma
+            last_out[j] = out[i, j]
+
+
+@compiled
+def block_exposure(light, steady, lit, start, cells, signal, fast, slow, history):
+    """The photocell recurrence over cards, cell by cell (see :meth:`Retina.expose`).
+
+    ``start`` the given state (fast, slow, history), each (m,); ``cells`` a :class:`_Cells`.
+    Writes ``signal`` (n, m) and, at the end of each lit interval, ``history`` (n + 1, m)
+    and (with ``dynamics``) ``fast``, ``slow`` (n + 1, m); row 0 is the given state.
+    """
+    fast0, slow0, history0 = start
+    card_change, settle, rise_time, fall_time = cells.card_change, cells.settle, cells.rise_time, cells.fall_time
+    slow_fall_time, slow_fraction, dynamics = cells.slow_fall_time, cells.slow_fraction, cells.dynamics
+    history_ratio, history_time = cells.history_ratio, cells.history_time
+    n, m = light.shape
+    adapting = history_ratio != 1.0
+    d_fast = math.exp(-card_change / fall_time)            # the dark interval, per component
+    d_slow = math.exp(-card_change / slow_fall_time)
+    d_hist = math.exp(-card_change / history_time)
+    a_settle = math.exp(-settle / rise_time)
+    w_fast = (1.0 - slow_fraction) * d_fast                # share of each at lamps-on
+    w_slow = slow_fraction * d_slow
+    for j in range(m):                   # (element loops: a slice assignment costs seconds to compile)
+        history[0, j] = history0[j]
+        if dynamics:
+            fast[0, j] = fast0[j]
+            slow[0, j] = slow0[j]
+    for i in range(n):
+        a_lit = math.exp(-lit[i] / rise_time)
+        c_fast, c_slow, rise = a_lit * d_fast, a_lit * d_slow, 1.0 - a_lit
+        a_hist = math.exp(-lit[i] / history_time)
+        c_hist, soak = a_hist * d_hist, 1.0 - a_hist
+        for j in range(m):
+            target = steady[i, j]
+            if adapting:
+                target = target / (1.0 + (history_ratio - 1.0) * (d_hist * history[i, j]))
+                history[i + 1, j] = c_hist * history[i, j] + soak * light[i, j]
+            else:
+                history[i + 1, j] = 0.0          # not tracked without the effect
+            if dynamics:
+                # both components rise towards the same target with the same time constant
+                at_lamps_on = w_fast * fast[i, j] + w_slow * slow[i, j]
+                signal[i, j] = target + (at_lamps_on - target) * a_settle
+                fast[i + 1, j] = c_fast * fast[i, j] + rise * target
+                slow[i + 1, j] = c_slow * slow[i, j] + rise * target
+            else:
+                signal[i, j] = target
+
+
+@compiled
+def block_tally(s_states, connections, threshold, acc, net, phi, counts):
+    """Net input of each A-unit: the sum of the wiring rows of the S-units that fire.
+
+    ``s_states`` (n, n_s) bool, ``connections`` (n_s, n_a) int8; ``acc`` (n_a,) an
+    integer buffer wide enough for ``n_s`` (int16 holds up to 32767: twice the SIMD
+    lanes of int32). Writes the net inputs into ``net`` (n, n_a), whether they reach
+    ``threshold`` into ``phi`` (n, n_a) bool, and the S-units and A-units that fire into
+    ``counts`` (n, 2) int64; any may have 0 rows (not wanted). Work grows with the
+    S-units that fire, not with every socket.
+    """
+    n, n_s = s_states.shape
+    n_a = connections.shape[1]
+    active = np.empty(n_s, np.int64)
+    for k in range(n):
+        count = 0
+        for i in range(n_s):                 # list the S-units that fire (no branch per unit)
+            active[count] = i
+            count += s_states[k, i]
+        for a in range(n_a):
+            acc[a] = 0
+        for p in range(count):
+            row = connections[active[p]]
+            for a in range(n_a):
+                acc[a] += row[a]
+        if len(net):
+            for a in range(n_a):
+                net[k, a] = acc[a]
+        if len(phi):
+            for a in range(n_a):
+                phi[k, a] = acc[a] >= threshold
+        if len(counts):
+            firing = 0
+            for a in range(n_a):
+                firing += acc[a] >= threshold
+            counts[k, 0] = count
+            counts[k, 1] = firing
+
+
+def ref_block(retina, board, mask, light, rows, lit, state, tm):
+    """One block as _SensoryPipeline._compute sensed it at 8ed480a: S, x, active pots, end state."""
+    s_spec = retina.spec
+    block = light[rows]
+    gamma = float(s_spec.gamma)
+    steady = np.empty_like(block)
+    block_power_law(_read_only(block), retina.sensitivity, gamma, *_power_tables(gamma), steady)
+    n, m = block.shape
+    signal, history = np.empty((n, m)), np.empty((n + 1, m))
+    fast, slow = np.empty((n + 1, m)), np.empty((n + 1, m))
+    cells = _Cells(float(tm.card_change), float(tm.settle), float(s_spec.rise_time), float(s_spec.fall_time),
+                   float(s_spec.slow_fall_time), float(s_spec.slow_fraction), float(s_spec.history_ratio),
+                   float(s_spec.history_time), bool(s_spec.dynamics))
+    block_exposure(block, steady, lit, (state.fast, state.slow, state.history), cells, signal, fast, slow, history)
+    s = retina.fire(signal)
+    phi = np.empty((n, board.n_associators), bool)
+    counts = np.empty((n, 2), np.int64)
+    block_tally(s, board._wiring, board.a_threshold, np.empty(board.n_associators, np.int16),
+                np.empty((0, 0), np.float32), phi, counts)
+    x = with_bias(phi)
+    active = x @ mask.T.astype(float)
+    return s, x, active, RetinaState(fast[n], slow[n], history[n])
+
+
+def ours_block(retina, board, mask, light, rows, lit, state, tm):
+    """One block as _SensoryPipeline._compute senses it now."""
+    s, end = retina.sense_sequence(light, rows, lit, state, card_change=tm.card_change, settle=tm.settle)
+    x, _, active = board.rack_inputs(s, mask)
+    return s, x, active, end
+
+
+def blocks(deck_name, cards, repeat, block=256):
+    """The machine's sensing of one pass over a deck, a block of presentations at a time
+    (what a fit runs outside the presentation kernel), ours against 8ed480a's."""
+    m = MarkI(spec=specs.MARK_I, seed=1).fit(cards[:16], np.arange(16) % 8)
+    retina, board, mask, tm = m.retina, m.patchboard, m.rack_.mask, m.spec.timing
+    light_cpu, light = best_cpu(lambda: retina.light(cards), repeat)
+    order = np.arange(len(cards))
+    lit = np.full(block, tm.period - tm.card_change)
+
+    def run(fn):
+        state, out = RetinaState.dark(retina.n_cells), []
+        for lo in range(0, len(order), block):
+            rows = order[lo:lo + block]
+            s, x, active, state = fn(retina, board, mask, light, rows, lit[:len(rows)], state, tm)
+            out.append((s, x, active))
+        return out, state
+
+    for fn in (ours_block, ref_block):            # compile (or load) before timing
+        run(fn)
+    ours, (got, end) = best_cpu(lambda: run(ours_block), repeat)
+    ref, (want, end_r) = best_cpu(lambda: run(ref_block), repeat)
+    same = (all(np.array_equal(a, b) for g, w in zip(got, want) for a, b in zip(g, w))
+            and all(np.array_equal(getattr(end, f), getattr(end_r, f)) for f in ("fast", "slow", "history")))
+    n = len(cards)
+    print(f"  {deck_name:7s} {light_cpu / n * 1e6:9.2f} {ours / n * 1e6:11.2f} {ref / n * 1e6:11.2f} "
+          f"{ours / ref:7.3f}  {str(same):>5}")
+
+
 # -- the run ------------------------------------------------------------------------------------
 
 def best_cpu(fn, repeat):
@@ -171,6 +370,13 @@ def main(argv=None):
     print(f"  same S-units: {np.array_equal(s, s_r)} ({int((s != s_r).sum())} differ), same φ: "
           f"{np.array_equal(phi, phi_r)} ({int((phi != phi_r).sum())} differ); max relative difference "
           f"light {rel(light, light_r):.2g}, signal {rel(signal, signal_r):.2g}")
+    print(f"\nthe machine's sensing, one pass in blocks of 256 presentations as a fit runs it (MARK_I, "
+          f"{args.cards:,} cards of each deck of bench_machine.py), us of CPU per card, best of {args.repeat}: "
+          f"imaging (once per fit), then the blocks (S-units, φ with the bias, active pots) against 8ed480a's")
+    print(f"  {'deck':7s} {'imaging':>9s} {'blocks ours':>11s} {'8ed480a':>11s} {'ratio':>7s}  {'same':>5s}")
+    with one_blas_thread():
+        blocks("digits", cards, args.repeat)
+        blocks("hard", digit_cards(args.cards, deck=HARD)[0], args.repeat)
 
 
 if __name__ == "__main__":

@@ -79,47 +79,53 @@ def _tally(s_states, connections, threshold, acc, net, phi, x, counts, pots, act
 def _tallied(acc, threshold, k, outputs, pots, active):
     """Row ``k`` of :func:`_tally`'s outputs (net, phi, x, counts; active) from the net inputs ``acc``."""
     net, phi, x, counts = outputs
+    lit = pots[2]                        # scratch: the A-units that fire, 0 or 1 (padded with 0)
     n_a = acc.shape[0]
+    for a in range(n_a):
+        lit[a] = acc[a] >= threshold
     if len(net):
         for a in range(n_a):
             net[k, a] = acc[a]
     if len(phi):
         for a in range(n_a):
-            phi[k, a] = acc[a] >= threshold
+            phi[k, a] = lit[a]
     if len(x):
         row = x[k]
         for a in range(n_a):
-            row[a] = 1.0 if acc[a] >= threshold else 0.0
+            row[a] = lit[a]
         row[n_a] = 1.0
     if len(counts):
         firing = 0
         for a in range(n_a):
-            firing += acc[a] >= threshold
+            firing += lit[a]
         counts[k, 1] = firing
     if active.shape[1]:
-        _count_pots(acc, threshold, pots, active[k])
+        _count_pots(pots, active[k])
 
 
 @compiled
-def _count_pots(acc, threshold, pots, active):
+def _count_pots(pots, active):
     """How many of its pots each unit has turned on (an integer count: what ``x @ mask.T``
     sums, exactly), eight A-units a word: ``pots`` is (mask, bias, lit) from
     :meth:`Patchboard.rack_inputs`, the mask's A-unit columns as bytes padded to whole
-    words, each unit's bias pot, and a zeroed scratch row of the padded width."""
+    words, each unit's bias pot, and the A-units that fire as bytes of the padded width."""
     mask, bias, lit = pots
-    for a in range(acc.shape[0]):
-        lit[a] = acc[a] >= threshold
     lit_words = lit.view(np.uint64)
     for u in range(len(active)):
         words = mask[u].view(np.uint64)
-        on = 0
+        on = np.uint64(0)                # (not 0: int64 + uint64 is a float in numba)
         for q in range(len(words)):      # bytes of 0 or 1: the product's top byte sums them
             on += ((words[q] & lit_words[q]) * np.uint64(0x0101010101010101)) >> np.uint64(56)
         active[u] = on + bias[u]
 
 
 #: :func:`_tally`'s pots and active pots when they are not wanted.
-_NO_POTS = ((np.zeros((0, 8), np.uint8), np.zeros(0, np.int64), np.zeros(8, np.uint8)), np.empty((0, 0)))
+_NO_POTS = (np.zeros((0, 8), np.uint8), np.zeros(0, np.int64))
+
+
+def _no_pots(n_a: int) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """:func:`_tally`'s pots (no mask, its scratch row) and active pots when they are not wanted."""
+    return (*_NO_POTS, np.zeros(-(-n_a // 8) * 8, np.uint8)), np.empty((0, 0))
 
 
 class Patchboard:
@@ -212,7 +218,7 @@ class Patchboard:
         s = self._check_states(s_states)
         net = np.empty((len(s), self.n_associators), np.float32)
         _tally(s, self._wiring, self.a_threshold, self._accumulator(), net, np.empty((0, 0), bool),
-               np.empty((0, 0)), np.empty((0, 2), np.int64), *_NO_POTS)
+               np.empty((0, 0)), np.empty((0, 2), np.int64), *_no_pots(self.n_associators))
         return net
 
     @overload
@@ -253,7 +259,7 @@ class Patchboard:
         phi = np.empty((len(s), self.n_associators), bool)
         counts = np.empty((len(s) if counted else 0, 2), np.int64)
         _tally(s, self._wiring, self.a_threshold, self._accumulator(), np.empty((0, 0), np.float32), phi,
-               np.empty((0, 0)), counts, *_NO_POTS)
+               np.empty((0, 0)), counts, *_no_pots(self.n_associators))
         return (phi, counts[:, 0], counts[:, 1]) if counted else phi
 
     def rack_inputs(self, s_states: np.ndarray,

@@ -222,48 +222,50 @@ def _read_only(a: np.ndarray) -> np.ndarray:
 
 class _Law(NamedTuple):
     """The power law as :func:`_steady_row` reads it: each cell's sensitivity (m,), gamma, and
-    the tables of :func:`_power_tables` (by exponent: ``power``, ``scale``; by subinterval:
-    ``knot_power``, ``inv_knot``; the binomial ``series``)."""
+    of the tables of :func:`_power_tables` those it reads (``power`` by exponent,
+    ``knot_power`` by subinterval, the binomial ``series``; the others it computes)."""
 
     sensitivity: np.ndarray
     gamma: float
     power: np.ndarray
-    scale: np.ndarray
     knot_power: np.ndarray
-    inv_knot: np.ndarray
     series: np.ndarray
 
 
-#: The bits of a positive normal float64 lie in [_NORMAL_LOW, _NORMAL_HIGH) as an int64.
+#: The bits of a positive normal float64 lie in [_NORMAL_LOW, _NORMAL_HIGH) as an int64;
+#: its mantissa bits, and the exponent bits of 1.0.
 _NORMAL_LOW, _NORMAL_HIGH = 0x0010000000000000, 0x7FF0000000000000
+_MANTISSA, _ONE = 0x000FFFFFFFFFFFFF, 0x3FF0000000000000
 
 
 @compiled(error_model="numpy")
 def _steady_row(light, bits, law, out, scratch):
     """``out = sensitivity * light ** gamma`` for one card's cells (m,), by the tables of
-    :func:`_power_tables`; ``bits`` is ``light``'s memory as int64, ``scratch`` (4, m).
+    :func:`_power_tables`; ``bits`` is ``light``'s memory as int64, ``scratch`` (3, m).
 
     A positive normal light ``x = m 2**k`` reads its exponent's and its subinterval's
-    entries in one loop (table reads do not vectorize), the series runs in another (it
-    does); the subinterval's knot ``1 + b / 256`` is exact, so it is computed, not read.
-    Zero, subnormal, negative, infinite and NaN light take ``x ** gamma`` itself in a last
-    pass, run only when there is such light. (``error_model="numpy"``: no division here
-    may raise, and the loops vectorize.)
+    powers in one loop (table reads do not vectorize); the rest is exact arithmetic that
+    vectorizes, giving what the tables hold: ``m`` itself is ``x``'s bits with the exponent
+    of 1 (``x * scale[e]``, exact), the knot ``1 + b / 256`` is exact and its reciprocal a
+    division rounded once (``inv_knot[b]``). Zero, subnormal, negative, infinite and NaN
+    light take ``x ** gamma`` itself in a last pass, run only when there is such light.
+    (``error_model="numpy"``: no division here may raise, and the loops vectorize.)
     """
     c1, c2, c3, c4, c5, c6 = law.series[1], law.series[2], law.series[3], law.series[4], law.series[5], law.series[6]
-    power, scale, knot_power, inv_knot = scratch[0], scratch[1], scratch[2], scratch[3]
+    power, mantissa, knot_power = scratch[0], scratch[1], scratch[2]
+    mantissa_bits = mantissa.view(np.int64)
     m = light.shape[0]
     outside = 0
     for j in range(m):
         u = bits[j]
         outside += (u < _NORMAL_LOW) | (u >= _NORMAL_HIGH)          # negative values too (sign bit)
-        e = (u >> 52) & 2047
-        b = (u >> (52 - _POWER_BITS)) & (2 ** _POWER_BITS - 1)
-        power[j], scale[j] = law.power[e], law.scale[e]
-        knot_power[j], inv_knot[j] = law.knot_power[b], law.inv_knot[b]
+        power[j] = law.power[(u >> 52) & 2047]
+        knot_power[j] = law.knot_power[(u >> (52 - _POWER_BITS)) & (2 ** _POWER_BITS - 1)]
+    for j in range(m):
+        mantissa_bits[j] = (bits[j] & _MANTISSA) | _ONE
     for j in range(m):
         knot = 1.0 + ((bits[j] >> (52 - _POWER_BITS)) & (2 ** _POWER_BITS - 1)) * (1.0 / 2 ** _POWER_BITS)
-        t = (light[j] * scale[j] - knot) * inv_knot[j]                  # the difference is exact
+        t = (mantissa[j] - knot) * (1.0 / knot)                      # the difference is exact
         p = 1.0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))))
         out[j] = law.sensitivity[j] * (power[j] * knot_power[j] * p)
     if outside:
@@ -279,7 +281,7 @@ def _power_law(light, law, out):
     (:func:`_steady_row`). Measured: within 3 ulp of ``x ** gamma`` (libm), about half
     the values bit-equal."""
     bits = light.view(np.int64)
-    scratch = np.empty((4, light.shape[1]))
+    scratch = np.empty((3, light.shape[1]))
     for i in range(light.shape[0]):
         _steady_row(light[i], bits[i], law, out[i], scratch)
 
@@ -398,7 +400,7 @@ def _sense(light, rows, lit, law, cells, fire, state, s):
     """
     m = light.shape[1]
     bits = light.view(np.int64)
-    steady, signal, scratch = np.empty(m), np.empty(m), np.empty((4, m))
+    steady, signal, scratch = np.empty(m), np.empty(m), np.empty((3, m))
     step = _card_step(lit[0], cells) if len(rows) else _card_step(1.0, cells)
     for i in range(len(rows)):
         if i and lit[i] != lit[i - 1]:
@@ -592,9 +594,8 @@ class Retina:
     def _law(self, sensitivity: np.ndarray) -> _Law:
         """The power law's constants for cells of these sensitivities (:func:`_steady_row`)."""
         gamma = float(self.spec.gamma)
-        power, scale, _, knot_power, inv_knot, series = _power_tables(gamma)
-        return _Law(np.ascontiguousarray(sensitivity, dtype=float), gamma, power, scale, knot_power, inv_knot,
-                    series)
+        power, _, _, knot_power, _, series = _power_tables(gamma)
+        return _Law(np.ascontiguousarray(sensitivity, dtype=float), gamma, power, knot_power, series)
 
     def fire(self, signal: np.ndarray) -> np.ndarray:
         """S-unit states (bool, same shape as ``signal``) from photocell signals."""
