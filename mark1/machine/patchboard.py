@@ -106,26 +106,30 @@ def _tallied(acc, threshold, k, outputs, pots, active):
 @compiled
 def _count_pots(pots, active):
     """How many of its pots each unit has turned on (an integer count: what ``x @ mask.T``
-    sums, exactly), eight A-units a word: ``pots`` is (mask, bias, lit) from
-    :meth:`Patchboard.rack_inputs`, the mask's A-unit columns as bytes padded to whole
-    words, each unit's bias pot, and the A-units that fire as bytes of the padded width."""
-    mask, bias, lit = pots
-    lit_words = lit.view(np.uint64)
+    sums, exactly), eight A-units a word: ``pots`` is (mask, bias, lit, lit_words) from
+    :meth:`Patchboard.rack_inputs`: the mask's A-unit columns as bytes padded to whole words
+    and seen as uint64 words (n_units, n_words), each unit's bias pot, and the A-units that
+    fire as bytes of the padded width, seen as words too (:func:`_tallied` writes them)."""
+    words, bias, _, lit_words = pots
     for u in range(len(active)):
-        words = mask[u].view(np.uint64)
         on = np.uint64(0)                # (not 0: int64 + uint64 is a float in numba)
-        for q in range(len(words)):      # bytes of 0 or 1: the product's top byte sums them
-            on += ((words[q] & lit_words[q]) * np.uint64(0x0101010101010101)) >> np.uint64(56)
+        for q in range(words.shape[1]):  # bytes of 0 or 1: the product's top byte sums them
+            on += ((words[u, q] & lit_words[q]) * np.uint64(0x0101010101010101)) >> np.uint64(56)
         active[u] = on + bias[u]
 
 
 #: :func:`_tally`'s pots and active pots when they are not wanted.
-_NO_POTS = (np.zeros((0, 8), np.uint8), np.zeros(0, np.int64))
+def _pots(mask: np.ndarray, n_a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_tally`'s ``pots`` for a mask (n_units, n_a + 1) bool (see :func:`_count_pots`)."""
+    padded = np.zeros((len(mask), -(-n_a // 8) * 8), np.uint8)       # whole words
+    padded[:, :n_a] = mask[:, :n_a]
+    lit = np.zeros(padded.shape[1], np.uint8)
+    return padded.view(np.uint64), mask[:, n_a].astype(np.int64), lit, lit.view(np.uint64)
 
 
-def _no_pots(n_a: int) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+def _no_pots(n_a: int) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
     """:func:`_tally`'s pots (no mask, its scratch row) and active pots when they are not wanted."""
-    return (*_NO_POTS, np.zeros(-(-n_a // 8) * 8, np.uint8)), np.empty((0, 0))
+    return _pots(np.zeros((0, n_a + 1), bool), n_a), np.empty((0, 0))
 
 
 class Patchboard:
@@ -303,14 +307,11 @@ class Patchboard:
         mask = np.zeros((0, n_a + 1), bool) if pots is None else np.asarray(pots, dtype=bool)
         if mask.ndim != 2 or mask.shape[1] != n_a + 1:
             raise InputError(f"pots: expected a mask of shape (n_units, {n_a + 1}), got {mask.shape}")
-        padded = np.zeros((len(mask), -(-n_a // 8) * 8), np.uint8)     # whole words for _count_pots
-        padded[:, :n_a] = mask[:, :n_a]
         x = np.empty((len(s), n_a + 1))
         counts = np.empty((len(s), 2), np.int64)
         active = np.empty((len(s), len(mask)))
         _tally(s, self._wiring, self.a_threshold, self._accumulator(), np.empty((0, 0), np.float32),
-               np.empty((0, 0), bool), x, counts,
-               (padded, mask[:, n_a].astype(np.int64), np.zeros(padded.shape[1], np.uint8)), active)
+               np.empty((0, 0), bool), x, counts, _pots(mask, n_a), active)
         return x, counts, active
 
     def _accumulator(self) -> np.ndarray:
