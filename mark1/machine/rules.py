@@ -48,7 +48,7 @@ from mark1._utils.compiled import compiled
 from mark1.exceptions import InputError
 
 __all__ = ["RULES", "RULE_CODES", "REINFORCEMENTS", "ALPHA", "BETA", "GAMMA", "LMS", "alpha", "beta", "gamma",
-           "lms", "command_into", "erring", "tie_tolerance", "TIE_RTOL"]
+           "lms", "command_into", "erring", "tie_tolerance", "TIE_RTOL", "unit_step"]
 
 #: The rules' codes in the compiled :func:`command_into` (see :data:`RULE_CODES`).
 ALPHA, BETA, GAMMA, LMS = 0, 1, 2, 3
@@ -102,32 +102,17 @@ def command_into(out, rule, every, monovalent, phi, targets, sums, mask, increme
     n_units, n_in = out.shape
     moving = 0
     for u in range(n_units):
-        t = targets[u]
-        erred = t * sums[u] <= tie
-        if rule == LMS:
-            step = lms_rate * (t - sums[u])
-        elif every or erred:
-            step = increment * t
-        else:
-            step = 0.0
-        if monovalent and t <= 0.0:
-            step = 0.0                        # values only gain
-        back = 0.0
-        if (rule == GAMMA or rule == BETA) and step != 0.0:
-            n_act = 0
-            n_inact = 0
+        n_act = 0
+        n_inact = 0
+        if rule == GAMMA or rule == BETA:
             for i in range(n_in):
                 if mask[u, i]:
                     if phi[i]:
                         n_act += 1
                     else:
                         n_inact += 1
-            if rule == BETA:
-                step = step / n_act if n_act > 0 else 0.0
-            elif n_inact == 0:
-                step = 0.0                    # nothing to take from
-            else:
-                back = -(n_act / n_inact)
+        step, back = unit_step(rule, every, monovalent, targets[u], sums[u], n_act, n_inact, increment, lms_rate,
+                               tie)
         if step == 0.0:
             for i in range(n_in):
                 out[u, i] = 0.0
@@ -143,6 +128,37 @@ def command_into(out, rule, every, monovalent, phi, targets, sums, mask, increme
             if v != 0.0:
                 moving += 1
     return moving
+
+
+@compiled(inline="always")
+def unit_step(rule, every, monovalent, target, total, n_act, n_inact, increment, lms_rate, tie):
+    """One R-unit's command, the rule's arithmetic: (step, back).
+
+    The unit's active pots move by ``step``; under γ its inactive ones by ``step * back``.
+    ``target`` (±1) and ``total`` (its sum) the unit's; ``n_act``, ``n_inact`` its active
+    and inactive pots (read by β and γ only); the other arguments as for
+    :func:`command_into`, which writes the command of every unit with this, as the
+    presentation kernel does for the pots that exist only. A step of 0: the unit is not
+    reinforced.
+    """
+    erred = target * total <= tie
+    if rule == LMS:
+        step = lms_rate * (target - total)
+    elif every or erred:
+        step = increment * target
+    else:
+        step = 0.0
+    if monovalent and target <= 0.0:
+        step = 0.0                        # values only gain
+    back = 0.0
+    if (rule == GAMMA or rule == BETA) and step != 0.0:
+        if rule == BETA:
+            step = step / n_act if n_act > 0 else 0.0
+        elif n_inact == 0:
+            step = 0.0                    # nothing to take from
+        else:
+            back = -(n_act / n_inact)
+    return step, back
 
 
 def _rule_function(code: int, name: str, doc: str):

@@ -136,10 +136,14 @@ class Pots(NamedTuple):
     adc : array (2,) float
         The R-unit's read of a sum (:func:`read_out`): its saturation bound (full scale; inf:
         none) and its resolution (a share of the bound; 0: none).
+    by_unit, input_of : arrays (n_units + 1,) and (n_wired,) int64
+        The pots that exist (the rack's topology), unit by unit: unit ``u``'s pots are on
+        the inputs ``input_of[by_unit[u]:by_unit[u + 1]]``, in order. A command moves
+        only those.
     by_input, unit_of : arrays (n_inputs + 1,) and (n_wired,) int64
-        The pots that exist (the rack's topology), input by input: input ``i``'s pots are on
-        the units ``unit_of[by_input[i]:by_input[i + 1]]``, in order. A read adds only
-        those (the others never move from 0, so they would add exact zeros).
+        The same pots input by input: input ``i``'s are on the units
+        ``unit_of[by_input[i]:by_input[i + 1]]``, in order. A read adds only those (the
+        others never move from 0, so they would add exact zeros).
     """
 
     gain: np.ndarray
@@ -161,6 +165,8 @@ class Pots(NamedTuple):
     nu: np.ndarray
     drift_t0: np.ndarray
     adc: np.ndarray
+    by_unit: np.ndarray
+    input_of: np.ndarray
     by_input: np.ndarray
     unit_of: np.ndarray
 
@@ -188,22 +194,24 @@ def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
                 *wiring(np.ones((1, 1), bool)))
 
 
-def wiring(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:attr:`Pots.by_input` and :attr:`Pots.unit_of` of a rack whose pots exist where
-    ``mask`` (n_units, n_inputs) bool is true.
+def wiring(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:attr:`Pots.by_unit`, :attr:`Pots.input_of`, :attr:`Pots.by_input` and
+    :attr:`Pots.unit_of` of a rack whose pots exist where ``mask`` (n_units, n_inputs) bool is true.
 
     Examples
     --------
     >>> import numpy as np
-    >>> by_input, unit_of = wiring(np.array([[True, False, True], [False, True, True]]))
+    >>> by_unit, input_of, by_input, unit_of = wiring(np.array([[True, False, True], [False, True, True]]))
+    >>> by_unit.tolist(), input_of.tolist()
+    ([0, 2, 4], [0, 2, 1, 2])
     >>> by_input.tolist(), unit_of.tolist()       # input 2 (the bias) has a pot on both units
     ([0, 1, 2, 4], [0, 1, 0, 1])
     """
     mask = np.asarray(mask, bool)
-    by_input = np.zeros(mask.shape[1] + 1, np.int64)
+    by_unit, by_input = np.zeros(mask.shape[0] + 1, np.int64), np.zeros(mask.shape[1] + 1, np.int64)
+    np.cumsum(mask.sum(axis=1), out=by_unit[1:])
     np.cumsum(mask.sum(axis=0), out=by_input[1:])
-    unit_of = np.nonzero(mask.T)[1].astype(np.int64)
-    return by_input, unit_of
+    return by_unit, np.nonzero(mask)[1].astype(np.int64), by_input, np.nonzero(mask.T)[1].astype(np.int64)
 
 
 def adc_of(spec=None) -> np.ndarray:

@@ -27,8 +27,7 @@ from mark1.machine import rules
 from mark1.machine._kernels import pots as _pots
 from mark1.machine._kernels.pots import apply_move, apply_pot, plan_device, plan_mark_i, stored_pot, wiper_sums
 from mark1.machine._kernels import features
-from mark1.machine._kernels.features import nonzero_features
-from mark1.machine.rules import GAMMA, command_into
+from mark1.machine.rules import BETA, GAMMA, unit_step
 
 __all__ = ["BLOCK_END", "CODE_KINDS", "PENDING", "ROOM", "WAITS", "Block", "Decay", "Moves", "Queue", "Schedule",
            "Trainer", "act_on", "serve", "train_block"]
@@ -258,10 +257,10 @@ def serve_with(limit, queue, busy_until, t_ref, dk, pots, drive, log, plan, appl
 @_inline
 def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, acc):
     """Presentation ``k`` of the block read at ``t_read``: its sums (wipers at rest or
-    mid-move, decayed, plus noise, over the μ-system's divisor), its answer; returns
-    (units erred, active inputs, listed in ``blk.active``)."""
+    mid-move, decayed, plus noise, over the μ-system's divisor), its answer; returns the
+    units that erred."""
     f = decay(t_read, t_ref, dk.rate)
-    n_act = wiper_sums(blk.x, k, t_read, busy_until, pots, blk.active, acc)
+    wiper_sums(blk.x, k, t_read, busy_until, pots, blk.active, acc)
     erred = 0
     sums = blk.sums
     for u in range(sums.shape[1]):
@@ -273,70 +272,96 @@ def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, acc):
             erred += 1
     if tr.code_kind >= 0:
         blk.response[k] = answer(sums[k], tr.code_kind, tr.tie)
-    return erred, n_act
+    return erred
 
 
 @_inline
-def command_pots(k, blk, tr):
-    """The rule's command for presentation ``k`` into ``blk.command``; returns the pots moved."""
-    n_in = blk.x.shape[1]
-    phi = blk.phi
-    for i in range(n_in):
-        phi[i] = blk.x[k, i] > 0
+def command_pots(k, blk, tr, pots, steps):
+    """The rule's command for presentation ``k``: each unit's step and back
+    (:func:`~mark1.machine.rules.unit_step`, the arithmetic of
+    :func:`~mark1.machine.rules.command_into`) into ``steps`` (2, n_units); returns how
+    many pots it moves. Only the pots that exist are looked at (``pots.by_unit``); an input
+    is active where ``blk.x[k] > 0``."""
+    x, by_unit, input_of = blk.x, pots.by_unit, pots.input_of
     aim = blk.code_targets[blk.response[k]] if tr.spontaneous else blk.targets[k]
-    return command_into(blk.command, tr.rule, tr.every, tr.monovalent, phi, aim, blk.sums[k], blk.mask,
-                        tr.increment, tr.lms_rate, tr.tie)
+    counts = tr.rule == GAMMA or tr.rule == BETA        # the rules that read the active pots' count
+    moving = 0
+    for u in range(steps.shape[1]):
+        n_wired = by_unit[u + 1] - by_unit[u]
+        n_on = active_pots(k, u, x, by_unit, input_of) if counts else 0
+        step, back = unit_step(tr.rule, tr.every, tr.monovalent, aim[u], blk.sums[k, u], n_on, n_wired - n_on,
+                               tr.increment, tr.lms_rate, tr.tie)
+        steps[0, u], steps[1, u] = step, back
+        if step != 0.0:
+            moving += n_on if counts else active_pots(k, u, x, by_unit, input_of)
+            if tr.rule == GAMMA and step * back != 0.0:
+                moving += n_wired - n_on
+    return moving
 
 
 @_inline
-def queue_command(t_read, p, n_act, active, rule, command, queue):
-    """Put presentation ``p``'s commanded pots at the queue's tail, in the pots' flat order
-    (the order the queue serves them); γ also moves inactive pots, the other rules active
-    ones only."""
-    n_units, n_in = command.shape
-    n_scan = n_in if rule == GAMMA else n_act
-    tail = queue.ends[1]
-    for u in range(n_units):
-        for a in range(n_scan):
-            i = a if rule == GAMMA else active[a]
-            if command[u, i] != 0.0:
-                queue.pot[tail] = u * n_in + i
-                queue.cmd[tail] = command[u, i]
-                queue.time[tail] = t_read
-                queue.who[tail] = p
+def active_pots(k, u, x, by_unit, input_of):
+    """How many of unit ``u``'s pots are on inputs active at presentation ``k`` (``x[k] > 0``)."""
+    n_on = 0
+    for q in range(by_unit[u], by_unit[u + 1]):
+        n_on += x[k, input_of[q]] > 0
+    return n_on
+
+
+@_inline
+def queue_command(k, t_read, steps, blk, pots, queue):
+    """Put presentation ``k``'s commanded pots (``steps``, :func:`command_pots`) at the
+    queue's tail, unit by unit in input order (the pots' flat order, the order the queue
+    serves them): a unit's active pots by its step, under γ its inactive ones by step * back."""
+    x, by_unit, input_of = blk.x, pots.by_unit, pots.input_of
+    n_in, p = x.shape[1], blk.p_first + k
+    pot, cmd, time, who, ends = queue.pot, queue.cmd, queue.time, queue.who, queue.ends
+    tail = ends[1]
+    for u in range(steps.shape[1]):
+        step, back = steps[0, u], steps[1, u]
+        if step == 0.0:
+            continue
+        for q in range(by_unit[u], by_unit[u + 1]):
+            i = input_of[q]
+            v = step if x[k, i] > 0 else step * back
+            if v != 0.0:
+                pot[tail], cmd[tail], time[tail], who[tail] = u * n_in + i, v, t_read, p
                 tail += 1
-    queue.ends[1] = tail
+    ends[1] = tail
 
 
 @_inline
-def move_now(k, n_act, t_read, busy_until, t_ref, blk, tr, dk, pots, drive, log):
-    """Set every pot presentation ``k`` of the block commanded (``blk.command``) going at
+def move_now(k, t_read, steps, busy_until, t_ref, blk, dk, pots, drive, log):
+    """Set every pot presentation ``k`` commanded (``steps``, :func:`command_pots`) going at
     ``t_read`` (no driver limit); returns ``busy_until``."""
     f = decay(t_read, t_ref, dk.rate)
     if drive.device != 0.0:
-        return set_going(k, n_act, t_read, f, busy_until, blk, tr, pots, drive, log, plan_device, apply_pot)
-    return set_going(k, n_act, t_read, f, busy_until, blk, tr, pots, drive, log, plan_mark_i, apply_move)
+        return set_going(k, t_read, f, steps, busy_until, blk, pots, drive, log, plan_device, apply_pot)
+    return set_going(k, t_read, f, steps, busy_until, blk, pots, drive, log, plan_mark_i, apply_move)
 
 
 @_inline
-def set_going(k, n_act, t_read, f, busy_until, blk, tr, pots, drive, log, plan, apply):
+def set_going(k, t_read, f, steps, busy_until, blk, pots, drive, log, plan, apply):
     """:func:`move_now` with the plan and bookkeeping of the rack's kind of pot: ``plan`` and
     ``apply`` are :func:`~mark1.machine._kernels.pots.plan_mark_i` and
     :func:`~mark1.machine._kernels.pots.apply_move`, or a device's, chosen before the loop.
-    Each pot is planned from its true position at ``t_read`` and set going, as :func:`serve`
-    does with a queued one. (Written in the loop, not in a function that takes the records:
-    inlined or called once a pot, such a function costs ~0.3 us a pot, numba counting a
-    reference to each of their arrays.) ``f`` the decay factor at ``t_read``.
+    The pots in the order :func:`queue_command` queues them, each planned from its true
+    position at ``t_read`` and set going, as :func:`serve` does with a queued one. (Written
+    in the loop, not in a function that takes the records: inlined or called once a pot,
+    such a function costs ~0.3 us a pot, numba counting a reference to each of their
+    arrays.) ``f`` the decay factor at ``t_read``.
     """
-    command, active, rule, p = blk.command, blk.active, tr.rule, blk.p_first + k
-    n_units, n_in = command.shape
-    n_scan = n_in if rule == GAMMA else n_act
+    x, by_unit, input_of = blk.x, pots.by_unit, pots.input_of
+    n_in, p = x.shape[1], blk.p_first + k
     longest = -1.0
     keep = len(log.pot) > 0
-    for u in range(n_units):
-        for a in range(n_scan):
-            i = a if rule == GAMMA else active[a]
-            cmd = command[u, i]
+    for u in range(steps.shape[1]):
+        step, back = steps[0, u], steps[1, u]
+        if step == 0.0:
+            continue
+        for q in range(by_unit[u], by_unit[u + 1]):
+            i = input_of[q]
+            cmd = step if x[k, i] > 0 else step * back
             if cmd != 0.0:
                 j = u * n_in + i
                 begin = f * stored_pot(j, t_read, busy_until, pots)     # f is 1.0 without decay: the same bits
@@ -353,17 +378,17 @@ GO_ON = -1
 
 
 @_kernel         # not inlined: train_block and act_on call one compiled copy (a cold start compiles it once)
-def act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
-    """The trainer's turn at presentation ``k`` of the block, read (its sums in ``blk.sums``,
-    its ``n_act`` active inputs in ``blk.active``): the rule's command (:func:`command_pots`),
+def act(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log, steps):
+    """The trainer's turn at presentation ``k`` of the block, read (its sums in ``blk.sums``):
+    the rule's command (:func:`command_pots`, each unit's into ``steps`` (2, n_units)),
     the moves at once (:func:`move_now`) or queued for a driver (:func:`queue_command`;
     without overlap the trainer waits for all of them: :func:`serve`). Returns (status,
     busy_until, t_ref): :data:`ROOM` (a queue or a log too short for the command: nothing changed),
     :data:`WAITS` (the motors outlast the period: the next card waits) or :data:`GO_ON`."""
-    p = blk.p_first + k
     t_read = blk.start[k] + sc.read_at
-    moving = command_pots(k, blk, tr)
-    blk.pots_moved[k] = moving
+    moving = command_pots(k, blk, tr, pots, steps)
+    pots_moved = blk.pots_moved
+    pots_moved[k] = moving
     if moving == 0:
         return GO_ON, busy_until, t_ref
     if sc.queued and len(queue.pot) - queue.ends[1] < moving:
@@ -372,11 +397,11 @@ def act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
         return ROOM, busy_until, t_ref
     t_ref = fold_decay(t_read, t_ref, dk, pots)
     if sc.queued:
-        queue_command(t_read, p, n_act, blk.active, tr.rule, blk.command, queue)
+        queue_command(k, t_read, steps, blk, pots, queue)
         if not sc.overlap:                              # the trainer waits for every motor
             busy_until, t_ref = serve(np.inf, queue, busy_until, t_ref, dk, pots, drive, log)
     else:
-        busy_until = move_now(k, n_act, t_read, busy_until, t_ref, blk, tr, dk, pots, drive, log)
+        busy_until = move_now(k, t_read, steps, busy_until, t_ref, blk, dk, pots, drive, log)
     if not sc.overlap and busy_until > blk.start[k] + sc.period:
         return WAITS, busy_until, t_ref
     return GO_ON, busy_until, t_ref
@@ -387,8 +412,8 @@ def act_on(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
     """:func:`act` on presentation ``k`` of a block the loop read and left to the caller
     (:data:`PENDING`): the same step, called from the simulator after it logged the read.
     The queue must have room for the command. Returns (status, busy_until, t_ref)."""
-    n_act = nonzero_features(blk.x, k, blk.active)
-    return act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log)
+    steps = np.empty((2, blk.sums.shape[1]))
+    return act(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log, steps)
 
 
 @_kernel
@@ -412,6 +437,7 @@ def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
     """
     m = blk.x.shape[0]
     acc = np.empty(blk.sums.shape[1])
+    steps = np.empty((2, blk.sums.shape[1]))
     for k in range(m):
         t0 = sc.t_anchor + (blk.p_first + k - sc.p_anchor) * sc.period
         blk.start[k] = t0
@@ -420,13 +446,13 @@ def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
             if not log_room(log, queue.ends[1] - queue.ends[0]):
                 return k, busy_until, t_ref, ROOM
             busy_until, t_ref = serve(t_read, queue, busy_until, t_ref, dk, pots, drive, log)
-        erred, n_act = read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, acc)
+        erred = read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, acc)
         if tr.error_driven and erred == 0:
             continue
         blk.units_erred[k] = erred
         if tr.stop_to_reinforce:
             return k, busy_until, t_ref, PENDING
-        status, busy_until, t_ref = act(k, n_act, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log)
+        status, busy_until, t_ref = act(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log, steps)
         if status == ROOM:
             # the caller makes room in the queue or log and runs this presentation again (nothing
             # of it has changed the machine yet: its read is the same)
