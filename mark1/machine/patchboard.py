@@ -95,7 +95,7 @@ def _tallied(acc, threshold, k, outputs, pots, active):
             row[a] = lit[a]
         row[n_a] = 1.0
     if len(counts):
-        firing = 0
+        firing = np.int64(0)             # (not 0: without numba, 0 + uint8 is a uint8)
         for a in range(n_a):
             firing += lit[a]
         counts[k, 1] = firing
@@ -113,8 +113,11 @@ def _count_pots(pots, active):
     words, bias, _, lit_words = pots
     for u in range(len(active)):
         on = np.uint64(0)                # (not 0: int64 + uint64 is a float in numba)
-        for q in range(words.shape[1]):  # bytes of 0 or 1: the product's top byte sums them
-            on += ((words[u, q] & lit_words[q]) * np.uint64(0x0101010101010101)) >> np.uint64(56)
+        for q in range(words.shape[1]):
+            w = words[u, q] & lit_words[q]           # bytes of 0 or 1: shifted sums never carry
+            w += w >> np.uint64(32)
+            w += w >> np.uint64(16)
+            on += (w + (w >> np.uint64(8))) & np.uint64(0xFF)
         active[u] = on + bias[u]
 
 
