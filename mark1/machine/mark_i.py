@@ -255,9 +255,9 @@ class MarkI(ParamsMixin):
         for lo in range(0, len(cards), limits.SENSE_CHUNK):
             light = self.retina.light(cards[lo:lo + limits.SENSE_CHUNK])
             lit = np.full(len(light), t.period - t.card_change)
-            signal, ends = self.retina.expose(light, lit, state, card_change=t.card_change, settle=t.settle)
-            state = ends.at(len(light))
-            yield self.retina.fire(signal)
+            s, state = self.retina.sense_sequence(light, np.arange(len(light)), lit, state,
+                                                  card_change=t.card_change, settle=t.settle)
+            yield s
 
     def associate(self, s_states: npt.ArrayLike) -> np.ndarray:
         """A-unit outputs φ: array (n, n_a) bool, from S-unit states (n, n_s) bool."""

@@ -639,7 +639,7 @@ class Retina:
             ``i`` with a different timing.
         """
         s = self.spec
-        light = np.ascontiguousarray(light, dtype=float)
+        light = _read_only(np.ascontiguousarray(light, dtype=float))     # one type for _expose_row (see _sense)
         lit = np.ascontiguousarray(lit, dtype=float)
         steady = self.steady_signal(light) if steady is None else np.ascontiguousarray(steady, dtype=float)
         n, m = light.shape
