@@ -329,7 +329,7 @@ def stored_at(flat, t, busy_until, pots, out):
         out[k] = stored_pot(flat[k], t, busy_until, pots)
 
 
-@compiled(features)
+@compiled(features, refcounts=False)
 def wiper_sums(x, row, t, busy_until, pots, active, out):
     """Each unit's sum of stored wiper positions at ``t`` times row ``row`` of ``x`` (m, n_in),
     into ``out`` (n_units,), before decay; the nonzero inputs' indices into ``active``;
@@ -372,7 +372,7 @@ def plan_pot(cmd, start, j, pots, drive):
     return plan_mark_i(cmd, start, j, pots, drive)
 
 
-@compiled
+@compiled(refcounts=False)
 def plan_mark_i(cmd, start, j, pots, drive):
     """:func:`plan_pot` of the Mark I's pots: a motor at its own speed (continuous) or a
     ratchet's steps, backlash taken up when the motor reverses, end stops at +-1."""
@@ -465,7 +465,7 @@ def normal_draw(key, stream, j, n):
     return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
 
 
-@compiled
+@compiled(refcounts=False)
 def law_factor(law, w, direction, w_max, w_min, drive):
     """The step law: one pulse's travel relative to its nominal step at wiper position ``w``.
 
@@ -518,7 +518,7 @@ def law_factor(law, w, direction, w_max, w_min, drive):
     return max(y, 0.0)
 
 
-@compiled
+@compiled(refcounts=False)
 def plan_device(cmd, start, j, pots, drive):
     """:func:`plan_pot` of a pot with a device law or variation (``drive.device``).
 
@@ -619,7 +619,7 @@ def _plan_with(cmd, start, flat, pots, drive, target, slack_time, duration, dire
         target[k], slack_time[k], duration[k], direction[k] = plan(cmd[k], start[k], j, pots, drive)
 
 
-@compiled
+@compiled(refcounts=False)
 def apply_move(j, start, target, slack_time, duration, direction, t0, f, pots):
     """Set pot ``j`` (flat index) moving at ``t0``; positions true at ``t0``, ``f`` the decay factor there.
 
@@ -645,7 +645,7 @@ def apply_move(j, start, target, slack_time, duration, direction, t0, f, pots):
         pulses[j] += planned[j]
 
 
-@compiled
+@compiled(refcounts=False)
 def apply_pot(j, start, target, slack_time, duration, direction, t0, f, pots):
     """:func:`apply_move` of any pot, a device's too: the write noise's offset of the
     wiper from the device's state (drawn by :func:`plan_device`) is kept, stored like ``p_to``."""

@@ -146,6 +146,9 @@ class Block(NamedTuple):
 
 _kernel = compiled(rules, _pots, features)
 _inline = compiled(rules, _pots, features, inline="always")
+# the kernels called once a card or a move that allocate nothing: no reference counts
+# (see mark1._utils.compiled.compiled), ~1 us a call with the records they take
+_counted_out = compiled(rules, _pots, features, refcounts=False)
 
 
 @_inline
@@ -202,7 +205,7 @@ def record(log, p, t, j, cmd, start, target, slack_time, duration, direction):
         filled[0] = n + 1
 
 
-@_kernel
+@_counted_out
 def serve(limit, queue, busy_until, t_ref, dk, pots, drive, log):
     """Set going the queued pot moves that get a driver before ``limit`` (s; ``inf``: all of
     them), as the rack's SimPy queue does (:meth:`PotentiometerRack.drive`). To serve those
@@ -377,7 +380,7 @@ def set_going(k, t_read, f, steps, busy_until, blk, pots, drive, log, plan, appl
 GO_ON = -1
 
 
-@_kernel         # not inlined: train_block and act_on call one compiled copy (a cold start compiles it once)
+@_counted_out    # not inlined: train_block and act_on call one compiled copy (a cold start compiles it once)
 def act(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log, steps):
     """The trainer's turn at presentation ``k`` of the block, read (its sums in ``blk.sums``):
     the rule's command (:func:`command_pots`, each unit's into ``steps`` (2, n_units)),
