@@ -49,8 +49,8 @@ def _tally(s_states, connections, threshold, acc, net, phi, x, counts, pots, act
     the S-units and A-units that fire into ``counts`` (n, 2) int64, and into ``active``
     (n, n_units) float64 how many of the pots each unit has (``pots`` (n_units, n_a + 1)
     bool, the bias last) those inputs turn on; any may have 0 rows (not wanted). Work
-    grows with the S-units that fire, not with every socket; their rows are added two at
-    a time (one trip of ``acc`` through memory per pair).
+    grows with the S-units that fire, not with every socket; their rows are added four at
+    a time (one trip of ``acc`` through memory for four rows).
     """
     n, n_s = s_states.shape
     n_a = connections.shape[1]
@@ -62,12 +62,13 @@ def _tally(s_states, connections, threshold, acc, net, phi, x, counts, pots, act
             count += s_states[k, i]
         for a in range(n_a):
             acc[a] = 0
-        for p in range(0, count - 1, 2):
-            row, other = connections[fire[p]], connections[fire[p + 1]]
+        for p in range(0, count - 3, 4):
+            r0, r1, r2, r3 = connections[fire[p]], connections[fire[p + 1]], connections[fire[p + 2]], \
+                connections[fire[p + 3]]
             for a in range(n_a):
-                acc[a] += row[a] + other[a]
-        if count % 2:
-            row = connections[fire[count - 1]]
+                acc[a] += (r0[a] + r1[a]) + (r2[a] + r3[a])
+        for p in range(count - count % 4, count):
+            row = connections[fire[p]]
             for a in range(n_a):
                 acc[a] += row[a]
         _tallied(acc, threshold, k, (net, phi, x, counts), pots, active)
