@@ -18,7 +18,7 @@ from mark1._utils.compiled import compiled
 from mark1.machine._kernels import features
 from mark1.machine._kernels.features import nonzero_features
 
-__all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_move", "apply_pot", "drive_of", "law_factor", "move_duration",
+__all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_pot", "drive_of", "law_factor", "move_duration",
            "normal_draw", "one_pot", "plan_device", "plan_mark_i", "plan_pot", "read_out", "read_out_array",
            "stored_pot", "wiper_sums", "wiring"]
 
@@ -352,10 +352,10 @@ def wiper_sums(x, row, t, busy_until, pots, active, out):
     return n_act
 
 
-# A loop that sets pots going calls the plan and the bookkeeping of its kind of pot, chosen
-# once before the loop (:func:`plan_moves`): a loop that holds a call passing the records
-# in any branch pays ~0.4 us a pot, numba counting a reference to each of their arrays.
-@compiled
+# The plan and the bookkeeping of a pot are inlined where pots are set going, in kernels
+# compiled without reference counts (compiled(refcounts=False)): a call that passes the
+# records, or a count of each of their arrays in and out, costs ~0.1-0.4 us a pot.
+@compiled(inline="always")
 def plan_pot(cmd, start, j, pots, drive):
     """What the hardware does with pot ``j``'s command: (target, slack_time, duration, direction).
 
@@ -363,8 +363,8 @@ def plan_pot(cmd, start, j, pots, drive):
     ``j`` the pot's flat index into ``pots`` (:class:`Pots`: its motor's relative speed, the
     direction of its last move), ``drive`` the rack's :class:`Drive`. Every law of one pot
     reads what it needs from these two records, so a new law changes no caller: the Mark I's
-    own (:func:`plan_mark_i`), or a device's (:func:`plan_device`), whose moves
-    :func:`apply_move` and :func:`apply_pot` keep.
+    own (:func:`plan_mark_i`), or a device's (:func:`plan_device`); :func:`apply_pot` keeps
+    the move.
     Times in seconds from the command; ``direction`` -1, 0 or +1.
     """
     if drive.device != 0.0:
@@ -376,7 +376,7 @@ def plan_pot(cmd, start, j, pots, drive):
 def plan_mark_i(cmd, start, j, pots, drive):
     """:func:`plan_pot` of the Mark I's pots: a motor at its own speed (continuous) or a
     ratchet's steps, backlash taken up when the motor reverses, end stops at +-1."""
-    planned = pots.planned                      # bound, written once at the end: see apply_move
+    planned = pots.planned
     gain = pots.gain[j]
     last = pots.last_dir[j]
     direction = 1 if cmd > 0 else (-1 if cmd < 0 else 0)
@@ -601,75 +601,47 @@ def plan_device(cmd, start, j, pots, drive):
     return target, slack_time, duration, direction
 
 
-@compiled
+@compiled(refcounts=False)
 def plan_moves(cmd, start, flat, pots, drive, target, slack_time, duration, direction):
     """:func:`plan_pot` of pots ``flat`` (m,) commanded ``cmd`` (m,) from true positions
     ``start`` (m,), into ``target``, ``slack_time``, ``duration``, ``direction`` (m,)."""
-    if drive.device != 0.0:
-        _plan_with(cmd, start, flat, pots, drive, target, slack_time, duration, direction, plan_device)
-    else:
-        _plan_with(cmd, start, flat, pots, drive, target, slack_time, duration, direction, plan_mark_i)
-
-
-@compiled(inline="always")
-def _plan_with(cmd, start, flat, pots, drive, target, slack_time, duration, direction, plan):
-    """:func:`plan_moves` with the plan of one kind of pot (``plan``)."""
     for k in range(len(cmd)):
         j = flat[k]
-        target[k], slack_time[k], duration[k], direction[k] = plan(cmd[k], start[k], j, pots, drive)
-
-
-@compiled(refcounts=False)
-def apply_move(j, start, target, slack_time, duration, direction, t0, f, pots):
-    """Set pot ``j`` (flat index) moving at ``t0``; positions true at ``t0``, ``f`` the decay factor there.
-
-    Adds the move's duration and pulses to the pot's counters (``motor_seconds``, ``pulses``).
-    With drift a command that fires no pulse leaves the pot alone (its drift goes on).
-    A device's pot also keeps its write offset: :func:`apply_pot`.
-    """
-    # the arrays bound before any branch: numba then counts no reference to the record's
-    # arrays at each call (a write into one offset of a maybe empty array, as apply_pot's,
-    # made it count every one of them: ~0.4 us a call)
-    p_from, p_to, t_start, t_end, last_dir = pots.p_from, pots.p_to, pots.t_start, pots.t_end, pots.last_dir
-    seconds, pulses, planned = pots.motor_seconds, pots.pulses, pots.planned
-    if pots.nu.shape[0] == 0 or planned[j] != 0:
-        p_from[j] = start / f
-        p_to[j] = target / f
-        t_start[j] = t0 + slack_time
-        t_end[j] = t0 + duration
-        side = last_dir[j]
-        if direction != 0:                  # a ratchet command too small to step keeps the gears' side
-            side = direction
-        last_dir[j] = side
-        seconds[j] += duration              # energy's counters: running time and pulses
-        pulses[j] += planned[j]
-
-
-@compiled(refcounts=False)
-def apply_pot(j, start, target, slack_time, duration, direction, t0, f, pots):
-    """:func:`apply_move` of any pot, a device's too: the write noise's offset of the
-    wiper from the device's state (drawn by :func:`plan_device`) is kept, stored like ``p_to``."""
-    moves = pots.nu.shape[0] == 0 or pots.planned[j] != 0
-    apply_move(j, start, target, slack_time, duration, direction, t0, f, pots)
-    if moves and direction != 0 and pots.werr.shape[0] > 0:
-        werr = pots.werr
-        werr[j] = pots.next_err[j] / f
-
-
-@compiled
-def apply_moves(flat, start, target, slack_time, duration, direction, t0, f, pots, busy_until):
-    """:func:`apply_pot` of pots ``flat`` (m,) at ``t0``; returns the new ``busy_until``."""
-    if pots.werr.shape[0] > 0:                 # the write noise's offsets to keep
-        return _apply_with(flat, start, target, slack_time, duration, direction, t0, f, pots, busy_until, apply_pot)
-    return _apply_with(flat, start, target, slack_time, duration, direction, t0, f, pots, busy_until, apply_move)
+        target[k], slack_time[k], duration[k], direction[k] = plan_pot(cmd[k], start[k], j, pots, drive)
 
 
 @compiled(inline="always")
-def _apply_with(flat, start, target, slack_time, duration, direction, t0, f, pots, busy_until, apply):
-    """:func:`apply_moves` with the bookkeeping of one kind of pot (``apply``)."""
+def apply_pot(j, start, target, slack_time, duration, direction, t0, f, pots):
+    """Set pot ``j`` (flat index) moving at ``t0``; positions true at ``t0``, ``f`` the decay factor there.
+
+    Adds the move's duration and pulses to the pot's counters (``motor_seconds``, ``pulses``);
+    a device's pot keeps the write noise's offset of its wiper from its state (drawn by
+    :func:`plan_device`), stored like ``p_to``. With drift a command that fires no pulse
+    leaves the pot alone (its drift goes on).
+    """
+    if pots.nu.shape[0] != 0 and pots.planned[j] == 0:
+        return
+    p_from, p_to, t_start, t_end, last_dir = pots.p_from, pots.p_to, pots.t_start, pots.t_end, pots.last_dir
+    p_from[j] = start / f
+    p_to[j] = target / f
+    t_start[j] = t0 + slack_time
+    t_end[j] = t0 + duration
+    if direction != 0:                      # a ratchet command too small to step keeps the gears' side
+        last_dir[j] = direction
+        if pots.werr.shape[0] > 0:
+            werr = pots.werr
+            werr[j] = pots.next_err[j] / f
+    seconds, pulses = pots.motor_seconds, pots.pulses
+    seconds[j] += duration                  # energy's counters: running time and pulses
+    pulses[j] += pots.planned[j]
+
+
+@compiled(refcounts=False)
+def apply_moves(flat, start, target, slack_time, duration, direction, t0, f, pots, busy_until):
+    """:func:`apply_pot` of pots ``flat`` (m,) at ``t0``; returns the new ``busy_until``."""
     longest = -1.0
     for k in range(len(flat)):
-        apply(flat[k], start[k], target[k], slack_time[k], duration[k], direction[k], t0, f, pots)
+        apply_pot(flat[k], start[k], target[k], slack_time[k], duration[k], direction[k], t0, f, pots)
         longest = max(longest, duration[k])
     if len(flat):
         busy_until = max(busy_until, t0 + longest)

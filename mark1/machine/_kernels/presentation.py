@@ -25,7 +25,7 @@ import numpy as np
 from mark1._utils.compiled import compiled
 from mark1.machine import rules
 from mark1.machine._kernels import pots as _pots
-from mark1.machine._kernels.pots import apply_move, apply_pot, plan_device, plan_mark_i, stored_pot, wiper_sums
+from mark1.machine._kernels.pots import apply_pot, plan_pot, stored_pot, wiper_sums
 from mark1.machine._kernels import features
 from mark1.machine.rules import BETA, GAMMA, unit_step
 
@@ -146,8 +146,9 @@ class Block(NamedTuple):
 
 _kernel = compiled(rules, _pots, features)
 _inline = compiled(rules, _pots, features, inline="always")
-# the kernels called once a card or a move that allocate nothing: no reference counts
-# (see mark1._utils.compiled.compiled), ~1 us a call with the records they take
+# the kernels that take the records once a card and allocate nothing: no reference counts
+# (see mark1._utils.compiled.compiled), a count of each array in and out costs ~1 us a call;
+# the pots' plan and bookkeeping inlined in them cost their arithmetic
 _counted_out = compiled(rules, _pots, features, refcounts=False)
 
 
@@ -195,7 +196,7 @@ def log_room(log, n):
 @_inline
 def record(log, p, t, j, cmd, start, target, slack_time, duration, direction):
     """Keep one move set going in ``log`` (a :class:`Moves`; none kept when it has no room)."""
-    filled, who, time, pot, command = log.filled, log.who, log.time, log.pot, log.cmd     # bound: see apply_move
+    filled, who, time, pot, command = log.filled, log.who, log.time, log.pot, log.cmd
     begin, end, slack, whole, way = log.start, log.target, log.slack_time, log.duration, log.direction
     n = filled[0]
     if n < len(pot):
@@ -214,18 +215,10 @@ def serve(limit, queue, busy_until, t_ref, dk, pots, drive, log):
 
     The queue is first come, first served: its head gets the first driver free, at
     ``max(commanded, driver free)``; each move is planned from the wiper's position then
-    (:func:`move_pot`) and holds its driver for its duration. ``queue`` a :class:`Queue`
+    (:func:`~mark1.machine._kernels.pots.plan_pot`) and holds its driver for its duration. ``queue`` a :class:`Queue`
     (its ``ends`` and ``free`` written); the moves set going are kept in ``log`` (a
     :class:`Moves`). Returns (busy_until, t_ref).
     """
-    if drive.device != 0.0:
-        return serve_with(limit, queue, busy_until, t_ref, dk, pots, drive, log, plan_device, apply_pot)
-    return serve_with(limit, queue, busy_until, t_ref, dk, pots, drive, log, plan_mark_i, apply_move)
-
-
-@_inline
-def serve_with(limit, queue, busy_until, t_ref, dk, pots, drive, log, plan, apply):
-    """:func:`serve` with the plan and bookkeeping of the rack's kind of pot (see :func:`set_going`)."""
     free = queue.free
     keep = len(log.pot) > 0
     head, tail = queue.ends[0], queue.ends[1]
@@ -243,8 +236,8 @@ def serve_with(limit, queue, busy_until, t_ref, dk, pots, drive, log, plan, appl
         begin = stored_pot(j, t, busy_until, pots)
         if dk.rate != 0.0:
             begin = f * begin
-        target, slack_time, duration, direction = plan(cmd, begin, j, pots, drive)
-        apply(j, begin, target, slack_time, duration, direction, t, f, pots)
+        target, slack_time, duration, direction = plan_pot(cmd, begin, j, pots, drive)
+        apply_pot(j, begin, target, slack_time, duration, direction, t, f, pots)
         if keep:
             record(log, queue.who[head], t, j, cmd, begin, target, slack_time, duration, direction)
         busy_until = max(busy_until, t + duration)
@@ -336,26 +329,12 @@ def queue_command(k, t_read, steps, blk, pots, queue):
 @_inline
 def move_now(k, t_read, steps, busy_until, t_ref, blk, dk, pots, drive, log):
     """Set every pot presentation ``k`` commanded (``steps``, :func:`command_pots`) going at
-    ``t_read`` (no driver limit); returns ``busy_until``."""
-    f = decay(t_read, t_ref, dk.rate)
-    if drive.device != 0.0:
-        return set_going(k, t_read, f, steps, busy_until, blk, pots, drive, log, plan_device, apply_pot)
-    return set_going(k, t_read, f, steps, busy_until, blk, pots, drive, log, plan_mark_i, apply_move)
-
-
-@_inline
-def set_going(k, t_read, f, steps, busy_until, blk, pots, drive, log, plan, apply):
-    """:func:`move_now` with the plan and bookkeeping of the rack's kind of pot: ``plan`` and
-    ``apply`` are :func:`~mark1.machine._kernels.pots.plan_mark_i` and
-    :func:`~mark1.machine._kernels.pots.apply_move`, or a device's, chosen before the loop.
-    The pots in the order :func:`queue_command` queues them, each planned from its true
-    position at ``t_read`` and set going, as :func:`serve` does with a queued one. (Written
-    in the loop, not in a function that takes the records: inlined or called once a pot,
-    such a function costs ~0.3 us a pot, numba counting a reference to each of their
-    arrays.) ``f`` the decay factor at ``t_read``.
-    """
+    ``t_read`` (no driver limit), in the order :func:`queue_command` queues them, each
+    planned from its true position then (:func:`~mark1.machine._kernels.pots.plan_pot`),
+    as :func:`serve` does with a queued one; returns ``busy_until``."""
     x, by_unit, input_of = blk.x, pots.by_unit, pots.input_of
     n_in, p = x.shape[1], blk.p_first + k
+    f = decay(t_read, t_ref, dk.rate)
     longest = -1.0
     keep = len(log.pot) > 0
     for u in range(steps.shape[1]):
@@ -368,8 +347,8 @@ def set_going(k, t_read, f, steps, busy_until, blk, pots, drive, log, plan, appl
             if cmd != 0.0:
                 j = u * n_in + i
                 begin = f * stored_pot(j, t_read, busy_until, pots)     # f is 1.0 without decay: the same bits
-                target, slack_time, duration, direction = plan(cmd, begin, j, pots, drive)
-                apply(j, begin, target, slack_time, duration, direction, t_read, f, pots)
+                target, slack_time, duration, direction = plan_pot(cmd, begin, j, pots, drive)
+                apply_pot(j, begin, target, slack_time, duration, direction, t_read, f, pots)
                 if keep:
                     record(log, p, t_read, j, cmd, begin, target, slack_time, duration, direction)
                 longest = max(longest, duration)
