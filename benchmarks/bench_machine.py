@@ -141,6 +141,9 @@ def _same_run(a, b) -> bool:
                     for k in ("p_from", "p_to", "t_start", "t_end", "last_dir")))
 
 
+#: Cards of the untimed fit before each configuration is timed.
+WARM_UP = 256
+
 #: The timing configurations: (name, overrides of MARK_I, aim in presentations/s, whether
 #: the event path is too slow for every card).
 CONFIGS = [
@@ -161,11 +164,12 @@ def analog(cards, labels, repeat, event_cards):
           f"{'CPU':>8} {'cards':>7} | {'ratio CPU':>9} {'same':>5} {'aim':>8}  reinforced, machine time")
     for name, overrides, aim, slow in CONFIGS:
         spec = specs.MARK_I.with_overrides(overrides)
-        # the wiring is plugged once, outside the timing (as a patch board is)
-        compiled = MarkI(spec=spec, seed=1, trace="off").fit(cards[:16], labels[:16])
+        # the wiring is plugged once, outside the timing (as a patch board is); the warm-up
+        # runs enough cards to reach the waits and re-timings, whose loops compile then
+        compiled = MarkI(spec=spec, seed=1, trace="off").fit(cards[:WARM_UP], labels[:WARM_UP])
         stepping = MarkI(spec=spec, seed=1, trace="off")
         with event_path():
-            stepping.fit(cards[:16], labels[:16])
+            stepping.fit(cards[:WARM_UP], labels[:WARM_UP])
 
         def run():
             env = CountingEnvironment()
