@@ -61,12 +61,18 @@ STATUSES = ("documented", "single-source", "contradictory", "datasheet", "assume
 
 
 def param(default, unit: str, status: str, doc: str, *, low=None, high=None,
-          choices=None, low_open=False, allow_inf=False, floats=False):
+          choices=None, low_open=False, allow_inf=False, floats=False, kernel=None, outside=None):
     """A dataclass field with unit, provenance status and allowed range (``floats``: a
-    tuple of 1 to 64 numbers in [0, 100], e.g. a table of step factors)."""
+    tuple of 1 to 64 numbers in [0, 100], e.g. a table of step factors).
+
+    A field of the rack or the timing says where it acts: ``kernel`` names the kernel's
+    records and fields it reaches (``"Drive.step"``: :func:`mark1.machine._kernels.pots.drive_of`
+    copies a field that names ``Drive.<its own name>`` by name), ``outside`` where it acts
+    instead (:data:`mark1.machine._kernels.SPEC_FIELDS` gathers both).
+    """
     assert status in STATUSES, status           # a programming error, found at import
     meta = dict(unit=unit, status=status, doc=doc, low=low, high=high, allow_inf=allow_inf,
-                choices=choices, low_open=low_open, floats=floats)
+                choices=choices, low_open=low_open, floats=floats, kernel=kernel, outside=outside)
     return field(default=default, metadata=meta)
 
 
@@ -243,25 +249,29 @@ class RackSpec(_Spec):
                           "'split': each of the n_responses R-units its own "
                           "n/n_responses A-units whatever the code uses (64 each: assumed); 'all': every "
                           "A-unit to every R-unit (512x8 = 4,096 pots: an inference, no source)",
-                          choices=("split-in-use", "split", "all"))
+                          choices=("split-in-use", "split", "all"),
+                          outside="which pots exist: the rack's mask (Block.mask), read by the kernel, built by the "
+                                  "rack")
     end_stops: bool = param(True, "switch", "single-source",
-                            "wipers stop at +-1 full scale (+-11 V); false removes the stops")
+                            "wipers stop at +-1 full scale (+-11 V); false removes the stops", kernel="Drive.end_stops")
     drive: str = param("continuous", "choice", "contradictory",
                        "'continuous': DC motors at a speed; 'ratchet': relay coils turning fixed steps",
-                       choices=("continuous", "ratchet"))
+                       choices=("continuous", "ratchet"), kernel="Drive.continuous")
     motor_speed: float = param(0.25, "full scale per s", "assumed",
                                "wiper speed of a continuous motor; inf makes moves instantaneous",
-                               low=0.0, low_open=True, allow_inf=True)
+                               low=0.0, low_open=True, allow_inf=True, kernel="Drive.motor_speed")
     step: float = param(0.01, "full scale", "assumed", "wiper travel of one ratchet step",
-                        low=0.0, low_open=True)
-    step_time: float = param(0.04, "s", "assumed", "duration of one ratchet step", low=0.0)
+                        low=0.0, low_open=True, kernel="Drive.step")
+    step_time: float = param(0.04, "s", "assumed", "duration of one ratchet step", low=0.0, kernel="Drive.step_time")
     motor_spread: float = param(0.1, "relative (sigma)", "assumed",
                                 "motor-to-motor spread of speed (so of travel per pulse)",
-                                low=0.0, high=0.5)
+                                low=0.0, high=0.5,
+                                outside="each motor's speed, Pots.gain, drawn once when the machine is built")
     backlash: float = param(0.003, "full scale", "assumed",
-                            "lost motion when a motor reverses direction", low=0.0)
+                            "lost motion when a motor reverses direction", low=0.0, kernel="Drive.backlash")
     wiper_noise: float = param(0.002, "full scale (sigma)", "assumed",
-                               "read noise of one wiper, fresh at every read", low=0.0)
+                               "read noise of one wiper, fresh at every read", low=0.0,
+                               outside="the read noise, Block.kick, drawn by the simulator's noise stream")
     # History of this default: 1 h (first choice) -> 1 day after square vs circle scored 81.4 %
     # at 1 h (98.6 % at 1 day, one seed) -> 1 h again (issue 8), from the facts sheet's line that
     # "a slight deliberate decay reportedly sped learning" -> off (issue 15, 2026-11-25): that line
@@ -275,12 +285,14 @@ class RackSpec(_Spec):
                               "time constant of a decay of every wiper towards 0 at a rate proportional to "
                               "its value (Rosenblatt 1958, p. 404: spontaneous learning on the IBM 704; the "
                               "Mark I's motor-driven pots hold their value); inf, the default, switches it off",
-                              low=0.0, low_open=True, allow_inf=True)
+                              low=0.0, low_open=True, allow_inf=True, kernel="Decay.rate, Decay.decay_time")
     drivers: int = param(0, "motors at once", "assumed",
-                         "how many motors may run at the same time; 0 means no limit", low=0)
+                         "how many motors may run at the same time; 0 means no limit", low=0,
+                         kernel="Schedule.queued and the drivers of Queue.free")
     bias: bool = param(True, "switch", "assumed",
                        "each R-unit has a bias pot fed by an always-on unit (no source gives the R-unit a bias "
-                       "pot); false removes it: the pot never exists and contributes 0")
+                       "pot); false removes it: the pot never exists and contributes 0",
+                       outside="whether the bias pots exist: the rack's mask, like topology")
     # -- device laws (issue 25): how a pulse's travel depends on the wiper, and how devices vary.
     # Names as IBM's aihwkit has them (docs/guide/devices.rst maps each); aihwkit's dw_min is
     # rack.step (the ratchet's travel a pulse). The Mark I's pot has no recorded law or
@@ -291,80 +303,98 @@ class RackSpec(_Spec):
                      "'linear', 'soft-bounds', 'exponential', 'power', 'piecewise' (aihwkit's ConstantStep, "
                      "LinearStep, SoftBounds, ExpStep, PowStep, PiecewiseStep devices); a continuous motor's "
                      "command is one pulse",
-                     choices=("constant", "linear", "soft-bounds", "exponential", "power", "piecewise"))
+                     choices=("constant", "linear", "soft-bounds", "exponential", "power", "piecewise"),
+                     kernel="Drive.law (its code), Drive.device (pots.law_factor in pots.plan_device)")
     up_down: float = param(0.0, "relative", "assumed",
                            "up/down asymmetry of a pulse: up travels step*(1 + up_down), down step*(1 - up_down) "
-                           "(aihwkit up_down); 0 is symmetric", low=-1.0, high=1.0)
+                           "(aihwkit up_down); 0 is symmetric", low=-1.0, high=1.0,
+                           kernel="Pots.up_down (one shared value, or drawn per pot with up_down_dtod)")
     w_max: float = param(1.0, "full scale", "assumed",
                          "upper bound of a pot: its end stop, and the soft bound of a law (aihwkit w_max)",
-                         low=0.0, low_open=True, high=1.0)
+                         low=0.0, low_open=True, high=1.0,
+                         kernel="Pots.w_max, Drive.w_max (the end stops and the laws' bounds)")
     w_min: float = param(-1.0, "full scale", "assumed",
                          "lower bound of a pot: its end stop, and the soft bound of a law (aihwkit w_min)",
-                         low=-1.0, high=0.0)
+                         low=-1.0, high=0.0, kernel="Pots.w_min, Drive.w_min")
     gamma_up: float = param(0.0, "1", "assumed",
                             "'linear': the up step shrinks by this share at w_max (aihwkit gamma_up); "
-                            "'exponential': the up exponent", low=0.0)
+                            "'exponential': the up exponent", low=0.0, kernel="Drive.gamma_up")
     gamma_down: float = param(0.0, "1", "assumed",
                               "'linear': the down step shrinks by this share at w_min (aihwkit gamma_down); "
-                              "'exponential': the down exponent", low=0.0)
-    A_up: float = param(0.0, "1", "assumed", "'exponential': factor A of the up step (aihwkit A_up)")
-    A_down: float = param(0.0, "1", "assumed", "'exponential': factor A of the down step (aihwkit A_down)")
-    exp_a: float = param(0.0, "1", "assumed", "'exponential': slope a of z = 2 a w / (w_max - w_min) + b (aihwkit a)")
-    exp_b: float = param(0.0, "1", "assumed", "'exponential': offset b of z (aihwkit b)")
+                              "'exponential': the down exponent", low=0.0, kernel="Drive.gamma_down")
+    A_up: float = param(0.0, "1", "assumed", "'exponential': factor A of the up step (aihwkit A_up)",
+                        kernel="Drive.A_up")
+    A_down: float = param(0.0, "1", "assumed", "'exponential': factor A of the down step (aihwkit A_down)",
+                          kernel="Drive.A_down")
+    exp_a: float = param(0.0, "1", "assumed", "'exponential': slope a of z = 2 a w / (w_max - w_min) + b (aihwkit a)",
+                         kernel="Drive.exp_a")
+    exp_b: float = param(0.0, "1", "assumed", "'exponential': offset b of z (aihwkit b)", kernel="Drive.exp_b")
     pow_gamma: float = param(0.0, "1", "assumed",
                              "'power': exponent of the distance to the bound (aihwkit pow_gamma; 1 is soft bounds, "
-                             "0 constant)", low=0.0, high=100.0)
+                             "0 constant)", low=0.0, high=100.0, kernel="Drive.pow_gamma")
     pow_up_down: float = param(0.0, "relative", "assumed",
-                               "'power': up/down bias of the exponent (aihwkit pow_up_down)", low=-1.0, high=1.0)
+                               "'power': up/down bias of the exponent (aihwkit pow_up_down)", low=-1.0, high=1.0,
+                               kernel="Drive.pow_up_down")
     piecewise_up: tuple = param((1.0,), "relative to step", "assumed",
                                 "'piecewise': step factors up at nodes evenly spaced from w_min to w_max, "
-                                "interpolated linearly (aihwkit piecewise_up)", floats=True)
+                                "interpolated linearly (aihwkit piecewise_up)", floats=True,
+                                kernel="Drive.piecewise_up")
     piecewise_down: tuple = param((1.0,), "relative to step", "assumed",
                                   "'piecewise': step factors down, as piecewise_up (aihwkit piecewise_down; "
                                   "the two tables may have different numbers of nodes)",
-                                  floats=True)
+                                  floats=True, kernel="Drive.piecewise_down")
     dw_min_dtod: float = param(0.0, "relative (sigma)", "assumed",
                                "pot-to-pot spread of the step, on every drive: step * (1 + dw_min_dtod * xi), "
-                               "drawn once (aihwkit dw_min_dtod)", low=0.0, high=10.0)
+                               "drawn once (aihwkit dw_min_dtod)", low=0.0, high=10.0,
+                               outside="each pot's step, Pots.step_scale, drawn once when the machine is built")
     up_down_dtod: float = param(0.0, "relative (sigma)", "assumed",
-                                "pot-to-pot spread of up_down (aihwkit up_down_dtod)", low=0.0, high=10.0)
+                                "pot-to-pot spread of up_down (aihwkit up_down_dtod)", low=0.0, high=10.0,
+                                outside="each pot's up/down bias, Pots.up_down, drawn once when the machine is built")
     w_max_dtod: float = param(0.0, "relative (sigma)", "assumed",
                               "pot-to-pot spread of w_max: w_max * (1 + w_max_dtod * xi), kept in "
-                              "[w_max / 10, 1] (aihwkit w_max_dtod)", low=0.0, high=10.0)
+                              "[w_max / 10, 1] (aihwkit w_max_dtod)", low=0.0, high=10.0,
+                              outside="each pot's upper bound, Pots.w_max, drawn once when the machine is built")
     w_min_dtod: float = param(0.0, "relative (sigma)", "assumed",
-                              "pot-to-pot spread of w_min, as w_max_dtod (aihwkit w_min_dtod)", low=0.0, high=10.0)
+                              "pot-to-pot spread of w_min, as w_max_dtod (aihwkit w_min_dtod)", low=0.0, high=10.0,
+                              outside="each pot's lower bound, Pots.w_min, drawn once when the machine is built")
     dw_min_std: float = param(0.0, "relative (sigma)", "assumed",
                               "cycle-to-cycle noise of each pulse's travel: times 1 + dw_min_std * xi, a seeded "
-                              "stream of its own (aihwkit dw_min_std)", low=0.0, high=100.0)
+                              "stream of its own (aihwkit dw_min_std)", low=0.0, high=100.0,
+                              kernel="Drive.dw_min_std, with Drive.noise_key (the rack's, from the noise stream)")
     write_noise_std: float = param(0.0, "steps (sigma)", "assumed",
                                    "write noise: after each move the wiper reads off its persistent position by "
                                    "write_noise_std * step * xi, drawn anew at every move, a stream of its own "
                                    "(aihwkit write_noise_std, in units of dw_min = step); with a finite decay_time a "
                                    "move takes the offset as last written, undecayed (an approximation)",
-                                   low=0.0, high=1000.0)
+                                   low=0.0, high=1000.0, kernel="Drive.write_noise (times step), Pots.werr")
     corrupt_devices_prob: float = param(0.0, "share", "assumed",
                                         "share of pots stuck where they start (at 0): their pulses fire, their "
-                                        "wipers never move (aihwkit corrupt_devices_prob)", low=0.0, high=1.0)
+                                        "wipers never move (aihwkit corrupt_devices_prob)", low=0.0, high=1.0,
+                                        outside="which pots are stuck, Pots.stuck, drawn once when the machine is "
+                                                "built")
     drift_nu: float = param(0.0, "1", "assumed",
                             "power-law drift: after its last move a wiper reads (1 + dt / drift_t0) ** -drift_nu "
                             "of its programmed position, dt the machine seconds since (aihwkit's DriftParameter nu; "
                             "PCM: g(t) = g0 (t / t0) ** -nu); 0 switches it off (a pot holds its value)",
-                            low=0.0, high=10.0)
+                            low=0.0, high=10.0, kernel="Pots.nu (pots.drift_factor in stored_pot)")
     drift_nu_dtod: float = param(0.0, "relative (sigma)", "assumed",
                                  "pot-to-pot spread of drift_nu: drift_nu * (1 + drift_nu_dtod * xi), at least 0 "
-                                 "(aihwkit nu_dtod)", low=0.0, high=10.0)
+                                 "(aihwkit nu_dtod)", low=0.0, high=10.0,
+                                 outside="each pot's drift exponent, Pots.nu, drawn once when the machine is built")
     drift_t0: float = param(20.0, "s", "assumed",
                             "the drift's reference time t0 (aihwkit's PCM noise model: 20 s)", low=0.0,
-                            low_open=True)
+                            low_open=True, kernel="Pots.drift_t0")
     out_bound: float = param(math.inf, "full scale (of a sum)", "assumed",
                              "the R-unit's read saturates at +-out_bound (of the sum it compares, the mean with "
                              "the mu-system; aihwkit out_bound); inf, the default, switches it off",
-                             low=0.0, low_open=True, allow_inf=True)
+                             low=0.0, low_open=True, allow_inf=True,
+                             kernel="Pots.adc (pots.read_out in read_card; the event path and scoring: read_out_array)")
     out_res: float = param(0.0, "share of out_bound", "assumed",
                            "the R-unit's read is rounded to levels out_res * out_bound apart (an ADC of about "
                            "log2(2 / out_res) bits; aihwkit out_res); 0, the default, switches it off; needs a "
                            "finite out_bound. The R-unit's inputs are the A-units' 0 and 1, which any input DAC "
-                           "passes exactly (aihwkit's inp_res has nothing to act on)", low=0.0, high=1.0)
+                           "passes exactly (aihwkit's inp_res has nothing to act on)", low=0.0, high=1.0,
+                           kernel="Pots.adc")
 
     def __post_init__(self):
         super().__post_init__()
@@ -424,15 +454,18 @@ class TimingSpec(_Spec):
     _group = "timing"
     period: float = param(3.0, "s", "contradictory",
                           "time from one card to the next (may describe the IBM 704 simulation)",
-                          low=0.0, low_open=True)
-    card_change: float = param(0.2, "s", "assumed", "lamps off while the card is changed", low=0.0)
+                          low=0.0, low_open=True, kernel="Schedule.period")
+    card_change: float = param(0.2, "s", "assumed", "lamps off while the card is changed", low=0.0,
+                               kernel="Schedule.read_at (and the photocells' lit time, outside)")
     settle: float = param(0.3, "s", "assumed",
-                          "time from lamps on until the S-units are sampled", low=0.0, low_open=True)
-    a_delay: float = param(0.005, "s", "assumed", "propagation delay S -> A (relays)", low=0.0)
-    r_delay: float = param(0.005, "s", "assumed", "propagation delay A -> R", low=0.0)
+                          "time from lamps on until the S-units are sampled", low=0.0, low_open=True,
+                          kernel="Schedule.read_at (and the S-units' sampling, outside)")
+    a_delay: float = param(0.005, "s", "assumed", "propagation delay S -> A (relays)", low=0.0,
+                           kernel="Schedule.read_at")
+    r_delay: float = param(0.005, "s", "assumed", "propagation delay A -> R", low=0.0, kernel="Schedule.read_at")
     overlap: bool = param(False, "switch", "assumed",
                           "true: the next card comes on time while motors still turn "
-                          "(reads see wipers mid-move); false: it waits for all motors")
+                          "(reads see wipers mid-move); false: it waits for all motors", kernel="Schedule.overlap")
 
     def __post_init__(self):
         super().__post_init__()

@@ -1,6 +1,6 @@
-"""The kernels' room: every field of the rack's and the timing's specs acts in the kernel or
-is documented as acting elsewhere (mark1.machine._kernels.SPEC_FIELDS), and those said to
-act there change a run."""
+"""The kernels' room: every field of the rack's and the timing's specs says in its own
+param(kernel=... or outside=...) where it acts (gathered in mark1.machine._kernels.SPEC_FIELDS),
+those said to act in the kernel change a run, and Drive is filled from the spec by name."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from conftest import make_cards
 from mark1 import MarkI, specs
 from mark1.machine import _kernels
-from mark1.machine._kernels.pots import Drive, move_duration
+from mark1.machine._kernels.pots import Drive, drive_of, move_duration
 
 KERNELS = Path(_kernels.__file__).parent
 
@@ -78,11 +78,37 @@ def test_every_field_of_the_rack_and_timing_is_placed():
         assert where, name
 
 
-def test_the_drive_record_names_every_drive_constant():
-    assert set(Drive._fields) == {"continuous", "motor_speed", "step", "step_time", "backlash", "end_stops",
-                                  "device", "law", "w_max", "w_min", "gamma_up", "gamma_down", "A_up", "A_down",
-                                  "exp_a", "exp_b", "pow_gamma", "pow_up_down", "piecewise_up", "piecewise_down",
-                                  "dw_min_std", "write_noise", "noise_key"}
+#: The fields of Drive that drive_of makes from the spec (not copied by name).
+MADE = {"continuous", "device", "law", "write_noise", "noise_key"}
+
+
+def test_the_drive_record_holds_the_fields_that_name_it_and_those_drive_of_makes():
+    copied = set(_kernels.copied_fields(specs.RackSpec, "Drive"))
+    assert set(Drive._fields) == (copied - MADE) | MADE
+    assert copied >= {"motor_speed", "step", "piecewise_up"}
+    for name, (acts, where) in _kernels.SPEC_FIELDS.items():
+        if "Drive." in where:
+            assert acts, name
+
+
+@pytest.mark.parametrize("name", sorted(set(_kernels.copied_fields(specs.RackSpec, "Drive")) - MADE))
+def test_drive_of_copies_each_field_that_names_drive_by_name(name):
+    spec = specs.RackSpec()
+    value = getattr(spec, name)
+    other = (2.0, 0.5) if isinstance(value, tuple) else (not value if isinstance(value, bool) else value / 2 + 0.3)
+    drive = drive_of(spec.replace(**{name: other}))
+    assert np.array_equal(getattr(drive, name), np.asarray(other, float)), name
+    assert not np.array_equal(getattr(drive, name), getattr(drive_of(spec), name)), name
+
+
+def test_a_field_says_where_it_acts_once():
+    @dataclasses.dataclass(frozen=True)
+    class Both:
+        _group = "x"
+        a: float = specs.param(1.0, "s", "assumed", "both", kernel="Drive.a", outside="elsewhere")
+
+    with pytest.raises(TypeError, match="x.a: expected param"):
+        _kernels.placement(Both)
 
 
 def _run(spec, cards, labels):

@@ -8,53 +8,51 @@ textbook perceptron's sums (:func:`mark1.machine.perceptron.sparse_sums`, called
 here) share them.
 """
 
+import dataclasses
+import re
+
+from mark1.specs import RackSpec, TimingSpec
+
+
+def placement(cls) -> dict[str, tuple[bool, str]]:
+    """Where each field of a spec group acts, from its own ``param(kernel=..., outside=...)``.
+
+    Returns
+    -------
+    dict
+        ``"group.field"``: ``(True, "the kernel's records it reaches")`` or ``(False, "where it
+        acts instead")``.
+
+    Examples
+    --------
+    >>> placement(RackSpec)["rack.step"]
+    (True, 'Drive.step')
+    """
+    out = {}
+    for f in dataclasses.fields(cls):
+        kernel, outside = f.metadata.get("kernel"), f.metadata.get("outside")
+        if (kernel is None) == (outside is None):      # a programming error, found at import
+            raise TypeError(f"{cls._group}.{f.name}: expected param(kernel=...) or param(outside=...), one of them")
+        out[f"{cls._group}.{f.name}"] = (kernel is not None, str(kernel if kernel is not None else outside))
+    return out
+
+
+def copied_fields(cls, record: str) -> list[str]:
+    """The fields of spec group ``cls`` whose ``param(kernel=...)`` names ``<record>.<own name>``.
+
+    :func:`mark1.machine._kernels.pots.drive_of` copies these into :class:`.pots.Drive` by name.
+
+    Examples
+    --------
+    >>> copied_fields(RackSpec, "Drive")[:3]
+    ['end_stops', 'motor_speed', 'step']
+    """
+    return [f.name for f in dataclasses.fields(cls)
+            if re.search(rf"\b{record}\.{f.name}\b", f.metadata.get("kernel") or "")]
+
+
 #: Where each field of the rack's and the timing's specs (:class:`mark1.specs.RackSpec`,
-#: :class:`mark1.specs.TimingSpec`) acts: ``True`` and the record it reaches the kernels
-#: through, or ``False`` and where it acts instead (tests/test_kernels.py keeps this whole
-#: and checks that every field marked ``True`` changes a run).
-SPEC_FIELDS = {
-    "rack.topology": (False, "which pots exist: the rack's mask (Block.mask), read by the kernel, built by the rack"),
-    "rack.end_stops": (True, "Drive.end_stops"),
-    "rack.drive": (True, "Drive.continuous"),
-    "rack.motor_speed": (True, "Drive.motor_speed"),
-    "rack.step": (True, "Drive.step"),
-    "rack.step_time": (True, "Drive.step_time"),
-    "rack.motor_spread": (False, "each motor's speed, Pots.gain, drawn once when the machine is built"),
-    "rack.backlash": (True, "Drive.backlash"),
-    "rack.wiper_noise": (False, "the read noise, Block.kick, drawn by the simulator's noise stream"),
-    "rack.decay_time": (True, "Decay.rate, Decay.decay_time"),
-    "rack.drivers": (True, "Schedule.queued and the drivers of Queue.free"),
-    "rack.bias": (False, "whether the bias pots exist: the rack's mask, like topology"),
-    "rack.law": (True, "Drive.law, Drive.device (pots.law_factor in pots.plan_device)"),
-    "rack.up_down": (True, "Pots.up_down (one shared value, or drawn per pot with up_down_dtod)"),
-    "rack.w_max": (True, "Pots.w_max, Drive.w_max (the end stops and the laws' bounds)"),
-    "rack.w_min": (True, "Pots.w_min, Drive.w_min"),
-    "rack.gamma_up": (True, "Drive.gamma_up"),
-    "rack.gamma_down": (True, "Drive.gamma_down"),
-    "rack.A_up": (True, "Drive.A_up"),
-    "rack.A_down": (True, "Drive.A_down"),
-    "rack.exp_a": (True, "Drive.exp_a"),
-    "rack.exp_b": (True, "Drive.exp_b"),
-    "rack.pow_gamma": (True, "Drive.pow_gamma"),
-    "rack.pow_up_down": (True, "Drive.pow_up_down"),
-    "rack.piecewise_up": (True, "Drive.piecewise_up"),
-    "rack.piecewise_down": (True, "Drive.piecewise_down"),
-    "rack.dw_min_dtod": (False, "each pot's step, Pots.step_scale, drawn once when the machine is built"),
-    "rack.up_down_dtod": (False, "each pot's up/down bias, Pots.up_down, drawn once when the machine is built"),
-    "rack.w_max_dtod": (False, "each pot's upper bound, Pots.w_max, drawn once when the machine is built"),
-    "rack.w_min_dtod": (False, "each pot's lower bound, Pots.w_min, drawn once when the machine is built"),
-    "rack.dw_min_std": (True, "Drive.dw_min_std, with Drive.noise_key (the rack's, from the noise stream)"),
-    "rack.write_noise_std": (True, "Drive.write_noise, Pots.werr"),
-    "rack.corrupt_devices_prob": (False, "which pots are stuck, Pots.stuck, drawn once when the machine is built"),
-    "rack.drift_nu": (True, "Pots.nu (pots.drift_factor in stored_pot)"),
-    "rack.drift_nu_dtod": (False, "each pot's drift exponent, Pots.nu, drawn once when the machine is built"),
-    "rack.drift_t0": (True, "Pots.drift_t0"),
-    "rack.out_bound": (True, "Pots.adc (pots.read_out in read_card; the event path and scoring: read_out_array)"),
-    "rack.out_res": (True, "Pots.adc"),
-    "timing.period": (True, "Schedule.period"),
-    "timing.card_change": (True, "Schedule.read_at (and the photocells' lit time, outside)"),
-    "timing.settle": (True, "Schedule.read_at (and the S-units' sampling, outside)"),
-    "timing.a_delay": (True, "Schedule.read_at"),
-    "timing.r_delay": (True, "Schedule.read_at"),
-    "timing.overlap": (True, "Schedule.overlap"),
-}
+#: :class:`mark1.specs.TimingSpec`) acts, as each field says in its ``param(...)``: ``True`` and
+#: the record it reaches the kernels through, or ``False`` and where it acts instead
+#: (tests/test_kernels.py checks that every field marked ``True`` changes a run).
+SPEC_FIELDS = {**placement(RackSpec), **placement(TimingSpec)}

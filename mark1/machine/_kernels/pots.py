@@ -10,12 +10,12 @@ named record, :class:`Pots`, and the drive's constants as another, :class:`Drive
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from mark1._utils.compiled import compiled
-from mark1.machine._kernels import features
+from mark1.machine._kernels import copied_fields, features
 from mark1.machine._kernels.features import nonzero_features
 
 __all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_pot", "drive_of", "law_factor", "move_duration",
@@ -31,6 +31,10 @@ STEP_NOISE, WRITE_NOISE = 0, 1
 
 class Drive(NamedTuple):
     """The drive's constants as :func:`plan_pot` reads them (from :class:`mark1.specs.RackSpec`).
+
+    :func:`drive_of` copies each field of the rack's spec whose ``param(kernel=...)`` names
+    ``Drive.<its own name>`` into the field of that name; it makes ``continuous``, ``device``,
+    ``law`` (the code of ``rack.law``), ``write_noise`` and ``noise_key`` itself.
 
     Attributes
     ----------
@@ -249,13 +253,15 @@ def drive_of(spec) -> Drive:
     device = (spec.law != "constant" or spec.up_down != 0 or spec.w_max != 1 or spec.w_min != -1
               or spec.dw_min_dtod != 0 or spec.up_down_dtod != 0 or spec.w_max_dtod != 0 or spec.w_min_dtod != 0
               or spec.dw_min_std != 0 or spec.write_noise_std != 0 or spec.corrupt_devices_prob != 0)
-    return Drive(float(spec.drive == "continuous"), float(spec.motor_speed), float(spec.step),
-                 float(spec.step_time), float(spec.backlash), float(spec.end_stops), float(device),
-                 LAW_CODES[spec.law], float(spec.w_max), float(spec.w_min), float(spec.gamma_up),
-                 float(spec.gamma_down), float(spec.A_up), float(spec.A_down), float(spec.exp_a), float(spec.exp_b),
-                 float(spec.pow_gamma), float(spec.pow_up_down), np.asarray(spec.piecewise_up, float),
-                 np.asarray(spec.piecewise_down, float), float(spec.dw_min_std),
-                 float(spec.write_noise_std) * float(spec.step), np.uint64(0))
+    made: dict[str, Any] = dict(continuous=float(spec.drive == "continuous"), device=float(device),
+                                law=LAW_CODES[spec.law], write_noise=float(spec.write_noise_std) * float(spec.step),
+                                noise_key=np.uint64(0))
+    # the other fields whose param(kernel=...) names Drive.<their own name>, as they are (a table as an array)
+    for name in copied_fields(type(spec), "Drive"):
+        value = getattr(spec, name)
+        if name not in made:
+            made[name] = np.asarray(value, float) if isinstance(value, tuple) else float(value)
+    return Drive(**made)
 
 
 def move_duration(spec, travel: float, gain: float = 1.0) -> float:
@@ -372,6 +378,27 @@ def plan_pot(cmd, start, j, pots, drive):
     return plan_mark_i(cmd, start, j, pots, drive)
 
 
+@compiled(inline="always")
+def pulse_of(cmd, direction, gain, drive):
+    """One pulse of a command ``cmd`` (full scale) turning a motor of relative speed ``gain``
+    in ``direction`` (+1 or -1): ``(size, pulse_time, rate)``.
+
+    ``size`` its nominal travel (full scale), ``pulse_time`` how long it runs (s), ``rate``
+    the wiper's speed meanwhile (full scale per s; ``inf``: instant). A continuous drive's
+    command is one pulse of ``|cmd| / motor_speed`` seconds turning ``gain * |cmd|``; a
+    ratchet's are steps of ``step``, ``step_time`` each. Both plans (:func:`plan_mark_i`,
+    :func:`plan_device`) time their moves by it; scalars out, so it inlines at no cost.
+    """
+    if drive.continuous != 0.0:
+        speed = drive.motor_speed
+        if math.isinf(speed):
+            return gain * abs(cmd), 0.0, math.inf
+        return gain * abs(cmd), abs(cmd) / speed, speed * gain
+    if drive.step_time == 0:
+        return drive.step, 0.0, math.inf
+    return drive.step, drive.step_time, drive.step / drive.step_time
+
+
 @compiled(refcounts=False)
 def plan_mark_i(cmd, start, j, pots, drive):
     """:func:`plan_pot` of the Mark I's pots: a motor at its own speed (continuous) or a
@@ -380,14 +407,9 @@ def plan_mark_i(cmd, start, j, pots, drive):
     gain = pots.gain[j]
     last = pots.last_dir[j]
     direction = 1 if cmd > 0 else (-1 if cmd < 0 else 0)
-    if drive.continuous != 0.0:
-        travel = gain * abs(cmd)                        # the pulse lasts |cmd| / motor_speed
-        rate = drive.motor_speed * gain
-        instant = math.isinf(drive.motor_speed)
-    else:
-        travel = np.rint(abs(cmd) / drive.step) * drive.step
-        instant = drive.step_time == 0
-        rate = drive.step / drive.step_time if not instant else math.inf
+    size, _, rate = pulse_of(cmd, direction, gain, drive)
+    instant = math.isinf(rate)
+    travel = size if drive.continuous != 0.0 else np.rint(abs(cmd) / drive.step) * size
     slack = 0.0
     if drive.backlash != 0.0 and last != 0 and last != direction:
         slack = min(drive.backlash, travel)
@@ -540,16 +562,10 @@ def plan_device(cmd, start, j, pots, drive):
     planned[j] = 0
     if direction == 0:
         return start, 0.0, 0.0, 0
-    if drive.continuous != 0.0:
-        n = 1
-        size = pots.gain[j] * abs(cmd)
-        pulse_time = 0.0 if math.isinf(drive.motor_speed) else abs(cmd) / drive.motor_speed
-    else:
-        n = int(np.rint(abs(cmd) / drive.step))
-        size = drive.step
-        pulse_time = drive.step_time
-        if n == 0:                      # a command below half a step turns nothing
-            return start, 0.0, 0.0, 0
+    size, pulse_time, _ = pulse_of(cmd, direction, pots.gain[j], drive)
+    n = 1 if drive.continuous != 0.0 else int(np.rint(abs(cmd) / drive.step))
+    if n == 0:                          # a ratchet command below half a step turns nothing
+        return start, 0.0, 0.0, 0
     planned[j] = n
     if _at(pots.stuck, j) != 0:
         return start, 0.0, n * pulse_time, 0
