@@ -69,6 +69,8 @@ __all__ = ["Trace", "HISTORY_DTYPE"]
 # presentations. Only speed depends on them, never a result.
 _GAP_WEIGHT = 0.3
 _MIN_REACH = 8.0
+# moves a whole traced block keeps before the kernel stops it (ROOM) to have them written
+_WHOLE_LOG = 1 << 15
 
 HISTORY_DTYPE = np.dtype([
     ("presentation", np.int64), ("epoch", np.int32), ("card", np.int64), ("label", np.int64),
@@ -499,7 +501,12 @@ class _TrainingRun:
         self.mean = spec.response.discrimination == "mean"
         self.mask = rack.mask
         self.code_kind = CODE_KINDS.get(code.kind, -1)
-        self.trainer_constants = _trainer_constants(tr, code, self.code_kind, self.mean, self.full)
+        # a full trace nobody watches as it happens, every wiper at rest at each read (no
+        # overlap, no drivers, no decay or drift): blocks run whole, their events written after
+        self.whole = (self.full and not self.stepping and not rack.rate and not rack.drifts
+                      and not (tr.reinforcement == "spontaneous" and self.code_kind < 0))
+        self.trainer_constants = _trainer_constants(tr, code, self.code_kind, self.mean,
+                                                    self.full and not self.whole)
         self.period = tm.period
         self.read_at = _read_at(tm)
         self.clock = _Clock(self.period)
@@ -510,7 +517,8 @@ class _TrainingRun:
         # and when each driver is free); its arrays get room as needed (_make_room)
         self.queue = kernel.Queue(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0, np.int64),
                                   np.zeros(2, np.int64), np.zeros(max(rack.spec.drivers, 1)))
-        self.log = _moves(self.mask.size if self.full else 0)    # the moves a call sets going (a full trace)
+        # the moves a call sets going (a full trace); a whole block's, up to ROOM
+        self.log = _moves(max(self.mask.size, _WHOLE_LOG) if self.whole else self.mask.size if self.full else 0)
         self.pending: list = []                          # the motors' events still to come (a heap)
         self.commands: dict[int, list] = {}              # queued commands: [pots not yet stopped, end]
         self.blk: kernel.Block | None = None
@@ -539,7 +547,9 @@ class _TrainingRun:
         """Presentations from ``p`` through the kernel (a block, or one card when stepping),
         then SimPy's clock to the last one's read; returns the last one run."""
         q, status = self._run_block(p)
-        if self.full:
+        if self.whole:
+            self._log_whole(p, q)
+        elif self.full:
             self._keep_moves()                           # moves served before the reads (a queue)
             yield from self._log(p, self.block_sums[:q + 1 - p])
         if status == PENDING:                            # read and logged: the trainer's turn
@@ -714,12 +724,22 @@ class _TrainingRun:
     def _log(self, p: int, sums: np.ndarray):
         """A full trace's record of presentations ``p`` to ``p + len(sums) - 1`` at their
         reads: their instants, the sums read (``sums`` (m, n_units)) and the wipers."""
-        code, pipeline, tm, rack = self.code, self.pipeline, self.tm, self.rack
+        pipeline, rack = self.pipeline, self.rack
         q = p + len(sums)
         cast(np.ndarray, self.read_sums)[p:q] = sums    # a full trace keeps the sums read
         # the sensed block holds them: it was made (or re-timed) for these reads
         assert pipeline.start <= p and q <= pipeline.stop
         rows = slice(p - pipeline.start, q - pipeline.start)
+        events = self._card_events(p, sums)
+        yield from self._emit(events, events[-1][0])
+        # the trainer's own read time (card change + read_at), not a sum taken in another order
+        self.trace._keep_readings(self.start[p:q] + self.read_at, pipeline.s[rows], pipeline.x[rows], rack)
+
+    def _card_events(self, p: int, sums: np.ndarray, extra: dict | None = None) -> list:
+        """The events of presentations ``p`` to ``p + len(sums) - 1`` (card change to R read,
+        ``sums`` (m, n_units) the sums read), each card's ``extra[presentation]`` after its read."""
+        code, pipeline, tm = self.code, self.pipeline, self.tm
+        q = p + len(sums)
         t0 = self.start[p:q]
         t_on = t0 + tm.card_change
         t_s = t_on + tm.settle
@@ -737,8 +757,59 @@ class _TrainingRun:
                        (ts, "S sampled", r, f"{n_s} S-units fire"),
                        (ta, "A settled", r, f"{n_a} A-units fire"),
                        (tr, "R read", r, sums_format % tuple(row) + f"; answer {answer}, card shows {shows}")]
-        yield from self._emit(events, events[-1][0])
-        self.trace._keep_readings(t_read, pipeline.s[rows], pipeline.x[rows], rack)
+            if extra is not None and r in extra:
+                events += extra[r]
+        return events
+
+    def _log_whole(self, p: int, q: int) -> None:
+        """A full trace's record of presentations ``p`` to ``q``, run whole by the kernel: each
+        card's events, and where it reinforced, what :meth:`_act` logs (its moves set going
+        at once: "motors start", and "motors stop" when the longest ends, before the next
+        card since the trainer waits for it); the readings, every wiper at rest at each read,
+        from the rack's positions after the block with the moves logged undone one by one."""
+        log, n_in, rack = self.log, self.mask.shape[1], self.rack
+        n = int(log.filled[0])
+        log.filled[0] = 0
+        who, time, pot, start = log.who[:n].copy(), log.time[:n].copy(), log.pot[:n].copy(), log.start[:n].copy()
+        cmd, target, slack = log.cmd[:n].copy(), log.target[:n].copy(), log.slack_time[:n].copy()
+        duration, direction = log.duration[:n].copy(), log.direction[:n].copy()
+        cuts = (np.flatnonzero(who[1:] != who[:-1]) + 1).tolist() if n else []
+        bounds = list(zip([0] + cuts, cuts + [n])) if n else []
+        commands = {int(who[a]): (a, b) for a, b in bounds}
+        extra: dict[int, list] = {}
+        for r in np.flatnonzero(self.pots_moved[p:q + 1]).tolist():
+            r += p
+            erred, moving = int(self.units_erred[r]), int(self.pots_moved[r])
+            extra[r] = [(float(self.start[r]) + self.read_at, "reinforce", r,
+                         f"{erred} R-unit{'s' if erred != 1 else ''} erred, {moving} pots commanded")]
+        for r, (a, b) in commands.items():
+            t = float(time[a])
+            longest = float(duration[a:b].max(initial=0.0))
+            self.trace.moves.append(Move(r, t, pot[a:b] // n_in, pot[a:b] % n_in, cmd[a:b], start[a:b], target[a:b],
+                                         slack[a:b], duration[a:b], direction[a:b]))
+            extra.setdefault(r, []).extend([(t, "motors start", r, f"{b - a} pots, longest {longest:.4g} s"),
+                                           (t + longest, "motors stop", r, f"{b - a} pots")])
+        sums = self.block_sums[:q + 1 - p]
+        cast(np.ndarray, self.read_sums)[p:q + 1] = sums
+        self.trace._log_many(self._card_events(p, sums, extra))
+        # the readings, last card first: undo the moves of each card, then read what it read
+        pipeline = self.pipeline
+        rows = slice(p - pipeline.start, q + 1 - pipeline.start)
+        s, lit = pipeline.s[rows], pipeline.x[rows] > 0
+        s_units, s_ends = np.nonzero(s)[1], np.cumsum(np.count_nonzero(s, axis=1)).tolist()
+        inputs, x_ends = np.nonzero(lit)[1], np.cumsum(np.count_nonzero(lit, axis=1)).tolist()
+        state = rack.p_to.copy()
+        flat = state.reshape(-1)
+        times = (self.start[p:q + 1] + self.read_at).tolist()
+        readings = []
+        for k in range(q - p, -1, -1):
+            if p + k in commands:
+                a, b = commands[p + k]
+                flat[pot[a:b]] = start[a:b]
+            x0, s0 = x_ends[k - 1] if k else 0, s_ends[k - 1] if k else 0
+            readings.append(Reading(times[k], s_units[s0:s_ends[k]], inputs[x0:x_ends[k] - 1],
+                                    state[:, inputs[x0:x_ends[k]]]))
+        self.trace.readings.extend(reversed(readings))
 
     def result(self, epoch_of: np.ndarray) -> _RunResult:
         """The history of the finished run, with its per-epoch mistakes and trace summary."""
