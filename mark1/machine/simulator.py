@@ -45,6 +45,7 @@ import io
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import chain, repeat
 from typing import NamedTuple, cast
 
 import numpy as np
@@ -745,21 +746,21 @@ class _TrainingRun:
         t_s = t_on + tm.settle
         # the trainer's own read time (card change + read_at), not a sum taken in another order
         t_read = t0 + self.read_at
-        events = []
+        r = range(p, q)
         sums_format = "sums " + " ".join(["%+.4g"] * sums.shape[1])     # as f"{v:+.4g}" writes each
-        for k, (t, on, ts, ta, tr, card, n_s, n_a, row, answer, shows) in enumerate(zip(
-                t0.tolist(), t_on.tolist(), t_s.tolist(), (t_s + tm.a_delay).tolist(), t_read.tolist(),
-                self.order[p:q].tolist(), pipeline.s_active[p:q].tolist(), pipeline.a_active[p:q].tolist(),
-                sums.tolist(), code.classes[self.response[p:q]], code.classes[self.labels[p:q]])):
-            r = p + k
-            events += [(t, "card change", r, f"card {card}, lamps off"),    # deck index, from 0 like `presentation`
-                       (on, "lamps on", r, ""),
-                       (ts, "S sampled", r, f"{n_s} S-units fire"),
-                       (ta, "A settled", r, f"{n_a} A-units fire"),
-                       (tr, "R read", r, sums_format % tuple(row) + f"; answer {answer}, card shows {shows}")]
-            if extra is not None and r in extra:
-                events += extra[r]
-        return events
+        cards = zip(t0.tolist(), repeat("card change"), r,
+                    [f"card {c}, lamps off" for c in self.order[p:q].tolist()])   # deck index, from 0 like p
+        lamps = zip(t_on.tolist(), repeat("lamps on"), r, repeat(""))
+        s_units = zip(t_s.tolist(), repeat("S sampled"), r,
+                      [f"{n} S-units fire" for n in pipeline.s_active[p:q].tolist()])
+        a_units = zip((t_s + tm.a_delay).tolist(), repeat("A settled"), r,
+                      [f"{n} A-units fire" for n in pipeline.a_active[p:q].tolist()])
+        reads = zip(t_read.tolist(), repeat("R read"), r, [
+            sums_format % tuple(row) + f"; answer {answer}, card shows {shows}" for row, answer, shows in zip(
+                sums.tolist(), code.classes[self.response[p:q]], code.classes[self.labels[p:q]])])
+        after = repeat(()) if not extra else [extra.get(k, ()) for k in r]
+        # card by card: its five events, then what came after its read
+        return list(chain.from_iterable(chain.from_iterable(zip(zip(cards, lamps, s_units, a_units, reads), after))))
 
     def _log_whole(self, p: int, q: int) -> None:
         """A full trace's record of presentations ``p`` to ``q``, run whole by the kernel: each
@@ -767,48 +768,59 @@ class _TrainingRun:
         at once: "motors start", and "motors stop" when the longest ends, before the next
         card since the trainer waits for it); the readings, every wiper at rest at each read,
         from the rack's positions after the block with the moves logged undone one by one."""
-        log, n_in, rack = self.log, self.mask.shape[1], self.rack
+        log, n_in = self.log, self.mask.shape[1]
         n = int(log.filled[0])
         log.filled[0] = 0
-        who, time, pot, start = log.who[:n].copy(), log.time[:n].copy(), log.pot[:n].copy(), log.start[:n].copy()
-        cmd, target, slack = log.cmd[:n].copy(), log.target[:n].copy(), log.slack_time[:n].copy()
-        duration, direction = log.duration[:n].copy(), log.direction[:n].copy()
-        cuts = (np.flatnonzero(who[1:] != who[:-1]) + 1).tolist() if n else []
-        bounds = list(zip([0] + cuts, cuts + [n])) if n else []
-        commands = {int(who[a]): (a, b) for a, b in bounds}
+        who, time, pot, cmd, start, target, slack, duration, direction = (
+            a[:n].copy() for a in (log.who, log.time, log.pot, log.cmd, log.start, log.target, log.slack_time,
+                                   log.duration, log.direction))
+        unit, a_unit = np.divmod(pot, n_in)
+        firsts = np.flatnonzero(np.diff(who, prepend=-1)) if n else np.zeros(0, np.int64)
+        bounds = list(zip(firsts.tolist(), firsts[1:].tolist() + [n]))
+        # each command's longest move (durations are never negative: max(initial=0.0) of each)
+        longest = np.maximum.reduceat(duration, firsts).tolist() if n else []
+        commands = dict(zip(who[firsts].tolist(), bounds))
         extra: dict[int, list] = {}
-        for r in np.flatnonzero(self.pots_moved[p:q + 1]).tolist():
-            r += p
-            erred, moving = int(self.units_erred[r]), int(self.pots_moved[r])
-            extra[r] = [(float(self.start[r]) + self.read_at, "reinforce", r,
+        moved = self.pots_moved[p:q + 1]
+        on = np.flatnonzero(moved)
+        for r, erred, moving, t0 in zip((on + p).tolist(), self.units_erred[p:q + 1][on].tolist(), moved[on].tolist(),
+                                        self.start[p:q + 1][on].tolist()):
+            extra[r] = [(t0 + self.read_at, "reinforce", r,
                          f"{erred} R-unit{'s' if erred != 1 else ''} erred, {moving} pots commanded")]
-        for r, (a, b) in commands.items():
-            t = float(time[a])
-            longest = float(duration[a:b].max(initial=0.0))
-            self.trace.moves.append(Move(r, t, pot[a:b] // n_in, pot[a:b] % n_in, cmd[a:b], start[a:b], target[a:b],
-                                         slack[a:b], duration[a:b], direction[a:b]))
-            extra.setdefault(r, []).extend([(t, "motors start", r, f"{b - a} pots, longest {longest:.4g} s"),
-                                           (t + longest, "motors stop", r, f"{b - a} pots")])
+        moves = self.trace.moves
+        for (r, (a, b)), t, most in zip(commands.items(), time[firsts].tolist(), longest):
+            moves.append(Move(r, t, unit[a:b], a_unit[a:b], cmd[a:b], start[a:b], target[a:b], slack[a:b],
+                              duration[a:b], direction[a:b]))
+            extra.setdefault(r, []).extend([(t, "motors start", r, f"{b - a} pots, longest {most:.4g} s"),
+                                           (t + most, "motors stop", r, f"{b - a} pots")])
         sums = self.block_sums[:q + 1 - p]
         cast(np.ndarray, self.read_sums)[p:q + 1] = sums
         self.trace._log_many(self._card_events(p, sums, extra))
-        # the readings, last card first: undo the moves of each card, then read what it read
+        self._whole_readings(p, q, commands, (a_unit, unit), start)
+
+    def _whole_readings(self, p: int, q: int, commands: dict, pots: tuple, start: np.ndarray) -> None:
+        """The readings of presentations ``p`` to ``q``, last card first: the rack's positions
+        after the block, each card's moves (``commands[presentation]``: its rows of ``pots``,
+        (A-unit, R-unit) arrays, and ``start``, the positions they moved from) undone, then its read."""
         pipeline = self.pipeline
         rows = slice(p - pipeline.start, q + 1 - pipeline.start)
         s, lit = pipeline.s[rows], pipeline.x[rows] > 0
-        s_units, s_ends = np.nonzero(s)[1], np.cumsum(np.count_nonzero(s, axis=1)).tolist()
-        inputs, x_ends = np.nonzero(lit)[1], np.cumsum(np.count_nonzero(lit, axis=1)).tolist()
-        state = rack.p_to.copy()
-        flat = state.reshape(-1)
+        n_s = s.shape[1]
+        s_flat, x_flat = np.flatnonzero(s), np.flatnonzero(lit)
+        s_units, inputs = s_flat % n_s, x_flat % lit.shape[1]      # each row's, as nonzero(s)[1]
+        s_ends = np.searchsorted(s_flat, np.arange(1, q - p + 2) * n_s).tolist()
+        x_ends = np.searchsorted(x_flat, np.arange(1, q - p + 2) * lit.shape[1]).tolist()
+        by_input = self.rack.p_to.T.copy()          # (n_in, n_units): a read's pots are whole rows
         times = (self.start[p:q + 1] + self.read_at).tolist()
         readings = []
         for k in range(q - p, -1, -1):
-            if p + k in commands:
-                a, b = commands[p + k]
-                flat[pot[a:b]] = start[a:b]
-            x0, s0 = x_ends[k - 1] if k else 0, s_ends[k - 1] if k else 0
-            readings.append(Reading(times[k], s_units[s0:s_ends[k]], inputs[x0:x_ends[k] - 1],
-                                    state[:, inputs[x0:x_ends[k]]]))
+            ab = commands.get(p + k)
+            if ab is not None:
+                a, b = ab
+                by_input[pots[0][a:b], pots[1][a:b]] = start[a:b]
+            x0, x1 = x_ends[k - 1] if k else 0, x_ends[k]
+            readings.append(Reading(times[k], s_units[s_ends[k - 1] if k else 0:s_ends[k]], inputs[x0:x1 - 1],
+                                    by_input[inputs[x0:x1]].T))
         self.trace.readings.extend(reversed(readings))
 
     def result(self, epoch_of: np.ndarray) -> _RunResult:
