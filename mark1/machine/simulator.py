@@ -796,12 +796,12 @@ class _TrainingRun:
         sums = self.block_sums[:q + 1 - p]
         cast(np.ndarray, self.read_sums)[p:q + 1] = sums
         self.trace._log_many(self._card_events(p, sums, extra))
-        self._whole_readings(p, q, commands, (a_unit, unit), start)
+        self._whole_readings(p, q, commands, pot, start)
 
-    def _whole_readings(self, p: int, q: int, commands: dict, pots: tuple, start: np.ndarray) -> None:
+    def _whole_readings(self, p: int, q: int, commands: dict, pot: np.ndarray, start: np.ndarray) -> None:
         """The readings of presentations ``p`` to ``q``, last card first: the rack's positions
-        after the block, each card's moves (``commands[presentation]``: its rows of ``pots``,
-        (A-unit, R-unit) arrays, and ``start``, the positions they moved from) undone, then its read."""
+        after the block, each card's moves (``commands[presentation]``: its rows of ``pot``,
+        the flat indices, and ``start``, the positions they moved from) undone, then its read."""
         pipeline = self.pipeline
         rows = slice(p - pipeline.start, q + 1 - pipeline.start)
         s, lit = pipeline.s[rows], pipeline.x[rows] > 0
@@ -810,17 +810,17 @@ class _TrainingRun:
         s_units, inputs = s_flat % n_s, x_flat % lit.shape[1]      # each row's, as nonzero(s)[1]
         s_ends = np.searchsorted(s_flat, np.arange(1, q - p + 2) * n_s).tolist()
         x_ends = np.searchsorted(x_flat, np.arange(1, q - p + 2) * lit.shape[1]).tolist()
-        by_input = self.rack.p_to.T.copy()          # (n_in, n_units): a read's pots are whole rows
+        state = self.rack.p_to.copy()
+        flat = state.reshape(-1)
         times = (self.start[p:q + 1] + self.read_at).tolist()
         readings = []
         for k in range(q - p, -1, -1):
             ab = commands.get(p + k)
             if ab is not None:
-                a, b = ab
-                by_input[pots[0][a:b], pots[1][a:b]] = start[a:b]
+                flat[pot[ab[0]:ab[1]]] = start[ab[0]:ab[1]]
             x0, x1 = x_ends[k - 1] if k else 0, x_ends[k]
             readings.append(Reading(times[k], s_units[s_ends[k - 1] if k else 0:s_ends[k]], inputs[x0:x1 - 1],
-                                    by_input[inputs[x0:x1]].T))
+                                    state.take(inputs[x0:x1], axis=1)))
         self.trace.readings.extend(reversed(readings))
 
     def result(self, epoch_of: np.ndarray) -> _RunResult:
