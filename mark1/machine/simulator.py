@@ -526,6 +526,14 @@ class _TrainingRun:
         self.schedule = kernel.Schedule(0.0, 0, float(self.period), float(self.read_at), bool(tm.overlap),
                                         bool(self.queued))
         self.block_sums = np.zeros((0, self.targets.shape[1]))
+        # made once a run, not once a call: the rack's per-pot views (its arrays are written
+        # in place, never replaced), the kernel's scratch, the sums' rows (read before the next
+        # call) and, without read noise, its zero kick
+        self.pots = rack.pots
+        n_in, n_units, block = self.mask.shape[1], self.targets.shape[1], self.pipeline.block
+        self.scratch = (np.zeros(self.mask.shape), np.zeros(n_in, np.int64), np.zeros(n_in, np.bool_))
+        self.sums_rows = np.empty((block, n_units))
+        self.no_kick = np.zeros((block, n_units))
 
     # -- the SimPy process ----------------------------------------------------------------
     def trainer(self):
@@ -575,7 +583,7 @@ class _TrainingRun:
         blk = cast(kernel.Block, self.blk)
         status, rack.busy_until, rack.t_ref = kernel.act_on(
             q - blk.p_first, rack.busy_until, rack.t_ref, blk, self.trainer_constants, self.schedule, self.decay,
-            rack.pots, rack.drive_constants, self.queue, self.log)
+            self.pots, rack.drive_constants, self.queue, self.log)
         moving = int(self.pots_moved[q])
         if moving and self.full:
             erred = int(self.units_erred[q])
@@ -608,23 +616,21 @@ class _TrainingRun:
         row = pipeline.ensure(p)
         hi = min(pipeline.stop, p + (1 if self.stepping else int(self.reach)))
         x = pipeline.x[row:row + (hi - p)]
-        n_units = self.targets.shape[1]
         # noise_scale is set whenever the read noise is on (self.noise)
         kick = (cast(np.ndarray, pipeline.noise_scale)[row:row + (hi - p)] * self.noise.get(p, hi)
                 if self.noise is not None
-                else np.zeros((hi - p, n_units)))
-        sums = np.empty((hi - p, n_units))
+                else self.no_kick[:hi - p])
+        sums = self.sums_rows[:hi - p]
         divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
         if self.queued:
             self._make_room()
-        n_in = self.mask.shape[1]
         blk = kernel.Block(p, x, kick, self.targets[self.labels[p:hi]], divisor, self.targets, self.mask, sums,
                            self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi], self.response[p:hi],
-                           np.zeros(self.mask.shape), np.zeros(n_in, np.int64), np.zeros(n_in, np.bool_))
+                           *self.scratch)
         self.schedule = kernel.Schedule(float(self.clock.t_anchor), int(self.clock.p_anchor), float(self.period),
                                         float(self.read_at), bool(self.tm.overlap), bool(self.queued))
         done, rack.busy_until, rack.t_ref, status = kernel.train_block(
-            blk, self.trainer_constants, self.schedule, rack.busy_until, rack.t_ref, self.decay, rack.pots,
+            blk, self.trainer_constants, self.schedule, rack.busy_until, rack.t_ref, self.decay, self.pots,
             rack.drive_constants, self.queue, self.log)
         if status == PENDING:
             done += 1                               # read, to be reinforced by the caller
@@ -665,7 +671,7 @@ class _TrainingRun:
         rack = self.rack
         rack.busy_until, rack.t_ref = kernel.serve(float(np.nextafter(limit, np.inf)), self.queue,
                                                    rack.busy_until, rack.t_ref,
-                                                   self.decay, rack.pots, rack.drive_constants, self.log)
+                                                   self.decay, self.pots, rack.drive_constants, self.log)
         if self.full:
             self._keep_moves()
 
