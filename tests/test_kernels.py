@@ -107,8 +107,14 @@ def test_a_field_says_where_it_acts_once():
         _group = "x"
         a: float = specs.param(1.0, "s", "assumed", "both", kernel="Drive.a", outside="elsewhere")
 
-    with pytest.raises(TypeError, match="x.a: expected param"):
-        _kernels.placement(Both)
+    @dataclasses.dataclass(frozen=True)
+    class Neither:
+        _group = "x"
+        a: float = specs.param(1.0, "s", "assumed", "neither")
+
+    for cls in (Both, Neither):
+        with pytest.raises(TypeError, match="x.a: expected param"):
+            _kernels.placement(cls)
 
 
 def _run(spec, cards, labels):
