@@ -816,18 +816,27 @@ class _TrainingRun:
         s_units, inputs = s_flat % n_s, x_flat % lit.shape[1]      # each row's, as nonzero(s)[1]
         s_ends = np.searchsorted(s_flat, np.arange(1, q - p + 2) * n_s).tolist()
         x_ends = np.searchsorted(x_flat, np.arange(1, q - p + 2) * lit.shape[1]).tolist()
-        state = self.rack.p_to.copy()
-        flat = state.reshape(-1)
+        n_units, n_in = self.rack.p_to.shape
+        by_input = self.rack.p_to.T.copy()            # (n_in, n_units): a read's pots are whole rows
+        flat, undo = by_input.reshape(-1), pot % n_in * n_units + pot // n_in     # pot's index there
         times = (self.start[p:q + 1] + self.read_at).tolist()
-        readings = []
-        for k in range(q - p, -1, -1):
-            ab = commands.get(p + k)
-            if ab is not None:
-                flat[pot[ab[0]:ab[1]]] = start[ab[0]:ab[1]]
-            x0, x1 = x_ends[k - 1] if k else 0, x_ends[k]
-            readings.append(Reading(times[k], s_units[s_ends[k - 1] if k else 0:s_ends[k]], inputs[x0:x1 - 1],
-                                    state.take(inputs[x0:x1], axis=1)))
-        self.trace.readings.extend(reversed(readings))
+        s_starts, x_starts = [0] + s_ends[:-1], [0] + x_ends[:-1]
+        wipers: list = [None] * (q + 1 - p)
+        # the cards from one that moved pots (excluded) to the next one (included) read the
+        # same positions: one gather each such run, last run first, undoing its moves before
+        hi = q + 1 - p
+        for k in sorted((c - p for c in commands), reverse=True) + [-1]:
+            if k + 1 < hi:
+                xs = x_starts[k + 1]
+                run = by_input.take(inputs[xs:x_ends[hi - 1]], axis=0).T
+                for c in range(k + 1, hi):
+                    wipers[c] = run[:, x_starts[c] - xs:x_ends[c] - xs]
+            if k >= 0:
+                a, b = commands[p + k]
+                flat[undo[a:b]] = start[a:b]
+            hi = k + 1
+        self.trace.readings.extend(map(Reading, times, [s_units[a:b] for a, b in zip(s_starts, s_ends)],
+                                       [inputs[a:b - 1] for a, b in zip(x_starts, x_ends)], wipers))
 
     def result(self, epoch_of: np.ndarray) -> _RunResult:
         """The history of the finished run, with its per-epoch mistakes and trace summary."""
