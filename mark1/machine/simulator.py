@@ -21,9 +21,12 @@ driver queue, decay, clock) is written once, compiled, in
 the end of the sensed block or a card that waits for the motors, where nobody watches; one
 card per call where someone does (an ``on_event`` listener, real-time replay, a full trace
 with overlap or drivers, or ``_TrainingRun.compiled_loop = False``), SimPy's clock brought
-to each event first. With a full trace the kernel stops before each reinforcement so that
-the read is logged before the wipers move, and ``act_on`` makes the rest of the same step;
-the moves it sets going come back in a log (``Moves``) the trace is made from. Both ways
+to each event first. A full trace nobody watches, where every wiper is at rest at each read
+(no overlap, no drivers, no decay or drift), runs whole blocks too: the kernel keeps the
+moves it sets going in a log (``Moves``, stopping at ``ROOM`` when it is full) and the
+block's events, moves and readings are written after the call. Otherwise, with a full trace,
+the kernel stops before each reinforcement so that the read is logged before the wipers move,
+and ``act_on`` makes the rest of the same step, its moves coming back in the log. Both ways
 give the same history, wipers and machine time by construction
 (tests/test_compiled_timing.py checks it). Card change, lamps on, S and A settling and the
 end of the period are logged in the trace at their computed times. Photocell responses
@@ -466,7 +469,9 @@ class _TrainingRun:
     that waits for the motors), one card a turn where someone does (a listener, real-time
     replay, a full trace with overlap or drivers, or ``compiled_loop`` off). SimPy keeps the
     time: one timeout to each block's last read, and with a full trace the events at their
-    times (for a listener, SimPy's clock is brought to each one first). With a full trace the
+    times (for a listener, SimPy's clock is brought to each one first). A full trace nobody
+    watches, every wiper at rest at each read, runs whole blocks, written after each call
+    (:meth:`_log_whole`); otherwise with a full trace the
     kernel stops before each reinforcement, the read is logged, and
     :func:`~mark1.machine._kernels.presentation.act_on` makes the same step from there; the
     moves it sets going come back in a :class:`~mark1.machine._kernels.presentation.Moves`
@@ -761,9 +766,10 @@ class _TrainingRun:
                       [f"{n} S-units fire" for n in pipeline.s_active[p:q].tolist()])
         a_units = zip((t_s + tm.a_delay).tolist(), repeat("A settled"), r,
                       [f"{n} A-units fire" for n in pipeline.a_active[p:q].tolist()])
+        read_format = sums_format + "; answer %s, card shows %s"     # %s writes a class as f"{}" does
         reads = zip(t_read.tolist(), repeat("R read"), r, [
-            sums_format % tuple(row) + f"; answer {answer}, card shows {shows}" for row, answer, shows in zip(
-                sums.tolist(), code.classes[self.response[p:q]], code.classes[self.labels[p:q]])])
+            read_format % (*row, answer, shows) for row, answer, shows in zip(
+                sums.tolist(), code.classes[self.response[p:q]].tolist(), code.classes[self.labels[p:q]].tolist())])
         after = repeat(()) if not extra else [extra.get(k, ()) for k in r]
         # card by card: its five events, then what came after its read
         return list(chain.from_iterable(chain.from_iterable(zip(zip(cards, lamps, s_units, a_units, reads), after))))
