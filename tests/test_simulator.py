@@ -589,3 +589,20 @@ def test_a_full_trace_run_whole_is_the_event_paths(variant, seed, monkeypatch):
     assert n_events <= 2 * waits + len(h) // 8 + 5
     monkeypatch.setattr(simulator, "_WHOLE_LOG", 1)      # the log holds one card's moves at most
     _same_full_trace(whole, _traced(spec, seed, cards, labels)[0])
+
+
+def test_a_kernel_called_directly_runs_the_copy_of_each_key():
+    """_Direct calls the compiled copy found for each key's argument types (not numba's
+    dispatcher, which types every argument at every call), and the right one per key."""
+    import numba
+
+    @numba.njit
+    def twice(a):
+        return a * 2
+
+    direct = simulator._Direct(twice)
+    ints, floats = np.arange(3), np.linspace(0.0, 1.0, 3)
+    for _ in range(2):                       # the first call of a key goes through the dispatcher
+        assert direct("ints", ints).dtype == ints.dtype and np.array_equal(direct("ints", ints), 2 * ints)
+        assert direct("floats", floats).dtype == np.float64 and np.array_equal(direct("floats", floats), 2 * floats)
+    assert len(direct.entries) == 2 and all(e is not twice for e in direct.entries.values())

@@ -535,6 +535,7 @@ class _TrainingRun:
         # in place, never replaced), the kernel's scratch, the sums' rows (read before the next
         # call) and, without read noise, its zero kick
         self.pots = rack.pots
+        self.train_block = _Direct(kernel.train_block)
         n_in, n_units, block = self.mask.shape[1], self.targets.shape[1], self.pipeline.block
         self.scratch = (np.zeros(self.mask.shape), np.zeros(n_in, np.int64), np.zeros(n_in, np.bool_))
         self.sums_rows = np.empty((block, n_units))
@@ -634,9 +635,11 @@ class _TrainingRun:
                            *self.scratch)
         self.schedule = kernel.Schedule(float(self.clock.t_anchor), int(self.clock.p_anchor), float(self.period),
                                         float(self.read_at), bool(self.tm.overlap), bool(self.queued))
-        done, rack.busy_until, rack.t_ref, status = kernel.train_block(
-            blk, self.trainer_constants, self.schedule, rack.busy_until, rack.t_ref, self.decay, self.pots,
-            rack.drive_constants, self.queue, self.log)
+        # the arrays whose layout comes from the sensing: the compiled copy for theirs
+        key = tuple((a.dtype.num, a.ndim, a.flags.num) for a in (x, kick, blk.targets, divisor))
+        done, rack.busy_until, rack.t_ref, status = self.train_block(
+            key, blk, self.trainer_constants, self.schedule, float(rack.busy_until), float(rack.t_ref), self.decay,
+            self.pots, rack.drive_constants, self.queue, self.log)
         if status == PENDING:
             done += 1                               # read, to be reinforced by the caller
         if self.code_kind < 0:                      # a code the loop does not read
@@ -863,6 +866,31 @@ def _trainer_constants(tr, code, code_kind: int, mean: bool, full: bool) -> kern
         RULE_CODES[tr.rule], float(tr.increment), float(tr.lms_rate), float(code.tie),
         not every and tr.rule != "lms",              # the trainer acts only where a unit erred (corrective α, β, γ)
         every, tr.valence == "monovalent", mean, spontaneous, code_kind, full or (spontaneous and code_kind < 0))
+
+
+class _Direct:
+    """A compiled kernel called straight to its compiled copy for the arguments' types.
+
+    numba's dispatcher types every argument at every call (about 18 us for the records of
+    ``train_block``, more than one card's step); within a run those types change only with
+    the layout of the arrays the sensing makes, so the caller passes a ``key`` of them and
+    the copy found for a key (the dispatcher's ``overloads``, typed once) is called directly.
+    A key whose copy cannot be found is served by the dispatcher, every call.
+    """
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+        self.entries: dict = {}
+
+    def __call__(self, key, *args):
+        entry = self.entries.get(key)
+        if entry is not None:
+            return entry(*args)
+        out = self.dispatcher(*args)              # compiles for these types if it must
+        signature = tuple(self.dispatcher.typeof_pyval(a) for a in args)
+        found = self.dispatcher.overloads.get(signature)
+        self.entries[key] = getattr(found, "entry_point", None) or self.dispatcher
+        return out
 
 
 def _moves(n: int) -> kernel.Moves:
