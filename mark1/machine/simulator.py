@@ -540,6 +540,8 @@ class _TrainingRun:
         self.scratch = (np.zeros(self.mask.shape), np.zeros(n_in, np.int64), np.zeros(n_in, np.bool_))
         self.sums_rows = np.empty((block, n_units))
         self.no_kick = np.zeros((block, n_units))
+        self.sensed: np.ndarray | None = None          # the sensed block's x its kicks were made for
+        self.kicks = self.block_targets = self.no_kick
 
     # -- the SimPy process ----------------------------------------------------------------
     def trainer(self):
@@ -612,6 +614,8 @@ class _TrainingRun:
             self.trace.log(done, "waited for motors", q, f"{done - end:.4g} s past the period")
         self.pipeline.retime(q, done - t0 - self.tm.card_change)
         self.clock.shift(q + 1, done)
+        self.schedule = kernel.Schedule(float(self.clock.t_anchor), int(self.clock.p_anchor), float(self.period),
+                                        float(self.read_at), bool(self.tm.overlap), bool(self.queued))
 
     def _run_block(self, p: int) -> tuple[int, int]:
         """Presentations from ``p`` to the end of the sensed block (one when stepping) or the
@@ -622,21 +626,19 @@ class _TrainingRun:
         row = pipeline.ensure(p)
         hi = min(pipeline.stop, p + (1 if self.stepping else int(self.reach)))
         x = pipeline.x[row:row + (hi - p)]
-        # noise_scale is set whenever the read noise is on (self.noise)
-        kick = (cast(np.ndarray, pipeline.noise_scale)[row:row + (hi - p)] * self.noise.get(p, hi)
-                if self.noise is not None
-                else self.no_kick[:hi - p])
+        if self.sensed is not pipeline.x:               # a new sensed block: its kicks and targets
+            self._sensed_block()
+        kick, targets = self.kicks[row:row + (hi - p)], self.block_targets[row:row + (hi - p)]
         sums = self.sums_rows[:hi - p]
         divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
         if self.queued:
             self._make_room()
-        blk = kernel.Block(p, x, kick, self.targets[self.labels[p:hi]], divisor, self.targets, self.mask, sums,
+        blk = kernel.Block(p, x, kick, targets, divisor, self.targets, self.mask, sums,
                            self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi], self.response[p:hi],
                            *self.scratch)
-        self.schedule = kernel.Schedule(float(self.clock.t_anchor), int(self.clock.p_anchor), float(self.period),
-                                        float(self.read_at), bool(self.tm.overlap), bool(self.queued))
-        # the arrays whose layout comes from the sensing: the compiled copy for theirs
-        key = tuple((a.dtype.num, a.ndim, a.flags.num) for a in (x, kick, blk.targets, divisor))
+        # the arrays whose layout comes from the sensing: the compiled copy for theirs (the kicks
+        # and targets are rows of C arrays made here)
+        key = (x.dtype.num, x.ndim, x.flags.num, divisor.dtype.num, divisor.ndim, divisor.flags.num)
         done, rack.busy_until, rack.t_ref, status = self.train_block(
             key, blk, self.trainer_constants, self.schedule, float(rack.busy_until), float(rack.t_ref), self.decay,
             self.pots, rack.drive_constants, self.queue, self.log)
@@ -653,6 +655,17 @@ class _TrainingRun:
             self.reach = min(max(_MIN_REACH, 2.0 * self.gap), self.pipeline.block)   # twice the gap
         self.blk, self.block_sums = blk, sums
         return p + done - 1, status
+
+    def _sensed_block(self) -> None:
+        """The read noise's kicks (scaled) and the targets of the sensed block's presentations,
+        made once a block (the same numbers, row by row, as made for each call)."""
+        pipeline = self.pipeline
+        first, stop = pipeline.start, pipeline.stop
+        # noise_scale is set whenever the read noise is on (self.noise)
+        self.kicks = (cast(np.ndarray, pipeline.noise_scale) * self.noise.get(first, stop) if self.noise is not None
+                      else self.no_kick[:stop - first])
+        self.block_targets = self.targets[self.labels[first:stop]]
+        self.sensed = pipeline.x
 
     def _make_room(self) -> None:
         """Room in the driver queue for a command of every pot: the moves still queued go to
