@@ -13,6 +13,7 @@ import pytest
 
 from conftest import make_cards
 from mark1 import MarkI, specs
+from mark1.exceptions import SpecError
 from mark1.machine import _kernels
 from mark1.machine._kernels.pots import Drive, drive_of, move_duration
 
@@ -113,7 +114,7 @@ def test_a_field_says_where_it_acts_once():
         a: float = specs.param(1.0, "s", "assumed", "neither")
 
     for cls in (Both, Neither):
-        with pytest.raises(TypeError, match="x.a: expected param"):
+        with pytest.raises(SpecError, match="x.a: expected param"):
             _kernels.placement(cls)
 
 

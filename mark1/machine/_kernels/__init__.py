@@ -11,6 +11,7 @@ here) share them.
 import dataclasses
 import re
 
+from mark1.exceptions import SpecError
 from mark1.specs import RackSpec, TimingSpec
 
 
@@ -32,7 +33,7 @@ def placement(cls) -> dict[str, tuple[bool, str]]:
     for f in dataclasses.fields(cls):
         kernel, outside = f.metadata.get("kernel"), f.metadata.get("outside")
         if (kernel is None) == (outside is None):      # a programming error, found at import
-            raise TypeError(f"{cls._group}.{f.name}: expected param(kernel=...) or param(outside=...), one of them")
+            raise SpecError(f"{cls._group}.{f.name}", "expected param(kernel=...) or param(outside=...), one of them")
         out[f"{cls._group}.{f.name}"] = (kernel is not None, str(kernel if kernel is not None else outside))
     return out
 
