@@ -305,6 +305,13 @@ def active_pots(k, u, x, by_unit, input_of):
 
 
 @_inline
+def travel(k, i, u, steps, x):
+    """The travel presentation ``k`` commands of unit ``u``'s pot on input ``i``: the unit's
+    step where the input is active (``x[k, i] > 0``), else step * back (γ; 0 otherwise)."""
+    return steps[0, u] if x[k, i] > 0 else steps[0, u] * steps[1, u]
+
+
+@_inline
 def queue_command(k, t_read, steps, blk, pots, queue):
     """Put presentation ``k``'s commanded pots (``steps``, :func:`command_pots`) at the
     queue's tail, unit by unit in input order (the pots' flat order, the order the queue
@@ -314,14 +321,10 @@ def queue_command(k, t_read, steps, blk, pots, queue):
     pot, cmd, time, who, ends = queue.pot, queue.cmd, queue.time, queue.who, queue.ends
     tail = ends[1]
     for u in range(steps.shape[1]):
-        step, back = steps[0, u], steps[1, u]
-        if step == 0.0:
-            continue
-        for q in range(by_unit[u], by_unit[u + 1]):
-            i = input_of[q]
-            v = step if x[k, i] > 0 else step * back
+        for q in range(by_unit[u], by_unit[u + 1] if steps[0, u] != 0.0 else by_unit[u]):
+            v = travel(k, input_of[q], u, steps, x)
             if v != 0.0:
-                pot[tail], cmd[tail], time[tail], who[tail] = u * n_in + i, v, t_read, p
+                pot[tail], cmd[tail], time[tail], who[tail] = u * n_in + input_of[q], v, t_read, p
                 tail += 1
     ends[1] = tail
 
@@ -338,14 +341,10 @@ def move_now(k, t_read, steps, busy_until, t_ref, blk, dk, pots, drive, log):
     longest = -1.0
     keep = len(log.pot) > 0
     for u in range(steps.shape[1]):
-        step, back = steps[0, u], steps[1, u]
-        if step == 0.0:
-            continue
-        for q in range(by_unit[u], by_unit[u + 1]):
-            i = input_of[q]
-            cmd = step if x[k, i] > 0 else step * back
+        for q in range(by_unit[u], by_unit[u + 1] if steps[0, u] != 0.0 else by_unit[u]):
+            cmd = travel(k, input_of[q], u, steps, x)
             if cmd != 0.0:
-                j = u * n_in + i
+                j = u * n_in + input_of[q]
                 begin = f * stored_pot(j, t_read, busy_until, pots)     # f is 1.0 without decay: the same bits
                 target, slack_time, duration, direction = plan_pot(cmd, begin, j, pots, drive)
                 apply_pot(j, begin, target, slack_time, duration, direction, t_read, f, pots)
