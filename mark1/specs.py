@@ -250,8 +250,8 @@ class RackSpec(_Spec):
                           "n/n_responses A-units whatever the code uses (64 each: assumed); 'all': every "
                           "A-unit to every R-unit (512x8 = 4,096 pots: an inference, no source)",
                           choices=("split-in-use", "split", "all"),
-                          outside="which pots exist: the rack's mask (Block.mask), read by the kernel, built by the "
-                                  "rack")
+                          outside="which pots exist: the rack's mask and wiring (Pots.by_unit, Pots.by_input), "
+                                  "read by the kernel, built by the rack")
     end_stops: bool = param(True, "switch", "single-source",
                             "wipers stop at +-1 full scale (+-11 V); false removes the stops", kernel="Drive.end_stops")
     drive: str = param("continuous", "choice", "contradictory",
@@ -402,6 +402,9 @@ class RackSpec(_Spec):
             raise SpecError("rack.out_res", "expected a finite rack.out_bound with a resolution (levels are "
                                             f"out_res * out_bound apart), got out_res = {self.out_res:g} and "
                                             "out_bound = inf")
+        if self.law in ("linear", "soft-bounds") and self.w_min == 0:
+            # the laws divide by the lower bound: a pot with none has no down step to scale
+            raise SpecError("rack.w_min", f"expected w_min < 0 with rack.law = '{self.law}', got 0")
 
 
 

@@ -433,3 +433,23 @@ def test_up_down_spread_per_pot():
     up_down = PotentiometerRack.device_arrays(ratchet(up_down=0.1, up_down_dtod=0.05), (1, 4000),
                                               np.random.SeedSequence(8))[1]
     assert abs(up_down.mean() - 0.1) < 0.005 and abs(up_down.std() - 0.05) < 0.005
+
+
+@pytest.mark.parametrize("law", ["linear", "soft-bounds"])
+def test_a_law_that_divides_by_the_lower_bound_refuses_none(law):
+    from mark1.exceptions import SpecError
+    with pytest.raises(SpecError, match="rack.w_min: expected w_min < 0"):
+        specs.MARK_I.with_overrides({"rack.law": law, "rack.w_min": 0.0})
+    specs.MARK_I.with_overrides({"rack.law": "power", "rack.w_min": 0.0})       # a law without it takes 0
+
+
+def test_a_rack_rewired_after_it_is_built_reads_its_new_pots():
+    from mark1.machine.potentiometers import PotentiometerRack
+    rack = PotentiometerRack(specs.MARK_I.rack, 2, 3, 2)
+    rack.mask[:] = False
+    rack.mask[1, 0] = True                          # only unit 1's pot on input 0
+    rack.p_from[1, 0] = rack.p_to[1, 0] = 0.5
+    assert rack.sums(np.array([1.0, 0.0, 0.0]), 1.0).tolist() == [0.0, 0.5]
+    rack.mask[:] = True                             # a bench row: every pot wired
+    rack.p_from[0, 2] = rack.p_to[0, 2] = 0.25
+    assert rack.sums(np.array([1.0, 0.0, 1.0]), 1.0).tolist() == [0.25, 0.5]

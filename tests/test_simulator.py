@@ -606,3 +606,12 @@ def test_a_kernel_called_directly_runs_the_copy_of_each_key():
         assert direct("ints", ints).dtype == ints.dtype and np.array_equal(direct("ints", ints), 2 * ints)
         assert direct("floats", floats).dtype == np.float64 and np.array_equal(direct("floats", floats), 2 * floats)
     assert len(direct.entries) == 2 and all(e is not twice for e in direct.entries.values())
+
+
+def test_a_plain_function_is_called_as_it_is():
+    """Without numba (NUMBA_DISABLE_JIT) the kernels are plain functions: _Direct calls them."""
+    def twice(a):
+        return a * 2
+
+    direct = simulator._Direct(twice)
+    assert [direct("k", 3), direct("k", 4)] == [6, 8] and direct.entries == {"k": twice}

@@ -143,7 +143,7 @@ class PotentiometerRack:
         if not spec.bias:
             self.mask[:, -1] = False                      # no bias pot: it never moves and adds 0
         self._full = bool(self.mask.all())
-        self._wiring = wiring(self.mask)
+        self._wiring, self._wired = wiring(self.mask), self.mask.copy()
         self.gain = np.ones(shape) if gain is None else np.asarray(gain, float)
         self.p_from = np.zeros(shape)
         self.p_to = np.zeros(shape)
@@ -175,6 +175,8 @@ class PotentiometerRack:
     @property
     def pots(self) -> Pots:
         """The rack's per-pot arrays as the kernels take them: flat views, written in place."""
+        if not np.array_equal(self.mask, self._wired):       # rewired since (a bench row wires every pot)
+            self._wiring, self._wired = wiring(self.mask), self.mask.copy()
         return Pots(self.gain.reshape(-1), self.p_from.reshape(-1), self.p_to.reshape(-1),
                     self.t_start.reshape(-1), self.t_end.reshape(-1), self.last_dir.reshape(-1),
                     self._step_scale.reshape(-1), self._up_down.reshape(-1), self._w_max.reshape(-1),

@@ -537,7 +537,7 @@ class _TrainingRun:
         self.pots = rack.pots
         self.train_block = _Direct(kernel.train_block)
         n_in, n_units, block = self.mask.shape[1], self.targets.shape[1], self.pipeline.block
-        self.scratch = (np.zeros(self.mask.shape), np.zeros(n_in, np.int64), np.zeros(n_in, np.bool_))
+        self.active = np.zeros(n_in, np.int64)           # the kernel's scratch: a card's active inputs
         self.sums_rows = np.empty((block, n_units))
         self.no_kick = np.zeros((block, n_units))
         self.sensed: np.ndarray | None = None          # the sensed block's x its kicks were made for
@@ -633,9 +633,9 @@ class _TrainingRun:
         divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
         if self.queued:
             self._make_room()
-        blk = kernel.Block(p, x, kick, targets, divisor, self.targets, self.mask, sums,
+        blk = kernel.Block(p, x, kick, targets, divisor, self.targets, sums,
                            self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi], self.response[p:hi],
-                           *self.scratch)
+                           self.active)
         # the arrays whose layout comes from the sensing: the compiled copy for theirs (the kicks
         # and targets are rows of C arrays made here)
         key = (x.dtype.num, x.ndim, x.flags.num, divisor.dtype.num, divisor.ndim, divisor.flags.num)
@@ -900,8 +900,11 @@ class _Direct:
         if entry is not None:
             return entry(*args)
         out = self.dispatcher(*args)              # compiles for these types if it must
-        signature = tuple(self.dispatcher.typeof_pyval(a) for a in args)
-        found = self.dispatcher.overloads.get(signature)
+        try:
+            signature = tuple(self.dispatcher.typeof_pyval(a) for a in args)
+            found = self.dispatcher.overloads.get(signature)
+        except AttributeError:                    # a plain function (NUMBA_DISABLE_JIT), or numba changed
+            found = None
         self.entries[key] = getattr(found, "entry_point", None) or self.dispatcher
         return out
 

@@ -358,9 +358,9 @@ def wiper_sums(x, row, t, busy_until, pots, active, out):
     return n_act
 
 
-# The plan and the bookkeeping of a pot are inlined where pots are set going, in kernels
-# compiled without reference counts (compiled(refcounts=False)): a call that passes the
-# records, or a count of each of their arrays in and out, costs ~0.1-0.4 us a pot.
+# plan_pot's dispatch and apply_pot are inlined where pots are set going, in kernels
+# compiled without reference counts (compiled(refcounts=False)), as are the laws they call:
+# a count of each of the records' arrays in and out cost ~0.1-0.4 us a pot.
 @compiled(inline="always")
 def plan_pot(cmd, start, j, pots, drive):
     """What the hardware does with pot ``j``'s command: (target, slack_time, duration, direction).

@@ -119,11 +119,11 @@ class Block(NamedTuple):
 
     ``x`` (m, n_in) A-unit outputs with the bias last; ``kick`` (m, n_units) read noise,
     scaled; ``targets`` (m, n_units); ``divisor`` (m, n_units) the μ-system's active inputs;
-    ``code_targets`` (k, n_units) every class's targets; ``mask`` (n_units, n_in) the pots
-    that exist. Outputs: ``sums`` (m, n_units), ``units_erred``, ``pots_moved``, ``start``,
-    ``response`` (m,); scratch: ``command`` (n_units, n_in), ``active`` (n_in,) int64 (the
-    last card read's active inputs) and ``phi`` (n_in,) bool. ``p_first`` the first row's
-    presentation.
+    ``code_targets`` (k, n_units) every class's targets (the pots that exist are the rack's
+    wiring, :attr:`~mark1.machine._kernels.pots.Pots.by_unit`). Outputs: ``sums``
+    (m, n_units), ``units_erred``, ``pots_moved``, ``start``, ``response`` (m,); scratch:
+    ``active`` (n_in,) int64 (the last card read's active inputs). ``p_first`` the first
+    row's presentation.
     """
 
     p_first: int
@@ -133,23 +133,20 @@ class Block(NamedTuple):
     targets: np.ndarray
     divisor: np.ndarray
     code_targets: np.ndarray
-    mask: np.ndarray
     sums: np.ndarray
     units_erred: np.ndarray
     pots_moved: np.ndarray
     start: np.ndarray
     response: np.ndarray
-    command: np.ndarray
     active: np.ndarray
-    phi: np.ndarray
 
 
 _kernel = compiled(rules, _pots, features)
 _inline = compiled(rules, _pots, features, inline="always")
 # the kernels that take the records once a card and allocate nothing: no reference counts
-# (see mark1._utils.compiled.compiled), a count of each array in and out costs ~1 us a call;
-# the pots' plan and bookkeeping inlined in them cost their arithmetic
-_counted_out = compiled(rules, _pots, features, refcounts=False)
+# (see mark1._utils.compiled.compiled): a count of each of the records' arrays in and out
+# cost ~1 us a call, and ~0.1-0.4 us a pot in the loops that set pots going
+_uncounted = compiled(rules, _pots, features, refcounts=False)
 
 
 @_inline
@@ -206,7 +203,7 @@ def record(log, p, t, j, cmd, start, target, slack_time, duration, direction):
         filled[0] = n + 1
 
 
-@_counted_out
+@_uncounted
 def serve(limit, queue, busy_until, t_ref, dk, pots, drive, log):
     """Set going the queued pot moves that get a driver before ``limit`` (s; ``inf``: all of
     them), as the rack's SimPy queue does (:meth:`PotentiometerRack.drive`). To serve those
@@ -358,7 +355,7 @@ def move_now(k, t_read, steps, busy_until, t_ref, blk, dk, pots, drive, log):
 GO_ON = -1
 
 
-@_counted_out    # not inlined: train_block and act_on call one compiled copy (a cold start compiles it once)
+@_uncounted    # not inlined: train_block and act_on call one compiled copy (a cold start compiles it once)
 def act(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log, steps):
     """The trainer's turn at presentation ``k`` of the block, read (its sums in ``blk.sums``):
     the rule's command (:func:`command_pots`, each unit's into ``steps`` (2, n_units)),
