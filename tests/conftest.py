@@ -119,3 +119,22 @@ def browser():
             pytest.skip(f"Chromium at {exe} did not start: {str(e).splitlines()[0]}")
         yield b
         b.close()
+
+
+def same_trace(a, b) -> None:
+    """Two fitted machines' full traces are the same: events (and their CSV), history and
+    machine time, the sums read, every reading and every move, bit for bit."""
+    assert a.trace_.events == b.trace_.events
+    assert a.trace_.to_csv() == b.trace_.to_csv()
+    assert np.array_equal(a.history_, b.history_) and a.machine_time_ == b.machine_time_
+    assert np.array_equal(a.read_sums_, b.read_sums_, equal_nan=True)
+    assert len(a.trace_.readings) == len(b.trace_.readings) == len(a.history_)
+    for r, s in zip(a.trace_.readings, b.trace_.readings):
+        assert r.time == s.time
+        for f in ("s_units", "a_units", "wipers"):
+            assert np.array_equal(getattr(r, f), getattr(s, f)), f
+    assert len(a.trace_.moves) == len(b.trace_.moves)
+    for u, v in zip(a.trace_.moves, b.trace_.moves):
+        assert u.presentation == v.presentation and u.time == v.time
+        for f in ("unit", "a_unit", "command", "start", "target", "slack_time", "duration", "direction"):
+            assert np.array_equal(getattr(u, f), getattr(v, f)), f

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conftest import make_cards
+from conftest import make_cards, same_trace
 from test_simulator import _CountingEnvironment
 from mark1 import MarkI, specs
 from mark1.machine import simulator
@@ -133,22 +133,6 @@ FULL_TRACE_VARIANTS = {
 }
 
 
-def _same_trace(a, b):
-    assert a.trace_.events == b.trace_.events
-    assert a.trace_.to_csv() == b.trace_.to_csv()
-    assert np.array_equal(a.read_sums_, b.read_sums_, equal_nan=True)
-    assert len(a.trace_.readings) == len(b.trace_.readings)
-    for r, s in zip(a.trace_.readings, b.trace_.readings):
-        assert r.time == s.time
-        for f in ("s_units", "a_units", "wipers"):
-            assert np.array_equal(getattr(r, f), getattr(s, f)), f
-    assert len(a.trace_.moves) == len(b.trace_.moves)
-    for u, v in zip(a.trace_.moves, b.trace_.moves):
-        assert u.presentation == v.presentation and u.time == v.time
-        for f in ("unit", "a_unit", "command", "start", "target", "slack_time", "duration", "direction"):
-            assert np.array_equal(getattr(u, f), getattr(v, f)), f
-
-
 @pytest.mark.parametrize("seed", (0, 1, 2))
 @pytest.mark.parametrize("variant", sorted(FULL_TRACE_VARIANTS))
 def test_a_full_trace_from_the_compiled_loop_is_the_event_paths(variant, seed):
@@ -159,7 +143,7 @@ def test_a_full_trace_from_the_compiled_loop_is_the_event_paths(variant, seed):
     fast, fast_events = _fit(spec, seed, cards, labels, compiled=True, trace="full")
     slow, _ = _fit(spec, seed, cards, labels, compiled=False, trace="full")
     assert_same_run(fast, slow)
-    _same_trace(fast, slow)
+    same_trace(fast, slow)
     if not (spec.timing.overlap or spec.rack.drivers):
         # no SimPy event per card: those of the reinforcements (4 each: a timeout to the read,
         # the motors' process, its timeout and its end), and one per block

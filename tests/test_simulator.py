@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import make_cards
+from conftest import make_cards, same_trace
 from mark1 import MarkI, specs
 from mark1.machine import simulator
 from mark1.machine.retina import RetinaState
@@ -553,22 +553,6 @@ def _traced(spec, seed, cards, labels, *, compiled=True, listener=None):
     return m, env.events
 
 
-def _same_full_trace(a, b):
-    assert a.trace_.events == b.trace_.events
-    assert np.array_equal(a.history_, b.history_) and a.machine_time_ == b.machine_time_
-    assert np.array_equal(a.read_sums_, b.read_sums_, equal_nan=True)
-    assert len(a.trace_.readings) == len(b.trace_.readings) == len(a.history_)
-    for r, s in zip(a.trace_.readings, b.trace_.readings):
-        assert r.time == s.time
-        for f in ("s_units", "a_units", "wipers"):
-            assert np.array_equal(getattr(r, f), getattr(s, f)), f
-    assert len(a.trace_.moves) == len(b.trace_.moves)
-    for u, v in zip(a.trace_.moves, b.trace_.moves):
-        assert u.presentation == v.presentation and u.time == v.time
-        for f in ("unit", "a_unit", "command", "start", "target", "slack_time", "duration", "direction"):
-            assert np.array_equal(getattr(u, f), getattr(v, f)), f
-
-
 @pytest.mark.parametrize("seed", (0, 1, 2))
 @pytest.mark.parametrize("variant", sorted(_WHOLE_VARIANTS))
 def test_a_full_trace_run_whole_is_the_event_paths(variant, seed, monkeypatch):
@@ -580,15 +564,15 @@ def test_a_full_trace_run_whole_is_the_event_paths(variant, seed, monkeypatch):
     cards, labels = make_cards(12, np.random.default_rng(seed), shapes=("x", "box", "bar"))
     whole, n_events = _traced(spec, seed, cards, labels)
     heard: list = []
-    _same_full_trace(whole, _traced(spec, seed, cards, labels, compiled=False)[0])
-    _same_full_trace(whole, _traced(spec, seed, cards, labels, listener=lambda *e: heard.append(e))[0])
+    same_trace(whole, _traced(spec, seed, cards, labels, compiled=False)[0])
+    same_trace(whole, _traced(spec, seed, cards, labels, listener=lambda *e: heard.append(e))[0])
     assert heard == whole.trace_.events
     h = whole.history_
     assert (h["pots_moved"] > 0).any()
     waits = int(np.count_nonzero(np.diff(h["start"]) > spec.timing.period * (1 + 1e-9)))
     assert n_events <= 2 * waits + len(h) // 8 + 5
     monkeypatch.setattr(simulator, "_WHOLE_LOG", 1)      # the log holds one card's moves at most
-    _same_full_trace(whole, _traced(spec, seed, cards, labels)[0])
+    same_trace(whole, _traced(spec, seed, cards, labels)[0])
 
 
 def test_a_kernel_called_directly_runs_the_copy_of_each_key():
