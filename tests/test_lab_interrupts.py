@@ -28,7 +28,7 @@ from test_lab import without_wall_time  # noqa: E402
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for child processes")
 
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = 12
+SEEDS = 48                     # enough that the run is still going when the first seed is saved
 LEARNERS = "mark1,ideal,lstsq-S"
 EXIT_BOUND_S = 10.0            # "within a few seconds"; loose because the 2 cores are shared
 
