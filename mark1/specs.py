@@ -61,18 +61,28 @@ STATUSES = ("documented", "single-source", "contradictory", "datasheet", "assume
 
 
 def param(default, unit: str, status: str, doc: str, *, low=None, high=None,
-          choices=None, low_open=False, allow_inf=False, floats=False, kernel=None, outside=None):
+          choices=None, low_open=False, allow_inf=False, floats=False, kernel=None, outside=None,
+          switch=None, off=None, on=None):
     """A dataclass field with unit, provenance status and allowed range (``floats``: a
     tuple of 1 to 64 numbers in [0, 100], e.g. a table of step factors).
 
     A field of the rack or the timing says where it acts: ``kernel`` names the kernel's
     records and fields it reaches (``"Drive.step"``: :func:`mark1.machine._kernels.pots.drive_of`
-    copies a field that names ``Drive.<its own name>`` by name), ``outside`` where it acts
+    copies a field that names ``Drive.<its own name>`` by name, and
+    :class:`mark1.machine._kernels.pots.Drive` has a field for it), ``outside`` where it acts
     instead (:data:`mark1.machine._kernels.SPEC_FIELDS` gathers both).
+
+    A field that belongs to a non-ideality names it in ``switch`` (several fields may name the
+    same one): ``off`` is the value that switches it off (omitted: the default, for a
+    non-ideality off by default), ``on`` a value that switches it on where it is off by
+    default (tests switch everything on with it). :data:`NON_IDEALITIES` and
+    :data:`LEARNER_NON_IDEALITIES` are gathered from these.
     """
     assert status in STATUSES, status           # a programming error, found at import
+    assert switch is not None or (off is None and on is None), "off= and on= need switch="
     meta = dict(unit=unit, status=status, doc=doc, low=low, high=high, allow_inf=allow_inf,
-                choices=choices, low_open=low_open, floats=floats, kernel=kernel, outside=outside)
+                choices=choices, low_open=low_open, floats=floats, kernel=kernel, outside=outside,
+                switch=switch, off=default if off is None and switch is not None else off, on=on)
     return field(default=default, metadata=meta)
 
 
@@ -160,16 +170,18 @@ class RetinaSpec(_Spec):
                               "lamp brightness; 1 puts paper white at the nominal illuminance",
                               low=0.0, low_open=True)
     blur: float = param(0.3, "cells (Gaussian sigma)", "assumed",
-                        "lens blur of the camera, in photocell pitches; 0 is a perfect lens", low=0.0)
+                        "lens blur of the camera, in photocell pitches; 0 is a perfect lens", low=0.0,
+                        switch="lens", off=0.0)
     uneven_lighting: float = param(0.1, "fraction", "assumed",
                                    "illuminance lost in the retina's corners relative to its centre "
-                                   "(quadratic fall-off); 0 is perfectly even light", low=0.0, high=0.95)
+                                   "(quadratic fall-off); 0 is perfectly even light", low=0.0, high=0.95,
+                                   switch="lens", off=0.0)
     gamma: float = param(0.7, "1", "datasheet",
                          "photocell exponent: conductance grows as illuminance**gamma (0.6-0.8)",
                          low=0.0, low_open=True, high=2.0)
     dynamics: bool = param(True, "switch", "datasheet",
                            "photocells take time to respond (rise, fast fall, slow tail); "
-                           "false makes them respond instantly")
+                           "false makes them respond instantly", switch="photocell_dynamics", off=False)
     rise_time: float = param(0.055, "s", "datasheet", "rise time constant after lamps on (55-60 ms)",
                              low=0.0, low_open=True)
     fall_time: float = param(0.020, "s", "datasheet", "fast fall time constant in the dark (20-25 ms)",
@@ -183,12 +195,12 @@ class RetinaSpec(_Spec):
     history_ratio: float = param(1.5, "1", "datasheet",
                                  "resistance of a fully light-adapted cell relative to a dark-adapted one "
                                  "at equal light (1.1-5.5); 1 switches the light-history effect off",
-                                 low=1.0)
+                                 low=1.0, switch="light_history", off=1.0)
     history_time: float = param(5.0, "s", "assumed", "time constant of the light-history (adaptation) state",
                                 low=0.0, low_open=True)
     cell_spread: float = param(0.15, "relative (log-normal sigma)", "assumed",
                                "cell-to-cell spread of photocell sensitivity; 0 makes all cells equal",
-                               low=0.0, high=2.0)
+                               low=0.0, high=2.0, switch="cell_spread", off=0.0)
     threshold: float = param(0.35, "fraction of paper-white light", "assumed",
                              "S-unit threshold: the light level at which an S-unit switches "
                              "(below half white so that light-adapted paper mostly stays quiet; with "
@@ -253,24 +265,27 @@ class RackSpec(_Spec):
                           outside="which pots exist: the rack's mask and wiring (Pots.by_unit, Pots.by_input), "
                                   "read by the kernel, built by the rack")
     end_stops: bool = param(True, "switch", "single-source",
-                            "wipers stop at +-1 full scale (+-11 V); false removes the stops", kernel="Drive.end_stops")
+                            "wipers stop at +-1 full scale (+-11 V); false removes the stops", kernel="Drive.end_stops",
+                            switch="end_stops", off=False)
     drive: str = param("continuous", "choice", "contradictory",
                        "'continuous': DC motors at a speed; 'ratchet': relay coils turning fixed steps",
-                       choices=("continuous", "ratchet"), kernel="Drive.continuous")
+                       choices=("continuous", "ratchet"), kernel="Drive.continuous", switch="ratchet", on="ratchet")
     motor_speed: float = param(0.25, "full scale per s", "assumed",
                                "wiper speed of a continuous motor; inf makes moves instantaneous",
-                               low=0.0, low_open=True, allow_inf=True, kernel="Drive.motor_speed")
+                               low=0.0, low_open=True, allow_inf=True, kernel="Drive.motor_speed",
+                               switch="speed_limit", off=math.inf)
     step: float = param(0.01, "full scale", "assumed", "wiper travel of one ratchet step",
                         low=0.0, low_open=True, kernel="Drive.step")
     step_time: float = param(0.04, "s", "assumed", "duration of one ratchet step", low=0.0, kernel="Drive.step_time")
     motor_spread: float = param(0.1, "relative (sigma)", "assumed",
                                 "motor-to-motor spread of speed (so of travel per pulse)",
-                                low=0.0, high=0.5,
+                                low=0.0, high=0.5, switch="motor_spread", off=0.0,
                                 outside="each motor's speed, Pots.gain, drawn once when the machine is built")
     backlash: float = param(0.003, "full scale", "assumed",
-                            "lost motion when a motor reverses direction", low=0.0, kernel="Drive.backlash")
+                            "lost motion when a motor reverses direction", low=0.0, kernel="Drive.backlash",
+                            switch="backlash", off=0.0)
     wiper_noise: float = param(0.002, "full scale (sigma)", "assumed",
-                               "read noise of one wiper, fresh at every read", low=0.0,
+                               "read noise of one wiper, fresh at every read", low=0.0, switch="wiper_noise", off=0.0,
                                outside="the read noise, Block.kick, drawn by the simulator's noise stream")
     # History of this default: 1 h (first choice) -> 1 day after square vs circle scored 81.4 %
     # at 1 h (98.6 % at 1 day, one seed) -> 1 h again (issue 8), from the facts sheet's line that
@@ -285,7 +300,8 @@ class RackSpec(_Spec):
                               "time constant of a decay of every wiper towards 0 at a rate proportional to "
                               "its value (Rosenblatt 1958, p. 404: spontaneous learning on the IBM 704; the "
                               "Mark I's motor-driven pots hold their value); inf, the default, switches it off",
-                              low=0.0, low_open=True, allow_inf=True, kernel="Decay.rate, Decay.decay_time")
+                              low=0.0, low_open=True, allow_inf=True, kernel="Decay.rate, Decay.decay_time",
+                              switch="decay", on=3600.0)
     drivers: int = param(0, "motors at once", "assumed",
                          "how many motors may run at the same time; 0 means no limit", low=0,
                          kernel="Schedule.queued and the drivers of Queue.free")
@@ -304,18 +320,20 @@ class RackSpec(_Spec):
                      "LinearStep, SoftBounds, ExpStep, PowStep, PiecewiseStep devices); a continuous motor's "
                      "command is one pulse",
                      choices=("constant", "linear", "soft-bounds", "exponential", "power", "piecewise"),
+                     switch="device_law", on="soft-bounds",
                      kernel="Drive.law (its code), Drive.device (pots.law_factor in pots.plan_device)")
     up_down: float = param(0.0, "relative", "assumed",
                            "up/down asymmetry of a pulse: up travels step*(1 + up_down), down step*(1 - up_down) "
-                           "(aihwkit up_down); 0 is symmetric", low=-1.0, high=1.0,
+                           "(aihwkit up_down); 0 is symmetric", low=-1.0, high=1.0, switch="device_law",
                            kernel="Pots.up_down (one shared value, or drawn per pot with up_down_dtod)")
     w_max: float = param(1.0, "full scale", "assumed",
                          "upper bound of a pot: its end stop, and the soft bound of a law (aihwkit w_max)",
-                         low=0.0, low_open=True, high=1.0,
+                         low=0.0, low_open=True, high=1.0, switch="device_law",
                          kernel="Pots.w_max, Drive.w_max (the end stops and the laws' bounds)")
     w_min: float = param(-1.0, "full scale", "assumed",
                          "lower bound of a pot: its end stop, and the soft bound of a law (aihwkit w_min)",
-                         low=-1.0, high=0.0, kernel="Pots.w_min, Drive.w_min")
+                         low=-1.0, high=0.0, kernel="Pots.w_min, Drive.w_min",
+                         switch="device_law")
     gamma_up: float = param(0.0, "1", "assumed",
                             "'linear': the up step shrinks by this share at w_max (aihwkit gamma_up); "
                             "'exponential': the up exponent", low=0.0, kernel="Drive.gamma_up")
@@ -345,38 +363,44 @@ class RackSpec(_Spec):
                                   floats=True, kernel="Drive.piecewise_down")
     dw_min_dtod: float = param(0.0, "relative (sigma)", "assumed",
                                "pot-to-pot spread of the step, on every drive: step * (1 + dw_min_dtod * xi), "
-                               "drawn once (aihwkit dw_min_dtod)", low=0.0, high=10.0,
+                               "drawn once (aihwkit dw_min_dtod)", low=0.0, high=10.0, switch="device_spread", on=0.1,
                                outside="each pot's step, Pots.step_scale, drawn once when the machine is built")
     up_down_dtod: float = param(0.0, "relative (sigma)", "assumed",
                                 "pot-to-pot spread of up_down (aihwkit up_down_dtod)", low=0.0, high=10.0,
+                                switch="device_spread",
                                 outside="each pot's up/down bias, Pots.up_down, drawn once when the machine is built")
     w_max_dtod: float = param(0.0, "relative (sigma)", "assumed",
                               "pot-to-pot spread of w_max: w_max * (1 + w_max_dtod * xi), kept in "
-                              "[w_max / 10, 1] (aihwkit w_max_dtod)", low=0.0, high=10.0,
+                              "[w_max / 10, 1] (aihwkit w_max_dtod)", low=0.0, high=10.0, switch="device_spread",
                               outside="each pot's upper bound, Pots.w_max, drawn once when the machine is built")
     w_min_dtod: float = param(0.0, "relative (sigma)", "assumed",
                               "pot-to-pot spread of w_min, as w_max_dtod (aihwkit w_min_dtod)", low=0.0, high=10.0,
+                              switch="device_spread",
                               outside="each pot's lower bound, Pots.w_min, drawn once when the machine is built")
     dw_min_std: float = param(0.0, "relative (sigma)", "assumed",
                               "cycle-to-cycle noise of each pulse's travel: times 1 + dw_min_std * xi, a seeded "
                               "stream of its own (aihwkit dw_min_std)", low=0.0, high=100.0,
+                              switch="step_noise", on=0.1,
                               kernel="Drive.dw_min_std, with Drive.noise_key (the rack's, from the noise stream)")
     write_noise_std: float = param(0.0, "steps (sigma)", "assumed",
                                    "write noise: after each move the wiper reads off its persistent position by "
                                    "write_noise_std * step * xi, drawn anew at every move, a stream of its own "
                                    "(aihwkit write_noise_std, in units of dw_min = step); with a finite decay_time a "
                                    "move takes the offset as last written, undecayed (an approximation)",
-                                   low=0.0, high=1000.0, kernel="Drive.write_noise (times step), Pots.werr")
+                                   low=0.0, high=1000.0, switch="write_noise", on=1.0,
+                                   kernel="Drive.write_noise (times step), Pots.werr")
     corrupt_devices_prob: float = param(0.0, "share", "assumed",
                                         "share of pots stuck where they start (at 0): their pulses fire, their "
                                         "wipers never move (aihwkit corrupt_devices_prob)", low=0.0, high=1.0,
+                                        switch="stuck_pots", on=0.01,
                                         outside="which pots are stuck, Pots.stuck, drawn once when the machine is "
                                                 "built")
     drift_nu: float = param(0.0, "1", "assumed",
                             "power-law drift: after its last move a wiper reads (1 + dt / drift_t0) ** -drift_nu "
                             "of its programmed position, dt the machine seconds since (aihwkit's DriftParameter nu; "
                             "PCM: g(t) = g0 (t / t0) ** -nu); 0 switches it off (a pot holds its value)",
-                            low=0.0, high=10.0, kernel="Pots.nu (pots.drift_factor in stored_pot)")
+                            low=0.0, high=10.0, switch="drift", on=0.05,
+                            kernel="Pots.nu (pots.drift_factor in stored_pot)")
     drift_nu_dtod: float = param(0.0, "relative (sigma)", "assumed",
                                  "pot-to-pot spread of drift_nu: drift_nu * (1 + drift_nu_dtod * xi), at least 0 "
                                  "(aihwkit nu_dtod)", low=0.0, high=10.0,
@@ -387,14 +411,14 @@ class RackSpec(_Spec):
     out_bound: float = param(math.inf, "full scale (of a sum)", "assumed",
                              "the R-unit's read saturates at +-out_bound (of the sum it compares, the mean with "
                              "the mu-system; aihwkit out_bound); inf, the default, switches it off",
-                             low=0.0, low_open=True, allow_inf=True,
+                             low=0.0, low_open=True, allow_inf=True, switch="adc", on=10.0,
                              kernel="Pots.adc (pots.read_out in read_card; the event path and scoring: read_out_array)")
     out_res: float = param(0.0, "share of out_bound", "assumed",
                            "the R-unit's read is rounded to levels out_res * out_bound apart (an ADC of about "
                            "log2(2 / out_res) bits; aihwkit out_res); 0, the default, switches it off; needs a "
                            "finite out_bound. The R-unit's inputs are the A-units' 0 and 1, which any input DAC "
                            "passes exactly (aihwkit's inp_res has nothing to act on)", low=0.0, high=1.0,
-                           kernel="Pots.adc")
+                           switch="adc", on=0.01, kernel="Pots.adc")
 
     def __post_init__(self):
         super().__post_init__()
@@ -517,35 +541,29 @@ class TrainerSpec(_Spec):
                             low=0.0, low_open=True)
 
 
-#: Each non-ideality, with the parameters that switch it off (dotted key -> ideal value).
-NON_IDEALITIES: dict[str, dict[str, Any]] = {
-    "speed_limit": {"rack.motor_speed": math.inf},
-    "end_stops": {"rack.end_stops": False},
-    "ratchet": {"rack.drive": "continuous"},
-    "motor_spread": {"rack.motor_spread": 0.0},
-    "backlash": {"rack.backlash": 0.0},
-    "wiper_noise": {"rack.wiper_noise": 0.0},
-    "decay": {"rack.decay_time": math.inf},
-    "photocell_dynamics": {"retina.dynamics": False},
-    "light_history": {"retina.history_ratio": 1.0},
-    "cell_spread": {"retina.cell_spread": 0.0},
-    "lens": {"retina.blur": 0.0, "retina.uneven_lighting": 0.0},
-    "device_law": {"rack.law": "constant", "rack.up_down": 0.0, "rack.w_max": 1.0, "rack.w_min": -1.0},
-    "device_spread": {"rack.dw_min_dtod": 0.0, "rack.up_down_dtod": 0.0, "rack.w_max_dtod": 0.0,
-                      "rack.w_min_dtod": 0.0},
-    "step_noise": {"rack.dw_min_std": 0.0},
-    "write_noise": {"rack.write_noise_std": 0.0},
-    "stuck_pots": {"rack.corrupt_devices_prob": 0.0},
-    "drift": {"rack.drift_nu": 0.0},
-    "adc": {"rack.out_bound": math.inf, "rack.out_res": 0.0},
-}
-
-#: The non-idealities of the learner (the pot rack and its motors); the rest belong to sensing.
-LEARNER_NON_IDEALITIES = ("speed_limit", "end_stops", "ratchet", "motor_spread", "backlash",
-                          "wiper_noise", "decay", "device_law", "device_spread", "step_noise", "write_noise",
-                          "stuck_pots", "drift", "adc")
-
 _GROUPS = ("retina", "patchboard", "rack", "response", "timing", "trainer")
+_GROUP_CLASSES = (RetinaSpec, PatchboardSpec, RackSpec, ResponseSpec, TimingSpec, TrainerSpec)
+
+
+def _non_idealities() -> dict[str, dict[str, Any]]:
+    """Each ``param(switch=...)`` with its fields' off values, in the order of the spec's fields."""
+    out: dict[str, dict[str, Any]] = {}
+    for cls in _GROUP_CLASSES:
+        for f in dataclasses.fields(cls):
+            if f.metadata.get("switch") is not None:
+                out.setdefault(f.metadata["switch"], {})[f"{cls._group}.{f.name}"] = f.metadata["off"]
+    return out
+
+
+#: Each non-ideality, with the parameters that switch it off (dotted key -> ideal value), in
+#: the order of the spec's fields: gathered from each field's ``param(switch=..., off=...)``.
+NON_IDEALITIES: dict[str, dict[str, Any]] = _non_idealities()
+
+#: The non-idealities of the learner (the pot rack and its motors, their fields in ``rack.``
+#: or ``timing.``); the rest belong to sensing.
+LEARNER_NON_IDEALITIES = tuple(n for n, keys in NON_IDEALITIES.items()
+                               if all(k.startswith(("rack.", "timing.")) for k in keys))
+
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -13,12 +14,23 @@ from mark1.specs import MARK_I, NON_IDEALITIES, SMALL, MachineSpec, RackSpec, Re
 
 STATUS_WORDS = {"documented", "single-source", "contradictory", "datasheet", "assumed"}
 
+
+def switch_fields():
+    """(dotted key, non-ideality, param metadata) of every field that names a ``param(switch=...)``."""
+    return [(f"{cls._group}.{f.name}", f.metadata["switch"], f.metadata)
+            for cls in (specs.RetinaSpec, specs.PatchboardSpec, RackSpec, ResponseSpec, specs.TimingSpec, TrainerSpec)
+            for f in dataclasses.fields(cls) if f.metadata.get("switch") is not None]
+
+
+def on_values(names):
+    """The ``param(on=...)`` values of the fields of the named non-idealities (dotted key -> value)."""
+    return {key: meta["on"] for key, name, meta in switch_fields() if name in names and meta["on"] is not None}
+
+
 #: MARK_I with the non-idealities it has off by default (continuous drive; no decay since
-#: issue 15) switched on, so that every non-ideality is on.
-ALL_ON = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.decay_time": 3600.0, "rack.law": "soft-bounds",
-                                 "rack.dw_min_dtod": 0.1, "rack.dw_min_std": 0.1, "rack.write_noise_std": 1.0,
-                                 "rack.corrupt_devices_prob": 0.01, "rack.drift_nu": 0.05, "rack.out_bound": 10.0,
-                                 "rack.out_res": 0.01})
+#: issue 15; the device laws) switched on by their fields' param(on=...), so that every
+#: non-ideality is on.
+ALL_ON = MARK_I.with_overrides(on_values([n for n in NON_IDEALITIES if not MARK_I.is_on(n)]))
 
 
 # -- describe --------------------------------------------------------------------------
@@ -54,6 +66,38 @@ def test_all_on_base_has_every_non_ideality_on():
     assert all(ALL_ON.is_on(n) for n in NON_IDEALITIES)
     assert not ALL_ON.is_ideal
     assert not MARK_I.is_ideal
+    assert ALL_ON.rack.drive == "ratchet" and ALL_ON.rack.law == "soft-bounds" and ALL_ON.rack.out_res == 0.01
+
+
+def test_the_non_idealities_are_the_fields_switches():
+    keys = {name: {key: meta["off"] for key, n, meta in switch_fields() if n == name}
+            for _, name, _ in switch_fields()}
+    assert NON_IDEALITIES == keys
+    assert list(NON_IDEALITIES)[:5] == ["lens", "photocell_dynamics", "light_history", "cell_spread", "end_stops"]
+    assert NON_IDEALITIES["speed_limit"] == {"rack.motor_speed": math.inf}
+    assert NON_IDEALITIES["lens"] == {"retina.blur": 0.0, "retina.uneven_lighting": 0.0}
+    for name, off in NON_IDEALITIES.items():
+        assert len({key.split(".")[0] for key in off}) == 1, name       # one part of the machine each
+    assert set(specs.LEARNER_NON_IDEALITIES) == {n for n, off in NON_IDEALITIES.items()
+                                                 if next(iter(off)).startswith("rack.")}
+    assert {"backlash", "decay", "adc", "ratchet"} <= set(specs.LEARNER_NON_IDEALITIES)
+    assert "lens" not in specs.LEARNER_NON_IDEALITIES
+
+
+def test_a_switch_needs_its_name():
+    with pytest.raises(AssertionError, match="need switch"):
+        specs.param(1.0, "s", "assumed", "an off value without a switch", off=0.0)
+
+
+@pytest.mark.parametrize("name", sorted(NON_IDEALITIES))
+def test_a_non_idealitys_on_values_switch_on_only_it(name):
+    on = on_values([name])
+    if not on:                                  # on by default: the ideal machine with it back on
+        assert MARK_I.is_on(name)
+        return
+    spec = MARK_I.ideal().with_overrides(on)
+    assert spec.is_on(name)
+    assert [n for n in NON_IDEALITIES if spec.is_on(n)] == [name]
 
 
 @pytest.mark.parametrize("base", [MARK_I, SMALL, ALL_ON])

@@ -404,7 +404,7 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None =
     --------
     >>> result = ablate("scenes/demo.toml", seeds=1, train_count=4, test_count=4)
     >>> result.non_idealities[:3]
-    ['speed_limit', 'end_stops', 'motor_spread']
+    ['lens', 'photocell_dynamics', 'light_history']
     >>> result.row("full")["test_mean"], result.row("ideal")["test_mean"]
     (1.0, 0.75)
     >>> result.row("on:backlash")["cost_points"], result.row("on:backlash")["verdict"]    # 4 cards: no difference
