@@ -15,7 +15,7 @@ from conftest import make_cards
 from mark1 import MarkI, specs
 from mark1.exceptions import SpecError
 from mark1.machine import _kernels
-from mark1.machine._kernels.pots import Drive, drive_of, move_duration
+from mark1.machine._kernels.pots import Drive, drive_of, move_duration, one_pot, plan_pot
 
 KERNELS = Path(_kernels.__file__).parent
 
@@ -23,15 +23,11 @@ KERNELS = Path(_kernels.__file__).parent
 # and whose pulses are large, so that each timing and drive constant shows in the run
 BASE = specs.SMALL.with_overrides({"timing.period": 0.6, "trainer.increment": 0.5})
 
-# a value of each field the kernel reads, and the base it changes (when BASE alone hides it)
+# a value of each field the kernel reads that its param(switch=...) does not give, and the
+# base it changes (when BASE alone hides it); the others switch their non-ideality (change_of)
 CHANGES = {
-    "rack.end_stops": (False, {}),
-    "rack.drive": ("ratchet", {}),
-    "rack.motor_speed": (0.1, {}),
     "rack.step": (0.03, {"rack.drive": "ratchet"}),
     "rack.step_time": (0.08, {"rack.drive": "ratchet"}),
-    "rack.backlash": (0.05, {}),
-    "rack.decay_time": (30.0, {}),
     "rack.drivers": (1, {}),
     "rack.law": ("soft-bounds", {"rack.drive": "ratchet"}),
     "rack.up_down": (0.5, {}),
@@ -51,9 +47,6 @@ CHANGES = {
                                        "rack.piecewise_down": (1.0, 1.0)}),
     "rack.piecewise_down": ((2.0, 0.5), {"rack.law": "piecewise", "rack.drive": "ratchet",
                                          "rack.piecewise_up": (1.0, 1.0)}),
-    "rack.dw_min_std": (0.5, {}),
-    "rack.write_noise_std": (2.0, {}),
-    "rack.drift_nu": (0.3, {}),
     "rack.drift_t0": (1.0, {"rack.drift_nu": 0.3}),
     "rack.out_bound": (0.05, {"trainer.rule": "lms"}),     # saturation keeps signs: LMS reads values
     "rack.out_res": (0.5, {"rack.out_bound": 0.5}),
@@ -66,6 +59,18 @@ CHANGES = {
 }
 
 
+def change_of(key):
+    """The value a run tries for field ``key`` and the base it needs: CHANGES' entry, else its
+    non-ideality switched on BASE (its param's on value; its off value where it is on by
+    default); None when neither says a change."""
+    if key in CHANGES:
+        return CHANGES[key]
+    group, name = key.split(".")
+    meta = getattr(BASE, group).field_info(name)
+    value = meta["on"] if meta["on"] is not None else meta["off"]
+    return None if meta["switch"] is None or value == BASE.get(key) else (value, {})
+
+
 def _fields():
     return {f"{group}.{f.name}" for group, cls in (("rack", specs.RackSpec), ("timing", specs.TimingSpec))
             for f in dataclasses.fields(cls)}
@@ -74,7 +79,8 @@ def _fields():
 def test_every_field_of_the_rack_and_timing_is_placed():
     assert set(_kernels.SPEC_FIELDS) == _fields()
     acting = {k for k, (acts, _) in _kernels.SPEC_FIELDS.items() if acts}
-    assert acting == set(CHANGES)                        # each one acting is tried below
+    assert all(change_of(k) for k in acting) and set(CHANGES) <= acting   # each one acting is tried below
+    assert change_of("rack.backlash") == (0.0, {}) and change_of("rack.drive") == ("ratchet", {})
     for name, (_, where) in _kernels.SPEC_FIELDS.items():
         assert where, name
 
@@ -123,9 +129,9 @@ def _run(spec, cards, labels):
     return m.history_["start"], m.machine_time_, m.rack_.positions(m.machine_time_)
 
 
-@pytest.mark.parametrize("field", sorted(CHANGES))
+@pytest.mark.parametrize("field", sorted(k for k, (acts, _) in _kernels.SPEC_FIELDS.items() if acts))
 def test_a_field_said_to_act_in_the_kernel_changes_the_run(field):
-    value, base = CHANGES[field]
+    value, base = change_of(field)
     spec = BASE.with_overrides(base)
     cards, labels = make_cards(12, np.random.default_rng(5))
     before = _run(spec, cards, labels)
@@ -151,6 +157,17 @@ def test_a_continuous_move_lasts_travel_over_speed_and_gain():
     spec = specs.RackSpec()
     assert move_duration(spec, 0.05, gain=0.5) == pytest.approx(0.05 / spec.motor_speed)   # half as fast, half as far
     assert move_duration(specs.RackSpec(motor_speed=float("inf")), 0.05) == 0.0
+
+
+@pytest.mark.parametrize("overrides", [{}, {"drive": "ratchet"}, {"law": "soft-bounds"},
+                                       {"drive": "ratchet", "law": "soft-bounds"}])
+def test_a_pot_moves_up_and_down_alike_from_the_centre(overrides):
+    # the default laws are symmetric about the centre: the same time and the same travel each way
+    spec = specs.RackSpec().replace(**overrides)
+    up, down = (plan_pot(cmd, 0.0, 0, one_pot(1.0, 0, spec), drive_of(spec)) for cmd in (0.05, -0.05))
+    assert down[0] == -up[0] != 0.0
+    assert down[1:3] == up[1:3] and up[2] > 0
+    assert move_duration(spec, -0.05) == move_duration(spec, 0.05) == up[2]
 
 
 #: The machine's limits on a function: its lines (docstring included) and its parameters
