@@ -10,6 +10,7 @@ named record, :class:`Pots`, and the drive's constants as another, :class:`Drive
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -17,6 +18,7 @@ import numpy as np
 from mark1._utils.compiled import compiled
 from mark1.machine._kernels import copied_fields, features
 from mark1.machine._kernels.features import nonzero_features
+from mark1.specs import RackSpec
 
 __all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_pot", "drive_of", "law_factor", "move_duration",
            "normal_draw", "one_pot", "plan_device", "plan_mark_i", "plan_pot", "read_out", "read_out_array",
@@ -29,72 +31,67 @@ LAW_CODES = {"constant": 0, "linear": 1, "soft-bounds": 2, "exponential": 3, "po
 STEP_NOISE, WRITE_NOISE = 0, 1
 
 
-class Drive(NamedTuple):
-    """The drive's constants as :func:`plan_pot` reads them (from :class:`mark1.specs.RackSpec`).
+#: The fields of :class:`Drive` that :func:`drive_of` makes itself rather than copying from the
+#: spec by name: ``(name, type, description)``.
+MADE: tuple[tuple[str, type, str], ...] = (
+    ("continuous", float, "1.0 for a continuous drive, 0.0 for a ratchet (``rack.drive``)."),
+    ("device", float, "1.0 when any device law or variation is on (:func:`plan_device` plans the move); "
+                      "0.0 keeps the Mark I's own plan, bit for bit."),
+    ("law", int, "The step law's code (:data:`LAW_CODES`) of ``rack.law``."),
+    ("write_noise", float, "Sigma of the write noise (full scale): ``rack.write_noise_std`` times ``rack.step``."),
+    ("noise_key", np.uint64, "Key of the device's noise streams (:func:`normal_draw`), from the machine's seed."),
+)
 
-    :func:`drive_of` copies each field of the rack's spec whose ``param(kernel=...)`` names
-    ``Drive.<its own name>`` into the field of that name; it makes ``continuous``, ``device``,
-    ``law`` (the code of ``rack.law``), ``write_noise`` and ``noise_key`` itself.
+_DRIVE_DOC = """The drive's constants as :func:`plan_pot` reads them (from :class:`mark1.specs.RackSpec`).
+
+    Made from the spec when this module is imported: a field for each field of the rack's spec
+    whose ``param(kernel=...)`` names ``Drive.<its own name>`` (:func:`drive_of` copies it: a
+    float, an array for a table; described below by its ``param``), then the fields of
+    :data:`MADE`, which :func:`drive_of` makes itself. A new constant of the drive is its spec
+    field; nothing here changes.
 
     Attributes
     ----------
-    continuous : float
-        1.0 for a continuous drive, 0.0 for a ratchet.
-    motor_speed : float
-        Full scale per second of a nominal motor (``inf``: instant).
-    step, step_time : float
-        A ratchet step's travel (full scale) and time (s; 0: instant).
-    backlash : float
-        Full scale of travel lost when a motor reverses.
-    end_stops : float
-        1.0 where the wipers stop at their bounds (±1 unless ``rack.w_max``/``w_min`` say otherwise).
-    device : float
-        1.0 when any device law or variation is on (:func:`plan_device` plans the move);
-        0.0 keeps the Mark I's own plan, bit for bit.
-    law : int
-        The step law's code (:data:`LAW_CODES`).
-    w_max, w_min : float
-        The nominal bounds (full scale): the linear law's slopes are relative to them.
-    gamma_up, gamma_down : float
-        Slopes of the linear law; exponents of the exponential law.
-    A_up, A_down, exp_a, exp_b : float
-        The exponential law's factors and its slope and offset (aihwkit's ``A_up``,
-        ``A_down``, ``a``, ``b``).
-    pow_gamma, pow_up_down : float
-        The power law's exponent and its up/down bias.
-    piecewise_up, piecewise_down : arrays (k,) float
-        The piecewise law's step factors at k nodes evenly spaced over a pot's bounds.
-    dw_min_std : float
-        Cycle-to-cycle spread of each pulse's step (relative, sigma).
-    write_noise : float
-        Sigma of the write noise (full scale).
-    noise_key : uint64
-        Key of the device's noise streams (:func:`normal_draw`), from the machine's seed.
+{attributes}
+
+    Examples
+    --------
+    >>> from mark1.specs import RackSpec
+    >>> drive = drive_of(RackSpec(backlash=0.01, drive="ratchet"))
+    >>> drive.backlash, drive.continuous, drive.law
+    (0.01, 0.0, 0)
+    >>> Drive._fields[:3], Drive._fields[-1]
+    (('end_stops', 'motor_speed', 'step'), 'noise_key')
     """
 
-    continuous: float
-    motor_speed: float
-    step: float
-    step_time: float
-    backlash: float
-    end_stops: float
-    device: float = 0.0
-    law: int = 0
-    w_max: float = 1.0
-    w_min: float = -1.0
-    gamma_up: float = 0.0
-    gamma_down: float = 0.0
-    A_up: float = 0.0
-    A_down: float = 0.0
-    exp_a: float = 0.0
-    exp_b: float = 0.0
-    pow_gamma: float = 0.0
-    pow_up_down: float = 0.0
-    piecewise_up: np.ndarray = np.ones(1)
-    piecewise_down: np.ndarray = np.ones(1)
-    dw_min_std: float = 0.0
-    write_noise: float = 0.0
-    noise_key: np.uint64 = np.uint64(0)
+
+def _drive_record() -> Any:
+    """The class :class:`Drive` (see its docstring), made from :class:`mark1.specs.RackSpec`'s params."""
+    made = [name for name, _, _ in MADE]
+    spec = RackSpec()
+    fields: list[tuple[str, Any]] = []
+    attributes: list[tuple[str, str]] = []
+    for name in copied_fields(RackSpec, "Drive"):
+        if name in made:
+            continue
+        info = RackSpec.field_info(name)
+        fields.append((name, np.ndarray if info["floats"] else float))
+        true = ", 1.0 for true" if isinstance(getattr(spec, name), bool) else ""
+        attributes.append((f"{name} : {'array (k,) float' if info['floats'] else 'float'}",
+                           f"``rack.{name}`` ({info['unit']}{true}): {info['doc']}."))
+    for name, kind, text in MADE:
+        fields.append((name, kind))
+        attributes.append((f"{name} : {kind.__name__}", text))
+    record = NamedTuple("Drive", fields)  # type: ignore[misc]   # the fields are the spec's, known at import
+    record.__doc__ = _DRIVE_DOC.format(attributes="\n".join(
+        line for head, text in attributes
+        for line in ["    " + head, *textwrap.wrap(text, 92, initial_indent=" " * 8, subsequent_indent=" " * 8)]))
+    return record
+
+
+#: The drive's constants as :func:`plan_pot` reads them: a named tuple made from the rack's spec
+#: (its docstring lists its fields).
+Drive = _drive_record()
 
 
 class Pots(NamedTuple):
@@ -241,8 +238,8 @@ def read_out_array(sums: np.ndarray, adc: np.ndarray) -> np.ndarray:
     return out
 
 
-def drive_of(spec) -> Drive:
-    """The drive's constants of a :class:`mark1.specs.RackSpec`.
+def drive_of(spec) -> Any:
+    """The drive's constants of a :class:`mark1.specs.RackSpec`: a :class:`Drive`.
 
     Examples
     --------
