@@ -599,3 +599,30 @@ def test_a_plain_function_is_called_as_it_is():
 
     direct = simulator._Direct(twice)
     assert [direct("k", 3), direct("k", 4)] == [6, 8] and direct.entries == {"k": twice}
+
+
+def test_collector_paused_while_a_full_trace_runs():
+    """A full trace runs with Python's cyclic collector paused (its record is acyclic); the
+    collector is back as it was after the run, also after one that raised, and stays off
+    after a run where the caller had turned it off."""
+    import gc
+
+    seen = []
+
+    def listener(*event):
+        seen.append(gc.isenabled())
+        if len(seen) == 40:
+            raise RuntimeError("stop")
+
+    cards, labels = make_cards(6, np.random.default_rng(0))
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError, match="stop"):
+        MarkI(spec=specs.MARK_I, seed=0).fit(cards, labels, epochs=20, on_event=listener)
+    assert gc.isenabled()
+    assert seen == [False] * 40
+    gc.disable()
+    try:
+        MarkI(spec=specs.MARK_I, seed=0, trace="full").fit(cards, labels)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

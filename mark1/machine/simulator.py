@@ -56,6 +56,7 @@ import simpy
 import simpy.rt
 
 from mark1._utils.atomic import atomic_path
+from mark1._utils.collector import collector_paused
 from mark1.machine._kernels import presentation as kernel
 from mark1.machine._kernels.presentation import BLOCK_END, CODE_KINDS, PENDING, WAITS
 from mark1.machine.patchboard import Patchboard
@@ -456,7 +457,8 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
                        order=schedule.order, label_index=schedule.label_index, code=code, noise_rng=noise_rng,
                        trace=trace, env=env, progress=progress)
     env.process(run.trainer())
-    env.run()
+    with collector_paused(trace.full):       # a full trace's many small objects, none in a cycle
+        env.run()
     return run.result(schedule.epoch_of)
 
 
