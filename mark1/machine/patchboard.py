@@ -36,7 +36,7 @@ _HEADER = "a_unit,s_row,s_col,sign"
 _MAX_CHART_BYTES = 100_000_000     # 1e6 A-units x 15 connections of ~12 bytes; more is not a chart
 
 
-@compiled
+@compiled(nogil=True)      # a machine tallies its next block beside the training (simulator)
 def _tally(s_states, connections, threshold, acc, net, phi, x, counts, pots, active):
     """Net input of each A-unit: the sum of the wiring rows of the S-units that fire.
 

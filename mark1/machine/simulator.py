@@ -46,7 +46,10 @@ import csv
 import heapq
 import io
 import os
+import queue
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from itertools import chain, repeat
 from typing import NamedTuple, cast
@@ -56,12 +59,11 @@ import simpy
 import simpy.rt
 
 from mark1._utils.atomic import atomic_path
-from mark1._utils.collector import collector_paused
 from mark1.machine._kernels import presentation as kernel
 from mark1.machine._kernels.presentation import BLOCK_END, CODE_KINDS, PENDING, WAITS
 from mark1.machine.patchboard import Patchboard
 from mark1.machine.potentiometers import PotentiometerRack
-from mark1.machine.retina import Retina, RetinaState
+from mark1.machine.retina import Retina, RetinaState, second_thread
 from mark1.machine.rules import RULE_CODES
 from mark1.specs import MachineSpec
 from mark1.exceptions import InputError
@@ -74,6 +76,9 @@ __all__ = ["Trace", "HISTORY_DTYPE"]
 # presentations. Only speed depends on them, never a result.
 _GAP_WEIGHT = 0.3
 _MIN_REACH = 8.0
+# the next block is sensed in a second thread once the look-ahead holds this many
+# presentations (with waits more often than that it would be discarded, and a hand-off costs ~25 us)
+_AHEAD_FROM = 64
 # moves a whole traced block keeps before the kernel stops it (ROOM) to have them written
 _WHOLE_LOG = 1 << 15
 
@@ -289,6 +294,23 @@ class Trace:
         return f"Trace(level={self.level!r}, {len(self.events)} events)"
 
 
+class _Sensed(NamedTuple):
+    """One sensed block (:meth:`_SensoryPipeline._make`): presentations ``first`` to ``stop``
+    lit ``lit`` (s) from ``state``; the S-units ``s``, the photocells after the last card
+    ``end``, the rack's inputs ``x``, the S- and A-units that fire ``counts`` and each unit's
+    active pots ``active`` (see :meth:`Patchboard.rack_inputs`)."""
+
+    first: int
+    stop: int
+    state: RetinaState
+    lit: np.ndarray
+    s: np.ndarray
+    end: RetinaState
+    x: np.ndarray
+    counts: np.ndarray
+    active: np.ndarray
+
+
 class _SensoryPipeline:
     """S-unit states and A-unit outputs of upcoming presentations, a block at a time.
 
@@ -296,6 +318,13 @@ class _SensoryPipeline:
     computed for up to ``block`` presentations at once assuming the nominal schedule,
     and recomputed from a presentation whose lit time turned out longer (after which
     the look-ahead starts small and doubles while the schedule holds).
+
+    Where a second thread can run (:func:`~mark1.machine.retina.second_thread`) and the
+    schedule has held for :data:`_AHEAD_FROM` presentations, the block after the current one
+    is sensed in a second thread while the kernel trains on this one (the sensing's compiled
+    loops and the kernel release the GIL): the same function of the same inputs, so the
+    same bits. A re-timing discards it; an exception in it is raised by the :meth:`ensure`
+    that takes it; :meth:`close` ends the thread (the run calls it however it ends).
 
     Attributes
     ----------
@@ -306,7 +335,7 @@ class _SensoryPipeline:
         ``start`` to ``stop`` (the current block).
     """
 
-    # set by _compute: the current block's S-units and A-units
+    # set by _take: the current block's S-units and A-units
     s: np.ndarray
     x: np.ndarray
     noise_scale: np.ndarray | None
@@ -330,6 +359,13 @@ class _SensoryPipeline:
         self._end: RetinaState | None = None                         # the photocells after its last card
         self.s_active = np.zeros(len(order), np.int16)
         self.a_active = np.zeros(len(order), np.int16)
+        # the next block, sensed in a second thread: (first, stop, its future), and the
+        # number of look-aheads discarded (a discarded one stops between its two loops)
+        self.threaded = second_thread()
+        self._ahead: tuple[int, int, Future] | None = None
+        self._discarded = 0
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._worker: threading.Thread | None = None
 
     def _sense(self, first: int, stop: int, state: RetinaState, lit: np.ndarray) -> tuple[np.ndarray, RetinaState]:
         """S-units of presentations ``first`` to ``stop`` from ``state``, and the state after."""
@@ -340,23 +376,37 @@ class _SensoryPipeline:
             light, rows = np.asarray(self.light[cards]), np.arange(len(cards))
         return self.retina.sense_sequence(light, rows, lit, state, card_change=self.card_change, settle=self.settle)
 
-    def _compute(self, first: int, state: RetinaState, lit_first: float | None = None) -> None:
-        stop = min(first + self.size, len(self.order))
-        lit = np.full(stop - first, self.nominal_lit)
-        if lit_first is not None:
-            lit[0] = lit_first
+    def _make(self, first: int, stop: int, state: RetinaState, lit: np.ndarray,
+              discarded: int | None = None) -> _Sensed | None:
+        """Sense presentations ``first`` to ``stop`` (reads nothing the run writes, writes
+        nothing it reads: it may run in the second thread); None when the look-ahead it was
+        made for (``discarded`` counted then) has been discarded since."""
         s, end = self._sense(first, stop, state, lit)
+        if discarded is not None and discarded != self._discarded:
+            return None
         # each unit's active pots (rack.active_pots(x)) counted in the same pass, when wanted
         x, counts, active = self.patchboard.rack_inputs(s, self.rack.mask if self.noise > 0 or self.mean else None)
-        self.s_active[first:stop] = counts[:, 0]
-        self.a_active[first:stop] = counts[:, 1]
-        self.s, self.x = s, x
+        return _Sensed(first, stop, state, lit, s, end, x, counts, active)
+
+    def _take(self, sensed: _Sensed) -> None:
+        """Make ``sensed`` the current block."""
+        first, stop, active = sensed.first, sensed.stop, sensed.active
+        self.s_active[first:stop] = sensed.counts[:, 0]
+        self.a_active[first:stop] = sensed.counts[:, 1]
+        self.s, self.x = sensed.s, sensed.x
         # read noise of the sum of the active wipers of each unit (see PotentiometerRack.sums)
         self.noise_scale = self.noise * np.sqrt(active) if self.noise > 0 else None
         if self.mean:
             # μ-system: each unit's sum is divided by its active inputs (a unit with none reads 0)
             self.divisor = np.maximum(active, 1.0)
-        self.start, self.stop, self._began, self._end = first, stop, (state, lit), end
+        self.start, self.stop, self._began, self._end = first, stop, (sensed.state, sensed.lit), sensed.end
+
+    def _compute(self, first: int, state: RetinaState, lit_first: float | None = None) -> None:
+        stop = min(first + self.size, len(self.order))
+        lit = np.full(stop - first, self.nominal_lit)
+        if lit_first is not None:
+            lit[0] = lit_first
+        self._take(cast(_Sensed, self._make(first, stop, state, lit)))
 
     def _state_at(self, row: int) -> RetinaState:
         """The photocells at the end of the current block's presentation ``row - 1``: the
@@ -370,24 +420,75 @@ class _SensoryPipeline:
     def ensure(self, p: int) -> int:
         """Make presentation ``p`` available; returns its row in ``x``/``noise_scale``."""
         if not (self.start <= p < self.stop):
-            if self._end is None:
-                state = RetinaState.dark(self.retina.n_cells)
+            sensed = self._collect(p, min(p + self.size, len(self.order)))
+            if sensed is not None:
+                self._take(sensed)
             else:
-                state = self._end
-            self._compute(p, state)
+                self._compute(p, RetinaState.dark(self.retina.n_cells) if self._end is None else self._end)
             self.size = min(2 * self.size, self.block)   # the schedule held: look further ahead
+            self._look_ahead()
         return p - self.start
 
     def retime(self, p: int, lit: float) -> None:
         """Presentation ``p`` stayed lit for ``lit`` seconds instead of the nominal time."""
         if abs(lit - self.nominal_lit) <= 1e-12 * max(1.0, lit):
             return
+        self._discard()                     # sensed for the nominal schedule, which no longer holds
         # waits come in runs: look ahead about as far as the running gap between them
         self.gap += _GAP_WEIGHT * (p - self.last_retimed - self.gap)
         self.last_retimed = p
         self.size = int(min(self.block, max(_MIN_REACH, 1.25 * self.gap)))   # a little past the gap
         # p is in the current block (retimed after ensure(p)), so its state can be had
         self._compute(p, self._state_at(p - self.start), lit_first=lit)
+
+    # -- the look-ahead in a second thread ----------------------------------------------------
+    def _look_ahead(self) -> None:
+        """Start sensing the block after the current one in the second thread, when the
+        schedule has held long enough for it to be kept."""
+        first = self.stop
+        if not self.threaded or self.size < _AHEAD_FROM or first >= len(self.order):
+            return
+        stop = min(first + self.size, len(self.order))
+        future: Future = Future()
+        self._ahead = (first, stop, future)
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._serve, args=(self._jobs,), name="mark1-sensing",
+                                            daemon=True)
+            self._worker.start()
+        self._jobs.put((future, (first, stop, self._end, np.full(stop - first, self.nominal_lit), self._discarded)))
+
+    def _collect(self, first: int, stop: int) -> _Sensed | None:
+        """The look-ahead, when it was made for presentations ``first`` to ``stop`` (its
+        exception raised here); else None, and it is discarded."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is None:
+            return None
+        if ahead[:2] != (first, stop):
+            self._discard()
+            return None
+        return ahead[2].result()
+
+    def _discard(self) -> None:
+        if self._ahead is not None:
+            self._discarded += 1
+            self._ahead = None
+
+    def _serve(self, jobs: queue.SimpleQueue) -> None:
+        """The second thread: sense each block asked for until told to stop (None)."""
+        while (job := jobs.get()) is not None:
+            future, args = job
+            try:
+                future.set_result(self._make(*args))
+            except BaseException as e:          # noqa: BLE001 -- raised by the ensure that takes it
+                future.set_exception(e)
+
+    def close(self) -> None:
+        """End the second thread, if one was started (a look-ahead still running finishes first)."""
+        self._discard()
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            self._jobs.put(None)
+            worker.join()
 
 
 @dataclass
@@ -457,8 +558,10 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
                        order=schedule.order, label_index=schedule.label_index, code=code, noise_rng=noise_rng,
                        trace=trace, env=env, progress=progress)
     env.process(run.trainer())
-    with collector_paused(trace.full):       # a full trace's many small objects, none in a cycle
+    try:
         env.run()
+    finally:
+        run.pipeline.close()          # the sensing's second thread ends with the run, however it ends
     return run.result(schedule.epoch_of)
 
 

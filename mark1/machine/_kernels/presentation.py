@@ -141,7 +141,7 @@ class Block(NamedTuple):
     active: np.ndarray
 
 
-_kernel = compiled(rules, _pots, features)
+_kernel = compiled(rules, _pots, features, nogil=True)    # the next block is sensed beside it (simulator)
 _inline = compiled(rules, _pots, features, inline="always")
 # the kernels that take the records once a card and allocate nothing: no reference counts
 # (see mark1._utils.compiled.compiled): a count of each of the records' arrays in and out

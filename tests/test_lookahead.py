@@ -1,0 +1,193 @@
+"""The sensing's look-ahead: the next block sensed in a second thread beside the training.
+
+The look-ahead computes the same function of the same inputs as the sensing in the
+caller's thread, so a run gives the same bits with it and without it (``retina.THREADS``
+off, one CPU, no numba); a wait for the motors discards it; an exception in the second
+thread is raised in the caller; no thread outlives a run, however it ends.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from mark1 import MarkI, specs
+from mark1.machine import retina as retina_module
+from mark1.machine import simulator
+from mark1.machine.patchboard import Patchboard
+from mark1.machine.retina import Retina
+
+from conftest import make_cards
+
+SEEDS = range(3)
+# speed-limited motors (an increment takes 2 s, the period is 1 s): cards wait for them, the
+# schedule is re-timed and look-aheads discarded; photocells whose reading depends on the timing
+SLOW = specs.SMALL.only("speed_limit").with_overrides({
+    "rack.motor_speed": 0.01, "trainer.increment": 0.02,
+    "retina.dynamics": True, "retina.history_ratio": 3.0, "retina.history_time": 2.0})
+NOISY = specs.SMALL.with_overrides({"rack.wiper_noise": 0.01, "response.discrimination": "mean"})
+
+
+def _sensing_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "mark1-sensing"]
+
+
+def _same(a: MarkI, b: MarkI) -> None:
+    assert np.array_equal(a.history_, b.history_)
+    assert a.machine_time_ == b.machine_time_
+    for k in ("p_from", "p_to", "t_start", "t_end"):
+        assert np.array_equal(getattr(a.rack_, k), getattr(b.rack_, k))
+
+
+def _fit(spec, seed, threads: bool, mp: pytest.MonkeyPatch, n_cards: int = 24, epochs: int = 20, **kw) -> MarkI:
+    mp.setattr(retina_module, "THREADS", threads)
+    cards, labels = make_cards(n_cards, np.random.default_rng(seed), shapes=("x", "box", "bar"))
+    return MarkI(spec=spec, seed=seed, trace="off", **kw).fit(cards, labels, epochs=epochs, order="shuffled")
+
+
+class _Counting:
+    """Counts the blocks sensed in each thread (wraps ``_SensoryPipeline._make``)."""
+
+    def __init__(self, mp: pytest.MonkeyPatch):
+        self.threads: list[str] = []
+        original = simulator._SensoryPipeline._make
+
+        def make(pipeline, *args, **kw):
+            self.threads.append(threading.current_thread().name)
+            return original(pipeline, *args, **kw)
+
+        mp.setattr(simulator._SensoryPipeline, "_make", make)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("spec", [specs.SMALL, SLOW, NOISY], ids=["small", "slow", "noisy-mean"])
+def test_same_bits_with_and_without_the_second_thread(seed, spec):
+    with pytest.MonkeyPatch.context() as mp:
+        off = _fit(spec, seed, False, mp)
+        counted = _Counting(mp)
+        on = _fit(spec, seed, True, mp)
+    _same(on, off)
+    if spec is specs.SMALL and retina_module.second_thread():
+        assert "mark1-sensing" in counted.threads         # the look-ahead did run (480 presentations)
+    assert not _sensing_threads()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_discarded_look_aheads_change_nothing(seed):
+    """Look ahead from the smallest block on, with waits for the motors all along: many
+    look-aheads are discarded (re-timings), some taken, the run is the same."""
+    with pytest.MonkeyPatch.context() as mp:
+        off = _fit(SLOW, seed, False, mp)
+        mp.setattr(simulator, "_AHEAD_FROM", 1)
+        discarded = []
+        original = simulator._SensoryPipeline.close
+
+        def close(pipeline):
+            discarded.append(pipeline._discarded)
+            original(pipeline)
+
+        mp.setattr(simulator._SensoryPipeline, "close", close)
+        counted = _Counting(mp)
+        on = _fit(SLOW, seed, True, mp)
+    _same(on, off)
+    assert on.waited_ > 0
+    if retina_module.second_thread():
+        assert discarded[0] > 0 and "mark1-sensing" in counted.threads
+    assert not _sensing_threads()
+
+
+def test_without_a_second_cpu_no_thread_is_started():
+    with pytest.MonkeyPatch.context() as mp:
+        off = _fit(specs.SMALL, 0, False, mp)
+        mp.setattr(retina_module.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+        mp.setattr(retina_module.os, "cpu_count", lambda: 1)
+        assert not retina_module.second_thread()
+        counted = _Counting(mp)
+        one = _fit(specs.SMALL, 0, True, mp)
+    _same(one, off)
+    assert set(counted.threads) == {threading.current_thread().name}
+
+
+def test_without_numba_no_thread_is_started(monkeypatch):
+    monkeypatch.setattr(retina_module.numba.config, "DISABLE_JIT", True)
+    assert not retina_module.second_thread()
+
+
+class Boom(RuntimeError):
+    pass
+
+
+def test_an_error_in_the_second_thread_is_raised_by_the_run():
+    if not retina_module.second_thread():
+        pytest.skip("no second thread on this machine")
+    original = Patchboard.rack_inputs
+
+    def failing(board, *args, **kw):
+        if threading.current_thread().name == "mark1-sensing":
+            raise Boom("tally failed in the sensing thread")
+        return original(board, *args, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Patchboard, "rack_inputs", failing)
+        with pytest.raises(Boom, match="sensing thread"):
+            _fit(specs.SMALL, 0, True, mp)
+    assert not _sensing_threads()
+
+
+def test_an_interrupt_leaves_no_thread():
+    """A KeyboardInterrupt in the training (here: when the third block is taken) ends the
+    run with it, and the sensing thread with the run."""
+    calls = []
+    original = simulator._SensoryPipeline._take
+
+    def interrupted(pipeline, sensed):
+        calls.append(sensed.first)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        original(pipeline, sensed)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(simulator._SensoryPipeline, "_take", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            _fit(specs.SMALL, 0, True, mp, epochs=40)
+    assert len(calls) == 3
+    assert not _sensing_threads()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_light_in_two_threads_is_the_light_in_one(seed):
+    """A deck large enough to be imaged in two halves gives the same bits as one thread,
+    uint8 and float cards alike, with the cell spread on."""
+    rng = np.random.default_rng(seed)
+    spec = specs.MARK_I.retina
+    retina = Retina(spec, Retina.sensitivity_spread(spec, rng))
+    n = retina_module._SPLIT_CARDS + int(rng.integers(1, 50))
+    cards = rng.integers(0, 256, (n, 24, 24)).astype(np.uint8)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(retina_module, "THREADS", False)
+        one = [retina.light(cards), retina.light(cards / 255.0)]
+    two = [retina.light(cards), retina.light(cards / 255.0)]
+    for a, b in zip(one, two):
+        assert np.array_equal(a, b)
+    assert np.array_equal(one[0], one[1])
+
+
+def test_an_error_imaging_the_second_half_is_raised():
+    if not retina_module.second_thread():
+        pytest.skip("no second thread on this machine")
+    retina = Retina(specs.MARK_I.retina)
+    cards = np.ones((retina_module._SPLIT_CARDS, 24, 24))
+    original = Retina._image
+
+    def failing(self, part, out, *, clip):
+        if threading.current_thread().name == "mark1-imaging":
+            raise Boom("imaging failed in the second thread")
+        original(self, part, out, clip=clip)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Retina, "_image", failing)
+        with pytest.raises(Boom, match="second thread"):
+            retina.light(cards)
+    assert not [t for t in threading.enumerate() if t.name == "mark1-imaging"]
