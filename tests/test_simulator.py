@@ -601,6 +601,73 @@ def test_a_plain_function_is_called_as_it_is():
     assert [direct("k", 3), direct("k", 4)] == [6, 8] and direct.entries == {"k": twice}
 
 
+_HELD_VARIANTS = ("default", "overlap", "slow motors wait", "two drivers", "mean beta spontaneous, overlap",
+                  "spontaneous, slow motors wait", "decay folded in, waits")
+
+
+@pytest.mark.skipif(not simulator._TrainingRun.hold_state, reason="numba's compiler is off (NUMBA_DISABLE_JIT)")
+@pytest.mark.parametrize("compiled", [False, True], ids=["SimPy path", "compiled loop"])
+@pytest.mark.parametrize("variant", _HELD_VARIANTS)
+@settings(max_examples=2, deadline=None)
+@given(seed=seeds)
+def test_the_records_held_once_a_run_give_the_records_passed_each_call(seed, variant, compiled):
+    """The kernel's records held in a RunState (made once a run, updated with each sensed
+    block, clock shift and grown driver queue) and passed at every call give the same run,
+    bit for bit; the held run makes its state once and updates it (sensed blocks of 4
+    presentations; read noise, so each block's kicks travel too; two drivers: a queue that grows)."""
+    spec = specs.SMALL.with_overrides({**_TIMING_VARIANTS[variant], "rack.wiper_noise": 0.01})
+    cards, labels = make_cards(12, np.random.default_rng(seed), shapes=("x", "box", "bar"))
+    made = {"make_state": 0, "update": 0}
+    original = simulator._SensoryPipeline.__init__
+
+    def small_blocks(self, *args, **kw):
+        original(self, *args, **{**kw, "block": 4})
+
+    def counted(name):
+        real = getattr(simulator.kernel_state, name)
+
+        def call(*args):
+            made[name] += 1
+            return real(*args)
+        return call
+
+    runs = {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(simulator._SensoryPipeline, "__init__", small_blocks)
+        mp.setattr(simulator._TrainingRun, "compiled_loop", compiled)
+        for name in made:
+            mp.setattr(simulator.kernel_state, name, counted(name))
+        for held in (True, False):
+            mp.setattr(simulator._TrainingRun, "hold_state", held)
+            runs[held] = MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=3)
+            if held:     # 36 presentations in blocks of 4: a state (again where the sensed
+                # arrays' layout changed: a block of one row), then each block's rows
+                assert made["make_state"] >= 1 and made["update"] >= 1 and sum(made.values()) >= 9, made
+                made.update(make_state=0, update=0)
+    assert made == {"make_state": 0, "update": 0}        # passed at each call: no state
+    held, passed = runs[True], runs[False]
+    for field in held.history_.dtype.names:
+        assert np.array_equal(held.history_[field], passed.history_[field]), field
+    assert held.machine_time_ == passed.machine_time_ and held.waited_ == passed.waited_
+    assert np.array_equal(held.weights_, passed.weights_)
+
+
+def test_without_numbas_compiler_the_records_are_passed_each_call():
+    """Under NUMBA_DISABLE_JIT the kernels are plain functions and no RunState can be made:
+    the run passes the records at every call (and still runs)."""
+    import os
+    import subprocess
+    import sys
+    code = ("import numpy as np; from mark1 import MarkI, specs; from mark1.machine import simulator as s; "
+            "print(s._TrainingRun.hold_state); "
+            "m = MarkI(spec=specs.SMALL, seed=0, trace='off').fit(np.random.default_rng(0).random((3, 20, 20)), "
+            "[0, 1, 0]); print(len(m.history_))")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "NUMBA_DISABLE_JIT": "1"},
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "3"]
+
+
 def test_collector_paused_while_a_full_trace_runs():
     """A full trace runs with Python's cyclic collector paused (its record is acyclic); the
     collector is back as it was after the run, also after one that raised, and stays off

@@ -60,6 +60,7 @@ import simpy.rt
 
 from mark1._utils.atomic import atomic_path
 from mark1.machine._kernels import presentation as kernel
+from mark1.machine._kernels import state as kernel_state
 from mark1.machine._kernels.presentation import BLOCK_END, CODE_KINDS, PENDING, WAITS
 from mark1.machine.patchboard import Patchboard
 from mark1.machine.potentiometers import PotentiometerRack
@@ -587,6 +588,11 @@ class _TrainingRun:
     #: card a turn, SimPy's clock brought to each read; the reference the tests compare).
     compiled_loop = True
 
+    #: Whether the kernel's records are held once a run in a compiled object
+    #: (:class:`~mark1.machine._kernels.state.RunState`) outside a full trace (False, or
+    #: without numba's compiler: passed at every call; the same results).
+    hold_state = hasattr(kernel_state.step, "py_func")
+
     def __init__(self, *, spec, retina, patchboard, rack, light, order, label_index, code, noise_rng, trace,
                  env, progress):
         tm, tr = spec.timing, spec.trainer
@@ -647,6 +653,13 @@ class _TrainingRun:
         self.no_kick = np.zeros((block, n_units))
         self.sensed: np.ndarray | None = None          # the sensed block's x its kicks were made for
         self.kicks = self.block_targets = self.no_kick
+        # outside a full trace, the kernel's records held by compiled code once a run (a
+        # RunState, see _hold_state): a call passes it and a row, not ~60 arrays to convert
+        self.held = self.hold_state and not self.full
+        self.state: kernel_state.RunState | None = None
+        self.state_key: tuple | None = None
+        self.stale = True                                # the state misses a new block, clock or queue
+        self.step = _Direct(kernel_state.step)
 
     # -- the SimPy process ----------------------------------------------------------------
     def trainer(self):
@@ -721,6 +734,7 @@ class _TrainingRun:
         self.clock.shift(q + 1, done)
         self.schedule = kernel.Schedule(float(self.clock.t_anchor), int(self.clock.p_anchor), float(self.period),
                                         float(self.read_at), bool(self.tm.overlap), bool(self.queued))
+        self.stale = True
 
     def _run_block(self, p: int) -> tuple[int, int]:
         """Presentations from ``p`` to the end of the sensed block (one when stepping) or the
@@ -730,23 +744,28 @@ class _TrainingRun:
         pipeline, rack = self.pipeline, self.rack
         row = pipeline.ensure(p)
         hi = min(pipeline.stop, p + (1 if self.stepping else int(self.reach)))
-        x = pipeline.x[row:row + (hi - p)]
         if self.sensed is not pipeline.x:               # a new sensed block: its kicks and targets
             self._sensed_block()
-        kick, targets = self.kicks[row:row + (hi - p)], self.block_targets[row:row + (hi - p)]
         sums = self.sums_rows[:hi - p]
-        divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
         if self.queued:
             self._make_room()
-        blk = kernel.Block(p, x, kick, targets, divisor, self.targets, sums,
-                           self.units_erred[p:hi], self.pots_moved[p:hi], self.start[p:hi], self.response[p:hi],
-                           self.active)
-        # the arrays whose layout comes from the sensing: the compiled copy for theirs (the kicks
-        # and targets are rows of C arrays made here)
-        key = (x.dtype.num, x.ndim, x.flags.num, divisor.dtype.num, divisor.ndim, divisor.flags.num)
-        done, rack.busy_until, rack.t_ref, status = self.train_block(
-            key, blk, self.trainer_constants, self.schedule, float(rack.busy_until), float(rack.t_ref), self.decay,
-            self.pots, rack.drive_constants, self.queue, self.log)
+        if self.held:
+            if self.stale:
+                self._hold_state()
+            done, rack.busy_until, rack.t_ref, status = self.step(
+                self.state_key, self.state, p, row, hi - p, float(rack.busy_until), float(rack.t_ref))
+        else:
+            x = pipeline.x[row:row + (hi - p)]
+            kick, targets = self.kicks[row:row + (hi - p)], self.block_targets[row:row + (hi - p)]
+            divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
+            self.blk = blk = kernel.Block(p, x, kick, targets, divisor, self.targets, sums, self.units_erred[p:hi],
+                                          self.pots_moved[p:hi], self.start[p:hi], self.response[p:hi], self.active)
+            # the arrays whose layout comes from the sensing: the compiled copy for theirs (the
+            # kicks and targets are rows of C arrays made here)
+            key = (x.dtype.num, x.ndim, x.flags.num, divisor.dtype.num, divisor.ndim, divisor.flags.num)
+            done, rack.busy_until, rack.t_ref, status = self.train_block(
+                key, blk, self.trainer_constants, self.schedule, float(rack.busy_until), float(rack.t_ref),
+                self.decay, self.pots, rack.drive_constants, self.queue, self.log)
         if status == PENDING:
             done += 1                               # read, to be reinforced by the caller
         if self.code_kind < 0:                      # a code the loop does not read
@@ -758,8 +777,24 @@ class _TrainingRun:
         else:
             self.gap += _GAP_WEIGHT * (done - self.gap)
             self.reach = min(max(_MIN_REACH, 2.0 * self.gap), self.pipeline.block)   # twice the gap
-        self.blk, self.block_sums = blk, sums
+        self.block_sums = sums
         return p + done - 1, status
+
+    def _hold_state(self) -> None:
+        """Put the sensed block, the clock and the driver queue into the run's
+        :class:`~mark1.machine._kernels.state.RunState`, made anew when the layout of the
+        sensing's arrays changed (the key of its compiled copy) or first."""
+        x, divisor = self.pipeline.x, self.pipeline.divisor
+        key = (x.dtype.num, x.ndim, x.flags.num, divisor.dtype.num, divisor.ndim, divisor.flags.num)
+        if key != self.state_key:
+            run = kernel.Block(0, x, self.kicks, self.block_targets, divisor, self.targets, self.sums_rows,
+                               self.units_erred, self.pots_moved, self.start, self.response, self.active)
+            self.state = kernel_state.make_state(run, self.trainer_constants, self.schedule, self.decay, self.pots,
+                                                 self.rack.drive_constants, self.queue, self.log)
+            self.state_key = key
+        else:
+            kernel_state.update(self.state, x, self.kicks, self.block_targets, divisor, self.schedule, self.queue)
+        self.stale = False
 
     def _sensed_block(self) -> None:
         """The read noise's kicks (scaled) and the targets of the sensed block's presentations,
@@ -771,6 +806,7 @@ class _TrainingRun:
                       else self.no_kick[:stop - first])
         self.block_targets = self.targets[self.labels[first:stop]]
         self.sensed = pipeline.x
+        self.stale = True
 
     def _make_room(self) -> None:
         """Room in the driver queue for a command of every pot: the moves still queued go to
@@ -785,6 +821,7 @@ class _TrainingRun:
             size = 2 * max(cap, live + self.mask.size)
             grown = (np.concatenate([a[head:tail], np.zeros(size - live, a.dtype)]) for a in arrays)
             self.queue = q._replace(**dict(zip(("pot", "cmd", "time", "who"), grown)))
+            self.stale = True
         elif head > 0:
             for a in arrays:
                 a[:live] = a[head:tail]

@@ -1,0 +1,123 @@
+"""A training run's state in one compiled object, so a call of the step costs a card, not its records.
+
+The SimPy path calls :func:`~mark1.machine._kernels.presentation.train_block` once a card.
+Passed as records (:class:`~mark1.machine._kernels.presentation.Block`,
+:class:`~mark1.machine._kernels.pots.Pots`, :class:`~mark1.machine._kernels.pots.Drive`, the
+queue, the moves' log, ...), every call converts about 60 arrays on the way in (about
+7 us, where a card of a deck with few mistakes steps in about 1 us). :class:`RunState` (a
+numba ``structref``) holds them once a run: :func:`make_state` builds it, :func:`update`
+puts in what changes during a run (the sensed block's rows, the clock, a grown queue) and
+:func:`step` runs presentations through the same ``train_block``, the block's rows taken
+by offset in compiled code. Same kernel, same bits.
+"""
+
+from __future__ import annotations
+
+from numba.core import types
+from numba.experimental import structref
+
+from mark1._utils.compiled import compiled
+from mark1.machine import rules
+from mark1.machine._kernels import features, presentation
+from mark1.machine._kernels import pots as _pots
+from mark1.machine._kernels.presentation import Block, train_block
+
+__all__ = ["FIELDS", "RunState", "make_state", "step", "update"]
+
+#: The fields of :class:`RunState`: the run's :class:`~mark1.machine._kernels.presentation.Block`
+#: (every row: see :func:`make_state`) and the other records ``train_block`` takes.
+FIELDS = ("blk", "tr", "sc", "dk", "pots", "drive", "queue", "log")
+
+
+@structref.register
+class RunStateType(types.StructRef):
+    """numba's type of a :class:`RunState` (its fields' types)."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class RunState(structref.StructRefProxy):
+    """A training run's state, held by compiled code (fields: :data:`FIELDS`); make it with
+    :func:`make_state`. Python sees only the object: its fields are read and written by
+    the kernels here."""
+
+
+structref.define_proxy(RunState, RunStateType, FIELDS)
+
+_kernel = compiled(presentation, rules, _pots, features)
+
+
+@_kernel
+def make_state(blk, tr, sc, dk, pots, drive, queue, log):
+    """A :class:`RunState` holding these records (:data:`FIELDS`; arrays held, not copied).
+
+    ``blk`` is a :class:`~mark1.machine._kernels.presentation.Block` of whole arrays, from
+    which :func:`step` takes each call's rows: ``x``, ``kick``, ``targets`` (m, ...) and
+    ``divisor`` the sensed block's rows (the divisor's whole array where the trainer does not
+    divide); ``units_erred``, ``pots_moved``, ``start``, ``response`` (n,) the run's, indexed
+    by presentation; ``sums`` (block, n_units) room for a call's sums; ``p_first`` unused.
+    ``tr``, ``sc``, ``dk``, ``pots``, ``drive``, ``queue``, ``log`` are ``train_block``'s.
+
+    Examples
+    --------
+    See :func:`step`.
+    """
+    return RunState(blk, tr, sc, dk, pots, drive, queue, log)
+
+
+@_kernel
+def update(st, x, kick, targets, divisor, sc, queue):
+    """Put a new sensed block's rows, the clock ``sc`` and the driver queue into ``st``
+    (each of the types ``st`` was made with)."""
+    b = st.blk
+    st.blk = Block(b.p_first, x, kick, targets, divisor, b.code_targets, b.sums, b.units_erred, b.pots_moved,
+                   b.start, b.response, b.active)
+    st.sc, st.queue = sc, queue
+
+
+@_kernel
+def step(st, p, row, m, busy_until, t_ref):
+    """``train_block`` on presentations ``p`` to ``p + m - 1``, rows ``row`` on of the sensed
+    block in ``st`` (a :class:`RunState`): the same call the records make, the same results.
+
+    Returns
+    -------
+    tuple
+        ``train_block``'s: (presentations run, busy_until, t_ref, how it ended).
+
+    Examples
+    --------
+    One card (inputs 0 and 2 lit, the bias last) on a rack of two R-units, each wired to
+    one A-unit and the bias (``split-in-use``), all pots at rest: both units read 0 and
+    err, α turns their lit pots 0.1 full scale toward each unit's target:
+
+    >>> import numpy as np
+    >>> from mark1.specs import RackSpec
+    >>> from mark1.machine.potentiometers import PotentiometerRack
+    >>> from mark1.machine._kernels import presentation as k
+    >>> from mark1.machine._kernels.state import make_state, step
+    >>> rack = PotentiometerRack(RackSpec(), 2, 3, 2)
+    >>> tr = k.Trainer(0, 0.1, 0.0, 0.0, True, False, False, False, False, 1, False)
+    >>> sc, dk = k.Schedule(0.0, 0, 1.0, 0.5, False, False), k.Decay(0.0, 1.0)
+    >>> x, targets = np.array([[1.0, 0.0, 1.0]]), np.array([[1.0, -1.0]])
+    >>> queue = k.Queue(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0, np.int64),
+    ...                 np.zeros(2, np.int64), np.zeros(1))
+    >>> log = k.Moves(*(np.zeros(0, d) for d in ("i8", "f8", "i8", "f8", "f8", "f8", "f8", "f8", "i1")),
+    ...               np.zeros(1, np.int64))
+    >>> erred, moved = np.zeros(1, np.int16), np.zeros(1, np.int32)
+    >>> blk = k.Block(0, x, np.zeros((1, 2)), targets, np.ones((1, 1)), targets, np.zeros((1, 2)), erred, moved,
+    ...               np.zeros(1), np.zeros(1, np.int64), np.zeros(3, np.int64))
+    >>> st = make_state(blk, tr, sc, dk, rack.pots, rack.drive_constants, queue, log)
+    >>> step(st, 0, 0, 1, 0.0, 0.0)[0], int(erred[0]), int(moved[0])
+    (1, 2, 3)
+    >>> rack.positions(2.0)
+    array([[ 0.1,  0. ,  0.1],
+           [ 0. ,  0. , -0.1]])
+    """
+    b = st.blk
+    divisor = b.divisor[row:row + m] if st.tr.mean else b.divisor
+    blk = Block(p, b.x[row:row + m], b.kick[row:row + m], b.targets[row:row + m], divisor, b.code_targets,
+                b.sums[:m], b.units_erred[p:p + m], b.pots_moved[p:p + m], b.start[p:p + m], b.response[p:p + m],
+                b.active)
+    return train_block(blk, st.tr, st.sc, busy_until, t_ref, st.dk, st.pots, st.drive, st.queue, st.log)
