@@ -191,3 +191,25 @@ def test_an_error_imaging_the_second_half_is_raised():
         with pytest.raises(Boom, match="second thread"):
             retina.light(cards)
     assert not [t for t in threading.enumerate() if t.name == "mark1-imaging"]
+
+
+def test_the_kernels_a_run_calls_release_the_gil():
+    """The look-ahead overlaps the training only if every compiled kernel the run calls a
+    block at a time releases the GIL (``nogil=True``): one that holds it would hold the
+    sensing thread at each of its steps between its compiled loops."""
+    runs = []
+    original = simulator._TrainingRun.result
+
+    def result(run, *args, **kw):
+        runs.append(run)
+        return original(run, *args, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(simulator._TrainingRun, "result", result)
+        _fit(specs.SMALL, 0, True, mp, epochs=2)
+    kernels = {name: value.dispatcher for name, value in vars(runs[0]).items()
+               if isinstance(value, simulator._Direct)}
+    assert kernels
+    for name, dispatcher in kernels.items():
+        if hasattr(dispatcher, "targetoptions"):           # not under NUMBA_DISABLE_JIT
+            assert dispatcher.targetoptions.get("nogil"), f"{name} holds the GIL"
