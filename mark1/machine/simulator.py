@@ -589,8 +589,9 @@ class _TrainingRun:
     compiled_loop = True
 
     #: Whether the kernel's records are held once a run in a compiled object
-    #: (:class:`~mark1.machine._kernels.state.RunState`) outside a full trace (False, or
-    #: without numba's compiler: passed at every call; the same results).
+    #: (:class:`~mark1.machine._kernels.state.RunState`) where the kernel makes every
+    #: reinforcement itself (False, or without numba's compiler: passed at every call; the
+    #: same results).
     hold_state = hasattr(kernel_state.step, "py_func")
 
     def __init__(self, *, spec, retina, patchboard, rack, light, order, label_index, code, noise_rng, trace,
@@ -641,7 +642,6 @@ class _TrainingRun:
         self.blk: kernel.Block | None = None
         self.schedule = kernel.Schedule(0.0, 0, float(self.period), float(self.read_at), bool(tm.overlap),
                                         bool(self.queued))
-        self.block_sums = np.zeros((0, self.targets.shape[1]))
         # made once a run, not once a call: the rack's per-pot views (its arrays are written
         # in place, never replaced), the kernel's scratch, the sums' rows (read before the next
         # call) and, without read noise, its zero kick
@@ -649,13 +649,14 @@ class _TrainingRun:
         self.train_block = _Direct(kernel.train_block)
         n_in, n_units, block = self.mask.shape[1], self.targets.shape[1], self.pipeline.block
         self.active = np.zeros(n_in, np.int64)           # the kernel's scratch: a card's active inputs
-        self.sums_rows = np.empty((block, n_units))
+        self.sums_rows = self.block_sums = np.empty((block, n_units))
         self.no_kick = np.zeros((block, n_units))
         self.sensed: np.ndarray | None = None          # the sensed block's x its kicks were made for
         self.kicks = self.block_targets = self.no_kick
-        # outside a full trace, the kernel's records held by compiled code once a run (a
-        # RunState, see _hold_state): a call passes it and a row, not ~60 arrays to convert
-        self.held = self.hold_state and not self.full
+        # the kernel's records held by compiled code once a run (a RunState, see _hold_state):
+        # a call passes it and a row, not ~60 arrays to convert; not where the kernel may
+        # leave a reinforcement to act_on, which takes the call's Block (self.blk)
+        self.held = self.hold_state and not self.trainer_constants.stop_to_reinforce
         self.state: kernel_state.RunState | None = None
         self.state_key: tuple | None = None
         self.stale = True                                # the state misses a new block, clock or queue
@@ -663,10 +664,26 @@ class _TrainingRun:
 
     # -- the SimPy process ----------------------------------------------------------------
     def trainer(self):
-        """SimPy process: every presentation of the schedule, then the last period and wipers."""
-        p = 0
+        """SimPy process: every presentation of the schedule, then the last period and wipers.
+
+        Each turn runs presentations from ``p`` through the kernel (a block, or one card when
+        stepping: :meth:`_run_block`), records them with a full trace (:meth:`_record`), makes
+        the trainer's turn where the kernel left it (:meth:`_act`), then brings SimPy's clock
+        to the last one's read. The SimPy path takes a turn a card: no generator of its own here."""
+        env, p = self.env, 0
         while p < self.n:
-            q = yield from self._present(p)
+            q, status = self._run_block(p)
+            if self.full:
+                yield from self._record(p, q)
+            if status == PENDING:                        # read and logged: the trainer's turn
+                status = yield from self._act(q)
+            t_read = float(self.start[q]) + self.read_at
+            if env.now < t_read or not self.full:
+                yield env.timeout(_delay_to(env.now, t_read))     # _wait_until's first step
+                if env.now < t_read:
+                    yield from _wait_until(env, t_read)
+            if status == WAITS:
+                self._wait_for_motors(q)
             if self.progress is not None:
                 self.progress(q + 1 - p)
             p = q + 1
@@ -678,23 +695,14 @@ class _TrainingRun:
         if self.env.now < last:
             yield from _wait_until(self.env, last)
 
-    def _present(self, p: int):
-        """Presentations from ``p`` through the kernel (a block, or one card when stepping),
-        then SimPy's clock to the last one's read; returns the last one run."""
-        q, status = self._run_block(p)
+    def _record(self, p: int, q: int):
+        """A full trace's record of presentations ``p`` to ``q``, just run (at once for a
+        block run whole; else at their times, the moves served before the reads first)."""
         if self.whole:
             self._log_whole(p, q)
-        elif self.full:
-            self._keep_moves()                           # moves served before the reads (a queue)
+        else:
+            self._keep_moves()
             yield from self._log(p, self.block_sums[:q + 1 - p])
-        if status == PENDING:                            # read and logged: the trainer's turn
-            status = yield from self._act(q)
-        t_read = float(self.start[q]) + self.read_at
-        if self.env.now < t_read or not self.full:
-            yield from _wait_until(self.env, t_read)
-        if status == WAITS:
-            self._wait_for_motors(q)
-        return q
 
     def _act(self, q: int):
         """The trainer's turn at presentation ``q``, read and logged: the kernel's step from
@@ -740,13 +748,12 @@ class _TrainingRun:
         """Presentations from ``p`` to the end of the sensed block (one when stepping) or the
         first wait for the motors, through the kernel; (the last one run, its status). With
         ``PENDING`` (a full trace) the last one is read but not reinforced yet; the sums read
-        are ``block_sums``."""
+        are the first rows of ``block_sums``."""
         pipeline, rack = self.pipeline, self.rack
         row = pipeline.ensure(p)
         hi = min(pipeline.stop, p + (1 if self.stepping else int(self.reach)))
         if self.sensed is not pipeline.x:               # a new sensed block: its kicks and targets
             self._sensed_block()
-        sums = self.sums_rows[:hi - p]
         if self.queued:
             self._make_room()
         if self.held:
@@ -758,6 +765,7 @@ class _TrainingRun:
             x = pipeline.x[row:row + (hi - p)]
             kick, targets = self.kicks[row:row + (hi - p)], self.block_targets[row:row + (hi - p)]
             divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
+            sums = self.sums_rows[:hi - p]
             self.blk = blk = kernel.Block(p, x, kick, targets, divisor, self.targets, sums, self.units_erred[p:hi],
                                           self.pots_moved[p:hi], self.start[p:hi], self.response[p:hi], self.active)
             # the arrays whose layout comes from the sensing: the compiled copy for theirs (the
@@ -769,7 +777,7 @@ class _TrainingRun:
         if status == PENDING:
             done += 1                               # read, to be reinforced by the caller
         if self.code_kind < 0:                      # a code the loop does not read
-            self.response[p:p + done] = self.code.decode(sums[:done])
+            self.response[p:p + done] = self.code.decode(self.sums_rows[:done])
         # how far the next run reaches: about the running gap between stops, doubling while
         # runs end with their block (the noise, targets and sums of a run are made for all of it)
         if status == BLOCK_END:
@@ -777,7 +785,6 @@ class _TrainingRun:
         else:
             self.gap += _GAP_WEIGHT * (done - self.gap)
             self.reach = min(max(_MIN_REACH, 2.0 * self.gap), self.pipeline.block)   # twice the gap
-        self.block_sums = sums
         return p + done - 1, status
 
     def _hold_state(self) -> None:
