@@ -28,11 +28,17 @@ card, against the block sensing of commit 8ed480a (its kernels kept below: the p
 with a memory of the card before, an exposure writing every card's state, the tally into
 φ, ``with_bias`` and the product with the rack's mask), and whether both give the same
 bits.
+
+A third section measures where a fit's time goes with the next block sensed in a second
+thread beside the training (issue 23): a MARK_I fit with the second thread and without,
+and with it the imaging's wall (a large deck's halves in two threads), the training's wall,
+each thread's CPU and the caller's waits for the look-ahead.
 """
 
 from __future__ import annotations
 
 import argparse
+import threading
 import time
 
 import numpy as np
@@ -308,6 +314,66 @@ def blocks(deck_name, cards, repeat, block=256):
           f"{ours / ref:7.3f}  {str(same):>5}")
 
 
+def threads(deck_name, cards, labels, repeat):
+    """Where a fit's time goes with the sensing beside the training (issue 23): a MARK_I fit
+    (trace off) with the second thread and without (``retina.THREADS``), wall per card; with
+    it, the imaging's wall (two threads), the training's wall, the CPU of the caller's thread
+    and of the sensing thread, and the caller's waits for the look-ahead (its critical path
+    on an idle machine is about its own CPU plus those waits)."""
+    from mark1.machine import retina as retina_module, simulator
+
+    n = len(cards)
+    m = MarkI(spec=specs.MARK_I, seed=1, trace="off").fit(cards[:256], labels[:256])
+    spent = {"sensing thread": 0.0, "caller sensing": 0.0, "waits": 0.0, "taken": 0, "blocks": 0}
+    make, collect = simulator._SensoryPipeline._make, simulator._SensoryPipeline._collect
+
+    def timed_make(pipeline, *args):
+        c = time.thread_time()
+        out = make(pipeline, *args)
+        where = "sensing thread" if threading.current_thread().name == "mark1-sensing" else "caller sensing"
+        spent[where] += time.thread_time() - c
+        return out
+
+    def timed_collect(pipeline, first, stop):
+        w = time.perf_counter()
+        out = collect(pipeline, first, stop)
+        spent["waits"] += time.perf_counter() - w
+        spent["taken"] += out is not None
+        spent["blocks"] += 1
+        return out
+
+    simulator._SensoryPipeline._make, simulator._SensoryPipeline._collect = timed_make, timed_collect
+    try:
+        walls = {}
+        for on in (False, True):
+            retina_module.THREADS = on
+            walls[on] = min(timed_wall(lambda: m.fit(cards, labels)) for _ in range(repeat))
+        imaging = min(timed_wall(lambda: m.retina.light(cards)) for _ in range(repeat))
+        best = None
+        for _ in range(repeat):
+            for k in spent:
+                spent[k] = 0
+            w, c = time.perf_counter(), time.thread_time()
+            m.fit(cards, labels)
+            w, c = time.perf_counter() - w, time.thread_time() - c
+            if best is None or w < best[0]:
+                best = (w, c, dict(spent))
+    finally:
+        simulator._SensoryPipeline._make, simulator._SensoryPipeline._collect = make, collect
+        retina_module.THREADS = True
+    w, c, sp = best
+    us = 1e6 / n
+    print(f"  {deck_name:7s} {n / walls[False]:10,.0f} {n / walls[True]:10,.0f} {imaging * us:8.2f} "
+          f"{(w - imaging) * us:9.2f} {(c - imaging / 2) * us:8.2f} {sp['sensing thread'] * us:9.2f} "
+          f"{sp['caller sensing'] * us:8.2f} {sp['waits'] * us:7.2f}  {sp['taken']}/{sp['blocks']}")
+
+
+def timed_wall(fn):
+    w = time.perf_counter()
+    fn()
+    return time.perf_counter() - w
+
+
 # -- the run ------------------------------------------------------------------------------------
 
 def best_cpu(fn, repeat):
@@ -330,7 +396,7 @@ def main(argv=None):
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--float", action="store_true", help="cards as float64 reflectance")
     args = p.parse_args(argv)
-    cards, _ = digit_cards(args.cards)
+    cards, labels = digit_cards(args.cards)
     if args.float:
         cards = cards / 255.0 if cards.dtype == np.uint8 else cards.astype(float)
     m = MarkI(spec=specs.MARK_I, seed=1)
@@ -377,6 +443,15 @@ def main(argv=None):
     with one_blas_thread():
         blocks("digits", cards, args.repeat)
         blocks("hard", digit_cards(args.cards, deck=HARD)[0], args.repeat)
+    print(f"\na MARK_I fit (trace off) with the sensing beside the training and without, {args.cards:,} cards, "
+          f"best wall of {args.repeat}; with it, us per card: the imaging (two threads), the training's wall, "
+          f"the CPU of the caller's thread (less half the imaging) and of the sensing thread, the caller's own "
+          f"sensing and its waits for the look-ahead; look-aheads taken / blocks")
+    print(f"  {'deck':7s} {'1 thread/s':>10s} {'2 threads/s':>10s} {'imaging':>8s} {'training':>9s} {'caller':>8s} "
+          f"{'sensing':>9s} {'own':>8s} {'waits':>7s}  taken")
+    with one_blas_thread():
+        threads("digits", cards, labels, args.repeat)
+        threads("hard", *digit_cards(args.cards, deck=HARD), args.repeat)
 
 
 if __name__ == "__main__":
