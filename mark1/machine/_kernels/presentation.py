@@ -43,7 +43,8 @@ CODE_KINDS = {"single": 0, "one-per-class": 1}
 class Queue(NamedTuple):
     """The driver queue: pot (flat index), travel, time and presentation (``who``) of each
     command not yet set going, first come first served between ``ends[0]`` (head) and
-    ``ends[1]`` (tail), and when each driver is free (``free``, (drivers,) s)."""
+    ``ends[1]`` (tail), and when each driver is free (``free``, (drivers,) s: a binary
+    min-heap, ``free[0]`` the first free; which driver is which does not matter)."""
 
     pot: np.ndarray
     cmd: np.ndarray
@@ -203,6 +204,22 @@ def record(log, p, t, j, cmd, start, target, slack_time, duration, direction):
         filled[0] = n + 1
 
 
+@_inline
+def hold_driver(free, until):
+    """The first free driver (``free[0]`` of the min-heap ``free``) is busy ``until`` (s,
+    not before it was free): a sift down, log2(drivers) steps, not a scan of every driver."""
+    i, n = 0, len(free)
+    while 2 * i + 1 < n:
+        c = 2 * i + 1
+        if c + 1 < n and free[c + 1] < free[c]:
+            c += 1
+        if free[c] >= until:
+            break
+        free[i] = free[c]
+        i = c
+    free[i] = until
+
+
 @_uncounted
 def serve(limit, queue, busy_until, t_ref, dk, pots, drive, log):
     """Set going the queued pot moves that get a driver before ``limit`` (s; ``inf``: all of
@@ -210,21 +227,18 @@ def serve(limit, queue, busy_until, t_ref, dk, pots, drive, log):
     at ``t`` too, pass ``np.nextafter(t, np.inf)``: a float, never a literal flag, so numba
     compiles this once for every caller (a bool passed as a literal compiled it once each).
 
-    The queue is first come, first served: its head gets the first driver free, at
-    ``max(commanded, driver free)``; each move is planned from the wiper's position then
-    (:func:`~mark1.machine._kernels.pots.plan_pot`) and holds its driver for its duration. ``queue`` a :class:`Queue`
-    (its ``ends`` and ``free`` written); the moves set going are kept in ``log`` (a
-    :class:`Moves`). Returns (busy_until, t_ref).
+    The queue is first come, first served: its head gets the first driver free (the
+    heap's top: :func:`hold_driver`), at ``max(commanded, driver free)``; each move is
+    planned from the wiper's position then (:func:`~mark1.machine._kernels.pots.plan_pot`)
+    and holds its driver for its duration. ``queue`` a :class:`Queue` (its ``ends`` and
+    ``free`` written); the moves set going are kept in ``log`` (a :class:`Moves`). Returns
+    (busy_until, t_ref). A move costs its plan and log2(drivers) steps, however many drivers.
     """
     free = queue.free
     keep = len(log.pot) > 0
     head, tail = queue.ends[0], queue.ends[1]
     while head < tail:
-        d = 0
-        for i in range(1, len(free)):
-            if free[i] < free[d]:
-                d = i
-        t = max(queue.time[head], free[d])
+        t = max(queue.time[head], free[0])
         if t >= limit and limit != np.inf:
             break
         t_ref = fold_decay(t, t_ref, dk, pots)
@@ -238,7 +252,7 @@ def serve(limit, queue, busy_until, t_ref, dk, pots, drive, log):
         if keep:
             record(log, queue.who[head], t, j, cmd, begin, target, slack_time, duration, direction)
         busy_until = max(busy_until, t + duration)
-        free[d] = t + duration
+        hold_driver(free, t + duration)
         head += 1
     if head == tail:                     # the queue ran dry: its room starts over
         head = tail = 0
