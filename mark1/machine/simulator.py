@@ -660,7 +660,7 @@ class _TrainingRun:
         self.state: kernel_state.RunState | None = None
         self.state_key: tuple | None = None
         self.stale = True                                # the state misses a new block, clock or queue
-        self.step = _Direct(kernel_state.step)
+        self.step, self.update = _Direct(kernel_state.step), _Direct(kernel_state.update)
 
     # -- the SimPy process ----------------------------------------------------------------
     def trainer(self):
@@ -800,7 +800,7 @@ class _TrainingRun:
                                                  self.rack.drive_constants, self.queue, self.log)
             self.state_key = key
         else:
-            kernel_state.update(self.state, x, self.kicks, self.block_targets, divisor, self.schedule, self.queue)
+            self.update(key, self.state, x, self.kicks, self.block_targets, divisor, self.schedule, self.queue)
         self.stale = False
 
     def _sensed_block(self) -> None:
