@@ -41,8 +41,12 @@ def _same(a: MarkI, b: MarkI) -> None:
         assert np.array_equal(getattr(a.rack_, k), getattr(b.rack_, k))
 
 
-def _fit(spec, seed, threads: bool, mp: pytest.MonkeyPatch, n_cards: int = 24, epochs: int = 20, **kw) -> MarkI:
+def _fit(spec, seed, threads: bool, mp: pytest.MonkeyPatch, n_cards: int = 24, epochs: int = 20,
+         take_back: bool = False, **kw) -> MarkI:
+    """A fit with or without the second thread; the caller waits for every look-ahead unless
+    ``take_back`` (then it may sense one itself, so whether the thread ran depends on timing)."""
     mp.setattr(retina_module, "THREADS", threads)
+    mp.setattr(simulator._SensoryPipeline, "take_back", take_back)
     cards, labels = make_cards(n_cards, np.random.default_rng(seed), shapes=("x", "box", "bar"))
     return MarkI(spec=spec, seed=seed, trace="off", **kw).fit(cards, labels, epochs=epochs, order="shuffled")
 
@@ -66,9 +70,11 @@ class _Counting:
 def test_same_bits_with_and_without_the_second_thread(seed, spec):
     with pytest.MonkeyPatch.context() as mp:
         off = _fit(spec, seed, False, mp)
+        taken_back = _fit(spec, seed, True, mp, take_back=True)
         counted = _Counting(mp)
         on = _fit(spec, seed, True, mp)
     _same(on, off)
+    _same(taken_back, off)
     if spec is specs.SMALL and retina_module.second_thread():
         assert "mark1-sensing" in counted.threads         # the look-ahead did run (480 presentations)
     assert not _sensing_threads()
@@ -89,12 +95,14 @@ def test_discarded_look_aheads_change_nothing(seed):
             original(pipeline)
 
         mp.setattr(simulator._SensoryPipeline, "close", close)
+        taken_back = _fit(SLOW, seed, True, mp, take_back=True)
         counted = _Counting(mp)
         on = _fit(SLOW, seed, True, mp)
     _same(on, off)
+    _same(taken_back, off)
     assert on.waited_ > 0
     if retina_module.second_thread():
-        assert discarded[0] > 0 and "mark1-sensing" in counted.threads
+        assert discarded[-1] > 0 and "mark1-sensing" in counted.threads
     assert not _sensing_threads()
 
 

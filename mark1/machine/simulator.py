@@ -336,6 +336,10 @@ class _SensoryPipeline:
         ``start`` to ``stop`` (the current block).
     """
 
+    #: Whether the caller senses a look-ahead the second thread has not begun yet (busy with
+    #: a discarded one, or without a core on a loaded machine) rather than wait for it.
+    take_back = True
+
     # set by _take: the current block's S-units and A-units
     s: np.ndarray
     x: np.ndarray
@@ -459,13 +463,15 @@ class _SensoryPipeline:
         self._jobs.put((future, (first, stop, self._end, np.full(stop - first, self.nominal_lit), self._discarded)))
 
     def _collect(self, first: int, stop: int) -> _Sensed | None:
-        """The look-ahead, when it was made for presentations ``first`` to ``stop`` (its
-        exception raised here); else None, and it is discarded."""
+        """The look-ahead, when it was made for presentations ``first`` to ``stop`` and has
+        begun (its exception raised here); else None, and it is discarded."""
         ahead, self._ahead = self._ahead, None
         if ahead is None:
             return None
         if ahead[:2] != (first, stop):
             self._discard()
+            return None
+        if self.take_back and ahead[2].cancel():     # not begun (the thread busy or starved): sensed here
             return None
         return ahead[2].result()
 
@@ -478,6 +484,8 @@ class _SensoryPipeline:
         """The second thread: sense each block asked for until told to stop (None)."""
         while (job := jobs.get()) is not None:
             future, args = job
+            if not future.set_running_or_notify_cancel():      # taken back by the caller
+                continue
             try:
                 future.set_result(self._make(*args))
             except BaseException as e:          # noqa: BLE001 -- raised by the ensure that takes it

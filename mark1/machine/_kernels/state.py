@@ -45,7 +45,7 @@ class RunState(structref.StructRefProxy):
 
 structref.define_proxy(RunState, RunStateType, FIELDS)
 
-_kernel = compiled(presentation, rules, _pots, features)
+_kernel = compiled(presentation, rules, _pots, features, nogil=True)   # the next block is sensed beside it
 
 
 @_kernel
