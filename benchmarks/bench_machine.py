@@ -151,6 +151,8 @@ CONFIGS = [
     ("rack.drivers = 8", {"rack.drivers": 8}, 50_000, True),
     ("timing.overlap", {"timing.overlap": True}, None, False),
     ("overlap + 8 drivers", {"timing.overlap": True, "rack.drivers": 8}, 50_000, True),
+    # many drivers: a queued move costs its plan and log2(drivers) steps (the drivers' heap)
+    ("overlap + 512 drivers", {"timing.overlap": True, "rack.drivers": 512}, None, True),
     ("MARK_I, decay 1 day", {"rack.decay_time": 86400.0}, None, False),
 ]
 
