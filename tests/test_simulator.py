@@ -611,16 +611,16 @@ _HELD_VARIANTS = ("default", "overlap", "slow motors wait", "two drivers", "mean
 @settings(max_examples=2, deadline=None)
 @given(seed=seeds)
 def test_the_records_held_once_a_run_give_the_records_passed_each_call(seed, variant, compiled):
-    """The kernel's records held in a RunState (made once a run, updated with each sensed
-    block, clock shift and grown driver queue) and passed at every call give the same run,
-    bit for bit; the held run makes its state once and updates it (sensed blocks of 4
-    presentations; read noise, so each block's kicks travel too; two drivers: a queue that grows)."""
+    """The kernel's records held in a RunState (made again with each sensed block, clock
+    shift and grown driver queue) and passed at every call give the same run, bit for bit
+    (sensed blocks of 4 presentations; read noise, so each block's kicks travel too; two
+    drivers: a queue that grows)."""
     binary = variant == "binary code, spontaneous"        # the kernel leaves reinforcements to act_on
     overrides = ({"response.code": "binary", "trainer.reinforcement": "spontaneous"} if binary
                  else _TIMING_VARIANTS[variant])
     spec = specs.SMALL.with_overrides({**overrides, "rack.wiper_noise": 0.01})
     cards, labels = make_cards(12, np.random.default_rng(seed), shapes=("x", "box", "bar"))
-    made = {"make_state": 0, "update": 0}
+    made = {"make_state": 0}
     original = simulator._SensoryPipeline.__init__
 
     def small_blocks(self, *args, **kw):
@@ -643,11 +643,10 @@ def test_the_records_held_once_a_run_give_the_records_passed_each_call(seed, var
         for held in (True, False):
             mp.setattr(simulator._TrainingRun, "hold_state", held)
             runs[held] = MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=3)
-            if held and not binary:     # 36 presentations in blocks of 4: a state (again where
-                # the sensed arrays' layout changed: a block of one row), then each block's rows
-                assert made["make_state"] >= 1 and made["update"] >= 1 and sum(made.values()) >= 9, made
-                made.update(make_state=0, update=0)
-    assert made == {"make_state": 0, "update": 0}        # passed at each call: no state
+            if held and not binary:     # 36 presentations in blocks of 4: a state for each
+                assert made["make_state"] >= 9, made
+                made["make_state"] = 0
+    assert made == {"make_state": 0}        # passed at each call: no state
     held, passed = runs[True], runs[False]
     for field in held.history_.dtype.names:
         assert np.array_equal(held.history_[field], passed.history_[field]), field

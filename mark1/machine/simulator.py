@@ -668,7 +668,7 @@ class _TrainingRun:
         self.state: kernel_state.RunState | None = None
         self.state_key: tuple | None = None
         self.stale = True                                # the state misses a new block, clock or queue
-        self.step, self.update = _Direct(kernel_state.step), _Direct(kernel_state.update)
+        self.step, self.make_state = _Direct(kernel_state.step), _Direct(kernel_state.make_state)
 
     # -- the SimPy process ----------------------------------------------------------------
     def trainer(self):
@@ -796,19 +796,17 @@ class _TrainingRun:
         return p + done - 1, status
 
     def _hold_state(self) -> None:
-        """Put the sensed block, the clock and the driver queue into the run's
-        :class:`~mark1.machine._kernels.state.RunState`, made anew when the layout of the
-        sensing's arrays changed (the key of its compiled copy) or first."""
+        """The run's :class:`~mark1.machine._kernels.state.RunState`, made again with a new
+        sensed block, clock or driver queue (a state made, not one updated: one compiled
+        function less to compile cold, for a few us a sensed block or wait)."""
         x, divisor = self.pipeline.x, self.pipeline.divisor
-        key = (x.dtype.num, x.ndim, x.flags.num, divisor.dtype.num, divisor.ndim, divisor.flags.num)
-        if key != self.state_key:
-            run = kernel.Block(0, x, self.kicks, self.block_targets, divisor, self.targets, self.sums_rows,
-                               self.units_erred, self.pots_moved, self.start, self.response, self.active)
-            self.state = kernel_state.make_state(run, self.trainer_constants, self.schedule, self.decay, self.pots,
-                                                 self.rack.drive_constants, self.queue, self.log)
-            self.state_key = key
-        else:
-            self.update(key, self.state, x, self.kicks, self.block_targets, divisor, self.schedule, self.queue)
+        # the arrays whose layout comes from the sensing: the compiled copy for theirs (the
+        # kicks and targets are C arrays made here)
+        self.state_key = (x.dtype.num, x.ndim, x.flags.num, divisor.dtype.num, divisor.ndim, divisor.flags.num)
+        run = kernel.Block(0, x, self.kicks, self.block_targets, divisor, self.targets, self.sums_rows,
+                           self.units_erred, self.pots_moved, self.start, self.response, self.active)
+        self.state = self.make_state(self.state_key, run, self.trainer_constants, self.schedule, self.decay,
+                                     self.pots, self.rack.drive_constants, self.queue, self.log)
         self.stale = False
 
     def _sensed_block(self) -> None:

@@ -408,7 +408,9 @@ def act_on(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
     return act(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log, steps)
 
 
-@_kernel
+# inlined into its compiled caller (state.step, which runs every block of a run whose records
+# are held): cold, its loop is compiled once there, not on its own and again inside step's module
+@compiled(rules, _pots, features, nogil=True, inline="always")
 def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
     """Run a block of presentations, card after card, in one compiled loop.
 

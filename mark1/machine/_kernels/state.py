@@ -4,16 +4,19 @@ The SimPy path calls :func:`~mark1.machine._kernels.presentation.train_block` on
 Passed as records (:class:`~mark1.machine._kernels.presentation.Block`,
 :class:`~mark1.machine._kernels.pots.Pots`, :class:`~mark1.machine._kernels.pots.Drive`, the
 queue, the moves' log, ...), every call converts about 60 arrays on the way in (about
-7 us, where a card of a deck with few mistakes steps in about 1 us). :class:`RunState` (a
-numba ``structref``) holds them once a run: :func:`make_state` builds it, :func:`update`
-puts in what changes during a run (the sensed block's rows, the clock, a grown queue) and
-:func:`step` runs presentations through the same ``train_block``, the block's rows taken
-by offset in compiled code. Same kernel, same bits.
+5-7 us, where a card the trainer does not reinforce steps in about 1 us). :class:`RunState`
+(a numba ``structref``) holds them: :func:`make_state` builds it, again only when
+something in it is replaced (a new sensed block, a shifted clock, a grown driver queue),
+and :func:`step` runs presentations through the same ``train_block``, the block's rows
+taken by offset in compiled code. Same kernel, same bits.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from numba.core import types
+from numba.extending import intrinsic
 from numba.experimental import structref
 
 from mark1._utils.compiled import compiled
@@ -22,7 +25,7 @@ from mark1.machine._kernels import features, presentation
 from mark1.machine._kernels import pots as _pots
 from mark1.machine._kernels.presentation import Block, train_block
 
-__all__ = ["FIELDS", "RunState", "make_state", "step", "update"]
+__all__ = ["FIELDS", "RunState", "make_state", "step"]
 
 #: The fields of :class:`RunState`: the run's :class:`~mark1.machine._kernels.presentation.Block`
 #: (every row: see :func:`make_state`) and the other records ``train_block`` takes.
@@ -43,7 +46,20 @@ class RunState(structref.StructRefProxy):
     the kernels here."""
 
 
-structref.define_proxy(RunState, RunStateType, FIELDS)
+structref.define_boxing(RunStateType, RunState)
+
+
+def _state_type_of(typingctx, blk, tr, sc, dk, pots, drive, queue, log):
+    """The :class:`RunState` type for these records' types, for ``structref.new`` (an
+    intrinsic, not an overload: nothing compiled on its own and linked, ~0.8 s cold)."""
+    records = (blk, tr, sc, dk, pots, drive, queue, log)
+    sig = types.TypeRef(RunStateType(list(zip(FIELDS, records))))(*records)
+    return sig, lambda context, builder, signature, args: context.get_dummy_value()
+
+
+# Any: mypy would read the intrinsics' signatures with numba's typing context first
+_state_type: Any = intrinsic(_state_type_of)
+_new: Any = structref.new
 
 _kernel = compiled(presentation, rules, _pots, features, nogil=True)   # the next block is sensed beside it
 
@@ -63,17 +79,9 @@ def make_state(blk, tr, sc, dk, pots, drive, queue, log):
     --------
     See :func:`step`.
     """
-    return RunState(blk, tr, sc, dk, pots, drive, queue, log)
-
-
-@_kernel
-def update(st, x, kick, targets, divisor, sc, queue):
-    """Put a new sensed block's rows, the clock ``sc`` and the driver queue into ``st``
-    (each of the types ``st`` was made with)."""
-    b = st.blk
-    st.blk = Block(b.p_first, x, kick, targets, divisor, b.code_targets, b.sums, b.units_erred, b.pots_moved,
-                   b.start, b.response, b.active)
-    st.sc, st.queue = sc, queue
+    st = _new(_state_type(blk, tr, sc, dk, pots, drive, queue, log))
+    st.blk, st.tr, st.sc, st.dk, st.pots, st.drive, st.queue, st.log = blk, tr, sc, dk, pots, drive, queue, log
+    return st
 
 
 @_kernel
