@@ -679,21 +679,25 @@ class _TrainingRun:
         the trainer's turn where the kernel left it (:meth:`_act`), then brings SimPy's clock
         to the last one's read. The SimPy path takes a turn a card: no generator of its own here."""
         env, p = self.env, 0
+        # what a turn reads, looked up once (the SimPy path takes a turn a card)
+        run_block, full, start, read_at, progress, timeout = (self._run_block, self.full, self.start, self.read_at,
+                                                              self.progress, env.timeout)
         while p < self.n:
-            q, status = self._run_block(p)
-            if self.full:
+            q, status = run_block(p)
+            if full:
                 yield from self._record(p, q)
             if status == PENDING:                        # read and logged: the trainer's turn
                 status = yield from self._act(q)
-            t_read = float(self.start[q]) + self.read_at
-            if env.now < t_read or not self.full:
-                yield env.timeout(_delay_to(env.now, t_read))     # _wait_until's first step
+            t_read = float(start[q]) + read_at
+            now = env.now
+            if now < t_read or not full:
+                yield timeout(_delay_to(now, t_read))    # _wait_until's first step
                 if env.now < t_read:
                     yield from _wait_until(env, t_read)
             if status == WAITS:
                 self._wait_for_motors(q)
-            if self.progress is not None:
-                self.progress(q + 1 - p)
+            if progress is not None:
+                progress(q + 1 - p)
             p = q + 1
         if self.queued:                                  # the moves still queued get their drivers
             self._serve_queue(np.inf)
