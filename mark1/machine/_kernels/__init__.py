@@ -2,9 +2,10 @@
 
 No SimPy here. :mod:`.pots` holds a pot's law (its plan, its position mid-move, the sums
 read off the wipers); :mod:`.presentation` the step of one card and the compiled loop
-that runs it over a block, with the driver queue; :mod:`.textbook` the textbook
-perceptron's loops; :mod:`.features` the gather of a row's nonzero features both read
-with. The rack (:class:`mark1.machine.potentiometers.PotentiometerRack`), the simulator
+that runs it over a block, with the driver queue; :mod:`.state` a run's records held in
+one compiled object (the simulator's calls pass it, not the records); :mod:`.textbook`
+the textbook perceptron's loops; :mod:`.features` the gather of a row's nonzero features
+both read with. The rack (:class:`mark1.machine.potentiometers.PotentiometerRack`), the simulator
 and the textbook perceptron (:mod:`mark1.machine.perceptron`) share them.
 """
 
