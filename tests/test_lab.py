@@ -224,6 +224,20 @@ def test_process_pool_gives_the_serial_results(tiny):
     assert without_wall_time(spawned.records) == without_wall_time(serial.records)
 
 
+def _second_thread() -> bool:
+    from mark1.machine.retina import second_thread
+    return second_thread()
+
+
+def test_pool_workers_train_without_a_sensing_thread():
+    """The CLI's pool fills the cores with workers: none starts a sensing thread beside its
+    training (a second thread each would share the same cores); this process still may."""
+    with runner._process_pool(2) as pool:
+        assert pool.submit(_second_thread).result() is False
+    from mark1.machine import retina
+    assert retina.THREADS
+
+
 def test_resume_finishes_like_an_uninterrupted_run(tiny, tmp_path, monkeypatch):
     learners = ["mark1", "ideal", "lstsq-S"]
     out = tmp_path / "run"

@@ -74,6 +74,7 @@ from mark1._utils.progress import progress_bar
 from mark1._utils.records import jsonable
 from mark1._utils.threads import one_blas_thread
 from mark1.exceptions import InputError
+from mark1.machine import retina
 from mark1.stimuli.cards import scene_cards
 from mark1.stimuli.scenes import Scene, load_scene
 
@@ -663,7 +664,9 @@ def _stop_now(pool) -> None:
 
 
 def _worker_start(main_pid: int) -> None:
-    """In each pool worker: ignore Ctrl-C, die with the main process, one BLAS thread.
+    """In each pool worker: ignore Ctrl-C, die with the main process, one BLAS thread, no
+    sensing thread beside the training (the pool's workers fill the cores already: a second
+    thread each gave nothing or lost time on a 2-core machine with one core taken).
 
     On Linux the kernel kills the worker when its parent, the main process, dies
     (``PR_SET_PDEATHSIG``); besides, and on other systems, a thread waits on the main
@@ -678,6 +681,7 @@ def _worker_start(main_pid: int) -> None:
         os._exit(1)
     threading.Thread(target=_exit_when_gone, args=(main_pid,), daemon=True, name="mark1-main-watch").start()
     threadpool_limits(limits=1, user_api="blas")        # for the worker's whole life
+    retina.THREADS = False
 
 
 def _exit_when_gone(pid: int) -> None:
