@@ -59,6 +59,7 @@ import simpy
 import simpy.rt
 
 from mark1._utils.atomic import atomic_path
+from mark1._utils.collector import collector_paused
 from mark1.machine._kernels import presentation as kernel
 from mark1.machine._kernels import state as kernel_state
 from mark1.machine._kernels.presentation import BLOCK_END, CODE_KINDS, PENDING, WAITS
@@ -568,7 +569,8 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
                        trace=trace, env=env, progress=progress)
     env.process(run.trainer())
     try:
-        env.run()
+        with collector_paused(trace.full):       # a full trace's many small objects, none in a cycle
+            env.run()
     finally:
         run.pipeline.close()          # the sensing's second thread ends with the run, however it ends
     return run.result(schedule.epoch_of)
