@@ -83,7 +83,7 @@ def test_same_bits_with_and_without_the_second_thread(seed, spec):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_discarded_look_aheads_change_nothing(seed):
     """Look ahead from the smallest block on, with waits for the motors all along: many
-    look-aheads are discarded (re-timings), some taken, the run is the same."""
+    look-aheads are discarded (re-timings; one not begun is never sensed), the run is the same."""
     with pytest.MonkeyPatch.context() as mp:
         off = _fit(SLOW, seed, False, mp)
         mp.setattr(simulator, "_AHEAD_FROM", 1)
@@ -96,13 +96,12 @@ def test_discarded_look_aheads_change_nothing(seed):
 
         mp.setattr(simulator._SensoryPipeline, "close", close)
         taken_back = _fit(SLOW, seed, True, mp, take_back=True)
-        counted = _Counting(mp)
         on = _fit(SLOW, seed, True, mp)
     _same(on, off)
     _same(taken_back, off)
     assert on.waited_ > 0
     if retina_module.second_thread():
-        assert discarded[-1] > 0 and "mark1-sensing" in counted.threads
+        assert discarded[-1] > 0
     assert not _sensing_threads()
 
 

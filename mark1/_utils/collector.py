@@ -21,6 +21,10 @@ __all__ = ["collector_paused"]
 def collector_paused(pause: bool = True) -> Iterator[None]:
     """Context manager: no cyclic garbage collection inside (when ``pause``), as before after.
 
+    The collector is the process's: a pause is meant for one run at a time (a second
+    thread's ``gc.disable()`` meanwhile is undone when the pause ends; two full traces
+    running in two threads end each other's pause, which costs speed only).
+
     Parameters
     ----------
     pause : bool

@@ -501,7 +501,9 @@ def executor_for(workers: int = 1, scheduler: str | None = None) -> Iterator[Exe
     In the main thread, SIGTERM is turned into :class:`Interrupted` for the duration,
     so it stops the run as Ctrl-C does; the previous handlers are restored on exit.
     A serial run, like each pool worker, uses one BLAS thread
-    (:func:`mark1._utils.threads.one_blas_thread`).
+    (:func:`mark1._utils.threads.one_blas_thread`). A pool worker also trains without the
+    sensing thread (:data:`mark1.machine.retina.THREADS`): the workers fill the cores. A
+    serial run keeps it; a Dask worker too (set ``THREADS`` there to change it).
 
     A process pool starts every worker at once, hands each the jobs registered with
     :func:`job`, and on an exception (Ctrl-C, SIGTERM, an error in a job) terminates

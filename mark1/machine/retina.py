@@ -480,7 +480,8 @@ def second_thread() -> bool:
     Examples
     --------
     >>> import os
-    >>> second_thread() == (THREADS and len(os.sched_getaffinity(0)) > 1 and not numba.config.DISABLE_JIT)
+    >>> cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    >>> second_thread() == (THREADS and cpus > 1 and not numba.config.DISABLE_JIT)
     True
     """
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

@@ -322,7 +322,7 @@ class _SensoryPipeline:
     the look-ahead starts small and doubles while the schedule holds).
 
     Where a second thread can run (:func:`~mark1.machine.retina.second_thread`) and the
-    schedule has held for :data:`_AHEAD_FROM` presentations, the block after the current one
+    look-ahead reaches :data:`_AHEAD_FROM` presentations, the block after the current one
     is sensed in a second thread while the kernel trains on this one (the sensing's compiled
     loops and the kernel release the GIL): the same function of the same inputs, so the
     same bits. A re-timing discards it; an exception in it is raised by the :meth:`ensure`
@@ -384,9 +384,10 @@ class _SensoryPipeline:
 
     def _make(self, first: int, stop: int, state: RetinaState, lit: np.ndarray,
               discarded: int | None = None) -> _Sensed | None:
-        """Sense presentations ``first`` to ``stop`` (reads nothing the run writes, writes
-        nothing it reads: it may run in the second thread); None when the look-ahead it was
-        made for (``discarded`` counted then) has been discarded since."""
+        """Sense presentations ``first`` to ``stop`` (it reads of the run only the count of
+        discards, an int, and writes nothing the run reads: it may run in the second thread);
+        None when the look-ahead it was made for (``discarded`` counted then) has been
+        discarded since."""
         s, end = self._sense(first, stop, state, lit)
         if discarded is not None and discarded != self._discarded:
             return None
@@ -466,19 +467,23 @@ class _SensoryPipeline:
     def _collect(self, first: int, stop: int) -> _Sensed | None:
         """The look-ahead, when it was made for presentations ``first`` to ``stop`` and has
         begun (its exception raised here); else None, and it is discarded."""
-        ahead, self._ahead = self._ahead, None
+        ahead = self._ahead
         if ahead is None:
             return None
         if ahead[:2] != (first, stop):
             self._discard()
             return None
+        self._ahead = None
         if self.take_back and ahead[2].cancel():     # not begun (the thread busy or starved): sensed here
             return None
         return ahead[2].result()
 
     def _discard(self) -> None:
+        """Drop the look-ahead: not sensed at all if it has not begun, else stopped between
+        its two loops (:meth:`_make` compares the count of discards)."""
         if self._ahead is not None:
             self._discarded += 1
+            self._ahead[2].cancel()
             self._ahead = None
 
     def _serve(self, jobs: queue.SimpleQueue) -> None:
@@ -493,7 +498,8 @@ class _SensoryPipeline:
                 future.set_exception(e)
 
     def close(self) -> None:
-        """End the second thread, if one was started (a look-ahead still running finishes first)."""
+        """End the second thread, if one was started: a look-ahead not begun is dropped, one
+        running finishes its loop first."""
         self._discard()
         worker, self._worker = self._worker, None
         if worker is not None:
@@ -659,7 +665,7 @@ class _TrainingRun:
         self.train_block = _Direct(kernel.train_block)
         n_in, n_units, block = self.mask.shape[1], self.targets.shape[1], self.pipeline.block
         self.active = np.zeros(n_in, np.int64)           # the kernel's scratch: a card's active inputs
-        self.sums_rows = self.block_sums = np.empty((block, n_units))
+        self.sums_rows = np.empty((block, n_units))
         self.no_kick = np.zeros((block, n_units))
         self.sensed: np.ndarray | None = None          # the sensed block's x its kicks were made for
         self.kicks = self.block_targets = self.no_kick
@@ -679,7 +685,8 @@ class _TrainingRun:
         Each turn runs presentations from ``p`` through the kernel (a block, or one card when
         stepping: :meth:`_run_block`), records them with a full trace (:meth:`_record`), makes
         the trainer's turn where the kernel left it (:meth:`_act`), then brings SimPy's clock
-        to the last one's read. The SimPy path takes a turn a card: no generator of its own here."""
+        to the last one's read. The SimPy path takes a turn a card, so a turn is written here
+        whole, not in a generator of its own."""
         env, p = self.env, 0
         # what a turn reads, looked up once (the SimPy path takes a turn a card)
         run_block, full, start, read_at, progress, timeout = (self._run_block, self.full, self.start, self.read_at,
@@ -716,7 +723,7 @@ class _TrainingRun:
             self._log_whole(p, q)
         else:
             self._keep_moves()
-            yield from self._log(p, self.block_sums[:q + 1 - p])
+            yield from self._log(p, self.sums_rows[:q + 1 - p])
 
     def _act(self, q: int):
         """The trainer's turn at presentation ``q``, read and logged: the kernel's step from
@@ -762,7 +769,7 @@ class _TrainingRun:
         """Presentations from ``p`` to the end of the sensed block (one when stepping) or the
         first wait for the motors, through the kernel; (the last one run, its status). With
         ``PENDING`` (a full trace) the last one is read but not reinforced yet; the sums read
-        are the first rows of ``block_sums``."""
+        are the first rows of ``sums_rows``."""
         pipeline, rack = self.pipeline, self.rack
         row = pipeline.ensure(p)
         hi = min(pipeline.stop, p + (1 if self.stepping else int(self.reach)))
@@ -782,12 +789,9 @@ class _TrainingRun:
             sums = self.sums_rows[:hi - p]
             self.blk = blk = kernel.Block(p, x, kick, targets, divisor, self.targets, sums, self.units_erred[p:hi],
                                           self.pots_moved[p:hi], self.start[p:hi], self.response[p:hi], self.active)
-            # the arrays whose layout comes from the sensing: the compiled copy for theirs (the
-            # kicks and targets are rows of C arrays made here)
-            key = (x.dtype.num, x.ndim, x.flags.num, divisor.dtype.num, divisor.ndim, divisor.flags.num)
             done, rack.busy_until, rack.t_ref, status = self.train_block(
-                key, blk, self.trainer_constants, self.schedule, float(rack.busy_until), float(rack.t_ref),
-                self.decay, self.pots, rack.drive_constants, self.queue, self.log)
+                _layout_key(x, divisor), blk, self.trainer_constants, self.schedule, float(rack.busy_until),
+                float(rack.t_ref), self.decay, self.pots, rack.drive_constants, self.queue, self.log)
         if status == PENDING:
             done += 1                               # read, to be reinforced by the caller
         if self.code_kind < 0:                      # a code the loop does not read
@@ -806,9 +810,7 @@ class _TrainingRun:
         sensed block, clock or driver queue (a state made, not one updated: one compiled
         function less to compile cold, for a few us a sensed block or wait)."""
         x, divisor = self.pipeline.x, self.pipeline.divisor
-        # the arrays whose layout comes from the sensing: the compiled copy for theirs (the
-        # kicks and targets are C arrays made here)
-        self.state_key = (x.dtype.num, x.ndim, x.flags.num, divisor.dtype.num, divisor.ndim, divisor.flags.num)
+        self.state_key = _layout_key(x, divisor)
         run = kernel.Block(0, x, self.kicks, self.block_targets, divisor, self.targets, self.sums_rows,
                            self.units_erred, self.pots_moved, self.start, self.response, self.active)
         self.state = self.make_state(self.state_key, run, self.trainer_constants, self.schedule, self.decay,
@@ -847,6 +849,7 @@ class _TrainingRun:
         q.ends[:] = (0, live)
         if self.full and len(self.log.pot) < len(self.queue.pot) + self.mask.size:
             self.log = _moves(len(self.queue.pot) + self.mask.size)
+            self.stale = True
 
     def _serve_queue(self, limit: float) -> None:
         """Set going the queued moves that get a driver up to ``limit`` (s), included."""
@@ -982,7 +985,7 @@ class _TrainingRun:
                               duration[a:b], direction[a:b]))
             extra.setdefault(r, []).extend([(t, "motors start", r, f"{b - a} pots, longest {most:.4g} s"),
                                            (t + most, "motors stop", r, f"{b - a} pots")])
-        sums = self.block_sums[:q + 1 - p]
+        sums = self.sums_rows[:q + 1 - p]
         cast(np.ndarray, self.read_sums)[p:q + 1] = sums
         self.trace._log_many(self._card_events(p, sums, extra))
         self._whole_readings(p, q, commands, pot, start)
@@ -1068,6 +1071,12 @@ class _Direct:
             found = None
         self.entries[key] = getattr(found, "entry_point", None) or self.dispatcher
         return out
+
+
+def _layout_key(x: np.ndarray, divisor: np.ndarray) -> tuple:
+    """The :class:`_Direct` key of a call: the layout of the arrays the sensing makes (the
+    kicks and targets are C arrays, or their rows, made by the run)."""
+    return (x.dtype.num, x.ndim, x.flags.num, divisor.dtype.num, divisor.ndim, divisor.flags.num)
 
 
 def _moves(n: int) -> kernel.Moves:

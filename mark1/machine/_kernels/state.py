@@ -75,6 +75,19 @@ def make_state(blk, tr, sc, dk, pots, drive, queue, log):
     by presentation; ``sums`` (block, n_units) room for a call's sums; ``p_first`` unused.
     ``tr``, ``sc``, ``dk``, ``pots``, ``drive``, ``queue``, ``log`` are ``train_block``'s.
 
+    Parameters
+    ----------
+    blk : Block
+        The run's block, whole arrays (above).
+    tr, sc, dk, pots, drive, queue, log : records
+        :class:`~mark1.machine._kernels.presentation.Trainer`, ``Schedule``, ``Decay``,
+        :class:`~mark1.machine._kernels.pots.Pots`, ``Drive``, ``Queue`` and ``Moves``.
+
+    Returns
+    -------
+    RunState
+        Holding them; made again when one of them is replaced.
+
     Examples
     --------
     See :func:`step`.
@@ -88,6 +101,15 @@ def make_state(blk, tr, sc, dk, pots, drive, queue, log):
 def step(st, p, row, m, busy_until, t_ref):
     """``train_block`` on presentations ``p`` to ``p + m - 1``, rows ``row`` on of the sensed
     block in ``st`` (a :class:`RunState`): the same call the records make, the same results.
+
+    Parameters
+    ----------
+    st : RunState
+        From :func:`make_state`.
+    p, row, m : int
+        The first presentation, its row in the sensed block, how many to run.
+    busy_until, t_ref : float
+        When the last moving wiper stops, and decay's reference time (s).
 
     Returns
     -------
