@@ -8,12 +8,15 @@ thread is raised in the caller; no thread outlives a run, however it ends.
 
 from __future__ import annotations
 
+import queue
 import threading
+from concurrent.futures import Future
 
 import numpy as np
 import pytest
 
 from mark1 import MarkI, specs
+from mark1.machine import mark_i
 from mark1.machine import retina as retina_module
 from mark1.machine import simulator
 from mark1.machine.patchboard import Patchboard
@@ -220,3 +223,142 @@ def test_the_kernels_a_run_calls_release_the_gil():
     for name, dispatcher in kernels.items():
         if hasattr(dispatcher, "targetoptions"):           # not under NUMBA_DISABLE_JIT
             assert dispatcher.targetoptions.get("nogil"), f"{name} holds the GIL"
+
+
+# -- the deck imaged as the run goes (retina._ImagedDeck) ------------------------------------
+
+def _deck(seed: int, n: int, dtype=np.uint8):
+    cards = np.random.default_rng(seed).integers(0, 256, (n, 30, 30)).astype(dtype)
+    return Retina(specs.MARK_I.retina), cards if dtype == np.uint8 else cards / 255.0
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32], ids=["levels", "float32"])
+def test_imaged_deck_gives_the_light_of_the_cards_shown(seed, dtype):
+    """Any order (repeats, cards never shown, runs and shuffles across chunks), taken in
+    blocks of any size: the rows are retina.light's, bit for bit; each chunk imaged once."""
+    rng = np.random.default_rng(seed)
+    retina, cards = _deck(seed, 150, dtype)
+    order = np.concatenate([np.arange(40, 110), rng.integers(0, 140, 120)])    # 140..149 never shown
+    expected = retina.light(cards)
+    deck = retina_module._ImagedDeck(retina, cards, order)
+    calls = []
+    original = retina._image_any
+    retina._image_any = lambda c, out: (calls.append(len(c)), original(c, out))
+    first = 0
+    while first < len(order):
+        stop = first + int(rng.integers(1, 50))
+        light, rows = deck.take(order[first:stop])
+        assert np.array_equal(light[rows], expected[order[first:stop]])
+        first = stop
+    assert not deck.image_one()                      # every card shown is imaged: none left
+    shown = np.unique(order)
+    assert sum(calls) == len(shown) and deck.ready == -(-len(shown) // retina_module._IMAGING_CHUNK)
+    with pytest.raises(ValueError, match="never shows"):
+        deck.take(np.array([145]))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_imaged_deck_in_two_threads_images_each_chunk_once(seed):
+    """One thread takes blocks while another images ahead: the same light, no chunk twice."""
+    retina, cards = _deck(seed, 400)
+    order = np.random.default_rng(seed).permutation(400)
+    deck = retina_module._ImagedDeck(retina, cards, order)
+    imaged = []
+    original = deck._image_chunk
+    deck._image_chunk = lambda j: (imaged.append(j), original(j))
+    ahead = threading.Thread(target=lambda: [None for _ in iter(deck.image_one, False)])
+    ahead.start()
+    for first in range(0, 400, 64):
+        light, rows = deck.take(order[first:first + 64])
+        assert np.array_equal(light[rows], retina.light(cards[order[first:first + 64]]))
+    ahead.join()
+    assert sorted(imaged) == list(range(len(deck._chunks)))
+
+
+def test_a_chunk_whose_imaging_raised_is_imaged_again():
+    retina, cards = _deck(0, 100)
+    deck = retina_module._ImagedDeck(retina, cards, np.arange(100))
+    original = retina._image_any
+    failures = [RuntimeError("lamp failed")]
+
+    def image_any(c, out):
+        if failures:
+            raise failures.pop()
+        original(c, out)
+
+    retina._image_any = image_any
+    with pytest.raises(RuntimeError, match="lamp failed"):
+        deck.take(np.arange(10))
+    light, rows = deck.take(np.arange(100))        # the failed chunk first, here
+    assert np.array_equal(light[rows], retina.light(cards))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_fit_on_a_deck_imaged_as_it_goes_is_a_fit_on_its_light(seed):
+    """Blocks of up to 256 presentations over chunks of 32 cards, shuffled epochs, with and
+    without the second thread, its imaging ahead failing now and then (the chunk is imaged
+    again where it is next wanted): the run of the deck imaged up front, bit for bit."""
+    cards, labels = make_cards(300, np.random.default_rng(seed), shapes=("x", "box", "bar"))
+    spec = specs.MARK_I.with_overrides({"rack.motor_speed": 0.2})
+    failing = threading.local()
+    image_one, image_any = retina_module._ImagedDeck.image_one, Retina._image_any
+    calls = [0]
+
+    def flaky_one(deck):                          # every third chunk the idle thread images fails
+        calls[0] += 1
+        failing.now = calls[0] % 3 == 0
+        try:
+            return image_one(deck)
+        finally:
+            failing.now = False
+
+    def flaky_image(retina, c, out):
+        if getattr(failing, "now", False):
+            raise Boom("flaky lamp")
+        image_any(retina, c, out)
+
+    def fit():
+        return MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=2, order="shuffled")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(retina_module, "THREADS", False)
+        imaged_here = fit()
+        mp.setattr(retina_module, "THREADS", True)
+        imaged_beside = fit()
+        mp.setattr(retina_module._ImagedDeck, "image_one", flaky_one)
+        mp.setattr(Retina, "_image_any", flaky_image)
+        flaky_beside = fit()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(mark_i, "_ImagedDeck", lambda retina, cards, order: retina.light(cards))
+        up_front = fit()
+    _same(imaged_here, up_front)
+    _same(imaged_beside, up_front)
+    _same(flaky_beside, up_front)
+    assert not _sensing_threads()
+
+
+def test_the_sensing_thread_survives_a_failure_imaging_ahead():
+    """The thread's imaging ahead raising does not end the thread: it serves the next job."""
+    cards, labels = make_cards(100, np.random.default_rng(0), shapes=("x", "box"))
+    m = MarkI(spec=specs.MARK_I, seed=0, trace="off").fit(cards[:10], labels[:10])
+    order = np.arange(100)
+    deck = retina_module._ImagedDeck(m.retina, cards, order)
+    pipeline = simulator._SensoryPipeline(m.retina, m.patchboard, deck, order, m.spec, m.rack_)
+    jobs: queue.SimpleQueue = queue.SimpleQueue()
+    dark, lit = retina_module.RetinaState.dark(m.retina.n_cells), np.full(10, 2.8)
+    futures: list[Future] = [Future(), Future()]
+    failures = []
+
+    def failing_one():                 # idle after each job: the next job (then the end) comes
+        failures.append(len(failures))
+        jobs.put((futures[1], (10, 20, dark, lit, 0)) if len(failures) == 1 else None)
+        raise Boom("imaging ahead failed")
+
+    pipeline._image_one = failing_one
+    jobs.put((futures[0], (0, 10, dark, lit, 0)))
+    pipeline._serve(jobs)                          # here, in this thread: it returns at the end
+    assert failures == [0, 1]
+    for k, future in enumerate(futures):
+        sensed = future.result(timeout=0)
+        assert (sensed.first, sensed.stop) == (10 * k, 10 * k + 10)

@@ -28,7 +28,7 @@ from mark1.machine.perceptron import train_error_correction
 from mark1.machine._kernels.pots import read_out_array
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.response import OutputCode
-from mark1.machine.retina import Retina, RetinaState
+from mark1.machine.retina import Retina, RetinaState, _ImagedDeck
 from mark1.machine.rules import erring, tie_tolerance
 from mark1._utils.html import figure_function, figure_img, html_table
 from mark1._utils.language import duration
@@ -59,6 +59,10 @@ class _DeckLight:
 
     def __getitem__(self, index) -> np.ndarray:
         return self.retina.light(self.cards[index])
+
+    def take(self, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The light of ``cards`` and their rows in it (as :meth:`retina._ImagedDeck.take`)."""
+        return self[cards], np.arange(len(cards))
 
 
 _STREAMS = ("wiring", "photocells", "motors", "order", "noise")
@@ -311,8 +315,14 @@ class MarkI(ParamsMixin):
         retina = self.retina
         n_cells = retina.n_cells
         kept = len(cards) * n_cells * 8 <= limits.LIGHT_KEPT_BYTES
-        light = retina.light(cards) if kept else _DeckLight(retina, cards)
         trace = Trace("full" if on_event is not None else self.trace, listener=on_event)
+        light: np.ndarray | _DeckLight | _ImagedDeck
+        if not kept:
+            light = _DeckLight(retina, cards)
+        elif self._ideal(trace, env):
+            light = retina.light(cards)
+        else:                              # imaged as the run shows the cards, beside the training
+            light = _ImagedDeck(retina, cards, schedule)
         self._noise_rng = self._rng("noise")
 
         bar = progress_bar(len(schedule), "card", show=progress)
@@ -330,14 +340,17 @@ class MarkI(ParamsMixin):
         self.waited_ = result.waited
         return self
 
-    def _train(self, light, schedule, epoch_of, label_index, code, rack, trace, env, bar) -> _RunResult:
-        """The fast ideal path where it applies, else the event simulation."""
-        # The fast path is exact for the textbook perceptron only: α, corrective, bivalent, Σ.
-        # The other value systems take the event simulation, which is exact too.
+    def _ideal(self, trace: Trace, env) -> bool:
+        """Whether a fit takes the fast ideal path: exact for the textbook perceptron only (α,
+        corrective, bivalent, Σ); the other value systems take the event simulation, exact too."""
         tr = self.spec.trainer
         textbook = (tr.rule == "alpha" and tr.reinforcement == "corrective" and tr.valence == "bivalent"
                     and self.spec.response.discrimination == "sum")
-        if self.fast and self.spec.is_ideal and textbook and not trace.full and env is None:
+        return self.fast and self.spec.is_ideal and textbook and not trace.full and env is None
+
+    def _train(self, light, schedule, epoch_of, label_index, code, rack, trace, env, bar) -> _RunResult:
+        """The fast ideal path where it applies, else the event simulation."""
+        if self._ideal(trace, env):
             result = self._fit_ideal(light, schedule, epoch_of, label_index, code, rack, trace)
             bar.update(len(schedule))
         else:

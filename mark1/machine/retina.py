@@ -510,6 +510,125 @@ def _beside(here: Callable[[], None], there: Callable[[], None]) -> None:
         raise failed[0]
 
 
+#: Cards a run images at a time (:class:`_ImagedDeck`): about 0.1 ms of work, the longest
+#: a thread imaging ahead keeps the other waiting for it.
+_IMAGING_CHUNK = 32
+
+
+class _ImagedDeck:
+    """A deck's light, imaged a chunk of cards at a time as a run shows them.
+
+    What ``retina.light(cards)`` gives, row for row (each card is imaged on its own, so
+    the bits are the same), but imaged in the order of ``order`` (the card shown at each
+    presentation; a card shown again is imaged once) and only as far as it is wanted:
+    :meth:`take` images what a block of presentations needs, and :meth:`image_one`, called
+    by a thread with nothing else to do, images the next chunk nobody has begun. Two
+    threads may image at once; a chunk begun by one is waited for by the other, and one
+    whose imaging raised is left to be imaged again. Cards never shown are never imaged.
+
+    Parameters
+    ----------
+    retina : Retina
+    cards : array of shape (n_cards, H, W)
+        Reflectance in [0, 1], or uint8 meaning reflectance × 255.
+    order : array of shape (n_presentations,) int
+        The card shown at each presentation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mark1.specs import MARK_I
+    >>> r = Retina(MARK_I.retina)
+    >>> cards = np.random.default_rng(0).random((100, 40, 40))
+    >>> deck = _ImagedDeck(r, cards, np.array([7, 3, 7, 50]))
+    >>> light, rows = deck.take(np.array([7, 3]))
+    >>> bool((light[rows] == r.light(cards[[7, 3]])).all())
+    True
+    >>> while deck.image_one():                       # the rest of the cards shown
+    ...     pass
+    >>> bool((deck.light[50] == r.light(cards[50:51])[0]).all())
+    True
+    """
+
+    def __init__(self, retina: Retina, cards: np.ndarray, order: np.ndarray) -> None:
+        self.retina, self.cards = retina, cards
+        self.light = np.empty((len(cards), retina.n_cells))
+        _, first = np.unique(order, return_index=True)
+        shown = np.asarray(order, dtype=np.int64)[np.sort(first)]     # each card once, as first shown
+        self._chunk_of = np.full(len(cards), -1, np.int64)         # -1: never shown
+        self._chunk_of[shown] = np.arange(len(shown)) // _IMAGING_CHUNK
+        self._chunks: list[np.ndarray | slice] = []
+        for lo in range(0, len(shown), _IMAGING_CHUNK):
+            part = shown[lo:lo + _IMAGING_CHUNK]
+            runs = len(part) == part[-1] - part[0] + 1 and bool((np.diff(part) == 1).all())
+            self._chunks.append(slice(int(part[0]), int(part[-1]) + 1) if runs else part)
+        # each chunk 0 to image, 1 being imaged, 2 imaged; the first that may be 0; chunks
+        # before `ready` are all imaged
+        self._state = np.zeros(len(self._chunks), np.int8)
+        self._next = self.ready = 0
+        self._changed = threading.Condition()
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def take(self, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The deck's light and ``cards`` (rows of it), the chunks holding those cards imaged
+        first: here, those nobody has begun; those another thread images, waited for."""
+        chunks = self._chunk_of[cards]
+        if len(chunks) and chunks.min() < 0:
+            raise ValueError("_ImagedDeck.take: a card the run's order never shows")
+        last = int(chunks.max(initial=-1))
+        while self.ready <= last:
+            with self._changed:
+                j = self._claim(last)
+                if j is None:                # the rest is being imaged by the other thread
+                    self._changed.wait()
+                    continue
+            self._image_chunk(j)
+        return self.light, cards
+
+    def image_one(self) -> bool:
+        """Image the next chunk nobody has begun; False when there is none."""
+        with self._changed:
+            j = self._claim(len(self._chunks) - 1)
+        if j is None:
+            return False
+        self._image_chunk(j)
+        return True
+
+    def _claim(self, last: int) -> int | None:
+        """The first chunk up to ``last`` that nobody has begun, now begun; called holding the lock."""
+        while self._next < len(self._state) and self._state[self._next]:
+            self._next += 1
+        if self._next > last:
+            return None
+        j, self._next = self._next, self._next + 1
+        self._state[j] = 1
+        return j
+
+    def _image_chunk(self, j: int) -> None:
+        chunk = self._chunks[j]
+        rows, cols = self.retina.spec.shape
+        try:
+            if isinstance(chunk, slice):
+                self.retina._image_any(self.cards[chunk], self.light[chunk].reshape(-1, rows, cols))
+            else:
+                light = np.empty((len(chunk), rows, cols))
+                self.retina._image_any(self.cards[chunk], light)
+                self.light[chunk] = light.reshape(len(chunk), -1)
+        except BaseException:
+            with self._changed:
+                self._state[j] = 0
+                self._next = min(self._next, j)
+                self._changed.notify_all()
+            raise
+        with self._changed:
+            self._state[j] = 2
+            while self.ready < len(self._state) and self._state[self.ready] == 2:
+                self.ready += 1
+            self._changed.notify_all()
+
+
 class Retina:
     """Camera optics, lamps and CdS photocells.
 
@@ -603,11 +722,14 @@ class Retina:
             return out
         step = max(1, n if in_place else _LIGHT_CHUNK_BYTES // (8 * h * w))
         for lo in range(0, n, step):
-            part = cards[lo:lo + step]
-            if part.dtype != np.uint8:
-                part = np.ascontiguousarray(part, dtype=np.float64)
-            self._image(part, cells[lo:lo + step], clip=True)
+            self._image_any(cards[lo:lo + step], cells[lo:lo + step])
         return out
+
+    def _image_any(self, cards: np.ndarray, out: np.ndarray) -> None:
+        """Image cards of any number type into ``out`` (n, rows, cols), clipped at 0: uint8
+        as they are, others as float64."""
+        self._image(cards if cards.dtype == np.uint8 else np.ascontiguousarray(cards, dtype=np.float64),
+                    out, clip=True)
 
     def _image(self, cards: np.ndarray, out: np.ndarray, *, clip: bool) -> None:
         """Run :func:`_imaging` on C-ordered float64 cards or uint8 cards (reflectance × 255)."""

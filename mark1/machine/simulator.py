@@ -350,6 +350,8 @@ class _SensoryPipeline:
                  order: np.ndarray, spec: MachineSpec, rack: PotentiometerRack, block: int = 256):
         self.retina, self.patchboard = retina, patchboard
         self.light, self.order = light, order
+        # a thread with nothing else to do images the deck ahead (retina._ImagedDeck)
+        self._image_one: Callable[[], bool] | None = getattr(light, "image_one", None)
         t = spec.timing
         self.card_change, self.settle = t.card_change, t.settle
         self.nominal_lit = t.period - t.card_change
@@ -378,8 +380,8 @@ class _SensoryPipeline:
         cards = self.order[first:stop]
         if isinstance(self.light, np.ndarray):
             light, rows = self.light, cards
-        else:                                  # the machine's lazy light of a large deck
-            light, rows = np.asarray(self.light[cards]), np.arange(len(cards))
+        else:                                  # a deck imaged as the run goes (mark_i: _DeckLight, _ImagedDeck)
+            light, rows = self.light.take(cards)
         return self.retina.sense_sequence(light, rows, lit, state, card_change=self.card_change, settle=self.settle)
 
     def _make(self, first: int, stop: int, state: RetinaState, lit: np.ndarray,
@@ -476,6 +478,9 @@ class _SensoryPipeline:
         self._ahead = None
         if self.take_back and ahead[2].cancel():     # not begun (the thread busy or starved): sensed here
             return None
+        if self._image_one is not None:             # while it is sensed, image the deck ahead
+            while not ahead[2].done() and self._image_one():
+                pass
         return ahead[2].result()
 
     def _discard(self) -> None:
@@ -496,6 +501,11 @@ class _SensoryPipeline:
                 future.set_result(self._make(*args))
             except BaseException as e:          # noqa: BLE001 -- raised by the ensure that takes it
                 future.set_exception(e)
+            try:                                # until asked for more, image the deck ahead
+                while self._image_one is not None and jobs.empty() and self._image_one():
+                    pass
+            except Exception:                   # noqa: BLE001 -- its chunk is left to image again, and raises there
+                pass
 
     def close(self) -> None:
         """End the second thread, if one was started: a look-ahead not begun is dropped, one
@@ -539,8 +549,10 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
     rack : PotentiometerRack
         Moved in place, by the presentation kernel (its per-pot arrays, ``rack.pots``).
     light : array (n_cards, n_cells)
-        Relative illuminance of each card (or any object whose ``light[indices]`` gives
-        those rows, e.g. one that images the cards of a large deck on demand).
+        Relative illuminance of each card, or an object whose ``take(cards)`` gives an
+        array and the rows of ``cards`` in it, imaging them first (a deck imaged as the
+        run goes, ``retina._ImagedDeck``, whose ``image_one`` the sensing thread calls
+        when idle; a large deck's cards imaged on demand, ``mark_i._DeckLight``).
     schedule : Presentations
         The card shown at each presentation, its epoch, and each card's class index.
     code : OutputCode
