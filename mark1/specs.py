@@ -62,7 +62,7 @@ STATUSES = ("documented", "single-source", "contradictory", "datasheet", "assume
 
 def param(default, unit: str, status: str, doc: str, *, low=None, high=None,
           choices=None, low_open=False, allow_inf=False, floats=False, kernel=None, outside=None,
-          switch=None, off=None, on=None):
+          switch=None, off=None, on=None, device=False):
     """A dataclass field with unit, provenance status and allowed range (``floats``: a
     tuple of 1 to 64 numbers in [0, 100], e.g. a table of step factors).
 
@@ -76,13 +76,16 @@ def param(default, unit: str, status: str, doc: str, *, low=None, high=None,
     same one): ``off`` is the value that switches it off (omitted: the default, for a
     non-ideality off by default), ``on`` a value that switches it on where it is off by
     default (tests switch everything on with it). :data:`NON_IDEALITIES` and
-    :data:`LEARNER_NON_IDEALITIES` are gathered from these.
+    :data:`LEARNER_NON_IDEALITIES` are gathered from these. A rack field with ``device``
+    belongs to a device non-ideality: while any such field is not at its ``off`` value,
+    the pots' moves are planned by the device plan
+    (:func:`mark1.machine._kernels.pots.drive_of`, ``Drive.device``).
     """
     assert status in STATUSES, status           # a programming error, found at import
-    assert switch is not None or (off is None and on is None), "off= and on= need switch="
+    assert switch is not None or (off is None and on is None and not device), "off=, on= and device= need switch="
     meta = dict(unit=unit, status=status, doc=doc, low=low, high=high, allow_inf=allow_inf,
                 choices=choices, low_open=low_open, floats=floats, kernel=kernel, outside=outside,
-                switch=switch, off=default if off is None and switch is not None else off, on=on)
+                switch=switch, off=default if off is None and switch is not None else off, on=on, device=device)
     return field(default=default, metadata=meta)
 
 
@@ -320,20 +323,20 @@ class RackSpec(_Spec):
                      "LinearStep, SoftBounds, ExpStep, PowStep, PiecewiseStep devices); a continuous motor's "
                      "command is one pulse",
                      choices=("constant", "linear", "soft-bounds", "exponential", "power", "piecewise"),
-                     switch="device_law", on="soft-bounds",
+                     switch="device_law", device=True, on="soft-bounds",
                      kernel="Drive.law (its code), Drive.device (pots.law_factor in pots.plan_device)")
     up_down: float = param(0.0, "relative", "assumed",
                            "up/down asymmetry of a pulse: up travels step*(1 + up_down), down step*(1 - up_down) "
-                           "(aihwkit up_down); 0 is symmetric", low=-1.0, high=1.0, switch="device_law",
+                           "(aihwkit up_down); 0 is symmetric", low=-1.0, high=1.0, switch="device_law", device=True,
                            kernel="Pots.up_down (one shared value, or drawn per pot with up_down_dtod)")
     w_max: float = param(1.0, "full scale", "assumed",
                          "upper bound of a pot: its end stop, and the soft bound of a law (aihwkit w_max)",
-                         low=0.0, low_open=True, high=1.0, switch="device_law",
+                         low=0.0, low_open=True, high=1.0, switch="device_law", device=True,
                          kernel="Pots.w_max, Drive.w_max (the end stops and the laws' bounds)")
     w_min: float = param(-1.0, "full scale", "assumed",
                          "lower bound of a pot: its end stop, and the soft bound of a law (aihwkit w_min)",
                          low=-1.0, high=0.0, kernel="Pots.w_min, Drive.w_min",
-                         switch="device_law")
+                         switch="device_law", device=True)
     gamma_up: float = param(0.0, "1", "assumed",
                             "'linear': the up step shrinks by this share at w_max (aihwkit gamma_up); "
                             "'exponential': the up exponent", low=0.0, kernel="Drive.gamma_up")
@@ -363,36 +366,38 @@ class RackSpec(_Spec):
                                   floats=True, kernel="Drive.piecewise_down")
     dw_min_dtod: float = param(0.0, "relative (sigma)", "assumed",
                                "pot-to-pot spread of the step, on every drive: step * (1 + dw_min_dtod * xi), "
-                               "drawn once (aihwkit dw_min_dtod)", low=0.0, high=10.0, switch="device_spread", on=0.1,
+                               "drawn once (aihwkit dw_min_dtod)", low=0.0, high=10.0, switch="device_spread",
+                               device=True, on=0.1,
                                outside="each pot's step, Pots.step_scale, drawn once when the machine is built")
     up_down_dtod: float = param(0.0, "relative (sigma)", "assumed",
                                 "pot-to-pot spread of up_down (aihwkit up_down_dtod)", low=0.0, high=10.0,
-                                switch="device_spread",
+                                switch="device_spread", device=True,
                                 outside="each pot's up/down bias, Pots.up_down, drawn once when the machine is built")
     w_max_dtod: float = param(0.0, "relative (sigma)", "assumed",
                               "pot-to-pot spread of w_max: w_max * (1 + w_max_dtod * xi), kept in "
                               "[w_max / 10, 1] (aihwkit w_max_dtod)", low=0.0, high=10.0, switch="device_spread",
+                              device=True,
                               outside="each pot's upper bound, Pots.w_max, drawn once when the machine is built")
     w_min_dtod: float = param(0.0, "relative (sigma)", "assumed",
                               "pot-to-pot spread of w_min, as w_max_dtod (aihwkit w_min_dtod)", low=0.0, high=10.0,
-                              switch="device_spread",
+                              switch="device_spread", device=True,
                               outside="each pot's lower bound, Pots.w_min, drawn once when the machine is built")
     dw_min_std: float = param(0.0, "relative (sigma)", "assumed",
                               "cycle-to-cycle noise of each pulse's travel: times 1 + dw_min_std * xi, a seeded "
                               "stream of its own (aihwkit dw_min_std)", low=0.0, high=100.0,
-                              switch="step_noise", on=0.1,
+                              switch="step_noise", device=True, on=0.1,
                               kernel="Drive.dw_min_std, with Drive.noise_key (the rack's, from the noise stream)")
     write_noise_std: float = param(0.0, "steps (sigma)", "assumed",
                                    "write noise: after each move the wiper reads off its persistent position by "
                                    "write_noise_std * step * xi, drawn anew at every move, a stream of its own "
                                    "(aihwkit write_noise_std, in units of dw_min = step); with a finite decay_time a "
                                    "move takes the offset as last written, undecayed (an approximation)",
-                                   low=0.0, high=1000.0, switch="write_noise", on=1.0,
+                                   low=0.0, high=1000.0, switch="write_noise", device=True, on=1.0,
                                    kernel="Drive.write_noise (times step), Pots.werr")
     corrupt_devices_prob: float = param(0.0, "share", "assumed",
                                         "share of pots stuck where they start (at 0): their pulses fire, their "
                                         "wipers never move (aihwkit corrupt_devices_prob)", low=0.0, high=1.0,
-                                        switch="stuck_pots", on=0.01,
+                                        switch="stuck_pots", device=True, on=0.01,
                                         outside="which pots are stuck, Pots.stuck, drawn once when the machine is "
                                                 "built")
     drift_nu: float = param(0.0, "1", "assumed",

@@ -15,6 +15,7 @@ from conftest import make_cards
 from mark1 import MarkI, specs
 from mark1.exceptions import SpecError
 from mark1.machine import _kernels
+from mark1.machine import devices
 from mark1.machine._kernels.pots import Drive, drive_of, move_duration, one_pot, plan_pot
 
 KERNELS = Path(_kernels.__file__).parent
@@ -106,6 +107,40 @@ def test_drive_of_copies_each_field_that_names_drive_by_name(name):
     drive = drive_of(spec.replace(**{name: other}))
     assert np.array_equal(getattr(drive, name), np.asarray(other, float)), name
     assert not np.array_equal(getattr(drive, name), getattr(drive_of(spec), name)), name
+
+
+def _switched_on(f: dataclasses.Field):
+    """A valid value of a non-ideality's field other than its off value."""
+    meta, off = f.metadata, f.metadata["off"]
+    if meta["on"] is not None:
+        return meta["on"]
+    if meta["choices"]:
+        return next(c for c in meta["choices"] if c != off)
+    return next(v for v in ((off + meta["high"]) / 2, (off + meta["low"]) / 2) if v != off)
+
+
+DEVICE_FIELDS = [f for f in dataclasses.fields(specs.RackSpec) if f.metadata["device"]]
+
+
+@pytest.mark.parametrize("f", DEVICE_FIELDS, ids=lambda f: f.name)
+def test_each_device_field_alone_turns_the_device_plan_on(f):
+    """Drive.device (the device plan, plan_device) is on while a field marked
+    param(device=True) is off its off value, each one alone; off at every off value."""
+    assert f.metadata["switch"], f.name
+    spec = specs.RackSpec()
+    assert drive_of(spec).device == 0.0
+    assert drive_of(spec.replace(**{f.name: _switched_on(f)})).device == 1.0
+
+
+def test_the_device_fields_are_those_of_the_device_non_idealities():
+    switches = {f.metadata["switch"] for f in DEVICE_FIELDS}
+    assert switches == {"device_law", "device_spread", "step_noise", "write_noise", "stuck_pots"}
+    others = [f.name for f in dataclasses.fields(specs.RackSpec)
+              if f.metadata["switch"] in switches and not f.metadata["device"]]
+    assert others == []
+    assert drive_of(specs.MARK_I.rack).device == 0.0
+    for name in devices.PRESETS:                     # every device preset takes the device plan
+        assert drive_of(devices.device_spec(name).rack).device == 1.0, name
 
 
 def test_a_field_says_where_it_acts_once():

@@ -9,6 +9,7 @@ named record, :class:`Pots`, and the drive's constants as another, :class:`Drive
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import textwrap
 from typing import Any, NamedTuple
@@ -238,6 +239,11 @@ def read_out_array(sums: np.ndarray, adc: np.ndarray) -> np.ndarray:
     return out
 
 
+#: The rack's fields of the device non-idealities (``param(device=True)``) and their off values:
+#: while any is on, :func:`plan_device` plans the moves.
+_DEVICE_FIELDS = tuple((f.name, f.metadata["off"]) for f in dataclasses.fields(RackSpec) if f.metadata["device"])
+
+
 def drive_of(spec) -> Any:
     """The drive's constants of a :class:`mark1.specs.RackSpec`: a :class:`Drive`.
 
@@ -247,9 +253,7 @@ def drive_of(spec) -> Any:
     >>> drive_of(RackSpec()).motor_speed
     0.25
     """
-    device = (spec.law != "constant" or spec.up_down != 0 or spec.w_max != 1 or spec.w_min != -1
-              or spec.dw_min_dtod != 0 or spec.up_down_dtod != 0 or spec.w_max_dtod != 0 or spec.w_min_dtod != 0
-              or spec.dw_min_std != 0 or spec.write_noise_std != 0 or spec.corrupt_devices_prob != 0)
+    device = any(getattr(spec, name) != off for name, off in _DEVICE_FIELDS)
     made: dict[str, Any] = dict(continuous=float(spec.drive == "continuous"), device=float(device),
                                 law=LAW_CODES[spec.law], write_noise=float(spec.write_noise_std) * float(spec.step),
                                 noise_key=np.uint64(0))
