@@ -45,6 +45,9 @@ def test_uint8_cards_of_zeros_and_ones_are_refused():
     cards, labels = make_cards(8, np.random.default_rng(5))
     with pytest.raises(ValueError, match="8-bit reflectance"):
         MarkI(spec=specs.SMALL, seed=0).fit((cards > 0.5).astype(np.uint8), labels)
+    mixed = np.rint(cards * 255).astype(np.uint8)
+    mixed[0] = mixed[0] > 127                         # a first card of 0 and 1 only: the rest decides
+    assert MarkI(spec=specs.SMALL, seed=0).fit(mixed, labels).history_.shape == (8,)
 
 
 def test_positions_is_a_copy_the_rack_does_not_move():

@@ -273,7 +273,7 @@ def test_imaged_deck_in_two_threads_images_each_chunk_once(seed):
         light, rows = deck.take(order[first:first + 64])
         assert np.array_equal(light[rows], retina.light(cards[order[first:first + 64]]))
     ahead.join()
-    assert sorted(imaged) == list(range(len(deck._chunks)))
+    assert sorted(imaged) == list(range(len(deck._state)))
 
 
 def test_a_chunk_whose_imaging_raised_is_imaged_again():

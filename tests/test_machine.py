@@ -422,3 +422,28 @@ def test_only_backlash_changes_the_run():
         a = MarkI(spec=specs.SMALL.only("backlash"), seed=seed).fit(cards, labels, epochs=2)
         b = MarkI(spec=specs.SMALL.ideal(), seed=seed).fit(cards, labels, epochs=2)
         assert not np.array_equal(a.weights_, b.weights_)
+
+
+def test_one_blas_thread_limits_blas_again_after_an_import():
+    """The thread pools are found once, and again after an import (which may load a BLAS)."""
+    import sys
+    import types
+
+    from threadpoolctl import threadpool_info
+
+    from mark1._utils import threads
+
+    def blas_threads():
+        return {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+
+    with threads.one_blas_thread():
+        assert blas_threads() <= {1}
+    found = threads._found
+    with threads.one_blas_thread():
+        assert threads._found is found                      # nothing imported: not searched again
+    sys.modules["_mark1_test_module"] = types.ModuleType("_mark1_test_module")
+    try:
+        with threads.one_blas_thread():
+            assert threads._found is not found and blas_threads() <= {1}
+    finally:
+        del sys.modules["_mark1_test_module"]

@@ -9,15 +9,38 @@ BLAS numpy loaded (OpenBLAS, MKL, BLIS) for the duration of a block, and restore
 
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 __all__ = ["one_blas_thread"]
+
+# The process's thread pools, and how many modules were imported when they were found:
+# finding them scans every loaded library (about 0.8 ms, once a fit before), so they are
+# found again only after an import, which may have loaded another.
+_found: tuple[ThreadpoolController, int] | None = None
+
+
+def _pools() -> ThreadpoolController:
+    global _found
+    if _found is None or _found[1] != len(sys.modules):
+        _found = (ThreadpoolController(), len(sys.modules))
+    return _found[0]
 
 
 @contextmanager
 def one_blas_thread():
-    """Context manager: BLAS runs on one thread inside, as configured outside."""
-    with threadpool_limits(limits=1, user_api="blas"):
+    """Context manager: BLAS runs on one thread inside, as configured outside.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from threadpoolctl import threadpool_info
+    >>> with one_blas_thread():
+    ...     inside = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+    >>> set(inside) <= {1}
+    True
+    """
+    with _pools().limit(limits=1, user_api="blas"):
         yield

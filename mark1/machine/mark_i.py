@@ -217,7 +217,7 @@ class MarkI(ParamsMixin):
         if cards.dtype == np.uint8:          # 8-bit reflectance x 255 (a large deck): no float copy
             if len(cards) == 0:
                 raise InputError(f"{name}: expected at least one card, got none")
-            if cards.max() <= 1:
+            if cards[0].max() <= 1 and cards.max() <= 1:     # (the first card settles most decks)
                 raise InputError(f"{name}: uint8 cards are 8-bit reflectance (0 black, 255 paper white), "
                                  f"but these hold only 0 and 1; pass cards.astype(float) if 1 means white")
             return cards

@@ -555,16 +555,17 @@ class _ImagedDeck:
         self.light = np.empty((len(cards), retina.n_cells))
         _, first = np.unique(order, return_index=True)
         shown = np.asarray(order, dtype=np.int64)[np.sort(first)]     # each card once, as first shown
+        self._shown = shown
         self._chunk_of = np.full(len(cards), -1, np.int64)         # -1: never shown
         self._chunk_of[shown] = np.arange(len(shown)) // _IMAGING_CHUNK
-        self._chunks: list[np.ndarray | slice] = []
-        for lo in range(0, len(shown), _IMAGING_CHUNK):
-            part = shown[lo:lo + _IMAGING_CHUNK]
-            runs = len(part) == part[-1] - part[0] + 1 and bool((np.diff(part) == 1).all())
-            self._chunks.append(slice(int(part[0]), int(part[-1]) + 1) if runs else part)
+        # chunks whose cards are a run of the deck (first, first + 1, ...) are imaged in place
+        lo = np.arange(0, len(shown), _IMAGING_CHUNK)
+        hi = np.minimum(lo + _IMAGING_CHUNK, len(shown))
+        steps = np.concatenate([[0], np.cumsum(np.diff(shown) == 1)])
+        self._run = steps[hi - 1] - steps[lo] == hi - lo - 1
         # each chunk 0 to image, 1 being imaged, 2 imaged; the first that may be 0; chunks
         # before `ready` are all imaged
-        self._state = np.zeros(len(self._chunks), np.int8)
+        self._state = np.zeros(len(lo), np.int8)
         self._next = self.ready = 0
         self._changed = threading.Condition()
 
@@ -590,7 +591,7 @@ class _ImagedDeck:
     def image_one(self) -> bool:
         """Image the next chunk nobody has begun; False when there is none."""
         with self._changed:
-            j = self._claim(len(self._chunks) - 1)
+            j = self._claim(len(self._state) - 1)
         if j is None:
             return False
         self._image_chunk(j)
@@ -607,11 +608,12 @@ class _ImagedDeck:
         return j
 
     def _image_chunk(self, j: int) -> None:
-        chunk = self._chunks[j]
+        chunk = self._shown[j * _IMAGING_CHUNK:(j + 1) * _IMAGING_CHUNK]
         rows, cols = self.retina.spec.shape
         try:
-            if isinstance(chunk, slice):
-                self.retina._image_any(self.cards[chunk], self.light[chunk].reshape(-1, rows, cols))
+            if self._run[j]:
+                run = slice(int(chunk[0]), int(chunk[-1]) + 1)
+                self.retina._image_any(self.cards[run], self.light[run].reshape(-1, rows, cols))
             else:
                 light = np.empty((len(chunk), rows, cols))
                 self.retina._image_any(self.cards[chunk], light)
