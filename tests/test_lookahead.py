@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from mark1 import MarkI, specs
+from mark1.exceptions import InputError
 from mark1.machine import mark_i
 from mark1.machine import retina as retina_module
 from mark1.machine import simulator
@@ -254,7 +255,7 @@ def test_imaged_deck_gives_the_light_of_the_cards_shown(seed, dtype):
     assert not deck.image_one()                      # every card shown is imaged: none left
     shown = np.unique(order)
     assert sum(calls) == len(shown) and deck.ready == -(-len(shown) // retina_module._IMAGING_CHUNK)
-    with pytest.raises(ValueError, match="never shows"):
+    with pytest.raises(InputError, match="card 145, never shown"):
         deck.take(np.array([145]))
 
 

@@ -577,7 +577,8 @@ class _ImagedDeck:
         first: here, those nobody has begun; those another thread images, waited for."""
         chunks = self._chunk_of[cards]
         if len(chunks) and chunks.min() < 0:
-            raise ValueError("_ImagedDeck.take: a card the run's order never shows")
+            raise InputError(f"cards: expected cards the run shows, got card {int(cards[chunks.argmin()])}, "
+                             f"never shown")
         last = int(chunks.max(initial=-1))
         while self.ready <= last:
             with self._changed:
