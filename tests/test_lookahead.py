@@ -363,3 +363,40 @@ def test_the_sensing_thread_survives_a_failure_imaging_ahead():
     for k, future in enumerate(futures):
         sensed = future.result(timeout=0)
         assert (sensed.first, sensed.stop) == (10 * k, 10 * k + 10)
+
+
+def test_an_abandoned_deck_wakes_a_thread_waiting_for_a_chunk_nobody_images():
+    """A chunk claimed by a thread an interrupt stopped before it imaged it: the run's end
+    (abandon) wakes whoever waits for it, with an error, and nothing more is imaged."""
+    retina, cards = _deck(0, 100)
+    deck = retina_module._ImagedDeck(retina, cards, np.arange(100))
+    with deck._changed:
+        assert deck._claim(0) == 0
+    raised: list[BaseException] = []
+
+    def wait_for_chunk_0():
+        try:
+            deck.take(np.arange(5))
+        except BaseException as e:            # noqa: BLE001 -- checked below
+            raised.append(e)
+
+    waiter = threading.Thread(target=wait_for_chunk_0)
+    waiter.start()
+    waiter.join(0.2)
+    assert waiter.is_alive()                   # nobody images chunk 0: it waits
+    deck.abandon()
+    waiter.join(10)
+    assert not waiter.is_alive() and isinstance(raised[0], retina_module._Abandoned)
+    assert not deck.image_one()
+
+
+def test_close_ends_the_deck_and_survives_a_thread_never_started():
+    """close() abandons the deck's imaging, and a worker whose start() an interrupt cut
+    short (never started) is not joined with an error."""
+    cards, labels = make_cards(40, np.random.default_rng(0), shapes=("x", "box"))
+    m = MarkI(spec=specs.MARK_I, seed=0, trace="off").fit(cards[:10], labels[:10])
+    deck = retina_module._ImagedDeck(m.retina, cards, np.arange(40))
+    pipeline = simulator._SensoryPipeline(m.retina, m.patchboard, deck, np.arange(40), m.spec, m.rack_)
+    pipeline._worker = threading.Thread(target=pipeline._serve, args=(pipeline._jobs,))
+    pipeline.close()
+    assert deck._abandoned and not deck.image_one()

@@ -12,21 +12,24 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 
-from threadpoolctl import ThreadpoolController
+import threadpoolctl
 
 __all__ = ["one_blas_thread"]
 
 # The process's thread pools, and how many modules were imported when they were found:
-# finding them scans every loaded library (about 0.8 ms, once a fit before), so they are
-# found again only after an import, which may have loaded another.
-_found: tuple[ThreadpoolController, int] | None = None
+# finding them scans every loaded library (about 0.8 ms), so they are found again only
+# after an import, which may have loaded another (threadpoolctl's own cache, from 3.8).
+_found: tuple[threadpoolctl.ThreadpoolController, int] | None = None
 
 
-def _pools() -> ThreadpoolController:
+def _found_pools() -> threadpoolctl.ThreadpoolController:
     global _found
     if _found is None or _found[1] != len(sys.modules):
-        _found = (ThreadpoolController(), len(sys.modules))
+        _found = (threadpoolctl.ThreadpoolController(), len(sys.modules))
     return _found[0]
+
+
+_pools = getattr(threadpoolctl, "get_cached_controller", _found_pools)
 
 
 @contextmanager

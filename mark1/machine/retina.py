@@ -49,7 +49,7 @@ from numba.extending import overload
 
 from mark1._utils.compiled import compiled
 from mark1.specs import RetinaSpec
-from mark1.exceptions import InputError
+from mark1.exceptions import InputError, Mark1Error
 
 __all__ = ["Retina", "RetinaState", "area_average_matrix"]
 
@@ -515,6 +515,11 @@ def _beside(here: Callable[[], None], there: Callable[[], None]) -> None:
 _IMAGING_CHUNK = 32
 
 
+class _Abandoned(Mark1Error):
+    """The run a deck was imaged for has ended (:meth:`_ImagedDeck.abandon`): raised in a
+    thread that still waited for a chunk, which nobody will image now."""
+
+
 class _ImagedDeck:
     """A deck's light, imaged a chunk of cards at a time as a run shows them.
 
@@ -525,6 +530,8 @@ class _ImagedDeck:
     by a thread with nothing else to do, images the next chunk nobody has begun. Two
     threads may image at once; a chunk begun by one is waited for by the other, and one
     whose imaging raised is left to be imaged again. Cards never shown are never imaged.
+    :meth:`abandon` ends it with the run: a thread still waiting for a chunk (one whose
+    imaging an interrupt cut short) raises, and nothing more is imaged.
 
     Parameters
     ----------
@@ -567,6 +574,7 @@ class _ImagedDeck:
         # before `ready` are all imaged
         self._state = np.zeros(len(lo), np.int8)
         self._next = self.ready = 0
+        self._abandoned = False
         self._changed = threading.Condition()
 
     def __len__(self) -> int:
@@ -582,6 +590,8 @@ class _ImagedDeck:
         last = int(chunks.max(initial=-1))
         while self.ready <= last:
             with self._changed:
+                if self._abandoned:
+                    raise _Abandoned("the run this deck was imaged for has ended")
                 j = self._claim(last)
                 if j is None:                # the rest is being imaged by the other thread
                     self._changed.wait()
@@ -592,11 +602,19 @@ class _ImagedDeck:
     def image_one(self) -> bool:
         """Image the next chunk nobody has begun; False when there is none."""
         with self._changed:
-            j = self._claim(len(self._state) - 1)
+            j = None if self._abandoned else self._claim(len(self._state) - 1)
         if j is None:
             return False
         self._image_chunk(j)
         return True
+
+    def abandon(self) -> None:
+        """End the imaging with the run: nothing more is imaged, and a thread waiting for a
+        chunk raises :class:`_Abandoned` (the chunk may never be imaged: its claimer was
+        interrupted between claiming and imaging it)."""
+        with self._changed:
+            self._abandoned = True
+            self._changed.notify_all()
 
     def _claim(self, last: int) -> int | None:
         """The first chunk up to ``last`` that nobody has begun, now begun; called holding the lock."""

@@ -52,7 +52,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from itertools import chain, repeat
-from typing import NamedTuple, cast
+from typing import NamedTuple, Protocol, cast
 
 import numpy as np
 import simpy
@@ -296,6 +296,13 @@ class Trace:
         return f"Trace(level={self.level!r}, {len(self.events)} events)"
 
 
+class _DeckOfLight(Protocol):
+    """A deck's light imaged as a run asks for it (``mark_i._DeckLight``, ``retina._ImagedDeck``)."""
+
+    def take(self, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """An array of light and the rows of ``cards`` in it, those cards imaged."""
+
+
 class _Sensed(NamedTuple):
     """One sensed block (:meth:`_SensoryPipeline._make`): presentations ``first`` to ``stop``
     lit ``lit`` (s) from ``state``; the S-units ``s``, the photocells after the last card
@@ -346,7 +353,7 @@ class _SensoryPipeline:
     x: np.ndarray
     noise_scale: np.ndarray | None
 
-    def __init__(self, retina: Retina, patchboard: Patchboard, light: np.ndarray,
+    def __init__(self, retina: Retina, patchboard: Patchboard, light: np.ndarray | _DeckOfLight,
                  order: np.ndarray, spec: MachineSpec, rack: PotentiometerRack, block: int = 256):
         self.retina, self.patchboard = retina, patchboard
         self.light, self.order = light, order
@@ -509,12 +516,19 @@ class _SensoryPipeline:
 
     def close(self) -> None:
         """End the second thread, if one was started: a look-ahead not begun is dropped, one
-        running finishes its loop first."""
+        running finishes its loop first, and the deck's imaging ends (a chunk an interrupt
+        left claimed is waited for by nobody)."""
         self._discard()
+        abandon = getattr(self.light, "abandon", None)
+        if abandon is not None:
+            abandon()
         worker, self._worker = self._worker, None
         if worker is not None:
             self._jobs.put(None)
-            worker.join()
+            try:
+                worker.join()
+            except RuntimeError:        # an interrupt in start(): not started, or ends at the None
+                pass
 
 
 @dataclass
@@ -537,8 +551,8 @@ class Presentations(NamedTuple):
 
 
 def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack: PotentiometerRack,
-              light: np.ndarray, schedule: Presentations, code, noise_rng: np.random.Generator, trace: Trace,
-              env: simpy.Environment | None = None, progress=None) -> _RunResult:
+              light: np.ndarray | _DeckOfLight, schedule: Presentations, code, noise_rng: np.random.Generator,
+              trace: Trace, env: simpy.Environment | None = None, progress=None) -> _RunResult:
     """Run a training schedule on the machine in simulated time (:meth:`MarkI.fit` calls it).
 
     Parameters
