@@ -354,7 +354,7 @@ class _SensoryPipeline:
     noise_scale: np.ndarray | None
 
     def __init__(self, retina: Retina, patchboard: Patchboard, light: np.ndarray | _DeckOfLight,
-                 order: np.ndarray, spec: MachineSpec, rack: PotentiometerRack, block: int = 256):
+                 order: np.ndarray, spec: MachineSpec, rack: PotentiometerRack, block: int = 512):
         self.retina, self.patchboard = retina, patchboard
         self.light, self.order = light, order
         # a thread with nothing else to do images the deck ahead (retina._ImagedDeck)
@@ -367,7 +367,9 @@ class _SensoryPipeline:
         self.divisor = np.ones((1, 1))
         self.rack = rack
         self.block = block
-        self.size = block                 # current look-ahead, shrunk after a re-timing
+        # current look-ahead: small at first, so the second thread starts early; doubles while
+        # the schedule holds, shrinks after a re-timing
+        self.size = min(block, _AHEAD_FROM)
         self.gap, self.last_retimed = float(block), 0     # running gap between re-timings
         self.start = self.stop = 0
         self._began: tuple[RetinaState, np.ndarray] | None = None   # the block's first state and lit times
