@@ -21,7 +21,7 @@ by other work than wall time; on a shared machine read the ratios.
 
 A second section measures the sensing a fit runs (issue 23) on both decks of
 ``bench_machine.py`` (the digits and the hard deck, ``--cards`` of each): the imaging (once
-per fit), then one pass over the cards in blocks of 256 presentations as
+per fit), then one pass over the cards in blocks of 512 presentations as
 ``_SensoryPipeline`` senses them (S-units, the rack's inputs with the bias, each R-unit's
 active pots, the photocells' state carried from block to block), in CPU microseconds per
 card, against the block sensing of commit 8ed480a (its kernels kept below: the power law
@@ -286,7 +286,7 @@ def ours_block(retina, board, mask, light, rows, lit, state, tm):
     return s, x, active, end
 
 
-def blocks(deck_name, cards, repeat, block=256):
+def blocks(deck_name, cards, repeat, block=512):
     """The machine's sensing of one pass over a deck, a block of presentations at a time
     (what a fit runs outside the presentation kernel), ours against 8ed480a's."""
     m = MarkI(spec=specs.MARK_I, seed=1).fit(cards[:16], np.arange(16) % 8)
@@ -453,7 +453,7 @@ def main(argv=None):
     print(f"  same S-units: {np.array_equal(s, s_r)} ({int((s != s_r).sum())} differ), same φ: "
           f"{np.array_equal(phi, phi_r)} ({int((phi != phi_r).sum())} differ); max relative difference "
           f"light {rel(light, light_r):.2g}, signal {rel(signal, signal_r):.2g}")
-    print(f"\nthe machine's sensing, one pass in blocks of 256 presentations as a fit runs it (MARK_I, "
+    print(f"\nthe machine's sensing, one pass in blocks of 512 presentations as a fit runs it (MARK_I, "
           f"{args.cards:,} cards of each deck of bench_machine.py), us of CPU per card, best of {args.repeat}: "
           f"imaging (once per fit), then the blocks (S-units, φ with the bias, active pots) against 8ed480a's")
     print(f"  {'deck':7s} {'imaging':>9s} {'blocks ours':>11s} {'8ed480a':>11s} {'ratio':>7s}  {'same':>5s}")
