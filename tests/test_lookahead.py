@@ -401,3 +401,45 @@ def test_close_ends_the_deck_and_survives_a_thread_never_started():
     pipeline._worker = threading.Thread(target=pipeline._serve, args=(pipeline._jobs,))
     pipeline.close()
     assert deck._abandoned and not deck.image_one()
+
+
+def test_a_chunk_finished_by_the_other_thread_just_before_the_wait_is_not_waited_for():
+    """The other thread finishes the last chunk wanted between this one's look at ``ready``
+    and its taking the lock: it must see it done, not wait for a notice already given."""
+    retina, cards = _deck(0, 64)
+    deck = retina_module._ImagedDeck(retina, cards, np.arange(64))
+    deck.take(np.arange(32))                                  # chunk 0 imaged here
+    with deck._changed:
+        assert deck._claim(1) == 1                            # chunk 1: the other thread's
+    other = deck._changed
+
+    class FinishedFirst:
+        """The lock, whose first taking lets the other thread finish chunk 1 just before."""
+
+        def __init__(self):
+            self.first = True
+
+        def __enter__(self):
+            if self.first:
+                self.first = False
+                deck._changed = other
+                deck._image_chunk(1)                          # done and notified: nobody waits yet
+                deck._changed = self
+            return other.__enter__()
+
+        def __exit__(self, *exc):
+            return other.__exit__(*exc)
+
+        def wait(self, timeout=None):
+            return other.wait(timeout)
+
+        def notify_all(self):
+            other.notify_all()
+
+    deck._changed = FinishedFirst()
+    deck.ready = 1                                            # as seen before chunk 1 was done
+    taken = threading.Thread(target=lambda: deck.take(np.arange(32, 64)), daemon=True)
+    taken.start()
+    taken.join(10)
+    assert not taken.is_alive()
+    assert np.array_equal(deck.light[32:], retina.light(cards[32:]))

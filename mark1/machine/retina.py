@@ -590,6 +590,8 @@ class _ImagedDeck:
         last = int(chunks.max(initial=-1))
         while self.ready <= last:
             with self._changed:
+                if self.ready > last:        # the other thread finished them meanwhile
+                    break
                 if self._abandoned:
                     raise _Abandoned("the run this deck was imaged for has ended")
                 j = self._claim(last)
