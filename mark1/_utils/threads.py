@@ -38,7 +38,6 @@ def one_blas_thread():
 
     Examples
     --------
-    >>> import numpy as np
     >>> from threadpoolctl import threadpool_info
     >>> with one_blas_thread():
     ...     inside = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
