@@ -30,7 +30,9 @@ from mark1.exceptions import CliffWarning, InputError, SceneError, SpecError, Us
 from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, SCHEDULE_PARAMS, UNTIL_CAP, ablate,
                        catalog, check_learners, compare, grid_sweep, judged, learning_curves, parse_value,
                        parse_at, parse_values, reenact, sweep, value_text)
+from mark1.lab._common import check_precision
 from mark1.lab.runner import executor_for
+from mark1.stats import MIN_SEEDS
 from mark1.specs import NON_IDEALITIES, parameter_keys
 from mark1.viz.studies import (ablation_figure, comparison_figure, grid_sweep_figure, learning_curves_figure,
                                reenact_figure, sweep_figure)
@@ -114,14 +116,36 @@ def _print_result(args, result, t0: float, written: str, as_json: dict | None = 
     return 0
 
 
+def _precision_options(parser, family: str) -> None:
+    """``--precision`` and ``--max-seeds``, for a study whose intervals form ``family``."""
+    parser.add_argument("--precision", type=float, metavar="P",
+                        help=f"run until every interval of the family ({family}) is about ±P points: the --seeds "
+                             f"(at least {MIN_SEEDS}) are a pilot that fixes how many new seeds to run (Stein's "
+                             "two-stage rule, which keeps the intervals' coverage); the intervals count the new seeds")
+    parser.add_argument("--max-seeds", type=int, default=200, metavar="N",
+                        help="with --precision: the most seeds in all, the pilot's included (default 200)")
+
+
+def _precision_args(args) -> dict:
+    """``--precision`` and ``--max-seeds`` checked (one usage line naming the option), as study keywords."""
+    try:
+        check_precision(args.precision, args.max_seeds, list(range(args.seeds)))
+    except InputError as e:
+        text = str(e)
+        name = {"precision": "--precision", "max_seeds": "--max-seeds", "seeds": "--seeds"}[text.split(":")[0]]
+        raise UsageError(f"{name}:{text.split(':', 1)[1]}") from None
+    return {"precision": args.precision, "max_seeds": args.max_seeds}
+
+
 def cmd_compare(args) -> int:
     try:
         names = check_learners(args.learners)
     except ValueError as e:
         raise UsageError(f"--learners: {e}".replace("learners: ", "", 1)) from None
+    precision = _precision_args(args)
     scene, out, workers = check_common(args, args.seeds)
     comp, t0 = _run_study(args, workers, compare, scene, learners=names, out=out, progress=not args.json,
-                          features=args.features, figure=comparison_figure)
+                          features=args.features, figure=comparison_figure, **precision)
     return _print_result(args, comp, t0, f"{out}/results.csv, results.json, report.md, accuracy.png, seeds/",
                          as_json={"scene": comp.scene, "seeds": comp.seeds, "reported": comp.reported,
                                   "summary": comp.summary(), "out": str(out)})
@@ -291,6 +315,7 @@ def add_commands(sub) -> None:
     cp.add_argument("--features", choices=FEATURES, default="analog",
                     help="the retina whose S-units and phi the textbook classifiers learn from: the analog "
                          "machine's own (default) or the ideal one")
+    _precision_options(cp, "the analog machine minus each learner")
     cp.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     ab = _study_parser(sub, "ablate", cmd_ablate, "which non-ideality costs most: each alone on, each alone off, "
