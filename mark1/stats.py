@@ -61,7 +61,7 @@ MIN_SEEDS = 10
 #: The interval's method, as pages, tables and CSV headers name it.
 METHOD = "the hull of Student's t and Hall's skewness-corrected t, clipped to the range"
 #: Its short name, for column headers.
-METHOD_SHORT = "t+Hall hull"
+METHOD_SHORT = "Student's t ∪ Hall's skewness-corrected t"
 #: The family-wise and false-discovery corrections a study may apply, and no correction.
 CORRECTIONS = ("holm", "bh", "none")
 #: The most seeds :func:`seeds_needed` reckons with.

@@ -31,7 +31,7 @@ from mark1._utils.language import LEARNER_COLOURS, NEUTRAL, WEIGHT_CMAP, duratio
 from mark1.lab import VERDICTS, Ablation, Comparison, GridSweep, LearningCurves, Reenactment, Sweep, value_text
 from mark1.exceptions import InputError
 from mark1.lab.stats import mean_interval
-from mark1.stats import METHOD
+from mark1.stats import METHOD_SHORT
 from mark1.specs import MachineSpec, describe
 from mark1.viz.figure import accuracy_axis, accuracy_low, new_figure, save_figure
 
@@ -141,10 +141,10 @@ def comparison_figure(comparison: Comparison, *, out: str | os.PathLike | None =
     few = [n for n in learners if summary[n]["interval"].n and summary[n]["interval"].too_few]
     counted = len(comparison.counted)
     what = (summary[few[0]]["interval"].words() + ": the dots and their mean only" if few
-            else f"mean and 95 % interval ({METHOD})")
+            else f"mean and 95 % interval ({METHOD_SHORT}, inside 0–100 %)")
     ax.set_title("\n".join(textwrap.wrap(f"{comparison.scene} — {counted} seed{'s' if counted != 1 else ''}"
                                          + (f" after a pilot of {len(comparison.pilot)}" if comparison.pilot else "")
-                                         + f", one dot each; {what}; mark1 is the analog machine", 90)), fontsize=9)
+                                         + f", one dot each; {what}; mark1 is the analog machine", 80)), fontsize=9)
     fig.tight_layout()
     return _saved(fig, out, dpi=120)
 
