@@ -525,6 +525,13 @@ class Compared:
         None where there is no test.
     correction : str
         "holm", "bh" or "none".
+
+    Examples
+    --------
+    >>> d = [0.05, 0.04, 0.06, 0.05, 0.03, 0.05, 0.07, 0.04, 0.05, 0.06]
+    >>> (c,) = family([d], bounds=(-1, 1))
+    >>> c.decided, c.sign, c.interval == c.raw          # a family of one: no adjustment
+    (True, 1, True)
     """
 
     raw: Interval

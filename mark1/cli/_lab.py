@@ -28,9 +28,8 @@ from mark1.cli._options import (_PHYSICAL_HELP, add_common_options, check_common
                                 output_folder, scene_or_usage, workers_for)
 from mark1.exceptions import CliffWarning, InputError, SceneError, SpecError, UsageError
 from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, SCHEDULE_PARAMS, UNTIL_CAP, ablate,
-                       catalog, check_learners, compare, grid_sweep, judged, learning_curves, parse_value,
-                       parse_at, parse_values, reenact, sweep, value_text)
-from mark1.lab._common import check_precision
+                       catalog, check_learners, check_precision, compare, grid_sweep, judged, learning_curves,
+                       parse_value, parse_at, parse_values, reenact, sweep, value_text)
 from mark1.lab.runner import executor_for
 from mark1.stats import MIN_SEEDS
 from mark1.specs import NON_IDEALITIES, parameter_keys

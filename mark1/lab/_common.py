@@ -50,6 +50,13 @@ def check_precision(precision: object, max_seeds: object, seeds: Sequence[int]) 
     ------
     InputError
         Naming ``precision``, ``max_seeds`` or ``seeds`` and what was expected.
+
+    Examples
+    --------
+    >>> check_precision(1.0, 200, list(range(10)))
+    (0.01, 200)
+    >>> check_precision(None, 200, [0, 1])
+    (None, 2)
     """
     if precision is None:
         return None, len(seeds)
