@@ -98,6 +98,8 @@ class Interval:
     92.3 [90.8, 94.0]
     >>> print(mean_interval([0.9, 0.8], bounds=(0, 1)).format(scale=100))
     85.0 (too few seeds (n = 2) for an interval)
+    >>> print(Interval(-0.0001, -0.02, 0.025, 40, (-1, 1)).format(scale=100, signed=True))
+    +0.0 [-2.0, +2.5]
     """
 
     mean: float
@@ -153,13 +155,15 @@ class Interval:
         signed : bool
             Show a + on positive figures (for differences).
         """
-        f = f"{{:+.{digits}f}}" if signed else f"{{:.{digits}f}}"
+        def f(x: float) -> str:
+            x = round(x * scale, digits) + 0.0              # no "-0.0" for a figure that rounds to 0
+            return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
         if self.n == 0:
             return "no seeds"
-        head = f.format(self.mean * scale)
+        head = f(self.mean)
         if self.low is None or self.high is None:
             return f"{head} ({self.words()})"
-        return f"{head} [{f.format(self.low * scale)}, {f.format(self.high * scale)}]"
+        return f"{head} [{f(self.low)}, {f(self.high)}]"
 
     def __str__(self) -> str:
         return self.format(digits=3)
