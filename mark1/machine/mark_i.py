@@ -378,7 +378,15 @@ class MarkI(ParamsMixin):
             raise InputError(f"epochs: expected a positive integer, got {epochs!r}")
         if order not in ("cyclic", "shuffled"):
             raise InputError(f"order: expected 'cyclic' or 'shuffled', got {order!r}")
-        classes, label_index = np.unique(labels, return_inverse=True)
+        # the schedule (and each presentation's epoch), 16 bytes a presentation, before it is made
+        limits.check_allocation(16 * len(cards) * int(epochs), "epochs",
+                                f"a schedule of {int(epochs):,} passes over {len(cards):,} cards")
+        try:
+            classes, label_index = np.unique(labels, return_inverse=True)
+        except TypeError:           # labels that cannot be ordered together (numbers beside text, ...)
+            kinds = sorted({type(v).__name__ for v in labels.tolist()})
+            raise errors.InputTypeError(f"labels: expected labels of one kind that sort (all numbers or all "
+                                        f"strings), got {', '.join(kinds[:5])}") from None
         if len(classes) < 2:
             raise InputError(f"labels: expected at least 2 classes, got only {classes.tolist()}")
         n_inputs = self.patchboard.n_associators + 1
@@ -603,7 +611,10 @@ class MarkI(ParamsMixin):
         return hasattr(self, "rack_") and self._fitted_for == (self.spec, self.seed, self.noise_seed)
 
     def __repr__(self) -> str:
-        head = f"MarkI(spec={self.spec.name!r}, seed={self.seed!r}"
+        # the repr of a machine not yet checked (spec="junk", a wrong seed) must not raise
+        name = getattr(self.spec, "name", None)
+        spec = repr(name) if isinstance(name, str) else errors.bounded(repr(self.spec), 40)
+        head = f"MarkI(spec={spec}, seed={errors.bounded(repr(self.seed), 40)}"
         if not self._is_fitted():
             return head + ")"
         last = int(self.mistakes_per_epoch_[-1]) if len(self.mistakes_per_epoch_) else 0
