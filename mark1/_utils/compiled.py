@@ -84,8 +84,8 @@ import numba.core.options
 from mark1._utils.progress import _in_kernel
 from mark1.exceptions import Mark1Warning
 
-__all__ = ["cache_dir", "compile_seconds", "compiled", "imported_sources", "index_key", "njit_calling", "record_fields",
-           "source_digest", "writable_cache_dir"]
+__all__ = ["cache_dir", "compile_seconds", "compiled", "fallback_dir", "imported_sources", "index_key",
+           "njit_calling", "record_fields", "source_digest", "writable_cache_dir"]
 
 #: Seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls took on the
 #: 2-core development machine (numba 0.68, Python 3.11), said before this computer has
@@ -253,28 +253,29 @@ def source_digest(modules: tuple[ModuleType, ...]) -> str:
     return h.hexdigest()
 
 
-#: The folder of the mark1 package (the one this file is in).
-_PACKAGE = Path(__file__).resolve().parents[1]
+def _root_of(path: Path) -> Path | None:
+    """The top package folder named ``mark1`` that holds ``path`` (this install's, or a copy's)."""
+    found = None
+    for parent in path.parents:
+        if not (parent / "__init__.py").is_file():
+            break
+        if parent.name == "mark1":
+            found = parent
+    return found
 
 
-def _module_file(name: str) -> Path | None:
-    """The source file of mark1 module ``name`` (dotted), or None (not mark1's, or no such file)."""
+def _module_file(root: Path, name: str) -> Path | None:
+    """The source file of mark1 module ``name`` (dotted) under ``root``, or None (not mark1's, or no such file)."""
     head, _, rest = name.partition(".")
     if head != "mark1":
         return None
-    base = _PACKAGE.joinpath(*rest.split(".")) if rest else _PACKAGE
+    base = root.joinpath(*rest.split(".")) if rest else root
     candidates = ((base.with_suffix(".py"),) if rest else ()) + (base / "__init__.py",)
     return next((c for c in candidates if c.is_file()), None)
 
 
-def _package_of(path: Path) -> str:
-    """The dotted name of the package a mark1 source file is in (for relative imports)."""
-    parts = path.relative_to(_PACKAGE).parts[:-1]
-    return ".".join(("mark1", *parts))
-
-
 @cache
-def _direct_imports(path: Path) -> tuple[Path, ...]:
+def _direct_imports(path: Path, root: Path) -> tuple[Path, ...]:
     """The mark1 source files ``path``'s ``import`` statements name (anywhere in the file).
 
     ``from P import a`` names ``P/a.py`` when ``a`` is a module, else ``P``'s own file;
@@ -288,20 +289,17 @@ def _direct_imports(path: Path) -> tuple[Path, ...]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                f = _module_file(alias.name)
+                f = _module_file(root, alias.name)
                 if f is not None:
                     found.add(f)
         elif isinstance(node, ast.ImportFrom):
             if node.level:              # relative: from the file's own package up
-                pkg = _package_of(path).split(".")
-                pkg = pkg[:len(pkg) - node.level + 1]
-                base = ".".join(pkg + ([node.module] if node.module else []))
+                pkg = ["mark1", *path.relative_to(root).parts[:-1]]
+                base = ".".join(pkg[:len(pkg) - node.level + 1] + ([node.module] if node.module else []))
             else:
                 base = node.module or ""
             for alias in node.names:
-                f = _module_file(f"{base}.{alias.name}")
-                if f is None:
-                    f = _module_file(base)
+                f = _module_file(root, f"{base}.{alias.name}") or _module_file(root, base)
                 if f is not None:
                     found.add(f)
     found.discard(path)
@@ -319,7 +317,7 @@ def imported_sources(path: str | os.PathLike) -> tuple[Path, ...]:
     Parameters
     ----------
     path : str or path-like
-        A source file inside the mark1 package.
+        A source file inside a mark1 package (this install's, or a copy's).
 
     Returns
     -------
@@ -336,12 +334,13 @@ def imported_sources(path: str | os.PathLike) -> tuple[Path, ...]:
     True
     """
     start = Path(path).resolve()
-    if _PACKAGE not in start.parents:
+    root = _root_of(start)
+    if root is None:
         return (start,)
     seen = {start}
     todo = [start]
     while todo:
-        for f in _direct_imports(todo.pop()):
+        for f in _direct_imports(todo.pop(), root):
             if f not in seen:
                 seen.add(f)
                 todo.append(f)
@@ -351,8 +350,9 @@ def imported_sources(path: str | os.PathLike) -> tuple[Path, ...]:
 @cache
 def _imports_digest(path: str) -> str:
     h = hashlib.sha256()
+    root = _root_of(Path(path)) or Path(path).parent
     for f in imported_sources(path):
-        name = f.relative_to(_PACKAGE).as_posix() if _PACKAGE in f.parents else f.name
+        name = f.relative_to(root).as_posix() if root in f.parents else f.name
         data = f.read_bytes()
         h.update(f"{name}\0{len(data)}\0".encode())
         h.update(data)

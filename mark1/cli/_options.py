@@ -19,8 +19,9 @@ import numpy as np
 
 from mark1._utils.language import duration, percent
 from mark1._utils.limits import PHYSICAL_SHARE, MemoryLimit, memory_limit
-from mark1.exceptions import SceneError, UsageError, printable
+from mark1.exceptions import InputError, SceneError, UsageError, printable
 from mark1.lab import SCHEDULE_PARAMS, check_learners, parse_values
+from mark1.machine.mark_i import check_runnable
 from mark1.machine.response import OutputCode
 from mark1.stimuli.scenes import Scene, load_scene
 
@@ -206,10 +207,15 @@ def _check_code(args, scene, where: str | None) -> None:
         return
     asked = [*(getattr(args, "at", None) or []), *(getattr(args, "param", None) or []),
              *(getattr(args, "set", None) or [])]
+    spec = scene.machine_spec()
+    try:
+        check_runnable(spec, "machine.overrides.")
+    except InputError as e:
+        raise UsageError(f"{where or args.scene}: {e}") from None
     if any("response." in str(a) for a in asked):
         return
     try:
-        OutputCode(np.arange(len(scene.classes)), scene.machine_spec().response)
+        OutputCode(np.arange(len(scene.classes)), spec.response)
     except ValueError as e:                                 # the code's InputError: "labels: ..."
         text = str(e).removeprefix("labels: ")
         raise UsageError(f"{where or args.scene}: stimuli.classes: {text}") from None
