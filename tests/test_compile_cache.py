@@ -39,6 +39,7 @@ print(h.hexdigest(), repr(m.machine_time_))
 # every numba dispatcher of mark1's modules after the imports, and the signatures they hold
 COUNT = """
 import mark1, mark1.cli, sys
+import mark1.machine, mark1.lab, mark1.cli._run, mark1.cli._lab, mark1.cli._theory   # import mark1 is lazy
 from numba.core.dispatcher import Dispatcher
 from mark1._utils.compiled import compile_seconds
 seen = {id(v): v for name, mod in list(sys.modules.items()) if name.startswith("mark1")

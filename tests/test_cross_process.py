@@ -96,7 +96,8 @@ def corrupt_scene(tmp_path):
                 Image.fromarray(a).save(tmp_path / folder / c / f"{i:02d}.png")
     (tmp_path / "imgs" / "dark" / "bad.png").write_bytes(b"\x89PNG\r\n\x1a\nnot really a png")
     path = tmp_path / "corrupt.toml"
-    path.write_text('name = "c"\n[reported]\nsource = "none: a test"\nvalue = 0.9\n[stimuli]\nsource = "folder"\nfolder = "imgs"\ncard_size = 20\n'
+    path.write_text('name = "c"\n[reported]\nsource = "none: a test"\nvalue = 0.9\n'
+                    '[stimuli]\nsource = "folder"\nfolder = "imgs"\ncard_size = 20\n'
                     '[test]\nfolder = "imgs_test"\n[machine]\npreset = "SMALL"\n[schedule]\nepochs = 1\n')
     return path
 

@@ -407,7 +407,7 @@ def record_fields(types: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
             return
         cls = getattr(t, "instance_class", None)
         fields = getattr(cls, "_fields", None)
-        if isinstance(fields, tuple):
+        if cls is not None and isinstance(fields, tuple):
             out.append((f"{cls.__module__}.{cls.__qualname__}", tuple(map(str, fields))))
         for attr in ("types", "dtype", "key"):
             inner = getattr(t, attr, None)

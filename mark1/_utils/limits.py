@@ -190,8 +190,8 @@ def _mapped() -> int:
 _cap: MemoryLimit | None = None
 
 
-#: Bytes standing for "no limit of its own" (2^62: no float GB above it means more).
-_NO_LIMIT = float(2 ** 62)
+#: The largest cap in bytes a limit of one's own is taken as (2^62: more means nothing more).
+_LARGEST_CAP = 2 ** 62
 
 
 def _given(gigabytes: object, name: str, called: str | None = None) -> MemoryLimit:
@@ -200,7 +200,7 @@ def _given(gigabytes: object, name: str, called: str | None = None) -> MemoryLim
             math.isfinite(gigabytes) and gigabytes > 0):
         raise InputError(f"{called or name}: expected a positive number of GB, got {gigabytes!r}")
     # a limit beyond any memory (1e300 GB) holds nothing back: the others then decide
-    return MemoryLimit(int(min(gigabytes * 1e9, _NO_LIMIT)), name, f"raise {name}")
+    return MemoryLimit(int(min(gigabytes * 1e9, _LARGEST_CAP)), name, f"raise {name}")
 
 
 @contextlib.contextmanager
