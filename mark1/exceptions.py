@@ -41,6 +41,18 @@ MAX_MESSAGE = 1000
 def bounded(text: str, limit: int = MAX_MESSAGE) -> str:
     """``text`` cut in its middle to at most ``limit`` characters (a huge value quoted back).
 
+    Parameters
+    ----------
+    text : str
+        A message.
+    limit : int
+        The most characters kept (:data:`MAX_MESSAGE` unless given).
+
+    Returns
+    -------
+    str
+        ``text`` itself when short enough, else its head, ``" ... "`` and its last characters.
+
     Examples
     --------
     >>> len(bounded("x" * 10_000)), bounded("short")
