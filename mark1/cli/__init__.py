@@ -40,6 +40,7 @@ import argparse
 import importlib
 import re
 import sys
+from importlib.metadata import PackageNotFoundError, version
 
 from mark1._utils.limits import memory_cap
 from mark1.exceptions import InputError, UsageError, printable
@@ -61,9 +62,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _version() -> str:
-    """mark1's version, from the package's metadata (``mark1.__version__``)."""
-    import mark1
-    return mark1.__version__
+    """mark1's version, from the package's metadata (as ``mark1.__version__``)."""
+    try:
+        return version("mark1")
+    except PackageNotFoundError:          # run from a source tree that was never installed
+        return "0+unknown"
 
 
 def _build_parser() -> argparse.ArgumentParser:
