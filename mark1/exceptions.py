@@ -93,7 +93,7 @@ class Mark1Error(Exception):
     ('SpecError', 'rack.step', 'rack.step: expected a number > 0, got -1')
     """
 
-    def __init__(self, *args) -> None:
+    def __init__(self, *args: object) -> None:
         if len(args) == 1 and isinstance(args[0], str):
             args = (bounded(args[0]),)
         super().__init__(*args)
