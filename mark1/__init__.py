@@ -15,18 +15,36 @@ Examples
 True
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-from mark1 import exceptions, specs, theory
+from mark1 import exceptions
 from mark1._utils import html as _html
 from mark1.exceptions import InputError, Mark1Error, Mark1Warning, RenderError, SceneError, SpecError, UsageError
-from mark1.lab import (Ablation, Comparison, LearningCurves, Reenactment, Sweep, ablate, compare, learning_curves,
-                       reenact, sweep)
-from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier, LogisticRegression,
-                                Perceptron)
-from mark1.machine import MarkI, Patchboard
-from mark1.specs import MARK_I, NON_IDEALITIES, SMALL, MachineSpec
-from mark1.stimuli import Scene, load_scene, scene_cards
+
+if TYPE_CHECKING:       # what the names below are, for type checkers; at run time each is imported on first use
+    from mark1 import specs, theory
+    from mark1.lab import (Ablation, Comparison, LearningCurves, Reenactment, Sweep, ablate, compare,
+                           learning_curves, reenact, sweep)
+    from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier,
+                                    LogisticRegression, Perceptron)
+    from mark1.machine import MarkI, Patchboard
+    from mark1.specs import MARK_I, NON_IDEALITIES, SMALL, MachineSpec
+    from mark1.stimuli import Scene, load_scene, scene_cards
+
+#: Where each public name lives: imported on first use (PEP 562), so that ``import mark1``
+#: and ``mark1 --version`` load neither numba nor matplotlib until something needs them.
+_WHERE = {
+    **dict.fromkeys(("specs", "theory", "machine", "stimuli", "lab", "linear_model", "viz", "classroom", "cli"), ""),
+    **dict.fromkeys(("MARK_I", "NON_IDEALITIES", "SMALL", "MachineSpec"), "mark1.specs"),
+    **dict.fromkeys(("Ablation", "Comparison", "LearningCurves", "Reenactment", "Sweep", "ablate", "compare",
+                     "learning_curves", "reenact", "sweep"), "mark1.lab"),
+    **dict.fromkeys(("FisherDiscriminant", "GaussianClassifier", "LeastSquaresClassifier", "LogisticRegression",
+                     "Perceptron"), "mark1.linear_model"),
+    **dict.fromkeys(("MarkI", "Patchboard"), "mark1.machine"),
+    **dict.fromkeys(("Scene", "load_scene", "scene_cards"), "mark1.stimuli"),
+}
 
 # what draws each object's figure in a notebook (mark1._utils.html): named here, above every
 # room, and imported only when Jupyter asks for the HTML (import mark1 loads no matplotlib)
@@ -65,4 +83,13 @@ def __getattr__(name):
     # installed, and importing scikit-learn at `import mark1` would cost seconds
     if name == "NotFittedError":
         return exceptions.NotFittedError
+    if name in _WHERE:
+        where = _WHERE[name]
+        value = import_module(f"mark1.{name}") if not where else getattr(import_module(where), name)
+        globals()[name] = value         # found once: later lookups do not come here
+        return value
     raise AttributeError(f"module 'mark1' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *__all__, *_WHERE})

@@ -28,14 +28,80 @@ import os
 
 __all__ = ["Mark1Error", "InputError", "InputTypeError", "SpecError", "SceneError", "RenderError", "UsageError",
            "ResultPathError", "NotFittedError", "Mark1Warning", "LMSStepWarning", "SingularCovarianceWarning",
-           "ScaleWarning", "SeparableDataWarning", "ConvergenceWarning", "CliffWarning", "printable"]
+           "ScaleWarning", "SeparableDataWarning", "ConvergenceWarning", "CliffWarning", "printable", "bounded",
+           "MAX_MESSAGE"]
 
 #: Characters of a scene error's explanation kept (a huge value quoted back is cut).
 MAX_REASON = 600
 
+#: Characters of any mark1 error's message kept: a huge value quoted back is cut in its middle.
+MAX_MESSAGE = 1000
+
+
+def bounded(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` cut in its middle to at most ``limit`` characters (a huge value quoted back).
+
+    Parameters
+    ----------
+    text : str
+        A message.
+    limit : int
+        The most characters kept (:data:`MAX_MESSAGE` unless given).
+
+    Returns
+    -------
+    str
+        ``text`` itself when short enough, else its head, ``" ... "`` and its last characters.
+
+    Examples
+    --------
+    >>> len(bounded("x" * 10_000)), bounded("short")
+    (1000, 'short')
+    """
+    if len(text) <= limit:
+        return text
+    tail = min(40, limit // 4)
+    return text[:limit - tail - 5] + " ... " + text[-tail:]
+
+
+def _rebuild(cls: type, args: tuple, state: dict, os_fields: tuple | None) -> BaseException:
+    """An error made again from what :meth:`Mark1Error.__reduce__` kept, without calling its ``__init__``."""
+    err = cls.__new__(cls, *args)
+    BaseException.__init__(err, *args)          # sets args (and nothing else)
+    if os_fields is not None:
+        # each set only when it was: set at all, even to None, it shows in the message
+        for name, value in zip(("errno", "strerror", "filename", "filename2"), os_fields):
+            if value is not None:
+                setattr(err, name, value)
+    err.__dict__.update(state)
+    return err
+
 
 class Mark1Error(Exception):
-    """The base of every error mark1 raises."""
+    """The base of every error mark1 raises.
+
+    Its message is at most :data:`MAX_MESSAGE` characters (a huge value quoted back is cut
+    in its middle), and it crosses a process boundary whole: pickled, it comes back as the
+    same class with the same message and attributes (``key``, ``path``, ``reason``, ...),
+    whatever its ``__init__`` takes, so a study's worker refuses as the caller would.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> e = pickle.loads(pickle.dumps(SpecError("rack.step", "expected a number > 0, got -1")))
+    >>> type(e).__name__, e.key, str(e)
+    ('SpecError', 'rack.step', 'rack.step: expected a number > 0, got -1')
+    """
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], str):
+            args = (bounded(args[0]),)
+        super().__init__(*args)
+
+    def __reduce__(self):
+        os_fields = ((self.errno, self.strerror, self.filename, self.filename2)
+                     if isinstance(self, OSError) else None)
+        return _rebuild, (type(self), self.args, dict(self.__dict__), os_fields)
 
 
 class InputError(Mark1Error, ValueError):
@@ -62,7 +128,8 @@ class SpecError(Mark1Error, ValueError):
     """
 
     def __init__(self, key: str, message: str) -> None:
-        super().__init__(f"{key}: {message}")
+        message = bounded(message, MAX_REASON)          # e.g. a table of 100,000 nodes quoted back
+        super().__init__(printable(f"{key}: {message}"))
         self.key = key
         self.reason = message
 
@@ -86,8 +153,7 @@ class SceneError(Mark1Error, ValueError):
 
     def __init__(self, path: str | os.PathLike | None, key: str | None, reason: str) -> None:
         where = f"{path}: " if path is not None else ""
-        if len(reason) > MAX_REASON:              # e.g. a huge value quoted back
-            reason = reason[:MAX_REASON - 20] + " ... " + reason[-15:]
+        reason = bounded(reason, MAX_REASON)      # e.g. a huge value quoted back
         super().__init__(printable(f"{where}{key if key is not None else 'file'}: {reason}"))
         self.path = None if path is None else str(path)
         self.key = key
@@ -107,7 +173,8 @@ class RenderError(Mark1Error, ValueError):
     """
 
     def __init__(self, setting: str, reason: str) -> None:
-        super().__init__(f"{setting}: {reason}")
+        reason = bounded(reason, MAX_REASON)
+        super().__init__(printable(f"{setting}: {reason}"))
         self.setting = setting
         self.reason = reason
 

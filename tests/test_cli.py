@@ -395,3 +395,15 @@ def test_the_long_work_notice_is_said_once_a_command_not_once_a_process(capsys, 
         _options.check_budget(args, scene)
         _options.check_budget(args, scene)                           # the same command checking again
         assert capsys.readouterr().err.count("this may take about") == 1
+
+
+def test_version_is_cheap_and_exits_0(capsys):
+    import mark1
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"mark1 {mark1.__version__}\n"
+    code = ("import sys; from mark1.cli import main; rc = main(['--version']); "
+            "print(rc, 'numba' in sys.modules, 'matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [f"mark1 {mark1.__version__}", "0 False False"]

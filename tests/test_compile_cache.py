@@ -8,9 +8,15 @@ is expected, which stops root as well as anyone (chmod does not stop root).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from mark1._utils.compiled import imported_sources, record_fields
+from mark1.exceptions import Mark1Warning
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,6 +39,7 @@ print(h.hexdigest(), repr(m.machine_time_))
 # every numba dispatcher of mark1's modules after the imports, and the signatures they hold
 COUNT = """
 import mark1, mark1.cli, sys
+import mark1.machine, mark1.lab, mark1.cli._run, mark1.cli._lab, mark1.cli._theory   # import mark1 is lazy
 from numba.core.dispatcher import Dispatcher
 from mark1._utils.compiled import compile_seconds
 seen = {id(v): v for name, mod in list(sys.modules.items()) if name.startswith("mark1")
@@ -72,7 +79,7 @@ def test_an_unwritable_cache_gives_one_warning_and_the_same_results(tmp_path):
         assert "Mark1Warning" not in out.stderr
         assert "compiling" not in out.stderr        # stderr is no terminal here: no notice
     blocked = _unwritable(tmp_path)
-    out = _python(FIT, NUMBA_CACHE_DIR=str(blocked))
+    out = _python(FIT, NUMBA_CACHE_DIR=str(blocked), TMPDIR=str(tmp_path / "tmp"))   # the fallback: new, said
     assert out.returncode == 0, out.stderr
     lines = [line for line in out.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, out.stderr
@@ -84,13 +91,16 @@ def test_an_unwritable_home_without_numba_cache_dir_imports(tmp_path):
     home = _unwritable(tmp_path)
     # matplotlib (imported by mark1.cli) warns on its own about an unwritable home unless
     # MPLCONFIGDIR is set: not mark1's line, so it is kept out of the count
+    (tmp_path / "tmp").mkdir()
     out = _python("import mark1, mark1.cli; from mark1._utils.compiled import writable_cache_dir; "
-                  "print(writable_cache_dir())", HOME=str(home), MPLCONFIGDIR=str(tmp_path / "mpl"))
+                  "print(writable_cache_dir())", HOME=str(home), MPLCONFIGDIR=str(tmp_path / "mpl"),
+                  TMPDIR=str(tmp_path / "tmp"))
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "None"
+    fallback = tmp_path / "tmp" / f"mark1-{os.getuid()}" / "numba"
+    assert out.stdout.strip() == str(fallback)
     lines = [line for line in out.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "Mark1Warning" in lines[0], out.stderr
-    assert str(home / ".cache" / "mark1" / "numba") in lines[0]
+    assert str(home / ".cache" / "mark1" / "numba") in lines[0] and str(fallback) in lines[0]
 
 
 def test_the_cache_is_per_user_not_in_the_package(tmp_path):
@@ -153,3 +163,169 @@ def test_changed_numba_internals_fall_back_to_numba_cache_with_one_warning(tmp_p
     lines = [line for line in out.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "numba's cache classes changed" in lines[0], out.stderr
     assert len(list(cache.rglob("*.nbi"))) == 2          # still cached, by numba's own cache
+
+
+# ---------------------------------------------------------------------------------------
+# a read-only home: the private fallback under the temporary folder, compiled once per computer
+
+TINY = """
+import warnings
+warnings.simplefilter("default")
+from mark1._utils.compiled import compiled, compile_seconds, writable_cache_dir
+@compiled
+def twice(x):
+    return 2 * x
+print(twice(21), compile_seconds() > 0, writable_cache_dir())
+"""
+
+
+def test_a_read_only_home_compiles_once_per_computer_in_the_fallback(tmp_path):
+    script = tmp_path / "tiny.py"                  # a file: code from `python -c` has no source to key on
+    script.write_text(TINY)
+    (tmp_path / "tmp").mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    env.update(PYTHONPATH=str(ROOT), HOME=str(_unwritable(tmp_path)), TMPDIR=str(tmp_path / "tmp"))
+    runs = [subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600,
+                           cwd=tmp_path, check=False) for _ in range(2)]
+    fallback = tmp_path / "tmp" / f"mark1-{os.getuid()}" / "numba"
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    assert runs[0].stdout.split() == ["42", "True", str(fallback)]
+    assert runs[1].stdout.split() == ["42", "False", str(fallback)]      # loaded: no compile the second time
+    first = [line for line in runs[0].stderr.splitlines() if line.strip()]
+    assert len(first) == 1 and "Mark1Warning" in first[0] and str(fallback) in first[0], runs[0].stderr
+    assert runs[1].stderr.strip() == ""                                  # said once, where it was made
+    assert (fallback.parent.stat().st_mode & 0o777) == 0o700
+
+
+def test_a_fallback_others_can_write_is_refused_and_nothing_is_cached(tmp_path, monkeypatch):
+    from mark1._utils import compiled
+    monkeypatch.setattr(compiled, "cache_dir", lambda: _unwritable(tmp_path))
+    shared = tmp_path / "shared" / "numba"
+    shared.parent.mkdir(mode=0o777)
+    shared.parent.chmod(0o777)                      # as another user could have made it
+    monkeypatch.setattr(compiled, "fallback_dir", lambda: shared)
+    monkeypatch.setattr(compiled, "_warned", set())
+    with pytest.warns(Mark1Warning, match="compile in every process"):
+        assert compiled._writable_dir.__wrapped__() is None
+    assert not shared.exists()
+
+
+# ---------------------------------------------------------------------------------------
+# the key: version, every source the kernels' modules import, the records' field names
+
+
+def _copy(tmp_path: Path) -> Path:
+    dest = tmp_path / "pkg" / "mark1"
+    shutil.copytree(ROOT / "mark1", dest, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def _swap_drive_fields(package: Path) -> None:
+    """Swap the ``step`` and ``step_time`` fields of RackSpec: Drive's fields change order."""
+    specs = package / "specs.py"
+    lines = specs.read_text().splitlines(keepends=True)
+    i = next(k for k, line in enumerate(lines) if line.startswith("    step: float = param("))
+    j = next(k for k, line in enumerate(lines) if line.startswith("    step_time: float = param("))
+    assert j == i + 2                               # step is two lines (its param wraps), step_time one
+    lines[i:j + 1] = [lines[j], *lines[i:j]]
+    specs.write_text("".join(lines))
+
+
+def _fresh_key(path: Path) -> tuple:
+    from mark1._utils import compiled
+    for f in (compiled._direct_imports, compiled.imported_sources, compiled._imports_digest):
+        f.cache_clear()
+    return compiled.index_key(path, ())
+
+
+def test_the_key_changes_with_specs_py_found_through_the_imports(tmp_path):
+    package = _copy(tmp_path)
+    pots = package / "machine" / "_kernels" / "pots.py"
+    found = {p.relative_to(package).as_posix() for p in imported_sources(pots)}
+    assert {"specs.py", "machine/_kernels/features.py", "machine/_kernels/__init__.py"} <= found
+    assert not any(p.startswith(("viz/", "lab/", "cli/")) for p in found)      # not the whole package
+    before = _fresh_key(pots)
+    (package / "viz" / "studies.py").write_text("# a room the kernels do not import\n")
+    assert _fresh_key(pots) == before
+    _swap_drive_fields(package)
+    after = _fresh_key(pots)
+    assert after[0] == before[0] and after[1] != before[1]
+
+
+def test_the_key_changes_with_the_version(monkeypatch):
+    from mark1._utils import compiled
+    import mark1.machine._kernels.pots as pots
+    key = compiled.index_key(pots.__file__, ())
+    monkeypatch.setattr(compiled, "_version", lambda: "99.0")
+    other = compiled.index_key(pots.__file__, ())
+    assert other[0] == "mark1 99.0" != key[0] and other[1:] == key[1:]
+
+
+def test_the_key_holds_the_records_field_names():
+    from typing import NamedTuple
+
+    from numba import typeof
+
+    class A(NamedTuple):
+        step: float
+        step_time: float
+
+    class B(NamedTuple):                   # the same types, the fields the other way round
+        step_time: float
+        step: float
+
+    a, b = typeof(A(1.0, 2.0)), typeof(B(1.0, 2.0))
+    assert record_fields((a,)) == ((f"{A.__module__}.{A.__qualname__}", ("step", "step_time")),)
+    assert record_fields((b,))[0][1] == ("step_time", "step")
+    from mark1.machine._kernels.pots import Drive, drive_of
+    from mark1.specs import RackSpec
+    assert record_fields((typeof(drive_of(RackSpec())),))[0][1] == Drive._fields
+
+
+# the stale-cache case itself: a ratchet's 2 steps of 0.04 s; a key without the field names
+# read step_time as step and gave 0.003 s
+DURATION = """
+from mark1._utils.compiled import compile_seconds
+from mark1.machine._kernels.pots import move_duration
+from mark1.specs import RackSpec
+import mark1
+print(mark1.__version__, round(move_duration(RackSpec(drive="ratchet"), 0.024), 6), compile_seconds() > 0)
+"""
+
+
+def _install(tmp_path: Path, version: str, swapped: bool) -> Path:
+    """mark1 at one place, as an install of ``version`` would leave it (its metadata beside it)."""
+    site = tmp_path / "site"
+    shutil.rmtree(site, ignore_errors=True)
+    package = _copy(tmp_path)
+    if swapped:
+        _swap_drive_fields(package)
+    site.mkdir()
+    shutil.move(package, site / "mark1")
+    info = site / f"mark1-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: mark1\nVersion: {version}\n")
+    return site
+
+
+def _duration(tmp_path: Path, site: Path, cache: Path) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k != "XDG_CACHE_HOME"}
+    env.update(PYTHONPATH=str(site), NUMBA_CACHE_DIR=str(cache))
+    out = subprocess.run([sys.executable, "-c", DURATION], env=env, capture_output=True, text=True, timeout=900,
+                         cwd=tmp_path, check=False)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+@pytest.mark.slow
+def test_reordered_fields_and_upgrades_over_one_warm_cache_give_the_fresh_results(tmp_path):
+    cache = tmp_path / "cache"
+    runs = [(_install(tmp_path, v, swapped), _duration(tmp_path, tmp_path / "site", cache))[1]
+            for v, swapped in [("1.0", False), ("1.0", True), ("2.0", True), ("1.0", False), ("2.0", True)]]
+    fresh = _duration(tmp_path, _install(tmp_path, "2.0", True), tmp_path / "empty")
+    assert fresh == ["2.0", "0.08", "True"]
+    assert runs[0] == ["1.0", "0.08", "True"]
+    assert runs[1] == ["1.0", "0.08", "True"]       # specs.py reordered, same version: compiled anew
+    assert runs[2] == ["2.0", "0.08", "True"]       # the upgrade: compiled anew
+    assert runs[3] == ["1.0", "0.08", "False"]      # each version loads its own
+    assert runs[4] == ["2.0", "0.08", "False"]

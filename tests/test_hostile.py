@@ -23,6 +23,7 @@ from mark1.stimuli import decks, scenes
 from mark1.cli import main
 from mark1.machine.mark_i import MarkI
 from mark1.machine.patchboard import Patchboard
+from mark1.exceptions import InputError
 from mark1.stimuli.scenes import SceneError, load_scene
 
 from test_scenes import image_folder, write  # noqa: E402  (the scene tests' helpers)
@@ -624,3 +625,102 @@ def test_cli_refuses_a_folder_of_16_bit_images_in_one_line(tmp_path, monkeypatch
     assert rc == 2 and len(lines) == 1, lines
     assert "imgs: expected at most" in lines[0] and "decoded images" in lines[0], lines[0]
     assert decoded == [] and not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------------------------------
+# inputs that ended in a traceback, a wrapped counter, a file outside --out or a late refusal
+
+
+def test_a_memory_limit_beyond_any_memory_holds_nothing_back(capsys):
+    from mark1._utils.limits import memory_cap, memory_limit
+    with memory_cap(1e300, name="--memory-limit"):
+        assert 0 < memory_limit().bytes <= memory_limit(1e300).bytes    # the other limits decide
+
+
+@pytest.mark.parametrize("command", ["run", "compare", "ablate", "curves", "sweep", "reenact"])
+def test_memory_limit_1e300_is_no_traceback(tmp_path, capsys, command):
+    reported = '[reported]\nsource = "none: a test"\nvalue = 0.9\n'
+    scene = write(tmp_path, SMALL_SCENE + '[machine.overrides]\n"rack.drive" = "ratchet"\n"rack.step" = 1e-300\n'
+                  + reported)
+    extra = ["--param", "rack.backlash", "--values", "0,0.01"] if command == "sweep" else []
+    argv = [command, scene, "--memory-limit", "1e300", "--out", tmp_path / "o", *extra]
+    t0 = time.perf_counter()
+    rc, lines = cli(capsys, *argv)
+    # the limit is taken; the ratchet below float64's resolution is then refused before any work
+    assert rc == 2 and len(lines) == 1 and "rack.step" in lines[0] and "OverflowError" not in lines[0], lines
+    assert time.perf_counter() - t0 < 30
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_ratchet_step_below_resolution_is_refused_before_work(tmp_path, capsys):
+    scene = write(tmp_path, SMALL_SCENE + '[machine.overrides]\n"rack.drive" = "ratchet"\n"rack.step" = 1e-300\n')
+    line = refused(capsys, "run", scene, key="machine.overrides.rack.step")
+    assert "at least 2.2e-16" in line and len(line) < 300
+    small = write(tmp_path, SMALL_SCENE, "small.toml")
+    rc, lines = cli(capsys, "ablate", small, "--seeds", "1", "--workers", "1", "--at", "rack.drive=ratchet",
+                    "--at", "rack.step=1e-300", "--out", tmp_path / "ab")
+    assert rc == 2 and len(lines) == 1 and "rack.step" in lines[0] and "9223372036854775808" not in lines[0]
+    assert not (tmp_path / "ab").exists()
+    spec = specs.SMALL.with_overrides({"rack.drive": "ratchet", "rack.step": 1e-300})
+    with pytest.raises(InputError, match=r"^spec\.rack\.step: expected a ratchet step of at least"):
+        MarkI(spec=spec, seed=0).fit(np.zeros((2, 20, 20)), ["a", "b"])
+
+
+def test_a_scene_named_dots_writes_nothing_outside_runs(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "summary.json").write_text('{"mine": true}\n')
+    scene = write(tmp_path, SMALL_SCENE, "...toml")
+    for command in (["run"], ["lesson"], ["compare", "--seeds", "1"]):
+        rc, lines = cli(capsys, command[0], scene, *command[1:])
+        assert rc == 2 and len(lines) == 1 and "--out" in lines[0], lines
+    assert (tmp_path / "summary.json").read_text() == '{"mine": true}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["...toml", "summary.json"]
+
+
+@pytest.mark.parametrize("n", [257, 1000])
+def test_classes_the_r_units_cannot_code_are_refused_from_the_list(tmp_path, capsys, n):
+    classes = ", ".join(f'"c{i}"' for i in range(n))
+    scene = write(tmp_path, SMALL_SCENE.replace('classes = ["X", "E"]', f"classes = [{classes}]"))
+    t0 = time.process_time()
+    line = refused(capsys, "run", scene, key="stimuli.classes")
+    assert f"{n} classes do not fit" in line
+    assert time.process_time() - t0 < 5                 # no card drawn (10-19 s before)
+
+
+def test_a_two_face_split_too_small_for_its_classes_is_refused_up_front(capsys):
+    rc, lines = cli(capsys, "compare", "typefaces", "--train-count", "26", "--seeds", "2")
+    assert rc == 2 and len(lines) == 1 and "(>= 52), got 26" in lines[0], lines
+    scene = load_scene("typefaces")
+    with pytest.raises(SceneError, match=r"count: expected at least one card per class in each face"):
+        scene.stimuli("train", seed=0, count=26)
+
+
+def test_p_c_of_a_board_too_large_for_its_finite_form_is_refused_before_any_sum(capsys):
+    t0 = time.process_time()
+    rc, lines = cli_usage(capsys, "theory", "p_c", "1100", "0", "1", "0.5", "0.5", "--n", "5000")
+    assert rc == 2 and len(lines) == 1 and "5,000,000 terms" in lines[0]
+    assert time.process_time() - t0 < 5                 # 46 s of the infinite form's sum before
+
+
+def test_the_api_raises_mark1_errors_only():
+    import mark1
+    cards = np.zeros((4, 20, 20))
+    cards[:, :5] = 1.0
+    with pytest.raises(mark1.Mark1Error, match="^epochs: expected at most"):
+        MarkI(spec=specs.SMALL, seed=0).fit(cards, ["X", "E"] * 2, epochs=10**9)
+    assert repr(MarkI(spec="junk")) == "MarkI(spec='junk', seed=None)"
+    assert repr(MarkI(spec=specs.SMALL, seed=3)) == f"MarkI(spec={specs.SMALL.name!r}, seed=3)"
+    with pytest.raises(SceneError, match="NUL"):
+        load_scene("x\x00.toml")
+    with pytest.raises(mark1.Mark1Error, match="^labels: expected labels of one kind"):
+        MarkI(spec=specs.SMALL, seed=0).fit(cards, np.array(["X", 1, "E", 2.5], dtype=object))
+
+
+def test_a_table_of_100000_nodes_gives_a_short_message(tmp_path, capsys):
+    import mark1
+    with pytest.raises(mark1.SpecError) as e:
+        specs.MARK_I.with_overrides({"rack.law": "piecewise", "rack.piecewise_up": [2.0] * 100_000})
+    assert str(e.value).startswith("rack.piecewise_up: expected a list of 1 to 64") and len(str(e.value)) <= 1000
+    rc, lines = cli_usage(capsys, "device", "rack", "--set", "rack.law=piecewise",
+                          "--set", "rack.piecewise_up=" + ",".join(["2"] * 100_000), "--out", tmp_path / "d")
+    assert rc == 2 and len(lines) == 1 and len(lines[0]) <= 1100

@@ -90,7 +90,7 @@ def test_the_sdist_carries_what_its_tests_need(dist):
     with tarfile.open(dist["sdist"]) as tf:
         names = {n.split("/", 1)[1] for n in tf.getnames() if "/" in n}
     need = _tracked("tests", "scenes", "examples", "benchmarks", "mark1")
-    need += ["LICENSE", "CHANGELOG.md", "README.md", "pyproject.toml", "setup.py", "MANIFEST.in"]
+    need += ["LICENSE", "CHANGELOG.md", "README.md", "CITATION.cff", "pyproject.toml", "setup.py", "MANIFEST.in"]
     assert "tests/conftest.py" in need and any(n.startswith("tests/data/") for n in need)
     missing = sorted(set(need) - names)
     assert missing == [], missing

@@ -11,9 +11,9 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
   its path), each function an index file named by the Python version, and the index holds
   numba's version, a SHA-256 of the source file and a key per signature and CPU: two mark1
   installs, two Python or numba versions, or an edited source never use each other's code.
-* **Unwritable.** Where the directory cannot be created or written, the loops are compiled
-  in every process without a cache, after one :class:`~mark1.exceptions.Mark1Warning` (once
-  per process), never an error.
+* **Unwritable.** Where neither that directory nor the fallback below can be created or
+  written, the loops are compiled in every process without a cache, after one
+  :class:`~mark1.exceptions.Mark1Warning` (once per process), never an error.
 * **Callees.** numba recompiles a cached function when *its own* source file changes, but
   not when a compiled function it calls from *another* module changes (numba issue #1833):
   the caller's cached code would keep the old callee. ``compiled(module, ...)`` adds a
@@ -21,6 +21,20 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
   This uses numba's cache classes (``numba.core.caching``); should a numba release change
   them, the decorator falls back to numba's plain ``cache=True`` in the same directory
   (callee changes then need the cache cleared) and says so once.
+* **What the key holds.** Beside numba's own key (the signature, the CPU, the function's
+  bytecode), each compiled function's index key holds mark1's version, a SHA-256 of every
+  mark1 source file the function's module imports, at any depth (found from the ``import``
+  statements themselves, so ``mark1/specs.py``, which decides the fields of the records the
+  kernels take, is in it without being named), and the field names of every record
+  (named tuple) in the signature: numba types a named tuple by its class's name and its
+  fields' types alone, so a record whose fields were reordered would otherwise load code
+  that reads them in the old order. An upgrade, a reordered spec or an edited callee
+  compiles anew; nothing stale is ever loaded.
+* **Read-only home.** Where the per-user directory cannot be written (a read-only home)
+  the cache is kept in a private directory under the system's temporary folder
+  (``mark1-<user id>/numba``, mode 700, refused when another user owns it): the loops
+  compile once per computer (until that folder is cleaned), after one warning where it is
+  made. Only when that cannot be written either do they compile in every process.
 * **First compile.** Compiling every loop takes seconds, once per cache. The first compile
   in a process prints one line on stderr when stderr is a terminal or a Jupyter kernel's
   (or ``MARK1_COMPILE_NOTICE=1``): ``compiling the machine's loops, once: about N s``,
@@ -47,10 +61,12 @@ Examples
 
 from __future__ import annotations
 
+import ast
 import atexit
 import hashlib
 import json
 import os
+import stat
 import sys
 import tempfile
 import threading
@@ -68,7 +84,8 @@ import numba.core.options
 from mark1._utils.progress import _in_kernel
 from mark1.exceptions import Mark1Warning
 
-__all__ = ["cache_dir", "compile_seconds", "compiled", "njit_calling", "source_digest", "writable_cache_dir"]
+__all__ = ["cache_dir", "compile_seconds", "compiled", "fallback_dir", "imported_sources", "index_key",
+           "njit_calling", "record_fields", "source_digest", "writable_cache_dir"]
 
 #: Seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls took on the
 #: 2-core development machine (numba 0.68, Python 3.11), said before this computer has
@@ -111,19 +128,74 @@ def cache_dir() -> Path:
     return base / "mark1" / "numba"
 
 
-@cache
-def _writable_dir() -> Path | None:
-    """The cache directory, created, when a file can be written in it; else None (warned once)."""
-    path = cache_dir()
+def _try_dir(path: Path) -> str | None:
+    """None when ``path`` is (made) a directory this process can write a file in; else why not."""
     try:
         path.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=path).close()
     except (OSError, RuntimeError) as e:    # RuntimeError: Path.home() without a home
         # a RuntimeError has no strerror (mypy): reading it would turn the warning into a crash
-        _warn_once(f"cannot write numba's cache in {path} ({getattr(e, 'strerror', None) or e}); the machine's "
-                   f"loops compile in every process (set NUMBA_CACHE_DIR to a writable directory)")
-        return None
-    return path
+        return str(getattr(e, "strerror", None) or e)
+    return None
+
+
+def fallback_dir() -> Path:
+    """The cache's directory when the per-user one cannot be written: private, under the temporary folder.
+
+    Examples
+    --------
+    >>> from mark1._utils.compiled import fallback_dir
+    >>> fallback_dir().parts[-1]
+    'numba'
+    """
+    uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return Path(tempfile.gettempdir()) / f"mark1-{uid}" / "numba"
+
+
+def _private_fallback() -> tuple[Path | None, str]:
+    """The fallback directory, made private (mode 700) when new; None and why when unusable.
+
+    The temporary folder is shared: a directory another user made there (or a symlink) is
+    refused, so nobody else's code is ever loaded. Returns ``(path, "new")`` when this call
+    made it (the one warning is said then), ``(path, "")`` when it was there already.
+    """
+    path = fallback_dir()
+    top = path.parent
+    made = False
+    try:
+        if not top.exists():
+            top.mkdir(mode=0o700)
+            made = True
+        st = top.lstat()
+        if not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+            return None, f"{top} is not a directory of this user's"
+        if hasattr(os, "getuid") and stat.S_IMODE(st.st_mode) & 0o077:
+            return None, f"{top} can be written by other users"
+    except OSError as e:
+        return None, str(e.strerror or e)
+    why = _try_dir(path)
+    if why is not None:
+        return None, why
+    return path, "new" if made else ""
+
+
+@cache
+def _writable_dir() -> Path | None:
+    """The cache directory, created, when a file can be written in it; else the private
+    fallback under the temporary folder (warned where made); else None (warned once)."""
+    path = cache_dir()
+    why = _try_dir(path)
+    if why is None:
+        return path
+    fallback, state = _private_fallback()
+    if fallback is not None:
+        if state == "new":          # said once per computer: later runs find it made
+            _warn_once(f"cannot write numba's cache in {path} ({why}); keeping it in {fallback} "
+                       f"(set NUMBA_CACHE_DIR to a writable directory to choose)")
+        return fallback
+    _warn_once(f"cannot write numba's cache in {path} ({why}) nor in {fallback_dir()} ({state}); the machine's "
+               f"loops compile in every process (set NUMBA_CACHE_DIR to a writable directory)")
+    return None
 
 
 def writable_cache_dir() -> Path | None:
@@ -181,6 +253,200 @@ def source_digest(modules: tuple[ModuleType, ...]) -> str:
     return h.hexdigest()
 
 
+def _root_of(path: Path) -> Path | None:
+    """The top package folder named ``mark1`` that holds ``path`` (this install's, or a copy's)."""
+    found = None
+    for parent in path.parents:
+        if not (parent / "__init__.py").is_file():
+            break
+        if parent.name == "mark1":
+            found = parent
+    return found
+
+
+def _module_file(root: Path, name: str) -> Path | None:
+    """The source file of mark1 module ``name`` (dotted) under ``root``, or None (not mark1's, or no such file)."""
+    head, _, rest = name.partition(".")
+    if head != "mark1":
+        return None
+    base = root.joinpath(*rest.split(".")) if rest else root
+    candidates = ((base.with_suffix(".py"),) if rest else ()) + (base / "__init__.py",)
+    return next((c for c in candidates if c.is_file()), None)
+
+
+@cache
+def _direct_imports(path: Path, root: Path) -> tuple[Path, ...]:
+    """The mark1 source files ``path``'s ``import`` statements name (anywhere in the file).
+
+    ``from P import a`` names ``P/a.py`` when ``a`` is a module, else ``P``'s own file;
+    a package's ``__init__.py`` counts only where its own names are imported.
+    """
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    found: set[Path] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                f = _module_file(root, alias.name)
+                if f is not None:
+                    found.add(f)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:              # relative: from the file's own package up
+                pkg = ["mark1", *path.relative_to(root).parts[:-1]]
+                base = ".".join(pkg[:len(pkg) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            for alias in node.names:
+                f = _module_file(root, f"{base}.{alias.name}") or _module_file(root, base)
+                if f is not None:
+                    found.add(f)
+    found.discard(path)
+    return tuple(sorted(found))
+
+
+@cache
+def imported_sources(path: str | os.PathLike) -> tuple[Path, ...]:
+    """Every mark1 source file that ``path`` imports, at any depth, ``path`` first.
+
+    Read from the files' own ``import`` statements (nothing is imported or executed), so a
+    module that shapes a compiled function's records or constants (``mark1/specs.py`` for
+    the kernels) is found without a list.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A source file inside a mark1 package (this install's, or a copy's).
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        ``path`` itself, then the files it reaches, sorted.
+
+    Examples
+    --------
+    >>> import mark1.machine._kernels.pots as pots
+    >>> from mark1._utils.compiled import imported_sources
+    >>> sorted(p.name for p in imported_sources(pots.__file__))[:4]
+    ['__init__.py', 'compiled.py', 'exceptions.py', 'features.py']
+    >>> any(p.name == "specs.py" for p in imported_sources(pots.__file__))
+    True
+    """
+    start = Path(path).resolve()
+    root = _root_of(start)
+    if root is None:
+        return (start,)
+    seen = {start}
+    todo = [start]
+    while todo:
+        for f in _direct_imports(todo.pop(), root):
+            if f not in seen:
+                seen.add(f)
+                todo.append(f)
+    return (start, *sorted(seen - {start}))
+
+
+@cache
+def _imports_digest(path: str) -> str:
+    h = hashlib.sha256()
+    root = _root_of(Path(path)) or Path(path).parent
+    for f in imported_sources(path):
+        name = f.relative_to(root).as_posix() if root in f.parents else f.name
+        data = f.read_bytes()
+        h.update(f"{name}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+@cache
+def _version() -> str:
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+        return version("mark1")
+    except (ImportError, PackageNotFoundError, ValueError):
+        return "0+unknown"
+
+
+def record_fields(types: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The field names of every record (a named tuple's class) in numba types, nested too.
+
+    numba types a named tuple by its class's name and its fields' types: a record whose
+    fields changed order keeps an equal type. The names go into the cache's key.
+
+    Parameters
+    ----------
+    types : numba type or tuple of them
+        A signature's argument types.
+
+    Returns
+    -------
+    tuple of (str, tuple of str)
+        ``("module.Class", fields)`` for each record, in the order met.
+
+    Examples
+    --------
+    >>> from typing import NamedTuple
+    >>> from numba import typeof
+    >>> class P(NamedTuple):
+    ...     a: float
+    ...     b: float
+    >>> record_fields((typeof(P(1.0, 2.0)),))
+    (('mark1._utils.compiled.P', ('a', 'b')),)
+    """
+    out: list[tuple[str, tuple[str, ...]]] = []
+    seen: set[int] = set()
+
+    def walk(t: Any) -> None:
+        if id(t) in seen:
+            return
+        seen.add(id(t))
+        if isinstance(t, (tuple, list)):
+            for x in t:
+                walk(x)
+            return
+        cls = getattr(t, "instance_class", None)
+        fields = getattr(cls, "_fields", None)
+        if cls is not None and isinstance(fields, tuple):
+            out.append((f"{cls.__module__}.{cls.__qualname__}", tuple(map(str, fields))))
+        for attr in ("types", "dtype", "key"):
+            inner = getattr(t, attr, None)
+            if isinstance(inner, (tuple, list)) or hasattr(inner, "instance_class") or hasattr(inner, "types"):
+                walk(inner)
+
+    walk(types)
+    return tuple(out)
+
+
+def index_key(py_file: str | os.PathLike, sig: Any, digest: str = "") -> tuple[str, ...]:
+    """What mark1 adds to numba's index key of one compiled function and signature.
+
+    Parameters
+    ----------
+    py_file : str or path-like
+        The function's source file.
+    sig : tuple of numba types
+        The signature's argument types.
+    digest : str
+        :func:`source_digest` of the modules given to :func:`compiled`.
+
+    Returns
+    -------
+    tuple of str
+        mark1's version, a SHA-256 of the sources the file imports (:func:`imported_sources`),
+        the records' field names, and ``digest``.
+
+    Examples
+    --------
+    >>> import mark1.machine._kernels.pots as pots
+    >>> from mark1._utils.compiled import index_key
+    >>> key = index_key(pots.__file__, ())
+    >>> len(key), len(key[1])
+    (4, 64)
+    """
+    return (f"mark1 {_version()}", _imports_digest(str(Path(py_file).resolve())), repr(record_fields(sig)), digest)
+
+
 try:
     # numba's cache classes, renamed without the underscore in numba 0.61
     from numba.core import caching as _caching
@@ -224,7 +490,7 @@ def _cache_class(digest: str, root: Path):
         _digest = digest
 
         def _index_key(self, sig, codegen):
-            return super()._index_key(sig, codegen) + (digest,)
+            return super()._index_key(sig, codegen) + index_key(self._impl.locator._py_file, sig, digest)
 
         def save_overload(self, sig, data):
             try:

@@ -190,12 +190,17 @@ def _mapped() -> int:
 _cap: MemoryLimit | None = None
 
 
+#: The largest cap in bytes a limit of one's own is taken as (2^62: more means nothing more).
+_LARGEST_CAP = 2 ** 62
+
+
 def _given(gigabytes: object, name: str, called: str | None = None) -> MemoryLimit:
     """A limit of one's own named ``name``, checked: a positive finite number of GB (``called`` in the refusal)."""
     if isinstance(gigabytes, bool) or not isinstance(gigabytes, (int, float)) or not (
             math.isfinite(gigabytes) and gigabytes > 0):
         raise InputError(f"{called or name}: expected a positive number of GB, got {gigabytes!r}")
-    return MemoryLimit(int(gigabytes * 1e9), name, f"raise {name}")
+    # a limit beyond any memory (1e300 GB) holds nothing back: the others then decide
+    return MemoryLimit(int(min(gigabytes * 1e9, _LARGEST_CAP)), name, f"raise {name}")
 
 
 @contextlib.contextmanager

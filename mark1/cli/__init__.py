@@ -1,5 +1,6 @@
 """The ``mark1`` command line.
 
+    mark1 --version                                    the version installed
     mark1 scenes [--json]                              the built-in scenes: name, what each re-enacts, report
     mark1 run SCENE [--seed N] [--out DIR] [--json]    train and test as the scene says
                     [--trace full] [--realtime F]      (every event; replay in real time)
@@ -36,11 +37,12 @@ what they share (output folders, the scene, the lab's options and checks) in ``_
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import sys
+from importlib.metadata import PackageNotFoundError, version
 
 from mark1._utils.limits import memory_cap
-from mark1.cli import _lab, _run, _theory
 from mark1.exceptions import InputError, UsageError, printable
 
 __all__ = ["main"]
@@ -59,12 +61,22 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, printable(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
 
 
+def _version() -> str:
+    """mark1's version, from the package's metadata (as ``mark1.__version__``)."""
+    try:
+        return version("mark1")
+    except PackageNotFoundError:          # run from a source tree that was never installed
+        return "0+unknown"
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mark1", description="Rosenblatt's Mark I Perceptron, simulated.")
+    parser.add_argument("--version", action="version", version=f"mark1 {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    _run.add_commands(sub)                  # scenes, run, specs, render, explain, lesson, device
-    _lab.add_commands(sub)                  # compare, ablate, curves, sweep, reenact
-    _theory.add_commands(sub)               # theory
+    # the commands' modules load numba and matplotlib: imported here, after `mark1 --version`
+    # has been answered without them
+    for name in ("_run", "_lab", "_theory"):    # run, scenes, ...; compare, ablate, ...; theory
+        importlib.import_module(f"mark1.cli.{name}").add_commands(sub)
     return parser
 
 
@@ -93,7 +105,13 @@ def main(argv: list[str] | None = None) -> int:
     0
     >>> main(["specs", "--preset", "MARK_II"])          # one line on stderr, nothing else
     2
+    >>> main(["--version"])                              # doctest: +ELLIPSIS
+    mark1 ...
+    0
     """
+    if (sys.argv[1:] if argv is None else list(argv)) == ["--version"]:     # cheap: no numba, no matplotlib
+        print(f"mark1 {_version()}")
+        return 0
     parser = _build_parser()
     args = parser.parse_args(argv)          # argparse itself exits 2 on bad usage
     if getattr(args, "seed", 0) is not None and getattr(args, "seed", 0) < 0:

@@ -25,7 +25,7 @@ from mark1._utils.records import jsonable
 from mark1.cli._options import (_PHYSICAL_HELP, add_common_options, check_common, check_run_options, check_scene,
                                 check_sweep_size,
                                 one_line,
-                                output_folder, scene_or_usage, workers_for)
+                                output_folder, scene_folder, scene_or_usage, workers_for)
 from mark1.exceptions import CliffWarning, InputError, SceneError, SpecError, UsageError
 from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, SCHEDULE_PARAMS, UNTIL_CAP, ablate,
                        catalog, check_learners, check_precision, compare, grid_sweep, judged, learning_curves,
@@ -215,7 +215,7 @@ def cmd_sweep(args) -> int:
                              f"({', '.join(map(value_text, values))}), got {args.reference!r}")
         args.reference = ref
     if args.out is None:
-        args.out = str(Path("runs") / Path(args.scene).stem / "sweep" / args.param)
+        args.out = str(Path("runs") / scene_folder(args.scene) / "sweep" / args.param)
     scene, out, workers = check_common(args, len(values) * args.seeds)
     _check_passes(args, _at_scene(args, scene, at, len(values) * args.seeds), [args.param], [values], workers)
     result, t0 = _run_study(args, workers, sweep, scene, args.param, values, reference=args.reference, at=at,
@@ -240,7 +240,7 @@ def _grid_sweep(args, params: list, values: list, at: dict) -> int:
     if args.reference is not None:
         raise UsageError("--reference: only with one --param (two are compared against the scene's own values)")
     if args.out is None:
-        args.out = str(Path("runs") / Path(args.scene).stem / "sweep" / f"{params[0]}_x_{params[1]}")
+        args.out = str(Path("runs") / scene_folder(args.scene) / "sweep" / f"{params[0]}_x_{params[1]}")
     n_jobs = len(values[0]) * len(values[1]) * args.seeds
     scene, out, workers = check_common(args, n_jobs)
     _check_passes(args, _at_scene(args, scene, at, n_jobs), params, values, workers)

@@ -15,10 +15,14 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from mark1._utils.language import duration, percent
 from mark1._utils.limits import PHYSICAL_SHARE, MemoryLimit, memory_limit
-from mark1.exceptions import SceneError, UsageError
+from mark1.exceptions import InputError, SceneError, UsageError, printable
 from mark1.lab import SCHEDULE_PARAMS, check_learners, parse_values
+from mark1.machine.mark_i import check_runnable
+from mark1.machine.response import OutputCode
 from mark1.stimuli.scenes import Scene, load_scene
 
 #: what a command's SCENE argument takes, as argparse help writes it
@@ -26,13 +30,33 @@ SCENE_HELP = "a built-in scene's name (mark1 scenes lists them), e.g. demo, or a
 #: the share of physical memory a command may use, as argparse help writes it
 _PHYSICAL_HELP = percent(PHYSICAL_SHARE, 0).replace("%", "%%")
 
-__all__ = ["output_folder", "output_file", "scene_or_usage", "add_common_options", "check_common",
+__all__ = ["output_folder", "output_file", "scene_folder", "scene_or_usage", "add_common_options", "check_common",
            "check_run_options", "workers_for", "check_scene", "check_budget", "one_line"]
+
+
+def scene_folder(scene: str) -> str:
+    """The folder name under ``runs/`` of a scene given as ``scene`` (its file's stem), checked:
+    a stem such as ``..`` (the file ``...toml``) would put the results outside ``runs/``.
+
+    Examples
+    --------
+    >>> scene_folder("scenes/demo.toml"), scene_folder("demo")
+    ('demo', 'demo')
+    >>> scene_folder("...toml")
+    Traceback (most recent call last):
+    ...
+    mark1.exceptions.UsageError: ...toml: its name gives no folder under runs/ for the results; name one with --out
+    """
+    stem = Path(scene).stem
+    if stem in ("", ".", "..") or stem != Path(stem).name:
+        raise UsageError(printable(f"{scene}: its name gives no folder under runs/ for the results; "
+                                   "name one with --out"))
+    return stem
 
 
 def output_folder(args, *parts: str) -> Path:
     """The folder ``--out`` names (default ``runs/<scene>/<parts>``), checked before any work."""
-    out = Path(args.out) if args.out else Path("runs").joinpath(Path(args.scene).stem, *parts)
+    out = Path(args.out) if args.out else Path("runs").joinpath(scene_folder(args.scene), *parts)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out: {out} is a file; expected a folder for the results")
     parent = out
@@ -145,10 +169,13 @@ def check_scene(args, scene, *, at_once: int = 1, label: str = "") -> None:
     """
     for opt in ("train_count", "test_count"):
         v = getattr(args, opt, None)
-        if v is not None and v < len(scene.classes):
+        st = scene.settings.get(opt.split("_")[0])
+        faces = 2 if st is not None and st.second_font is not None else 1     # each face's half has every class
+        if v is not None and v < faces * len(scene.classes):
             of = f" of {label}" if label else ""
-            raise UsageError(f"--{opt.replace('_', '-')}: expected at least one card per class{of} "
-                             f"(>= {len(scene.classes)}), got {v}")
+            each = " in each of its 2 typefaces" if faces == 2 else ""
+            raise UsageError(f"--{opt.replace('_', '-')}: expected at least one card per class{each}{of} "
+                             f"(>= {faces * len(scene.classes)}), got {v}")
     check_budget(args, scene, at_once=1 if getattr(args, "scheduler", None) else at_once, where=label or None,
                  train_count=getattr(args, "train_count", None), test_count=getattr(args, "test_count", None))
 
@@ -170,6 +197,28 @@ _WALKED_GRID = 2_500
 
 #: Estimated seconds above which a command says, before starting, how long it may take.
 _LONG_WORK = 30
+
+
+def _check_code(args, scene, where: str | None) -> None:
+    """Refuse classes the machine's R-units cannot code (257 on 8 R-units in binary), from the
+    scene's class list, before any card is drawn; a command that changes the R-units
+    (``--at``, ``--param`` or ``--set`` of ``response.*``) is left to the run's own check."""
+    if getattr(args, "command", None) == "render":         # a sheet shows any number of classes
+        return
+    asked = [*(getattr(args, "at", None) or []), *(getattr(args, "param", None) or []),
+             *(getattr(args, "set", None) or [])]
+    spec = scene.machine_spec()
+    try:
+        check_runnable(spec, "machine.overrides.")
+    except InputError as e:
+        raise UsageError(f"{where or args.scene}: {e}") from None
+    if any("response." in str(a) for a in asked):
+        return
+    try:
+        OutputCode(np.arange(len(scene.classes)), spec.response)
+    except ValueError as e:                                 # the code's InputError: "labels: ..."
+        text = str(e).removeprefix("labels: ")
+        raise UsageError(f"{where or args.scene}: stimuli.classes: {text}") from None
 
 
 def _estimates(args, scene, counts: dict):
@@ -244,6 +293,7 @@ def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **c
     every size the scene, the options and a sweep's values set; ``at_once`` runs (jobs on
     this computer's workers) share the limit, unless it is each process's own address space.
     """
+    _check_code(args, scene, where)
     try:
         res = max(_estimates(args, scene, counts), key=lambda r: r.memory, default=None)
     except (SceneError, ValueError) as e:

@@ -22,7 +22,7 @@ from mark1.classroom.device_fit import LAWS, overrides_toml, read_table
 from mark1.classroom.explain import event_line, explain
 from mark1.classroom.lesson import build
 from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, check_budget, one_line, output_file, output_folder,
-                                scene_or_usage)
+                                scene_folder, scene_or_usage)
 from mark1.exceptions import InputError, SceneError, UsageError
 from mark1.lab import band
 from mark1.machine.energy import run_energy
@@ -205,7 +205,7 @@ def _fmt(v) -> str:
 
 def cmd_render(args) -> int:
     scene = scene_or_usage(args.scene)
-    out = output_file(args, Path("runs") / Path(args.scene).stem / "contact_sheet.png")
+    out = output_file(args, Path("runs") / scene_folder(args.scene) / "contact_sheet.png")
     check_target(out)
     check_budget(args, scene)
     if len(scene.classes) > MAX_SHEET_CLASSES:

@@ -303,14 +303,16 @@ def _one_value(args) -> int:
     try:
         if args.formula == "p_a":
             head = f"P_a(x={args.x}, y={args.y}, θ={args.theta}, R={args.R:g})"
+            finite = p_a(args.x, args.y, args.theta, args.R, n=n)     # the larger sum first, as for p_c
             rows = [("1958 eq. 1, infinite retina", p_a(args.x, args.y, args.theta, args.R)),
-                    (f"1957 App. I eq. 1, {n} S-points, {round(args.R * n)} lit",
-                     p_a(args.x, args.y, args.theta, args.R, n=n))]
+                    (f"1957 App. I eq. 1, {n} S-points, {round(args.R * n)} lit", finite)]
         else:
             head = f"P_c(x={args.x}, y={args.y}, θ={args.theta}, R={args.R:g}, C={args.C:g})"
+            # the finite form first: it sums the most terms, so a board too large for it is
+            # refused before the infinite form has summed anything
+            finite = p_c(args.x, args.y, args.theta, args.R, args.C, n=n)
             rows = [("1958 eq. 2, infinite retina", p_c(args.x, args.y, args.theta, args.R, args.C)),
-                    (f"{n} S-points, {round(args.C * round(args.R * n))} of {round(args.R * n)} kept",
-                     p_c(args.x, args.y, args.theta, args.R, args.C, n=n)),
+                    (f"{n} S-points, {round(args.C * round(args.R * n))} of {round(args.R * n)} kept", finite),
                     ("P_c,min, 1958 eq. 3, infinite retina", p_c_min(args.x, args.y, args.R, args.C)),
                     (f"P_c,min, {n} S-points", p_c_min(args.x, args.y, args.R, args.C, n=n))]
     except (InputError, InputTypeError) as e:     # the message starts with the argument's name

@@ -474,6 +474,9 @@ class Interrupted(KeyboardInterrupt):
         super().__init__(signal.Signals(signum).name)
         self.exit_status = 128 + int(signum)
 
+    def __reduce__(self):
+        return type(self), (self.exit_status - 128,)
+
 
 @contextlib.contextmanager
 def executor_for(workers: int = 1, scheduler: str | None = None) -> Iterator[Executor | None]:

@@ -69,6 +69,43 @@ _STREAMS = ("wiring", "photocells", "motors", "order", "noise")
 _SCORING = 0                # the read-noise stream's child for scoring (see MarkI.decision_function)
 
 
+
+#: The least ratchet step (full scale) a run takes: 2^-52, float64's resolution of a wiper's
+#: position near full scale. A smaller step moves no wiper, and one full-scale travel would
+#: count more pulses than the rack's 64-bit counters hold (1e-300: 1e300 pulses).
+MIN_RATCHET_STEP = 2.0 ** -52
+
+
+def check_runnable(spec: MachineSpec, prefix: str = "") -> None:
+    """Refuse, before any work, a machine that can be plotted but not run: a ratchet whose
+    step is below :data:`MIN_RATCHET_STEP` (its pulses would overflow the counters).
+
+    Parameters
+    ----------
+    spec : MachineSpec
+    prefix : str
+        Put before the key in the message (``"spec."`` for the API, a scene's key path).
+
+    Raises
+    ------
+    mark1.exceptions.InputError
+        Naming ``rack.step``.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> check_runnable(MARK_I.with_overrides({"rack.drive": "ratchet", "rack.step": 1e-300}))
+    Traceback (most recent call last):
+    ...
+    mark1.exceptions.InputError: rack.step: expected a ratchet step of at least 2.2e-16 full scale for a run ...
+    """
+    rack = getattr(spec, "rack", None)
+    if rack is not None and rack.drive == "ratchet" and rack.step < MIN_RATCHET_STEP:
+        raise InputError(f"{prefix}rack.step: expected a ratchet step of at least {MIN_RATCHET_STEP:.2g} full scale "
+                         f"for a run (below it a step moves no wiper, and one full-scale travel would count "
+                         f"{1 / rack.step:.3g} pulses), got {rack.step:g}")
+
+
 class MarkI(ParamsMixin):
     """Rosenblatt's Mark I Perceptron, simulated as a machine.
 
@@ -303,6 +340,7 @@ class MarkI(ParamsMixin):
         """
         # the wiring (a byte a socket) and the A-units' states (a byte a card), before any is made
         self._streams()                    # the spec checked first (a wrong type is an InputError naming it)
+        check_runnable(self.spec, "spec.")
         n_a, (rows, cols) = self.spec.patchboard.n_associators, self.spec.retina.shape
         limits.check_allocation(rows * cols * n_a + len(cards) * n_a if hasattr(cards, "__len__") else 0,
                                 "spec.patchboard.n_associators", f"{n_a:,} A-units on a {rows}x{cols} retina")
@@ -378,7 +416,15 @@ class MarkI(ParamsMixin):
             raise InputError(f"epochs: expected a positive integer, got {epochs!r}")
         if order not in ("cyclic", "shuffled"):
             raise InputError(f"order: expected 'cyclic' or 'shuffled', got {order!r}")
-        classes, label_index = np.unique(labels, return_inverse=True)
+        # the schedule (and each presentation's epoch), 16 bytes a presentation, before it is made
+        limits.check_allocation(16 * len(cards) * int(epochs), "epochs",
+                                f"a schedule of {int(epochs):,} passes over {len(cards):,} cards")
+        try:
+            classes, label_index = np.unique(labels, return_inverse=True)
+        except TypeError:           # labels that cannot be ordered together (numbers beside text, ...)
+            kinds = sorted({type(v).__name__ for v in labels.tolist()})
+            raise errors.InputTypeError(f"labels: expected labels of one kind that sort (all numbers or all "
+                                        f"strings), got {', '.join(kinds[:5])}") from None
         if len(classes) < 2:
             raise InputError(f"labels: expected at least 2 classes, got only {classes.tolist()}")
         n_inputs = self.patchboard.n_associators + 1
@@ -603,7 +649,10 @@ class MarkI(ParamsMixin):
         return hasattr(self, "rack_") and self._fitted_for == (self.spec, self.seed, self.noise_seed)
 
     def __repr__(self) -> str:
-        head = f"MarkI(spec={self.spec.name!r}, seed={self.seed!r}"
+        # the repr of a machine not yet checked (spec="junk", a wrong seed) must not raise
+        name = getattr(self.spec, "name", None)
+        spec = repr(name) if isinstance(name, str) else errors.bounded(repr(self.spec), 40)
+        head = f"MarkI(spec={spec}, seed={errors.bounded(repr(self.seed), 40)}"
         if not self._is_fitted():
             return head + ")"
         last = int(self.mistakes_per_epoch_[-1]) if len(self.mistakes_per_epoch_) else 0

@@ -355,6 +355,11 @@ def _two_faces(scene: Scene, split: str, seed: int, count: int | None, second_fo
     if isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n < 2:
         raise SceneError(scene.path, "count" if count is not None else f"{split}.count",
                          f"expected at least 2 cards when {split} has a second_font (one per face), got {n}")
+    k = len(scene.classes)
+    if isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n // 2 < k:   # before any card is drawn
+        raise SceneError(scene.path, "count" if count is not None else f"{split}.count",
+                         f"expected at least one card per class in each face when {split} has a second_font "
+                         f"(>= {2 * k}), got {n}")
     first = _stimuli(scene, split, seed, n - n // 2)
     other = dataclasses.replace(scene, settings={**scene.settings,
                                                  split: dataclasses.replace(st, font=second_font,
@@ -410,6 +415,8 @@ def load_scene(path: str | os.PathLike) -> Scene:
     """
     if not isinstance(path, (str, os.PathLike)):
         raise SceneError(None, None, f"expected the path of a scene file, got {_describe(path)}")
+    if "\x00" in os.fsdecode(path):            # the system's calls would raise a bare ValueError
+        raise SceneError(os.fsdecode(path), None, "expected a file name without a NUL character")
     p = Path(path)
     shown = str(path)
     if _is_name(path) and not os.path.lexists(p):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,9 +47,15 @@ class _Bad(Exception):
     """Raised by a checker: ``expected`` text; the caller adds the key and the value."""
 
     def __init__(self, expected: str, got: Any = dataclasses.MISSING, *, key_suffix: str = ""):
+        super().__init__(expected)
         self.expected = expected
         self.got = got
         self.key_suffix = key_suffix
+
+    def __reduce__(self):
+        # pickled as made (no value stays no value: MISSING is compared by identity)
+        got = () if self.got is dataclasses.MISSING else (self.got,)
+        return functools.partial(_Bad, key_suffix=self.key_suffix), (self.expected, *got)
 
 
 # ----------------------------------------------------------------------------------------
