@@ -8,7 +8,7 @@ interruption):
 :func:`compare` → :class:`Comparison`
     The machine beside the textbook classifiers (``mark1 compare``).
 :func:`ablate` → :class:`Ablation`
-    Each non-ideality alone on and alone off, paired seeds, 95 % intervals (``mark1 ablate``).
+    Each non-ideality alone on and alone off, paired seeds, Holm-adjusted intervals (``mark1 ablate``).
 :func:`learning_curves` → :class:`LearningCurves`
     Test accuracy against cards and machine time (``mark1 curves``).
 :func:`sweep` → :class:`Sweep`

@@ -41,14 +41,16 @@ from mark1._utils.atomic import write_text
 from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
-from mark1.lab._common import aligned, check_figure, csv_text, draw, hours_cell, pct, study_inputs, write_json
+from mark1.lab._common import (aligned, check_figure, check_precision, csv_text, draw, hours_cell, pct,
+                               run_to_precision, study_inputs, write_json)
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
                               scene_ref)
 from mark1.lab._sweep import (_crosses_cliff, _energy_of, _warn_cliff, at_text, joules_cell, parse_at, start_spec,
                               value_text)
 from mark1 import stats
 from mark1.stats import summarize
-from mark1.lab._family import INTERVAL_FIELDS, caption, diff_cell, family_lines, interval_fields
+from mark1.lab._family import (INTERVAL_FIELDS, caption, diff_cell, family_lines, interval_fields,
+                               precision_line)
 from mark1.machine.mark_i import MarkI
 from mark1.specs import NON_IDEALITIES
 
@@ -157,6 +159,11 @@ class Ablation:
         The starting point: machine parameters set before the study (``ablate``'s ``at``).
     cliff : str or None
         The line of :func:`mark1.lab.cliff_warning` when a variant crosses a known cliff.
+    pilot : list of int
+        A run to a precision's pilot seeds (in ``seeds``, left out of the rows' figures and
+        intervals); empty otherwise.
+    precision : float or None
+        The half-width a run to a precision was asked for (a fraction).
 
     Examples
     --------
@@ -173,6 +180,13 @@ class Ablation:
     non_idealities: list
     at: dict = field(default_factory=dict)
     cliff: str | None = None
+    pilot: list = field(default_factory=list)
+    precision: float | None = None
+
+    @property
+    def counted(self) -> list:
+        """The seeds the rows' figures and intervals count: every seed, or those after a pilot."""
+        return [s for s in self.seeds if s not in self.pilot]
 
     def row(self, variant: str) -> dict:
         """The row of ``variant`` (``"full"``, ``"ideal"``, ``"on:NAME"``, ``"off:NAME"``).
@@ -216,7 +230,7 @@ class Ablation:
 
     def _repr_html_(self) -> str:
         head, rows, notes = self._cells()
-        m = sum(1 for r in self.family() if r.get("p") is not None)
+        m = len(self.family())
         return study_html(f"Ablation: {self.scene}",
                           html_table(head, rows, left=(0, 1, 6), caption=caption(CORRECTION, m), notes=notes),
                           figure_function("Ablation"), self)
@@ -227,7 +241,7 @@ class Ablation:
         fam = self.family()
         compared = self.compared()
         by_variant = dict(zip((r["variant"] for r in fam), compared))
-        m = sum(1 for c in compared if c.p is not None)
+        m = len(compared)
         head = ("non-ideality", "arm", "accuracy", f"cost (pt), Holm-adjusted {100 * stats.LEVEL:g} % interval",
                 "p", f"p Holm ({m} arms)", "verdict (adjusted interval)", "machine time", "energy of learning")
         rows = [("(reference)", "ideal", pct(ideal["test_mean"]), "", "", "", "",
@@ -248,15 +262,17 @@ class Ablation:
                              else hours_cell(r["machine_time_h_mean"], r["machine_time_h_change"]),
                              _energy_cell(r)))
         lines = []
-        lines.append(f"{self.scene}: test accuracy, mean of {len(self.seeds)} paired seed(s) (same cards, "
+        lines.append(f"{self.scene}: test accuracy, mean of {len(self.counted)} paired seed(s) (same cards, "
                      "board and noise in every variant)"
                      + (f", starting at {at_text(self.at)} (the full machine)." if self.at else "."))
         lines.append("cost = points lost because of it: ideal - (ideal + it) for 'alone on', "
                      "(full - it) - full for 'alone off'; positive hurts.")
         lines += family_lines(compared, [[c / 100.0 for c in r["costs"]] for r in fam], CORRECTION,
-                              ns=[len(self.seeds)])
-        lines.append(f"p: the test the interval inverts, raw; p Holm: adjusted over the {m} arms with a test "
-                     f"(an arm on its reference's machine has none); * marks an adjusted interval that "
+                              ns=[len(self.counted)])
+        if self.pilot:
+            lines.append(precision_line(self.precision, self.pilot, self.counted, compared))
+        lines.append(f"p: the test the interval inverts, raw; p Holm: adjusted over the {m} arms of the family "
+                     f"(an arm on its reference's machine is none); * marks an adjusted interval that "
                      f"excludes 0 (Holm p < {FAMILY_ALPHA:g}).")
         lines.append("machine time: 'same' when equal to the reference's on every seed, else the variant's (change). "
                      "energy of learning: the variant's mean joules a run spent turning pots (and a correction; "
@@ -265,14 +281,15 @@ class Ablation:
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values, with the sign convention spelled out (``ablation.json``)."""
-        m = sum(1 for r in self.family() if r.get("p") is not None)
+        m = len(self.family())
         return {"scene": self.scene, "seeds": self.seeds, "non_idealities": self.non_idealities,
                 "at": {k: value_text(v) for k, v in self.at.items()}, "rows": self.rows,
                 "sign": "cost = accuracy without the non-ideality minus accuracy with it (points lost)",
                 "interval": f"{100 * stats.LEVEL:g} % {stats.METHOD}, of the per-seed paired costs; low/high "
                             "Holm-adjusted, raw_low/raw_high alone",
                 "family": stats.correction_words(CORRECTION, m),
-                "min_seeds": stats.MIN_SEEDS, "seeds_needed": self.seeds_line(), "cliff": self.cliff}
+                "min_seeds": stats.MIN_SEEDS, "seeds_needed": self.seeds_line(), "cliff": self.cliff,
+                "pilot": self.pilot, "precision": self.precision}
 
 
 def _mean_change_h(dt: list) -> float:
@@ -348,10 +365,45 @@ def _ablation_job(scene_ref, seed: int, spec, train_count: int | None = None,
             "machine_time_s": float(m.machine_time_), **_energy_of(m), "wall_time_s": time.perf_counter() - t0}
 
 
+def _arm_statistics(rows: list[dict]) -> None:
+    """Each arm's per-seed costs, its place in the Holm family of arms, its adjusted interval and its
+    verdict, added to ``rows`` (the variants' rows with their per-seed ``test_accuracy`` and
+    ``machine_time_s``)."""
+    by_name = {r["variant"]: r for r in rows}
+    for r in rows:
+        if r["reference"] is None:
+            continue
+        ref_row = by_name[r["reference"]]
+        if r["kind"] == "on_alone":                       # ideal - (ideal + it)
+            costs = [a - b for a, b in zip(ref_row["test_accuracy"], r["test_accuracy"])]
+        else:                                             # (full - it) - full
+            costs = [a - b for a, b in zip(r["test_accuracy"], ref_row["test_accuracy"])]
+        dt = [a - b for a, b in zip(r["machine_time_s"], ref_row["machine_time_s"])]
+        # the reference machine itself is no test (its "cost" is 0 by construction)
+        same = (r.get("same_as") or r["variant"]) == (ref_row.get("same_as") or ref_row["variant"])
+        r.update(cost_points=100.0 * sum(costs) / len(costs), costs=[100.0 * x for x in costs], same_machine=same,
+                 machine_time_h_change=None if all(d == 0.0 for d in dt) else _mean_change_h(dt))
+    arms = [r for r in rows if r["reference"] is not None]
+    fam = [r for r in arms if not r["same_machine"]]
+    compared = stats.family([[c / 100.0 for c in r["costs"]] for r in fam], (-1.0, 1.0), correction=CORRECTION)
+    by_variant = dict(zip((r["variant"] for r in fam), compared))
+    for r in arms:
+        c = by_variant.get(r["variant"])
+        if c is None:
+            r.update(low=0.0, high=0.0, level=None, method=None, correction=None, p=None, p_adjusted=None,
+                     raw_low=0.0, raw_high=0.0, verdict="zero")
+            continue
+        r.update(interval_fields(c, scale=100.0),
+                 raw_low=None if c.raw.low is None else 100.0 * c.raw.low,
+                 raw_high=None if c.raw.high is None else 100.0 * c.raw.high,
+                 verdict=_verdict(r["costs"], c))
+
+
 def ablate(scene: SceneLike, *, seeds: Seeds = 10, at: Mapping[str, Any] | None = None,
            executor: Executor | None = None, out: StrPath | None = None, resume: bool = False,
            progress: bool = False, train_count: int | None = None,
-           test_count: int | None = None, figure: Callable | None = None) -> Ablation:
+           test_count: int | None = None, figure: Callable | None = None, precision: float | None = None,
+           max_seeds: int = 200) -> Ablation:
     """Which non-ideality costs most: each one alone on, and alone off, paired over seeds.
 
     For every non-ideality the scene's machine has on (and the ratchet, always):
@@ -392,6 +444,14 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 10, at: Mapping[str, Any] | None 
         Draws the ablation's figure, called as ``figure(ablation, out=out /
         "ablation.png")``; needs ``out``. ``mark1 ablate`` passes
         :func:`mark1.viz.studies.ablation_figure`.
+    precision : float, optional
+        Points: run until every arm's interval is about ±``precision``. ``seeds`` (at
+        least 10) are then a pilot that fixes, by Stein's rule, how many new seeds to run
+        (:func:`mark1.lab._common.run_to_precision`); the intervals count the new seeds only,
+        the pilot's runs are kept (``pilot_test_accuracy``, ``pilot_costs``). The same seeds
+        give the same bits, and ``resume`` reads back every run recorded.
+    max_seeds : int
+        With ``precision``: the most seeds in all, the pilot's included.
 
     Returns
     -------
@@ -420,6 +480,7 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 10, at: Mapping[str, Any] | None 
     (0.0, 'zero')
     """
     scene, seed_ids, train_count, test_count = study_inputs(scene, seeds, train_count, test_count)
+    fraction, max_seeds = check_precision(precision, max_seeds, seed_ids)
     at = parse_at(at)
     check_figure(figure, out)
     variants = _ablation_variants(start_spec(scene, at))
@@ -432,10 +493,6 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 10, at: Mapping[str, Any] | None 
             first_of[key] = name
             unique.append((name, spec))
     ref = scene_ref(scene)
-    # seed-major order: a worker running several variants of a seed renders its cards once
-    order = [(name, spec, s) for s in seed_ids for name, spec in unique]
-    jobs = [(ref, s, spec, train_count, test_count) for _, spec, s in order]
-    keys = [f"{name.replace(':', '-')}-seed-{s:04d}" for name, _, s in order]
     store = None
     if out is not None:
         config = {"version": _VERSION, "scene": scene.name, "scene_sha256": scene_digest(scene),
@@ -446,58 +503,56 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 10, at: Mapping[str, Any] | None 
         store = Records(Path(out) / "jobs", config,
                         valid=lambda key, r: (0.0 <= r["test_accuracy"] <= 1.0 and r["machine_time_s"] >= 0
                                               and "energy_j" in r))
-    res = run_jobs(_ablation_job, jobs, executor=executor, keys=keys, records=store, resume=resume,
-                   progress="runs" if progress else None)
-    per_variant: dict[str, list] = {name: [] for name, _ in unique}
-    for (name, _, _), r in zip(order, res):
-        per_variant[name].append(r)
-    rows = []
-    for name, kind, ni, spec in variants:
-        src = first_of[_spec_key(spec)]
-        runs = per_variant[src]
-        acc = summarize([r["test_accuracy"] for r in runs])
-        mt = summarize([r["machine_time_s"] / 3600.0 for r in runs])
-        rows.append({"variant": name, "kind": kind, "non_ideality": ni,
-                     "reference": {"on_alone": "ideal", "off_alone": "full"}.get(kind),
-                     "test_mean": acc["mean"], "test_std": acc["std"], "n": acc["n"],
-                     "train_mean": summarize([r["train_accuracy"] for r in runs])["mean"],
-                     "machine_time_h_mean": mt["mean"], "machine_time_h_std": mt["std"],
-                     "same_as": None if src == name else src,
-                     "energy_j_mean": summarize([r["energy_j"] for r in runs])["mean"],
-                     "energy_per_correction_j_mean": summarize([r["energy_per_correction_j"] for r in runs])["mean"],
-                     "test_accuracy": [r["test_accuracy"] for r in runs],
-                     "machine_time_s": [r["machine_time_s"] for r in runs],
-                     "energy_j": [r["energy_j"] for r in runs]})
-    by_name = {r["variant"]: r for r in rows}
-    for r in rows:
-        if r["reference"] is None:
-            continue
-        ref_row = by_name[r["reference"]]
-        if r["kind"] == "on_alone":                       # ideal - (ideal + it)
-            costs = [a - b for a, b in zip(ref_row["test_accuracy"], r["test_accuracy"])]
-        else:                                             # (full - it) - full
-            costs = [a - b for a, b in zip(r["test_accuracy"], ref_row["test_accuracy"])]
-        dt = [a - b for a, b in zip(r["machine_time_s"], ref_row["machine_time_s"])]
-        # the reference machine itself is no test (its "cost" is 0 by construction)
-        same = (r["same_as"] or r["variant"]) == (ref_row["same_as"] or ref_row["variant"])
-        r.update(cost_points=100.0 * sum(costs) / len(costs), costs=[100.0 * x for x in costs], same_machine=same,
-                 machine_time_h_change=None if all(d == 0.0 for d in dt) else _mean_change_h(dt))
-    arms = [r for r in rows if r["reference"] is not None]
-    fam = [r for r in arms if not r["same_machine"]]
-    compared = stats.family([[c / 100.0 for c in r["costs"]] for r in fam], (-1.0, 1.0), correction=CORRECTION)
-    by_variant = dict(zip((r["variant"] for r in fam), compared))
-    for r in arms:
-        c = by_variant.get(r["variant"])
-        if c is None:
-            r.update(low=0.0, high=0.0, level=None, method=None, correction=None, p=None, p_adjusted=None,
-                     raw_low=0.0, raw_high=0.0, verdict="zero")
-            continue
-        r.update(interval_fields(c, scale=100.0),
-                 raw_low=None if c.raw.low is None else 100.0 * c.raw.low,
-                 raw_high=None if c.raw.high is None else 100.0 * c.raw.high,
-                 verdict=_verdict(r["costs"], c))
-    result = Ablation(scene=scene.name, seeds=seed_ids, rows=rows,
-                      non_idealities=[v[2] for v in variants if v[1] == "on_alone"], at=at, cliff=cliff)
+
+    def run(ids: list[int]) -> list:
+        # seed-major order: a worker running several variants of a seed renders its cards once
+        order = [(name, spec, s) for s in ids for name, spec in unique]
+        jobs = [(ref, s, spec, train_count, test_count) for _, spec, s in order]
+        keys = [f"{name.replace(':', '-')}-seed-{s:04d}" for name, _, s in order]
+        res = run_jobs(_ablation_job, jobs, executor=executor, keys=keys, records=store, resume=resume,
+                       progress="runs" if progress else None)
+        return [(name, s, r) for (name, _, s), r in zip(order, res)]
+
+    def rows_of(done: list, ids: list[int]) -> list[dict]:
+        per_variant: dict[str, dict] = {name: {} for name, _ in unique}
+        for name, s, r in done:
+            per_variant[name][s] = r
+        rows = []
+        for name, kind, ni, spec in variants:
+            src = first_of[_spec_key(spec)]
+            runs = [per_variant[src][s] for s in ids]
+            acc = summarize([r["test_accuracy"] for r in runs])
+            mt = summarize([r["machine_time_s"] / 3600.0 for r in runs])
+            rows.append({"variant": name, "kind": kind, "non_ideality": ni,
+                         "reference": {"on_alone": "ideal", "off_alone": "full"}.get(kind),
+                         "test_mean": acc["mean"], "test_std": acc["std"], "n": acc["n"],
+                         "train_mean": summarize([r["train_accuracy"] for r in runs])["mean"],
+                         "machine_time_h_mean": mt["mean"], "machine_time_h_std": mt["std"],
+                         "same_as": None if src == name else src,
+                         "energy_j_mean": summarize([r["energy_j"] for r in runs])["mean"],
+                         "energy_per_correction_j_mean": summarize([r["energy_per_correction_j"]
+                                                                    for r in runs])["mean"],
+                         "test_accuracy": [r["test_accuracy"] for r in runs],
+                         "machine_time_s": [r["machine_time_s"] for r in runs],
+                         "energy_j": [r["energy_j"] for r in runs]})
+        _arm_statistics(rows)
+        return rows
+
+    def samples(done: list) -> list:
+        ids = sorted({s for _, s, _ in done})
+        return [[c / 100.0 for c in r["costs"]] for r in rows_of(done, ids)
+                if r["kind"] != "reference" and not r["same_machine"]]
+
+    done, pilot, counted = run_to_precision(run, samples, seed_ids, fraction, max_seeds)
+    rows = rows_of(done, counted)
+    if pilot:                                             # kept beside the intervals, which leave them out
+        for r, p in zip(rows, rows_of(done, pilot)):
+            r["pilot_test_accuracy"] = p["test_accuracy"]
+            if "costs" in p:
+                r["pilot_costs"] = p["costs"]
+    result = Ablation(scene=scene.name, seeds=[*pilot, *counted], rows=rows,
+                      non_idealities=[v[2] for v in variants if v[1] == "on_alone"], at=at, cliff=cliff,
+                      pilot=pilot, precision=fraction)
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ from mark1 import stats
 from mark1.stats import Compared, Interval
 
 __all__ = ["INTERVAL_FIELDS", "diff_cell", "value_cell", "family_lines", "interval_fields", "caption",
-           "too_few_line"]
+           "too_few_line", "precision_line"]
 
 #: The columns of every CSV row that carries an interval (the method is named in each file).
 INTERVAL_FIELDS = ("low", "high", "level", "method", "correction", "p", "p_adjusted")
@@ -103,8 +103,7 @@ def family_lines(compared: Sequence[Compared], samples: Sequence[Sequence[float 
     ns : sequence of int
         Seed counts of any other interval of the table (means beside the family's differences).
     """
-    m = sum(1 for c in compared if c.p is not None)
-    lines = [caption(correction, m)]
+    lines = [caption(correction, len(compared))]
     seeds = stats.seeds_line(samples)
     if seeds:
         lines.append(seeds)
@@ -131,3 +130,25 @@ def interval_fields(c: Compared | Interval, correction: str | None = None, scale
         iv, p, pa, corr = c, None, None, correction or "none"
     return {"low": None if iv.low is None else iv.low * scale, "high": None if iv.high is None else iv.high * scale,
             "level": iv.level, "method": iv.method, "correction": corr, "p": p, "p_adjusted": pa}
+
+
+def precision_line(precision: float | None, pilot: Sequence[int], counted: Sequence[int],
+                   compared: Sequence[Compared], scale: float = 100.0) -> str:
+    """The line of a run to a precision: the pilot, the new seeds it fixed, and which intervals met it.
+
+    Examples
+    --------
+    >>> from mark1.stats import family
+    >>> c = family([[0.01 * k for k in range(12)]], (-1, 1))
+    >>> print(precision_line(0.02, list(range(10)), list(range(10, 22)), c))  # doctest: +NORMALIZE_WHITESPACE
+    run to a precision of ±2 points: the pilot's 10 seeds (kept in the records, left out of the intervals)
+    fixed 12 new seeds (Stein's two-stage rule); 1 of 1 intervals within ±2 points
+    """
+    p = (precision or 0.0) * scale
+    widths = [c.interval.half_width for c in compared if c.interval.half_width is not None]
+    within = sum(1 for w in widths if w * scale <= p + 1e-12)
+    worst = max(widths, default=None)
+    tail = "" if worst is None or within == len(widths) else f" (the widest ±{worst * scale:.2f} points)"
+    return (f"run to a precision of ±{p:g} points: the pilot's {len(pilot)} seeds (kept in the records, left out "
+            f"of the intervals) fixed {len(counted)} new seeds (Stein's two-stage rule); {within} of {len(widths)} "
+            f"intervals within ±{p:g} points{tail}")

@@ -44,12 +44,13 @@ from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1._utils.language import duration
 from mark1._utils.records import jsonable
 from mark1.exceptions import CliffWarning, InputError
-from mark1.lab._common import (aligned, check_figure, count_option, csv_text, draw, hours_cell, num, study_inputs,
-                               write_json)
+from mark1.lab._common import (aligned, check_figure, check_precision, count_option, csv_text, draw, hours_cell, num,
+                               run_to_precision, study_inputs, write_json)
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
                               scene_ref)
 from mark1 import stats
-from mark1.lab._family import INTERVAL_FIELDS, caption, diff_cell, family_lines, interval_fields, value_cell
+from mark1.lab._family import (INTERVAL_FIELDS, caption, diff_cell, family_lines, interval_fields, precision_line,
+                               value_cell)
 from mark1.machine.energy import energy_fields, joules_text
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MachineSpec, SpecError, parameter_keys
@@ -571,11 +572,19 @@ class Sweep:
     at: dict = field(default_factory=dict)
     cliff: str | None = None
     correction: str = DEFAULT_CORRECTION
+    pilot: list = field(default_factory=list)
+    precision: float | None = None
 
-    def _by_value(self, value) -> list[dict]:
+    @property
+    def counted(self) -> list:
+        """The seeds the figures and intervals count: every seed, or those after a run's pilot."""
+        return [s for s in self.seeds if s not in self.pilot]
+
+    def _by_value(self, value, seeds=None) -> list[dict]:
+        """The records of ``value``, of the counted seeds (or of ``seeds``), in their order."""
         text = value_text(value)
         by_seed = {r["seed"]: r for r in self.records if r["value"] == text}
-        return [by_seed[s] for s in self.seeds if s in by_seed]
+        return [by_seed[s] for s in (self.counted if seeds is None else seeds) if s in by_seed]
 
     def summary(self) -> list[dict]:
         """One row per value: means over seeds with their intervals (:mod:`mark1.stats`).
@@ -617,7 +626,8 @@ class Sweep:
     def _cells(self) -> tuple[str, tuple, list, list]:
         """The line above the table, its head, its rows (cells as text) and the lines under it."""
         comp = self.compared()
-        above = (f"{self.scene}: {self.param} over {len(self.seeds)} paired seed(s)"
+        above = (f"{self.scene}: {self.param} over {len(self.counted)} paired seed(s)"
+                 + (f" after a pilot of {len(self.pilot)}" if self.pilot else "")
                  + (f", starting at {at_text(self.at)}" if self.at else "")
                  + f"; change = test accuracy minus at {value_text(self.reference)} (same seeds)")
         head = ("value", "test accuracy (%)", "change (points), adjusted", "machine time", "waited",
@@ -635,6 +645,8 @@ class Sweep:
                          joules_cell(r["energy_j_mean"], r["energy_per_correction_j_mean"])))
         under = family_lines(list(comp.values()), list(self.differences().values()), self.correction,
                              ns=[iv["test"].n for iv in ivs.values()])
+        if self.pilot:
+            under.append(precision_line(self.precision, self.pilot, self.counted, list(comp.values())))
         under.append("~0: the adjusted interval contains 0 (not distinguishable from 0); learned after: "
                      "presentations until the last training mistake; energy of learning: mean joules a run "
                      "spent turning pots (and a correction), mark1.machine.energy")
@@ -656,14 +668,14 @@ class Sweep:
 
     def _repr_html_(self) -> str:
         above, head, rows, under = self._cells()
-        m = sum(1 for c in self.compared().values() if c.p is not None)
+        m = len(self.compared())
         return study_html(f"Sweep: {self.scene}",
                           html_table(head, rows, caption=f"{above}. {caption(self.correction, m)}", notes=under),
                           figure_function("Sweep"), self)
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values: the run, the summary and the records (``sweep.json``)."""
-        m = sum(1 for c in self.compared().values() if c.p is not None)
+        m = len(self.compared())
         return jsonable({"scene": self.scene, "param": self.param,
                          "values": [value_text(v) for v in self.values],
                          "reference": value_text(self.reference), "seeds": self.seeds,
@@ -671,6 +683,7 @@ class Sweep:
                          "interval": f"{100 * stats.LEVEL:g} % {stats.METHOD} (paired for the change)",
                          "family": stats.correction_words(self.correction, m), "correction": self.correction,
                          "min_seeds": stats.MIN_SEEDS, "seeds_needed": self.seeds_line(), "cliff": self.cliff,
+                         "pilot": self.pilot, "precision": self.precision,
                          "summary": self.summary(), "records": self.records})
 
     def summary_csv(self) -> str:
@@ -687,7 +700,7 @@ class Sweep:
         A sweep of ``schedule.epochs`` adds the columns of :data:`EPOCHS_FIELDS`.
         """
         fields = SWEEP_FIELDS + (EPOCHS_FIELDS if self.param in SCHEDULE_PARAMS else ())
-        return csv_text([r for v in self.values for r in self._by_value(v)], fields)
+        return csv_text([r for v in self.values for r in self._by_value(v, self.seeds)], fields)
 
 
 def _cell_intervals(recs: list[dict]) -> dict[str, stats.Interval]:
@@ -790,7 +803,7 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
           executor: Executor | None = None, out: StrPath | None = None,
           resume: bool = False, progress: bool = False, train_count: int | None = None,
           test_count: int | None = None, epochs: int | None = None, figure: Callable | None = None,
-          correction: str = DEFAULT_CORRECTION) -> Sweep:
+          correction: str = DEFAULT_CORRECTION, precision: float | None = None, max_seeds: int = 200) -> Sweep:
     """Dose-response of one spec parameter, over paired seeds.
 
     Parameters
@@ -835,6 +848,14 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
         How the family of values against the reference is controlled: Benjamini–Hochberg's
         false-discovery rate (the default: a sweep screens many values), Holm's family-wise
         error, or none (:func:`mark1.stats.family`).
+    precision : float, optional
+        Points: run until every change's interval is about ±``precision``. ``seeds`` (at
+        least 10) are then a pilot that fixes, by Stein's rule, how many new seeds to run
+        (:func:`mark1.lab._common.run_to_precision`); the intervals count the new seeds
+        only, the pilot's records are kept (in ``sweep.csv`` and the figure). The same seeds
+        give the same bits, and ``resume`` reads back every run recorded.
+    max_seeds : int
+        With ``precision``: the most seeds in all, the pilot's included.
 
     Returns
     -------
@@ -869,6 +890,7 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
     scene, seed_ids, train_count, test_count = study_inputs(scene, seeds, train_count, test_count)
     epochs = count_option(epochs, "epochs")
     correction = _correction(correction)
+    fraction, max_seeds = check_precision(precision, max_seeds, seed_ids)
     vals = parse_values(param, values)
     at = parse_at(at)
     start = start_spec(scene, at)
@@ -886,9 +908,8 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
                           _spec_of(start, {param: v})) for v in vals],
                         every=f"every value of {param}" + (f", starting at {at_text(at)}" if at else ""))
     ref = scene_ref(scene)
-    jobs = [(ref, s, param, v, train_count, test_count, epochs, at or None) for v in vals for s in seed_ids]
-    keys = [f"value-{value_text(v)}-seed-{s:04d}" for v in vals for s in seed_ids]
     records = None
+    expected: dict = {}
     if out is not None:
         config = {"study": "sweep", "version": 1, "scene": scene.name, "scene_sha256": scene_digest(scene),
                   "param": param, "train_count": train_count, "test_count": test_count}
@@ -896,16 +917,26 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
             config["epochs"] = epochs
         if at:
             config["at"] = {k: value_text(v) for k, v in at.items()}
-        expected = {k: (value_text(j[3]), j[1]) for k, j in zip(keys, jobs)}
 
         def valid(key, rec):
-            return (all(f in rec for f in SWEEP_FIELDS) and (rec["value"], rec["seed"]) == expected[key]
+            return (all(f in rec for f in SWEEP_FIELDS) and (rec["value"], rec["seed"]) == expected.get(key)
                     and 0.0 <= rec["test_accuracy"] <= 1.0)
         records = Records(Path(out) / "jobs", config, valid=valid)
-    results = run_jobs(_sweep_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
-                       progress="runs" if progress else None)
-    result = Sweep(scene=scene.name, param=param, values=vals, reference=ref_value, seeds=seed_ids,
-                   records=list(results), at=at, cliff=cliff, correction=correction)
+
+    def run(ids: list[int]) -> list:
+        jobs = [(ref, s, param, v, train_count, test_count, epochs, at or None) for v in vals for s in ids]
+        keys = [f"value-{value_text(v)}-seed-{s:04d}" for v in vals for s in ids]
+        expected.update({k: (value_text(j[3]), j[1]) for k, j in zip(keys, jobs)})
+        return list(run_jobs(_sweep_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
+                             progress="runs" if progress else None))
+
+    def samples(recs: list) -> list:
+        return list(Sweep(scene=scene.name, param=param, values=vals, reference=ref_value,
+                          seeds=sorted({r["seed"] for r in recs}), records=recs).differences().values())
+
+    results, pilot, counted = run_to_precision(run, samples, seed_ids, fraction, max_seeds)
+    result = Sweep(scene=scene.name, param=param, values=vals, reference=ref_value, seeds=[*pilot, *counted],
+                   records=results, at=at, cliff=cliff, correction=correction, pilot=pilot, precision=fraction)
     if out is not None:
         out = Path(out)
         write_text(out / "sweep.csv", result.csv_text())
@@ -963,11 +994,19 @@ class GridSweep:
     at: dict = field(default_factory=dict)
     cliff: str | None = None
     correction: str = DEFAULT_CORRECTION
+    pilot: list = field(default_factory=list)
+    precision: float | None = None
 
-    def _cell(self, va, vb) -> list[dict]:
+    @property
+    def counted(self) -> list:
+        """The seeds the figures and intervals count: every seed, or those after a run's pilot."""
+        return [s for s in self.seeds if s not in self.pilot]
+
+    def _cell(self, va, vb, seeds=None) -> list[dict]:
+        """The records of the cell, of the counted seeds (or of ``seeds``), in their order."""
         ta, tb = value_text(va), value_text(vb)
         by_seed = {r["seed"]: r for r in self.records if r["value_a"] == ta and r["value_b"] == tb}
-        return [by_seed[s] for s in self.seeds if s in by_seed]
+        return [by_seed[s] for s in (self.counted if seeds is None else seeds) if s in by_seed]
 
     def summary(self) -> list[dict]:
         """One row per cell (``a`` outer, ``b`` inner): means over seeds with their intervals.
@@ -1030,7 +1069,8 @@ class GridSweep:
     def _cells(self) -> tuple[str, list, list, list]:
         """The line above the table, its head, its rows (cells as text) and the lines under it."""
         a, b = self.params
-        above = (f"{self.scene}: {a} x {b} over {len(self.seeds)} paired seed(s)"
+        above = (f"{self.scene}: {a} x {b} over {len(self.counted)} paired seed(s)"
+                 + (f" after a pilot of {len(self.pilot)}" if self.pilot else "")
                  + (f", starting at {at_text(self.at)}" if self.at else "")
                  + f"; change = test accuracy minus at ({value_text(self.reference[0])}, "
                  f"{value_text(self.reference[1])}) (same seeds)")
@@ -1053,6 +1093,8 @@ class GridSweep:
         head = [a, b, "test accuracy (%)", "change (points), adjusted", "machine time", "learned after",
                 "pots at stops", "energy of learning"]
         under = family_lines(list(comp.values()), list(self.differences().values()), self.correction, ns=ns)
+        if self.pilot:
+            under.append(precision_line(self.precision, self.pilot, self.counted, list(comp.values())))
         under += ["~0: the adjusted interval contains 0 (not distinguishable from 0; hatched on the map)",
                   "learned after: presentations until the last training mistake; pots at stops: within "
                   f"{STOP_MARGIN} FS of ±1 at the end of training; energy of learning: mean joules a run spent "
@@ -1072,14 +1114,14 @@ class GridSweep:
 
     def _repr_html_(self) -> str:
         above, head, rows, under = self._cells()
-        m = sum(1 for c in self.compared().values() if c.p is not None)
+        m = len(self.compared())
         return study_html(f"Grid sweep: {self.scene}",
                           html_table(head, rows, left=(0, 1), caption=f"{above}. {caption(self.correction, m)}",
                                      notes=under), figure_function("GridSweep"), self)
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values: the run, the summary and the records (``grid.json``)."""
-        m = sum(1 for c in self.compared().values() if c.p is not None)
+        m = len(self.compared())
         return jsonable({"scene": self.scene, "params": list(self.params),
                          "values": [[value_text(v) for v in vs] for vs in self.values],
                          "reference": [value_text(v) for v in self.reference], "seeds": self.seeds,
@@ -1087,6 +1129,7 @@ class GridSweep:
                          "interval": f"{100 * stats.LEVEL:g} % {stats.METHOD} (paired for the change)",
                          "family": stats.correction_words(self.correction, m), "correction": self.correction,
                          "min_seeds": stats.MIN_SEEDS, "seeds_needed": self.seeds_line(), "cliff": self.cliff,
+                         "pilot": self.pilot, "precision": self.precision,
                          "summary": self.summary(), "records": self.records})
 
     def summary_csv(self) -> str:
@@ -1100,7 +1143,7 @@ class GridSweep:
 
     def csv_text(self) -> str:
         """``grid.csv``: one row per (value_a, value_b, seed), ``a`` outer, then ``b``, then seeds."""
-        return csv_text([r for va in self.values[0] for vb in self.values[1] for r in self._cell(va, vb)],
+        return csv_text([r for va in self.values[0] for vb in self.values[1] for r in self._cell(va, vb, self.seeds)],
                         GRID_FIELDS)
 
 
@@ -1109,7 +1152,8 @@ def grid_sweep(scene: SceneLike, param_a: str, values_a: str | Sequence[Any], pa
                executor: Executor | None = None, out: StrPath | None = None,
                resume: bool = False, progress: bool = False, train_count: int | None = None,
                test_count: int | None = None, epochs: int | None = None,
-               figure: Callable | None = None, correction: str = DEFAULT_CORRECTION) -> GridSweep:
+               figure: Callable | None = None, correction: str = DEFAULT_CORRECTION,
+               precision: float | None = None, max_seeds: int = 200) -> GridSweep:
     """Two parameters swept together, every pair of values, over paired seeds.
 
     As :func:`sweep`, with one job per (value_a, value_b, seed): for one seed every cell
@@ -1123,7 +1167,7 @@ def grid_sweep(scene: SceneLike, param_a: str, values_a: str | Sequence[Any], pa
         Two different keys (spec keys or ``"schedule.epochs"``); ``a`` gives the rows.
     values_a, values_b : str or sequence
         At least two distinct values each (see :func:`parse_values`).
-    seeds, at, executor, resume, progress, train_count, test_count, epochs, correction
+    seeds, at, executor, resume, progress, train_count, test_count, epochs, correction, precision, max_seeds
         As for :func:`sweep` (``at``, the starting point, holds neither swept key; the
         family is every cell against the reference cell).
     out : str or path-like, optional
@@ -1159,6 +1203,7 @@ def grid_sweep(scene: SceneLike, param_a: str, values_a: str | Sequence[Any], pa
     scene, seed_ids, train_count, test_count = study_inputs(scene, seeds, train_count, test_count)
     epochs = count_option(epochs, "epochs")
     correction = _correction(correction)
+    fraction, max_seeds = check_precision(precision, max_seeds, seed_ids)
     if param_a == param_b:
         raise InputError(f"params: expected two different keys, got {param_a!r} twice")
     vals = (parse_values(param_a, values_a), parse_values(param_b, values_b))
@@ -1175,26 +1220,36 @@ def grid_sweep(scene: SceneLike, param_a: str, values_a: str | Sequence[Any], pa
                          for va, vb in cells],
                         every="every cell" + (f", starting at {at_text(at)}" if at else ""))
     ref = scene_ref(scene)
-    jobs = [(ref, s, param_a, va, param_b, vb, train_count, test_count, epochs, at or None)
-            for va, vb in cells for s in seed_ids]
-    keys = [f"a-{value_text(va)}-b-{value_text(vb)}-seed-{s:04d}" for va, vb in cells for s in seed_ids]
     records = None
+    expected: dict = {}
     if out is not None:
         config = {"study": "grid-sweep", "version": 1, "scene": scene.name, "scene_sha256": scene_digest(scene),
                   "params": [param_a, param_b], "train_count": train_count, "test_count": test_count,
                   "epochs": epochs}
         if at:
             config["at"] = {k: value_text(v) for k, v in at.items()}
-        expected = {k: (value_text(j[3]), value_text(j[5]), j[1]) for k, j in zip(keys, jobs)}
 
         def valid(key, rec):
             return (all(f in rec for f in GRID_FIELDS) and (rec["value_a"], rec["value_b"], rec["seed"])
-                    == expected[key] and 0.0 <= rec["test_accuracy"] <= 1.0)
+                    == expected.get(key) and 0.0 <= rec["test_accuracy"] <= 1.0)
         records = Records(Path(out) / "jobs", config, valid=valid)
-    results = run_jobs(_grid_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
-                       progress="runs" if progress else None)
+
+    def run(ids: list[int]) -> list:
+        jobs = [(ref, s, param_a, va, param_b, vb, train_count, test_count, epochs, at or None)
+                for va, vb in cells for s in ids]
+        keys = [f"a-{value_text(va)}-b-{value_text(vb)}-seed-{s:04d}" for va, vb in cells for s in ids]
+        expected.update({k: (value_text(j[3]), value_text(j[5]), j[1]) for k, j in zip(keys, jobs)})
+        return list(run_jobs(_grid_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
+                             progress="runs" if progress else None))
+
+    def samples(recs: list) -> list:
+        return list(GridSweep(scene=scene.name, params=(param_a, param_b), values=vals, reference=reference,
+                              seeds=sorted({r["seed"] for r in recs}), records=recs).differences().values())
+
+    results, pilot, counted = run_to_precision(run, samples, seed_ids, fraction, max_seeds)
     result = GridSweep(scene=scene.name, params=(param_a, param_b), values=vals, reference=reference,
-                       seeds=seed_ids, records=list(results), at=at, cliff=cliff, correction=correction)
+                       seeds=[*pilot, *counted], records=results, at=at, cliff=cliff, correction=correction,
+                       pilot=pilot, precision=fraction)
     if out is not None:
         out = Path(out)
         write_text(out / "grid.csv", result.csv_text())

@@ -281,6 +281,10 @@ def _draw_ablation_costs(ax, result: Ablation, names: list, y: np.ndarray) -> No
             if per_seed and verdict != "zero":
                 ax.plot(per_seed, [yy] * len(per_seed), linestyle="none", marker="o", markersize=3.5,
                         color="k", alpha=0.7, zorder=3.5)
+            pilot = r.get("pilot_costs") or []
+            if pilot:                                     # a run to a precision's pilot: kept, not counted
+                ax.plot(pilot, [yy - 0.08] * len(pilot), linestyle="none", marker="o", markersize=3.5,
+                        markerfacecolor="none", color="0.4", alpha=0.7, zorder=3.4)
             if verdict == "zero":
                 ax.plot([c], [yy], linestyle="none", marker="x", markersize=9, markeredgewidth=2,
                         color="k", zorder=4, gid=variant)
@@ -404,7 +408,7 @@ def ablation_figure(result: Ablation, *, out: str | os.PathLike | None = None) -
     extent += [abs(v) for n in names for p, *_ in _ARMS for v in (result.row(f"{p}:{n}").get("costs") or [])]
     lim = min(max(extent + [1.0]) * 1.1, 100.0)          # a cost lies in [-100, +100] points
     ax.set_xlim(-lim, lim)
-    few = next((f"too few seeds (n = {len(result.seeds)}) for an interval: the per-seed costs alone, no verdict"
+    few = next((f"too few seeds (n = {len(result.counted)}) for an interval: the per-seed costs alone, no verdict"
                 for r in result.family() if r.get("verdict") == "few"), None)
     if few:
         ax.text(0.01, 0.99, few, transform=ax.transAxes, ha="left", va="top", fontsize=10, color="0.25")
@@ -412,7 +416,8 @@ def ablation_figure(result: Ablation, *, out: str | os.PathLike | None = None) -
     ax.tick_params(labelsize=10)
     ax.grid(axis="x", alpha=0.3)
     fig.legend(handles=_ablation_legend(), loc="lower center", ncol=3, fontsize=10, frameon=False)
-    title = (f"{result.scene} — which non-ideality costs most\n{len(result.seeds)} paired seed(s): "
+    title = (f"{result.scene} — which non-ideality costs most\n{len(result.counted)} paired seed(s)"
+             + (f" after a pilot of {len(result.pilot)} (hollow dots)" if result.pilot else "") + ": "
              f"mean cost with its Holm-adjusted interval ({stats.METHOD_SHORT}, family of the arms), "
              "costliest on top")
     if ax_time is not None:
@@ -518,8 +523,11 @@ def sweep_figure(result: Sweep, *, out: str | os.PathLike | None = None) -> Figu
                               if r["seed"] == s and r["value"] == value_text(v)), np.nan)
                         for v in result.values], float)
         # above the band, so that they stay grey (under a coloured band they turned pink)
+        pilot = s in result.pilot                      # a run to a precision's pilot: drawn, not counted
         ax.plot(x[order], acc[order] * 100, color="0.45", linewidth=0.7, zorder=2.5,
-                label="one seed" if s == result.seeds[0] else None)
+                linestyle=":" if pilot else "-",
+                label=("one seed" if s == result.counted[0] else "one pilot seed (not counted)"
+                       if s == (result.pilot or [None])[0] else None))
         lows.extend(acc * 100)
     band(ax, "test", 100, colour, "mean" if few else "mean, 95 % interval")
     ends = [100 * r[k] for r in rows for k in ("test_low", "test_high") if r[k] is not None]
