@@ -34,7 +34,7 @@ import time
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from collections.abc import Callable, Mapping
 
 from mark1._utils.atomic import write_text
@@ -67,7 +67,7 @@ ABLATION_FIELDS = ("variant", "kind", "non_ideality", "reference", "test_mean", 
 #: The family-wise error rate the arms are controlled at (Holm).
 FAMILY_ALPHA = 1.0 - stats.LEVEL
 #: How the arms' family is controlled.
-CORRECTION = "holm"
+CORRECTION: Literal["holm"] = "holm"
 
 #: The verdicts on a cost, from its per-seed paired differences.
 VERDICTS = {

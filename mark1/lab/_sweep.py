@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -617,7 +617,8 @@ class Sweep:
         """The family: each value but the reference against it, controlled by ``correction``
         (:func:`mark1.stats.family`), keyed by the value's text."""
         diffs = self.differences()
-        return dict(zip(diffs, stats.family(list(diffs.values()), (-1.0, 1.0), correction=self.correction)))
+        family = stats.family(list(diffs.values()), (-1.0, 1.0), correction=_correction(self.correction))
+        return dict(zip(diffs, family))
 
     def seeds_line(self) -> str | None:
         """The seeds the family would need for ±1 and ±0.5-point intervals of the change, from its spread."""
@@ -763,11 +764,11 @@ def _cell_summary(recs: list[dict], ref: dict, change: stats.Compared | None) ->
     return row
 
 
-def _correction(correction: object) -> str:
+def _correction(correction: object) -> Literal["holm", "bh", "none"]:
     """A family's correction, checked: one of :data:`mark1.stats.CORRECTIONS`."""
-    if correction not in stats.CORRECTIONS:
-        raise InputError(f"correction: expected one of {', '.join(stats.CORRECTIONS)}, got {correction!r}")
-    return str(correction)
+    if correction == "holm" or correction == "bh" or correction == "none":
+        return correction
+    raise InputError(f"correction: expected one of {', '.join(stats.CORRECTIONS)}, got {correction!r}")
 
 
 def _check_settings(scene, param: str, vals: list, epochs, at: Mapping | None = None) -> None:
@@ -1028,7 +1029,8 @@ class GridSweep:
         """The family: each cell but the reference against it, controlled by ``correction``
         (:func:`mark1.stats.family`), keyed by the cell's values' texts."""
         diffs = self.differences()
-        return dict(zip(diffs, stats.family(list(diffs.values()), (-1.0, 1.0), correction=self.correction)))
+        family = stats.family(list(diffs.values()), (-1.0, 1.0), correction=_correction(self.correction))
+        return dict(zip(diffs, family))
 
     def seeds_line(self) -> str | None:
         """The seeds the family would need for ±1 and ±0.5-point intervals of the change, from its spread."""

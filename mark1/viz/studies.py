@@ -19,6 +19,7 @@ import math
 import os
 import textwrap
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -189,7 +190,7 @@ def learning_curves_figure(curves: LearningCurves, *, out: str | os.PathLike | N
     ax_cards = fig.add_subplot(1, 2, 1)
     ax_time = fig.add_subplot(1, 2, 2, sharey=ax_cards)
     cards = np.asarray(curves.cards, dtype=float)
-    lows = []
+    lows: list[float] = []
     few = ""
     unit, per_hour = _time_scale([np.asarray(h, dtype=float) for h in curves.machine_hours.values()])
     for v in curves.accuracy:
@@ -201,14 +202,15 @@ def learning_curves_figure(curves: LearningCurves, *, out: str | os.PathLike | N
         has = not any(iv.too_few for iv in ivs)
         for ax, x in ((ax_cards, cards), (ax_time, times)):
             if has:                                       # pointwise intervals, inside [0, 100 %]
-                ax.fill_between(x, [iv.low for iv in ivs], [iv.high for iv in ivs], color=color, alpha=0.2,
-                                linewidth=0, gid=f"interval:{v}")
+                ax.fill_between(x, [float(cast(float, iv.low)) for iv in ivs],
+                                [float(cast(float, iv.high)) for iv in ivs], color=color, alpha=0.2, linewidth=0,
+                                gid=f"interval:{v}")
             else:                                         # too few seeds: the seeds themselves
                 ax.scatter(np.broadcast_to(x, acc.shape).ravel(), acc.ravel(), s=6, color=color, alpha=0.45,
                            zorder=2)
             ax.plot(x, mean, marker="o", markersize=3, color=color, zorder=3,
                     label=f"{v} (mean, 95 % pointwise interval)" if has else f"{v} (mean, dots: one seed each)")
-        lows.extend(ivs[j].low if has else float(acc[:, j].min()) for j in range(acc.shape[1]))
+        lows.extend(float(cast(float, ivs[j].low)) if has else float(acc[:, j].min()) for j in range(acc.shape[1]))
         if not has:
             few = ivs[0].words()
     if curves.reported is not None:
