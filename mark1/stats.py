@@ -4,18 +4,22 @@ and page uses.
 Every interval a study prints comes from here, so every page says the same thing the same way:
 
 - **The mean over seeds** (:func:`mean_interval`) and **a paired difference**
-  (:func:`difference_interval`) carry a 95 % interval by Student's t with Hall's (1992)
-  skewness correction, clipped to the quantity's range (:data:`METHOD`). Accuracies near
-  100 % are skewed (most seeds near the top, a few far below); the plain t-interval then
-  covers the true mean in 80–89 % of studies, not 95 %. Hall's monotone cubic
-  transformation of the t statistic takes the sample's skewness into account. Clipping
-  never removes a value the true mean can take, so it keeps the coverage and the interval
-  stays inside what can happen (an accuracy in [0, 1], a difference of two in [−1, 1], a
-  count in [0, n], a time ≥ 0).
+  (:func:`difference_interval`) carry a 95 % interval: the hull of Student's t-interval and
+  Hall's (1992) skewness-corrected one, clipped to the quantity's range (:data:`METHOD`).
+  Accuracies near 100 % are skewed (most seeds near the top, a few far below); the plain
+  t-interval then covers the true mean in 80–89 % of studies, not 95 %. Hall's monotone
+  cubic transformation of the t statistic takes the sample's skewness into account; the
+  hull keeps Student's exactness where the spread is normal (Hall's alone is too narrow in
+  its far tails there, which a family's corrected levels reach). Clipping never removes a
+  value the true mean can take, so it keeps the coverage, and the interval stays inside
+  what can happen (an accuracy in [0, 1], a difference of two in [−1, 1], a count in
+  [0, n], a time ≥ 0).
 - **Below** :data:`MIN_SEEDS` **seeds there is no interval** and no verdict: the method's
   coverage was measured by simulation (tests/test_stats_coverage.py: accuracies near
-  50 %, 90 %, 98 % and at 100 %, skewed spreads, binomial test-set noise) and it holds
-  within ±2 points of 95 % only from 10 seeds on. :class:`Interval` then says
+  50 %, 90 %, 98 %, 99.5 % and at 100 %, skewed spreads, binomial test-set noise, paired
+  differences, counts) and it holds within ±2 points of 95 % from 10 seeds on where the
+  per-seed figures' skewness is not beyond about −2, and from 20 seeds on where they pile
+  against their bound with a long tail (skewness −2.4 to −3.2: 92–93 % at 10 seeds). :class:`Interval` then says
   "too few seeds (n = 3) for an interval".
 - **A share** (of machines whose result lands in a band, say) has an exact Clopper–Pearson
   interval (:func:`proportion_interval`), valid at any count.
@@ -47,17 +51,17 @@ from mark1.exceptions import InputError
 
 __all__ = ["LEVEL", "MIN_SEEDS", "METHOD", "METHOD_SHORT", "CORRECTIONS", "Interval", "Compared",
            "mean_interval", "difference_interval", "p_value", "proportion_interval", "holm",
-           "benjamini_hochberg", "adjust", "family", "seeds_needed", "seeds_line", "pilot_seeds", "correction_words",
-           "summarize", "t_quantile", "t_quantile_975", "t_two_sided_p", "SEED_CAP"]
+           "benjamini_hochberg", "adjust", "family", "correction_words", "family_notes", "seeds_needed",
+           "seeds_line", "pilot_seeds", "summarize", "t_quantile", "t_quantile_975", "t_two_sided_p", "SEED_CAP"]
 
 #: The confidence level of every interval a study prints.
 LEVEL = 0.95
 #: The fewest seeds at which :data:`METHOD` holds its coverage (measured; see the module's note).
 MIN_SEEDS = 10
 #: The interval's method, as pages, tables and CSV headers name it.
-METHOD = "Student t with Hall's skewness correction, clipped to the range"
+METHOD = "the hull of Student's t and Hall's skewness-corrected t, clipped to the range"
 #: Its short name, for column headers.
-METHOD_SHORT = "Hall-t"
+METHOD_SHORT = "Student's t ∪ Hall's skewness-corrected t"
 #: The family-wise and false-discovery corrections a study may apply, and no correction.
 CORRECTIONS = ("holm", "bh", "none")
 #: The most seeds :func:`seeds_needed` reckons with.
@@ -521,6 +525,13 @@ class Compared:
         None where there is no test.
     correction : str
         "holm", "bh" or "none".
+
+    Examples
+    --------
+    >>> d = [0.05, 0.04, 0.06, 0.05, 0.03, 0.05, 0.07, 0.04, 0.05, 0.06]
+    >>> (c,) = family([d], bounds=(-1, 1))
+    >>> c.decided, c.sign, c.interval == c.raw          # a family of one: no adjustment
+    (True, 1, True)
     """
 
     raw: Interval
@@ -623,6 +634,53 @@ def correction_words(correction: str, m: int) -> str:
     if correction not in _CORRECTION_NAMES:
         raise InputError(f"correction: expected one of {', '.join(CORRECTIONS)}, got {correction!r}")
     return f"{_CORRECTION_NAMES[correction]} over {m} comparison{'s' if m != 1 else ''}"
+
+
+def family_notes(compared: Sequence[Compared], samples: Sequence[Sequence[float | None]], *,
+                 what: str = "comparisons", scale: float = 100.0, unit: str = "point") -> list[str]:
+    """The lines every study prints under a family's table: how its intervals were made and
+    controlled, which have too few seeds, and the seeds a ±1 and ±0.5 ``unit`` interval would need.
+
+    Parameters
+    ----------
+    compared : sequence of Compared
+        As :func:`family` returns them.
+    samples : sequence of sequences of float or None
+        The same samples :func:`family` was given (their spread gives the seeds needed).
+    what : str
+        What the family's members are, for the words ("arms", "cells", "learners").
+    scale, unit : float, str
+        The unit the seeds-needed line speaks in (points for ``scale`` 100).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> d = [[0.05, 0.04, 0.06, 0.05, 0.03, 0.05, 0.07, 0.04, 0.05, 0.06], [0.01, 0.02]]
+    >>> for line in family_notes(family(d, (-1, 1)), d, what="arms"):
+    ...     print(line)                                # doctest: +NORMALIZE_WHITESPACE
+    intervals: 95 % the hull of Student's t and Hall's skewness-corrected t, clipped to the range;
+    family: Holm (family-wise error) over the 2 arms, 1 of them untested; verdicts read the adjusted intervals
+    too few seeds for an interval (fewer than 10): 1 of 2 arms (n = 2); no interval and no verdict there
+    seeds for ±1 point: 10; for ±0.5 point: 23 (from the observed spread, the largest over 2 comparisons)
+    """
+    tested = [c for c in compared if c.p is not None]
+    correction = compared[0].correction if compared else "none"
+    level = compared[0].raw.level if compared else LEVEL
+    untested = f", {len(compared) - len(tested)} of them untested" if len(tested) < len(compared) else ""
+    lines = [f"intervals: {100 * level:g} % {METHOD}; family: {_CORRECTION_NAMES[correction]} over the "
+             f"{len(compared)} {what}{untested}; verdicts read the adjusted intervals"]
+    few = [c for c in compared if c.raw.too_few]
+    if few:
+        ns = sorted({c.raw.n for c in few})
+        lines.append(f"too few seeds for an interval (fewer than {MIN_SEEDS}): {len(few)} of {len(compared)} {what} "
+                     f"(n = {', '.join(map(str, ns))}); no interval and no verdict there")
+    need = seeds_line(samples, scale=scale, unit=unit)
+    if need:
+        lines.append(need)
+    return lines
 
 
 def seeds_needed(values: Sequence[float | None], half_width: float, *, level: float = LEVEL,

@@ -25,7 +25,8 @@ import mark1.lab._compare as cp  # noqa: E402
 import mark1.lab._curves as cu  # noqa: E402
 import mark1.lab.runner as runner  # noqa: E402
 from mark1.cli import _build_parser  # noqa: E402
-from mark1.exceptions import UsageError  # noqa: E402
+from mark1.exceptions import InputError, UsageError  # noqa: E402
+from mark1.stats import difference_interval, pilot_seeds  # noqa: E402
 from mark1.machine.energy import energy_fields  # noqa: E402
 from mark1.machine.mark_i import MarkI  # noqa: E402
 from mark1.viz.studies import ablation_figure, comparison_figure, learning_curves_figure  # noqa: E402
@@ -644,22 +645,49 @@ def test_ablation_warns_of_the_ratchet_cliff_only_past_the_increment(tiny, recwa
 
 
 def test_compare_gives_the_paired_analog_minus_digital_interval(tiny):
-    comp = cp.compare(tiny, seeds=4, learners=["mark1", "digital", "lstsq-S"], train_count=6, test_count=12)
+    comp = cp.compare(tiny, seeds=10, learners=["mark1", "digital", "lstsq-S"], train_count=6, test_count=12)
     acc = {(r["learner"], r["seed"]): r["test_accuracy"] for r in comp.records}
-    diffs = [acc[("mark1", s)] - acc[("digital", s)] for s in range(4)]
-    # by hand: mean +- t(0.975; 3) sd / sqrt(4), t(0.975; 3) = 3.18244631
-    mean = sum(diffs) / 4
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / 3)
-    half = 3.18244631 * sd / 2
+    diffs = [acc[("mark1", s)] - acc[("digital", s)] for s in range(10)]
     d = comp.paired("mark1", "digital")
-    assert d["diffs"] == diffs and d["n"] == 4
-    assert (d["mean"], d["low"], d["high"]) == pytest.approx((mean, mean - half, mean + half), abs=1e-12)
-    cell = (f"{100 * mean:+.1f} [{100 * (mean - half):+.1f}, {100 * (mean + half):+.1f}]")
+    assert d["diffs"] == diffs and d["n"] == 10
+    iv = difference_interval([acc[("mark1", s)] for s in range(10)], [acc[("digital", s)] for s in range(10)],
+                             (0.0, 1.0))
+    assert d["interval"] == iv and -1.0 <= iv.low <= iv.mean <= iv.high <= 1.0
+    # the table's cell is the family's Holm-adjusted interval: two comparisons, each at least at 97.5 %
+    fam = comp.family()
+    assert set(fam) == {"digital", "lstsq-S"} and all(c.interval.level >= 0.975 for c in fam.values())
+    member = fam["digital"]
+    cell = member.interval.format(scale=100, signed=True) + ("*" if member.decided else "")
     text = comp.table()
-    assert "mark1 − it (points), paired 95 %" in text and f"analog − digital: {cell} points over 4 seeds" in text
-    assert comp.to_json()["paired"]["mark1 - digital"]["diffs"] == diffs
+    assert "mark1 − it (points), Holm-adjusted" in text and f"analog − digital: {cell} points over 10 seeds" in text
+    assert "family: Holm (family-wise error) over the 2 learners" in text
+    assert comp.to_json()["paired"]["mark1 - digital"]["interval"]["level"] == member.interval.level
     with pytest.raises(ValueError, match="learner"):
         comp.paired("mark1", "ideal")
+
+
+def test_compare_with_too_few_seeds_gives_no_interval_and_no_verdict(tiny):
+    comp = cp.compare(tiny, seeds=2, learners=["mark1", "digital"], train_count=6, test_count=8)
+    text = comp.table()
+    assert "too few seeds for an interval (fewer than 10): 1 of 1 learners (n = 2)" in text
+    assert "[" not in text.split("\n")[2] and comp.family()["digital"].decided is None
+    assert comp.summary()["mark1"]["interval"].too_few
+
+
+def test_compare_to_a_precision_runs_the_seeds_its_pilot_fixes(tiny):
+    kw = dict(learners=["mark1", "digital"], train_count=6, test_count=8)
+    comp = cp.compare(tiny, seeds=10, precision=20.0, max_seeds=40, **kw)
+    pilot = [r for r in comp.records if r["seed"] < 10]
+    acc = {(r["learner"], r["seed"]): r["test_accuracy"] for r in pilot}
+    need = pilot_seeds([[acc[("mark1", s)] - acc[("digital", s)] for s in range(10)]], 0.2, max_seeds=30)
+    assert comp.pilot == list(range(10)) and comp.counted == list(range(10, 10 + need))
+    assert comp.paired()["n"] == need                     # the pilot is not in the interval
+    again = cp.compare(tiny, seeds=10, precision=20.0, max_seeds=40, **kw)
+    def bits(records):
+        return [{k: v for k, v in r.items() if k != "wall_time_s"} for r in records]
+    assert bits(again.records) == bits(comp.records)      # the same seeds, the same bits
+    with pytest.raises(InputError, match="pilot of at least 10 seeds"):
+        cp.compare(tiny, seeds=3, precision=1.0, **kw)
 
 
 def test_compare_paired_serial_equals_two_workers(tiny):

@@ -133,6 +133,9 @@ def test_cli_sweep_writes_its_files(tmp_path, capsys):
     (["--param", "rack.motor_sped", "--values", "1,2"], ["--param", "rack.motor_speed"]),
     (["--param", "rack.motor_speed", "--values", "1,x"], ["--values", "'x'"]),
     (["--param", "rack.motor_speed", "--values", "1,2", "--seeds", "0"], ["--seeds"]),
+    (["--param", "rack.motor_speed", "--values", "1,2", "--seeds", "3", "--precision", "1"], ["--seeds", "10"]),
+    (["--param", "rack.motor_speed", "--values", "1,2", "--precision", "0"], ["--precision"]),
+    (["--param", "rack.motor_speed", "--values", "1,2", "--precision", "1", "--max-seeds", "12"], ["--max-seeds"]),
 ])
 def test_cli_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, words):
     status = cli.main(["sweep", DEMO, *argv, "--out", str(tmp_path / "sw")])
@@ -579,3 +582,24 @@ def test_sweep_records_and_tables_carry_the_energy_of_learning():
     grid = grid_sweep(DEMO, "rack.backlash", "0,0.02", "schedule.epochs", "1,2", seeds=1, **SMALL_RUN)
     assert "energy of learning" in grid.table()
     assert all(r["energy_j_mean"] is not None for r in grid.summary())
+
+
+def test_a_sweep_to_a_precision_counts_only_the_seeds_after_its_pilot(tmp_path, monkeypatch):
+    # a precision of 50 points: the pilot's spread asks for no more than the method's ten new seeds
+    kw = dict(train_count=4, test_count=4)
+    result = sweep(DEMO, "rack.backlash", "0,0.05", seeds=10, precision=50, max_seeds=40, out=tmp_path, **kw)
+    assert result.pilot == list(range(10)) and result.counted == list(range(10, 20))
+    assert {r["seed"] for r in result.records} == set(range(20))            # the pilot's runs are kept
+    assert len(read_csv(tmp_path / "sweep.csv")) == 40
+    # the intervals are those of the new seeds alone: a plain sweep of seeds 10-19 gives the same bits
+    plain = sweep(DEMO, "rack.backlash", "0,0.05", seeds=list(range(10, 20)), **kw)
+    assert result.summary() == plain.summary()
+    text = result.table()
+    assert "after a pilot of 10" in text and "run to a precision of ±50 points" in text
+    assert "1 of 1 intervals within ±50 points" in text
+    # resumed: every run is read back, none trained again, the same result
+    import mark1.lab._sweep as mod
+    monkeypatch.setattr(mod, "_train_once", lambda *a, **k: pytest.fail("a recorded run was trained again"))
+    again = sweep(DEMO, "rack.backlash", "0,0.05", seeds=10, precision=50, max_seeds=40, out=tmp_path,
+                  resume=True, **kw)
+    assert again.summary() == result.summary() and again.counted == result.counted

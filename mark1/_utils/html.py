@@ -14,7 +14,7 @@ import importlib
 import io
 from collections.abc import Callable, Sequence
 
-__all__ = ["html_table", "figure_img", "study_html", "clip", "FIGURES", "figure_function"]
+__all__ = ["html_table", "figure_img", "study_html", "clip", "FIGURES", "figure_function", "TextTable"]
 
 #: The function drawing each kind of object's figure, ``"module:function"`` by the object's
 #: class name; filled by ``mark1/__init__.py``. A kind without one shows its table alone.
@@ -35,6 +35,27 @@ def figure_function(kind: str) -> Callable | None:
         return None
     module, _, function = name.partition(":")
     return getattr(importlib.import_module(module), function)
+
+class TextTable(str):
+    """A study's plain-text table: a ``str`` that a notebook shows as its lines, not as a quoted
+    string full of ``\\n``.
+
+    Examples
+    --------
+    >>> t = TextTable("a  1\\nb  2")
+    >>> t == "a  1\\nb  2", repr(t) == str(t)
+    (True, True)
+    """
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(str(self))
+
+    def _repr_html_(self) -> str:
+        return f"<pre>{html.escape(str(self))}</pre>"
+
 
 #: Longest one-line ``__repr__`` mark1 writes (characters).
 REPR_LIMIT = 120

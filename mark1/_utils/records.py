@@ -10,7 +10,10 @@ __all__ = ["jsonable"]
 
 
 def jsonable(obj):
-    """``obj`` with numpy scalars made plain and non-finite floats written as strings."""
+    """``obj`` with numpy scalars made plain, non-finite floats written as strings, and objects
+    that know their JSON form (``as_dict()``, as :class:`mark1.stats.Interval`) written in it."""
+    if hasattr(obj, "as_dict") and callable(obj.as_dict):
+        return jsonable(obj.as_dict())
     if isinstance(obj, dict):
         return {k: jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

@@ -29,9 +29,10 @@ from mark1.cli._options import (_PHYSICAL_HELP, add_common_options, check_common
                                 output_folder, scene_or_usage, workers_for)
 from mark1.exceptions import CliffWarning, InputError, SceneError, SpecError, UsageError
 from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, SCHEDULE_PARAMS, UNTIL_CAP, ablate,
-                       catalog, check_learners, compare, grid_sweep, judged, learning_curves, parse_value,
-                       parse_at, parse_values, reenact, sweep, value_text)
+                       catalog, check_learners, check_precision, compare, grid_sweep, judged, learning_curves,
+                       parse_value, parse_at, parse_values, reenact, sweep, value_text)
 from mark1.lab.runner import executor_for
+from mark1.stats import MIN_SEEDS
 from mark1.specs import NON_IDEALITIES, parameter_keys
 from mark1.viz.studies import (ablation_figure, comparison_figure, grid_sweep_figure, learning_curves_figure,
                                reenact_figure, sweep_figure)
@@ -115,14 +116,36 @@ def _print_result(args, result, t0: float, written: str, as_json: dict | None = 
     return 0
 
 
+def _precision_options(parser, family: str) -> None:
+    """``--precision`` and ``--max-seeds``, for a study whose intervals form ``family``."""
+    parser.add_argument("--precision", type=float, metavar="P",
+                        help=f"run until every interval of the family ({family}) is about ±P points: the --seeds "
+                             f"(at least {MIN_SEEDS}) are a pilot that fixes how many new seeds to run (Stein's "
+                             "two-stage rule, which keeps the intervals' coverage); the intervals count the new seeds")
+    parser.add_argument("--max-seeds", type=int, default=200, metavar="N",
+                        help="with --precision: the most seeds in all, the pilot's included (default 200)")
+
+
+def _precision_args(args) -> dict:
+    """``--precision`` and ``--max-seeds`` checked (one usage line naming the option), as study keywords."""
+    try:
+        check_precision(args.precision, args.max_seeds, list(range(args.seeds)))
+    except InputError as e:
+        text = str(e)
+        name = {"precision": "--precision", "max_seeds": "--max-seeds", "seeds": "--seeds"}[text.split(":")[0]]
+        raise UsageError(f"{name}:{text.split(':', 1)[1]}") from None
+    return {"precision": args.precision, "max_seeds": args.max_seeds}
+
+
 def cmd_compare(args) -> int:
     try:
         names = check_learners(args.learners)
     except ValueError as e:
         raise UsageError(f"--learners: {e}".replace("learners: ", "", 1)) from None
+    precision = _precision_args(args)
     scene, out, workers = check_common(args, args.seeds)
     comp, t0 = _run_study(args, workers, compare, scene, learners=names, out=out, progress=not args.json,
-                          features=args.features, figure=comparison_figure)
+                          features=args.features, figure=comparison_figure, **precision)
     return _print_result(args, comp, t0, f"{out}/results.csv, results.json, report.md, accuracy.png, seeds/",
                          as_json={"scene": comp.scene, "seeds": comp.seeds, "reported": comp.reported,
                                   "summary": comp.summary(), "out": str(out)})
@@ -130,11 +153,12 @@ def cmd_compare(args) -> int:
 
 def cmd_ablate(args) -> int:
     at = _at_option(args)
+    precision = _precision_args(args)
     n_jobs = args.seeds * 2 * (len(NON_IDEALITIES) + 1)
     scene, out, workers = check_common(args, n_jobs)
     _at_scene(args, scene, at, n_jobs)
     result, t0 = _run_study(args, workers, ablate, scene, at=at, out=out, progress=not args.json,
-                            figure=ablation_figure)
+                            figure=ablation_figure, **precision)
     return _print_result(args, result, t0, f"{out}/ablation.csv, ablation.json, ablation.png, jobs/")
 
 
@@ -173,13 +197,14 @@ def cmd_sweep(args) -> int:
         raise UsageError(f"--epochs: expected a positive integer, and no --param schedule.epochs beside it, "
                          f"got {args.epochs}")
     check_sweep_size(args, params, texts)
+    precision = _precision_args(args)
     values = [_sweep_values(k, v) for k, v in zip(params, texts)]
     at = _at_option(args)
     swept = [p for p in params if p in at]
     if swept:
         raise UsageError(f"--at: {swept[0]} is swept (--param); expected a starting point of other parameters")
     if len(params) == 2:
-        return _grid_sweep(args, params, values, at)
+        return _grid_sweep(args, params, values, at, precision)
     args.param, values = params[0], values[0]
     if args.reference is not None:
         try:
@@ -196,7 +221,7 @@ def cmd_sweep(args) -> int:
     _check_passes(args, _at_scene(args, scene, at, len(values) * args.seeds), [args.param], [values], workers)
     result, t0 = _run_study(args, workers, sweep, scene, args.param, values, reference=args.reference, at=at,
                             out=out, progress=not args.json, epochs=args.epochs, figure=sweep_figure,
-                            correction=args.correction)
+                            correction=args.correction, **precision)
     return _print_result(args, result, t0, f"{out}/sweep.csv, sweep_summary.csv, sweep.json, sweep.png, jobs/")
 
 
@@ -212,7 +237,7 @@ def _check_passes(args, scene, params: list, values: list, workers: int) -> None
         check_scene(args, longer, at_once=workers)
 
 
-def _grid_sweep(args, params: list, values: list, at: dict) -> int:
+def _grid_sweep(args, params: list, values: list, at: dict, precision: dict) -> int:
     """``mark1 sweep`` with two ``--param``: every pair of values, a heat map."""
     if args.reference is not None:
         raise UsageError("--reference: only with one --param (two are compared against the scene's own values)")
@@ -223,7 +248,7 @@ def _grid_sweep(args, params: list, values: list, at: dict) -> int:
     _check_passes(args, _at_scene(args, scene, at, n_jobs), params, values, workers)
     result, t0 = _run_study(args, workers, grid_sweep, scene, params[0], values[0], params[1], values[1], at=at,
                             out=out, progress=not args.json, epochs=args.epochs, figure=grid_sweep_figure,
-                            correction=args.correction)
+                            correction=args.correction, **precision)
     return _print_result(args, result, t0, f"{out}/grid.csv, grid_summary.csv, grid.json, grid.png, jobs/")
 
 
@@ -292,12 +317,14 @@ def add_commands(sub) -> None:
     cp.add_argument("--features", choices=FEATURES, default="analog",
                     help="the retina whose S-units and phi the textbook classifiers learn from: the analog "
                          "machine's own (default) or the ideal one")
+    _precision_options(cp, "the analog machine minus each learner")
     cp.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     ab = _study_parser(sub, "ablate", cmd_ablate, "which non-ideality costs most: each alone on, each alone off, "
                                                   "paired seeds, Holm-adjusted 95 %% intervals",
                        seeds=stats.MIN_SEEDS)
     ab.add_argument("--at", action="append", default=[], metavar="KEY=VALUE", help=_AT_HELP)
+    _precision_options(ab, "every arm's cost")
     ab.add_argument("--json", action="store_true", help="print the result as JSON")
 
     cu = _study_parser(sub, "curves", cmd_curves, "learning curves: test accuracy against cards and machine time",
@@ -326,6 +353,7 @@ def add_commands(sub) -> None:
     sw.add_argument("--correction", choices=stats.CORRECTIONS, default="bh",
                     help="how the family of values (or cells) against the reference is controlled: bh "
                          "(Benjamini-Hochberg, false-discovery rate; default), holm (family-wise error) or none")
+    _precision_options(sw, "every value's or cell's change from the reference")
     sw.add_argument("--json", action="store_true", help="print the result as JSON")
 
     re_ = sub.add_parser("reenact", help="every scene with a reported figure, over seeds, "

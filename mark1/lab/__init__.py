@@ -18,7 +18,7 @@ interruption):
 :func:`reenact` → :class:`Reenactment`
     Every scene with a reported figure against its report, one page (``mark1 reenact``).
 
-:mod:`mark1.lab.runner` runs the jobs; :mod:`mark1.lab.stats` holds the intervals. The
+:mod:`mark1.lab.runner` runs the jobs; :mod:`mark1.stats` holds the intervals. The
 lab writes records, CSV, JSON and Markdown; it draws nothing and parses no command line:
 :mod:`mark1.viz.studies` draws the figures (pass one as a study's ``figure``) and
 :mod:`mark1.cli` is the command line.
@@ -32,6 +32,7 @@ Examples
 """
 
 from mark1.lab._ablate import VERDICTS, Ablation, ablate, paired_cost
+from mark1.lab._common import check_precision
 from mark1.lab._compare import FEATURES, LEARNERS, Comparison, check_learners, compare, describe_learner
 from mark1.lab._curves import CURVE_VARIANTS, LearningCurves, learning_curves
 from mark1.lab._reenact import DEFAULT_TOLERANCE, Reenactment, band, catalog, judged, reenact, verdict
@@ -45,4 +46,5 @@ __all__ = [
     "sweep", "Sweep", "grid_sweep", "GridSweep", "SCHEDULE_PARAMS", "UNTIL_CAP", "parse_value", "parse_values",
     "value_text", "parse_at", "cliff_warning",
     "reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog", "judged",
+    "check_precision",
 ]

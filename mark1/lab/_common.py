@@ -15,10 +15,11 @@ from mark1._utils.language import duration, percent, percent_spread
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
 from mark1.lab.runner import SceneLike, Seeds, as_scene, seed_list
+from mark1.stats import MIN_SEEDS, pilot_seeds
 from mark1.stimuli.scenes import Scene
 
 __all__ = ["count_option", "study_inputs", "csv_text", "write_json", "check_figure", "draw", "pct", "pct_spread",
-           "num", "hours_cell", "seconds_cell", "aligned"]
+           "num", "hours_cell", "seconds_cell", "aligned", "check_precision", "run_to_precision"]
 
 
 def count_option(value, name: str) -> int | None:
@@ -35,6 +36,97 @@ def study_inputs(scene: SceneLike, seeds: Seeds, train_count: object,
     """What every study starts from, checked: ``(scene, seed list, train_count, test_count)``."""
     return (as_scene(scene), seed_list(seeds), count_option(train_count, "train_count"),
             count_option(test_count, "test_count"))
+
+
+def check_precision(precision: object, max_seeds: object, seeds: Sequence[int]) -> tuple[float | None, int]:
+    """``precision`` (points, or None) and ``max_seeds`` checked against the study's pilot ``seeds``.
+
+    Returns
+    -------
+    (float or None, int)
+        The precision as a fraction (points / 100) and the most seeds in all.
+
+    Raises
+    ------
+    InputError
+        Naming ``precision``, ``max_seeds`` or ``seeds`` and what was expected.
+
+    Examples
+    --------
+    >>> check_precision(1.0, 200, list(range(10)))
+    (0.01, 200)
+    >>> check_precision(None, 200, [0, 1])
+    (None, 2)
+    """
+    if precision is None:
+        return None, len(seeds)
+    if isinstance(precision, bool) or not isinstance(precision, (int, float, np.integer, np.floating)) \
+            or not 0 < float(precision) <= 100:
+        raise InputError(f"precision: expected a half-width in points, more than 0 and at most 100, got {precision!r}")
+    if isinstance(max_seeds, bool) or not isinstance(max_seeds, (int, np.integer)):
+        raise InputError(f"max_seeds: expected a whole number of seeds, got {max_seeds!r}")
+    if len(seeds) < MIN_SEEDS:
+        raise InputError(f"seeds: a study run to a precision starts with a pilot of at least {MIN_SEEDS} seeds, "
+                         f"got {len(seeds)}")
+    if max_seeds < len(seeds) + MIN_SEEDS:
+        raise InputError(f"max_seeds: expected at least the pilot's {len(seeds)} seeds and {MIN_SEEDS} more "
+                         f"({len(seeds) + MIN_SEEDS}), got {max_seeds}")
+    return float(precision) / 100.0, int(max_seeds)
+
+
+def run_to_precision(run: Callable[[list[int]], list], samples: Callable[[list], Sequence[Sequence[float | None]]],
+                     seeds: list[int], precision: float | None, max_seeds: int) -> tuple[list, list[int], list[int]]:
+    """Run a study's seeds, or its pilot and then the seeds a precision needs.
+
+    Without a precision, ``run(seeds)`` and every seed counts. With one, ``seeds`` are the
+    pilot: their figures (``samples(records)``: one sequence per comparison of the family)
+    fix by Stein's rule (:func:`mark1.stats.pilot_seeds`) how many new seeds to run, the
+    smallest non-negative integers not in the pilot, and the intervals are of those new
+    seeds only (the pilot's records are kept). The count depends on the pilot's records
+    alone, so a resumed run, a process pool or a cluster runs the same seeds and gets the
+    same bits.
+
+    Parameters
+    ----------
+    run : callable (list of int) -> list
+        Runs (or takes from the records, when resuming) the study's jobs of these seeds;
+        returns their records.
+    samples : callable (list) -> sequence of sequences of float
+        The family's per-seed figures from a list of records.
+    seeds : list of int
+        The study's seeds, or its pilot.
+    precision : float or None
+        The half-width wanted, as a fraction (:func:`check_precision`).
+    max_seeds : int
+        The most seeds in all, the pilot's included.
+
+    Returns
+    -------
+    (records, pilot, counted)
+        Every record; the pilot's seeds ([] without a precision); the seeds the intervals count.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def run(ids):                        # a study whose one figure is noisy around 0.9
+    ...     return [{"seed": s, "acc": 0.9 + 0.05 * np.random.default_rng(s).standard_normal()} for s in ids]
+    >>> def samples(records):
+    ...     return [[r["acc"] for r in records]]
+    >>> records, pilot, counted = run_to_precision(run, samples, list(range(10)), 0.02, 500)
+    >>> pilot == list(range(10)), counted[0], len(counted)
+    (True, 10, 61)
+    """
+    records = run(seeds)
+    if precision is None:
+        return records, [], list(seeds)
+    n = pilot_seeds(samples(records), precision, max_seeds=max_seeds - len(seeds))
+    taken, k = set(seeds), 0
+    counted: list[int] = []
+    while len(counted) < n:
+        if k not in taken:
+            counted.append(k)
+        k += 1
+    return records + run(counted), list(seeds), counted
 
 
 def csv_text(rows: list[dict], fields) -> str:

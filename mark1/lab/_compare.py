@@ -8,14 +8,14 @@ seed is one job of :func:`mark1.lab.runner.run_jobs`: any executor, results iden
 a serial run, one record per seed written as it finishes, ``resume`` skips seeds recorded.
 
 Every learner sees the same cards on a seed, so the learners are *paired* by seed: the
-table gives, beside each learner's mean and spread, the analog machine minus it, seed by
-seed, with the paired 95 % t-interval (:meth:`Comparison.paired`); ``mark1 − digital``
-is what the analog learning costs on these cards.
+table gives, beside each learner's mean and its interval, the analog machine minus it,
+seed by seed (:meth:`Comparison.paired`); ``mark1 − digital`` is what the analog learning
+costs on these cards. The learners against the machine are one family, controlled by
+Holm's procedure (:meth:`Comparison.family`); every interval comes from :mod:`mark1.stats`.
 """
 
 from __future__ import annotations
 
-import math
 import time
 import warnings
 from concurrent.futures import Executor
@@ -27,14 +27,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
-from mark1._utils.html import clip, figure_function, html_table, study_html
+from mark1._utils.html import TextTable, clip, figure_function, html_table, study_html
 from mark1.exceptions import ConvergenceWarning, InputError, SeparableDataWarning, SingularCovarianceWarning
-from mark1.lab._common import (aligned, check_figure, csv_text, draw, hours_cell, num, pct, pct_spread, seconds_cell,
-                               study_inputs, write_json)
+from mark1.lab._common import (aligned, check_figure, check_precision, csv_text, draw, hours_cell, num, pct,
+                               run_to_precision, seconds_cell, study_inputs, write_json)
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_jobs, scene_digest,
                               scene_ref)
 from mark1.lab._sweep import _energy_of, _warn_cliff, joules_cell
-from mark1.lab.stats import mean_interval, paired_p, seed_advice, summarize
+from mark1.stats import METHOD, Compared, Interval, difference_interval, family, family_notes, mean_interval, summarize
 from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier, LogisticRegression,
                                 Perceptron)
 from mark1.machine.mark_i import MarkI
@@ -166,11 +166,19 @@ class Comparison:
     records: list
     reported: dict
     config: dict = field(default_factory=dict)
+    pilot: list = field(default_factory=list)
+
+    @property
+    def counted(self) -> list:
+        """The seeds the intervals count: every seed, or those after the pilot of a run to a precision."""
+        return [s for s in self.seeds if s not in self.pilot]
 
     def summary(self) -> dict[str, dict[str, Any]]:
-        """learner → {mean, std, n, min, max} of test accuracy, plus means of the rest.
+        """learner → {mean, std, n, min, max, interval} of test accuracy, plus means of the rest.
 
-        ``std`` is the sample standard deviation over seeds (None for one seed). Extra
+        ``std`` is the sample standard deviation over seeds (None for one seed), ``interval``
+        the mean's :class:`mark1.stats.Interval` (none below its minimum seeds). The seeds of a
+        run to a precision's pilot are left out. Extra
         keys: ``train_mean``, ``cards_seen_mean``, ``machine_time_h_mean``,
         ``energy_j_mean`` and ``energy_per_correction_j_mean`` (the machines' energy of
         learning, :func:`mark1.machine.energy.energy_fields`), ``wall_time_s_mean`` (None
@@ -178,8 +186,9 @@ class Comparison:
         """
         out = {}
         for name in self.learners:
-            rows = [r for r in self.records if r["learner"] == name]
+            rows = [r for r in self.records if r["learner"] == name and r["seed"] not in self.pilot]
             s = summarize([r["test_accuracy"] for r in rows])
+            s["interval"] = mean_interval([r["test_accuracy"] for r in rows], (0.0, 1.0))
             s["train_mean"] = summarize([r["train_accuracy"] for r in rows])["mean"]
             s["cards_seen_mean"] = summarize([r["cards_seen"] for r in rows])["mean"]
             mt = summarize([r["machine_time_s"] for r in rows])["mean"]
@@ -194,11 +203,12 @@ class Comparison:
         return out
 
     def paired(self, a: str = "mark1", b: str = "digital") -> dict[str, Any] | None:
-        """Learner ``a`` minus learner ``b`` in test accuracy, seed by seed, with its paired 95 % interval.
+        """Learner ``a`` minus learner ``b`` in test accuracy, seed by seed, with its interval.
 
         Both learners saw the same cards on a seed (and the machines the same patch
         board), so the difference of a seed is theirs alone; seeds where either has no
-        result are left out.
+        result are left out, and so are a pilot's. This is the comparison on its own; in the
+        table it is one of a family (:meth:`family`).
 
         Parameters
         ----------
@@ -208,9 +218,9 @@ class Comparison:
         Returns
         -------
         dict or None
-            ``diffs`` (per seed, fraction), ``seeds``, ``n``, ``mean``, ``low``, ``high``
-            (the paired t-interval, fraction, not clipped; NaN for one seed) and ``p``
-            (paired t-test; None for one seed); None when no seed has both.
+            ``diffs`` (per seed, fraction), ``seeds``, ``n``, ``interval`` (a
+            :class:`mark1.stats.Interval` of the difference, in [−1, 1]; none below its
+            minimum seeds) and its ``mean``, ``low``, ``high``; None when no seed has both.
 
         Raises
         ------
@@ -221,20 +231,20 @@ class Comparison:
         --------
         >>> comp = compare("scenes/demo.toml", seeds=3, learners=["mark1", "digital"], train_count=8, test_count=8)
         >>> d = comp.paired("mark1", "digital")
-        >>> d["n"], round(d["mean"], 4) == round(sum(d["diffs"]) / 3, 4)
-        (3, True)
+        >>> d["n"], round(d["mean"], 4) == round(sum(d["diffs"]) / 3, 4), d["interval"].words()
+        (3, True, 'too few seeds (n = 3) for an interval')
         """
         for name in (a, b):
             if name not in self.learners:
                 raise InputError(f"learner: expected one of {', '.join(self.learners)}, got {name!r}")
         acc = {(r["learner"], r["seed"]): r["test_accuracy"] for r in self.records}
-        seeds = [s for s in self.seeds if acc.get((a, s)) is not None and acc.get((b, s)) is not None]
+        seeds = [s for s in self.counted if acc.get((a, s)) is not None and acc.get((b, s)) is not None]
         if not seeds:
             return None
         diffs = [acc[(a, s)] - acc[(b, s)] for s in seeds]
-        mean, low, high = mean_interval(diffs) or (None, None, None)
-        return {"a": a, "b": b, "seeds": seeds, "diffs": diffs, "n": len(diffs), "mean": mean, "low": low,
-                "high": high, "p": paired_p(diffs)}
+        iv = difference_interval([acc[(a, s)] for s in seeds], [acc[(b, s)] for s in seeds], (0.0, 1.0))
+        return {"a": a, "b": b, "seeds": seeds, "diffs": diffs, "n": len(diffs), "interval": iv,
+                "mean": iv.mean, "low": iv.low, "high": iv.high}
 
     def _paired_all(self) -> dict[str, dict | None]:
         """``mark1`` minus every other learner (empty without ``mark1`` or a second learner)."""
@@ -242,40 +252,67 @@ class Comparison:
             return {}
         return {n: self.paired("mark1", n) for n in self.learners if n != "mark1"}
 
-    def advice(self) -> str | None:
-        """One line recommending a seed count when some paired interval (``mark1`` minus another
-        learner) includes 0, else None."""
-        return seed_advice([d["diffs"] for d in self._paired_all().values() if d is not None])
+    def family(self) -> dict[str, Compared]:
+        """The analog machine against every other learner, as one family under Holm's procedure.
+
+        Each member is ``mark1`` minus the learner, paired by seed; a verdict ("the machine is
+        better or worse than it") reads the Holm-adjusted interval, so the chance of any false
+        verdict in the table is at most 5 %.
+
+        Returns
+        -------
+        dict
+            learner → :class:`mark1.stats.Compared` (empty without ``mark1``).
+
+        Examples
+        --------
+        >>> comp = compare("scenes/demo.toml", seeds=2, learners=["mark1", "ideal"], train_count=8, test_count=8)
+        >>> comp.family()["ideal"].decided is None           # two seeds: no interval, no verdict
+        True
+        """
+        pairs = {n: d for n, d in self._paired_all().items() if d is not None}
+        out = family([d["diffs"] for d in pairs.values()], (-1.0, 1.0), correction="holm")
+        return dict(zip(pairs, out))
+
+    def notes(self) -> list[str]:
+        """The lines under the table: how the intervals were made and controlled, too few seeds, seeds needed."""
+        pairs = {n: d for n, d in self._paired_all().items() if d is not None}
+        if not pairs:
+            return []
+        return family_notes(list(self.family().values()), [d["diffs"] for d in pairs.values()], what="learners")
 
     def _cells(self) -> tuple[tuple, list, list]:
         """The table's head, its rows (cells as text) and the lines under it."""
         summ = self.summary()
         pairs = self._paired_all()
-        head = ("learner", "test acc", "± std (points)", *(("mark1 − it (points), paired 95 %",) if pairs else ()),
+        fam = self.family()
+        head = ("learner", "test acc [95 %]", "± std (points)",
+                *(("mark1 − it (points), Holm-adjusted",) if pairs else ()),
                 "train acc", "cards seen", "machine time", "energy of learning", "wall time")
         rows = []
         for name, s in summ.items():
-            paired = () if not pairs else (_paired_cell(pairs.get(name)) if name != "mark1" else "",)
-            rows.append((name, pct(s["mean"]), num(None if s["std"] is None else 100 * s["std"], "{:.1f}"),
+            paired = () if not pairs else (_paired_cell(fam.get(name)) if name != "mark1" else "",)
+            std = num(None if s["std"] is None else 100 * s["std"], "{:.1f}")
+            rows.append((name, _accuracy_cell(s["interval"]), std,
                          *paired, pct(s["train_mean"]),
                          num(s["cards_seen_mean"], "{:.0f}"), hours_cell(s["machine_time_h_mean"]),
                          joules_cell(s.get("energy_j_mean"), s.get("energy_per_correction_j_mean")),
                          seconds_cell(s["wall_time_s_mean"])))
         rep = self.reported
-        under = [f"{self.scene}: {len(self.seeds)} seed(s); reported "
+        under = [f"{self.scene}: {_seeds_words(self)}; reported "
                  + (pct(rep["value"]) if rep.get("value") is not None else "no figure")
                  + f" ({rep.get('source') or 'the scene names no source'})"]
         if pairs:
-            d = pairs.get("digital")
+            d = fam.get("digital")
             under.append("mark1 − it: the analog machine's test accuracy minus the learner's, seed by seed (the "
-                         "same cards), mean and 95 % paired t-interval, not clipped"
-                         + (f"; analog − digital: {_paired_cell(d)} points over {d['n']} seeds" if d else ""))
-            advice = self.advice()
-            if advice:
-                under.append(advice)
+                         "same cards), with its interval adjusted for the family; * where it excludes 0"
+                         + (f"; analog − digital: {_paired_cell(d)} points over {d.raw.n} seeds" if d else ""))
+            under.extend(self.notes())
+        else:
+            under.append(f"intervals: 95 % {METHOD}")
         return head, rows, under
 
-    def table(self) -> str:
+    def table(self) -> TextTable:
         """A plain-text table: test accuracy mean ± std per learner, the analog machine minus each
         learner paired by seed with its 95 % interval, and the other figures."""
         head, rows, under = self._cells()
@@ -285,18 +322,20 @@ class Comparison:
         lines.extend(under)
         lines.append("")
         lines.extend(f"{r[0]:<{width}}  {describe_learner(r[0], self.features)}" for r in rows)
-        return "\n".join(lines)
+        return TextTable("\n".join(lines))
 
     def __repr__(self) -> str:
         best = max(self.summary().items(), key=lambda kv: -1.0 if kv[1]["mean"] is None else kv[1]["mean"])
-        return clip(f"Comparison(scene={self.scene!r}, {len(self.learners)} learners, {len(self.seeds)} seed(s), "
+        return clip(f"Comparison(scene={self.scene!r}, {len(self.learners)} learners, {_seeds_words(self)}, "
                     f"best {best[0]} {pct(best[1]['mean'])})")
 
     def _repr_html_(self) -> str:
         head, rows, under = self._cells()
         rows = [(*r, describe_learner(r[0], self.features)) for r in rows]
-        return study_html(f"Comparison: {self.scene}", html_table((*head, "learner is"), rows, left=(0, len(head)),
-                                                                  notes=under), figure_function("Comparison"), self)
+        return study_html(f"Comparison: {self.scene}",
+                          html_table((*head, "learner is"), rows, left=(0, len(head)), notes=under,
+                                     caption=f"intervals: 95 % {METHOD}; mark1 − it: Holm-adjusted over the learners"),
+                          figure_function("Comparison"), self)
 
     @property
     def features(self) -> str:
@@ -307,19 +346,42 @@ class Comparison:
         """Everything as JSON-safe values: the run, its records and the summary (``results.json``)."""
         return {"scene": self.scene, "scene_file": self.scene_file, "learners": list(self.learners),
                 "seeds": list(self.seeds), "config": self.config, "reported": self.reported,
-                "records": self.records, "summary": self.summary(),
-                "paired": {f"mark1 - {n}": d for n, d in self._paired_all().items()},
-                "interval": "mark1 minus each learner, paired by seed: two-sided 95 % t-interval, not clipped",
-                "advice": self.advice()}
+                "pilot": list(self.pilot), "records": self.records,
+                "summary": {n: {**{k: v for k, v in s.items() if k != "interval"}, "interval": s["interval"].as_dict()}
+                            for n, s in self.summary().items()},
+                "paired": {f"mark1 - {n}": _compared_json(c) for n, c in self.family().items()},
+                "interval": f"mark1 minus each learner, paired by seed: 95 % {METHOD}",
+                "correction": "holm", "notes": self.notes()}
 
 
-def _paired_cell(d) -> str:
-    """A paired difference as a table cell in points, ``-3.1 [-5.0, -1.2]``; ``-`` for none."""
-    if d is None or d["mean"] is None:
+def _paired_cell(c: Compared | None) -> str:
+    """A member of the family as a table cell in points, ``-3.1 [-5.0, -1.2]*`` (* where decided)."""
+    if c is None:
         return "-"
-    if d["low"] is None or math.isnan(d["low"]):
-        return f"{100 * d['mean']:+.1f}"
-    return f"{100 * d['mean']:+.1f} [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]"
+    iv = c.interval
+    if iv.too_few:
+        return f"{100 * iv.mean:+.1f} (too few seeds)"
+    return iv.format(scale=100, signed=True) + ("*" if c.decided else "")
+
+
+def _accuracy_cell(iv: Interval) -> str:
+    """A mean test accuracy with its interval in percent; the mean alone below the minimum seeds."""
+    if iv.n == 0:
+        return "-"
+    if iv.too_few:
+        return f"{100 * iv.mean:.1f} % (too few seeds)"
+    return iv.format(scale=100) + " %"
+
+
+def _compared_json(c: Compared) -> dict:
+    return {"interval": c.interval.as_dict(), "raw": c.raw.as_dict(), "p": c.p, "p_adjusted": c.p_adjusted,
+            "decided": c.decided, "correction": c.correction}
+
+
+def _seeds_words(comp: Comparison) -> str:
+    if not comp.pilot:
+        return f"{len(comp.seeds)} seed{'s' if len(comp.seeds) != 1 else ''}"
+    return f"{len(comp.counted)} seeds after a pilot of {len(comp.pilot)}"
 
 
 def check_learners(learners: str | Sequence[str] | None) -> list[str]:
@@ -478,7 +540,8 @@ def compare(scene: SceneLike, *, seeds: Seeds = 10, learners: str | Sequence[str
             executor: Executor | None = None, out: StrPath | None = None,
             resume: bool = False, progress: bool = False, train_count: int | None = None,
             test_count: int | None = None, features: str = "analog",
-            figure: Callable | None = None) -> Comparison:
+            figure: Callable | None = None, precision: float | None = None,
+            max_seeds: int = 200) -> Comparison:
     """The machine beside the textbook classifiers on one scene, over seeds.
 
     For each seed (a new patch board, new cards, new noise; a folder scene's own images
@@ -534,6 +597,13 @@ def compare(scene: SceneLike, *, seeds: Seeds = 10, learners: str | Sequence[str
         "accuracy.png")`` before ``report.md``, which then shows it; needs ``out``.
         ``mark1 compare`` passes :func:`mark1.viz.studies.comparison_figure` (the lab
         itself draws nothing).
+    precision : float, optional
+        Points: run until every interval of the family (the machine minus each learner)
+        is about ±``precision``. ``seeds`` (at least 10) are then a pilot that fixes how
+        many new seeds to run (:func:`mark1.lab._common.run_to_precision`, Stein's rule);
+        the intervals count the new seeds only.
+    max_seeds : int
+        With ``precision``: the most seeds in all, the pilot's included.
 
     Returns
     -------
@@ -553,6 +623,7 @@ def compare(scene: SceneLike, *, seeds: Seeds = 10, learners: str | Sequence[str
     {'ideal': 1.0, 'fisher-S': 1.0}
     """
     scene, seed_ids, train_count, test_count = study_inputs(scene, seeds, train_count, test_count)
+    fraction, max_seeds = check_precision(precision, max_seeds, seed_ids)
     names = check_learners(learners)
     if features not in FEATURES:
         raise InputError(f"features: expected one of {', '.join(FEATURES)}, got {features!r}")
@@ -564,22 +635,44 @@ def compare(scene: SceneLike, *, seeds: Seeds = 10, learners: str | Sequence[str
               "epochs": scene.schedule.epochs, "order": scene.schedule.order, "features": features}
     out = Path(out) if out is not None else None
 
-    keys = [f"seed-{s:04d}" for s in seed_ids]
     store = None if out is None else Records(out / "seeds", config, valid=_valid_seed_record(config))
     ref = scene_ref(scene)
-    done = run_jobs(_run_seed, [(ref, s, names, train_count, test_count, features) for s in seed_ids],
-                    executor=executor, keys=keys, records=store, resume=resume,
-                    progress="seeds" if progress else None)
 
-    records = [r for rec in done for r in rec["results"]]
+    def run(ids: list[int]) -> list:
+        done = run_jobs(_run_seed, [(ref, s, names, train_count, test_count, features) for s in ids],
+                        executor=executor, keys=[f"seed-{s:04d}" for s in ids], records=store,
+                        resume=resume, progress="seeds" if progress else None)
+        return [r for rec in done for r in rec["results"]]
+
+    def samples(records: list) -> list:
+        acc = {(r["learner"], r["seed"]): r["test_accuracy"] for r in records}
+        seeds_run = sorted({r["seed"] for r in records})
+        return [[None if acc.get(("mark1", s)) is None or acc.get((n, s)) is None else acc[("mark1", s)] - acc[(n, s)]
+                 for s in seeds_run] for n in names if n != "mark1"] if "mark1" in names else []
+
+    records, pilot, counted = run_to_precision(run, samples, seed_ids, fraction, max_seeds)
     rep = scene.reported
-    comp = Comparison(scene=scene.name, scene_file=scene.path, learners=names, seeds=seed_ids,
-                      records=records, config=config,
+    comp = Comparison(scene=scene.name, scene_file=scene.path, learners=names, seeds=[*pilot, *counted],
+                      records=records, config={**config, "precision": fraction}, pilot=pilot,
                       reported={"source": rep.source, "conditions": rep.conditions, "value": rep.value,
                                 "note": rep.note})
     if out is not None:
         _write_comparison(comp, out, scene, figure)
     return comp
+
+
+def _seed_ranges(seeds: Sequence[int]) -> str:
+    """Seeds as runs, ``0–9, 12``."""
+    out: list[str] = []
+    run: list[int] = []
+    for s in sorted(seeds):
+        if run and s != run[-1] + 1:
+            out.append(f"{run[0]}–{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)))
+            run = []
+        run.append(s)
+    if run:
+        out.append(f"{run[0]}–{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)))
+    return ", ".join(out)
 
 
 def _valid_seed_record(config: dict):
@@ -620,7 +713,10 @@ def _report_md(comp: Comparison, scene, figures) -> str:
     own = any(scene.settings[split].source == "folder" for split in ("train", "test"))
     drawn = ("new noise; the folder's own images, the same each seed unless jittered or "
              "counted beyond the images there are" if own else "new cards, new noise")
-    lines.append(f"Scene file `{comp.scene_file}`; seeds {', '.join(map(str, comp.seeds))} "
+    seeds_txt = (f"seeds {_seed_ranges(comp.counted)} after a pilot of seeds {_seed_ranges(comp.pilot)} that "
+                 f"fixed their number for a precision of ±{100 * cfg['precision']:g} points (Stein's two-stage rule; "
+                 "the pilot's seeds are not in the intervals)" if comp.pilot else f"seeds {_seed_ranges(comp.seeds)}")
+    lines.append(f"Scene file `{comp.scene_file}`; {seeds_txt} "
                  f"(each a new patch board, {drawn}); "
                  f"{scene.schedule.epochs} epochs, {scene.schedule.order} order, rule "
                  f"{scene.machine_spec().trainer.rule}."
@@ -632,16 +728,18 @@ def _report_md(comp: Comparison, scene, figures) -> str:
                  + (f" ({rep['note']})" if rep.get("note") else ""))
     lines.append("")
     pairs = comp._paired_all()
-    lines.append("| learner | what it is | test accuracy (mean ± std) | min – max "
-                 + ("| mark1 − it, paired 95 % (points) " if pairs else "")
+    fam = comp.family()
+    lines.append("| learner | what it is | test accuracy [95 %] | ± std | min – max "
+                 + ("| mark1 − it, Holm-adjusted (points) " if pairs else "")
                  + "| train accuracy | cards seen | machine time | energy of learning | wall time | reported |")
-    lines.append("|---|---|---|---|" + ("---|" if pairs else "") + "---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|" + ("---|" if pairs else "") + "---|---|---|---|---|---|")
     for name, s in summ.items():
-        acc = pct_spread(s["mean"], s["std"])
+        std = num(None if s["std"] is None else 100 * s["std"], "{:.1f}")
         rng = "" if s["mean"] is None else f"{pct(s['min'])} – {pct(s['max'])}"
         beside = rep_txt if name == "mark1" else ""
-        paired = "" if not pairs else f"{'' if name == 'mark1' else _paired_cell(pairs.get(name))} | "
-        lines.append(f"| {name} | {describe_learner(name, comp.features)} | {acc} | {rng} | {paired}"
+        paired = "" if not pairs else f"{'' if name == 'mark1' else _paired_cell(fam.get(name))} | "
+        lines.append(f"| {name} | {describe_learner(name, comp.features)} | {_accuracy_cell(s['interval'])} | "
+                     f"{std} | {rng} | {paired}"
                      f"{pct(s['train_mean'])} | "
                      f"{num(s['cards_seen_mean'], '{:.0f}')} | {hours_cell(s['machine_time_h_mean'])} | "
                      f"{joules_cell(s.get('energy_j_mean'), s.get('energy_per_correction_j_mean'))} | "
@@ -654,11 +752,13 @@ def _report_md(comp: Comparison, scene, figures) -> str:
     lines.append("")
     if pairs:
         lines.append("*mark1 − it*: the analog machine's test accuracy minus the learner's, seed by seed (both "
-                     "saw the same cards), mean and two-sided 95 % paired t-interval in points, not clipped.")
-        advice = comp.advice()
-        if advice:
-            lines.append(advice + ".")
+                     "saw the same cards), in points, with its interval adjusted for the family of learners "
+                     "(Holm); * where it excludes 0.")
         lines.append("")
+        lines.extend(f"- {line}" for line in comp.notes())
+        lines.append("")
+    else:
+        lines += [f"Intervals: 95 % {METHOD}.", ""]
     lines.append("std is the sample standard deviation over seeds. *Cards seen*: presentations before "
                  "the machine first held its final training accuracy over one epoch's worth of "
                  "consecutive cards. *Machine time*: the simulated Mark I's clock. *Energy of learning*: joules a "

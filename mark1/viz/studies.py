@@ -30,8 +30,8 @@ from matplotlib.patheffects import withStroke
 from mark1._utils.language import LEARNER_COLOURS, NEUTRAL, WEIGHT_CMAP, duration, duration_unit, percent
 from mark1.lab import VERDICTS, Ablation, Comparison, GridSweep, LearningCurves, Reenactment, Sweep, value_text
 from mark1.exceptions import InputError
-from mark1.lab.stats import mean_interval
 from mark1 import stats
+from mark1.stats import METHOD_SHORT
 from mark1.specs import MachineSpec, describe
 from mark1.viz.figure import accuracy_axis, accuracy_low, new_figure, save_figure
 
@@ -58,22 +58,6 @@ def _time_scale(hours) -> tuple[str, float]:
     return unit, 3600.0 / size
 
 
-def _show_ends(ax, ends, which: str = "y") -> None:
-    """Widen an axis (in its data's unit) so that every interval end in ``ends`` shows whole.
-
-    The studies' intervals are not clipped (a t-interval of a mean near 100 % may pass it):
-    the axis makes room for them rather than cutting them at its edge.
-    """
-    finite = [float(e) for e in np.ravel(np.asarray(ends, dtype=float)) if np.isfinite(e)]
-    if not finite:
-        return
-    lo, hi = ax.get_ylim() if which == "y" else ax.get_xlim()
-    pad = 0.02 * (max(hi, max(finite)) - min(lo, min(finite)))
-    new = (min(lo, min(finite) - pad), max(hi, max(finite) + pad))
-    if new != (lo, hi):
-        (ax.set_ylim if which == "y" else ax.set_xlim)(*new)
-
-
 def _saved(fig: Figure, out, **savefig) -> Figure:
     """``fig``, saved atomically first when ``out`` names a file."""
     if out is not None:
@@ -84,9 +68,9 @@ def _saved(fig: Figure, out, **savefig) -> Figure:
 def comparison_figure(comparison: Comparison, *, out: str | os.PathLike | None = None) -> Figure:
     """Test accuracy of every learner of a :class:`mark1.lab.Comparison`.
 
-    One row per learner: a dot per seed, the mean with its 95 % t-interval (not clipped:
-    near 100 % it may pass it, and the axis makes room), and the scene's reported figure
-    as a dashed vertical line when there is one.
+    One row per learner: a dot per seed, the mean with its 95 % interval (from
+    :mod:`mark1.stats`, inside 0–100 %; none below its minimum seeds, and the title says
+    so), and the scene's reported figure as a dashed vertical line when there is one.
 
     Parameters
     ----------
@@ -120,17 +104,13 @@ def comparison_figure(comparison: Comparison, *, out: str | os.PathLike | None =
         color = LEARNER_COLOURS.get("analog" if name == "mark1" else name, "0.35")
         if accs:
             ax.scatter(100 * np.asarray(accs), np.full(len(accs), y), s=14, color=color, alpha=0.5, zorder=2)
-        s = summary[name]
-        stat = mean_interval(accs) if accs else None
-        if stat is not None:
-            m, lo, hi = stat
-            bar = None if math.isnan(lo) else [[100 * (m - lo)], [100 * (hi - m)]]
-            ax.errorbar([100 * m], [y], xerr=bar, fmt="D", color=color, markersize=5, capsize=3, zorder=3,
+        iv = summary[name]["interval"]
+        if iv.n:
+            bar = None if iv.too_few else [[100 * (iv.mean - iv.low)], [100 * (iv.high - iv.mean)]]
+            ax.errorbar([100 * iv.mean], [y], xerr=bar, fmt="D", color=color, markersize=5, capsize=3, zorder=3,
                         gid=f"interval:{name}")
             if bar is not None:
-                ends.extend([100 * lo, 100 * hi])
-        elif s["mean"] is not None:
-            ax.plot([100 * s["mean"]], [y], "D", color=color, markersize=5, zorder=3)
+                ends.extend([100 * iv.low, 100 * iv.high])
         lows.extend(100 * np.asarray(accs))
     rep = comparison.reported.get("value") if comparison.reported else None
     if rep is not None:
@@ -141,13 +121,14 @@ def comparison_figure(comparison: Comparison, *, out: str | os.PathLike | None =
     ax.set_yticklabels(list(reversed(learners)), fontsize=8)
     ax.set_ylim(-0.6, len(learners) - 0.4)
     accuracy_axis(ax, accuracy_low(lows + ends), which="x", label="test accuracy")
-    _show_ends(ax, ends, which="x")
-    if max(ends, default=0.0) > 100.0:
-        ax.axvline(100.0, color="0.5", linestyle=":", linewidth=1, zorder=1)
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title("\n".join(textwrap.wrap(f"{comparison.scene} — {len(comparison.seeds)} seed(s), mean and 95 % "
-                                         "t-interval of the mean (not clipped: it may pass 100 %); mark1 is the "
-                                         "analog machine", 90)), fontsize=9)
+    few = [n for n in learners if summary[n]["interval"].n and summary[n]["interval"].too_few]
+    counted = len(comparison.counted)
+    what = (summary[few[0]]["interval"].words() + ": the dots and their mean only" if few
+            else f"mean and 95 % interval ({METHOD_SHORT}, inside 0–100 %)")
+    ax.set_title("\n".join(textwrap.wrap(f"{comparison.scene} — {counted} seed{'s' if counted != 1 else ''}"
+                                         + (f" after a pilot of {len(comparison.pilot)}" if comparison.pilot else "")
+                                         + f", one dot each; {what}; mark1 is the analog machine", 80)), fontsize=9)
     fig.tight_layout()
     return _saved(fig, out, dpi=120)
 
