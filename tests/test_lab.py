@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from concurrent.futures import ProcessPoolExecutor
 
 import matplotlib

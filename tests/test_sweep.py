@@ -505,7 +505,7 @@ def test_a_sweeps_family_is_controlled_and_its_verdicts_read_the_adjusted_interv
         text = result.table()
         m = len(expected)
         assert stats.correction_words(correction, m) in text
-        for r, c in zip(rows, expected):
+        for c in expected:
             cell = c.interval.format(scale=100, signed=True)
             assert (cell + " ~0" in text) == (not c.decided)
         assert "seeds for ±1 point:" in text

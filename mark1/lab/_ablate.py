@@ -15,9 +15,9 @@ accuracy without it minus accuracy with it (ideal − on-alone; off-alone − fu
 percentage points of test accuracy; positive means it hurts.
 
 **Intervals and the family.** Each arm's mean cost carries a 95 % interval of the
-per-seed differences from :mod:`mark1.stats` (Student t with Hall's skewness correction,
-clipped to [−100, +100] points); below :data:`mark1.stats.MIN_SEEDS` seeds there is no
-interval and no verdict. The arms whose machine differs from their reference are one
+per-seed differences from :mod:`mark1.stats` (the hull of Student's t and Hall's
+skewness-corrected t, clipped to [−100, +100] points); below :data:`mark1.stats.MIN_SEEDS`
+seeds there is no interval and no verdict. The arms whose machine differs from their reference are one
 family, controlled by Holm's step-down (a family-wise error rate of 5 %): each arm's
 interval is widened to the level Holm tested it at, and every verdict and star reads that
 adjusted interval, so a table of ~30 arms does not show one arm away from 0 by chance

@@ -77,7 +77,7 @@ def caption(correction: str | None, m: int, *, pointwise: bool = False) -> str:
     Examples
     --------
     >>> print(caption("holm", 30))  # doctest: +NORMALIZE_WHITESPACE
-    intervals: 95 % Student t with Hall's skewness correction, clipped to the range;
+    intervals: 95 % the hull of Student's t and Hall's skewness-corrected t, clipped to the range;
     family: Holm (family-wise error) over 30 comparisons; verdicts read the adjusted intervals
     """
     head = f"intervals: {100 * stats.LEVEL:g} % {stats.METHOD}"

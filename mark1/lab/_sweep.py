@@ -6,7 +6,7 @@ are *paired*: for one seed every value sees the same training and test cards and
 same machine seed, so the same patch board, motor spread and noise streams. The
 difference between two values on one seed is therefore the effect of the parameter
 alone, and its mean over seeds comes with a paired 95 % interval from :mod:`mark1.stats`
-(Student t with Hall's skewness correction, clipped to what can happen; none below
+(the hull of Student's t and Hall's skewness-corrected t, clipped to what can happen; none below
 :data:`mark1.stats.MIN_SEEDS` seeds). The values (or a grid's cells) against the reference
 are one family, controlled by Benjamini–Hochberg by default (a sweep screens many values:
 a false-discovery rate is the honest claim; ``correction="holm"`` for a family-wise one):

@@ -399,10 +399,11 @@ def ablation_figure(result: Ablation, *, out: str | os.PathLike | None = None) -
     ax.tick_params(labelsize=10)
     ax.grid(axis="x", alpha=0.3)
     fig.legend(handles=_ablation_legend(), loc="lower center", ncol=3, fontsize=10, frameon=False)
-    title = (f"{result.scene} — which non-ideality costs most\n{len(result.counted)} paired seed(s)"
-             + (f" after a pilot of {len(result.pilot)} (hollow dots)" if result.pilot else "") + ": "
-             f"mean cost with its Holm-adjusted interval ({stats.METHOD_SHORT}, family of the arms), "
-             "costliest on top")
+    title = f"{result.scene} — which non-ideality costs most\n" + "\n".join(textwrap.wrap(
+        f"{len(result.counted)} paired seed(s)"
+        + (f" after a pilot of {len(result.pilot)} (hollow dots)" if result.pilot else "")
+        + f": mean cost with its Holm-adjusted interval over the arms ({stats.METHOD_SHORT}), costliest on top",
+        int(fig.get_figwidth() * 9)))
     if ax_time is not None:
         ax_time.set_xlabel(f"machine time added by it ({time_unit})", fontsize=11)
         ax_time.tick_params(labelleft=False, labelsize=10)
@@ -512,7 +513,7 @@ def sweep_figure(result: Sweep, *, out: str | os.PathLike | None = None) -> Figu
                 label=("one seed" if s == result.counted[0] else "one pilot seed (not counted)"
                        if s == (result.pilot or [None])[0] else None))
         lows.extend(acc * 100)
-    band(ax, "test", 100, colour, "mean" if few else "mean, 95 % interval")
+    band(ax, "test", 100, colour, "mean")
     ends = [100 * r[k] for r in rows for k in ("test_low", "test_high") if r[k] is not None]
     accuracy_axis(ax, accuracy_low(lows + ends), label="test accuracy")      # intervals lie inside [0, 100]
     ax.set_title("test accuracy (grey lines: one per seed)", fontsize=9)
