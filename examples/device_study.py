@@ -102,8 +102,8 @@ def main(argv=None) -> None:
         es = energy[name]
         per = float(np.median([e.per_correction_j for e in es]))
         total = float(np.median([e.total_j for e in es]))
-        line = (f"{name} test accuracy: {stats.mean_interval(list(a), (0.0, 100.0)).format()} %; energy per "
-                f"correction {joules(per)}, per run {joules(total)} (median; {es[0].basis}, {es[0].status})")
+        line = (f"{name} test accuracy: {a.mean():.1f} ± {a.std(ddof=1):.1f} %; energy per correction "
+                f"{joules(per)}, per run {joules(total)} (median; {es[0].basis}, {es[0].status})")
         if name in dev:
             c = dev[name]
             line += f"; change {c.interval.format(signed=True)} points" + (
