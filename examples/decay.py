@@ -16,7 +16,8 @@ wiper loses 10 % of its position in one 3-s card cycle) through slight (300 s to
 every value). "Sped learning" is measured as the presentations until the last training
 mistake and the mistakes made while training (the schedule is fixed, so machine time
 only changes when the motors make the trainer wait); test accuracy is shown beside.
-Every change is paired against no decay, with a 95 % t-interval. The last line says
+Every change is paired against no decay, the decays one family under Holm (``mark1.stats``:
+intervals inside what a count can be, none below 10 seeds). The last line says
 what the simulation finds, whichever way it falls: a miss is a finding. Whether a decay
 helps once wipers sit at their end stops (larger increments) is the two-parameter sweep
 of docs/CALIBRATION.md, "Does a decay speed learning anywhere?".

@@ -11,8 +11,10 @@ once, 200 test cards), so every difference is paired. Each run reports its test 
 and its energy of learning (``mark1.machine.energy``): the Mark I's motors as power x
 running time (2 W, an assumed figure), a device as pulses x its energy per pulse (1 pJ
 for the ReRAM cell, assumed; about 1 fJ for ECRAM, a projection in its paper). Accuracy
-differences are paired against the Mark I's pot with a 95 % t-interval; where an interval
-includes 0 the script says how many seeds would decide it.
+differences are paired against the Mark I's pot, the devices one family and the doses
+another, each under Holm (``mark1.stats``: intervals inside [−100, +100] points, none
+below 10 seeds); the script prints the seeds the devices' spread needs for ±1 and ±0.5
+points.
 
 Then the dose-response of one new law: the Mark I's own pot given soft bounds (its step
 shrinks to 0 at a bound ``b``, ``rack.law = "soft-bounds"``), from ``b = 1`` (no

@@ -3,11 +3,12 @@
 Reads the two-parameter sweeps made by
 
     mark1 sweep SCENE --param trainer.increment --values 0.02,0.05,0.2,0.5 \\
-        --param rack.decay_time --values ... --epochs N --seeds 3 --out runs/calibration/SCENE/increment_x_decay
+        --param rack.decay_time --values ... --epochs N --seeds 10 --out runs/calibration/SCENE/increment_x_decay
 
 prints, per increment and decay time, the change against no decay at the same increment
-(paired, 95 % interval) in presentations until the last training mistake and in test
-accuracy, with the pots at their end stops; draws ``docs/calibration/SCENE_increment_x_decay.png``:
+(paired; each column's cells one Benjamini-Hochberg family, as mark1 sweep) in presentations
+until the last training mistake and in test accuracy, with the pots at their end stops;
+draws ``docs/calibration/SCENE_increment_x_decay.png``:
 
     python docs/calibration/decay_grid.py e_vs_f alphabet
 """

@@ -2,7 +2,7 @@
 
 Reads the sweeps of ``schedule.epochs`` made by
 
-    mark1 sweep SCENE --param schedule.epochs --values 1,2,5,10,until --seeds 3 \\
+    mark1 sweep SCENE --param schedule.epochs --values 1,2,5,10,until --seeds 10 \\
         --out runs/training/SCENE
 
 and prints the Markdown table, and draws ``docs/calibration/training_amount.png``:
