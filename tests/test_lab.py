@@ -710,3 +710,18 @@ def test_ablate_command_takes_at_and_refuses_a_repeated_key(tiny, tmp_path, caps
     with pytest.raises(UsageError, match="--at: expected each key once") as err:
         args.func(args)
     assert "\n" not in str(err.value) and not (tmp_path / "b").exists()
+
+
+@pytest.mark.slow
+def test_an_ablation_to_a_precision_counts_only_the_seeds_after_its_pilot(tiny):
+    # a precision of 50 points: the pilot's spread asks for no more than the method's ten new seeds
+    kw = dict(train_count=4, test_count=4)
+    result = ab.ablate(tiny, seeds=10, precision=50, max_seeds=40, **kw)
+    assert result.pilot == list(range(10)) and result.counted == list(range(10, 20))
+    plain = ab.ablate(tiny, seeds=list(range(10, 20)), **kw)
+    for a, b in zip(result.rows, plain.rows):
+        assert (a["variant"], a["test_accuracy"], a.get("low"), a.get("high"), a.get("verdict")) == (
+            b["variant"], b["test_accuracy"], b.get("low"), b.get("high"), b.get("verdict"))
+        assert len(a["pilot_test_accuracy"]) == 10                       # the pilot's runs are kept
+    assert "run to a precision of ±50 points" in result.table()
+    assert "after a pilot of 10" in ablation_figure(result).get_suptitle()
