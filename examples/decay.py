@@ -16,7 +16,8 @@ wiper loses 10 % of its position in one 3-s card cycle) through slight (300 s to
 every value). "Sped learning" is measured as the presentations until the last training
 mistake and the mistakes made while training (the schedule is fixed, so machine time
 only changes when the motors make the trainer wait); test accuracy is shown beside.
-Every change is paired against no decay, with a 95 % t-interval. The last line says
+Every change is paired against no decay, the decays one family under Holm (``mark1.stats``:
+intervals inside what a count can be, none below 10 seeds). The last line says
 what the simulation finds, whichever way it falls: a miss is a finding. Whether a decay
 helps once wipers sit at their end stops (larger increments) is the two-parameter sweep
 of docs/CALIBRATION.md, "Does a decay speed learning anywhere?".
@@ -32,7 +33,7 @@ import matplotlib
 
 import mark1
 from mark1.lab import sweep
-from mark1.lab.stats import mean_interval
+from mark1 import stats
 from mark1.viz import percent, script_parser
 from mark1.viz.studies import sweep_figure
 
@@ -46,10 +47,10 @@ SLIGHT = 300.0
 
 
 def paired(result, value, key):
-    """Mean and 95 % interval of ``key`` at ``value`` minus at no decay, seed by seed."""
+    """The per-seed differences of ``key`` at ``value`` minus at no decay."""
     at = {r["seed"]: r[key] for r in result.records if r["value"] == value}
     none = {r["seed"]: r[key] for r in result.records if r["value"] == "inf"}
-    return mean_interval([at[s] - none[s] for s in result.seeds])
+    return [at[s] - none[s] for s in result.seeds]
 
 
 def main(argv=None) -> None:
@@ -67,26 +68,37 @@ def main(argv=None) -> None:
     result = sweep(scene, "rack.decay_time", list(DECAY_TIMES), seeds=args.seeds, reference=math.inf,
                    out=args.out / "decay_sweep", progress=True, figure=sweep_figure)
     rows = {r["value"]: r for r in result.summary()}
-    print(f"scene: {scene.name}; {args.seeds} paired seeds; changes are against no decay (inf), 95 % interval")
+    values = ["inf" if math.isinf(t) else repr(t) for t in DECAY_TIMES]
+    runs = max(r["presentations"] for r in result.records)
+    # one family: every decay against none, Holm; a count of presentations lies in [0, runs]
+    tested = [v for v in values if v != "inf"]
+    diffs = [paired(result, v, "learned_after") for v in tested]
+    family = dict(zip(tested, stats.family(diffs, (-float(runs), float(runs)), correction="holm")))
+    print(f"scene: {scene.name}; {args.seeds} paired seeds; changes are against no decay (inf), "
+          f"{100 * stats.LEVEL:g} % {stats.METHOD}, {stats.correction_words('holm', len(tested))}")
     print(f"{'decay (s)':>10}  {'lost per card':>13}  {'test acc':>8}  {'mistakes':>8}  {'learned after':>13}  "
           f"{'change in learned after':>26}")
     found = []
-    for tau in DECAY_TIMES:
-        v = "inf" if math.isinf(tau) else repr(tau)
+    for tau, v in zip(DECAY_TIMES, values):
         r = rows[v]
         loss = 0.0 if math.isinf(tau) else 1.0 - math.exp(-period / tau)
         if math.isinf(tau):
             change = "reference"
         else:
-            m, lo, hi = paired(result, v, "learned_after")
-            change = f"{m:+.1f} [{lo:+.1f}, {hi:+.1f}]"
+            c = family[v]
+            change = c.interval.format(signed=True)
             if tau >= SLIGHT:
-                found.append((tau, m, lo, hi))
+                found.append((tau, c))
         print(f"{v:>10}  {percent(loss, 2):>13}  {percent(r['test_mean']):>8}  {r['mistakes_mean']:>8.1f}  "
               f"{r['learned_after_mean']:>13.1f}  {change:>26}")
-    faster = [f"{tau:g} s" for tau, m, lo, hi in found if hi < 0]
-    slower = [f"{tau:g} s" for tau, m, lo, hi in found if lo > 0]
-    if faster:
+    print(stats.seeds_line(diffs, scale=1.0, unit="presentation") or "")
+    if any(c.decided is None for _, c in found):
+        print(f"too few seeds (n = {args.seeds}) for an interval: no interval and no verdict")
+    faster = [f"{tau:g} s" for tau, c in found if c.decided and c.sign < 0]
+    slower = [f"{tau:g} s" for tau, c in found if c.decided and c.sign > 0]
+    if any(c.decided is None for _, c in found):
+        verdict = "no verdict at this seed count"
+    elif faster:
         verdict = f"a slight decay sped learning here (fewer presentations to the last mistake at {', '.join(faster)})"
     elif slower:
         verdict = (f"no slight decay sped learning; it slowed it at {', '.join(slower)} (more presentations to "

@@ -11,8 +11,10 @@ once, 200 test cards), so every difference is paired. Each run reports its test 
 and its energy of learning (``mark1.machine.energy``): the Mark I's motors as power x
 running time (2 W, an assumed figure), a device as pulses x its energy per pulse (1 pJ
 for the ReRAM cell, assumed; about 1 fJ for ECRAM, a projection in its paper). Accuracy
-differences are paired against the Mark I's pot with a 95 % t-interval; where an interval
-includes 0 the script says how many seeds would decide it.
+differences are paired against the Mark I's pot, the devices one family and the doses
+another, each under Holm (``mark1.stats``: intervals inside [−100, +100] points, none
+below 10 seeds); the script prints the seeds the devices' spread needs for ±1 and ±0.5
+points.
 
 Then the dose-response of one new law: the Mark I's own pot given soft bounds (its step
 shrinks to 0 at a bound ``b``, ``rack.law = "soft-bounds"``), from ``b = 1`` (no
@@ -35,7 +37,7 @@ import numpy as np
 import mark1
 from mark1.classroom.device import fit_figure
 from mark1.classroom.device_fit import fit_table, pulse_table
-from mark1.lab.stats import mean_interval, seed_advice
+from mark1 import stats
 from mark1.machine.devices import PRESETS, device_spec
 from mark1.machine.energy import MOTOR_POWER, RELAY_POWER, run_energy, update_energy
 from mark1.stimuli.cards import scene_cards
@@ -90,9 +92,13 @@ def main(argv=None) -> None:
             if name in energy:
                 energy[name].append(e)
 
-    print(f"scene: {scene.name}; {len(seeds)} paired seeds; differences against the Mark I pot, 95 % interval")
     ref = np.array(acc["Mark I pot"])
-    undecided = []
+    devices = [n for n in machines if n != "Mark I pot"]
+    # one family per question, Holm over each: the devices against the pot, the doses against it
+    dev_diffs = [list(np.array(acc[n]) - ref) for n in devices]
+    dev = dict(zip(devices, stats.family(dev_diffs, (-100.0, 100.0), correction="holm")))
+    print(f"scene: {scene.name}; {len(seeds)} paired seeds; differences against the Mark I pot in points, "
+          f"{100 * stats.LEVEL:g} % {stats.METHOD}, {stats.correction_words('holm', len(devices))}")
     for name in machines:
         a = np.array(acc[name])
         es = energy[name]
@@ -100,23 +106,23 @@ def main(argv=None) -> None:
         total = float(np.median([e.total_j for e in es]))
         line = (f"{name} test accuracy: {a.mean():.1f} ± {a.std(ddof=1):.1f} %; energy per correction "
                 f"{joules(per)}, per run {joules(total)} (median; {es[0].basis}, {es[0].status})")
-        if name != "Mark I pot":
-            m, lo, hi = mean_interval(a - ref)
-            line += f"; change {m:+.1f} [{lo:+.1f}, {hi:+.1f}] points"
-            if lo <= 0 <= hi:
-                undecided.append(a - ref)
+        if name in dev:
+            c = dev[name]
+            line += f"; change {c.interval.format(signed=True)} points" + (
+                "" if c.decided is None else " (decided)" if c.decided else " (not distinguishable from 0)")
         print(line)
-    advice = seed_advice(undecided) if undecided else None
-    print(advice or "every device's change is decided at this seed count (its interval excludes 0)")
+    print(stats.seeds_line(dev_diffs, scale=1.0) or "one seed: no spread to plan from")
     ratio = (np.median([e.per_correction_j for e in energy["Mark I pot"]])
              / np.median([e.per_correction_j for e in energy["ecram"]]))
     print(f"the Mark I's pot spends {ratio:.1e} times the energy of an ECRAM cell per correction")
 
-    print("dose-response: soft bounds on the Mark I's pot (w_max = b, w_min = -b) against its constant step")
-    for b in BOUNDS:
-        m, lo, hi = mean_interval(np.array(acc[b]) - ref)
-        print(f"soft bounds b = {b:g}: test accuracy {np.mean(acc[b]):.1f} %, change {m:+.1f} [{lo:+.1f}, {hi:+.1f}] "
-              "points")
+    dose_diffs = [list(np.array(acc[b]) - ref) for b in BOUNDS]
+    dose = stats.family(dose_diffs, (-100.0, 100.0), correction="holm")
+    print("dose-response: soft bounds on the Mark I's pot (w_max = b, w_min = -b) against its constant step, "
+          f"{stats.correction_words('holm', len(BOUNDS))}")
+    for b, c in zip(BOUNDS, dose):
+        print(f"soft bounds b = {b:g}: test accuracy {np.mean(acc[b]):.1f} %, change "
+              f"{c.interval.format(signed=True)} points")
 
     # a measured device: a table made from one ECRAM cell with its noise, every law fitted to it
     device = device_spec(MEASURED).with_overrides(NO_SPREAD)
@@ -137,20 +143,25 @@ def main(argv=None) -> None:
     for i, name in enumerate(names):
         a = np.array(acc[name])
         ax.scatter(np.full(len(a), i) + np.linspace(-0.12, 0.12, len(a)), a, s=10, color=NEUTRAL, alpha=0.6)
-        ax.errorbar([i], [a.mean()], yerr=[[a.mean() - mean_interval(a)[1]], [mean_interval(a)[2] - a.mean()]],
-                    fmt="o", color="0.1", capsize=4)
+        iv = stats.mean_interval(list(a), (0.0, 100.0))
+        err = None if iv.too_few else [[iv.mean - iv.low], [iv.high - iv.mean]]
+        ax.errorbar([i], [iv.mean], yerr=err, fmt="o", color="0.1", capsize=4)
+        if iv.too_few:
+            ax.text(i, iv.mean, "  " + iv.words(), fontsize=7, va="center")
     ax.set_xticks(range(len(names)), [f"{name}\n{joules(np.median([e.per_correction_j for e in energy[name]]))} "
                                       "a correction" for name in names])
-    ax.set(ylabel="test accuracy (%)", title=f"{scene.name}: one dot a seed, the mean with its 95 % interval")
+    ax.set(ylim=(0, 100), ylabel="test accuracy (%)",
+           title=f"{scene.name}: one dot a seed, the mean with its 95 % interval ({stats.METHOD_SHORT})")
     m_ref = ref.mean()
-    for b in BOUNDS:
-        d = np.array(acc[b]) - ref
-        m, lo, hi = mean_interval(d)
-        bx.errorbar([b], [m_ref + m], yerr=[[m - lo], [hi - m]], fmt="o", color="0.1", capsize=4)
+    for b, c in zip(BOUNDS, dose):
+        iv = c.interval                                   # Holm-adjusted over the doses
+        err = None if iv.too_few else [[iv.mean - iv.low], [iv.high - iv.mean]]
+        bx.errorbar([b], [m_ref + iv.mean], yerr=err, fmt="o", color="0.1", capsize=4)
     bx.axhline(m_ref, color=NEUTRAL, ls="--", lw=1, label="constant step (the Mark I's pot)")
     bx.set_xscale("log")
     bx.set(xlabel="soft bound b (full scale), logarithmic", ylabel="test accuracy (%)",
-           title="dose-response: the pot's step shrinks to 0 at ±b\n(mean of the constant pot + paired change, 95 %)")
+           title="dose-response: the pot's step shrinks to 0 at ±b\n(mean of the constant pot + paired change, "
+                 "Holm-adjusted over the doses)")
     bx.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, args.out / "device_study_accuracy.png")

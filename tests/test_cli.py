@@ -241,7 +241,12 @@ def test_curves_command_writes_csv_and_png(tmp_path, capsys):
             assert cards == sorted(cards) and hours == sorted(hours) and len(set(cards)) == 3
             assert all(0 <= float(r["test_accuracy"]) <= 1 for r in mine)
     assert (out / "curves.png").read_bytes()[:4] == b"\x89PNG"
-    assert "analog" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "analog test accuracy (%)" in text and "pointwise" in text
+    assert "too few seeds (n = 2) for an interval: no interval and no verdict" in text
+    summary = list(csv.DictReader((out / "curves_summary.csv").open()))
+    assert len(summary) == 2 * 3 and {r["low"] for r in summary} == {""}
+    assert {r["correction"] for r in summary} == {"none"}
     assert main(["curves", str(DEMO), "--points", "0"]) == 2
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from concurrent.futures import ProcessPoolExecutor
 
 import matplotlib
@@ -385,38 +384,33 @@ def test_ablate_rows_references_and_files(tiny, tmp_path):
 # figures
 
 
-def _fake_ablation(time_changes=False):
-    """An Ablation built as ``ab.ablate`` builds one, from made-up per-seed results (3 seeds)."""
+def _fake_ablation(time_changes=False, seeds=10):
+    """An Ablation built as ``ab.ablate`` builds one, from made-up per-seed results (``seeds`` of them,
+    10 by default: the method's minimum for intervals)."""
     hour = 3600.0
-    acc = {"full": [0.90, 0.90, 0.95], "ideal": [0.97, 0.97, 1.00],
-           "on:backlash": [0.94, 0.93, 0.95], "off:backlash": [0.97, 0.95, 0.98],     # costs points
-           "on:decay": [0.97, 0.97, 1.00], "off:decay": [0.90, 0.90, 0.95],           # exactly 0
-           "on:lens": [0.99, 0.93, 1.00], "off:lens": [0.88, 0.87, 0.92]}             # null; gains
-    times = {v: [2 * hour] * 3 if v == "full" or v.startswith("off") else [hour] * 3 for v in acc}
+    wobble = np.array([0.01, -0.01, 0.0, 0.005, -0.005, 0.01, -0.01, 0.0, 0.005, -0.005])[:seeds]
+    full, ideal = 0.90 + wobble, 0.96 + wobble[::-1]
+    small = np.array([0.01, -0.01, 0.02, -0.02, 0.0, 0.01, -0.01, 0.02, -0.02, 0.0])[:seeds]
+    acc = {"full": full, "ideal": ideal,
+           "on:backlash": ideal - 0.04 + 0.5 * small, "off:backlash": full + 0.05 + 0.5 * small,   # costs points
+           "on:decay": ideal.copy(), "off:decay": full.copy(),                                       # exactly 0
+           "on:lens": ideal + small, "off:lens": full - 0.04 + 0.5 * small}                        # null; gains
+    acc = {k: [float(x) for x in v] for k, v in acc.items()}
+    times = {v: [2 * hour] * seeds if v == "full" or v.startswith("off") else [hour] * seeds for v in acc}
     if time_changes:
-        times["on:backlash"] = [hour, hour + 360, hour + 720]           # it adds 0.1 h on average
-        times["off:backlash"] = [2 * hour - 360] * 3                    # and 0.1 h to the full machine
+        times["on:backlash"] = [hour + 72 * k for k in range(seeds)]    # it adds 0.09 h on average
+        times["off:backlash"] = [2 * hour - 360] * seeds                # and 0.1 h to the full machine
     names = ["backlash", "decay", "lens"]
     rows = []
     for v in acc:
         kind = "reference" if ":" not in v else "on_alone" if v.startswith("on") else "off_alone"
         rows.append(dict(variant=v, kind=kind, non_ideality=v.split(":")[1] if ":" in v else None,
                          reference={"on_alone": "ideal", "off_alone": "full"}.get(kind),
-                         test_mean=float(np.mean(acc[v])), test_std=float(np.std(acc[v], ddof=1)), n=3,
+                         test_mean=float(np.mean(acc[v])), test_std=float(np.std(acc[v], ddof=1)), n=seeds,
                          machine_time_h_mean=float(np.mean(times[v])) / hour, machine_time_h_std=0.0,
-                         test_accuracy=acc[v], machine_time_s=times[v]))
-    by = {r["variant"]: r for r in rows}
-    for r in rows:
-        if r["reference"] is None:
-            continue
-        ref = by[r["reference"]]
-        c = (ab.paired_cost(ref["test_accuracy"], r["test_accuracy"]) if r["kind"] == "on_alone"
-             else ab.paired_cost(r["test_accuracy"], ref["test_accuracy"]))
-        dt = [a - b for a, b in zip(r["machine_time_s"], ref["machine_time_s"])]
-        r.update(cost_points=100 * c["mean"], cost_low=100 * c["low"], cost_high=100 * c["high"],
-                 costs=[100 * x for x in c["costs"]], verdict=c["verdict"],
-                 machine_time_h_change=None if not any(dt) else float(np.mean(dt)) / hour)
-    return ab.Ablation(scene="fake", seeds=[0, 1, 2], rows=rows, non_idealities=names)
+                         test_accuracy=acc[v], machine_time_s=times[v], same_as=None))
+    ab._arm_statistics(rows)
+    return ab.Ablation(scene="fake", seeds=list(range(seeds)), rows=rows, non_idealities=names)
 
 
 def _mark(ax, gid):
@@ -445,7 +439,9 @@ def test_ablation_figure_draws_the_tables_costs_and_verdicts(tmp_path):
                 assert not [ln for ln in ax.lines if ln.get_gid() == f"{prefix}:{n}:interval"]
                 continue
             interval = _mark(ax, f"{prefix}:{n}:interval")
-            assert list(interval.get_xdata()) == [r["cost_low"], r["cost_high"]]
+            assert list(interval.get_xdata()) == [r["low"], r["high"]]          # the Holm-adjusted interval
+            assert r["low"] <= r["raw_low"] and r["raw_high"] <= r["high"]      # wider than the raw one
+            assert -100.0 <= r["low"] <= r["high"] <= 100.0
             hollow = mark.get_markerfacecolor() in ("white", "w", (1.0, 1.0, 1.0, 1.0))
             assert hollow == (r["verdict"] == "null"), (n, prefix, r["verdict"])
             # the "alone on" mark sits above the "alone off" mark of the same row
@@ -454,6 +450,17 @@ def test_ablation_figure_draws_the_tables_costs_and_verdicts(tmp_path):
     assert labels == ["decay", "lens", "backlash"]             # by the larger cost, costliest on top
     img = Image.open(tmp_path / "a.png")
     assert img.width >= 1000
+    assert not [t for t in ax.texts if "too few seeds" in t.get_text()]
+
+
+def test_ablation_figure_with_too_few_seeds_draws_no_interval_and_says_so():
+    result = _fake_ablation(seeds=3)
+    assert {r["verdict"] for r in result.rows if "verdict" in r} == {"few", "zero"}
+    ax = ablation_figure(result).axes[0]
+    assert not [ln for ln in ax.lines if (ln.get_gid() or "").endswith(":interval")]
+    assert [t for t in ax.texts if "too few seeds (n = 3) for an interval" in t.get_text()]
+    for prefix, n in (("on", "backlash"), ("off", "lens")):
+        assert _mark(ax, f"{prefix}:{n}").get_markerfacecolor() in ("white", "w", (1.0, 1.0, 1.0, 1.0))
 
 
 def test_ablation_figure_time_panel_only_where_time_changes():
@@ -464,28 +471,41 @@ def test_ablation_figure_time_panel_only_where_time_changes():
     # one sign convention: time added by it, (ideal + it) - ideal and full - (full - it); 0.1 h is drawn
     # in min, the unit the terminal writes a duration of that size in
     assert ax_time.get_xlabel() == "machine time added by it (min)"
-    assert _mark(ax_time, "time:on:backlash").get_xdata()[0] == pytest.approx(6.0)
+    assert _mark(ax_time, "time:on:backlash").get_xdata()[0] == pytest.approx(5.4)
     assert _mark(ax_time, "time:off:backlash").get_xdata()[0] == pytest.approx(6.0)
     lo, hi = _mark(ax_time, "time:on:backlash:interval").get_xdata()
-    assert lo < 6.0 < hi
+    assert lo < 5.4 < hi
     assert not [ln for ln in ax_time.lines if ln.get_gid() and "decay" in ln.get_gid()]    # same time: no mark
 
 
 def test_learning_curves_figure_two_panels_two_lines_each():
     rng = np.random.default_rng(0)
-    acc = {v: rng.uniform(0.5, 1.0, size=(3, 4)) for v in ("analog", "ideal")}
-    hours = {v: np.cumsum(rng.uniform(0.1, 1.0, size=(3, 4)), axis=1) for v in ("analog", "ideal")}
-    curves = cu.LearningCurves(scene="fake", seeds=[0, 1, 2], epochs=np.arange(1, 5),
+    acc = {v: rng.uniform(0.5, 1.0, size=(10, 4)) for v in ("analog", "ideal")}
+    hours = {v: np.cumsum(rng.uniform(0.1, 1.0, size=(10, 4)), axis=1) for v in ("analog", "ideal")}
+    curves = cu.LearningCurves(scene="fake", seeds=list(range(10)), epochs=np.arange(1, 5),
                                cards=np.arange(1, 5) * 10, accuracy=acc, train_accuracy=acc,
                                machine_hours=hours, reported=None)
     fig = learning_curves_figure(curves)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     for ax in fig.axes:
         assert len(ax.lines) == 2                  # analog and ideal means
-        assert len(ax.collections) == 2            # their bands
+        assert len(ax.collections) == 2            # their bands: the pointwise intervals
+        band = next(c for c in ax.collections if c.get_gid() == "interval:analog")
+        ys = np.concatenate([p.vertices[:, 1] for p in band.get_paths()])
+        assert 0.0 <= ys.min() and ys.max() <= 100.0
+    iv = curves.interval("analog", 2)
+    assert iv.low <= np.mean(acc["analog"][:, 2]) <= iv.high
     curves.reported = 0.9
     fig = learning_curves_figure(curves)
     assert all(len(ax.lines) == 3 for ax in fig.axes)
+    # three seeds: the seeds as dots, no band, and the words
+    few = cu.LearningCurves(scene="fake", seeds=[0, 1, 2], epochs=np.arange(1, 5), cards=np.arange(1, 5) * 10,
+                            accuracy={v: a[:3] for v, a in acc.items()}, train_accuracy=acc,
+                            machine_hours={v: h[:3] for v, h in hours.items()}, reported=None)
+    fig = learning_curves_figure(few)
+    assert "too few seeds (n = 3) for an interval" in fig.get_suptitle()
+    assert not [c for ax in fig.axes for c in ax.collections if (c.get_gid() or "").startswith("interval")]
+    assert "too few seeds (n = 3) for an interval: no interval and no verdict" in few.table()
 
 
 def test_comparison_figure_one_row_per_learner(tiny):
@@ -570,21 +590,46 @@ def test_ablate_at_a_starting_point_is_the_edited_scenes_ablation(tiny, tmp_path
     assert [r["machine_time_s"] for r in pooled.rows] == [r["machine_time_s"] for r in started.rows]
 
 
-def test_ablation_states_holm_beside_the_raw_intervals(tiny):
-    result = ab.ablate(tiny, seeds=3, train_count=6, test_count=8)
-    arms = [r for r in result.rows if r["kind"] != "reference"]
-    from mark1.lab.stats import holm, paired_p
-    for r in arms:
-        if r["same_as"] == r["reference"]:                      # the reference machine itself: no test
-            assert r["p_value"] is None and r["p_holm"] is None
-        else:
-            assert r["p_value"] == paired_p([c / 100 for c in r["costs"]])
-    assert [r["p_holm"] for r in arms] == holm([r["p_value"] for r in arms])
+def test_ablation_verdicts_read_the_holm_adjusted_intervals():
+    from mark1 import stats
+    result = _fake_ablation()
     family = result.family()
-    assert family and all(r["p_holm"] >= r["p_value"] for r in family)
-    head = result.table().splitlines()[0]
-    assert f"p Holm ({len(family)} arms)" in head and "raw" in head
-    assert "Holm-Bonferroni" in result.table() and "Holm-Bonferroni" in result.to_json()["multiplicity"]
+    compared = stats.family([[c / 100 for c in r["costs"]] for r in family], (-1.0, 1.0), correction="holm")
+    assert [r["p_adjusted"] for r in family] == [c.p_adjusted for c in compared]
+    assert [r["p_adjusted"] for r in family] == stats.holm([r["p"] for r in family])
+    for r, c in zip(family, compared):
+        assert (r["low"], r["high"]) == (100 * c.interval.low, 100 * c.interval.high)
+        assert r["correction"] == "holm" and r["method"] == stats.METHOD
+        if r["verdict"] in ("cost", "gain"):
+            assert c.decided and (r["low"] > 0 or r["high"] < 0)
+        elif r["verdict"] == "null":
+            assert c.decided is False and r["low"] <= 0 <= r["high"]
+    text = result.table()
+    head = text.splitlines()[0]
+    assert f"p Holm ({len(family)} arms)" in head and "Holm-adjusted" in head and "raw" not in head
+    assert "family: Holm (family-wise error) over 6 comparisons; verdicts read the adjusted intervals" in text
+    assert "seeds for ±1 point:" in text and "for ±0.5 point:" in text
+    assert result.to_json()["family"] == "Holm (family-wise error) over 6 comparisons"
+
+
+def test_an_arm_decided_alone_but_not_in_the_family_gets_no_verdict():
+    # six arms, one with a modest cost: its raw 95 % interval excludes 0, Holm's adjusted one does not
+    from mark1 import stats
+    base = [0.80 + 0.01 * k for k in range(10)]
+    costs = [0.03, 0.0, 0.02, 0.01, 0.04, -0.01, 0.03, 0.01, 0.0, 0.02]      # p 0.015: above 0.05 / 6
+    raw = stats.difference_interval(base, [b - c for b, c in zip(base, costs)], (0.0, 1.0))
+    assert raw.low > 0                                          # decided alone
+    rows = [dict(variant="full", kind="reference", reference=None, test_accuracy=base, machine_time_s=[1.0] * 10),
+            dict(variant="ideal", kind="reference", reference=None, test_accuracy=base, machine_time_s=[1.0] * 10)]
+    noise = [0.01, -0.01, 0.0, 0.005, -0.005, 0.01, -0.01, 0.0, 0.005, -0.005]
+    for k in range(5):
+        rows.append(dict(variant=f"on:x{k}", kind="on_alone", reference="ideal",
+                         test_accuracy=[b + n * (k + 1) for b, n in zip(base, noise)], machine_time_s=[1.0] * 10))
+    rows.append(dict(variant="on:modest", kind="on_alone", reference="ideal",
+                     test_accuracy=[b - c for b, c in zip(base, costs)], machine_time_s=[1.0] * 10))
+    ab._arm_statistics(rows)
+    modest = rows[-1]
+    assert modest["raw_low"] > 0 and modest["low"] <= 0 <= modest["high"] and modest["verdict"] == "null"
 
 
 def test_ablation_warns_of_the_ratchet_cliff_only_past_the_increment(tiny, recwarn):
@@ -665,3 +710,18 @@ def test_ablate_command_takes_at_and_refuses_a_repeated_key(tiny, tmp_path, caps
     with pytest.raises(UsageError, match="--at: expected each key once") as err:
         args.func(args)
     assert "\n" not in str(err.value) and not (tmp_path / "b").exists()
+
+
+@pytest.mark.slow
+def test_an_ablation_to_a_precision_counts_only_the_seeds_after_its_pilot(tiny):
+    # a precision of 50 points: the pilot's spread asks for no more than the method's ten new seeds
+    kw = dict(train_count=4, test_count=4)
+    result = ab.ablate(tiny, seeds=10, precision=50, max_seeds=40, **kw)
+    assert result.pilot == list(range(10)) and result.counted == list(range(10, 20))
+    plain = ab.ablate(tiny, seeds=list(range(10, 20)), **kw)
+    for a, b in zip(result.rows, plain.rows):
+        assert (a["variant"], a["test_accuracy"], a.get("low"), a.get("high"), a.get("verdict")) == (
+            b["variant"], b["test_accuracy"], b.get("low"), b.get("high"), b.get("verdict"))
+        assert len(a["pilot_test_accuracy"]) == 10                       # the pilot's runs are kept
+    assert "run to a precision of ±50 points" in result.table()
+    assert "after a pilot of 10" in ablation_figure(result).get_suptitle()

@@ -74,7 +74,7 @@ def test_ablate_on_a_local_cluster_is_the_serial_run(cluster, scene):
     serial = ab.ablate(scene, seeds=[1])
     with runner.executor_for(scheduler=cluster.scheduler_address) as ex:
         remote = ab.ablate(scene, seeds=[1], executor=ex)
-    keep = ("variant", "test_accuracy", "machine_time_s", "cost_points", "cost_low", "cost_high", "verdict")
+    keep = ("variant", "test_accuracy", "machine_time_s", "cost_points", "low", "high", "p", "verdict")
     def rows(result):                   # as JSON text: a NaN interval (one seed) equals itself
         return json.dumps(jsonable([{k: r.get(k) for k in keep} for r in result.rows]))
     assert rows(remote) == rows(serial)

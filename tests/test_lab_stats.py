@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mark1.lab._ablate as ab
+from mark1 import stats as mstats
 from mark1.lab.stats import (SEED_CAP, holm, mean_interval, paired_p, seed_advice, seeds_to_decide, t_quantile_975,
                              t_two_sided_p)
 from mark1.stimuli.scenes import load_scene
@@ -41,17 +42,30 @@ def test_the_interval_is_scipys_t_interval(values):
 
 
 def test_paired_cost_sign_and_verdicts():
-    # cost = accuracy without it minus with it: positive hurts
-    c = ab.paired_cost([0.9, 0.8, 0.85, 0.9], [0.7, 0.6, 0.66, 0.72])
-    assert c["mean"] == pytest.approx(0.1925) and c["verdict"] == "cost" and c["low"] > 0
-    assert ab.paired_cost([0.7, 0.6, 0.66], [0.9, 0.8, 0.85])["verdict"] == "gain"
-    assert ab.paired_cost([0.9, 0.8, 0.85], [0.8, 0.9, 0.85])["verdict"] == "null"
+    # cost = accuracy without it minus with it: positive hurts; ten seeds for an interval
+    without = [0.9, 0.8, 0.85, 0.9, 0.88, 0.92, 0.81, 0.86, 0.9, 0.87]
+    with_ = [0.7, 0.6, 0.66, 0.72, 0.7, 0.75, 0.62, 0.69, 0.71, 0.7]
+    c = ab.paired_cost(without, with_)
+    assert c["mean"] == pytest.approx(np.mean(np.subtract(without, with_))) and c["verdict"] == "cost"
+    assert c["interval"].low > 0 and c["interval"].bounds == (-1.0, 1.0)
+    assert ab.paired_cost(with_, without)["verdict"] == "gain"
+    noise = [0.01, -0.02, 0.03, -0.01, 0.0, 0.02, -0.03, 0.01, -0.01, 0.005]
+    assert ab.paired_cost([0.8 + d for d in noise], [0.8] * 10)["verdict"] == "null"
     same = ab.paired_cost([0.9, 0.8], [0.9, 0.8])
-    assert same["verdict"] == "zero" and (same["mean"], same["low"], same["high"]) == (0.0, 0.0, 0.0)
-    one = ab.paired_cost([0.9], [0.8])
-    assert one["verdict"] == "one" and math.isnan(one["low"])
+    assert same["verdict"] == "zero" and same["mean"] == 0.0
+    # below the method's ten seeds: no interval, no test, no verdict, whatever the costs look like
+    few = ab.paired_cost(without[:9], with_[:9])
+    assert few["verdict"] == "few" and few["interval"].low is None and few["p"] is None
+    assert few["interval"].words() == "too few seeds (n = 9) for an interval"
     with pytest.raises(ValueError, match="same seeds"):
         ab.paired_cost([0.9, 0.8], [0.9])
+
+
+@given(st.lists(st.floats(0, 1), min_size=10, max_size=30), st.lists(st.floats(0, 1), min_size=30, max_size=30))
+def test_a_costs_interval_stays_inside_what_a_cost_can_be(a, b):
+    c = ab.paired_cost(a, b[:len(a)])
+    iv = c["interval"]
+    assert -1.0 <= iv.low <= iv.mean <= iv.high <= 1.0
 
 
 def test_a_non_ideality_that_cannot_act_costs_exactly_zero(tmp_path):
@@ -65,12 +79,13 @@ def test_a_non_ideality_that_cannot_act_costs_exactly_zero(tmp_path):
     result = ab.ablate(load_scene(path), seeds=3)
     on = result.row("on:speed_limit")
     assert on["costs"] == [0.0, 0.0, 0.0] and on["verdict"] == "zero"
-    assert (on["cost_points"], on["cost_low"], on["cost_high"]) == (0.0, 0.0, 0.0)
+    assert on["cost_points"] == 0.0 and on["low"] is None              # three seeds: no interval
     # the continuous machine without the ratchet is the full machine itself: exactly 0 too
     off = result.row("off:ratchet")
     assert off["same_as"] == "full" and off["verdict"] == "zero" and off["machine_time_h_change"] is None
     text = result.table()
-    assert "exactly 0" in text and "points lost" in text and "t-interval" in text
+    assert "exactly 0" in text and "points lost" in text and mstats.METHOD in text
+    assert "too few seeds (n = 3) for an interval: no interval and no verdict" in text
     for r in result.rows:
         if r["reference"] is not None:
             ref = result.row(r["reference"])

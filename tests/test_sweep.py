@@ -72,8 +72,8 @@ def test_csv_pairs_the_seeds_and_a_parameter_that_cannot_act_costs_exactly_nothi
         assert len({(r["test_accuracy"], r["train_accuracy"], r["machine_time_s"], r["mistakes"]) for r in mine}) == 1
     digests = {seed: {r["cards_sha256"] for r in rows if r["seed"] == seed} for seed in ("0", "3")}
     assert digests["0"] != digests["3"]
-    for row in result.summary():
-        assert row["change_mean"] == 0.0 and row["change_low"] == 0.0 and row["change_high"] == 0.0
+    for row in result.summary():                         # two seeds: the mean alone, no interval, no verdict
+        assert row["change_mean"] == 0.0 and row["change_low"] is None and row["decided"] is None
         assert not row["distinguishable"]
     assert result.reference == 0.01                       # the SMALL machine's own step
     with Image.open(tmp_path / "sweep.png") as im:
@@ -133,6 +133,9 @@ def test_cli_sweep_writes_its_files(tmp_path, capsys):
     (["--param", "rack.motor_sped", "--values", "1,2"], ["--param", "rack.motor_speed"]),
     (["--param", "rack.motor_speed", "--values", "1,x"], ["--values", "'x'"]),
     (["--param", "rack.motor_speed", "--values", "1,2", "--seeds", "0"], ["--seeds"]),
+    (["--param", "rack.motor_speed", "--values", "1,2", "--seeds", "3", "--precision", "1"], ["--seeds", "10"]),
+    (["--param", "rack.motor_speed", "--values", "1,2", "--precision", "0"], ["--precision"]),
+    (["--param", "rack.motor_speed", "--values", "1,2", "--precision", "1", "--max-seeds", "12"], ["--max-seeds"]),
 ])
 def test_cli_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, words):
     status = cli.main(["sweep", DEMO, *argv, "--out", str(tmp_path / "sw")])
@@ -312,17 +315,19 @@ def test_cli_bad_two_parameter_input_is_one_line_and_writes_nothing(tmp_path, ca
 def test_sweep_figure_speaks_the_language():
     """Seed lines grey above the band (under it they turned pink), the parameter's unit on the x axis,
     machine time in the unit of its size, and an accuracy axis that starts above 0 says so."""
-    result = sweep(DEMO, "rack.backlash", "0,0.05", seeds=2, **SMALL_RUN)
+    result = _made_up_sweep({"0.0": [0.9, 0.85, 0.95, 0.9, 0.88, 0.92, 0.9, 0.87, 0.93, 0.9],
+                             "0.05": [0.8, 0.82, 0.85, 0.79, 0.8, 0.84, 0.81, 0.8, 0.83, 0.82]})
     fig = sweep_figure(result)
     acc, _, time_ax, _ = fig.axes
     seeds = [ln for ln in acc.lines if ln.get_color() == "0.45"]
-    assert len(seeds) == 2
+    assert len(seeds) == 10
     band = acc.collections[0]
     assert min(ln.get_zorder() for ln in seeds) > band.get_zorder()
     assert all(ax.get_xlabel() == "rack.backlash (full scale)" for ax in fig.axes)
-    low = acc.get_ylim()[0]            # below 0 when an (unclipped) interval of two seeds reaches there
+    low = acc.get_ylim()[0]
     assert acc.get_ylabel() == ("test accuracy (%)" if low <= 0 else f"test accuracy (%; axis from {low:g} %)")
     assert time_ax.get_ylabel() in ("machine time (s)", "machine time (min)", "machine time (h)")
+    assert "Benjamini-Hochberg" not in fig.get_suptitle() and "(bh)" in fig.get_suptitle()
 
 
 # ----------------------------------------------------------------------------------------
@@ -450,40 +455,114 @@ def _made_up_sweep(accs: dict) -> sweep_mod.Sweep:
                            seeds=list(range(len(next(iter(accs.values()))))), records=records)
 
 
-def test_intervals_near_100_percent_are_not_clipped():
-    result = _made_up_sweep({"0.0": [1.0, 0.9, 1.0], "0.02": [1.0, 1.0, 0.9]})
-    top = result.summary()[0]
-    # mean 0.9667 +- t(0.975; 2) 0.0577 / sqrt(3): the upper end passes 100 %
-    half = 4.30265273 * 0.05773502691896258 / math.sqrt(3)
-    assert top["test_high"] == pytest.approx(0.9666666666666667 + half, abs=1e-9) and top["test_high"] > 1.0
-    assert "96.7 [82.3, 111.0]" in result.table()
+def test_intervals_near_100_percent_stay_inside_what_can_happen():
+    from mark1 import stats
+    top = [1.0, 0.9, 1.0, 1.0, 1.0, 0.95, 1.0, 1.0, 0.9, 1.0]
+    result = _made_up_sweep({"0.0": top, "0.02": [1.0, 1.0, 0.9, 1.0, 0.95, 1.0, 1.0, 0.9, 1.0, 1.0]})
+    row = result.summary()[0]
+    iv = stats.mean_interval(top, (0.0, 1.0))
+    assert (row["test_low"], row["test_high"]) == (iv.low, iv.high) and row["test_high"] == 1.0
+    # the plain t-interval of these seeds passes 100 %; this one stops there
+    assert row["test_mean"] + 2.2621571628 * 0.0421637 / math.sqrt(10) > 1.0
+    assert iv.format(scale=100) in result.table()
+    # the last mistake of a 40-presentation run: inside [0, 40] whatever the spread
+    assert 0.0 <= row["learned_after_low"] <= row["learned_after_high"] <= 40.0
     ax = sweep_figure(result).axes[0]
-    assert ax.get_ylim()[1] > 111.0                               # the band is drawn whole
-    assert max(max(p[:, 1]) for p in (c.get_paths()[0].vertices for c in ax.collections)) == pytest.approx(
-        100 * top["test_high"], abs=1e-6)
+    assert ax.get_ylim()[1] <= 101.0                               # the axis stops at the range
+    assert max(max(p[:, 1]) for p in (c.get_paths()[0].vertices for c in ax.collections)) == pytest.approx(100.0)
 
 
-def test_grid_table_and_map_carry_the_paired_intervals():
-    result = grid_sweep(DEMO, "trainer.increment", "0.005,0.02", "rack.wiper_noise", "0,0.3", seeds=3,
-                        train_count=8, test_count=12)
+def test_too_few_seeds_give_no_interval_no_verdict_and_say_so():
+    result = _made_up_sweep({"0.0": [1.0, 0.9], "0.02": [0.5, 0.55]})
+    row = result.summary()[1]
+    assert row["change_low"] is None and row["decided"] is None and row["distinguishable"] is False
+    text = result.table()
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith("0.02"))
+    assert "-42.5 (too few seeds)" in line and "~0" not in line
+    assert "too few seeds (n = 2) for an interval: no interval and no verdict" in text
+    fig = sweep_figure(result)
+    assert "too few seeds (n = 2) for an interval" in fig.get_suptitle()
+    assert not [c for ax in fig.axes for c in ax.collections if (c.get_gid() or "").startswith("interval")]
+
+
+def test_a_sweeps_family_is_controlled_and_its_verdicts_read_the_adjusted_interval(tmp_path):
+    from mark1 import stats
+    base = [0.9, 0.85, 0.95, 0.9, 0.88, 0.92, 0.9, 0.87, 0.93, 0.9]
+    noise = [0.01, -0.02, 0.015, -0.01, 0.0, 0.02, -0.015, 0.01, -0.005, 0.0]
+    accs = {"0.0": base}
+    for k, shift in enumerate((0.0, -0.01, -0.02, -0.05)):
+        accs[f"0.0{k + 1}"] = [b + shift + n * (k + 1) / 2 for b, n in zip(base, noise)]
+    for correction in ("bh", "holm", "none"):
+        result = _made_up_sweep(accs)
+        result.correction = correction
+        diffs = list(result.differences().values())
+        expected = stats.family(diffs, (-1.0, 1.0), correction=correction)
+        rows = result.summary()[1:]
+        assert [(r["change_low"], r["change_high"]) for r in rows] == [(c.interval.low, c.interval.high)
+                                                                      for c in expected]
+        assert [r["decided"] for r in rows] == [c.decided for c in expected]
+        assert [r["change_p_adjusted"] for r in rows] == stats.adjust([c.p for c in expected], correction)
+        text = result.table()
+        m = len(expected)
+        assert stats.correction_words(correction, m) in text
+        for c in expected:
+            cell = c.interval.format(scale=100, signed=True)
+            assert (cell + " ~0" in text) == (not c.decided)
+        assert "seeds for ±1 point:" in text
+    # the summary CSV names the method and the correction in every row that carries an interval
+    result.correction = "bh"
+    (tmp_path / "s.csv").write_text(result.summary_csv())
+    rows = read_csv(tmp_path / "s.csv")
+    assert {r["method"] for r in rows} == {stats.METHOD}
+    change = [r for r in rows if r["figure"] == "change"]
+    assert len(change) == 4 and {r["correction"] for r in change} == {"bh"}
+    assert all(float(r["low"]) <= float(r["mean"]) <= float(r["high"]) for r in change)
+
+
+def _made_up_grid(accs: dict) -> sweep_mod.GridSweep:
+    """A GridSweep from made-up test accuracies {(value_a, value_b): [per seed]}."""
+    records = [dict(param_a="trainer.increment", value_a=a, param_b="rack.wiper_noise", value_b=b, seed=s,
+                    test_accuracy=x, train_accuracy=1.0, machine_time_s=60.0, waited_s=0.0, mistakes=3,
+                    learned_after=10, presentations=40, passes=1, first_clean_pass=None, pots_at_stops=0,
+                    energy_j=1.0, energy_per_correction_j=0.1)
+               for (a, b), xs in accs.items() for s, x in enumerate(xs)]
+    va = sorted({float(a) for a, _ in accs})
+    vb = sorted({float(b) for _, b in accs})
+    return sweep_mod.GridSweep(scene="made up", params=("trainer.increment", "rack.wiper_noise"), values=(va, vb),
+                               reference=(va[0], vb[0]), seeds=list(range(len(next(iter(accs.values()))))),
+                               records=records)
+
+
+def test_grid_table_and_map_carry_the_adjusted_intervals():
+    base = [0.9, 0.85, 0.95, 0.9, 0.88, 0.92, 0.9, 0.87, 0.93, 0.9]
+    noise = [0.01, -0.02, 0.015, -0.01, 0.0, 0.02, -0.015, 0.01, -0.005, 0.0]
+    result = _made_up_grid({("0.005", "0.0"): base,
+                            ("0.005", "0.3"): [b - 0.1 + n for b, n in zip(base, noise)],
+                            ("0.02", "0.0"): [b + n for b, n in zip(base, noise)],
+                            ("0.02", "0.3"): [b - 0.01 + 2 * n for b, n in zip(base, noise)]})
     rows = result.summary()
     table = result.table()
     fig = grid_sweep_figure(result)
     titles = [ax.get_title() for ax in fig.axes]
     change_ax = fig.axes[titles.index("paired change in test accuracy (points)")]
     hatched = {p.get_gid() for p in change_ax.patches if (p.get_gid() or "").startswith("undecided:")}
+    compared = result.compared()
+    assert "Benjamini-Hochberg (false-discovery rate) over 3 comparisons" in table
+    decided = []
     for k, r in enumerate(rows):
         i, j = divmod(k, 2)
         if result.is_reference(r["value_a"], r["value_b"]):
             assert f"undecided:{i},{j}" not in hatched
             continue
-        diffs = result.differences()[(r["value_a"], r["value_b"])]
-        m, lo, hi = sweep_mod.mean_interval(diffs)
-        assert (r["change_mean"], r["change_low"], r["change_high"]) == pytest.approx((m, lo, hi))
+        c = compared[(r["value_a"], r["value_b"])]
+        lo, hi = c.interval.low, c.interval.high
+        assert (r["change_low"], r["change_high"]) == (lo, hi) and c.interval.level >= 0.95
         assert f"[{100 * lo:+.1f}, {100 * hi:+.1f}]" in table
-        # hatched exactly where the interval includes 0
+        # hatched exactly where the adjusted interval includes 0
         assert (f"undecided:{i},{j}" in hatched) == (lo <= 0 <= hi), (i, j, lo, hi)
         assert f"[{100 * lo:+.1f}, {100 * hi:+.1f}]" in " ".join(t.get_text() for t in change_ax.texts)
+        decided.append(c.decided)
+    assert decided == [True, False, False]
 
 
 def test_sweep_records_and_tables_carry_the_energy_of_learning():
@@ -503,3 +582,24 @@ def test_sweep_records_and_tables_carry_the_energy_of_learning():
     grid = grid_sweep(DEMO, "rack.backlash", "0,0.02", "schedule.epochs", "1,2", seeds=1, **SMALL_RUN)
     assert "energy of learning" in grid.table()
     assert all(r["energy_j_mean"] is not None for r in grid.summary())
+
+
+def test_a_sweep_to_a_precision_counts_only_the_seeds_after_its_pilot(tmp_path, monkeypatch):
+    # a precision of 50 points: the pilot's spread asks for no more than the method's ten new seeds
+    kw = dict(train_count=4, test_count=4)
+    result = sweep(DEMO, "rack.backlash", "0,0.05", seeds=10, precision=50, max_seeds=40, out=tmp_path, **kw)
+    assert result.pilot == list(range(10)) and result.counted == list(range(10, 20))
+    assert {r["seed"] for r in result.records} == set(range(20))            # the pilot's runs are kept
+    assert len(read_csv(tmp_path / "sweep.csv")) == 40
+    # the intervals are those of the new seeds alone: a plain sweep of seeds 10-19 gives the same bits
+    plain = sweep(DEMO, "rack.backlash", "0,0.05", seeds=list(range(10, 20)), **kw)
+    assert result.summary() == plain.summary()
+    text = result.table()
+    assert "after a pilot of 10" in text and "run to a precision of ±50 points" in text
+    assert "1 of 1 intervals within ±50 points" in text
+    # resumed: every run is read back, none trained again, the same result
+    import mark1.lab._sweep as mod
+    monkeypatch.setattr(mod, "_train_once", lambda *a, **k: pytest.fail("a recorded run was trained again"))
+    again = sweep(DEMO, "rack.backlash", "0,0.05", seeds=10, precision=50, max_seeds=40, out=tmp_path,
+                  resume=True, **kw)
+    assert again.summary() == result.summary() and again.counted == result.counted

@@ -3,11 +3,12 @@
 Reads the two-parameter sweeps made by
 
     mark1 sweep SCENE --param trainer.increment --values 0.02,0.05,0.2,0.5 \\
-        --param rack.decay_time --values ... --epochs N --seeds 3 --out runs/calibration/SCENE/increment_x_decay
+        --param rack.decay_time --values ... --epochs N --seeds 10 --out runs/calibration/SCENE/increment_x_decay
 
 prints, per increment and decay time, the change against no decay at the same increment
-(paired, 95 % interval) in presentations until the last training mistake and in test
-accuracy, with the pots at their end stops; draws ``docs/calibration/SCENE_increment_x_decay.png``:
+(paired; each column's cells one Benjamini-Hochberg family, as mark1 sweep) in presentations
+until the last training mistake and in test accuracy, with the pots at their end stops;
+draws ``docs/calibration/SCENE_increment_x_decay.png``:
 
     python docs/calibration/decay_grid.py e_vs_f alphabet
 """
@@ -21,17 +22,17 @@ from pathlib import Path
 import matplotlib
 
 from mark1.lab import GridSweep, parse_value, parse_values
-from mark1.lab.stats import mean_interval
+from mark1 import stats
 from mark1.viz.studies import grid_sweep_figure
 
 matplotlib.use("Agg")
 HERE = Path(__file__).resolve().parent
 
 
-def iv(m, lo, hi, scale=1.0, fmt="{:+.1f}"):
-    """A paired change with its interval; bold when the interval excludes 0."""
-    text = f"{fmt.format(m * scale)} [{fmt.format(lo * scale)}, {fmt.format(hi * scale)}]"
-    return f"**{text}**" if lo > 0 or hi < 0 else text
+def iv(c: stats.Compared, scale=1.0) -> str:
+    """A paired change with its adjusted interval; bold where that interval excludes 0."""
+    text = c.interval.format(scale=scale, signed=True)
+    return f"**{text}**" if c.decided else text
 
 
 def main() -> None:
@@ -53,8 +54,19 @@ def main() -> None:
               "change in learned after | mistakes | change in mistakes | pots at stops (of "
               f"{recs[0]['pots']:,}) | max wiper |")
         print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for x in va:
+        runs = max(r["presentations"] for r in recs)
+        cells = [(x, y) for x in va for y in vb if y != "inf"]
+        diffs: dict[str, list] = {"test_accuracy": [], "learned_after": [], "mistakes": []}
+        for x, y in cells:
             base = {r["seed"]: r for r in recs if r["value_a"] == x and r["value_b"] == "inf"}
+            mine = [r for r in recs if r["value_a"] == x and r["value_b"] == y]
+            for key in diffs:
+                diffs[key].append([r[key] - base[r["seed"]][key] for r in mine])
+        # each figure's cells against no decay are one family (Benjamini-Hochberg, as mark1 sweep)
+        bounds = {"test_accuracy": (-1.0, 1.0), "learned_after": (-float(runs), float(runs)),
+                  "mistakes": (-float(runs), float(runs))}
+        fam = {key: dict(zip(cells, stats.family(d, bounds[key], correction="bh"))) for key, d in diffs.items()}
+        for x in va:
             for y in vb:
                 mine = [r for r in recs if r["value_a"] == x and r["value_b"] == y]
                 test = sum(r["test_accuracy"] for r in mine) / len(mine)
@@ -65,12 +77,13 @@ def main() -> None:
                 if y == "inf":
                     dt = dl = dm = "reference"
                 else:
-                    dt = iv(*mean_interval([r["test_accuracy"] - base[r["seed"]]["test_accuracy"] for r in mine]),
-                            scale=100)
-                    dl = iv(*mean_interval([r["learned_after"] - base[r["seed"]]["learned_after"] for r in mine]))
-                    dm = iv(*mean_interval([r["mistakes"] - base[r["seed"]]["mistakes"] for r in mine]))
+                    dt = iv(fam["test_accuracy"][(x, y)], scale=100)
+                    dl = iv(fam["learned_after"][(x, y)])
+                    dm = iv(fam["mistakes"][(x, y)])
                 print(f"| {x} | {y:>7} | {100 * test:.1f} | {dt} | {learned:.0f} | {dl} | {mistakes:.0f} | {dm} | "
                       f"{stops:.1f} | {wiper:.2f} |")
+        print(f"\nintervals: {100 * stats.LEVEL:g} % {stats.METHOD}; each column's "
+              f"{stats.correction_words('bh', len(cells))} against no decay; bold: the adjusted interval excludes 0")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 Reads the sweeps of ``schedule.epochs`` made by
 
-    mark1 sweep SCENE --param schedule.epochs --values 1,2,5,10,until --seeds 3 \\
+    mark1 sweep SCENE --param schedule.epochs --values 1,2,5,10,until --seeds 10 \\
         --out runs/training/SCENE
 
 and prints the Markdown table, and draws ``docs/calibration/training_amount.png``:
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import matplotlib
 
-from mark1.lab.stats import mean_interval
+from mark1 import stats
 from mark1.viz.figure import new_figure, save_figure
 
 matplotlib.use("Agg")
@@ -29,10 +29,12 @@ HERE = Path(__file__).resolve().parent
 
 
 def paired(recs, a, b, key="test_accuracy"):
-    """Mean and 95 % interval of ``key`` at value ``a`` minus at value ``b``, seed by seed."""
+    """The mean of ``key`` (an accuracy) at value ``a`` minus at value ``b``, seed by seed, with its
+    95 % interval (:func:`mark1.stats.difference_interval`; none below its minimum seeds)."""
     at = {r["seed"]: r[key] for r in recs if r["value"] == a}
     ref = {r["seed"]: r[key] for r in recs if r["value"] == b}
-    return mean_interval([at[s] - ref[s] for s in at if s in ref])
+    seeds = [s for s in at if s in ref]
+    return stats.difference_interval([at[s] for s in seeds], [ref[s] for s in seeds], (0.0, 1.0))
 
 
 def main() -> None:
@@ -61,8 +63,7 @@ def main() -> None:
         needed_text = ", ".join("> " + cap if n is None else str(n) for n in needed)
         recall = {v: sum(r["train_accuracy"] for r in recs if r["value"] == v) / len(data["seeds"])
                   for v in ("1", until)}
-        m, lo, hi = paired(recs, until, "1")
-        cost = f"{100 * m:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+        cost = paired(recs, until, "1").format(scale=100, signed=True)
         print(f"| {data['scene']} | {cards:,} | " + " | ".join(cells) + f" | {100 * rows[until]['test_mean']:.1f} | "
               f"{needed_text} | {100 * recall['1']:.1f} → {100 * recall[until]:.1f} | {cost} | "
               f"{rows['1']['machine_h_mean']:.2f} → {rows[until]['machine_h_mean']:.2f} |")
@@ -80,7 +81,7 @@ def main() -> None:
         ax.set_xticklabels(["1", "2", "5", "10", "until no error\n(cap 50)"])
         ax.minorticks_off()
         ax.set_xlabel("passes over the training cards")
-        ax.set_ylabel(f"{what}, mean of 3 paired seeds")
+        ax.set_ylabel(f"{what}, mean of the paired seeds")
         ax.set_title(what, fontsize=9)
         ax.grid(alpha=0.3)
     axes[1].legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
@@ -88,6 +89,7 @@ def main() -> None:
                  "mistake", fontsize=10)
     fig.tight_layout()
     save_figure(fig, HERE / "training_amount.png", dpi=110)
+    print(f"\nintervals: {100 * stats.LEVEL:g} % {stats.METHOD} (one comparison a scene, no family)")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,8 @@ import warnings
 from pathlib import Path
 from collections.abc import Callable
 
-from mark1._utils.language import duration, percent
+from mark1 import stats
+from mark1._utils.language import duration
 from mark1._utils.records import jsonable
 from mark1.cli._options import (_PHYSICAL_HELP, add_common_options, check_common, check_run_options, check_scene,
                                 check_sweep_size,
@@ -152,11 +153,12 @@ def cmd_compare(args) -> int:
 
 def cmd_ablate(args) -> int:
     at = _at_option(args)
+    precision = _precision_args(args)
     n_jobs = args.seeds * 2 * (len(NON_IDEALITIES) + 1)
     scene, out, workers = check_common(args, n_jobs)
     _at_scene(args, scene, at, n_jobs)
     result, t0 = _run_study(args, workers, ablate, scene, at=at, out=out, progress=not args.json,
-                            figure=ablation_figure)
+                            figure=ablation_figure, **precision)
     return _print_result(args, result, t0, f"{out}/ablation.csv, ablation.json, ablation.png, jobs/")
 
 
@@ -166,11 +168,9 @@ def cmd_curves(args) -> int:
     scene, out, workers = check_common(args, args.seeds * len(CURVE_VARIANTS))
     curves, t0 = _run_study(args, workers, learning_curves, scene, points=args.points, out=out, progress=True,
                             figure=learning_curves_figure)
-    for variant in curves.variants:
-        acc = curves.accuracy[variant]
-        print(f"{variant:>7}: test accuracy " + "  ".join(
-            f"{c} cards {percent(m)}" for c, m in zip(curves.cards.tolist(), acc.mean(axis=0))))
-    print(f"wall {duration(time.perf_counter() - t0)}; written: {out}/curves.csv, curves.png, jobs/")
+    print(curves.table())
+    print(f"wall {duration(time.perf_counter() - t0)}; written: {out}/curves.csv, curves_summary.csv, curves.png, "
+          "jobs/")
     return 0
 
 
@@ -197,13 +197,14 @@ def cmd_sweep(args) -> int:
         raise UsageError(f"--epochs: expected a positive integer, and no --param schedule.epochs beside it, "
                          f"got {args.epochs}")
     check_sweep_size(args, params, texts)
+    precision = _precision_args(args)
     values = [_sweep_values(k, v) for k, v in zip(params, texts)]
     at = _at_option(args)
     swept = [p for p in params if p in at]
     if swept:
         raise UsageError(f"--at: {swept[0]} is swept (--param); expected a starting point of other parameters")
     if len(params) == 2:
-        return _grid_sweep(args, params, values, at)
+        return _grid_sweep(args, params, values, at, precision)
     args.param, values = params[0], values[0]
     if args.reference is not None:
         try:
@@ -219,8 +220,9 @@ def cmd_sweep(args) -> int:
     scene, out, workers = check_common(args, len(values) * args.seeds)
     _check_passes(args, _at_scene(args, scene, at, len(values) * args.seeds), [args.param], [values], workers)
     result, t0 = _run_study(args, workers, sweep, scene, args.param, values, reference=args.reference, at=at,
-                            out=out, progress=not args.json, epochs=args.epochs, figure=sweep_figure)
-    return _print_result(args, result, t0, f"{out}/sweep.csv, sweep.json, sweep.png, jobs/")
+                            out=out, progress=not args.json, epochs=args.epochs, figure=sweep_figure,
+                            correction=args.correction, **precision)
+    return _print_result(args, result, t0, f"{out}/sweep.csv, sweep_summary.csv, sweep.json, sweep.png, jobs/")
 
 
 def _check_passes(args, scene, params: list, values: list, workers: int) -> None:
@@ -235,7 +237,7 @@ def _check_passes(args, scene, params: list, values: list, workers: int) -> None
         check_scene(args, longer, at_once=workers)
 
 
-def _grid_sweep(args, params: list, values: list, at: dict) -> int:
+def _grid_sweep(args, params: list, values: list, at: dict, precision: dict) -> int:
     """``mark1 sweep`` with two ``--param``: every pair of values, a heat map."""
     if args.reference is not None:
         raise UsageError("--reference: only with one --param (two are compared against the scene's own values)")
@@ -245,8 +247,9 @@ def _grid_sweep(args, params: list, values: list, at: dict) -> int:
     scene, out, workers = check_common(args, n_jobs)
     _check_passes(args, _at_scene(args, scene, at, n_jobs), params, values, workers)
     result, t0 = _run_study(args, workers, grid_sweep, scene, params[0], values[0], params[1], values[1], at=at,
-                            out=out, progress=not args.json, epochs=args.epochs, figure=grid_sweep_figure)
-    return _print_result(args, result, t0, f"{out}/grid.csv, grid.json, grid.png, jobs/")
+                            out=out, progress=not args.json, epochs=args.epochs, figure=grid_sweep_figure,
+                            correction=args.correction, **precision)
+    return _print_result(args, result, t0, f"{out}/grid.csv, grid_summary.csv, grid.json, grid.png, jobs/")
 
 
 def cmd_reenact(args) -> int:
@@ -318,16 +321,18 @@ def add_commands(sub) -> None:
     cp.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     ab = _study_parser(sub, "ablate", cmd_ablate, "which non-ideality costs most: each alone on, each alone off, "
-                                                  "paired seeds, 95 %% intervals", seeds=3)
+                                                  "paired seeds, Holm-adjusted 95 %% intervals",
+                       seeds=stats.MIN_SEEDS)
     ab.add_argument("--at", action="append", default=[], metavar="KEY=VALUE", help=_AT_HELP)
+    _precision_options(ab, "every arm's cost")
     ab.add_argument("--json", action="store_true", help="print the result as JSON")
 
     cu = _study_parser(sub, "curves", cmd_curves, "learning curves: test accuracy against cards and machine time",
-                       seeds=3)
+                       seeds=stats.MIN_SEEDS)
     cu.add_argument("--points", type=int, default=10, help="most checkpoints (whole epochs; default 10)")
 
     sw = _study_parser(sub, "sweep", cmd_sweep, "dose-response: accuracy and machine time against one machine "
-                                                "parameter (or two), over paired seeds", seeds=5,
+                                                "parameter (or two), over paired seeds", seeds=stats.MIN_SEEDS,
                        folder="sweep/<param>")
     sw.add_argument("--param", required=True, metavar="KEY", action="append",
                     help="a dotted machine parameter, e.g. rack.motor_speed (see `mark1 specs`), or "
@@ -345,6 +350,10 @@ def add_commands(sub) -> None:
     sw.add_argument("--reference", metavar="V",
                     help="the value the paired changes are measured from (default: the scene's own "
                          "value when it is swept, else the first)")
+    sw.add_argument("--correction", choices=stats.CORRECTIONS, default="bh",
+                    help="how the family of values (or cells) against the reference is controlled: bh "
+                         "(Benjamini-Hochberg, false-discovery rate; default), holm (family-wise error) or none")
+    _precision_options(sw, "every value's or cell's change from the reference")
     sw.add_argument("--json", action="store_true", help="print the result as JSON")
 
     re_ = sub.add_parser("reenact", help="every scene with a reported figure, over seeds, "

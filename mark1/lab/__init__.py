@@ -8,7 +8,7 @@ interruption):
 :func:`compare` → :class:`Comparison`
     The machine beside the textbook classifiers (``mark1 compare``).
 :func:`ablate` → :class:`Ablation`
-    Each non-ideality alone on and alone off, paired seeds, 95 % intervals (``mark1 ablate``).
+    Each non-ideality alone on and alone off, paired seeds, Holm-adjusted intervals (``mark1 ablate``).
 :func:`learning_curves` → :class:`LearningCurves`
     Test accuracy against cards and machine time (``mark1 curves``).
 :func:`sweep` → :class:`Sweep`
@@ -18,7 +18,7 @@ interruption):
 :func:`reenact` → :class:`Reenactment`
     Every scene with a reported figure against its report, one page (``mark1 reenact``).
 
-:mod:`mark1.lab.runner` runs the jobs; :mod:`mark1.lab.stats` holds the intervals. The
+:mod:`mark1.lab.runner` runs the jobs; :mod:`mark1.stats` holds the intervals. The
 lab writes records, CSV, JSON and Markdown; it draws nothing and parses no command line:
 :mod:`mark1.viz.studies` draws the figures (pass one as a study's ``figure``) and
 :mod:`mark1.cli` is the command line.

@@ -12,18 +12,16 @@ seed (the same patch board and noise streams), so the arms are *paired*: the cos
 non-ideality on seed ``s`` is the difference of two runs that differ only by it. One
 sign convention throughout: **cost = points lost because of it**, i.e.
 accuracy without it minus accuracy with it (ideal − on-alone; off-alone − full), in
-percentage points of test accuracy; positive means it hurts. The mean cost comes with
-a two-sided 95 % t-interval over seeds (the paired t-interval: mean ± t(0.975; n−1) ·
-sd / √n of the per-seed differences). An interval that contains 0 is marked "not
-distinguishable from 0"; a non-ideality that changes nothing on any seed reports
-exactly 0.
+percentage points of test accuracy; positive means it hurts.
 
-**Multiplicity.** A table of ~20 arms, each with its own 95 % interval, shows about one
-interval away from 0 by chance alone even when nothing acts. Beside each raw interval
-the table gives the paired t-test's p-value and its Holm–Bonferroni adjustment over the
-family of the table's arms (every arm whose machine differs from its reference and has
-two seeds or more): an arm whose Holm-adjusted p is below 0.05 costs (or gains) points
-with a family-wise error rate of at most 5 %. The raw intervals are not adjusted.
+**Intervals and the family.** Each arm's mean cost carries a 95 % interval of the
+per-seed differences from :mod:`mark1.stats` (the hull of Student's t and Hall's
+skewness-corrected t, clipped to [−100, +100] points); below :data:`mark1.stats.MIN_SEEDS`
+seeds there is no interval and no verdict. The arms whose machine differs from their reference are one
+family, controlled by Holm's step-down (a family-wise error rate of 5 %): each arm's
+interval is widened to the level Holm tested it at, and every verdict and star reads that
+adjusted interval, so a table of ~30 arms does not show one arm away from 0 by chance
+alone. A non-ideality that changes nothing on any seed reports exactly 0.
 
 A **starting point** (``at``) sets machine parameters before the study, so that the
 non-idealities are ranked at a stressed operating point without a copy of the scene.
@@ -32,24 +30,27 @@ non-idealities are ranked at a stressed operating point without a copy of the sc
 from __future__ import annotations
 
 import json
-import math
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal
 from collections.abc import Callable, Mapping
 
 from mark1._utils.atomic import write_text
 from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
-from mark1.lab._common import aligned, check_figure, csv_text, draw, hours_cell, pct, study_inputs, write_json
+from mark1.lab._common import (aligned, check_figure, check_precision, csv_text, draw, hours_cell, pct,
+                               run_to_precision, study_inputs, write_json)
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
                               scene_ref)
 from mark1.lab._sweep import (_crosses_cliff, _energy_of, _warn_cliff, at_text, joules_cell, parse_at, start_spec,
                               value_text)
-from mark1.lab.stats import holm, mean_interval, paired_p, seed_advice, summarize
+from mark1 import stats
+from mark1.stats import summarize
+from mark1.lab._family import (INTERVAL_FIELDS, caption, diff_cell, family_lines, interval_fields,
+                               precision_line)
 from mark1.machine.mark_i import MarkI
 from mark1.specs import NON_IDEALITIES
 
@@ -59,12 +60,14 @@ _VERSION = 2
 
 #: Fields of ``ablation.csv``: one row per variant; cost fields for the two arms only.
 ABLATION_FIELDS = ("variant", "kind", "non_ideality", "reference", "test_mean", "test_std", "n", "train_mean",
-                   "cost_points", "cost_low", "cost_high", "p_value", "p_holm", "verdict", "machine_time_h_mean",
+                   "cost_points", *INTERVAL_FIELDS, "raw_low", "raw_high", "verdict", "machine_time_h_mean",
                    "machine_time_h_std", "machine_time_h_change", "energy_j_mean", "energy_per_correction_j_mean",
                    "same_as")
 
-#: The family-wise error rate the Holm-adjusted p-values are read against.
-FAMILY_ALPHA = 0.05
+#: The family-wise error rate the arms are controlled at (Holm).
+FAMILY_ALPHA = 1.0 - stats.LEVEL
+#: How the arms' family is controlled.
+CORRECTION: Literal["holm"] = "holm"
 
 #: The verdicts on a cost, from its per-seed paired differences.
 VERDICTS = {
@@ -72,12 +75,23 @@ VERDICTS = {
     "null": "not distinguishable from 0",
     "cost": "costs points",
     "gain": "gains points",
-    "one": "one seed: no interval",
+    "few": "too few seeds: no interval, no verdict",
 }
 
 
+def _verdict(costs: list[float], c: stats.Compared) -> str:
+    """A key of :data:`VERDICTS` from the per-seed costs and the arm's place in its family."""
+    if costs and all(x == 0.0 for x in costs):
+        return "zero"
+    if c.decided is None:
+        return "few"
+    if not c.decided:
+        return "null"
+    return "cost" if c.raw.mean > 0.0 else "gain"
+
+
 def paired_cost(without: list[float], with_: list[float]) -> dict[str, Any]:
-    """The cost of a non-ideality from paired runs: accuracy without it minus with it.
+    """The cost of a non-ideality from paired runs, standing alone: accuracy without it minus with it.
 
     Parameters
     ----------
@@ -87,10 +101,11 @@ def paired_cost(without: list[float], with_: list[float]) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``costs`` (per seed, fraction), ``mean``, ``low``, ``high`` (95 % t-interval of
-        the mean, not clipped; NaN for one seed), ``p`` (the paired t-test's two-sided
-        p-value, :func:`mark1.lab.stats.paired_p`; None for one seed), ``verdict`` (a key
-        of :data:`VERDICTS`).
+        ``costs`` (per seed, fraction), ``mean``, ``interval`` (the 95 % interval of the
+        mean cost, :func:`mark1.stats.difference_interval`, inside [−1, 1]; none below
+        :data:`mark1.stats.MIN_SEEDS` seeds), ``p`` (:func:`mark1.stats.p_value`; None
+        without an interval) and ``verdict`` (a key of :data:`VERDICTS`, as for a family
+        of one: :func:`ablate` reads its arms' verdicts from the Holm-adjusted intervals).
 
     Raises
     ------
@@ -101,23 +116,18 @@ def paired_cost(without: list[float], with_: list[float]) -> dict[str, Any]:
     --------
     >>> c = paired_cost([0.95, 0.90, 0.92], [0.90, 0.85, 0.88])
     >>> [round(x, 2) for x in c["costs"]], round(c["mean"], 4), c["verdict"]
-    ([0.05, 0.05, 0.04], 0.0467, 'cost')
+    ([0.05, 0.05, 0.04], 0.0467, 'few')
+    >>> c = paired_cost([0.95, 0.90, 0.92, 0.93, 0.91] * 2, [0.90, 0.85, 0.88, 0.90, 0.90] * 2)
+    >>> print(c["interval"].format(scale=100, signed=True), c["verdict"])
+    +3.6 [+2.2, +4.7] cost
     >>> paired_cost([0.9, 0.8], [0.9, 0.8])["verdict"]
     'zero'
     """
     if len(without) != len(with_) or not without:
         raise InputError("paired_cost: expected the same seeds, at least one, in both arms")
     costs = [a - b for a, b in zip(without, with_)]
-    mean, low, high = cast(tuple[float, float, float], mean_interval(costs))      # costs is not empty
-    if all(c == 0.0 for c in costs):
-        verdict, low, high = "zero", 0.0, 0.0
-    elif len(costs) == 1:
-        verdict = "one"
-    elif low <= 0.0 <= high:
-        verdict = "null"
-    else:
-        verdict = "cost" if low > 0.0 else "gain"
-    return {"costs": costs, "mean": mean, "low": low, "high": high, "p": paired_p(costs), "verdict": verdict}
+    (c,) = stats.family([costs], (-1.0, 1.0), correction="none")
+    return {"costs": costs, "mean": c.raw.mean, "interval": c.raw, "p": c.p, "verdict": _verdict(costs, c)}
 
 
 @dataclass
@@ -136,18 +146,24 @@ class Ablation:
         ``machine_time_h_std``, ``same_as`` (the variant with an identical machine whose
         runs were reused, or None), ``test_accuracy`` and ``machine_time_s`` (one per
         seed). The arms also carry ``cost_points`` (mean cost in percentage points:
-        accuracy without it minus with it), ``cost_low``, ``cost_high`` (its 95 %
-        t-interval, points, not adjusted for multiplicity), ``costs`` (per seed, points),
-        ``p_value`` (paired t-test, two-sided), ``p_holm`` (Holm-adjusted over the arms
-        with a p-value; both None for an arm whose machine is its reference's, or one
-        seed), ``verdict`` (see :data:`VERDICTS`, from the raw interval) and
-        ``machine_time_h_change`` (mean change of machine time against the reference,
+        accuracy without it minus with it), ``low``, ``high`` (its interval in points,
+        Holm-adjusted over the family of arms, at ``level``; None below
+        :data:`mark1.stats.MIN_SEEDS` seeds), ``raw_low``, ``raw_high`` (the 95 %
+        interval as if the arm stood alone), ``method``, ``correction``, ``p`` and
+        ``p_adjusted`` (None for an arm whose machine is its reference's, or too few
+        seeds), ``costs`` (per seed, points), ``verdict`` (see :data:`VERDICTS`, from the
+        adjusted interval) and ``machine_time_h_change`` (mean change of machine time against the reference,
         hours; None where it is the same on every seed).
     non_idealities : list of str
     at : dict
         The starting point: machine parameters set before the study (``ablate``'s ``at``).
     cliff : str or None
         The line of :func:`mark1.lab.cliff_warning` when a variant crosses a known cliff.
+    pilot : list of int
+        A run to a precision's pilot seeds (in ``seeds``, left out of the rows' figures and
+        intervals); empty otherwise.
+    precision : float or None
+        The half-width a run to a precision was asked for (a fraction).
 
     Examples
     --------
@@ -164,6 +180,13 @@ class Ablation:
     non_idealities: list
     at: dict = field(default_factory=dict)
     cliff: str | None = None
+    pilot: list = field(default_factory=list)
+    precision: float | None = None
+
+    @property
+    def counted(self) -> list:
+        """The seeds the rows' figures and intervals count: every seed, or those after a pilot."""
+        return [s for s in self.seeds if s not in self.pilot]
 
     def row(self, variant: str) -> dict:
         """The row of ``variant`` (``"full"``, ``"ideal"``, ``"on:NAME"``, ``"off:NAME"``).
@@ -179,20 +202,25 @@ class Ablation:
         raise InputError(f"variant: expected one of {', '.join(r['variant'] for r in self.rows)}, got {variant!r}")
 
     def family(self) -> list[dict]:
-        """The arms the Holm adjustment is over: those with a p-value (a machine unlike its
-        reference's, two seeds or more)."""
-        return [r for r in self.rows if r["kind"] != "reference" and r.get("p_value") is not None]
+        """The arms of the Holm family: those whose machine differs from their reference's
+        (in the order of the rows; an arm with too few seeds is in it without a test)."""
+        return [r for r in self.rows if r["kind"] != "reference" and not r.get("same_machine")]
 
-    def advice(self) -> str | None:
-        """One line recommending a seed count when some arm's interval includes 0
-        (:func:`mark1.lab.stats.seed_advice`), else None."""
-        return seed_advice([r["costs"] for r in self.family()])
+    def compared(self) -> list[stats.Compared]:
+        """The family's comparisons (:func:`mark1.stats.family`, Holm), in the order of :meth:`family`."""
+        return stats.family([[c / 100.0 for c in r["costs"]] for r in self.family()], (-1.0, 1.0),
+                            correction=CORRECTION)
+
+    def seeds_line(self) -> str | None:
+        """The seeds the family would need for ±1 and ±0.5-point intervals, from its own spread."""
+        return stats.seeds_line([[c / 100.0 for c in r["costs"]] for r in self.family()])
 
     def table(self) -> str:
-        """Plain text: per non-ideality and arm, the cost with its raw interval, its p-values (raw and
-        Holm-adjusted over the table's arms) and the verdict."""
+        """Plain text: per non-ideality and arm, the cost with its Holm-adjusted interval, its p-values
+        (raw and adjusted) and the verdict read from the adjusted interval; the method, the family
+        and the seeds a precision needs under it."""
         head, rows, notes = self._cells()
-        return "\n".join([*aligned(head, rows, left=(0, 1, 7)), "", *notes])
+        return "\n".join([*aligned(head, rows, left=(0, 1, 6)), "", *notes])
 
     def __repr__(self) -> str:
         arms = [r for r in self.rows if r["kind"] != "reference"]
@@ -202,71 +230,66 @@ class Ablation:
 
     def _repr_html_(self) -> str:
         head, rows, notes = self._cells()
-        return study_html(f"Ablation: {self.scene}", html_table(head, rows, left=(0, 1, 7), notes=notes),
+        m = len(self.family())
+        return study_html(f"Ablation: {self.scene}",
+                          html_table(head, rows, left=(0, 1, 6), caption=caption(CORRECTION, m), notes=notes),
                           figure_function("Ablation"), self)
 
     def _cells(self) -> tuple[tuple, list, list]:
         """The table's head, its rows (cells as text) and the lines under it."""
         full, ideal = self.row("full"), self.row("ideal")
-        m = len(self.family())
-        head = ("non-ideality", "arm", "accuracy", "cost (pt)", "95 % interval (pt), raw", "p",
-                f"p Holm ({m} arms)", "verdict (raw interval)", "machine time", "energy of learning")
-        rows = [("(reference)", "ideal", pct(ideal["test_mean"]), "", "", "", "", "",
+        fam = self.family()
+        compared = self.compared()
+        by_variant = dict(zip((r["variant"] for r in fam), compared))
+        m = len(compared)
+        head = ("non-ideality", "arm", "accuracy", f"cost (pt), Holm-adjusted {100 * stats.LEVEL:g} % interval",
+                "p", f"p Holm ({m} arms)", "verdict (adjusted interval)", "machine time", "energy of learning")
+        rows = [("(reference)", "ideal", pct(ideal["test_mean"]), "", "", "", "",
                  hours_cell(ideal["machine_time_h_mean"]), _energy_cell(ideal)),
-                ("(reference)", "full", pct(full["test_mean"]), "", "", "", "", "",
+                ("(reference)", "full", pct(full["test_mean"]), "", "", "", "",
                  hours_cell(full["machine_time_h_mean"]), _energy_cell(full))]
         for n in self.non_idealities:
             for prefix, arm in (("on", "alone on"), ("off", "alone off")):
                 r = self.row(f"{prefix}:{n}")
-                holm_p = r.get("p_holm")
-                rows.append((n if prefix == "on" else "", arm, pct(r["test_mean"]),
-                             f"{r['cost_points']:+.1f}", _interval(r), _p_cell(r.get("p_value")),
-                             _p_cell(holm_p) + (" *" if holm_p is not None and holm_p < FAMILY_ALPHA else ""),
-                             VERDICTS[r["verdict"]],
+                c = by_variant.get(r["variant"])
+                if c is None:                                # the reference's own machine: exactly 0
+                    cost = f"{r['cost_points']:+.1f} (the reference's machine)"
+                else:
+                    cost = diff_cell(c.interval) + (" *" if c.decided else "")
+                rows.append((n if prefix == "on" else "", arm, pct(r["test_mean"]), cost, _p_cell(r.get("p")),
+                             _p_cell(r.get("p_adjusted")), VERDICTS[r["verdict"]],
                              "same" if r["machine_time_h_change"] is None
                              else hours_cell(r["machine_time_h_mean"], r["machine_time_h_change"]),
                              _energy_cell(r)))
         lines = []
-        lines.append(f"{self.scene}: test accuracy, mean of {len(self.seeds)} paired seed(s) (same cards, "
+        lines.append(f"{self.scene}: test accuracy, mean of {len(self.counted)} paired seed(s) (same cards, "
                      "board and noise in every variant)"
                      + (f", starting at {at_text(self.at)} (the full machine)." if self.at else "."))
         lines.append("cost = points lost because of it: ideal - (ideal + it) for 'alone on', "
                      "(full - it) - full for 'alone off'; positive hurts.")
-        lines.append("95 % interval: t-interval of the mean per-seed difference (paired t, n-1 degrees of "
-                     "freedom), raw: not adjusted for the table's many intervals, and not clipped.")
-        lines.append(f"Multiplicity: p is the paired t-test's; p Holm is Holm-Bonferroni adjusted over the {m} "
-                     "arms with a p-value (the same machine as its reference, or one seed: no test); "
-                     f"* marks Holm p < {FAMILY_ALPHA:g}, a family-wise error rate of at most "
-                     f"{100 * FAMILY_ALPHA:g} % over the table.")
+        lines += family_lines(compared, [[c / 100.0 for c in r["costs"]] for r in fam], CORRECTION,
+                              ns=[len(self.counted)])
+        if self.pilot:
+            lines.append(precision_line(self.precision, self.pilot, self.counted, compared))
+        lines.append(f"p: the test the interval inverts, raw; p Holm: adjusted over the {m} arms of the family "
+                     f"(an arm on its reference's machine is none); * marks an adjusted interval that "
+                     f"excludes 0 (Holm p < {FAMILY_ALPHA:g}).")
         lines.append("machine time: 'same' when equal to the reference's on every seed, else the variant's (change). "
                      "energy of learning: the variant's mean joules a run spent turning pots (and a correction; "
                      "mark1.machine.energy).")
-        if len(self.seeds) < 2:
-            lines.append("With one seed there is no interval and no test; use --seeds 5 or more.")
-        elif any(len(set(r["costs"])) == 1 and r["costs"][0] != 0.0 for r in self.family()):
-            lines.append("A zero-width interval (and p = 0) away from 0 means the per-seed costs coincide, common "
-                         "with few seeds and few test cards: no certainty; use more seeds.")
-        advice = self.advice()
-        if advice:
-            lines.append(advice)
         return head, rows, lines
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values, with the sign convention spelled out (``ablation.json``)."""
+        m = len(self.family())
         return {"scene": self.scene, "seeds": self.seeds, "non_idealities": self.non_idealities,
                 "at": {k: value_text(v) for k, v in self.at.items()}, "rows": self.rows,
                 "sign": "cost = accuracy without the non-ideality minus accuracy with it (points lost)",
-                "interval": "two-sided 95 % paired t-interval over seeds, raw (not adjusted), not clipped",
-                "multiplicity": f"p_holm: Holm-Bonferroni adjusted p-values of the paired t-tests over the "
-                                f"{len(self.family())} arms with a p-value; family-wise error rate "
-                                f"{FAMILY_ALPHA:g} where p_holm < {FAMILY_ALPHA:g}",
-                "cliff": self.cliff, "advice": self.advice()}
-
-
-def _interval(r) -> str:
-    if r["cost_low"] is None or math.isnan(r["cost_low"]):
-        return "-"
-    return f"[{r['cost_low']:+.1f}, {r['cost_high']:+.1f}]"
+                "interval": f"{100 * stats.LEVEL:g} % {stats.METHOD}, of the per-seed paired costs; low/high "
+                            "Holm-adjusted, raw_low/raw_high alone",
+                "family": stats.correction_words(CORRECTION, m),
+                "min_seeds": stats.MIN_SEEDS, "seeds_needed": self.seeds_line(), "cliff": self.cliff,
+                "pilot": self.pilot, "precision": self.precision}
 
 
 def _mean_change_h(dt: list) -> float:
@@ -342,10 +365,45 @@ def _ablation_job(scene_ref, seed: int, spec, train_count: int | None = None,
             "machine_time_s": float(m.machine_time_), **_energy_of(m), "wall_time_s": time.perf_counter() - t0}
 
 
-def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None = None,
+def _arm_statistics(rows: list[dict]) -> None:
+    """Each arm's per-seed costs, its place in the Holm family of arms, its adjusted interval and its
+    verdict, added to ``rows`` (the variants' rows with their per-seed ``test_accuracy`` and
+    ``machine_time_s``)."""
+    by_name = {r["variant"]: r for r in rows}
+    for r in rows:
+        if r["reference"] is None:
+            continue
+        ref_row = by_name[r["reference"]]
+        if r["kind"] == "on_alone":                       # ideal - (ideal + it)
+            costs = [a - b for a, b in zip(ref_row["test_accuracy"], r["test_accuracy"])]
+        else:                                             # (full - it) - full
+            costs = [a - b for a, b in zip(r["test_accuracy"], ref_row["test_accuracy"])]
+        dt = [a - b for a, b in zip(r["machine_time_s"], ref_row["machine_time_s"])]
+        # the reference machine itself is no test (its "cost" is 0 by construction)
+        same = (r.get("same_as") or r["variant"]) == (ref_row.get("same_as") or ref_row["variant"])
+        r.update(cost_points=100.0 * sum(costs) / len(costs), costs=[100.0 * x for x in costs], same_machine=same,
+                 machine_time_h_change=None if all(d == 0.0 for d in dt) else _mean_change_h(dt))
+    arms = [r for r in rows if r["reference"] is not None]
+    fam = [r for r in arms if not r["same_machine"]]
+    compared = stats.family([[c / 100.0 for c in r["costs"]] for r in fam], (-1.0, 1.0), correction=CORRECTION)
+    by_variant = dict(zip((r["variant"] for r in fam), compared))
+    for r in arms:
+        c = by_variant.get(r["variant"])
+        if c is None:
+            r.update(low=0.0, high=0.0, level=None, method=None, correction=None, p=None, p_adjusted=None,
+                     raw_low=0.0, raw_high=0.0, verdict="zero")
+            continue
+        r.update(interval_fields(c, scale=100.0),
+                 raw_low=None if c.raw.low is None else 100.0 * c.raw.low,
+                 raw_high=None if c.raw.high is None else 100.0 * c.raw.high,
+                 verdict=_verdict(r["costs"], c))
+
+
+def ablate(scene: SceneLike, *, seeds: Seeds = 10, at: Mapping[str, Any] | None = None,
            executor: Executor | None = None, out: StrPath | None = None, resume: bool = False,
            progress: bool = False, train_count: int | None = None,
-           test_count: int | None = None, figure: Callable | None = None) -> Ablation:
+           test_count: int | None = None, figure: Callable | None = None, precision: float | None = None,
+           max_seeds: int = 200) -> Ablation:
     """Which non-ideality costs most: each one alone on, and alone off, paired over seeds.
 
     For every non-ideality the scene's machine has on (and the ratchet, always):
@@ -353,15 +411,18 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None =
     the ideal machine, and (b) the full machine with only that one off
     (``spec.without(name)``), compared with the full machine. All variants of a seed
     share its cards and machine seed, so each cost is a paired difference (see
-    :func:`paired_cost`). Variants with identical machines are run once. Each arm's
-    p-value is adjusted for the table's many arms by Holm's method (``p_holm``).
+    :func:`paired_cost`). Variants with identical machines are run once. The arms are
+    one family, controlled by Holm's method: every arm's interval is the Holm-adjusted one
+    (:func:`mark1.stats.family`) and its verdict reads it; below
+    :data:`mark1.stats.MIN_SEEDS` seeds there is no interval and no verdict.
 
     Parameters
     ----------
     scene : Scene or str
         A scene or a scene file; its machine is the full one.
     seeds : int or sequence of int
-        ``n`` means seeds ``0 .. n-1``; every variant runs on every seed (paired).
+        ``n`` means seeds ``0 .. n-1``; every variant runs on every seed (paired). At least
+        :data:`mark1.stats.MIN_SEEDS` (10, the default) for intervals and verdicts.
     at : mapping, optional
         The starting point: machine parameters set on the scene's machine before the
         study, e.g. ``{"rack.drive": "ratchet", "rack.step": 0.015}``
@@ -383,6 +444,14 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None =
         Draws the ablation's figure, called as ``figure(ablation, out=out /
         "ablation.png")``; needs ``out``. ``mark1 ablate`` passes
         :func:`mark1.viz.studies.ablation_figure`.
+    precision : float, optional
+        Points: run until every arm's interval is about ±``precision``. ``seeds`` (at
+        least 10) are then a pilot that fixes, by Stein's rule, how many new seeds to run
+        (:func:`mark1.lab._common.run_to_precision`); the intervals count the new seeds only,
+        the pilot's runs are kept (``pilot_test_accuracy``, ``pilot_costs``). The same seeds
+        give the same bits, and ``resume`` reads back every run recorded.
+    max_seeds : int
+        With ``precision``: the most seeds in all, the pilot's included.
 
     Returns
     -------
@@ -411,6 +480,7 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None =
     (0.0, 'zero')
     """
     scene, seed_ids, train_count, test_count = study_inputs(scene, seeds, train_count, test_count)
+    fraction, max_seeds = check_precision(precision, max_seeds, seed_ids)
     at = parse_at(at)
     check_figure(figure, out)
     variants = _ablation_variants(start_spec(scene, at))
@@ -423,10 +493,6 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None =
             first_of[key] = name
             unique.append((name, spec))
     ref = scene_ref(scene)
-    # seed-major order: a worker running several variants of a seed renders its cards once
-    order = [(name, spec, s) for s in seed_ids for name, spec in unique]
-    jobs = [(ref, s, spec, train_count, test_count) for _, spec, s in order]
-    keys = [f"{name.replace(':', '-')}-seed-{s:04d}" for name, _, s in order]
     store = None
     if out is not None:
         config = {"version": _VERSION, "scene": scene.name, "scene_sha256": scene_digest(scene),
@@ -437,48 +503,56 @@ def ablate(scene: SceneLike, *, seeds: Seeds = 3, at: Mapping[str, Any] | None =
         store = Records(Path(out) / "jobs", config,
                         valid=lambda key, r: (0.0 <= r["test_accuracy"] <= 1.0 and r["machine_time_s"] >= 0
                                               and "energy_j" in r))
-    res = run_jobs(_ablation_job, jobs, executor=executor, keys=keys, records=store, resume=resume,
-                   progress="runs" if progress else None)
-    per_variant: dict[str, list] = {name: [] for name, _ in unique}
-    for (name, _, _), r in zip(order, res):
-        per_variant[name].append(r)
-    rows = []
-    for name, kind, ni, spec in variants:
-        src = first_of[_spec_key(spec)]
-        runs = per_variant[src]
-        acc = summarize([r["test_accuracy"] for r in runs])
-        mt = summarize([r["machine_time_s"] / 3600.0 for r in runs])
-        rows.append({"variant": name, "kind": kind, "non_ideality": ni,
-                     "reference": {"on_alone": "ideal", "off_alone": "full"}.get(kind),
-                     "test_mean": acc["mean"], "test_std": acc["std"], "n": acc["n"],
-                     "train_mean": summarize([r["train_accuracy"] for r in runs])["mean"],
-                     "machine_time_h_mean": mt["mean"], "machine_time_h_std": mt["std"],
-                     "same_as": None if src == name else src,
-                     "energy_j_mean": summarize([r["energy_j"] for r in runs])["mean"],
-                     "energy_per_correction_j_mean": summarize([r["energy_per_correction_j"] for r in runs])["mean"],
-                     "test_accuracy": [r["test_accuracy"] for r in runs],
-                     "machine_time_s": [r["machine_time_s"] for r in runs],
-                     "energy_j": [r["energy_j"] for r in runs]})
-    by_name = {r["variant"]: r for r in rows}
-    for r in rows:
-        if r["reference"] is None:
-            continue
-        ref_row = by_name[r["reference"]]
-        if r["kind"] == "on_alone":                       # ideal - (ideal + it)
-            c = paired_cost(ref_row["test_accuracy"], r["test_accuracy"])
-        else:                                             # (full - it) - full
-            c = paired_cost(r["test_accuracy"], ref_row["test_accuracy"])
-        dt = [a - b for a, b in zip(r["machine_time_s"], ref_row["machine_time_s"])]
-        # the reference machine itself is no test (its "cost" is 0 by construction)
-        same = (r["same_as"] or r["variant"]) == (ref_row["same_as"] or ref_row["variant"])
-        r.update(cost_points=100.0 * c["mean"], cost_low=100.0 * c["low"], cost_high=100.0 * c["high"],
-                 costs=[100.0 * x for x in c["costs"]], p_value=None if same else c["p"], verdict=c["verdict"],
-                 machine_time_h_change=None if all(d == 0.0 for d in dt) else _mean_change_h(dt))
-    arms = [r for r in rows if r["reference"] is not None]
-    for r, p in zip(arms, holm([r["p_value"] for r in arms])):
-        r["p_holm"] = p
-    result = Ablation(scene=scene.name, seeds=seed_ids, rows=rows,
-                      non_idealities=[v[2] for v in variants if v[1] == "on_alone"], at=at, cliff=cliff)
+
+    def run(ids: list[int]) -> list:
+        # seed-major order: a worker running several variants of a seed renders its cards once
+        order = [(name, spec, s) for s in ids for name, spec in unique]
+        jobs = [(ref, s, spec, train_count, test_count) for _, spec, s in order]
+        keys = [f"{name.replace(':', '-')}-seed-{s:04d}" for name, _, s in order]
+        res = run_jobs(_ablation_job, jobs, executor=executor, keys=keys, records=store, resume=resume,
+                       progress="runs" if progress else None)
+        return [(name, s, r) for (name, _, s), r in zip(order, res)]
+
+    def rows_of(done: list, ids: list[int]) -> list[dict]:
+        per_variant: dict[str, dict] = {name: {} for name, _ in unique}
+        for name, s, r in done:
+            per_variant[name][s] = r
+        rows = []
+        for name, kind, ni, spec in variants:
+            src = first_of[_spec_key(spec)]
+            runs = [per_variant[src][s] for s in ids]
+            acc = summarize([r["test_accuracy"] for r in runs])
+            mt = summarize([r["machine_time_s"] / 3600.0 for r in runs])
+            rows.append({"variant": name, "kind": kind, "non_ideality": ni,
+                         "reference": {"on_alone": "ideal", "off_alone": "full"}.get(kind),
+                         "test_mean": acc["mean"], "test_std": acc["std"], "n": acc["n"],
+                         "train_mean": summarize([r["train_accuracy"] for r in runs])["mean"],
+                         "machine_time_h_mean": mt["mean"], "machine_time_h_std": mt["std"],
+                         "same_as": None if src == name else src,
+                         "energy_j_mean": summarize([r["energy_j"] for r in runs])["mean"],
+                         "energy_per_correction_j_mean": summarize([r["energy_per_correction_j"]
+                                                                    for r in runs])["mean"],
+                         "test_accuracy": [r["test_accuracy"] for r in runs],
+                         "machine_time_s": [r["machine_time_s"] for r in runs],
+                         "energy_j": [r["energy_j"] for r in runs]})
+        _arm_statistics(rows)
+        return rows
+
+    def samples(done: list) -> list:
+        ids = sorted({s for _, s, _ in done})
+        return [[c / 100.0 for c in r["costs"]] for r in rows_of(done, ids)
+                if r["kind"] != "reference" and not r["same_machine"]]
+
+    done, pilot, counted = run_to_precision(run, samples, seed_ids, fraction, max_seeds)
+    rows = rows_of(done, counted)
+    if pilot:                                             # kept beside the intervals, which leave them out
+        for r, p in zip(rows, rows_of(done, pilot)):
+            r["pilot_test_accuracy"] = p["test_accuracy"]
+            if "costs" in p:
+                r["pilot_costs"] = p["costs"]
+    result = Ablation(scene=scene.name, seeds=[*pilot, *counted], rows=rows,
+                      non_idealities=[v[2] for v in variants if v[1] == "on_alone"], at=at, cliff=cliff,
+                      pilot=pilot, precision=fraction)
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)

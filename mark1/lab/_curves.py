@@ -1,7 +1,10 @@
 """Learning curves: test accuracy against cards presented and machine time (``mark1 curves``).
 
 Analog (the scene's machine) and ideal (``spec.ideal()`` on the same wiring), over
-seeds; each (variant, seed) is one job of :func:`mark1.lab.runner.run_jobs`.
+seeds; each (variant, seed) is one job of :func:`mark1.lab.runner.run_jobs`. Each
+checkpoint's mean accuracy carries its own 95 % interval from :mod:`mark1.stats` (inside
+[0, 100 %]; none below :data:`mark1.stats.MIN_SEEDS` seeds): pointwise intervals, each a
+statement about its checkpoint alone, not about the curve as a whole.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from mark1._utils.atomic import write_text
+from mark1 import stats
 from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1.exceptions import InputError
-from mark1.lab._common import check_figure, csv_text, draw, hours_cell, pct, study_inputs
+from mark1.lab._common import aligned, check_figure, csv_text, draw, hours_cell, pct, study_inputs
+from mark1.lab._family import INTERVAL_FIELDS, caption, interval_fields, too_few_line, value_cell
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
                               scene_ref)
 from mark1.machine.mark_i import MarkI
@@ -77,19 +82,58 @@ class LearningCurves:
         """The machines drawn: ``"analog"`` and ``"ideal"``."""
         return list(self.accuracy)
 
-    def _cells(self) -> tuple[list, list]:
-        """A table's head and rows: per checkpoint, mean test accuracy and machine time of each variant."""
+    def interval(self, variant: str, j: int) -> stats.Interval:
+        """The mean test accuracy of ``variant`` at checkpoint ``j`` with its pointwise interval
+        (:func:`mark1.stats.mean_interval`, inside [0, 1]; none below the method's minimum seeds)."""
+        return stats.mean_interval(np.asarray(self.accuracy[variant], dtype=float)[:, j].tolist(), (0.0, 1.0))
+
+    def summary(self) -> list[dict]:
+        """One row per variant and checkpoint: ``variant``, ``epochs``, ``cards``, ``machine_hours``
+        (mean), ``n``, ``mean`` (test accuracy) and the columns of
+        :data:`mark1.lab._family.INTERVAL_FIELDS` (correction "none": pointwise intervals)."""
+        rows = []
+        for v in self.variants:
+            for j in range(len(self.epochs)):
+                iv = self.interval(v, j)
+                rows.append({"variant": v, "epochs": int(self.epochs[j]), "cards": int(self.cards[j]),
+                             "machine_hours": float(np.mean(self.machine_hours[v][:, j])), "n": iv.n,
+                             "mean": iv.mean, **interval_fields(iv)})
+        return rows
+
+    def seeds_line(self) -> str | None:
+        """The seeds for ±1 and ±0.5-point pointwise intervals, the largest over the curves' points."""
+        return stats.seeds_line([np.asarray(self.accuracy[v], dtype=float)[:, j].tolist()
+                                 for v in self.variants for j in range(len(self.epochs))])
+
+    def _cells(self) -> tuple[list, list, list]:
+        """A table's head, rows and lines under it: per checkpoint, mean test accuracy with its
+        pointwise interval and machine time of each variant."""
         head = ["epochs", "cards"]
         for v in self.variants:
-            head += [f"{v} test accuracy", f"{v} machine time"]
+            head += [f"{v} test accuracy (%)", f"{v} machine time"]
         rows = []
         for j in range(len(self.epochs)):
             row = [str(int(self.epochs[j])), str(int(self.cards[j]))]
             for v in self.variants:
-                row += [pct(float(np.mean(self.accuracy[v][:, j]))),
-                        hours_cell(float(np.mean(self.machine_hours[v][:, j])))]
+                row += [value_cell(self.interval(v, j)), hours_cell(float(np.mean(self.machine_hours[v][:, j])))]
             rows.append(row)
-        return head, rows
+        under = [caption(None, 0, pointwise=True)]
+        if self.reported is not None:
+            under.append(f"reported: {pct(self.reported)}")
+        seeds = self.seeds_line()
+        if seeds:
+            under.append(seeds)
+        few = too_few_line([len(self.seeds)])
+        if few:
+            under.append(few)
+        return head, rows, under
+
+    def table(self) -> str:
+        """Plain text: per checkpoint, each variant's mean test accuracy with its pointwise interval
+        and its machine time; the method and the seeds a precision needs under it."""
+        head, rows, under = self._cells()
+        return "\n".join([f"{self.scene}: learning curves over {len(self.seeds)} seed(s)",
+                           *aligned(head, rows, left=()), *under])
 
     def __repr__(self) -> str:
         last = ", ".join(f"{v} {pct(float(np.mean(self.accuracy[v][:, -1])))}" for v in self.variants)
@@ -97,10 +141,10 @@ class LearningCurves:
                     f"cards: {last})")
 
     def _repr_html_(self) -> str:
-        head, rows = self._cells()
-        note = (f"mean over {len(self.seeds)} seed(s)"
-                + ("" if self.reported is None else f"; reported {pct(self.reported)}"))
-        return study_html(f"Learning curves: {self.scene}", html_table(head, rows, left=(), notes=[note]),
+        head, rows, under = self._cells()
+        return study_html(f"Learning curves: {self.scene}",
+                          html_table(head, rows, left=(), caption=f"mean over {len(self.seeds)} seed(s); "
+                                     + caption(None, 0, pointwise=True), notes=under[1:]),
                           figure_function("LearningCurves"), self)
 
 
@@ -123,7 +167,7 @@ def _curve_job(scene_ref, seed: int, variant: str, checkpoints: Sequence[int],
     return {"accuracy": acc, "train_accuracy": tacc, "machine_hours": hours, "cards": cards}
 
 
-def learning_curves(scene: SceneLike, *, seeds: Seeds = 3, points: int = 10, executor: Executor | None = None,
+def learning_curves(scene: SceneLike, *, seeds: Seeds = 10, points: int = 10, executor: Executor | None = None,
                     out: StrPath | None = None,
                     resume: bool = False, progress: bool = False, train_count: int | None = None,
                     test_count: int | None = None, figure: Callable | None = None) -> LearningCurves:
@@ -144,14 +188,17 @@ def learning_curves(scene: SceneLike, *, seeds: Seeds = 3, points: int = 10, exe
     scene : Scene or str
         A scene or a scene file; its machine is the analog variant.
     seeds : int or sequence of int
-        ``n`` means seeds ``0 .. n-1``; both variants run on every seed.
+        ``n`` means seeds ``0 .. n-1``; both variants run on every seed. At least
+        :data:`mark1.stats.MIN_SEEDS` (10, the default) for the pointwise intervals.
     points : int
         Most checkpoints wanted.
     executor : concurrent.futures.Executor, optional
         Runs the jobs (one per variant and seed); results do not depend on it.
     out : str or path-like, optional
         Folder for one record per job (``jobs/``, written as each finishes) and
-        ``curves.csv`` and the figure (see ``figure``) at the end (atomic).
+        ``curves.csv`` (one row per seed and checkpoint), ``curves_summary.csv`` (one row per
+        variant and checkpoint, the mean with its pointwise interval and method) and the
+        figure (see ``figure``) at the end (atomic).
     resume : bool
         Skip the (variant, seed) jobs recorded in ``out/jobs`` with the same checkpoints.
     progress : bool
@@ -209,6 +256,9 @@ def learning_curves(scene: SceneLike, *, seeds: Seeds = 3, points: int = 10, exe
                             machine_hours=arrays["machine_hours"], reported=scene.reported.value)
     if out is not None:
         write_text(Path(out) / "curves.csv", _curves_csv(curves))
+        write_text(Path(out) / "curves_summary.csv",
+                   csv_text(curves.summary(), ("variant", "epochs", "cards", "machine_hours", "n", "mean",
+                                               *INTERVAL_FIELDS)))
         draw(figure, curves, Path(out) / "curves.png")
     return curves
 

@@ -5,7 +5,12 @@ the scene's machine once per (value, seed), with only that parameter changed. Th
 are *paired*: for one seed every value sees the same training and test cards and the
 same machine seed, so the same patch board, motor spread and noise streams. The
 difference between two values on one seed is therefore the effect of the parameter
-alone, and its mean over seeds comes with a paired 95 % t-interval.
+alone, and its mean over seeds comes with a paired 95 % interval from :mod:`mark1.stats`
+(the hull of Student's t and Hall's skewness-corrected t, clipped to what can happen; none below
+:data:`mark1.stats.MIN_SEEDS` seeds). The values (or a grid's cells) against the reference
+are one family, controlled by Benjamini–Hochberg by default (a sweep screens many values:
+a false-discovery rate is the honest claim; ``correction="holm"`` for a family-wise one):
+every verdict reads the adjusted interval.
 
 What is recorded per (value, seed): test and training accuracy, machine time, seconds
 the trainer waited for the motors, training mistakes, and the presentations until the
@@ -13,8 +18,9 @@ last training mistake (how long the machine took to learn its cards). ``sweep.cs
 holds one row per (value, seed) with the three seeds of the run and a digest of its
 training cards, so a reader can check the pairing; ``sweep.png`` shows accuracy,
 the paired change against the reference value, machine time and learning time
-against the parameter with 95 % bands over seeds (drawn by
-:func:`mark1.viz.studies.sweep_figure`).
+against the parameter with 95 % bands over seeds, each inside what the quantity can be
+(drawn by :func:`mark1.viz.studies.sweep_figure`); ``sweep_summary.csv`` one row per value
+and figure, with its interval, method and correction.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from collections.abc import Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -38,11 +44,13 @@ from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1._utils.language import duration
 from mark1._utils.records import jsonable
 from mark1.exceptions import CliffWarning, InputError
-from mark1.lab._common import (aligned, check_figure, count_option, csv_text, draw, hours_cell, num, study_inputs,
-                               write_json)
+from mark1.lab._common import (aligned, check_figure, check_precision, count_option, csv_text, draw, hours_cell, num,
+                               run_to_precision, study_inputs, write_json)
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
                               scene_ref)
-from mark1.lab.stats import mean_interval, seed_advice
+from mark1 import stats
+from mark1.lab._family import (INTERVAL_FIELDS, caption, diff_cell, family_lines, interval_fields, precision_line,
+                               value_cell)
 from mark1.machine.energy import energy_fields, joules_text
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MachineSpec, SpecError, parameter_keys
@@ -65,6 +73,13 @@ GRID_FIELDS = ("param_a", "value_a", "param_b", "value_b", "seed", "test_accurac
                "machine_time_s", "waited_s", "mistakes", "learned_after", "presentations", "energy_j",
                "energy_per_correction_j", *EXTRA_FIELDS, "wall_time_s", "seed_train", "seed_test", "seed_machine",
                "cards_sha256")
+#: Columns of ``sweep_summary.csv`` and ``grid_summary.csv``: one row per value (cell) and figure.
+SUMMARY_FIELDS = ("figure", "unit", "n", "mean", *INTERVAL_FIELDS, "raw_low", "raw_high", "decided")
+#: The figures a summary row is given for, with their unit.
+SUMMARY_FIGURES = (("test_accuracy", "fraction"), ("change", "fraction, this value minus the reference"),
+                   ("machine_time_h", "hours"), ("learned_after", "presentations"), ("energy_j", "joules"))
+#: A sweep's family control unless asked otherwise.
+DEFAULT_CORRECTION = "bh"
 #: Sweepable keys of the scene's schedule (beside the machine's spec keys).
 SCHEDULE_PARAMS = ("schedule.epochs",)
 #: The cap of ``until`` (train until a pass without a mistake) when none is given.
@@ -535,6 +550,9 @@ class Sweep:
         The starting point: machine parameters set before the sweep (``sweep``'s ``at``).
     cliff : str or None
         The line of :func:`cliff_warning` when some value crosses a known cliff.
+    correction : str
+        How the family of values against the reference is controlled: "bh" (the default),
+        "holm" or "none" (:func:`mark1.stats.family`).
 
     Examples
     --------
@@ -553,23 +571,40 @@ class Sweep:
     records: list = field(repr=False)
     at: dict = field(default_factory=dict)
     cliff: str | None = None
+    correction: str = DEFAULT_CORRECTION
+    pilot: list = field(default_factory=list)
+    precision: float | None = None
 
-    def _by_value(self, value) -> list[dict]:
+    @property
+    def counted(self) -> list:
+        """The seeds the figures and intervals count: every seed, or those after a run's pilot."""
+        return [s for s in self.seeds if s not in self.pilot]
+
+    def _by_value(self, value, seeds=None) -> list[dict]:
+        """The records of ``value``, of the counted seeds (or of ``seeds``), in their order."""
         text = value_text(value)
         by_seed = {r["seed"]: r for r in self.records if r["value"] == text}
-        return [by_seed[s] for s in self.seeds if s in by_seed]
+        return [by_seed[s] for s in (self.counted if seeds is None else seeds) if s in by_seed]
 
     def summary(self) -> list[dict]:
-        """One row per value: means with 95 % t-intervals over seeds.
+        """One row per value: means over seeds with their intervals (:mod:`mark1.stats`).
 
-        ``change_*`` is the paired difference in test accuracy from the reference
-        value (this value minus the reference, seed by seed; negative = points lost),
-        ``distinguishable`` whether its 95 % interval excludes 0; ``passes_mean`` the
-        passes trained, ``clean`` the first pass without a training mistake per seed
-        (None where every pass erred).
+        ``test_*`` (accuracy, inside [0, 1]), ``machine_h_*`` (hours, >= 0),
+        ``learned_after_*`` (presentations, inside [0, the run's presentations]),
+        ``energy_j_*``: each ``_mean``, ``_low``, ``_high`` (None below
+        :data:`mark1.stats.MIN_SEEDS` seeds). ``change_*`` is the paired difference in test
+        accuracy from the reference value (this value minus the reference, seed by seed;
+        negative = points lost) with its interval adjusted over the family of values
+        (``correction``), ``change_raw_low``/``_high`` its interval alone, ``change_p``,
+        ``change_p_adjusted``; ``decided`` whether the adjusted interval excludes 0 (None:
+        no test), ``distinguishable`` the same as a bool; ``passes_mean`` the passes trained,
+        ``clean`` the first pass without a training mistake per seed (None where every pass
+        erred).
         """
         ref = {r["seed"]: r["test_accuracy"] for r in self._by_value(self.reference)}
-        return [{"value": value_text(v), **_cell_summary(self._by_value(v), ref)} for v in self.values]
+        comp = self.compared()
+        return [{"value": value_text(v), **_cell_summary(self._by_value(v), ref, comp.get(value_text(v)))}
+                for v in self.values]
 
     def differences(self) -> dict[str, list[float]]:
         """Per value (its text) but the reference: the paired differences in test accuracy from the
@@ -578,35 +613,44 @@ class Sweep:
         return {value_text(v): [r["test_accuracy"] - ref[r["seed"]] for r in self._by_value(v) if r["seed"] in ref]
                 for v in self.values if value_text(v) != value_text(self.reference)}
 
-    def advice(self) -> str | None:
-        """One line recommending a seed count when some change's interval includes 0
-        (:func:`mark1.lab.stats.seed_advice`), else None."""
-        return seed_advice(list(self.differences().values()))
+    def compared(self) -> dict[str, stats.Compared]:
+        """The family: each value but the reference against it, controlled by ``correction``
+        (:func:`mark1.stats.family`), keyed by the value's text."""
+        diffs = self.differences()
+        family = stats.family(list(diffs.values()), (-1.0, 1.0), correction=_correction(self.correction))
+        return dict(zip(diffs, family))
+
+    def seeds_line(self) -> str | None:
+        """The seeds the family would need for ±1 and ±0.5-point intervals of the change, from its spread."""
+        return stats.seeds_line(list(self.differences().values()))
 
     def _cells(self) -> tuple[str, tuple, list, list]:
         """The line above the table, its head, its rows (cells as text) and the lines under it."""
-        above = (f"{self.scene}: {self.param} over {len(self.seeds)} paired seed(s)"
+        comp = self.compared()
+        above = (f"{self.scene}: {self.param} over {len(self.counted)} paired seed(s)"
+                 + (f" after a pilot of {len(self.pilot)}" if self.pilot else "")
                  + (f", starting at {at_text(self.at)}" if self.at else "")
-                 + f"; change = test accuracy minus at {value_text(self.reference)} (same seeds), 95 % interval")
-        head = ("value", "test accuracy (%)", "change (points)", "machine time", "waited", "learned after",
-                "energy of learning")
+                 + f"; change = test accuracy minus at {value_text(self.reference)} (same seeds)")
+        head = ("value", "test accuracy (%)", "change (points), adjusted", "machine time", "waited",
+                "learned after", "energy of learning")
         rows = []
         summary = self.summary()
+        ivs = {value_text(v): _cell_intervals(self._by_value(v)) for v in self.values}
         for r in summary:
-            change = ("reference" if r["value"] == value_text(self.reference)
-                      else _iv(r["change_mean"], r["change_low"], r["change_high"], fmt="{:+.1f}")
-                      + ("" if r["distinguishable"] else " ~0"))
-            rows.append((r["value"], _iv(r["test_mean"], r["test_low"], r["test_high"]), change,
-                         hours_cell(r["machine_h_mean"]), duration(r["waited_s_mean"]),
-                         f"{r['learned_after_mean']:.1f}",
+            c = comp.get(r["value"])
+            change = ("reference" if c is None
+                      else diff_cell(c.interval) + ("" if c.decided or c.decided is None else " ~0"))
+            iv = ivs[r["value"]]
+            rows.append((r["value"], value_cell(iv["test"]), change, hours_cell(r["machine_h_mean"]),
+                         duration(r["waited_s_mean"]), num(r["learned_after_mean"], "{:.1f}"),
                          joules_cell(r["energy_j_mean"], r["energy_per_correction_j_mean"])))
-        under = ["~0: not distinguishable from 0 (the 95 % interval contains 0); intervals are t-intervals of "
-                 "the mean, never clipped (near 100 % one may pass it); learned after: presentations until "
-                 "the last training mistake; energy of learning: mean joules a run spent turning pots "
-                 "(and a correction), mark1.machine.energy"]
-        advice = self.advice()
-        if advice:
-            under.append(advice)
+        under = family_lines(list(comp.values()), list(self.differences().values()), self.correction,
+                             ns=[iv["test"].n for iv in ivs.values()])
+        if self.pilot:
+            under.append(precision_line(self.precision, self.pilot, self.counted, list(comp.values())))
+        under.append("~0: the adjusted interval contains 0 (not distinguishable from 0); learned after: "
+                     "presentations until the last training mistake; energy of learning: mean joules a run "
+                     "spent turning pots (and a correction), mark1.machine.energy")
         if self.param in SCHEDULE_PARAMS:
             under.append("first pass without a training mistake, per seed (-: none):")
             under += [f"{r['value']:>10}  " + " ".join("-" if c is None else str(c) for c in r["clean"])
@@ -614,11 +658,10 @@ class Sweep:
         return above, head, rows, under
 
     def table(self) -> str:
-        """A plain-text table, one line per value."""
+        """A plain-text table, one line per value, the method, the family and the seeds a precision
+        needs under it."""
         above, head, rows, under = self._cells()
-        widths = (10, 22, 24, 12, 8, 13, 24)
-        lines = ["  ".join(f"{c:>{w}}" for c, w in zip(r, widths)) for r in (head, *rows)]
-        return above + "\n" + "\n".join(lines + under)
+        return above + "\n" + "\n".join([*aligned(head, rows, left=()), *under])
 
     def __repr__(self) -> str:
         return clip(f"Sweep(scene={self.scene!r}, param={self.param!r}, "
@@ -626,18 +669,31 @@ class Sweep:
 
     def _repr_html_(self) -> str:
         above, head, rows, under = self._cells()
-        return study_html(f"Sweep: {self.scene}", html_table(head, rows, caption=above, notes=under),
+        m = len(self.compared())
+        return study_html(f"Sweep: {self.scene}",
+                          html_table(head, rows, caption=f"{above}. {caption(self.correction, m)}", notes=under),
                           figure_function("Sweep"), self)
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values: the run, the summary and the records (``sweep.json``)."""
+        m = len(self.compared())
         return jsonable({"scene": self.scene, "param": self.param,
                          "values": [value_text(v) for v in self.values],
                          "reference": value_text(self.reference), "seeds": self.seeds,
                          "at": {k: value_text(v) for k, v in self.at.items()},
-                         "interval": "two-sided 95 % t-interval over seeds (paired for the change), not clipped",
-                         "cliff": self.cliff, "advice": self.advice(),
+                         "interval": f"{100 * stats.LEVEL:g} % {stats.METHOD} (paired for the change)",
+                         "family": stats.correction_words(self.correction, m), "correction": self.correction,
+                         "min_seeds": stats.MIN_SEEDS, "seeds_needed": self.seeds_line(), "cliff": self.cliff,
+                         "pilot": self.pilot, "precision": self.precision,
                          "summary": self.summary(), "records": self.records})
+
+    def summary_csv(self) -> str:
+        """``sweep_summary.csv``: one row per value and figure (:data:`SUMMARY_FIELDS`), each with its
+        interval, the method and the family's correction (the change's adjusted interval)."""
+        comp = self.compared()
+        rows = [{"value": value_text(v), **r}
+                for v in self.values for r in _summary_rows(self._by_value(v), comp.get(value_text(v)))]
+        return csv_text(rows, ("value", *SUMMARY_FIELDS))
 
     def csv_text(self) -> str:
         """``sweep.csv``: one row per (value, seed), values first, then seeds.
@@ -645,48 +701,74 @@ class Sweep:
         A sweep of ``schedule.epochs`` adds the columns of :data:`EPOCHS_FIELDS`.
         """
         fields = SWEEP_FIELDS + (EPOCHS_FIELDS if self.param in SCHEDULE_PARAMS else ())
-        return csv_text([r for v in self.values for r in self._by_value(v)], fields)
+        return csv_text([r for v in self.values for r in self._by_value(v, self.seeds)], fields)
 
 
-def _iv(m, lo, hi, scale=100.0, fmt="{:.1f}") -> str:
-    """A mean with its interval as a table cell, ``87.5 [80.1, 94.9]``; the mean alone without one; None -> ``-``."""
-    if m is None:
-        return "-"
-    if lo is None or math.isnan(lo):
-        return fmt.format(m * scale)
-    return f"{fmt.format(m * scale)} [{fmt.format(lo * scale)}, {fmt.format(hi * scale)}]"
+def _cell_intervals(recs: list[dict]) -> dict[str, stats.Interval]:
+    """The intervals of one value's (or one cell's) figures over its seeds, each inside its range:
+    ``test`` (accuracy, [0, 1]), ``machine_h`` (hours, >= 0), ``learned_after`` (presentations,
+    [0, the run's presentations]), ``energy_j`` (joules, >= 0)."""
+    runs = max((int(r.get("presentations") or 0) for r in recs), default=0)
+    return {"test": stats.mean_interval([r["test_accuracy"] for r in recs], (0.0, 1.0)),
+            "machine_h": stats.mean_interval([r["machine_time_s"] / 3600.0 for r in recs], (0.0, math.inf)),
+            "learned_after": stats.mean_interval([r["learned_after"] for r in recs], (0.0, max(runs, 1))),
+            "energy_j": stats.mean_interval([r["energy_j"] for r in recs if r.get("energy_j") is not None],
+                                            (0.0, math.inf))}
 
 
-def _interval(xs) -> tuple:
-    """(mean, low, high) of ``xs`` with its 95 % t-interval, not clipped (see :mod:`mark1.lab.stats`);
-    Nones if empty."""
-    stat = mean_interval(xs)
-    return stat if stat else (None,) * 3
+def _summary_rows(recs: list[dict], change: stats.Compared | None) -> list[dict]:
+    """The rows of a summary CSV for one value or cell: one per figure of :data:`SUMMARY_FIGURES`."""
+    ivs = _cell_intervals(recs)
+    out = []
+    for name, unit in SUMMARY_FIGURES:
+        if name == "change":
+            if change is None:                       # the reference itself
+                continue
+            iv, extra = change.interval, {**interval_fields(change), "decided": change.decided,
+                                          "raw_low": change.raw.low, "raw_high": change.raw.high}
+        else:
+            iv = ivs[{"test_accuracy": "test", "machine_time_h": "machine_h"}.get(name, name)]
+            extra = {**interval_fields(iv), "raw_low": iv.low, "raw_high": iv.high}
+        out.append({"figure": name, "unit": unit, "n": iv.n,
+                    "mean": None if math.isnan(iv.mean) else iv.mean, **extra})
+    return out
 
 
-def _cell_summary(recs: list[dict], ref: dict) -> dict:
-    """Means with 95 % t-intervals over the seeds of one value (or one cell of a grid).
+def _cell_summary(recs: list[dict], ref: dict, change: stats.Compared | None) -> dict:
+    """Means over the seeds of one value (or one cell of a grid) with their intervals.
 
-    ``ref`` maps a seed to the reference's test accuracy: the change is paired.
+    ``ref`` maps a seed to the reference's test accuracy (the change is paired); ``change``
+    is the value's comparison in the family (None for the reference itself).
     """
     row: dict[str, Any] = {"n": len(recs)}
+    for name, iv in _cell_intervals(recs).items():
+        row[f"{name}_mean"] = None if math.isnan(iv.mean) else iv.mean
+        row[f"{name}_low"], row[f"{name}_high"] = iv.low, iv.high
     diffs = [r["test_accuracy"] - ref[r["seed"]] for r in recs if r["seed"] in ref]
-    # t-intervals of means, not clipped: near 100 % (or a run's end, for the last mistake) the
-    # interval of a few seeds may pass the bound the single values keep
-    for name, xs in (("test", [r["test_accuracy"] for r in recs]), ("change", diffs),
-                     ("machine_h", [r["machine_time_s"] / 3600.0 for r in recs]),
-                     ("learned_after", [r["learned_after"] for r in recs]),
-                     ("energy_j", [r["energy_j"] for r in recs if r.get("energy_j") is not None])):
-        row[f"{name}_mean"], row[f"{name}_low"], row[f"{name}_high"] = _interval(xs)
+    if change is None:                                   # the reference: no change by construction
+        row.update(change_mean=float(np.mean(diffs)) if diffs else None, change_low=None, change_high=None,
+                   change_raw_low=None, change_raw_high=None, change_level=None, change_p=None,
+                   change_p_adjusted=None, decided=None)
+    else:
+        iv = change.interval
+        row.update(change_mean=None if math.isnan(iv.mean) else iv.mean, change_low=iv.low, change_high=iv.high,
+                   change_raw_low=change.raw.low, change_raw_high=change.raw.high, change_level=iv.level,
+                   change_p=change.p, change_p_adjusted=change.p_adjusted, decided=change.decided)
     per = [r["energy_per_correction_j"] for r in recs if r.get("energy_per_correction_j") is not None]
     row["energy_per_correction_j_mean"] = float(np.mean(per)) if per else None
     for name in ("waited_s", "mistakes", "passes", "pots_at_stops"):
         xs = [r[name] for r in recs if r.get(name) is not None]
         row[f"{name}_mean"] = float(np.mean(xs)) if xs else None
     row["clean"] = [r.get("first_clean_pass") for r in recs]
-    lo, hi = row["change_low"], row["change_high"]
-    row["distinguishable"] = lo is not None and hi is not None and not math.isnan(lo) and (lo > 0 or hi < 0)
+    row["distinguishable"] = bool(row["decided"])
     return row
+
+
+def _correction(correction: object) -> Literal["holm", "bh", "none"]:
+    """A family's correction, checked: one of :data:`mark1.stats.CORRECTIONS`."""
+    if correction == "holm" or correction == "bh" or correction == "none":
+        return correction
+    raise InputError(f"correction: expected one of {', '.join(stats.CORRECTIONS)}, got {correction!r}")
 
 
 def _check_settings(scene, param: str, vals: list, epochs, at: Mapping | None = None) -> None:
@@ -717,11 +799,12 @@ def _spec_of(start, settings: dict):
     return start.with_overrides(spec_settings) if spec_settings else start
 
 
-def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: Seeds = 5,
+def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: Seeds = 10,
           reference: bool | int | float | str | None = None, at: Mapping[str, Any] | None = None,
           executor: Executor | None = None, out: StrPath | None = None,
           resume: bool = False, progress: bool = False, train_count: int | None = None,
-          test_count: int | None = None, epochs: int | None = None, figure: Callable | None = None) -> Sweep:
+          test_count: int | None = None, epochs: int | None = None, figure: Callable | None = None,
+          correction: str = DEFAULT_CORRECTION, precision: float | None = None, max_seeds: int = 200) -> Sweep:
     """Dose-response of one spec parameter, over paired seeds.
 
     Parameters
@@ -735,7 +818,8 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
     values : str or sequence
         At least two distinct values (see :func:`parse_values`).
     seeds : int or sequence of int
-        ``n`` means seeds ``0 .. n-1``; every value runs on every seed.
+        ``n`` means seeds ``0 .. n-1``; every value runs on every seed. At least
+        :data:`mark1.stats.MIN_SEEDS` (10, the default) for intervals and verdicts.
     reference : value, optional
         One of ``values``: the paired changes are measured against it (default: the
         scene machine's own value, at the starting point, when it is among ``values``,
@@ -749,7 +833,7 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
         Runs the jobs (default: serially). Results do not depend on it.
     out : str or path-like, optional
         Folder for ``jobs/*.json`` (each (value, seed) as it finishes), ``sweep.csv``,
-        ``sweep.json`` and the figure (see ``figure``) at the end; all written atomically.
+        ``sweep_summary.csv``, ``sweep.json`` and the figure (see ``figure``) at the end; all written atomically.
     resume : bool
         Read back jobs already recorded in ``out/jobs`` by the same sweep.
     progress : bool
@@ -761,6 +845,18 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
     figure : callable, optional
         Draws the sweep, called as ``figure(sweep, out=out / "sweep.png")``; needs
         ``out``. ``mark1 sweep`` passes :func:`mark1.viz.studies.sweep_figure`.
+    correction : {"bh", "holm", "none"}
+        How the family of values against the reference is controlled: Benjamini–Hochberg's
+        false-discovery rate (the default: a sweep screens many values), Holm's family-wise
+        error, or none (:func:`mark1.stats.family`).
+    precision : float, optional
+        Points: run until every change's interval is about ±``precision``. ``seeds`` (at
+        least 10) are then a pilot that fixes, by Stein's rule, how many new seeds to run
+        (:func:`mark1.lab._common.run_to_precision`); the intervals count the new seeds
+        only, the pilot's records are kept (in ``sweep.csv`` and the figure). The same seeds
+        give the same bits, and ``resume`` reads back every run recorded.
+    max_seeds : int
+        With ``precision``: the most seeds in all, the pilot's included.
 
     Returns
     -------
@@ -794,6 +890,8 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
     """
     scene, seed_ids, train_count, test_count = study_inputs(scene, seeds, train_count, test_count)
     epochs = count_option(epochs, "epochs")
+    correction = _correction(correction)
+    fraction, max_seeds = check_precision(precision, max_seeds, seed_ids)
     vals = parse_values(param, values)
     at = parse_at(at)
     start = start_spec(scene, at)
@@ -811,9 +909,8 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
                           _spec_of(start, {param: v})) for v in vals],
                         every=f"every value of {param}" + (f", starting at {at_text(at)}" if at else ""))
     ref = scene_ref(scene)
-    jobs = [(ref, s, param, v, train_count, test_count, epochs, at or None) for v in vals for s in seed_ids]
-    keys = [f"value-{value_text(v)}-seed-{s:04d}" for v in vals for s in seed_ids]
     records = None
+    expected: dict = {}
     if out is not None:
         config = {"study": "sweep", "version": 1, "scene": scene.name, "scene_sha256": scene_digest(scene),
                   "param": param, "train_count": train_count, "test_count": test_count}
@@ -821,19 +918,30 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
             config["epochs"] = epochs
         if at:
             config["at"] = {k: value_text(v) for k, v in at.items()}
-        expected = {k: (value_text(j[3]), j[1]) for k, j in zip(keys, jobs)}
 
         def valid(key, rec):
-            return (all(f in rec for f in SWEEP_FIELDS) and (rec["value"], rec["seed"]) == expected[key]
+            return (all(f in rec for f in SWEEP_FIELDS) and (rec["value"], rec["seed"]) == expected.get(key)
                     and 0.0 <= rec["test_accuracy"] <= 1.0)
         records = Records(Path(out) / "jobs", config, valid=valid)
-    results = run_jobs(_sweep_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
-                       progress="runs" if progress else None)
-    result = Sweep(scene=scene.name, param=param, values=vals, reference=ref_value, seeds=seed_ids,
-                   records=list(results), at=at, cliff=cliff)
+
+    def run(ids: list[int]) -> list:
+        jobs = [(ref, s, param, v, train_count, test_count, epochs, at or None) for v in vals for s in ids]
+        keys = [f"value-{value_text(v)}-seed-{s:04d}" for v in vals for s in ids]
+        expected.update({k: (value_text(j[3]), j[1]) for k, j in zip(keys, jobs)})
+        return list(run_jobs(_sweep_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
+                             progress="runs" if progress else None))
+
+    def samples(recs: list) -> list:
+        return list(Sweep(scene=scene.name, param=param, values=vals, reference=ref_value,
+                          seeds=sorted({r["seed"] for r in recs}), records=recs).differences().values())
+
+    results, pilot, counted = run_to_precision(run, samples, seed_ids, fraction, max_seeds)
+    result = Sweep(scene=scene.name, param=param, values=vals, reference=ref_value, seeds=[*pilot, *counted],
+                   records=results, at=at, cliff=cliff, correction=correction, pilot=pilot, precision=fraction)
     if out is not None:
         out = Path(out)
         write_text(out / "sweep.csv", result.csv_text())
+        write_text(out / "sweep_summary.csv", result.summary_csv())
         write_json(out / "sweep.json", result.to_json())
         draw(figure, result, out / "sweep.png")
     return result
@@ -865,6 +973,8 @@ class GridSweep:
         The starting point: machine parameters set before the sweep (``grid_sweep``'s ``at``).
     cliff : str or None
         The line of :func:`cliff_warning` when some cell crosses a known cliff.
+    correction : str
+        How the family of cells against the reference cell is controlled ("bh", "holm", "none").
 
     Examples
     --------
@@ -884,24 +994,47 @@ class GridSweep:
     records: list = field(repr=False)
     at: dict = field(default_factory=dict)
     cliff: str | None = None
+    correction: str = DEFAULT_CORRECTION
+    pilot: list = field(default_factory=list)
+    precision: float | None = None
 
-    def _cell(self, va, vb) -> list[dict]:
+    @property
+    def counted(self) -> list:
+        """The seeds the figures and intervals count: every seed, or those after a run's pilot."""
+        return [s for s in self.seeds if s not in self.pilot]
+
+    def _cell(self, va, vb, seeds=None) -> list[dict]:
+        """The records of the cell, of the counted seeds (or of ``seeds``), in their order."""
         ta, tb = value_text(va), value_text(vb)
         by_seed = {r["seed"]: r for r in self.records if r["value_a"] == ta and r["value_b"] == tb}
-        return [by_seed[s] for s in self.seeds if s in by_seed]
+        return [by_seed[s] for s in (self.counted if seeds is None else seeds) if s in by_seed]
 
     def summary(self) -> list[dict]:
-        """One row per cell (``a`` outer, ``b`` inner): means with 95 % t-intervals over seeds.
+        """One row per cell (``a`` outer, ``b`` inner): means over seeds with their intervals.
 
         As :meth:`Sweep.summary`: ``test_low``/``test_high`` the cell's own interval,
         ``change_*`` the change paired against the reference cell (this cell minus the
-        reference, seed by seed) with its interval and ``distinguishable`` whether that
-        interval excludes 0; also ``pots_at_stops_mean``, the pots within
-        :data:`STOP_MARGIN` of an end stop at the end of training.
+        reference, seed by seed) with its interval adjusted over the family of cells
+        (``correction``), ``decided`` whether that adjusted interval excludes 0 (None: no
+        test); also ``pots_at_stops_mean``, the pots within :data:`STOP_MARGIN` of an end stop
+        at the end of training.
         """
         ref = {r["seed"]: r["test_accuracy"] for r in self._cell(*self.reference)}
-        return [{"value_a": value_text(va), "value_b": value_text(vb), **_cell_summary(self._cell(va, vb), ref)}
+        comp = self.compared()
+        return [{"value_a": value_text(va), "value_b": value_text(vb),
+                 **_cell_summary(self._cell(va, vb), ref, comp.get((value_text(va), value_text(vb))))}
                 for va in self.values[0] for vb in self.values[1]]
+
+    def compared(self) -> dict[tuple[str, str], stats.Compared]:
+        """The family: each cell but the reference against it, controlled by ``correction``
+        (:func:`mark1.stats.family`), keyed by the cell's values' texts."""
+        diffs = self.differences()
+        family = stats.family(list(diffs.values()), (-1.0, 1.0), correction=_correction(self.correction))
+        return dict(zip(diffs, family))
+
+    def seeds_line(self) -> str | None:
+        """The seeds the family would need for ±1 and ±0.5-point intervals of the change, from its spread."""
+        return stats.seeds_line(list(self.differences().values()))
 
     def is_reference(self, va: object, vb: object) -> bool:
         """Whether the cell (value_a, value_b) (values or their texts) is the reference cell."""
@@ -914,10 +1047,6 @@ class GridSweep:
         return {(value_text(va), value_text(vb)): [r["test_accuracy"] - ref[r["seed"]] for r in self._cell(va, vb)
                                                    if r["seed"] in ref]
                 for va in self.values[0] for vb in self.values[1] if not self.is_reference(va, vb)}
-
-    def advice(self) -> str | None:
-        """One line recommending a seed count when some cell's change interval includes 0, else None."""
-        return seed_advice(list(self.differences().values()))
 
     def grid(self, name: str = "test") -> np.ndarray:
         """One summary statistic as an array (len(values_a), len(values_b)), NaN where missing.
@@ -940,35 +1069,43 @@ class GridSweep:
         return np.array(cells, float).reshape(len(self.values[0]), len(self.values[1]))
 
     def _cells(self) -> tuple[str, list, list, list]:
-        """The line above the table, its head, its rows (cells as text) and the line under it."""
+        """The line above the table, its head, its rows (cells as text) and the lines under it."""
         a, b = self.params
-        above = (f"{self.scene}: {a} x {b} over {len(self.seeds)} paired seed(s)"
+        above = (f"{self.scene}: {a} x {b} over {len(self.counted)} paired seed(s)"
+                 + (f" after a pilot of {len(self.pilot)}" if self.pilot else "")
                  + (f", starting at {at_text(self.at)}" if self.at else "")
                  + f"; change = test accuracy minus at ({value_text(self.reference[0])}, "
-                 f"{value_text(self.reference[1])}) (same seeds), 95 % interval")
-        rows = []
-        for r in self.summary():
-            change = ("reference" if self.is_reference(r["value_a"], r["value_b"])
-                      else _iv(r["change_mean"], r["change_low"], r["change_high"], fmt="{:+.1f}")
-                      + ("" if r["distinguishable"] else " ~0"))
-            rows.append([r["value_a"], r["value_b"], _iv(r["test_mean"], r["test_low"], r["test_high"]), change,
-                         hours_cell(r["machine_h_mean"]), num(r["learned_after_mean"], "{:.1f}"),
-                         num(r["pots_at_stops_mean"], "{:.1f}"),
-                         joules_cell(r["energy_j_mean"], r["energy_per_correction_j_mean"])])
-        head = [a, b, "test accuracy (%)", "change (points)", "machine time", "learned after", "pots at stops",
-                "energy of learning"]
-        under = ["~0: not distinguishable from 0 (the paired 95 % interval contains 0; hatched on the map); "
-                 "intervals are t-intervals of the mean, never clipped (near 100 % one may pass it)",
-                 "learned after: presentations until the last training mistake; pots at stops: within "
-                 f"{STOP_MARGIN} FS of ±1 at the end of training; energy of learning: mean joules a run spent "
-                 "turning pots (and a correction)"]
-        advice = self.advice()
-        if advice:
-            under.append(advice)
+                 f"{value_text(self.reference[1])}) (same seeds)")
+        comp = self.compared()
+        rows, ns = [], []
+        for va in self.values[0]:
+            for vb in self.values[1]:
+                key = (value_text(va), value_text(vb))
+                recs = self._cell(va, vb)
+                iv = _cell_intervals(recs)
+                ns.append(iv["test"].n)
+                r = _cell_summary(recs, {}, None)
+                c = comp.get(key)
+                change = ("reference" if c is None
+                          else diff_cell(c.interval) + ("" if c.decided or c.decided is None else " ~0"))
+                rows.append([key[0], key[1], value_cell(iv["test"]), change,
+                             hours_cell(r["machine_h_mean"]), num(r["learned_after_mean"], "{:.1f}"),
+                             num(r["pots_at_stops_mean"], "{:.1f}"),
+                             joules_cell(r["energy_j_mean"], r["energy_per_correction_j_mean"])])
+        head = [a, b, "test accuracy (%)", "change (points), adjusted", "machine time", "learned after",
+                "pots at stops", "energy of learning"]
+        under = family_lines(list(comp.values()), list(self.differences().values()), self.correction, ns=ns)
+        if self.pilot:
+            under.append(precision_line(self.precision, self.pilot, self.counted, list(comp.values())))
+        under += ["~0: the adjusted interval contains 0 (not distinguishable from 0; hatched on the map)",
+                  "learned after: presentations until the last training mistake; pots at stops: within "
+                  f"{STOP_MARGIN} FS of ±1 at the end of training; energy of learning: mean joules a run spent "
+                  "turning pots (and a correction)"]
         return above, head, rows, under
 
     def table(self) -> str:
-        """A plain-text table, one line per cell."""
+        """A plain-text table, one line per cell, the method, the family and the seeds a precision
+        needs under it."""
         above, head, rows, under = self._cells()
         return above + "\n" + "\n".join([*aligned(head, rows, left=(0, 1)), *under])
 
@@ -979,31 +1116,46 @@ class GridSweep:
 
     def _repr_html_(self) -> str:
         above, head, rows, under = self._cells()
-        return study_html(f"Grid sweep: {self.scene}", html_table(head, rows, left=(0, 1), caption=above,
-                                                                  notes=under), figure_function("GridSweep"), self)
+        m = len(self.compared())
+        return study_html(f"Grid sweep: {self.scene}",
+                          html_table(head, rows, left=(0, 1), caption=f"{above}. {caption(self.correction, m)}",
+                                     notes=under), figure_function("GridSweep"), self)
 
     def to_json(self) -> dict:
         """Everything as JSON-safe values: the run, the summary and the records (``grid.json``)."""
+        m = len(self.compared())
         return jsonable({"scene": self.scene, "params": list(self.params),
                          "values": [[value_text(v) for v in vs] for vs in self.values],
                          "reference": [value_text(v) for v in self.reference], "seeds": self.seeds,
                          "at": {k: value_text(v) for k, v in self.at.items()},
-                         "interval": "two-sided 95 % t-interval over seeds (paired for the change), not clipped",
-                         "cliff": self.cliff, "advice": self.advice(),
+                         "interval": f"{100 * stats.LEVEL:g} % {stats.METHOD} (paired for the change)",
+                         "family": stats.correction_words(self.correction, m), "correction": self.correction,
+                         "min_seeds": stats.MIN_SEEDS, "seeds_needed": self.seeds_line(), "cliff": self.cliff,
+                         "pilot": self.pilot, "precision": self.precision,
                          "summary": self.summary(), "records": self.records})
+
+    def summary_csv(self) -> str:
+        """``grid_summary.csv``: one row per cell and figure (:data:`SUMMARY_FIELDS`), each with its
+        interval, the method and the family's correction (the change's adjusted interval)."""
+        comp = self.compared()
+        rows = [{"value_a": value_text(va), "value_b": value_text(vb), **r}
+                for va in self.values[0] for vb in self.values[1]
+                for r in _summary_rows(self._cell(va, vb), comp.get((value_text(va), value_text(vb))))]
+        return csv_text(rows, ("value_a", "value_b", *SUMMARY_FIELDS))
 
     def csv_text(self) -> str:
         """``grid.csv``: one row per (value_a, value_b, seed), ``a`` outer, then ``b``, then seeds."""
-        return csv_text([r for va in self.values[0] for vb in self.values[1] for r in self._cell(va, vb)],
+        return csv_text([r for va in self.values[0] for vb in self.values[1] for r in self._cell(va, vb, self.seeds)],
                         GRID_FIELDS)
 
 
 def grid_sweep(scene: SceneLike, param_a: str, values_a: str | Sequence[Any], param_b: str,
-               values_b: str | Sequence[Any], *, seeds: Seeds = 3, at: Mapping[str, Any] | None = None,
+               values_b: str | Sequence[Any], *, seeds: Seeds = 10, at: Mapping[str, Any] | None = None,
                executor: Executor | None = None, out: StrPath | None = None,
                resume: bool = False, progress: bool = False, train_count: int | None = None,
                test_count: int | None = None, epochs: int | None = None,
-               figure: Callable | None = None) -> GridSweep:
+               figure: Callable | None = None, correction: str = DEFAULT_CORRECTION,
+               precision: float | None = None, max_seeds: int = 200) -> GridSweep:
     """Two parameters swept together, every pair of values, over paired seeds.
 
     As :func:`sweep`, with one job per (value_a, value_b, seed): for one seed every cell
@@ -1017,10 +1169,11 @@ def grid_sweep(scene: SceneLike, param_a: str, values_a: str | Sequence[Any], pa
         Two different keys (spec keys or ``"schedule.epochs"``); ``a`` gives the rows.
     values_a, values_b : str or sequence
         At least two distinct values each (see :func:`parse_values`).
-    seeds, at, executor, resume, progress, train_count, test_count, epochs
-        As for :func:`sweep` (``at``, the starting point, holds neither swept key).
+    seeds, at, executor, resume, progress, train_count, test_count, epochs, correction, precision, max_seeds
+        As for :func:`sweep` (``at``, the starting point, holds neither swept key; the
+        family is every cell against the reference cell).
     out : str or path-like, optional
-        Folder for ``jobs/*.json``, ``grid.csv``, ``grid.json`` and the figure
+        Folder for ``jobs/*.json``, ``grid.csv``, ``grid_summary.csv``, ``grid.json`` and the figure
         (``grid.png``, see ``figure``), all written atomically.
     figure : callable, optional
         Draws the grid, called as ``figure(result, out=out / "grid.png")``; needs ``out``
@@ -1051,6 +1204,8 @@ def grid_sweep(scene: SceneLike, param_a: str, values_a: str | Sequence[Any], pa
     """
     scene, seed_ids, train_count, test_count = study_inputs(scene, seeds, train_count, test_count)
     epochs = count_option(epochs, "epochs")
+    correction = _correction(correction)
+    fraction, max_seeds = check_precision(precision, max_seeds, seed_ids)
     if param_a == param_b:
         raise InputError(f"params: expected two different keys, got {param_a!r} twice")
     vals = (parse_values(param_a, values_a), parse_values(param_b, values_b))
@@ -1067,29 +1222,40 @@ def grid_sweep(scene: SceneLike, param_a: str, values_a: str | Sequence[Any], pa
                          for va, vb in cells],
                         every="every cell" + (f", starting at {at_text(at)}" if at else ""))
     ref = scene_ref(scene)
-    jobs = [(ref, s, param_a, va, param_b, vb, train_count, test_count, epochs, at or None)
-            for va, vb in cells for s in seed_ids]
-    keys = [f"a-{value_text(va)}-b-{value_text(vb)}-seed-{s:04d}" for va, vb in cells for s in seed_ids]
     records = None
+    expected: dict = {}
     if out is not None:
         config = {"study": "grid-sweep", "version": 1, "scene": scene.name, "scene_sha256": scene_digest(scene),
                   "params": [param_a, param_b], "train_count": train_count, "test_count": test_count,
                   "epochs": epochs}
         if at:
             config["at"] = {k: value_text(v) for k, v in at.items()}
-        expected = {k: (value_text(j[3]), value_text(j[5]), j[1]) for k, j in zip(keys, jobs)}
 
         def valid(key, rec):
             return (all(f in rec for f in GRID_FIELDS) and (rec["value_a"], rec["value_b"], rec["seed"])
-                    == expected[key] and 0.0 <= rec["test_accuracy"] <= 1.0)
+                    == expected.get(key) and 0.0 <= rec["test_accuracy"] <= 1.0)
         records = Records(Path(out) / "jobs", config, valid=valid)
-    results = run_jobs(_grid_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
-                       progress="runs" if progress else None)
+
+    def run(ids: list[int]) -> list:
+        jobs = [(ref, s, param_a, va, param_b, vb, train_count, test_count, epochs, at or None)
+                for va, vb in cells for s in ids]
+        keys = [f"a-{value_text(va)}-b-{value_text(vb)}-seed-{s:04d}" for va, vb in cells for s in ids]
+        expected.update({k: (value_text(j[3]), value_text(j[5]), j[1]) for k, j in zip(keys, jobs)})
+        return list(run_jobs(_grid_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
+                             progress="runs" if progress else None))
+
+    def samples(recs: list) -> list:
+        return list(GridSweep(scene=scene.name, params=(param_a, param_b), values=vals, reference=reference,
+                              seeds=sorted({r["seed"] for r in recs}), records=recs).differences().values())
+
+    results, pilot, counted = run_to_precision(run, samples, seed_ids, fraction, max_seeds)
     result = GridSweep(scene=scene.name, params=(param_a, param_b), values=vals, reference=reference,
-                       seeds=seed_ids, records=list(results), at=at, cliff=cliff)
+                       seeds=[*pilot, *counted], records=results, at=at, cliff=cliff, correction=correction,
+                       pilot=pilot, precision=fraction)
     if out is not None:
         out = Path(out)
         write_text(out / "grid.csv", result.csv_text())
+        write_text(out / "grid_summary.csv", result.summary_csv())
         write_json(out / "grid.json", result.to_json())
         draw(figure, result, out / "grid.png")
     return result

@@ -30,7 +30,7 @@ from matplotlib.patheffects import withStroke
 from mark1._utils.language import LEARNER_COLOURS, NEUTRAL, WEIGHT_CMAP, duration, duration_unit, percent
 from mark1.lab import VERDICTS, Ablation, Comparison, GridSweep, LearningCurves, Reenactment, Sweep, value_text
 from mark1.exceptions import InputError
-from mark1.lab.stats import mean_interval
+from mark1 import stats
 from mark1.stats import METHOD_SHORT
 from mark1.specs import MachineSpec, describe
 from mark1.viz.figure import accuracy_axis, accuracy_low, new_figure, save_figure
@@ -56,22 +56,6 @@ def _time_scale(hours) -> tuple[str, float]:
     finite = [abs(float(h)) for h in np.ravel(hours) if h is not None and h == h]
     unit, size = duration_unit(3600.0 * max(finite, default=0.0))
     return unit, 3600.0 / size
-
-
-def _show_ends(ax, ends, which: str = "y") -> None:
-    """Widen an axis (in its data's unit) so that every interval end in ``ends`` shows whole.
-
-    The studies' intervals are not clipped (a t-interval of a mean near 100 % may pass it):
-    the axis makes room for them rather than cutting them at its edge.
-    """
-    finite = [float(e) for e in np.ravel(np.asarray(ends, dtype=float)) if np.isfinite(e)]
-    if not finite:
-        return
-    lo, hi = ax.get_ylim() if which == "y" else ax.get_xlim()
-    pad = 0.02 * (max(hi, max(finite)) - min(lo, min(finite)))
-    new = (min(lo, min(finite) - pad), max(hi, max(finite) + pad))
-    if new != (lo, hi):
-        (ax.set_ylim if which == "y" else ax.set_xlim)(*new)
 
 
 def _saved(fig: Figure, out, **savefig) -> Figure:
@@ -153,7 +137,10 @@ def learning_curves_figure(curves: LearningCurves, *, out: str | os.PathLike | N
     """Test accuracy (%) against cards presented and against machine time, analog and ideal.
 
     Two panels. Each variant of a :class:`mark1.lab.LearningCurves` is drawn as
-    its mean over seeds (line with markers) and a min–max band over seeds; in the right
+    its mean over seeds (line with markers) and the band of its 95 % pointwise intervals
+    (:meth:`mark1.lab.LearningCurves.interval`, inside [0, 100 %]); below
+    :data:`mark1.stats.MIN_SEEDS` seeds, the seeds as dots and the words "too few seeds
+    (n = 2) for an interval" in the title instead of a band. In the right
     panel the x position of a checkpoint is its mean machine time over seeds. The
     scene's reported figure, when there is one, is a dashed horizontal line. The accuracy
     axis starts at 50 % when every value is above it (and says so), else at 0; machine
@@ -184,18 +171,29 @@ def learning_curves_figure(curves: LearningCurves, *, out: str | os.PathLike | N
     ax_cards = fig.add_subplot(1, 2, 1)
     ax_time = fig.add_subplot(1, 2, 2, sharey=ax_cards)
     cards = np.asarray(curves.cards, dtype=float)
-    band = " (mean, min–max band)" if len(curves.seeds) > 1 else ""
-    lows = []
+    lows: list[float] = []
+    few = ""
     unit, per_hour = _time_scale([np.asarray(h, dtype=float) for h in curves.machine_hours.values()])
     for v in curves.accuracy:
         acc = 100 * np.asarray(curves.accuracy[v], dtype=float)       # (seeds, points), %
         times = per_hour * np.asarray(curves.machine_hours[v], dtype=float).mean(axis=0)
         color = LEARNER_COLOURS.get(v)
-        mean, lo, hi = acc.mean(axis=0), acc.min(axis=0), acc.max(axis=0)
+        ivs = [curves.interval(v, j).scaled(100.0) for j in range(acc.shape[1])]
+        mean = acc.mean(axis=0)
+        has = not any(iv.too_few for iv in ivs)
         for ax, x in ((ax_cards, cards), (ax_time, times)):
-            ax.fill_between(x, lo, hi, color=color, alpha=0.2, linewidth=0)
-            ax.plot(x, mean, marker="o", markersize=3, color=color, label=f"{v}{band}", zorder=3)
-        lows.extend(lo)
+            if has:                                       # pointwise intervals, inside [0, 100 %]
+                ax.fill_between(x, [float(cast(float, iv.low)) for iv in ivs],
+                                [float(cast(float, iv.high)) for iv in ivs], color=color, alpha=0.2, linewidth=0,
+                                gid=f"interval:{v}")
+            else:                                         # too few seeds: the seeds themselves
+                ax.scatter(np.broadcast_to(x, acc.shape).ravel(), acc.ravel(), s=6, color=color, alpha=0.45,
+                           zorder=2)
+            ax.plot(x, mean, marker="o", markersize=3, color=color, zorder=3,
+                    label=f"{v} (mean, 95 % pointwise interval)" if has else f"{v} (mean, dots: one seed each)")
+        lows.extend(float(cast(float, ivs[j].low)) if has else float(acc[:, j].min()) for j in range(acc.shape[1]))
+        if not has:
+            few = ivs[0].words()
     if curves.reported is not None:
         for ax in (ax_cards, ax_time):
             ax.axhline(100 * curves.reported, color="0.25", linestyle="--", linewidth=1, zorder=1,
@@ -210,7 +208,8 @@ def learning_curves_figure(curves: LearningCurves, *, out: str | os.PathLike | N
     for ax in (ax_cards, ax_time):
         ax.grid(alpha=0.3)
     ax_cards.legend(fontsize=8, frameon=False, loc="lower right")
-    fig.suptitle(f"{curves.scene} — learning curves over {len(curves.seeds)} seed(s)", fontsize=9)
+    fig.suptitle(f"{curves.scene} — learning curves over {len(curves.seeds)} seed(s)"
+                 + (f"; {few}" if few else f"; 95 % pointwise intervals ({stats.METHOD_SHORT})"), fontsize=9)
     fig.tight_layout()
     return _saved(fig, out, dpi=120)
 
@@ -245,9 +244,9 @@ def _hours_added(result: Ablation, prefix: str, r: dict):
     ref = result.row(r["reference"]) if r.get("reference") else None
     per_seed = r.get("machine_time_s")
     if ref is not None and per_seed and ref.get("machine_time_s"):
-        d = [sign * (a - b) / 3600.0 for a, b in zip(per_seed, ref["machine_time_s"])]
-        m, lo, hi = cast(tuple[float, float, float], mean_interval(d))     # d is not empty
-        return m, lo, hi
+        a, b = ((per_seed, ref["machine_time_s"]) if sign > 0 else (ref["machine_time_s"], per_seed))
+        iv = stats.difference_interval([x / 3600.0 for x in a], [x / 3600.0 for x in b], (0.0, math.inf))
+        return iv.mean, (np.nan if iv.low is None else iv.low), (np.nan if iv.high is None else iv.high)
     return sign * r["machine_time_h_change"], np.nan, np.nan
 
 
@@ -265,12 +264,16 @@ def _draw_ablation_costs(ax, result: Ablation, names: list, y: np.ndarray) -> No
             if per_seed and verdict != "zero":
                 ax.plot(per_seed, [yy] * len(per_seed), linestyle="none", marker="o", markersize=3.5,
                         color="k", alpha=0.7, zorder=3.5)
+            pilot = r.get("pilot_costs") or []
+            if pilot:                                     # a run to a precision's pilot: kept, not counted
+                ax.plot(pilot, [yy - 0.08] * len(pilot), linestyle="none", marker="o", markersize=3.5,
+                        markerfacecolor="none", color="0.4", alpha=0.7, zorder=3.4)
             if verdict == "zero":
                 ax.plot([c], [yy], linestyle="none", marker="x", markersize=9, markeredgewidth=2,
                         color="k", zorder=4, gid=variant)
                 continue
-            lo, hi = r.get("cost_low"), r.get("cost_high")
-            solid = verdict in ("cost", "gain", "one")
+            lo, hi = r.get("low"), r.get("high")           # the Holm-adjusted interval, points
+            solid = verdict in ("cost", "gain")
             if lo is not None and hi is not None and lo == lo and hi == hi:
                 ax.plot([lo, hi], [yy, yy], color=color if solid else _GREY, linewidth=2.2,
                         solid_capstyle="butt", zorder=3, gid=f"{variant}:interval")
@@ -302,7 +305,7 @@ def _ablation_legend() -> list:
                for _, lab, c, m, _ in _ARMS]
     return handles + [
         Line2D([], [], color="0.3", marker="o", markersize=9, linewidth=2.2, markerfacecolor="0.3",
-               label="95 % interval excludes 0 (filled)"),
+               label="Holm-adjusted interval excludes 0 (filled)"),
         Line2D([], [], color=_GREY, marker="o", markersize=9, linewidth=2.2, markerfacecolor="white",
                label=VERDICTS["null"] + " (hollow, grey)"),
         Line2D([], [], linestyle="none", marker="x", markersize=9, markeredgewidth=2, color="k",
@@ -317,11 +320,13 @@ def ablation_figure(result: Ablation, *, out: str | os.PathLike | None = None) -
     One row per non-ideality, two marks per row, one per arm: "alone on" (the ideal
     machine with only it on, circles) and "alone off" (the full machine with only it
     off, squares). Each mark is the arm's mean cost in points lost because of the
-    non-ideality (``cost_points``; positive hurts), with its 95 % paired t-interval
-    (``cost_low`` to ``cost_high``) as a bar and the per-seed costs as small dots. The
-    verdict shows in the mark: filled when the interval excludes 0 ("costs points" or
-    "gains points"), hollow and grey when it is "not distinguishable from 0", a black
-    × on the zero line when it is "exactly 0" on every seed, no bar for one seed. The
+    non-ideality (``cost_points``; positive hurts), with its Holm-adjusted interval
+    (``low`` to ``high``, :mod:`mark1.stats`, inside [−100, +100] points) as a bar and the
+    per-seed costs as small dots. The verdict shows in the mark: filled when the adjusted
+    interval excludes 0 ("costs points" or "gains points"), hollow and grey when it is "not
+    distinguishable from 0", a black × on the zero line when it is "exactly 0" on every
+    seed; below :data:`mark1.stats.MIN_SEEDS` seeds no bar, hollow grey marks and the words
+    "too few seeds (n = 2) for an interval" on the figure. The
     rows are sorted by the larger of the two costs, the costliest on top; a row
     without a result says "(no result)" and goes to the bottom.
 
@@ -340,7 +345,7 @@ def ablation_figure(result: Ablation, *, out: str | os.PathLike | None = None) -
     matplotlib.figure.Figure
         One or two axes. On the cost axes the mark of variant ``"on:NAME"`` is the
         line with gid ``"on:NAME"`` (x = ``cost_points``), its interval the line with
-        gid ``"on:NAME:interval"`` (x = ``cost_low``, ``cost_high``); likewise on the
+        gid ``"on:NAME:interval"`` (x = ``low``, ``high``); likewise on the
         time axes with gid ``"time:on:NAME"``.
 
     Examples
@@ -381,17 +386,24 @@ def ablation_figure(result: Ablation, *, out: str | os.PathLike | None = None) -
                 ha="center", va="center", fontsize=11)
     # symmetric about 0, so that a gain looks as large as a cost of the same size
     extent = [abs(v) for n in names for p, *_ in _ARMS
-              for v in (result.row(f"{p}:{n}").get(k) for k in ("cost_low", "cost_high", "cost_points"))
+              for v in (result.row(f"{p}:{n}").get(k) for k in ("low", "high", "cost_points"))
               if v is not None and v == v]
     extent += [abs(v) for n in names for p, *_ in _ARMS for v in (result.row(f"{p}:{n}").get("costs") or [])]
-    lim = max(extent + [1.0]) * 1.1
+    lim = min(max(extent + [1.0]) * 1.1, 100.0)          # a cost lies in [-100, +100] points
     ax.set_xlim(-lim, lim)
+    few = next((f"too few seeds (n = {len(result.counted)}) for an interval: the per-seed costs alone, no verdict"
+                for r in result.family() if r.get("verdict") == "few"), None)
+    if few:
+        ax.text(0.01, 0.99, few, transform=ax.transAxes, ha="left", va="top", fontsize=10, color="0.25")
     ax.set_xlabel("cost: points of test accuracy lost because of it  (← gains   hurts →)", fontsize=11)
     ax.tick_params(labelsize=10)
     ax.grid(axis="x", alpha=0.3)
     fig.legend(handles=_ablation_legend(), loc="lower center", ncol=3, fontsize=10, frameon=False)
-    title = (f"{result.scene} — which non-ideality costs most\n{len(result.seeds)} paired seed(s): "
-             "mean cost with its 95 % t-interval, costliest on top")
+    title = f"{result.scene} — which non-ideality costs most\n" + "\n".join(textwrap.wrap(
+        f"{len(result.counted)} paired seed(s)"
+        + (f" after a pilot of {len(result.pilot)} (hollow dots)" if result.pilot else "")
+        + f": mean cost with its Holm-adjusted interval over the arms ({stats.METHOD_SHORT}), costliest on top",
+        int(fig.get_figwidth() * 9)))
     if ax_time is not None:
         ax_time.set_xlabel(f"machine time added by it ({time_unit})", fontsize=11)
         ax_time.tick_params(labelleft=False, labelsize=10)
@@ -440,9 +452,12 @@ def sweep_figure(result: Sweep, *, out: str | os.PathLike | None = None) -> Figu
 
     Four panels sharing the x axis (the swept values; ∞ at the right end): test
     accuracy (thin line per seed, mean with 95 % band), the paired change in test
-    accuracy from the reference value (points, 95 % band; the dotted line is 0),
-    machine time (in s, min or h by size) and presentations until the last training
-    mistake (mean with 95 % band). The reference value is marked by a vertical dotted
+    accuracy from the reference value (points, the band of the family's adjusted
+    intervals; the dotted line is 0), machine time (in s, min or h by size) and
+    presentations until the last training mistake (mean with 95 % band). Every band
+    lies inside what the quantity can be (:mod:`mark1.stats`); below
+    :data:`mark1.stats.MIN_SEEDS` seeds there is none, the per-seed changes are drawn as
+    dots and the title says "too few seeds (n = 2) for an interval". The reference value is marked by a vertical dotted
     line; the x axis names the parameter with its unit. The accuracy axis starts at 50 %
     when every value is above it, and says so.
 
@@ -478,10 +493,12 @@ def sweep_figure(result: Sweep, *, out: str | os.PathLike | None = None) -> Figu
         lo = np.array([r[f"{key}_low"] if r[f"{key}_low"] is not None else np.nan for r in rows], float)
         hi = np.array([r[f"{key}_high"] if r[f"{key}_high"] is not None else np.nan for r in rows], float)
         ax.plot(x[order], m[order] * scale, "o-", color=color, markersize=4, zorder=3, label=label)
-        if np.isfinite(lo).any():
+        if np.isfinite(lo).any():                      # intervals exist only from the method's minimum seeds
             ax.fill_between(x[order], lo[order] * scale, hi[order] * scale, color=color, alpha=0.2,
-                            linewidth=0, label="95 % interval")
+                            linewidth=0, gid=f"interval:{key}",
+                            label="95 % interval" + (f" (adjusted, {result.correction})" if key == "change" else ""))
 
+    few = min(r["n"] for r in rows) < stats.MIN_SEEDS
     ax = axes[0]
     lows: list[float] = []
     colour = LEARNER_COLOURS["analog"]
@@ -490,19 +507,25 @@ def sweep_figure(result: Sweep, *, out: str | os.PathLike | None = None) -> Figu
                               if r["seed"] == s and r["value"] == value_text(v)), np.nan)
                         for v in result.values], float)
         # above the band, so that they stay grey (under a coloured band they turned pink)
+        pilot = s in result.pilot                      # a run to a precision's pilot: drawn, not counted
         ax.plot(x[order], acc[order] * 100, color="0.45", linewidth=0.7, zorder=2.5,
-                label="one seed" if s == result.seeds[0] else None)
+                linestyle=":" if pilot else "-",
+                label=("one seed" if s == result.counted[0] else "one pilot seed (not counted)"
+                       if s == (result.pilot or [None])[0] else None))
         lows.extend(acc * 100)
-    band(ax, "test", 100, colour, "mean, 95 % interval")
+    band(ax, "test", 100, colour, "mean")
     ends = [100 * r[k] for r in rows for k in ("test_low", "test_high") if r[k] is not None]
-    accuracy_axis(ax, accuracy_low(lows + ends), label="test accuracy")
-    _show_ends(ax, ends)
-    if max(ends, default=0.0) > 100.0:                # the band of a mean passes what one run can reach
-        ax.axhline(100.0, color="0.5", linestyle=":", linewidth=1, zorder=1)
+    accuracy_axis(ax, accuracy_low(lows + ends), label="test accuracy")      # intervals lie inside [0, 100]
     ax.set_title("test accuracy (grey lines: one per seed)", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
     ax = axes[1]
     band(ax, "change", 100, colour)
+    if few:                                            # no interval: the per-seed changes themselves
+        diffs = result.differences()
+        for v, xx in zip(result.values, x):
+            d = diffs.get(value_text(v))
+            if d:
+                ax.scatter([xx] * len(d), 100 * np.asarray(d), s=8, color="0.45", alpha=0.6, zorder=2.5)
     ax.axhline(0, color="k", linestyle=":", linewidth=1)
     ax.set_ylabel("change (points)")
     ax.set_title(f"paired change from {labels[ref_i]} (same cards, same board)",
@@ -511,26 +534,20 @@ def sweep_figure(result: Sweep, *, out: str | os.PathLike | None = None) -> Figu
     unit, per_hour = _time_scale([r["machine_h_high"] if r["machine_h_high"] is not None else r["machine_h_mean"]
                                   for r in rows])
     band(ax, "machine_h", per_hour, colour)
-    ax.set_ylim(bottom=0)
-    _show_ends(ax, [per_hour * r[k] for r in rows for k in ("machine_h_low", "machine_h_high") if r[k] is not None])
+    ax.set_ylim(bottom=0)                              # a time is >= 0, and so is its interval
     ax.set_ylabel(f"machine time ({unit})")
     ax.set_title("machine time of the training", fontsize=9)
     ax = axes[3]
     band(ax, "learned_after", 1, colour)
     runs = {r["presentations"] for r in result.records if r.get("presentations")}
-    ax.set_ylim(bottom=0)
-    # the band is a t-interval of the mean, not clipped: with few seeds it may pass the run's end,
-    # which no single run's last mistake can
-    _show_ends(ax, [r[k] for r in rows for k in ("learned_after_low", "learned_after_high")
-                    if r[k] is not None])
+    # the interval lies inside [0, the run's presentations], as every single run's last mistake does
+    ax.set_ylim(0, max(runs, default=1) * 1.06)
     if len(runs) == 1:
         run = runs.pop()
         ax.axhline(run, color=NEUTRAL, linestyle="--", linewidth=1)
-        ax.set_ylim(top=max(ax.get_ylim()[1], run * 1.06))
-        ax.set_title(f"presentations until the last training mistake\n(dashed: the run's {run}; "
-                     "the 95 % band is not clipped)", fontsize=9)
+        ax.set_title(f"presentations until the last training mistake\n(dashed: the run's {run})", fontsize=9)
     else:
-        ax.set_title("presentations until the last training mistake\n(95 % band, not clipped)", fontsize=9)
+        ax.set_title("presentations until the last training mistake", fontsize=9)
     ax.set_ylabel("presentations")
     for ax in axes:
         if log:
@@ -542,7 +559,11 @@ def sweep_figure(result: Sweep, *, out: str | os.PathLike | None = None) -> Figu
         ax.grid(alpha=0.3)
         ax.set_xlabel(_param_label(result.param))
     axes[1].legend(fontsize=7, frameon=False)
-    fig.suptitle(f"{result.scene} — {result.param} over {len(result.seeds)} paired seed(s)", fontsize=10)
+    n_few = min(r["n"] for r in rows)
+    fig.suptitle(f"{result.scene} — {result.param} over {len(result.seeds)} paired seed(s)\n"
+                 + (f"too few seeds (n = {n_few}) for an interval: means and seeds alone, no verdict" if few else
+                    f"95 % intervals ({stats.METHOD_SHORT}); the change's adjusted over "
+                    f"{len(result.values) - 1} values ({result.correction})"), fontsize=10)
     fig.tight_layout()
     return _saved(fig, out, dpi=110)
 
@@ -563,9 +584,10 @@ def grid_sweep_figure(result: GridSweep, *, panels: Sequence[str] | None = None,
     Rows are the first parameter's values, columns the second's (in the order given;
     ∞ written as such). The reference cell (the scene's own values) is outlined. On the
     accuracy panels (``test`` and ``change``) a cell is hatched when its paired change
-    from the reference cell is not distinguishable from 0 (its 95 % interval includes 0,
-    or one seed gives no interval); the ``change`` panel writes each cell's interval
-    under its mean.
+    from the reference cell is not distinguishable from 0 (its interval, adjusted over the
+    family of cells, includes 0) or has no interval (below :data:`mark1.stats.MIN_SEEDS`
+    seeds, which the title then says); the ``change`` panel writes each cell's adjusted
+    interval under its mean.
 
     Parameters
     ----------
@@ -605,7 +627,8 @@ def grid_sweep_figure(result: GridSweep, *, panels: Sequence[str] | None = None,
     ref = (va.index(result.reference[0]), vb.index(result.reference[1]))
     summary = result.summary()
     cells = {(i, j): summary[i * len(vb) + j] for i in range(len(va)) for j in range(len(vb))}
-    undecided = [c for c, r in cells.items() if c != ref and not r["distinguishable"]]
+    undecided = [c for c, r in cells.items() if c != ref and not r["decided"]]
+    few = min(r["n"] for r in summary) < stats.MIN_SEEDS
     intervals = "change" in panels
 
     def label(v):
@@ -637,8 +660,7 @@ def grid_sweep_figure(result: GridSweep, *, panels: Sequence[str] | None = None,
                     dark = 0.299 * r + 0.587 * g + 0.114 * bl < 0.5
                     text = fmt.format(grid[i, j])
                     row = cells[(i, j)]
-                    if name == "change" and (i, j) != ref and row["change_low"] is not None \
-                            and math.isfinite(row["change_low"]):
+                    if name == "change" and (i, j) != ref and row["change_low"] is not None:
                         text += f"\n[{100 * row['change_low']:+.1f}, {100 * row['change_high']:+.1f}]"
                     # a halo in the cell's own colour hides the hatch behind the figures
                     ax.text(j, i, text, ha="center", va="center", fontsize=8 if "\n" not in text else 7,
@@ -662,10 +684,13 @@ def grid_sweep_figure(result: GridSweep, *, panels: Sequence[str] | None = None,
     chars = max(30, int(fig.get_figwidth() * 12))
     fig.suptitle("\n".join([*textwrap.wrap(f"{result.scene} — {a} × {b}", chars),
                             *textwrap.wrap(f"mean over {len(result.seeds)} paired seed(s) (outlined: the scene's own "
-                                           "values)" + ("; hatched: the paired change from the outlined cell "
-                                                        "is not distinguishable from 0 (its 95 % interval "
-                                                        "includes 0)" if undecided and
-                                                        {"test", "change"} & set(panels) else ""), chars)]),
+                                           "values)" + ("; hatched: " + (
+                                               f"too few seeds (n = {min(r['n'] for r in summary)}) for an "
+                                               "interval, no verdict" if few else
+                                               "the paired change from the outlined cell is not distinguishable "
+                                               f"from 0 (its interval, adjusted over the cells ({result.correction}), "
+                                               "includes 0)") if undecided and {"test", "change"} & set(panels)
+                                               else ""), chars)]),
                  fontsize=10)
     fig.tight_layout()
     return _saved(fig, out, dpi=110)
