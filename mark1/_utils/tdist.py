@@ -133,7 +133,6 @@ def t_two_sided_p(t: float, df: int) -> float:
     return min(1.0, max(0.0, beta_regularized(df / 2.0, 0.5, df / (df + t * t))))
 
 
-@lru_cache(maxsize=4096)
 def t_quantile(q: float, df: int) -> float:
     """The ``q`` quantile of Student's t with ``df`` degrees of freedom.
 
@@ -167,6 +166,12 @@ def t_quantile(q: float, df: int) -> float:
         raise InputError(f"q: expected a probability strictly between 0 and 1, got {q!r}")
     if df < 1:
         raise InputError(f"df: expected a positive integer, got {df}")
+    return _t_quantile(float(q), int(df))
+
+
+@lru_cache(maxsize=4096)
+def _t_quantile(q: float, df: int) -> float:
+    """:func:`t_quantile` once a (q, df): the studies ask for the same few levels again and again."""
     if q == 0.5:
         return 0.0
     tail = 2.0 * min(q, 1.0 - q)                  # the two-sided p-value of |t|
