@@ -19,6 +19,9 @@
     mark1 theory [--seeds 10] [--out DIR] [--quick]    the patch board against Rosenblatt's P_a, P_c, recall
     mark1 theory p_a X Y THETA R [--n 400]             one formula's value: 1958 form beside 400 points
 
+The commands that draw (run, render, device, compare, ablate, curves, sweep, reenact,
+theory) take ``--style slides``: their figures made for a projected 1280x720 slide.
+
 SCENE is a built-in scene's name (``demo``; ``mark1 scenes`` lists them) or a scene file;
 a file that exists wins over a name. Bad input gives one line on stderr and exit status 2, no traceback; it is found
 before any
@@ -36,12 +39,14 @@ what they share (output folders, the scene, the lab's options and checks) in ``_
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
 
 from mark1._utils.limits import memory_cap
 from mark1.cli import _lab, _run, _theory
 from mark1.exceptions import InputError, UsageError, printable
+from mark1.viz.style import slides
 
 __all__ = ["main"]
 
@@ -59,12 +64,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, printable(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
 
 
+#: the commands that write figures (PNG): each takes ``--style slides``
+_DRAWING = ("run", "render", "device", "compare", "ablate", "curves", "sweep", "reenact", "theory")
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mark1", description="Rosenblatt's Mark I Perceptron, simulated.")
     sub = parser.add_subparsers(dest="command", required=True)
     _run.add_commands(sub)                  # scenes, run, specs, render, explain, lesson, device
     _lab.add_commands(sub)                  # compare, ablate, curves, sweep, reenact
     _theory.add_commands(sub)               # theory
+    for name in _DRAWING:                   # the commands that draw figures, made for a slide on request
+        sub.choices[name].add_argument("--style", choices=("page", "slides"), default="page",
+                                       help="figures for a page (default) or for a projected 1280x720 slide: "
+                                            "no text under 20 px there, thicker lines")
     return parser
 
 
@@ -101,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         # the command's --memory-limit holds the API's own refusals too (Scene.stimuli, MarkI.fit, ...)
-        with memory_cap(getattr(args, "memory_limit", None), name="--memory-limit"):
+        style = slides() if getattr(args, "style", "page") == "slides" else contextlib.nullcontext()
+        with memory_cap(getattr(args, "memory_limit", None), name="--memory-limit"), style:
             return args.func(args)
     except (UsageError, InputError) as e:   # InputError: the API's own refusals (a BudgetError, ...)
         print(f"mark1: error: {printable(str(e))}", file=sys.stderr)

@@ -121,8 +121,10 @@
   $("retina-size").textContent = `${M.rows}\u00d7${M.cols}`;
   $("subtitle").textContent = `${M.machine} machine: ${N_S} S-units, ${N_A} A-units, ` +
     `${M.n_units} R-unit${M.n_units > 1 ? "s" : ""} in use (${M.code}); rule ${M.rule}, ` +
-    `one card every ${M.period_text}; ${M.deck} training cards \u00d7 ${M.epochs} epoch${M.epochs > 1 ? "s" : ""} ` +
-    `= ${M.presentations} presentations, seed ${M.seed}. Cards and presentations are numbered from 1.`;
+    `one card every ${M.period_text}; ${M.deck.toLocaleString("en")} training cards \u00d7 ${M.epochs} ` +
+    `epoch${M.epochs > 1 ? "s" : ""} = ${M.run_presentations.toLocaleString("en")} presentations` +
+    (M.window < M.run_presentations ? ` (the first ${M.window.toLocaleString("en")} replayed card by card)` : "") +
+    `, seed ${M.seed}. Cards and presentations are numbered from 1.`;
   {
     const note = $("run-note"), code = `<code>${M.command}</code>`;
     const numbers = `mistakes per epoch ${M.mistakes_per_epoch.join(" ")}, train accuracy ` +
@@ -131,6 +133,12 @@
     note.innerHTML = M.as_run ? `This is the run of ${code}: the same cards, the same machine and seed, ` +
       `the same numbers (${numbers}).` : `<b>Not the run of ${code}.</b> This page shows ` +
       `${M.shows_instead}, so its numbers are its own (${numbers}); ${code} differs.`;
+    if (M.window_note) note.append(` Here ${M.window_note}.`);
+    html("span", "judgement", note, " " + M.judgement);
+  }
+
+  if (M.window < M.run_presentations) {
+    html("small", "", $("clock-panel").querySelector("h2"), " (grey: the run past the replay)");
   }
 
   // retina
@@ -203,11 +211,13 @@
     M.mistakes_per_epoch.forEach((m, e) => {
       // mistakes up to the current presentation in the current epoch; whole epochs before it
       let shown = m;
-      if (e === pNow.e) shown = P.filter((p, i) => p.e === e && i <= cur && !p.ok).length;
-      if (e > pNow.e) shown = 0;
+      // an epoch the replay does not reach is drawn whole, in grey: the run's own count
+      const later = e > P[P.length - 1].e || (e === P[P.length - 1].e && M.window < M.run_presentations);
+      if (!later && e === pNow.e) shown = P.filter((p, i) => p.e === e && i <= cur && !p.ok).length;
+      if (!later && e > pNow.e) shown = 0;
       const h = (H - 50) * shown / top;
       el("rect", { x: 58 + e * bw + 1, y: H - 18 - h, width: Math.max(bw - 2, 0.5), height: h,
-        class: "bar" + (e === pNow.e ? " cur" : "") }, svg);
+        class: "bar" + (later ? " later" : e === pNow.e ? " cur" : "") }, svg);
       if (n <= 12) {
         el("text", { x: 58 + e * bw + bw / 2, y: H - 22 - h, "text-anchor": "middle" }, svg, e <= pNow.e ? shown : "");
         el("text", { x: 58 + e * bw + bw / 2, y: H - 5, "text-anchor": "middle" }, svg, e + 1);
@@ -621,7 +631,8 @@
     const T = D.test;
     const some = M.test_shown < M.test_cards ?
       `The first ${M.test_shown.toLocaleString("en")} of them are shown below (the accuracy is over all). ` : "";
-    $("test-text").textContent = `The trained machine (its wipers at rest after all ${P.length} presentations, ` +
+    $("test-text").textContent = `The trained machine (its wipers at rest after all ` +
+      `${M.run_presentations.toLocaleString("en")} presentations, ` +
       `shown below) answers the ${M.test_cards.toLocaleString("en")} test cards, none of them seen in training: ` +
       `${M.test_right.toLocaleString("en")} of ${M.test_cards.toLocaleString("en")} right, test accuracy ` +
       `${M.test_accuracy_text} (train accuracy ${M.train_accuracy_text}). ` + some +
@@ -661,7 +672,8 @@
     }
     document.addEventListener("pointerup", () => { ed.drawing = null; });
     const sel = $("ed-card");
-    D.cards.forEach((_, c) => {
+    D.cards.forEach((src, c) => {
+      if (src === null) return;                        // not shown in the replay
       const o = html("option", "", sel, `${c + 1} (\u201c${className(D.labels[c])}\u201d)`);
       o.value = c;
     });
@@ -737,7 +749,7 @@
   // the dial zoom: the needles' and faces' scale is the run's largest |wiper|, rounded up to 1, 2 or 5 x 10^k
   // (so the factor is a round number): one correction turns a needle by increment / that scale x 135 degrees
   const DIAL_SCALE = (() => {
-    const w = Math.max(M.weights_max, 1e-6);
+    const w = Math.max(M.dial_max, 1e-6);
     const e = Math.pow(10, Math.floor(Math.log10(w)));
     for (const m of [1, 2, 5, 10]) if (m * e >= w * (1 - 1e-9)) return Math.min(1, m * e);
     return 1;
@@ -880,10 +892,10 @@
   function rackKey() {
     const z = dialRange(), factor = 1 / z;
     const zoomed = z < 1 ? `\u00d7${factor.toLocaleString("en")}, the stop mark at \u00b1${z} full scale ` +
-      `(largest wiper ${M.weights_max.toPrecision(2)})` : `at full scale, the stop mark at \u00b11`;
+      `(largest wiper ${M.dial_max.toPrecision(2)})` : `not zoomed, the stop mark at \u00b11 full scale`;
     $("rack-text").textContent = `${M.pots.toLocaleString("en")} pots, a dial each; dials ${zoomed}; ` +
       `faces red +, blue \u2212. Right: what each R-unit looks for, the weight each S-unit carries ` +
-      `(\u00b1${M.s_weights_max.toPrecision(2)}; ink on red pushes the lamp on). All white: nothing learned yet.`;
+      `(\u00b1${M.s_dial_max.toPrecision(2)}; ink on red pushes the lamp on). All white: nothing learned yet.`;
     $("dial-zoom").checked = MV.zoom;
     $("dial-zoom-label").textContent = `zoom the dials \u00d7${factor.toLocaleString("en")}`;
     $("dial-zoom-box").hidden = z >= 1;
@@ -917,7 +929,7 @@
       if (key === img.key) return;
       img.key = key;
       const values = onRetina(w[k].map((v, a) => (a < N_A && MASK[k][a] ? v : 0)));
-      img.cells.forEach((r, s) => r.setAttribute("fill", weightColour(values[s], M.s_weights_max)));
+      img.cells.forEach((r, s) => r.setAttribute("fill", weightColour(values[s], M.s_dial_max)));
     });
     if (MV.wiresFor !== i) drawWires(p, i);
     $("machine-status").textContent = `Card ${p.c + 1} (\u201c${className(p.y)}\u201d)` +
