@@ -337,15 +337,15 @@ def test_zero_margins():
 
 @pytest.mark.parametrize("scene_name, cards, epochs", [
     ("demo", None, None),            # mark1 run's whole run: 200 presentations
-    ("parity", None, None),          # 2,000 presentations: cut to a short deck
-    ("parity", 200, None),           # its whole deck asked for: cut to fewer epochs
-    ("alphabet", None, None),        # 26 classes: cut to one card a class, fewer epochs
+    ("parity", None, None),          # 2,000 presentations: traced whole, the first 1,000 replayed
+    ("parity", 20, 3),               # a short deck asked for
+    ("alphabet", None, None),        # 5,200 presentations on 8 R-units: traced whole, 125 replayed
 ])
 def test_the_budget_reckons_the_presentations_the_lesson_runs(scene_name, cards, epochs):
     scene = load_scene(ROOT / "scenes" / f"{scene_name}.toml")
     meta = lesson.record(scene, seed=0, cards=cards, epochs=epochs)["meta"]
     res = scene.resources(command="lesson", lesson_cards=cards, epochs=epochs)
-    assert res.presentations == meta["presentations"]
+    assert res.presentations == meta["run_presentations"]
 
 
 def test_the_page_shows_at_most_max_test_shown_test_cards(monkeypatch):

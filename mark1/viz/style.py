@@ -102,7 +102,7 @@ def slides(size: tuple[int, int] = SLIDE, *, min_px: float = SLIDE_MIN_PX,
     >>> m = mark1.MarkI(spec=mark1.SMALL, seed=0).fit(cards, ["|", "-"] * 2, epochs=3)
     >>> with slides():
     ...     fig = for_slide(learning_curve(m))
-    >>> min(text_px_on_slide(fig).values()) >= 20
+    >>> bool(min(text_px_on_slide(fig).values()) >= 20)
     True
     """
     if len(size) != 2 or min(size) <= 0 or min_px <= 0 or line_px <= 0:

@@ -770,7 +770,7 @@
     const perUnit = M.targets[0].map((_, k) => pots.filter(([u]) => u === k).length);
     // the height one screen leaves: the controls, the panel's heading and two lines of key below
     const fixed = $("controls").offsetHeight;                 // the sticky controls stay on screen
-    const budget = Math.max(220, window.innerHeight - fixed - 5 * f * 1.35 - 24 - cut);
+    const budget = Math.max(160, window.innerHeight - fixed - 5 * f * 1.35 - 24 - cut);
     // the hardware across the top, drawn in a 1200 x 214 design scaled by k (its labels stay at the type size)
     const k0 = Math.min(1, W / 1200, (budget * 0.42) / 214);
     const top = f * 1.3;                               // the labels' line
@@ -815,15 +815,15 @@
     label(W - 8, "R-unit lamps", "end");
     MV.rLamps = [];
     const perCol = Math.min(M.n_units, Math.max(1, Math.floor(214 * k0 / rowH)));
-    const colW = (W - 8 - rx) / Math.ceil(M.n_units / perCol);
+    const lampColW = (W - 8 - rx) / Math.ceil(M.n_units / perCol);
     for (let k = 0; k < M.n_units; k++) {
-      const x = rx + Math.floor(k / perCol) * colW, y = top + 8 + (k % perCol + 0.5) * rowH;
+      const x = rx + Math.floor(k / perCol) * lampColW, y = top + 8 + (k % perCol + 0.5) * rowH;
       MV.rLamps.push(el("circle", { cx: x + lampR + 2, cy: y, r: lampR, class: "lamp-off" }, svg));
       el("text", { x: x + 2 * lampR + 8, y: y + f * 0.35 }, svg, unitName(k));
     }
     // the labels across the top in fewer words where the type is too large for them to stand apart
-    const clash = () => labels.some((t, j) => j > 0 && labels[j - 1].getBBox().x + labels[j - 1].getBBox().width + 8 >
-      t.getBBox().x);
+    const clash = () => labels.some((t, j) => j > 0 && labels[j - 1].getBBox().x + labels[j - 1].getBBox().width +
+      f * 0.6 > t.getBBox().x);
     if (clash()) ["card", "S-units", "board", "R-units"].forEach((w, j) => { labels[j].textContent = w; });
     // the rack: a block of dials per R-unit, its learned picture beside it
     const y0 = top + 214 * k0 + f * 0.8, rackH = Math.max(budget - y0, 8 * M.n_units + 60);
@@ -836,18 +836,34 @@
       const side = Math.min((imgW - (gc - 1) * 6) / gc, (rackH - gr * (f * 1.3 + 6)) / gr);
       if (side > best.side) best = { side, cols: gc };
     }
-    const side = Math.max(20, Math.floor(best.side)), dialsW = W - lw - imgW - gap - 8;
-    const blocks = (d) => perUnit.reduce((h, n) => h + Math.ceil(n / Math.max(1, Math.floor(dialsW / d))) * d + 6, 0);
-    let d = 40;
-    while (d > 8 && blocks(d) > rackH) d -= 1;
-    const perRow = Math.max(1, Math.floor(dialsW / d));
+    const side = Math.max(20, Math.floor(best.side)), areaW = W - imgW - gap - 8;
+    // the blocks of dials, a block per R-unit, in one or more columns: the layout with the largest dials.
+    // A block is at least a line of type high, so the R-units' names beside the blocks stand apart.
+    const layout = (bc, d) => {
+      const dialsW = areaW / bc - lw - 6, perRow = Math.max(1, Math.floor(dialsW / d));
+      const hs = perUnit.map((n) => Math.max(Math.ceil(n / perRow) * d, f * 1.2));
+      let height = 0;
+      for (let r = 0; r < M.n_units; r += bc) height += Math.max(...hs.slice(r, r + bc)) + 6;
+      return { bc, d, perRow, hs, height, colW: areaW / bc };
+    };
+    let rack = null;
+    for (let bc = 1; bc <= Math.min(4, M.n_units); bc++) {
+      let d = 40;
+      while (d > 8 && layout(bc, d).height > rackH) d -= 1;
+      const l = layout(bc, d);
+      if (!rack || (l.height <= rackH && (rack.height > rackH || l.d > rack.d)) ||
+          (rack.height > rackH && l.height < rack.height)) rack = l;
+    }
+    const { d, perRow, hs, colW } = rack;
     MV.dials = [];
-    let y = y0;
+    let y = y0, rowTop = y0;
     M.targets[0].forEach((_, k) => {
-      const mine = pots.filter(([u]) => u === k), rows = Math.ceil(mine.length / perRow);
-      el("text", { x: 4, y: y + Math.min(rows * d, 2 * f) / 2 + f * 0.35 }, svg, unitName(k));
+      const col = k % rack.bc, x0 = col * colW;
+      if (col === 0 && k > 0) rowTop = y;
+      const mine = pots.filter(([u]) => u === k);
+      el("text", { x: x0 + 4, y: rowTop + Math.min(hs[k], 2 * f) / 2 + f * 0.35 }, svg, unitName(k));
       mine.forEach(([u, a], j) => {
-        const cx = lw + (j % perRow + 0.5) * d, cy = y + (Math.floor(j / perRow) + 0.5) * d, r = d * 0.44;
+        const cx = x0 + lw + (j % perRow + 0.5) * d, cy = rowTop + (Math.floor(j / perRow) + 0.5) * d, r = d * 0.44;
         const g = el("g", { class: "pot-dial", "data-u": u, "data-a": a }, svg);
         const face = el("circle", { cx, cy, r, class: "dial" }, g);
         if (d >= 16) {
@@ -862,7 +878,7 @@
         el("title", {}, g, `${unitName(u)} \u00b7 ${a === N_A ? "bias pot" : "A-unit " + (a + 1)}`);
         MV.dials.push({ u, a, cx, cy, face, needle, g, w: NaN });
       });
-      y += rows * d + 6;
+      y = Math.max(y, rowTop + hs[k] + 6);
     });
     // what each R-unit has learned to look for: its weights on the retina, one picture a unit
     const ix = W - imgW - 4, cell = side / Math.max(M.rows, M.cols);
@@ -965,11 +981,17 @@
   // drawn at the size it is shown: drawn again when the panel's width, the window's height or the type changes
   function redrawMachine() {
     if (!MV.card) return;
+    document.documentElement.style.setProperty("--nav-h", `${$("controls").offsetHeight}px`);
     buildMachine();
     // the panel to fit one screen below the controls: drawn again, shorter by what it overflows
     const room = window.innerHeight - $("controls").offsetHeight - 4;
-    const over = $("machine-panel").getBoundingClientRect().height - room;
-    if (over > 0) buildMachine(over);
+    let cut = 0;
+    for (let round = 0; round < 3; round++) {
+      const over = $("machine-panel").getBoundingClientRect().height - room;
+      if (over <= 0) break;
+      cut += over + 2;
+      buildMachine(cut);
+    }
     drawMachine(T);
   }
   let machineShape = "";
