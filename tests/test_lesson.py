@@ -446,7 +446,7 @@ def test_the_page_says_where_chance_is_the_design(name, says):
 
 def test_a_scene_below_its_report_is_called_hard():
     scene = load_scene(ROOT / "scenes" / "square_vs_diamond.toml")      # reported 100 % on new cards
-    assert "A hard scene for this machine: 20 points below" in lesson._judgement(scene, 2, 1.0, 0.8)
+    assert "a hard scene for this machine (20 points below" in lesson._judgement(scene, 2, 1.0, 0.8)
     assert "hard" not in lesson._judgement(scene, 2, 0.8, 0.99)
     typefaces = load_scene(ROOT / "scenes" / "typefaces.toml")           # scored on the trained cards
     assert "on the trained cards shown again; this run: 60.0 %" in lesson._judgement(typefaces, 26, 0.6, 0.3)

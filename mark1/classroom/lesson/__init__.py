@@ -292,11 +292,11 @@ def _judgement(scene: Scene, n_classes: int, train_acc: float, test_acc: float) 
     acc = train_acc if recall else test_acc
     what = "the trained cards shown again" if recall else "new cards"
     bound = "more than " if "lower bound" in rep.note else ""
-    text += f" The report: {bound}{percent(rep.value)} on {what}; this run: {percent(acc)}."
+    text += f" The report: {bound}{percent(rep.value)} on {what}; this run: {percent(acc)}"
     if acc < rep.value - 0.05:
-        text += (f" A hard scene for this machine: {round(100 * (rep.value - acc))} points below the report "
-                 f"(docs/REENACTMENT.md has the verdict over seeds).")
-    return text
+        return text + (f", a hard scene for this machine ({round(100 * (rep.value - acc))} points below; one seed, "
+                       f"docs/REENACTMENT.md has ten).")
+    return text + "."
 
 
 def _phis(readings, n_a: int) -> np.ndarray:

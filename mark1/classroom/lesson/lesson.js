@@ -123,17 +123,20 @@
     `${M.n_units} R-unit${M.n_units > 1 ? "s" : ""} in use (${M.code}); rule ${M.rule}, ` +
     `one card every ${M.period_text}; ${M.deck.toLocaleString("en")} training cards \u00d7 ${M.epochs} ` +
     `epoch${M.epochs > 1 ? "s" : ""} = ${M.run_presentations.toLocaleString("en")} presentations` +
-    (M.window < M.run_presentations ? ` (the first ${M.window.toLocaleString("en")} replayed card by card)` : "") +
+    (M.window < M.run_presentations ? ` (the first ${M.window.toLocaleString("en")}, where the learning starts, ` +
+      `replayed card by card)` : "") +
     `, seed ${M.seed}. Cards and presentations are numbered from 1.`;
   {
     const note = $("run-note"), code = `<code>${M.command}</code>`;
-    const numbers = `mistakes per epoch ${M.mistakes_per_epoch.join(" ")}, train accuracy ` +
+    const mpe = M.mistakes_per_epoch;        // a long run's: the first epochs and the last, so the note stays short
+    const perEpoch = mpe.length <= 12 ? mpe.join(" ") : `${mpe.slice(0, 5).join(" ")} \u2026 ${mpe.slice(-2).join(" ")} ` +
+      `(${mpe.length} epochs)`;
+    const numbers = `mistakes per epoch ${perEpoch}, train accuracy ` +
       `${M.train_accuracy_text}, test accuracy ${M.test_accuracy_text} on ${M.test_cards} test cards`;
     note.className = M.as_run ? "as-run" : "not-run";
     note.innerHTML = M.as_run ? `This is the run of ${code}: the same cards, the same machine and seed, ` +
       `the same numbers (${numbers}).` : `<b>Not the run of ${code}.</b> This page shows ` +
       `${M.shows_instead}, so its numbers are its own (${numbers}); ${code} differs.`;
-    if (M.window_note) note.append(` Here ${M.window_note}.`);
     html("span", "judgement", note, " " + M.judgement);
   }
 
@@ -451,10 +454,11 @@
     drawPots(p);
     drawMistakes();
     if (MV.card) drawMachine(T);
+    // the energy's reckoning (corrections, motor power and time) in the tooltip: the panel stays short
     $("timing-text").textContent = `Read at ${dur(p.tr - p.t)} into the card. Whole run: ` +
-      `${M.machine_time_text}, ${M.waited_text} of it waiting for motors; energy ${M.energy_text}. ` +
-      `Mistakes so far: ` +
-      `${P.filter((q, j) => j <= cur && !q.ok).length} of ${cur + 1} presentations.`;
+      `${M.machine_time_text}, ${M.waited_text} of it waiting for motors; energy ${M.energy_text.split(" (")[0]}. ` +
+      `Mistakes so far: ${P.filter((q, j) => j <= cur && !q.ok).length} of ${cur + 1}.`;
+    $("timing-text").title = `energy ${M.energy_text}`;
     highlight();
   }
 
