@@ -2,11 +2,10 @@
 Did a slight decay of the pots speed learning?
 ==============================================
 
-Test a withdrawn claim: "a slight deliberate decay sped learning". The project's facts
-sheet once said the Mark I's potentiometers were made to relax slightly towards zero
-between presentations and that this reportedly sped learning; issue 15 found no source for
-it and withdrew it (motor-driven pots hold their value; the only decay in the sources,
-Rosenblatt 1958 p. 404, is proportional to the value and belongs to spontaneous learning on
+Test a withdrawn claim: "a slight deliberate decay sped learning": that the Mark I's
+potentiometers were made to relax slightly towards zero between presentations, and that
+this sped learning. No source for it was found, so it is withdrawn (motor-driven pots
+hold their value; the only decay in the sources, Rosenblatt 1958 p. 404, is proportional to the value and belongs to spontaneous learning on
 the IBM 704), and the decay is now off by default (``rack.decay_time = inf``). The example
 stays as the measurement that goes with the withdrawal. It sweeps ``rack.decay_time`` on a
 scene that shows its cards more than once (the built-in ``alphabet`` by default: 26 letters,

@@ -214,38 +214,48 @@ def test_cli_lesson(tmp_path, capsys):
 
 # -- the run of mark1 run, and what PRML chapter 4 adds to it ------------------------------
 
-@pytest.mark.parametrize("scene_file, seed", [(DEMO, 1), (ROOT / "scenes" / "e_vs_x.toml", 0)])
+@pytest.mark.parametrize("scene_file, seed", [(DEMO, 1), (ROOT / "scenes" / "e_vs_x.toml", 0),
+                                              (ROOT / "scenes" / "parity.toml", 2)])
 def test_lesson_is_mark1_runs_run(tmp_path, capsys, scene_file, seed):
-    """By default the page runs the scene as `mark1 run SCENE --seed N` does: the same numbers."""
+    """By default the page runs the scene as `mark1 run SCENE --seed N` does: the same numbers; a run
+    too long to step through (parity's 2,000 presentations) is trained whole and its start replayed."""
     from mark1.cli import main
 
     assert main(["run", str(scene_file), "--seed", str(seed), "--out", str(tmp_path), "--json"]) == 0
     capsys.readouterr()
     summary = json.loads((tmp_path / "summary.json").read_text())
-    meta = lesson.record(scene_file, seed=seed)["meta"]
+    data = lesson.record(scene_file, seed=seed)
+    meta = data["meta"]
     assert meta["as_run"] and meta["shows_instead"] is None
     assert meta["mistakes_per_epoch"] == summary["errors_per_epoch"]
-    assert (meta["deck"], meta["test_cards"], meta["epochs"], meta["presentations"]) == (
+    assert (meta["deck"], meta["test_cards"], meta["epochs"], meta["run_presentations"]) == (
         summary["train_cards"], summary["test_cards"], summary["epochs"], summary["presentations"])
+    window = min(summary["presentations"], 1000)
+    assert meta["window"] == meta["presentations"] == len(data["pres"]) == window
+    assert (meta["window_note"] is None) == (window == summary["presentations"])
+    shown = {p["c"] for p in data["pres"]}                 # only the cards the replay shows are on the page
+    assert [c is not None for c in data["cards"]] == [c in shown for c in range(meta["deck"])]
     assert meta["train_accuracy"] == summary["train_accuracy"]
     assert meta["test_accuracy"] == summary["test_accuracy"]
     assert meta["machine_time"] == summary["machine_time_s"]
 
 
-def test_a_shorter_run_says_so():
+def test_a_shorter_run_says_so(monkeypatch):
     data = lesson.record(DEMO, seed=0, cards=10, epochs=2)
     assert not data["meta"]["as_run"]
     assert data["meta"]["shows_instead"] == "10 of the scene's 40 training cards; 2 epochs instead of the scene's 5"
-    scene = load_scene(ROOT / "scenes" / "parity.toml")             # 200 cards x 10 epochs: too long for a page
-    assert lesson._deck(scene, None, None, 0) == (20, 10, "20 of the scene's 200 training cards (its 2,000 "
-                                                          "presentations are too many to step through)")
+    scene = load_scene(ROOT / "scenes" / "parity.toml")             # 200 cards x 10 epochs: traced whole
+    assert lesson._deck(scene, None, None, 0) == (None, 10, None)
+    alphabet = load_scene(ROOT / "scenes" / "alphabet.toml")        # 5,200 presentations on 8 R-units: whole
+    assert lesson._deck(alphabet, None, None, 0, n_units=8) == (None, 50, None)
+    from mark1._utils import limits
+    assert limits.lesson_window(2_000) == 1_000 and limits.lesson_window(5_200, n_units=8) == 125
+    monkeypatch.setattr(limits, "MAX_TRACED", 1_000)                 # a run too long to trace is cut, and says so
+    assert lesson._deck(scene, None, None, 0) == (100, 10, "100 of the scene's 200 training cards (its 2,000 "
+                                                           "presentations are too many to trace)")
     assert lesson._deck(scene, 200, None, 0) == (None, 5, "5 epochs instead of the scene's 10 (its 2,000 "
-                                                         "presentations are too many to step through)")
+                                                         "presentations are too many to trace)")
     assert lesson._deck(scene, 200, 10, 0) == (None, 10, None)      # asked for, the whole run
-    alphabet = load_scene(ROOT / "scenes" / "alphabet.toml")      # 26 classes on 5 R-units: 200 presentations
-    assert lesson._deck(alphabet, None, None, 0, n_units=5) == (
-        26, 7, "26 of the scene's 104 training cards; 7 epochs instead of the scene's 50 (its 5,200 presentations "
-               "are too many to step through)")
     spec = load_scene(DEMO).machine_spec().ideal()
     assert "instead of the scene's" in lesson.record(DEMO, seed=0, cards=40, spec=spec)["meta"]["shows_instead"]
 
@@ -327,15 +337,15 @@ def test_zero_margins():
 
 @pytest.mark.parametrize("scene_name, cards, epochs", [
     ("demo", None, None),            # mark1 run's whole run: 200 presentations
-    ("parity", None, None),          # 2,000 presentations: cut to a short deck
-    ("parity", 200, None),           # its whole deck asked for: cut to fewer epochs
-    ("alphabet", None, None),        # 26 classes: cut to one card a class, fewer epochs
+    ("parity", None, None),          # 2,000 presentations: traced whole, the first 1,000 replayed
+    ("parity", 20, 3),               # a short deck asked for
+    ("alphabet", None, None),        # 5,200 presentations on 8 R-units: traced whole, 125 replayed
 ])
 def test_the_budget_reckons_the_presentations_the_lesson_runs(scene_name, cards, epochs):
     scene = load_scene(ROOT / "scenes" / f"{scene_name}.toml")
     meta = lesson.record(scene, seed=0, cards=cards, epochs=epochs)["meta"]
     res = scene.resources(command="lesson", lesson_cards=cards, epochs=epochs)
-    assert res.presentations == meta["presentations"]
+    assert res.presentations == meta["run_presentations"]
 
 
 def test_the_page_shows_at_most_max_test_shown_test_cards(monkeypatch):
@@ -423,3 +433,20 @@ def test_best_margin_is_the_maximum_margin_to_its_digits(monkeypatch, scene_name
         assert printed == pytest.approx(other, rel=10.0 ** -(n["digits"] - 1))
         assert float(n["bound_best_text"].replace("\u2009", "")) == pytest.approx(
             float(np.square(phi).sum(axis=1).max()) / other ** 2, rel=10.0 ** -(n["digits"] - 2))
+
+
+@pytest.mark.parametrize("name, says", [("parity", "Chance by design"), ("connectedness", "Chance by design"),
+                                        ("demo", None)])
+def test_the_page_says_where_chance_is_the_design(name, says):
+    scene = load_scene(ROOT / "scenes" / f"{name}.toml")
+    text = lesson._judgement(scene, len(scene.classes), 0.9, 0.5)
+    assert text.startswith(f"Chance is 50 % ({len(scene.classes)} classes).")
+    assert (says in text) if says else ("Chance by design" not in text and "hard" not in text)
+
+
+def test_a_scene_below_its_report_is_called_hard():
+    scene = load_scene(ROOT / "scenes" / "square_vs_diamond.toml")      # reported 100 % on new cards
+    assert "a hard scene for this machine (20 points below" in lesson._judgement(scene, 2, 1.0, 0.8)
+    assert "hard" not in lesson._judgement(scene, 2, 0.8, 0.99)
+    typefaces = load_scene(ROOT / "scenes" / "typefaces.toml")           # scored on the trained cards
+    assert "on the trained cards shown again; this run: 60.0 %" in lesson._judgement(typefaces, 26, 0.6, 0.3)

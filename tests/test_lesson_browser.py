@@ -16,6 +16,7 @@ adds in another order than BLAS). Lamps are ``sum > tie`` and the answer is
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -227,9 +228,10 @@ def _open(browser, path, width, height):
 @pytest.mark.parametrize("scene", ["demo.toml", "alphabet.toml"])
 def test_projector_sizes_and_the_decision_above_the_fold(browser, tmp_path, scene):
     path = lesson.build(ROOT / "scenes" / scene, tmp_path, seed=0, devices=False)
-    for width, height in ((1280, 720), (1920, 1080)):
+    for width, height in ((1024, 768), (1280, 720), (1920, 1080)):
         page, errors = _open(browser, path, width, height)
-        assert page.locator("#r-panel").bounding_box()["y"] < height, f"{scene} at {width}x{height}"
+        if width >= 1280:                           # at 1024 the first row wraps: the R-units are a scroll away
+            assert page.locator("#r-panel").bounding_box()["y"] < height, f"{scene} at {width}x{height}"
         for step in range(3):                      # the first card, a mistake, the last
             smallest, where, explain = page.evaluate(SMALLEST_TEXT)
             assert smallest >= 16 - 1e-6, f"{scene} at {width}x{height}: {smallest} px: {where}"
@@ -269,14 +271,19 @@ def test_machine_view_dials_are_the_run_s_wipers(browser, tmp_path, case):
                 w[mv.unit[j], mv.a_unit[j]] = mv.start[j] + (mv.target[j] - mv.start[j]) * frac
         return w
 
+    zoom = page.evaluate("document.getElementById('dial-zoom').checked")
+    dial_range = float(re.search(r"stop mark at \u00b1([0-9.]+) full scale", page.text_content("#rack-key")).group(1))
+    assert dial_range >= data["meta"]["dial_max"] and (dial_range < 1) == zoom      # the zoom holds every wiper
+
     def page_dials(t):
         page.evaluate(f"window.mark1.seek({float(t)!r})")
         got = page.eval_on_selector_all("#machine .pot-dial", """gs => gs.map(g => {
             const n = g.querySelector('.needle');
-            return [+g.dataset.u, +g.dataset.a, parseFloat(n.getAttribute('transform').slice(7))]; })""")
+            return [+g.dataset.u, +g.dataset.a, +n.dataset.w, parseFloat(n.getAttribute('transform').slice(7))]; })""")
         w = np.full(mask.shape, np.nan)
-        for u, a, angle in got:
-            w[u, a] = angle / 135.0
+        for u, a, wiper, angle in got:
+            w[u, a] = wiper
+            assert angle == pytest.approx(wiper / dial_range * 135.0, abs=1e-6)     # the needle turned to it
         return w
 
     q = data["meta"]["quantum"]
@@ -296,5 +303,116 @@ def test_machine_view_dials_are_the_run_s_wipers(browser, tmp_path, case):
     for k in range(mask.shape[0]):
         pots = mask[k, cols]
         assert np.abs(got[k, cols][pots] - reading.wipers[k][pots]).max() <= 2.0 / q
+    assert errors == []
+    page.close()
+
+
+#: text boxes that overlap in the machine view, the sum tracks and the controls (by pairs)
+OVERLAPS = """() => {
+  const out = [];
+  for (const sel of ["#machine text", "#runits svg.track", "#ed-runits svg.track", "nav"]) {
+    for (const box of document.querySelectorAll(sel)) {
+      const els = [...box.querySelectorAll(box.tagName === "NAV" ? ":scope > *" : "text")]
+        .filter((e) => e.getBoundingClientRect().width > 0);
+      if (sel === "#machine text") { els.length = 0; els.push(...document.querySelectorAll(sel)); }
+      for (let i = 0; i < els.length; i++) for (let j = i + 1; j < els.length; j++) {
+        const a = els[i].getBoundingClientRect(), b = els[j].getBoundingClientRect();
+        const ox = Math.min(a.right, b.right) - Math.max(a.left, b.left), oy = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (ox > 1 && oy > 1) out.push(`${els[i].textContent.slice(0, 25)} / ${els[j].textContent.slice(0, 25)}`);
+      }
+      if (sel === "#machine text") break;
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("scene", ["demo.toml", "e_vs_x.toml", "alphabet.toml"])
+def test_every_screen_and_the_larger_type(browser, tmp_path, scene):
+    """No text under 16 px and nothing overlapping at three projector sizes and at A+ x1.5; the machine
+    panel fits one screen below the controls at 1280x720 with A+ x1.5; the type size is kept across a
+    reload; the clock is clamped to the run."""
+    path = lesson.build(ROOT / "scenes" / scene, tmp_path, seed=0, devices=False)
+    for width, height in ((1024, 768), (1280, 720), (1920, 1080)):
+        for clicks in (0, 2):                                    # the default type, and A+ x1.5
+            page, errors = _open(browser, path, width, height)
+            page.evaluate("localStorage.clear()")
+            page.reload()
+            for _ in range(clicks):
+                page.click("#bigger")
+            page.evaluate("window.mark1.seek(1e12)")               # the end: every needle where training left it
+            smallest, where, _ = page.evaluate(SMALLEST_TEXT)
+            assert smallest >= 16 - 1e-6, f"{scene} {width}x{height} A+{clicks}: {smallest} px: {where}"
+            assert page.evaluate(OVERLAPS) == [], f"{scene} {width}x{height} A+{clicks}"
+            room = height - page.locator("#controls").bounding_box()["height"]
+            panel = page.locator("#machine-panel").bounding_box()["height"]
+            if width >= 1280 or not clicks:          # at 1024 with A+ x1.5 the text below the drawing wraps long
+                assert panel <= room, f"{scene} {width}x{height} A+{clicks}: the machine panel {panel} px in {room}"
+            assert errors == []
+            page.close()
+    page, errors = _open(browser, path, 1280, 720)
+    page.evaluate("localStorage.clear()")
+    body = page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+    page.click("#bigger")
+    page.click("#bigger")
+    page.reload()                                                  # kept across reloads
+    assert page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") == pytest.approx(1.5 * body)
+    page.evaluate("localStorage.clear()")
+    clock = "(t) => { window.mark1.seek(t); return document.getElementById('clock').textContent; }"
+    end = page.evaluate("() => { const D = JSON.parse(document.getElementById('lesson-data').textContent); "
+                        "return D.pres[D.pres.length - 1].t + D.meta.period; }")
+    assert page.evaluate(clock, 1e9) == page.evaluate(clock, end)         # past the end: the end
+    assert page.evaluate(clock, -5).startswith("machine clock 0 s")        # before the start: the start
+    assert errors == []
+    page.close()
+
+
+@pytest.mark.parametrize("case", ["demo", "binary_split"])
+def test_learning_shows_on_the_dials_and_the_learned_pictures(browser, tmp_path, case):
+    """At the start every dial and every learned picture is blank (all pots at 0); at the end the faces
+    are coloured and the needles turned by the zoom to the run's largest wiper, and each R-unit's
+    picture is its weights on the retina."""
+    path, data, m, _, _ = trained(case, tmp_path)
+    page, errors = _open(browser, path, 1280, 720)
+    n_units, n_s = m.code_.n_units, m.patchboard.n_sensors
+    assert page.locator("#machine g.learned").count() == n_units
+    assert page.locator("#machine g.learned").first.locator("rect").count() == n_s + 1   # a frame and the cells
+
+    def faces_and_cells():
+        faces = page.eval_on_selector_all("#machine .pot-dial .dial", "cs => cs.map(c => c.style.fill)")
+        cells = page.eval_on_selector_all("#machine g.learned rect[fill]:not([fill=none])",
+                                          "rs => rs.map(r => r.getAttribute('fill'))")
+        return faces, cells
+
+    def white(colour):
+        """The colour map's 0 (near white, no hue) or the page's plain white."""
+        rgb = [int(v, 16) * 17 for v in colour[1:]] if colour.startswith("#") else \
+            [int(v) for v in re.findall(r"\d+", colour)]
+        return min(rgb) >= 240 and max(rgb) - min(rgb) <= 3
+
+    page.evaluate("window.mark1.seek(0)")
+    faces, cells = faces_and_cells()
+    assert all(map(white, faces)) and all(map(white, cells))            # untrained: nothing learned
+    page.evaluate("window.mark1.seek(1e12)")
+    faces, cells = faces_and_cells()
+    assert sum(not white(c) for c in faces) > len(faces) // 4            # learned: coloured faces
+    assert len(set(cells)) > 8
+    angles = page.eval_on_selector_all("#machine .needle",
+                                       "ns => ns.map(n => Math.abs(parseFloat(n.getAttribute('transform').slice(7))))")
+    assert max(angles) > 0.5 * 135                                        # the largest needle well over
+    # the learned picture is each S-unit's weight: the sum over the A-units it feeds of plug sign x wiper
+    w = m.weights_
+    want = m.patchboard.connections.astype(float) @ (w[:, :-1] * m.rack_.mask[:, :-1]).T     # (n_s, units)
+    for k in range(n_units):
+        fills = page.eval_on_selector_all(f"#machine g.learned[data-unit='{k}'] rect:not([fill=none])",
+                                          "rs => rs.map(r => r.getAttribute('fill'))")
+        rgb = [tuple(int(v) for v in re.findall(r"\d+", f)) for f in fills]
+        hi, lo = int(np.argmax(want[:, k])), int(np.argmin(want[:, k]))
+        assert rgb[hi][0] > rgb[hi][2] and rgb[lo][2] > rgb[lo][0], k          # red pushes on, blue off
+    page.uncheck("#dial-zoom")                                          # full scale: the needles barely move
+    wipers = page.eval_on_selector_all("#machine .needle", "ns => ns.map(n => Math.abs(+n.dataset.w))")
+    small = page.eval_on_selector_all("#machine .needle",
+                                      "ns => ns.map(n => Math.abs(parseFloat(n.getAttribute('transform').slice(7))))")
+    assert max(small) == pytest.approx(135 * max(wipers), rel=1e-9) and max(small) < max(angles)
     assert errors == []
     page.close()

@@ -78,3 +78,25 @@ def test_in_a_kernel_import_warns_nothing_a_bar_shows_and_a_figure_draws():
     assert "0/5 [" in "".join(o.get("text", "") for o in outputs(bar) if o.output_type == "stream")
     assert any(o.get("data", {}).get("text/plain") == "'tqdm.std'" for o in outputs(bar))
     assert any("image/png" in o.get("data", {}) for o in outputs(figure))
+
+
+@pytest.mark.slow
+def test_the_history_notebook_runs_and_shows_sources_machine_experiment_and_verdicts():
+    """examples/mark1_at_work.ipynb, the 30-minute history segment, runs headless: the parameters'
+    statuses in a table, the lesson page inline, the experiment's learning curve, the re-enactment's
+    table and figure."""
+    nb = execute(nbformat.read(EXAMPLES / "mark1_at_work.ipynb", as_version=4))
+    errors = [o for c in nb.cells for o in outputs(c) if o.output_type == "error"]
+    assert not errors, errors[0]
+    warned = [line for line in stderr_of(nb).replace("\r", "\n").splitlines()
+              if line.strip() and "card" not in line and "job" not in line and "%|" not in line]
+    assert not warned, warned
+    rich = [o.get("data", {}) for c in nb.cells for o in outputs(c)]
+    html_outputs = [d["text/html"] for d in rich if "text/html" in d]
+    statuses = next(h for h in html_outputs if "<th>status</th>" in h)
+    assert "documented" in statuses and "contradictory" in statuses and "rack.drive" in statuses
+    assert any("<iframe srcdoc=" in h and "lesson-data" in h for h in html_outputs)
+    assert sum("image/png" in d for d in rich) >= 2                 # the learning curve and the re-enactment
+    printed = "".join(o.get("text", "") for c in nb.cells for o in outputs(c) if o.output_type == "stream")
+    assert "50 trials; on 200 new cards" in printed
+    assert any("within" in h or "OUT OF BAND" in h or "unclear" in h for h in html_outputs)   # the verdicts

@@ -22,8 +22,8 @@ from mark1._utils.language import percent
 from mark1.exceptions import BudgetError, InputError
 
 __all__ = ["SENSE_CHUNK", "LIGHT_KEPT_BYTES", "BASE_RESIDENT", "ADDRESS_SPACE_GROWTH", "PHYSICAL_SHARE",
-           "MAX_PRESENTATIONS", "DEFAULT_CARDS", "MemoryLimit", "memory_limit", "memory_cap", "check_allocation",
-           "lesson_deck"]
+           "MAX_PRESENTATIONS", "MAX_TRACED", "DEFAULT_CARDS", "MemoryLimit", "memory_limit", "memory_cap",
+           "check_allocation", "lesson_deck", "lesson_window"]
 
 #: Cards read through the retina at once when sensing or scoring (memory for one chunk).
 SENSE_CHUNK = 4096
@@ -43,21 +43,27 @@ ADDRESS_SPACE_GROWTH = 256 * 2**20
 #: The share of physical memory a command may plan to use when nothing else says.
 PHYSICAL_SHARE = 0.8
 
-#: The longest run a lesson shows whole (presentations of one R-unit; of k R-units, a k-th of it):
-#: a longer scene is cut to a short deck, then to fewer epochs (a page of a few MB at most).
-#: Shared by the lesson, which cuts, and the budget, which reckons the run it will make.
+#: The longest stretch of a run a lesson replays card by card (presentations of one R-unit; of k
+#: R-units, a k-th of it): the page carries every read and move of it (a page of a few MB at most).
+#: A longer run is trained whole and its first presentations are replayed; the page says so.
 MAX_PRESENTATIONS = 1000
-#: Deck cards in a lesson cut short (a run a class can follow), or one a class if more.
+#: The longest run a lesson traces whole (every read and move kept in memory, about 5 kB a
+#: presentation of the Mark I): the longest catalog run, 10,400 presentations, is well inside it.
+#: A longer run is cut to fewer cards (the scene's epochs kept while they fit), and the page says so.
+MAX_TRACED = 100_000
+#: Deck cards in a lesson cut short, at the fewest (or one a class if more).
 DEFAULT_CARDS = 20
 
 
 def lesson_deck(available: int, scene_epochs: int, n_classes: int, n_units: int = 1,
                 cards: int | None = None, epochs: int | None = None) -> tuple[int, int]:
-    """The training cards and epochs a lesson runs: the scene's, or cut when too long.
+    """The training cards and epochs a lesson trains on: the scene's own, unless too long to trace.
 
-    A run of ``n_units`` R-units longer than ``MAX_PRESENTATIONS // n_units``
-    presentations is cut: unless ``cards`` is given, to at most :data:`DEFAULT_CARDS`
-    cards (or one a class), then, unless ``epochs`` is given, to fewer epochs.
+    The lesson trains the run ``mark1 run`` makes (the scene's deck and epochs) and replays
+    its first :func:`lesson_window` presentations. A run over :data:`MAX_TRACED`
+    presentations is cut: unless ``cards`` is given, to as many cards as fit with the scene's
+    epochs (at least :data:`DEFAULT_CARDS`, or one a class), then, unless ``epochs`` is given,
+    to fewer epochs.
 
     Parameters
     ----------
@@ -68,7 +74,7 @@ def lesson_deck(available: int, scene_epochs: int, n_classes: int, n_units: int 
     n_classes : int
         Classes of the scene.
     n_units : int
-        R-units in use.
+        R-units in use (the replayed window's length depends on them, the run's does not).
     cards, epochs : int, optional
         As asked (``lesson --cards``, ``--epochs``); kept as given.
 
@@ -81,18 +87,32 @@ def lesson_deck(available: int, scene_epochs: int, n_classes: int, n_units: int 
     --------
     >>> lesson_deck(40, 5, 2)                   # demo: 200 presentations, the whole run
     (40, 5)
-    >>> lesson_deck(200, 10, 2)                 # parity: 2,000 are too many, a short deck
-    (20, 10)
-    >>> lesson_deck(200, 10, 2, cards=200)      # its whole deck asked for: fewer epochs
-    (200, 5)
+    >>> lesson_deck(10_000, 1, 2)               # square vs circle: its 10,000 cards, traced whole
+    (10000, 1)
+    >>> lesson_deck(300_000, 1, 2)              # too long to trace: as many cards as fit
+    (100000, 1)
+    >>> lesson_deck(10_000, 1, 2, cards=300)    # a deck asked for: the scene's epochs
+    (300, 1)
     """
-    budget = max(MAX_PRESENTATIONS // max(1, n_units), 1)
+    budget = MAX_TRACED
     if cards is None:
         cards = available if available * (epochs or scene_epochs) <= budget else \
-            min(available, max(DEFAULT_CARDS, n_classes))
+            min(available, max(DEFAULT_CARDS, n_classes, budget // (epochs or scene_epochs)))
     if epochs is None:
         epochs = scene_epochs if cards * scene_epochs <= budget else max(1, budget // cards)
     return int(cards), int(epochs)
+
+
+def lesson_window(presentations: int, n_units: int = 1) -> int:
+    """How many presentations of a run a lesson replays card by card: all of them, or its first
+    :data:`MAX_PRESENTATIONS` (divided by the R-units in use), where the learning starts.
+
+    Examples
+    --------
+    >>> lesson_window(200), lesson_window(10_000), lesson_window(5_200, n_units=8)
+    (200, 1000, 125)
+    """
+    return int(min(presentations, max(MAX_PRESENTATIONS // max(1, n_units), 1)))
 
 #: Where the cgroups are mounted, and which this process is in.
 _CGROUP_ROOT = Path("/sys/fs/cgroup")

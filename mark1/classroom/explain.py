@@ -49,7 +49,7 @@ def explain(spec: MachineSpec, cards: np.ndarray, labels: ArrayLike, *, n_cards:
     >>> cards, labels = np.ones((4, 20, 20)), ["down", "across"] * 2
     >>> cards[0, :, 4:7] = cards[2, :, 12:15] = cards[1, 5:8, :] = cards[3, 13:16, :] = 0.0
     >>> print(explain(SMALL, cards, labels, n_cards=1))
-    small: 400 S-units, 64 A-units, 1 R-unit(s) in use (R1 lamp on means "down", off means "across"), ...
+    small: 400 S-units, 64 A-units, 1 R-unit in use (R1 lamp on means "down", off means "across"), ...
     <BLANKLINE>
     Card 1 ("down") at t = 0.000000 s
           0.000000 s  Card change: lamps off, card #1 of the deck goes into the gate.
@@ -77,7 +77,7 @@ def explain(spec: MachineSpec, cards: np.ndarray, labels: ArrayLike, *, n_cards:
     tm, tr = spec.timing, spec.trainer
     lines = [
         f"{spec.name}: {m.patchboard.n_sensors} S-units, {m.patchboard.n_associators} A-units, "
-        f"{code.n_units} R-unit(s) in use ({code.describe()}), rule {tr.rule} "
+        f"{code.n_units} R-unit{'s' * (code.n_units != 1)} in use ({code.describe()}), rule {tr.rule} "
         f"({_rule_words(spec)}), one card every {tm.period:g} s. Presentations and cards are "
         f"numbered from 1 (trace.csv and history_ count from 0).",
         "",

@@ -20,6 +20,9 @@
     mark1 theory [--seeds 10] [--out DIR] [--quick]    the patch board against Rosenblatt's P_a, P_c, recall
     mark1 theory p_a X Y THETA R [--n 400]             one formula's value: 1958 form beside 400 points
 
+The commands that draw (run, render, device, compare, ablate, curves, sweep, reenact,
+theory) take ``--style slides``: their figures made for a projected 1280x720 slide.
+
 SCENE is a built-in scene's name (``demo``; ``mark1 scenes`` lists them) or a scene file;
 a file that exists wins over a name. Bad input gives one line on stderr and exit status 2, no traceback; it is found
 before any
@@ -37,6 +40,7 @@ what they share (output folders, the scene, the lab's options and checks) in ``_
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import re
 import sys
@@ -69,6 +73,10 @@ def _version() -> str:
         return "0+unknown"
 
 
+#: the commands that write figures (PNG): each takes ``--style slides``
+_DRAWING = ("run", "render", "device", "compare", "ablate", "curves", "sweep", "reenact", "theory")
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mark1", description="Rosenblatt's Mark I Perceptron, simulated.")
     parser.add_argument("--version", action="version", version=f"mark1 {_version()}")
@@ -77,6 +85,10 @@ def _build_parser() -> argparse.ArgumentParser:
     # has been answered without them
     for name in ("_run", "_lab", "_theory"):    # run, scenes, ...; compare, ablate, ...; theory
         importlib.import_module(f"mark1.cli.{name}").add_commands(sub)
+    for name in _DRAWING:                   # the commands that draw figures, made for a slide on request
+        sub.choices[name].add_argument("--style", choices=("page", "slides"), default="page",
+                                       help="figures for a page (default) or for a projected 1280x720 slide: "
+                                            "no text under 20 px there, thicker lines")
     return parser
 
 
@@ -97,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     Examples
     --------
     >>> main(["explain", "demo", "--cards", "1"])         # doctest: +ELLIPSIS
-    small: 400 S-units, 64 A-units, 1 R-unit(s) in use ...
+    small: 400 S-units, 64 A-units, 1 R-unit in use ...
     Card 1 ("X") at t = 0.000000 s
     ...
       The machine answered "X": right.
@@ -119,7 +131,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         # the command's --memory-limit holds the API's own refusals too (Scene.stimuli, MarkI.fit, ...)
-        with memory_cap(getattr(args, "memory_limit", None), name="--memory-limit"):
+        style = (importlib.import_module("mark1.viz.style").slides() if getattr(args, "style", "page") == "slides"
+                 else contextlib.nullcontext())          # matplotlib only for a command that draws
+        with memory_cap(getattr(args, "memory_limit", None), name="--memory-limit"), style:
             return args.func(args)
     except (UsageError, InputError) as e:   # InputError: the API's own refusals (a BudgetError, ...)
         print(f"mark1: error: {printable(str(e))}", file=sys.stderr)

@@ -387,10 +387,10 @@ def add_commands(sub) -> None:
     ls.add_argument("scene", help=SCENE_HELP)
     ls.add_argument("--out", help="output folder (default runs/<scene>/lesson/)")
     ls.add_argument("--seed", type=int, default=0)
-    ls.add_argument("--cards", type=int, help="training cards in the deck (default the scene's, as mark1 run; a run "
-                                              "too long to step through is cut, and the page says so)")
-    ls.add_argument("--epochs", type=int, help="passes over the deck (default the scene's; the lesson cuts them when "
-                                               "even a short deck is too long to step through, and the page says so)")
+    ls.add_argument("--cards", type=int, help="training cards in the deck (default the scene's: the run of mark1 "
+                                              "run, whose first 1,000 presentations the page replays card by card)")
+    ls.add_argument("--epochs", type=int, help="passes over the deck (default the scene's; a run too long to trace "
+                                               "is cut, and the page says so)")
     ls.set_defaults(func=cmd_lesson)
 
     dv = sub.add_parser("device", help="device response plots: a pot under a pulse train, a photocell's step; "

@@ -666,7 +666,10 @@ class MarkI(ParamsMixin):
         if not self._is_fitted():
             rows.append(("trained", "not yet: call fit(cards, labels)"))
             return html_table(("MarkI", ""), rows, left=(0, 1)) + self.spec._repr_html_()
+        n_r, in_use = self.spec.response.n_responses, self.code_.n_units
+        rows[-1] = ("R-units", f"{in_use} in use of {n_r}" if in_use != n_r else n_r)
         rows += [("classes", ", ".join(map(str, self.classes_))),
+                 ("answer", self.code_.describe()),
                  ("presentations", len(self.history_)),
                  ("mistakes per epoch", " ".join(map(str, self.mistakes_per_epoch_.tolist()))),
                  ("machine time", duration(self.machine_time_)),

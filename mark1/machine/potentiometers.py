@@ -14,7 +14,7 @@ Each weight is the wiper position of a potentiometer, in full-scale fractions
   so the move ends early and its duration shows it;
 * wiper noise: every read of a wiper adds fresh Gaussian noise;
 * decay: every wiper relaxes towards 0 with ``decay_time``, continuously (moving or not).
-* device laws (issue 25, ``rack.law`` and aihwkit's parameters): a pulse's travel may
+* device laws (``rack.law`` and aihwkit's parameters): a pulse's travel may
   depend on the wiper's position and direction, vary from pot to pot (step, bounds,
   asymmetry, stuck pots: drawn once, :meth:`PotentiometerRack.device_arrays`) and from
   pulse to pulse (step noise, write noise: counter-based streams); a wiper at rest may

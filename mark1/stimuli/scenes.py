@@ -300,7 +300,7 @@ class Scene:
                 ("classes", ", ".join(map(str, self.classes))),
                 ("cards", ", ".join(f"{k}: {'-' if v.count is None else v.count}" for k, v in self.settings.items())),
                 ("machine", self.machine_spec().name + (" with overrides" if self.overrides else "")),
-                ("schedule", f"{sch.epochs} epoch(s), {sch.order}, rule {sch.rule}"),
+                ("schedule", f"{sch.epochs} epoch{'s' * (sch.epochs != 1)}, {sch.order}, rule {sch.rule}"),
                 ("reported", ("no figure" if self.reported.value is None else percent(self.reported.value))
                  + (f" ({self.reported.source})" if self.reported.source else ""))]
         return html_table(("Scene", self.name), rows, left=(0, 1))

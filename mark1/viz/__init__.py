@@ -11,6 +11,7 @@ no pyplot) and, given ``out``, saves it atomically. By family:
   the re-enactment;
 - :mod:`mark1.viz.theory`: Rosenblatt's P_a, P_c and recall against the machine;
 - :mod:`mark1.viz.figure`: the canvas, the atomic save and the accuracy axis (in %) every figure shares;
+- :mod:`mark1.viz.style`: figures for a projected slide (:func:`slides`, ``--style slides`` on the command line);
 - :mod:`mark1.viz.script`: the command line of a script that writes figures;
 - :mod:`mark1.viz.legend`: the language drawn (every colour and layout above, in one figure).
 
@@ -27,6 +28,7 @@ from mark1.viz.legend import language_figure
 from mark1.viz.machine import dials_figure, retina_figure, weights_on_retina_figure
 from mark1.viz.prml import fisher_histograms_figure, plane_figure
 from mark1.viz.script import script_parser
+from mark1.viz.style import for_slide, slides
 from mark1.viz.studies import (ablation_figure, comparison_figure, grid_sweep_figure, learning_curves_figure,
                                reenact_figure, sweep_figure)
 from mark1.viz.theory import p_a_figure, p_c_figure, recall_figure
@@ -36,4 +38,5 @@ __all__ = ["retina_figure", "dials_figure", "weights_on_retina_figure", "contact
            "training_animation", "fisher_histograms_figure", "plane_figure", "comparison_figure",
            "learning_curves_figure", "ablation_figure", "sweep_figure", "grid_sweep_figure", "reenact_figure",
            "p_a_figure", "p_c_figure", "recall_figure", "new_figure", "save_figure", "accuracy_axis", "accuracy_low",
-           "language_figure", "script_parser", "LEARNER_COLOURS", "NEUTRAL", "duration", "percent", "percent_spread"]
+           "language_figure", "script_parser", "slides", "for_slide", "LEARNER_COLOURS", "NEUTRAL", "duration",
+           "percent", "percent_spread"]

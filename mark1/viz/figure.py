@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 
 from mark1._utils.atomic import atomic_path
 from mark1.exceptions import InputError
+from mark1.viz.style import for_slide, slide_style
 
 __all__ = ["new_figure", "save_figure", "accuracy_axis", "accuracy_low"]
 
@@ -41,7 +42,9 @@ def new_figure(width: float, height: float, *,
     width, height : float
         Size in inches.
     layout : {None, "constrained", "tight", "compressed"}, optional
-        matplotlib's layout engine; none by default (the axes go where they are put).
+        matplotlib's layout engine; none by default (the axes go where they are put). Inside
+        :func:`mark1.viz.style.slides` a figure with a layout engine is made at least 9/16 as
+        high as it is wide (the slide's shape).
 
     Returns
     -------
@@ -56,6 +59,9 @@ def new_figure(width: float, height: float, *,
     >>> type(new_figure(4, 3, layout="constrained").get_layout_engine()).__name__
     'ConstrainedLayoutEngine'
     """
+    if slide_style() is not None and layout is not None:
+        # made for a 16:9 slide: a wide, low figure laid out by the engine grows to the slide's shape
+        height = max(height, width * 9 / 16)
     fig = _ShownFigure(figsize=(width, height), layout=layout)
     FigureCanvasAgg(fig)
     return fig
@@ -72,6 +78,8 @@ class _ShownFigure(Figure):
     """
 
     def _repr_png_(self) -> bytes:
+        if slide_style() is not None:            # inside mark1.viz.style.slides(): made for the slide
+            for_slide(self)
         buf = io.BytesIO()
         self.savefig(buf, format="png", bbox_inches="tight")
         return buf.getvalue()
@@ -86,7 +94,9 @@ def save_figure(fig: Figure, out: str | os.PathLike, **kwargs: Any) -> None:
     out : str or path-like
         The file; a complete file or none is left there, never half of one.
     **kwargs
-        Passed on to :meth:`matplotlib.figure.Figure.savefig` (``dpi``, ``bbox_inches``).
+        Passed on to :meth:`matplotlib.figure.Figure.savefig` (``dpi``, ``bbox_inches``). Inside
+        :func:`mark1.viz.style.slides` the figure is first made for the slide
+        (:func:`~mark1.viz.style.for_slide`) and saved trimmed.
 
     Examples
     --------
@@ -99,6 +109,9 @@ def save_figure(fig: Figure, out: str | os.PathLike, **kwargs: Any) -> None:
     """
     out = Path(out)
     fmt = out.suffix.lstrip(".").lower() or "png"
+    if slide_style() is not None:                # inside mark1.viz.style.slides(): made for the slide, trimmed
+        for_slide(fig)
+        kwargs["bbox_inches"] = "tight"
     with atomic_path(out) as tmp:
         fig.savefig(tmp, format=fmt, **kwargs)
 

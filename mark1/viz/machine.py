@@ -162,7 +162,8 @@ def retina_figure(machine: MarkI, card: ArrayLike, *, out: str | os.PathLike | N
         x = np.append(phi[0].astype(float), 1.0)
         sums = machine.weights_ @ x
         answer = machine.classes_[machine.code_.decode(sums[None])[0]]
-        title += f" — R-unit sums {np.array2string(sums, precision=3)}, answer {answer}"
+        said = ", ".join(f"R{k + 1} {v:+.3f}" for k, v in enumerate(sums))
+        title += f" — {'sums' if len(sums) > 1 else 'sum'} {said}, answer \u201c{answer}\u201d"
     fig.suptitle(title, fontsize=10)
     if out is not None:
         save_figure(fig, out, dpi=110)

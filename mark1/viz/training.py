@@ -18,7 +18,7 @@ from mark1._utils.atomic import atomic_path
 from mark1._utils.language import (FIRING, MISTAKE, NEGATIVE, NEUTRAL, POSITIVE, SILENT, WEIGHT_CMAP, ZERO,
                                    duration, duration_unit, percent, unit_grid)
 from mark1._utils.progress import progress_bar
-from mark1.exceptions import InputError
+from mark1.exceptions import InputError, InputTypeError
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MachineSpec
 from mark1.viz.figure import accuracy_axis, new_figure, save_figure
@@ -37,6 +37,22 @@ def _accuracy_with_mistakes(ax) -> None:
     ax.set_yticks(np.arange(0, 101, 20))
 
 
+_HISTORY_FIELDS = ("correct", "label", "epoch", "start")
+
+
+def _history(history) -> np.ndarray:
+    """A run's history from ``MarkI.history_`` or a fitted machine; one line if it is neither."""
+    if isinstance(history, MarkI):
+        history._check_fitted()                 # NotFittedError, one line, when it is not trained
+        return history.history_
+    names = getattr(getattr(history, "dtype", None), "names", None) or ()
+    missing = [f for f in _HISTORY_FIELDS if f not in names]
+    if missing:
+        raise InputTypeError(f"history: expected MarkI.history_ (a record array with fields "
+                             f"{', '.join(_HISTORY_FIELDS)}) or a fitted MarkI, got {type(history).__name__}")
+    return history
+
+
 def learning_curve(history: np.ndarray, *, title: str = "", test_accuracy: float | None = None,
                    reported: float | None = None, window: int | None = None,
                    out: str | os.PathLike | None = None) -> Figure:
@@ -52,8 +68,9 @@ def learning_curve(history: np.ndarray, *, title: str = "", test_accuracy: float
 
     Parameters
     ----------
-    history : structured array of shape (presentations,)
-        ``MarkI.history_`` (fields ``correct``, ``label``, ``epoch``, ``start`` in seconds).
+    history : structured array of shape (presentations,), or a fitted MarkI
+        ``MarkI.history_`` (fields ``correct``, ``label``, ``epoch``, ``start`` in seconds),
+        or the machine itself.
     title : str
     test_accuracy : float, optional
         Fraction of test cards right after training, drawn as a diamond at the end.
@@ -75,11 +92,12 @@ def learning_curve(history: np.ndarray, *, title: str = "", test_accuracy: float
     >>> import numpy as np, mark1
     >>> cards = np.ones((4, 20, 20)); cards[0::2, 4:16, 9:11] = 0.05; cards[1::2, 9:11, 4:16] = 0.05
     >>> machine = mark1.MarkI(spec=mark1.SMALL, seed=0).fit(cards, ["|", "-", "|", "-"], epochs=3)
-    >>> fig = learning_curve(machine.history_, test_accuracy=1.0, window=4)
+    >>> fig = learning_curve(machine.history_, test_accuracy=1.0, window=4)   # or learning_curve(machine, ...)
     >>> curve = fig.axes[0].lines[1]
     >>> curve.get_label(), curve.get_xdata().tolist()              # from the first full window on
     ('training accuracy (last 4 cards)', [4, 5, 6, 7, 8, 9, 10, 11, 12])
     """
+    history = _history(history)
     correct = np.asarray(history["correct"], dtype=float)
     n = len(correct)
     per_epoch = int(np.sum(history["epoch"] == 0)) if n else 1

@@ -49,7 +49,7 @@ from PIL import Image
 from mark1._utils.atomic import write_text
 from mark1._utils.language import (CARD_CMAP, FIRING, MISTAKE, NEGATIVE, POSITIVE, SILENT, WEIGHT_CMAP, ZERO,
                                    duration, percent, unit_grid)
-from mark1._utils.limits import lesson_deck
+from mark1._utils.limits import lesson_deck, lesson_window
 from mark1._utils.progress import progress_bar
 from mark1.classroom.device import (photocell_response, photocell_response_figure, rack_response,
                                     rack_response_figure)
@@ -82,7 +82,7 @@ def _scene(scene) -> Scene:
 
 
 def _deck(scene: Scene, cards, epochs, seed: int, n_units: int = 1):
-    """Training cards and epochs of the lesson, whether they are ``mark1 run``'s, and why not.
+    """Training cards and epochs of the lesson's run, whether they are ``mark1 run``'s, and why not.
 
     The rule is :func:`mark1._utils.limits.lesson_deck` (which the budget reckons with
     too). Returns ``(train_count, epochs, note)``: ``train_count`` None means the scene's
@@ -101,7 +101,7 @@ def _deck(scene: Scene, cards, epochs, seed: int, n_units: int = 1):
         notes.append(f"{epochs} epoch{'s' * (epochs != 1)} instead of the scene's {scene_epochs}")
     cut = (asked_cards is None and cards != available) or (asked_epochs is None and epochs != scene_epochs)
     if notes and cut:
-        notes[-1] += f" (its {available * scene_epochs:,} presentations are too many to step through)"
+        notes[-1] += f" (its {available * scene_epochs:,} presentations are too many to trace)"
     train_count = None if cards == available else cards          # None: the very deck of mark1 run
     return train_count, int(epochs), "; ".join(notes) or None
 
@@ -116,11 +116,13 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     seed : int
         Seed of the run (the same cards and machine as ``mark1 run --seed``).
     cards : int, optional
-        Training cards in the deck. Default the scene's, as ``mark1 run`` has them, unless
-        that run has more than :data:`~mark1._utils.limits.MAX_PRESENTATIONS` presentations (divided by the
-        R-units in use): then at most :data:`~mark1._utils.limits.DEFAULT_CARDS` (or one per class).
+        Training cards in the deck. Default the scene's, as ``mark1 run`` has them (the run is
+        ``mark1 run``'s, traced whole), unless that run has more than
+        :data:`~mark1._utils.limits.MAX_TRACED` presentations: then as many as fit
+        (:func:`~mark1._utils.limits.lesson_deck`). The page replays the run's first
+        :func:`~mark1._utils.limits.lesson_window` presentations card by card.
     epochs : int, optional
-        Passes over the deck (default the scene's, or fewer when a short deck is still
+        Passes over the deck (default the scene's, or fewer when a cut deck is still
         too long).
     spec : MachineSpec, optional
         The machine (default the scene's).
@@ -164,34 +166,42 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
     train, test, seed_machine = scene_cards(scene, seed, train_count=train_count)
     machine = MarkI(spec=spec, seed=seed_machine, trace="full")
     machine.fit(train.cards, train.labels, epochs=epochs, order=scene.schedule.order, progress=progress)
-    hist, trace, board, code = machine.history_, machine.trace_, machine.patchboard, machine.code_
+    run_hist, trace, board, code = machine.history_, machine.trace_, machine.patchboard, machine.code_
+    # the page replays the run's first presentations card by card (all of a short run)
+    window = lesson_window(len(run_hist), code.n_units)
+    hist, readings = run_hist[:window], trace.readings[:window]
+    run_moves = [move for move in trace.moves if move.presentation < window]
     motors: dict[int, list[float]] = {}
     for t, event, p, _ in trace:
-        if event in _MOTOR_EVENTS:
+        if event in _MOTOR_EVENTS and p < window:
             motors.setdefault(p, []).append(t)
     moves: dict[int, list] = {}
-    for move in trace.moves:
+    for move in run_moves:
         moves.setdefault(move.presentation, []).append(move)
     mean = spec.response.discrimination == "mean"
     targets = code.targets[hist["label"]]                              # (presentations, units) in ±1
-    read_sums = cast(np.ndarray, machine.read_sums_)      # a full trace keeps the sums read
+    read_sums = cast(np.ndarray, machine.read_sums_)[:window]      # a full trace keeps the sums read
     erred = erring(targets, read_sums, code.tie)
     pres = [_presentation(row, reading, read_sums[p], machine.rack_.mask, board.n_sensors,
                           moves.get(p, []), motors.get(p, []), targets[p], erred[p], code.tie,
                           spec.rack.wiper_noise, mean)
-            for p, (row, reading) in enumerate(zip(hist, trace.readings))]
-    criterion, weights_max, s_max, phi_cards, t_cards = _criterion(hist, trace, board.connections,
-                                                                   machine.rack_.mask.shape, code.targets,
-                                                                   len(train.cards))
+            for p, (row, reading) in enumerate(zip(hist, readings))]
+    criterion, weights_max, s_max, phi_cards, t_cards, replayed = _criterion(
+        hist, readings, run_moves, board.connections, machine.rack_.mask.shape, code.targets, len(train.cards))
     for entry, ep in zip(pres, criterion):
         entry["ep"] = _sig(ep)
     for entry, after in zip(pres, pres[1:]):               # the next card's change late for the motors
         wait = after["t"] - (entry["t"] + spec.timing.period)
         if wait > 1e-9:
             entry["wn"] = duration(wait)
-    final = machine.weights_
-    s_max = max(s_max, float(np.abs(final[:, :-1] @ board.connections.T).max()))
-    phis = _phis(trace.readings, board.n_associators)
+    run_final = machine.weights_
+    # the PRML panel is about the presentations replayed: the weights at their end (the run's own at rest
+    # when it is replayed whole)
+    final = run_final if window == len(run_hist) else replayed
+    dial_max = max(weights_max, float(np.abs(final).max()), 1e-12)
+    s_dial_max = max(s_max, float(np.abs(final[:, :-1] @ board.connections.T).max()), 1e-12)
+    s_max = max(s_dial_max, float(np.abs(run_final[:, :-1] @ board.connections.T).max()))
+    phis = _phis(readings, board.n_associators)
     train_acc = machine.score(train.cards, train.labels)                # as mark1 run scores them
     test_sums = machine.decision_function(test.cards)
     test_answers = code.decode(test_sums)
@@ -217,6 +227,11 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         "pots": int(machine.rack_.mask.sum()), "plugs": int(np.count_nonzero(conn)),
         "end_stops": rs.end_stops, "wiper_noise": rs.wiper_noise, "decay_time": _finite(rs.decay_time),
         "epochs": int(epochs), "deck": len(train.cards), "presentations": int(len(hist)),
+        "run_presentations": int(len(run_hist)), "window": int(window),
+        "window_note": None if window == len(run_hist) else
+        (f"the first {window:,} of the run's {len(run_hist):,} presentations are replayed card by card, where the "
+         f"learning starts; the mistakes per epoch, the accuracies and the trained machine are the whole run's"),
+        "judgement": _judgement(scene, len(machine.classes_), train_acc, test_acc),
         "mistakes_per_epoch": machine.mistakes_per_epoch_.tolist(), "machine_time": machine.machine_time_,
         "machine_time_text": duration(machine.machine_time_), "waited": machine.waited_,
         "waited_text": duration(machine.waited_), "energy_text": run_energy(machine).describe(),
@@ -227,15 +242,18 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
         "test_right": int(test_right.sum()), "test_shown": min(len(test.cards), MAX_TEST_SHOWN),
         "ep_final": _sig(_perceptron_criterion(final, phi_cards, t_cards)),
         "novikoff": _novikoff(final, phis, targets, machine.rack_.mask, erred, code.tie),
-        "weights_max": max(weights_max, float(np.abs(final).max()), 1e-12), "s_weights_max": max(s_max, 1e-12),
+        "weights_max": max(dial_max, float(np.abs(run_final).max())), "s_weights_max": s_max,
+        "dial_max": dial_max, "s_dial_max": s_dial_max,
         "colours": {"positive": POSITIVE, "negative": NEGATIVE, "zero": ZERO, "firing": FIRING,
                     "silent": SILENT, "mistake": MISTAKE, "card_cmap": CARD_CMAP,
                     "weights": [to_hex(cmap(x)) for x in np.linspace(0.0, 1.0, 11)]},
     }
     s_test = machine.sense(test.cards[shown])
+    shown_cards = set(hist["card"].tolist())
     return {
         "meta": meta,
-        "cards": [_png_data_url(c) for c in train.cards],
+        # the deck's cards the replay shows (a long deck's others are never on the page: null)
+        "cards": [_png_data_url(c) if i in shown_cards else None for i, c in enumerate(train.cards)],
         "labels": np.searchsorted(machine.classes_, train.labels).tolist(),
         "wiring": [[np.flatnonzero(conn[:, a] > 0).tolist(), np.flatnonzero(conn[:, a] < 0).tolist()]
                    for a in range(board.n_associators)],
@@ -245,9 +263,40 @@ def record(scene, *, seed: int = 0, cards: int | None = None, epochs: int | None
                  "answers": test_answers[shown].tolist(),
                  "sums": [[f"{v:+.4g}" for v in row] for row in test_sums[shown]],
                  "s": [np.packbits(s).tobytes().hex() for s in s_test]},
-        "machine": {"threshold": board.a_threshold, "wipers": final.tolist(), "tie": code.tie, "mean": mean,
+        "machine": {"threshold": board.a_threshold, "wipers": run_final.tolist(), "tie": code.tie, "mean": mean,
                     "mask": machine.rack_.mask.astype(int).tolist()},
     }
+
+
+def _judgement(scene: Scene, n_classes: int, train_acc: float, test_acc: float) -> str:
+    """What a student should make of the run's accuracy, in a sentence or two: chance, the
+    scene's design (a predicate the machine cannot learn, by Minsky and Papert), and where
+    there is a reported figure, the run beside it.
+
+    Examples
+    --------
+    >>> _judgement(load_scene("parity"), 2, 0.9, 0.52)          # doctest: +ELLIPSIS
+    'Chance is 50 % (2 classes). Chance by design: ...'
+    """
+    chance = 1.0 / max(n_classes, 1)
+    rep = scene.reported
+    text = f"Chance is {percent(chance, 0)} ({n_classes} classes)."
+    if rep.expect == "chance":
+        return (text + f" Chance by design: the analysis of {rep.source.split(':')[0]} leads one to expect a "
+                f"perceptron whose A-units each see a few random points to fail here. Near chance on new cards "
+                f"({percent(test_acc)} here) is the expected result, not a fault of the machine; the training cards "
+                f"can still be learned by heart ({percent(train_acc)} here).")
+    if rep.value is None:
+        return text
+    recall = rep.scored == "recall"
+    acc = train_acc if recall else test_acc
+    what = "the trained cards shown again" if recall else "new cards"
+    bound = "more than " if "lower bound" in rep.note else ""
+    text += f" The report: {bound}{percent(rep.value)} on {what}; this run: {percent(acc)}"
+    if acc < rep.value - 0.05:
+        return text + (f", a hard scene for this machine ({round(100 * (rep.value - acc))} points below; one seed, "
+                       f"docs/REENACTMENT.md has ten).")
+    return text + "."
 
 
 def _phis(readings, n_a: int) -> np.ndarray:
@@ -266,22 +315,23 @@ def _perceptron_criterion(weights, phis, targets) -> float:
     return float(-np.minimum(margins, 0.0).sum()) + 0.0            # + 0.0: no "-0" on the page
 
 
-def _criterion(hist, trace, conn, shape, code_targets, n_cards):
+def _criterion(hist, readings, run_moves, conn, shape, code_targets, n_cards):
     """E_P at each presentation, of the weights the card was read with, over the deck cards
     shown so far (each with the φ of its latest presentation); the largest |wiper| and the
     largest |weight an S-unit carries| (``conn`` (n_s, n_a) times the wipers) of the run,
-    for the page's colour scales; and the φ and targets of the cards shown (each once, as
-    last read).
+    for the page's colour scales; the φ and targets of the cards shown (each once, as
+    last read); and the weights after the last of ``run_moves`` (those of the presentations
+    in ``hist``).
 
     The weights are the machine's record replayed: each pot where the last move commanded
     before this presentation left it (``Move.target``), from 0 at the start.
     """
     w = np.zeros(shape)
-    phis = _phis(trace.readings, shape[1] - 1)
+    phis = _phis(readings, shape[1] - 1)
     phi_card = np.zeros((n_cards, shape[1]))
     t_card = np.zeros((n_cards, shape[0]))
     seen = np.zeros(n_cards, bool)
-    moves = iter(trace.moves)
+    moves = iter(run_moves)
     move = next(moves, None)
     out, w_max, s_max = [], 0.0, 0.0
     conn = conn.astype(float)
@@ -297,7 +347,10 @@ def _criterion(hist, trace, conn, shape, code_targets, n_cards):
         c = int(row["card"])
         phi_card[c], t_card[c], seen[c] = phis[p], code_targets[row["label"]], True
         out.append(_perceptron_criterion(w, phi_card[seen], t_card[seen]))
-    return out, w_max, s_max, phi_card[seen], t_card[seen]
+    while move is not None:                              # the moves the last presentation commanded
+        w[move.unit, move.a_unit] = move.target
+        move = next(moves, None)
+    return out, w_max, s_max, phi_card[seen], t_card[seen], w
 
 
 def _novikoff(final, phis, targets, mask, erred, tie) -> list[dict]:

@@ -121,16 +121,27 @@
   $("retina-size").textContent = `${M.rows}\u00d7${M.cols}`;
   $("subtitle").textContent = `${M.machine} machine: ${N_S} S-units, ${N_A} A-units, ` +
     `${M.n_units} R-unit${M.n_units > 1 ? "s" : ""} in use (${M.code}); rule ${M.rule}, ` +
-    `one card every ${M.period_text}; ${M.deck} training cards \u00d7 ${M.epochs} epoch${M.epochs > 1 ? "s" : ""} ` +
-    `= ${M.presentations} presentations, seed ${M.seed}. Cards and presentations are numbered from 1.`;
+    `one card every ${M.period_text}; ${M.deck.toLocaleString("en")} training cards \u00d7 ${M.epochs} ` +
+    `epoch${M.epochs > 1 ? "s" : ""} = ${M.run_presentations.toLocaleString("en")} presentations` +
+    (M.window < M.run_presentations ? ` (the first ${M.window.toLocaleString("en")}, where the learning starts, ` +
+      `replayed card by card)` : "") +
+    `, seed ${M.seed}. Cards and presentations are numbered from 1.`;
   {
     const note = $("run-note"), code = `<code>${M.command}</code>`;
-    const numbers = `mistakes per epoch ${M.mistakes_per_epoch.join(" ")}, train accuracy ` +
+    const mpe = M.mistakes_per_epoch;        // a long run's: the first epochs and the last, so the note stays short
+    const perEpoch = mpe.length <= 12 ? mpe.join(" ") : `${mpe.slice(0, 5).join(" ")} \u2026 ${mpe.slice(-2).join(" ")} ` +
+      `(${mpe.length} epochs)`;
+    const numbers = `mistakes per epoch ${perEpoch}, train accuracy ` +
       `${M.train_accuracy_text}, test accuracy ${M.test_accuracy_text} on ${M.test_cards} test cards`;
     note.className = M.as_run ? "as-run" : "not-run";
     note.innerHTML = M.as_run ? `This is the run of ${code}: the same cards, the same machine and seed, ` +
       `the same numbers (${numbers}).` : `<b>Not the run of ${code}.</b> This page shows ` +
       `${M.shows_instead}, so its numbers are its own (${numbers}); ${code} differs.`;
+    html("span", "judgement", note, " " + M.judgement);
+  }
+
+  if (M.window < M.run_presentations) {
+    html("small", "", $("clock-panel").querySelector("h2"), " (grey: the run past the replay)");
   }
 
   // retina
@@ -203,11 +214,13 @@
     M.mistakes_per_epoch.forEach((m, e) => {
       // mistakes up to the current presentation in the current epoch; whole epochs before it
       let shown = m;
-      if (e === pNow.e) shown = P.filter((p, i) => p.e === e && i <= cur && !p.ok).length;
-      if (e > pNow.e) shown = 0;
+      // an epoch the replay does not reach is drawn whole, in grey: the run's own count
+      const later = e > P[P.length - 1].e || (e === P[P.length - 1].e && M.window < M.run_presentations);
+      if (!later && e === pNow.e) shown = P.filter((p, i) => p.e === e && i <= cur && !p.ok).length;
+      if (!later && e > pNow.e) shown = 0;
       const h = (H - 50) * shown / top;
       el("rect", { x: 58 + e * bw + 1, y: H - 18 - h, width: Math.max(bw - 2, 0.5), height: h,
-        class: "bar" + (e === pNow.e ? " cur" : "") }, svg);
+        class: "bar" + (later ? " later" : e === pNow.e ? " cur" : "") }, svg);
       if (n <= 12) {
         el("text", { x: 58 + e * bw + bw / 2, y: H - 22 - h, "text-anchor": "middle" }, svg, e <= pNow.e ? shown : "");
         el("text", { x: 58 + e * bw + bw / 2, y: H - 5, "text-anchor": "middle" }, svg, e + 1);
@@ -307,7 +320,15 @@
     el("text", { x: x0 - 4, y: y0 + 4, "text-anchor": "end" }, svg, "0");
     el("text", { x: x0, y: H - 6 }, svg, "presentation 1");
     el("text", { x: X(n - 1), y: H - 6, "text-anchor": "end" }, svg, `${n}`);
-    el("text", { x: x0 + 4, y: 14 }, svg, opts.title);
+    // a title in parts: plain strings, {sub} (lowered, same size: nothing under 16 px) and {bold}
+    const title = el("text", { x: x0 + 4, y: 14 }, svg);
+    let lowered = false;
+    for (const part of [].concat(opts.title)) {
+      const t = typeof part === "string" ? { text: part } : part, down = Boolean(t.sub);
+      const span = el("tspan", down !== lowered ? { dy: down ? 4 : -4 } : {}, title, t.text || t.sub || t.bold);
+      if (t.bold) span.setAttribute("font-weight", "bold");
+      lowered = down;
+    }
     let lastY = Infinity;
     for (const b of (opts.bounds || []).slice().sort((p, q) => p.value - q.value)) {
       const y = Y(b.value);
@@ -340,16 +361,18 @@
     return m;
   }
   const mn = (v) => `<mn>${v}</mn>`;
+  // a vector in PRML's bold upright (MathML Core draws the bold variant as plain italic)
+  const bold = (x) => `<mi mathvariant="normal" class="vec">${x}</mi>`;
   function drawPrml() {
-    lineChart($("criterion"), [EP], M.ep_final, { title: "E_P(w) over the cards shown so far",
+    lineChart($("criterion"), [EP], M.ep_final, { title: ["perceptron criterion E", { sub: "P" }, "(", { bold: "w" }, ") over the cards shown so far"],
       fmtTop: (v) => v.toPrecision(2) });
     const p = P[cur];
     const ct = $("criterion-text");
     ct.innerHTML = "";
     ct.append("The perceptron criterion (PRML eq. 4.54) ");
-    math(ct, `<mrow><msub><mi>E</mi><mi>P</mi></msub><mo>(</mo><mi mathvariant="bold">w</mi><mo>)</mo><mo>=</mo>
-      <mo>\u2212</mo><munder><mo>\u2211</mo><mrow><mi>n</mi><mo>\u2208</mo><mi mathvariant="script">M</mi></mrow></munder>
-      <msup><mi mathvariant="bold">w</mi><mi>T</mi></msup><msub><mi>\u03c6</mi><mi>n</mi></msub><msub><mi>t</mi><mi>n</mi></msub></mrow>`);
+    math(ct, `<mrow><msub><mi>E</mi><mi>P</mi></msub><mo>(</mo>${bold("w")}<mo>)</mo><mo>=</mo>
+      <mo>\u2212</mo><munder><mo>\u2211</mo><mrow><mi>n</mi><mo>\u2208</mo><mi>\u2133</mi></mrow></munder>
+      <msup>${bold("w")}<mi>T</mi></msup><msub>${bold("\u03c6")}<mi>n</mi></msub><msub><mi>t</mi><mi>n</mi></msub></mrow>`);
     ct.append(` over the deck cards shown so far, \u2133 those the weights read now get wrong: here ${p.ep}, after ` +
       `training ${M.ep_final} (the dot).`);
     const nov = M.novikoff, top = Math.max(...corrections.map((c) => c[c.length - 1]));
@@ -367,7 +390,7 @@
     p1.append("Novikoff: an ideal perceptron makes at most ");
     math(p1, `<mrow><msup><mrow><mo>(</mo><mi>R</mi><mo>/</mo><mi>\u03b3</mi><mo>)</mo></mrow><mn>2</mn></msup></mrow>`);
     p1.append(" corrections, ");
-    math(p1, `<mrow><mi>R</mi><mo>=</mo><mo>max</mo><mo>\u2016</mo><mi>\u03c6</mi><mo>\u2016</mo><mo>=</mo>${mn(n0.R)}</mrow>`);
+    math(p1, `<mrow><mi>R</mi><mo>=</mo><mo>max</mo><mo>\u2016</mo>${bold("\u03c6")}<mo>\u2016</mo><mo>=</mo>${mn(n0.R)}</mrow>`);
     p1.append(`, \u03b3 the margin of any separating weights. ${M.n_units > 1 ? unitName(0) + " made" : "It made"} ` +
       `${n0.corrections} (so far ${corrections[0][cur]}).`);
     const p2 = para();
@@ -431,10 +454,11 @@
     drawPots(p);
     drawMistakes();
     if (MV.card) drawMachine(T);
+    // the energy's reckoning (corrections, motor power and time) in the tooltip: the panel stays short
     $("timing-text").textContent = `Read at ${dur(p.tr - p.t)} into the card. Whole run: ` +
-      `${M.machine_time_text}, ${M.waited_text} of it waiting for motors; energy ${M.energy_text}. ` +
-      `Mistakes so far: ` +
-      `${P.filter((q, j) => j <= cur && !q.ok).length} of ${cur + 1} presentations.`;
+      `${M.machine_time_text}, ${M.waited_text} of it waiting for motors; energy ${M.energy_text.split(" (")[0]}. ` +
+      `Mistakes so far: ${P.filter((q, j) => j <= cur && !q.ok).length} of ${cur + 1}.`;
+    $("timing-text").title = `energy ${M.energy_text}`;
     highlight();
   }
 
@@ -469,16 +493,17 @@
       }
     });
     el("line", { x1: X(0), x2: X(0), y1: 4, y2: 46, class: "thr" }, svg);
-    el("text", { x: X(0) + 4, y: 12 }, svg, "threshold 0");
+    el("text", { x: X(0), y: 72, "text-anchor": "middle" }, svg, "threshold 0");    // between the ±half ticks
     const xs = Math.max(12, Math.min(W0 - 12, X(sum)));
     el("path", { d: `M${xs},38 l-6,9 h12 z`, class: "marker" }, svg);
     const right = xs < W0 - 80;
     el("text", { x: xs + (right ? 9 : -9), y: 54, "text-anchor": right ? "start" : "end", "font-weight": "bold" },
       svg, "sum " + sig(sum, 4));
     const single = M.code_kind === "single";
-    el("text", { x: 12, y: 12 }, svg, "\u2190 pushes the lamp off" + (single ? ` (\u201c${className(0)}\u201d)` : ""));
+    const words = W0 >= 560 ? "pushes the lamp " : "";                  // narrow: the arrows and classes say it
+    el("text", { x: 12, y: 12 }, svg, `\u2190 ${words}off` + (single ? ` (\u201c${className(0)}\u201d)` : ""));
     el("text", { x: W0 - 12, y: 12, "text-anchor": "end" }, svg,
-      "pushes the lamp on" + (single ? ` (\u201c${className(1)}\u201d)` : "") + " \u2192");
+      `${words}on` + (single ? ` (\u201c${className(1)}\u201d)` : "") + " \u2192");
     return svg;
   }
 
@@ -610,7 +635,8 @@
     const T = D.test;
     const some = M.test_shown < M.test_cards ?
       `The first ${M.test_shown.toLocaleString("en")} of them are shown below (the accuracy is over all). ` : "";
-    $("test-text").textContent = `The trained machine (its wipers at rest after all ${P.length} presentations, ` +
+    $("test-text").textContent = `The trained machine (its wipers at rest after all ` +
+      `${M.run_presentations.toLocaleString("en")} presentations, ` +
       `shown below) answers the ${M.test_cards.toLocaleString("en")} test cards, none of them seen in training: ` +
       `${M.test_right.toLocaleString("en")} of ${M.test_cards.toLocaleString("en")} right, test accuracy ` +
       `${M.test_accuracy_text} (train accuracy ${M.train_accuracy_text}). ` + some +
@@ -650,7 +676,8 @@
     }
     document.addEventListener("pointerup", () => { ed.drawing = null; });
     const sel = $("ed-card");
-    D.cards.forEach((_, c) => {
+    D.cards.forEach((src, c) => {
+      if (src === null) return;                        // not shown in the replay
       const o = html("option", "", sel, `${c + 1} (\u201c${className(D.labels[c])}\u201d)`);
       o.value = c;
     });
@@ -722,90 +749,176 @@
     if (t < t2) return from + (to - from) * (t - t1) / (t2 - t1);
     return to;
   }
-  const SWING = 135;                           // a dial's needle: full scale +-1 drawn as +-135 degrees
-  const MV = { dials: [], sLamps: [], rLamps: [], wires: null };
-  function buildMachine() {
-    const svg = $("machine"), Wd = 1200;
+  const SWING = 135;                           // a dial's needle: its stop marks drawn at +-135 degrees
+  // the dial zoom: the needles' and faces' scale is the run's largest |wiper|, rounded up to 1, 2 or 5 x 10^k
+  // (so the factor is a round number): one correction turns a needle by increment / that scale x 135 degrees
+  const DIAL_SCALE = (() => {
+    const w = Math.max(M.dial_max, 1e-6);
+    const e = Math.pow(10, Math.floor(Math.log10(w)));
+    for (const m of [1, 2, 5, 10]) if (m * e >= w * (1 - 1e-9)) return Math.min(1, m * e);
+    return 1;
+  })();
+  const MV = { dials: [], sLamps: [], rLamps: [], wires: null, zoom: true, images: [], width: 0 };
+  const dialRange = () => (MV.zoom ? DIAL_SCALE : 1);
+  // drawn at the size it is shown (one unit a pixel, the page's type size), to fit one screen below the
+  // controls: the hardware across the top, then the rack, a block of dials per R-unit, and beside it what
+  // each R-unit has learned to look for (its weights on the retina)
+  function buildMachine(cut = 0) {
+    const svg = $("machine"), panel = svg.parentElement, ps = getComputedStyle(panel);
+    const W = Math.max(480, Math.floor(panel.clientWidth - parseFloat(ps.paddingLeft) - parseFloat(ps.paddingRight)));
     svg.innerHTML = "";
+    svg.style.fontSize = "";
+    const f = parseFloat(getComputedStyle(document.documentElement).fontSize);
     const pots = [];
     for (let k = 0; k < M.n_units; k++) for (let a = 0; a <= N_A; a++) if (MASK[k][a]) pots.push([k, a]);
     const perUnit = M.targets[0].map((_, k) => pots.filter(([u]) => u === k).length);
-    const d = pots.length <= 160 ? 40 : pots.length <= 700 ? 26 : 14;
-    const perRow = Math.floor((Wd - 60) / d);
-    const top = 270;
-    let y = top + 24;
-    const rows = perUnit.map((n) => Math.ceil(n / perRow));
-    const Hd = top + 30 + rows.reduce((a, r) => a + r * d + 8, 0) + 8;
-    svg.setAttribute("viewBox", `0 0 ${Wd} ${Hd}`);
-    // card, lamps and camera (schematic)
-    el("text", { x: 8, y: 18 }, svg, "card, lamps, camera");
-    el("rect", { x: 8, y: 40, width: 136, height: 136, class: "frame" }, svg);
-    MV.card = el("image", { x: 16, y: 48, width: 120, height: 120, preserveAspectRatio: "none",
-      style: "image-rendering: pixelated" }, svg);
-    MV.flood = [el("circle", { cx: 20, cy: 200, r: 9, class: "lamp-off" }, svg),
-      el("circle", { cx: 132, cy: 200, r: 9, class: "lamp-off" }, svg)];
-    el("rect", { x: 168, y: 82, width: 52, height: 52, rx: 6, fill: "#333" }, svg);
-    el("circle", { cx: 166, cy: 108, r: 12, fill: "#777", stroke: "#222" }, svg);
-    el("path", { d: "M144,60 L156,100 M144,156 L156,116", stroke: "#999", fill: "none" }, svg);
-    el("text", { x: 8, y: 236 }, svg, "camera: retina behind");
-    // the S-unit lamp panel
-    const cs = Math.floor(200 / Math.max(M.rows, M.cols)), sx = 290, sy = 40;
-    el("text", { x: sx, y: 18 }, svg, `S-unit lamp panel: ${N_S} lamps`);
-    el("rect", { x: sx - 4, y: sy - 4, width: M.cols * cs + 8, height: M.rows * cs + 8, fill: "#111" }, svg);
+    // the height one screen leaves: the controls, the panel's heading and two lines of key below
+    const fixed = $("controls").offsetHeight;                 // the sticky controls stay on screen
+    const budget = Math.max(160, window.innerHeight - fixed - 5 * f * 1.35 - 24 - cut);
+    // the hardware across the top, drawn in a 1200 x 214 design scaled by k (its labels stay at the type size)
+    const k0 = Math.min(1, W / 1200, (budget * 0.42) / 214);
+    const top = f * 1.3;                               // the labels' line
+    const hw = el("g", { transform: `translate(0 ${top}) scale(${k0})` }, svg);
+    const labels = [];
+    const label = (x, text, anchor) => {
+      const t = el("text", { x, y: f, "text-anchor": anchor || "start" }, svg, text);
+      labels.push(t);
+      return t;
+    };
+    label(8 * k0, "card & camera");
+    el("rect", { x: 8, y: 8, width: 136, height: 136, class: "frame" }, hw);
+    MV.card = el("image", { x: 16, y: 16, width: 120, height: 120, preserveAspectRatio: "none",
+      style: "image-rendering: pixelated" }, hw);
+    MV.flood = [el("circle", { cx: 20, cy: 168, r: 9, class: "lamp-off" }, hw),
+      el("circle", { cx: 132, cy: 168, r: 9, class: "lamp-off" }, hw)];
+    el("rect", { x: 168, y: 50, width: 52, height: 52, rx: 6, fill: "#333" }, hw);
+    el("circle", { cx: 166, cy: 76, r: 12, fill: "#777", stroke: "#222" }, hw);
+    el("path", { d: "M144,28 L156,68 M144,124 L156,84", stroke: "#999", fill: "none" }, hw);
+    const cs = Math.floor(200 / Math.max(M.rows, M.cols)), sx = 260, sy = 8;
+    label(sx * k0, "S-unit lamps");
+    el("rect", { x: sx - 4, y: sy - 4, width: M.cols * cs + 8, height: M.rows * cs + 8, fill: "#111" }, hw);
     MV.sLamps = [];
     for (let i = 0; i < N_S; i++) {
       MV.sLamps.push(el("circle", { cx: sx + (i % M.cols + 0.5) * cs, cy: sy + (Math.floor(i / M.cols) + 0.5) * cs,
-        r: cs * 0.38, class: "lamp-off" }, svg));
+        r: cs * 0.38, class: "lamp-off" }, hw));
     }
-    // the patch board: every jack, a sample of the wires
-    const bx = 540, by = 40, js = Math.min(9, 200 / Math.max(M.rows, M.cols));
-    const ac = Math.min(10, 180 / aCols, 200 / aRows), ax = 820;
-    el("text", { x: bx, y: 18 }, svg, "patch board");
-    el("rect", { x: bx - 6, y: by - 6, width: ax + aCols * ac - bx + 12, height: 212, class: "frame" }, svg);
+    // the patch board: every jack, the wires of a few A-units
+    const bx = 510, by = 8, js = Math.min(9, 200 / Math.max(M.rows, M.cols));
+    const ac = Math.min(10, 180 / aCols, 200 / aRows), ax = 790;
+    label(bx * k0, "patch board");
+    el("rect", { x: bx - 6, y: by - 6, width: ax + aCols * ac - bx + 12, height: 212, class: "frame" }, hw);
     for (let i = 0; i < N_S; i++) el("circle", { cx: bx + (i % M.cols + 0.5) * js, cy: by + (Math.floor(i / M.cols) + 0.5) * js,
-      r: 1.6, class: "jack" }, svg);
+      r: 1.6, class: "jack" }, hw);
     for (let a = 0; a < N_A; a++) el("circle", { cx: ax + (a % aCols + 0.5) * ac, cy: by + (Math.floor(a / aCols) + 0.5) * ac,
-      r: Math.max(1.2, ac * 0.22), class: "jack" }, svg);
-    MV.wires = el("g", {}, svg);
+      r: Math.max(1.2, ac * 0.22), class: "jack" }, hw);
+    MV.wires = el("g", {}, hw);
     MV.board = { bx, by, js, ax, ac };
-    el("text", { x: bx, y: 236 }, svg, `S-units \u2192 A-units`);
-    MV.wireText = el("text", { x: bx, y: 256 }, svg, "");
-    // the R-unit lamps
-    const rx = 1010;
-    el("text", { x: rx, y: 18 }, svg, "R-unit lamps");
+    MV.wiresFor = null;
+    // the R-unit lamps, in columns of at most four, labelled at the type size
+    const rx = 1000 * k0, lampR = Math.max(7, f * 0.4), rowH = Math.max(f * 1.25, 2.4 * lampR);
+    label(W - 8, "R-unit lamps", "end");
     MV.rLamps = [];
-    const step = Math.min(26, 200 / M.n_units);
+    const perCol = Math.min(M.n_units, Math.max(1, Math.floor(214 * k0 / rowH)));
+    const lampColW = (W - 8 - rx) / Math.ceil(M.n_units / perCol);
     for (let k = 0; k < M.n_units; k++) {
-      MV.rLamps.push(el("circle", { cx: rx + 12, cy: 50 + k * step, r: Math.min(10, step * 0.4), class: "lamp-off" }, svg));
-      el("text", { x: rx + 30, y: 56 + k * step }, svg, unitName(k));
+      const x = rx + Math.floor(k / perCol) * lampColW, y = top + 8 + (k % perCol + 0.5) * rowH;
+      MV.rLamps.push(el("circle", { cx: x + lampR + 2, cy: y, r: lampR, class: "lamp-off" }, svg));
+      el("text", { x: x + 2 * lampR + 8, y: y + f * 0.35 }, svg, unitName(k));
     }
-    MV.answer = el("text", { x: rx, y: 64 + M.n_units * step }, svg, "");
-    // the rack: one dial per pot, a row of dials per R-unit
-    el("text", { x: 8, y: top + 8 }, svg, `rack: ${pots.length.toLocaleString("en")} pots, one dial each` +
-      (d < 20 ? " (a grid of small dials)" : "") + `; ${M.drive === "ratchet" ? "ratchet (stepping) drive" :
-        "continuous motors"}; full scale \u00b11 drawn as \u00b1${SWING}\u00b0`);
+    // the labels across the top in fewer words where the type is too large for them to stand apart
+    const clash = () => labels.some((t, j) => j > 0 && labels[j - 1].getBBox().x + labels[j - 1].getBBox().width +
+      f * 0.6 > t.getBBox().x);
+    if (clash()) ["card", "S-units", "board", "R-units"].forEach((w, j) => { labels[j].textContent = w; });
+    // the rack: a block of dials per R-unit, its learned picture beside it
+    const y0 = top + 214 * k0 + f * 0.8, rackH = Math.max(budget - y0, 8 * M.n_units + 60);
+    const lw = 2.4 * f, gap = 12;
+    const imgW = Math.min(Math.round(W * 0.26), M.n_units === 1 ? rackH - f * 1.4 : W);
+    // the learned pictures: the grid of columns that gives the largest picture
+    let best = { side: 0, cols: 1 };
+    for (let gc = 1; gc <= M.n_units; gc++) {
+      const gr = Math.ceil(M.n_units / gc);
+      const side = Math.min((imgW - (gc - 1) * 6) / gc, (rackH - gr * (f * 1.3 + 6)) / gr);
+      if (side > best.side) best = { side, cols: gc };
+    }
+    const side = Math.max(20, Math.floor(best.side)), areaW = W - imgW - gap - 8;
+    // the blocks of dials, a block per R-unit, in one or more columns: the layout with the largest dials.
+    // A block is at least a line of type high, so the R-units' names beside the blocks stand apart.
+    const layout = (bc, d) => {
+      const dialsW = areaW / bc - lw - 6, perRow = Math.max(1, Math.floor(dialsW / d));
+      const hs = perUnit.map((n) => Math.max(Math.ceil(n / perRow) * d, f * 1.2));
+      let height = 0;
+      for (let r = 0; r < M.n_units; r += bc) height += Math.max(...hs.slice(r, r + bc)) + 6;
+      return { bc, d, perRow, hs, height, colW: areaW / bc };
+    };
+    let rack = null;
+    for (let bc = 1; bc <= Math.min(4, M.n_units); bc++) {
+      let d = 40;
+      while (d > 8 && layout(bc, d).height > rackH) d -= 1;
+      const l = layout(bc, d);
+      if (!rack || (l.height <= rackH && (rack.height > rackH || l.d > rack.d)) ||
+          (rack.height > rackH && l.height < rack.height)) rack = l;
+    }
+    const { d, perRow, hs, colW } = rack;
     MV.dials = [];
+    let y = y0, rowTop = y0;
     M.targets[0].forEach((_, k) => {
+      const col = k % rack.bc, x0 = col * colW;
+      if (col === 0 && k > 0) rowTop = y;
       const mine = pots.filter(([u]) => u === k);
-      el("text", { x: 8, y: y + d / 2 + 6 }, svg, unitName(k));
+      el("text", { x: x0 + 4, y: rowTop + Math.min(hs[k], 2 * f) / 2 + f * 0.35 }, svg, unitName(k));
       mine.forEach(([u, a], j) => {
-        const cx = 60 + (j % perRow + 0.5) * d, cy = y + (Math.floor(j / perRow) + 0.5) * d, r = d * 0.42;
+        const cx = x0 + lw + (j % perRow + 0.5) * d, cy = rowTop + (Math.floor(j / perRow) + 0.5) * d, r = d * 0.44;
         const g = el("g", { class: "pot-dial", "data-u": u, "data-a": a }, svg);
         const face = el("circle", { cx, cy, r, class: "dial" }, g);
-        if (d >= 20) {
+        if (d >= 16) {
           for (const e of [-1, 1]) {
             const th = (e * SWING - 90) * Math.PI / 180;
-            el("line", { x1: cx + r * 0.8 * Math.cos(th), y1: cy + r * 0.8 * Math.sin(th), x2: cx + r * Math.cos(th),
+            el("line", { x1: cx + r * 0.7 * Math.cos(th), y1: cy + r * 0.7 * Math.sin(th), x2: cx + r * Math.cos(th),
               y2: cy + r * Math.sin(th), class: "stopmark" }, g);
           }
         }
-        const needle = el("line", { x1: cx, y1: cy, x2: cx, y2: cy - r * 0.9, class: "needle",
-          "stroke-width": d >= 20 ? 2 : 1.4 }, g);
+        const needle = el("line", { x1: cx, y1: cy, x2: cx, y2: cy - r * 0.92, class: "needle",
+          "stroke-width": Math.max(1.4, d / 12) }, g);
         el("title", {}, g, `${unitName(u)} \u00b7 ${a === N_A ? "bias pot" : "A-unit " + (a + 1)}`);
-        MV.dials.push({ u, a, cx, cy, face, needle, g });
+        MV.dials.push({ u, a, cx, cy, face, needle, g, w: NaN });
       });
-      y += rows[k] * d + 8;
+      y = Math.max(y, rowTop + hs[k] + 6);
     });
+    // what each R-unit has learned to look for: its weights on the retina, one picture a unit
+    const ix = W - imgW - 4, cell = side / Math.max(M.rows, M.cols);
+    MV.images = [];
+    for (let k = 0; k < M.n_units; k++) {
+      const gx = ix + (k % best.cols) * (side + 6), gy = y0 + Math.floor(k / best.cols) * (side + f * 1.3 + 6);
+      const name = el("text", { x: gx, y: gy + f }, svg, `${unitName(k)} looks for`);
+      if (name.getComputedTextLength() > side) name.textContent = unitName(k);
+      const g = el("g", { class: "learned", "data-unit": k }, svg);
+      el("rect", { x: gx - 1, y: gy + f * 1.3 - 1, width: M.cols * cell + 2, height: M.rows * cell + 2,
+        fill: "none", stroke: "#999" }, g);
+      const cells = [];
+      for (let i = 0; i < N_S; i++) {
+        cells.push(el("rect", { x: gx + (i % M.cols) * cell, y: gy + f * 1.3 + Math.floor(i / M.cols) * cell,
+          width: cell + 0.3, height: cell + 0.3, fill: "#fff" }, g));
+      }
+      MV.images.push({ cells, key: null });
+    }
+    const H = Math.ceil(Math.max(y, y0 + Math.ceil(M.n_units / best.cols) * (side + f * 1.3 + 6)) + 4);
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("width", W);
+    svg.setAttribute("height", H);
+    MV.width = W;
+    MV.dialSize = d;
+    rackKey();
+  }
+  function rackKey() {
+    const z = dialRange(), factor = 1 / z;
+    const zoomed = z < 1 ? `\u00d7${factor.toLocaleString("en")}, the stop mark at \u00b1${z} full scale ` +
+      `(largest wiper ${M.dial_max.toPrecision(2)})` : `not zoomed, the stop mark at \u00b11 full scale`;
+    $("rack-text").textContent = `${M.pots.toLocaleString("en")} pots, a dial each; dials ${zoomed}; ` +
+      `faces red +, blue \u2212. Right: what each R-unit looks for, the weight each S-unit carries ` +
+      `(\u00b1${M.s_dial_max.toPrecision(2)}; ink on red pushes the lamp on). All white: nothing learned yet.`;
+    $("dial-zoom").checked = MV.zoom;
+    $("dial-zoom-label").textContent = `zoom the dials \u00d7${factor.toLocaleString("en")}`;
+    $("dial-zoom-box").hidden = z >= 1;
   }
   function drawMachine(t) {
     const i = presentationAt(t), p = P[i];
@@ -815,16 +928,32 @@
     const bits = sBits(p.s);
     MV.sLamps.forEach((c, j) => c.setAttribute("class", sampled && bits[j] ? "lamp-on" : "lamp-off"));
     p.sums.forEach((v, k) => MV.rLamps[k].setAttribute("class", read && parseFloat(v) > M.tie ? "lamp-on" : "lamp-off"));
-    MV.answer.textContent = read ? `answer \u201c${className(p.r)}\u201d ${p.ok ? "\u2713" : "\u2717"}` : "";
+    const range = dialRange();
+    const w = M.targets[0].map(() => new Array(N_A + 1).fill(0));
     for (const dl of MV.dials) {
-      const w = wiperAt(dl.u, dl.a, t);
-      dl.needle.setAttribute("transform", `rotate(${w * SWING} ${dl.cx} ${dl.cy})`);
-      dl.needle.dataset.w = w;
+      const v = wiperAt(dl.u, dl.a, t);
+      w[dl.u][dl.a] = v;
+      if (v !== dl.w || dl.range !== range) {
+        dl.w = v;
+        dl.range = range;
+        dl.needle.setAttribute("transform", `rotate(${Math.max(-1.04, Math.min(1.04, v / range)) * SWING} ${dl.cx} ${dl.cy})`);
+        dl.needle.dataset.w = v;
+        dl.face.style.fill = weightColour(v, range);
+      }
       const list = potMoves.get(dl.u * (N_A + 1) + dl.a);
-      const moving = list && list.some(([t0, , t2]) => t >= t0 && t < t2);
-      dl.face.setAttribute("class", moving ? "dial moving" : "dial");
+      const moving = Boolean(list && list.some(([t0, , t2]) => t >= t0 && t < t2));
+      if (moving !== dl.moving) { dl.moving = moving; dl.face.setAttribute("class", moving ? "dial moving" : "dial"); }
     }
+    MV.images.forEach((img, k) => {
+      const key = w[k].join(",");
+      if (key === img.key) return;
+      img.key = key;
+      const values = onRetina(w[k].map((v, a) => (a < N_A && MASK[k][a] ? v : 0)));
+      img.cells.forEach((r, s) => r.setAttribute("fill", weightColour(values[s], M.s_dial_max)));
+    });
     if (MV.wiresFor !== i) drawWires(p, i);
+    $("machine-status").textContent = `Card ${p.c + 1} (\u201c${className(p.y)}\u201d)` +
+      (read ? `: answered \u201c${className(p.r)}\u201d, ${p.ok ? "right" : "a mistake"}. ` : ". ") + MV.wireNote;
   }
   // the wires of a few A-units (those firing first), all their plugs
   function drawWires(p, i) {
@@ -843,14 +972,41 @@
         n++;
       }
     }
-    MV.wireText.textContent = `wires of ${chosen.length} of ${N_A} A-units drawn: ${n} of ${M.plugs.toLocaleString("en")} plugs`;
+    MV.wireNote = `Wires: ${chosen.length} A-units' (${n} of ${M.plugs.toLocaleString("en")} plugs).`;
   }
   function presentationAt(t) {
     let lo = 0, hi = P.length - 1;
     while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (P[mid].t <= t) lo = mid; else hi = mid - 1; }
     return lo;
   }
-  buildMachine();
+  MV.card = true;
+  redrawMachine();
+  $("dial-zoom").addEventListener("change", (ev) => { MV.zoom = ev.target.checked; rackKey(); drawMachine(T); });
+  // drawn at the size it is shown: drawn again when the panel's width, the window's height or the type changes
+  function redrawMachine() {
+    if (!MV.card) return;
+    document.documentElement.style.setProperty("--nav-h", `${$("controls").offsetHeight}px`);
+    buildMachine();
+    // the panel to fit one screen below the controls: drawn again, shorter by what it overflows
+    const room = window.innerHeight - $("controls").offsetHeight - 4;
+    let cut = 0;
+    for (let round = 0; round < 3; round++) {
+      const over = $("machine-panel").getBoundingClientRect().height - room;
+      if (over <= 0) break;
+      cut += over + 2;
+      buildMachine(cut);
+    }
+    drawMachine(T);
+  }
+  let machineShape = "";
+  new ResizeObserver(() => {
+    const shape = `${Math.floor($("machine-panel").getBoundingClientRect().width)}x${window.innerHeight}`;
+    if (shape !== machineShape) { machineShape = shape; redrawMachine(); }
+  }).observe($("machine-panel"));
+  window.addEventListener("resize", () => {
+    const shape = `${Math.floor($("machine-panel").getBoundingClientRect().width)}x${window.innerHeight}`;
+    if (shape !== machineShape) { machineShape = shape; redrawMachine(); }
+  });
   $("machine-caption").textContent = `Drawn from the spec of this run's machine (${N_A} A-units, ` +
     `${M.pots.toLocaleString("en")} pots, ${M.drive} drive) and animated from its own record: each dial turns as ` +
     `its motor did, in machine time. From sources: the 20\u00d720 photocell retina in a camera looking at a lit ` +
@@ -898,17 +1054,30 @@
     }
   }
   // larger type for a projector: + and - (or the button) step through the scales
-  const SCALES = [1, 1.25, 1.5];
+  // (kept across reloads in the browser's storage for this page, where the browser allows it)
+  const SCALES = [1, 1.25, 1.5], SCALE_KEY = "mark1-lesson-type-scale";
   let scaleAt = 0;
   function setScale(j) {
     scaleAt = (j + SCALES.length) % SCALES.length;
     document.documentElement.style.setProperty("--scale", SCALES[scaleAt]);
     $("bigger").textContent = scaleAt === SCALES.length - 1 ? "A\u2212 default type" : "A+ larger type";
+    try { localStorage.setItem(SCALE_KEY, String(SCALES[scaleAt])); } catch (e) { /* storage refused: not kept */ }
+    redrawMachine();
     show(cur);
+  }
+  {
+    let kept = null;
+    try { kept = parseFloat(localStorage.getItem(SCALE_KEY)); } catch (e) { kept = null; }
+    const j = SCALES.indexOf(kept);
+    if (j > 0) setScale(j);
   }
   $("bigger").addEventListener("click", () => setScale(scaleAt + 1));
   // put the machine clock at t (s): the page's presentation and the dials as they were then
+  // (clamped to the run: before its start is its start, after its end its end; not a number is refused)
   window.mark1.seek = (t) => {
+    t = Number(t);
+    if (!Number.isFinite(t) && !(Math.abs(t) === Infinity)) throw new Error(`seek: expected machine time in s, got ${t}`);
+    t = Math.max(0, Math.min(END, t));
     setPlaying(false);
     show(presentationAt(t));
     T = t;
