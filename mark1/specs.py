@@ -449,7 +449,7 @@ class RackSpec(_Spec):
                                          outside="each stuck pot's value, Pots.w_max = Pots.w_min and its starting "
                                                  "position, drawn once when the machine is built")
     drift_nu: float = param(0.0, "1", "assumed",
-                            "power-law drift: after its last move a wiper reads drift_zero + (p - drift_zero) * "
+                            "power-law drift: after its last move a wiper reads g_zero + (p - g_zero) * "
                             "max(dt / drift_t0, 1) ** -drift_nu, p its programmed position, dt the machine seconds "
                             "since (aihwkit's DriftParameter nu and WeightDrifter; PCM: g(t) = g0 (t / t0) ** -nu); "
                             "0 switches it off (a pot holds its value)",
@@ -462,11 +462,13 @@ class RackSpec(_Spec):
     drift_t0: float = param(20.0, "s", "assumed",
                             "the drift's reference time t0 (aihwkit's PCM noise model: 20 s)", low=0.0,
                             low_open=True, kernel="Pots.drift")
-    drift_zero: float = param(0.0, "full scale", "assumed",
-                              "the position drift shrinks toward: the device's zero conductance (aihwkit's "
-                              "-(g_offset * wg_ratio + w_offset)); 0 for a pair of devices or a weight centred on "
-                              "0, w_min for one device whose conductance range is the pot's", low=-1.0, high=1.0,
-                              kernel="Pots.drift")
+    g_zero: float = param(0.0, "full scale", "assumed",
+                          "the wiper position of the device's zero (aihwkit's weight 0, a conductance of 0 for "
+                          "one device): the linear, soft-bounds and exponential laws measure w from it, the "
+                          "bounds' spreads and a stuck pot's range are relative to it, and drift shrinks "
+                          "toward it (aihwkit's -(g_offset * wg_ratio + w_offset)); 0, the default, for a "
+                          "device centred on 0; within [w_min, w_max]", low=-1.0, high=1.0,
+                          kernel="Drive.g_zero (pots.law_factor), Pots.drift (pots.drifted)")
     out_bound: float = param(math.inf, "full scale (of a sum)", "assumed",
                              "the R-unit's read saturates at +-out_bound (of the sum it compares, the mean with "
                              "the mu-system; aihwkit out_bound); inf, the default, switches it off",
@@ -485,9 +487,14 @@ class RackSpec(_Spec):
             raise SpecError("rack.out_res", "expected a finite rack.out_bound with a resolution (levels are "
                                             f"out_res * out_bound apart), got out_res = {self.out_res:g} and "
                                             "out_bound = inf")
-        if self.law in ("linear", "soft-bounds") and self.w_min == 0:
-            # the laws divide by the lower bound: a pot with none has no down step to scale
-            raise SpecError("rack.w_min", f"expected w_min < 0 with rack.law = '{self.law}', got 0")
+        if not self.w_min <= self.g_zero <= self.w_max:
+            # aihwkit's populate: "the closed interval [w_min, w_max] needs to contain 0"
+            raise SpecError("rack.g_zero", f"expected a value within [w_min, w_max] = [{self.w_min:g}, "
+                                           f"{self.w_max:g}], got {self.g_zero:g}")
+        if self.law in ("linear", "soft-bounds") and self.w_min == self.g_zero:
+            # the laws divide by the lower bound's distance from the zero: a pot with none has no down step to scale
+            raise SpecError("rack.w_min", f"expected w_min < {self.g_zero:g} with rack.law = '{self.law}', "
+                                          f"got {self.w_min:g}")
 
 
 

@@ -338,7 +338,7 @@ def test_a_drifting_pot_is_programmed_from_where_it_has_drifted_to():
 def test_drift_shrinks_toward_its_zero():
     """aihwkit's w0 s + a (s - 1) (weight_drifter.cpp, lines 146-147): a conductance shrinks toward 0, which
     for one device over the pot's range is w_min."""
-    rack, _ = one_move(ratchet(drift_nu=0.1, drift_t0=1.0, drift_zero=-1.0), [-1.0, 0.0], [0.0, 0.0])
+    rack, _ = one_move(ratchet(drift_nu=0.1, drift_t0=1.0, g_zero=-1.0), [-1.0, 0.0], [0.0, 0.0])
     s = 1000.0 ** -0.1
     assert rack.positions(1000.0)[0] == pytest.approx([-1.0, -1.0 + 1.0 * s], abs=1e-12)
 

@@ -146,8 +146,9 @@ def _mapped(w_max, w_min, dw_min, w_max_dtod, w_min_dtod):
 _SB_C, _SB_RANGE = _mapped(1.25, -0.75, 0.002, 0.3 / 1.25, 0.3 / 0.75)
 _ES_C, _ES_RANGE = _mapped(1.0, -1.0, 0.00135, 0.3, 0.3)
 _EC_C, _EC_RANGE = _mapped(1.1724, -0.8276, 0.002, 0.05, 0.05)
-# PCM: aihwkit's range [0, 2] shifted to [-1, 1]; the spread 0.1 of w_max 2 is 0.2 of the shifted w_max 1,
-# and w_min 0 has none
+# PCM: aihwkit's range [0, 2] shifted by -1, its zero (rack.g_zero) at the shifted w_min; its bounds spread
+# about that zero (0.1 of w_max 2: up to 2.8 at 4 sigma, 1.8 = 1 x (1 + 4 x 0.2) above the shift), w_min 0 has
+# none
 _PCM_C, _PCM_RANGE = _mapped(1.0, -1.0, 0.01, 0.2, 0.0)
 
 #: The device presets by name.
@@ -224,30 +225,28 @@ PRESETS: Mapping[str, DevicePreset] = MappingProxyType({p.name: p for p in (
             "rack.law": ("exponential", "aihwkit (an ExpStep fit to Nandakumar et al., Front. Neurosci. 14:406, "
                                         "2020), its range [0, 2] shifted to [-1, 1]"),
             **_PCM_RANGE,
-            "rack.exp_a": (-1.0, "aihwkit: a (2 a w / (w_max - w_min) keeps its slope under the shift)"),
-            "rack.exp_b": (-1.0, "aihwkit: b 0 plus a, the shift's offset (z = a (w' + 1) + b)"),
+            "rack.exp_a": (-1.0, "aihwkit: a"),
+            "rack.exp_b": (0.0, "aihwkit: b (z measured from rack.g_zero, aihwkit's weight 0)"),
             "rack.gamma_up": (2.5, "aihwkit"),
             "rack.gamma_down": (2.5, "aihwkit"),
             "rack.A_up": (-27.235, "aihwkit"),
             "rack.A_down": (-2.235, "aihwkit"),
             "rack.dw_min_dtod": (0.2, "aihwkit"),
             "rack.up_down_dtod": (0.05, "aihwkit"),
-            "rack.w_max_dtod": (0.2, "aihwkit: 0.1 of w_max 2 = 0.2 absolute, 0.2 of the shifted w_max 1"),
+            "rack.w_max_dtod": (0.1, "aihwkit (relative to w_max - g_zero, aihwkit's w_max 2)"),
             "rack.dw_min_std": (0.6, "aihwkit (without its dw_min_std_add and dw_min_std_slope)"),
             "rack.drift_nu": (0.049, "aihwkit PCMLikeNoiseModel's drift fit (Nandakumar et al., ICECS 2019) at "
                                      "full conductance: mean nu 0.049"),
             "rack.drift_nu_dtod": (0.163, "aihwkit PCMLikeNoiseModel: sigma 0.008 at full conductance, / 0.049"),
             "rack.drift_t0": (20.0, "aihwkit PCMLikeNoiseModel: t_0 = 20 s"),
-            "rack.drift_zero": (_PCM_RANGE["rack.w_min"][0], "aihwkit: a conductance drifts toward 0, which is "
-                                                             "the device's w_min here (one device over the range)"),
+            "rack.g_zero": (_PCM_RANGE["rack.w_min"][0], "aihwkit's weight 0 (w_min 0 of its range [0, 2]): the "
+                                                         "laws measure from it, a conductance drifts toward it"),
             "rack.step_time": (1e-7, "assumed: a 100 ns SET pulse (not in the aihwkit preset)"),
         },
         1e-11, "assumed", "assumed: a partial-SET pulse of about 10 pJ (order of magnitude; not in the aihwkit "
                           "preset or the cited abstracts)",
         notes=("aihwkit uses this device one-sided, in a pair with refresh (PCMPresetUnitCell); here it is one "
                "device over a shifted range, its down steps the fitted law's",
-               "the shift moves z = 2 a w / (w_max - w_min) + b by a (2 / (w_max - w_min) - 1) on a pot whose "
-               "range is not the nominal one (nominal: exact)",
                "the drift's dependence on conductance (nu_k) is not modelled: nu is taken at full conductance",
                "PCM programming noise and the 1/f read noise of aihwkit's PCMLikeNoiseModel are not modelled")),
 )})

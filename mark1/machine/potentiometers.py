@@ -154,7 +154,7 @@ class PotentiometerRack:
         dev = self.device_arrays(spec, shape, np.random.SeedSequence(0) if device_seed is None else device_seed)
         (self._step_scale, self._up_down, self._w_max, self._w_min, self._gamma_up, self._gamma_down, self._stuck,
          self._nu) = dev
-        self._drift = np.array([float(spec.drift_t0), float(spec.drift_zero)])
+        self._drift = np.array([float(spec.drift_t0), float(spec.g_zero)])
         if spec.corrupt_devices_prob:                     # a stuck pot sits at its value from the start
             self.p_from[:] = self.p_to[:] = np.where(self._stuck == 1, self._w_max, 0.0)
         self._adc = adc_of(spec)
@@ -252,14 +252,15 @@ class PotentiometerRack:
             ``dw_min_dtod_log_normal``) and ``up_down`` one-sided, ``up_down_dtod * xi``
             added, each scale made positive (:func:`mark1.machine._kernels.pots.step_scales`;
             rpu_pulsed_device.cpp, lines 600-634)
-        w_max, w_min : ``w_max * (1 + w_max_dtod * xi)``, ``w_min`` alike, swapped where
-            they cross and made positive and negative (``enforce_consistency``, lines
-            618-640), then cut at the pot's end stops +-1; a stuck pot's are both its value
+        w_max, w_min : ``w_max * (1 + w_max_dtod * xi)``, ``w_min`` alike (measured from
+            ``g_zero``), swapped where they cross and put on their sides of ``g_zero``
+            (``enforce_consistency``, lines 618-640), then cut at the pot's end stops +-1; a
+            stuck pot's are both its value
         gamma_up, gamma_down : the linear law's slopes ``|gamma + gamma_dtod * xi|``
             (rpu_linearstep_device.cpp, lines 35-42) or the power law's exponents
             (:func:`mark1.machine._kernels.pots.pow_exponents`)
         stuck : int8, 1 with probability ``corrupt_devices_prob``; its value uniform in
-            ``+-corrupt_devices_range`` cut to its bounds (rpu_pulsed_device.cpp, lines 684-695)
+            ``g_zero +- corrupt_devices_range`` cut to its bounds (rpu_pulsed_device.cpp, lines 684-695)
         nu : ``drift_nu * (1 + drift_nu_dtod * xi)``, at least 0; empty without drift
 
         Examples
@@ -280,34 +281,8 @@ class PotentiometerRack:
             gain = np.ones(one)
         r = spec.up_down_dtod * rng(1).standard_normal(shape) if spec.up_down_dtod else np.zeros(one)
         step_scale, up_down = step_scales(gain, spec.up_down, r)
-        if spec.w_max_dtod or spec.w_min_dtod:
-            w_max = spec.w_max * (1.0 + spec.w_max_dtod * rng(2).standard_normal(shape))
-            w_min = spec.w_min * (1.0 + spec.w_min_dtod * rng(3).standard_normal(shape))
-            w_max, w_min = np.maximum(w_max, w_min), np.minimum(w_max, w_min)
-            w_max, w_min = np.minimum(np.abs(w_max), 1.0), np.maximum(-np.abs(w_min), -1.0)
-        else:
-            w_max, w_min = np.full(one, spec.w_max), np.full(one, spec.w_min)
-        g_up, g_down = law_gammas(spec)
-        if spec.law == "power" and (spec.pow_gamma_dtod or spec.pow_up_down_dtod):
-            g = 1.0 + spec.pow_gamma_dtod * rng(6).standard_normal(shape)
-            rp = spec.pow_up_down_dtod * rng(7).standard_normal(shape)
-            gamma_up, gamma_down = pow_exponents(spec.pow_gamma, spec.pow_up_down, g, rp)
-        elif spec.law == "linear" and (spec.gamma_up_dtod or spec.gamma_down_dtod):
-            gamma_up = np.abs(g_up + spec.gamma_up_dtod * rng(6).standard_normal(shape))
-            gamma_down = np.abs(g_down + spec.gamma_down_dtod * rng(7).standard_normal(shape))
-        else:
-            gamma_up, gamma_down = np.full(one, g_up), np.full(one, g_down)
-        if spec.corrupt_devices_prob:
-            draw = rng(4)
-            stuck = (draw.random(shape) < spec.corrupt_devices_prob).astype(np.int8)
-            value = draw.random(shape)
-            lo = np.maximum(np.broadcast_to(w_min, shape), -spec.corrupt_devices_range)
-            hi = np.minimum(np.broadcast_to(w_max, shape), spec.corrupt_devices_range)
-            value = lo + (hi - lo) * value
-            w_max = np.where(stuck == 1, value, np.broadcast_to(w_max, shape))
-            w_min = np.where(stuck == 1, value, np.broadcast_to(w_min, shape))
-        else:
-            stuck = np.zeros(one, np.int8)
+        w_max, w_min, stuck = cls._bounds(spec, shape, rng)
+        gamma_up, gamma_down = cls._law_parameters(spec, shape, rng)
         if spec.drift_nu == 0:
             nu = np.zeros((0, 0))
         elif spec.drift_nu_dtod:
@@ -316,6 +291,42 @@ class PotentiometerRack:
             nu = np.full(one, spec.drift_nu)
         arrays = (np.array(a, float) for a in (step_scale, up_down, w_max, w_min, gamma_up, gamma_down))
         return (*arrays, stuck, nu)
+
+    @staticmethod
+    def _bounds(spec: RackSpec, shape: tuple[int, int], rng: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each pot's bounds and whether it is stuck (:meth:`device_arrays`; ``rng(k)`` its k-th stream)."""
+        one = (1, 1)
+        g0 = spec.g_zero                                  # aihwkit's weight 0: bounds spread about it
+        if spec.w_max_dtod or spec.w_min_dtod:
+            w_max = (spec.w_max - g0) * (1.0 + spec.w_max_dtod * rng(2).standard_normal(shape))
+            w_min = (spec.w_min - g0) * (1.0 + spec.w_min_dtod * rng(3).standard_normal(shape))
+            w_max, w_min = np.maximum(w_max, w_min), np.minimum(w_max, w_min)
+            w_max, w_min = np.minimum(np.abs(w_max) + g0, 1.0), np.maximum(g0 - np.abs(w_min), -1.0)
+        else:
+            w_max, w_min = np.full(one, spec.w_max), np.full(one, spec.w_min)
+        if not spec.corrupt_devices_prob:
+            return w_max, w_min, np.zeros(one, np.int8)
+        draw = rng(4)
+        stuck = (draw.random(shape) < spec.corrupt_devices_prob).astype(np.int8)
+        value = draw.random(shape)
+        lo = np.maximum(np.broadcast_to(w_min, shape), g0 - spec.corrupt_devices_range)
+        hi = np.minimum(np.broadcast_to(w_max, shape), g0 + spec.corrupt_devices_range)
+        value = lo + (hi - lo) * value
+        return (np.where(stuck == 1, value, np.broadcast_to(w_max, shape)),
+                np.where(stuck == 1, value, np.broadcast_to(w_min, shape)), stuck)
+
+    @staticmethod
+    def _law_parameters(spec: RackSpec, shape: tuple[int, int], rng: Callable) -> tuple[np.ndarray, np.ndarray]:
+        """Each pot's law parameters up and down (:meth:`device_arrays`; ``rng(k)`` its k-th stream)."""
+        g_up, g_down = law_gammas(spec)
+        if spec.law == "power" and (spec.pow_gamma_dtod or spec.pow_up_down_dtod):
+            g = 1.0 + spec.pow_gamma_dtod * rng(6).standard_normal(shape)
+            rp = spec.pow_up_down_dtod * rng(7).standard_normal(shape)
+            return pow_exponents(spec.pow_gamma, spec.pow_up_down, g, rp)
+        if spec.law == "linear" and (spec.gamma_up_dtod or spec.gamma_down_dtod):
+            return (np.abs(g_up + spec.gamma_up_dtod * rng(6).standard_normal(shape)),
+                    np.abs(g_down + spec.gamma_down_dtod * rng(7).standard_normal(shape)))
+        return np.full((1, 1), g_up), np.full((1, 1), g_down)
 
     @classmethod
     def noise_key(cls, seed: np.random.SeedSequence | None) -> np.uint64:

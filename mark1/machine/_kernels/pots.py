@@ -142,7 +142,7 @@ class Pots(NamedTuple):
         the machine seconds since (:func:`drift_factor`); empty: no drift.
     drift : array (2,) float
         The drift's reference time ``t0`` (s) and the position it shrinks toward, ``zero``
-        (full scale: the device's zero conductance, ``rack.drift_zero``).
+        (full scale: the device's zero conductance, ``rack.g_zero``).
     adc : array (2,) float
         The R-unit's read of a sum (:func:`read_out`): its saturation bound (full scale; inf:
         none) and its resolution (a share of the bound; 0: none).
@@ -199,7 +199,7 @@ def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
     g_up, g_down = law_gammas(spec)
     werr = np.zeros(0 if spec is None or spec.write_noise_std == 0 else 1)
     nu = np.zeros(0 if spec is None or spec.drift_nu == 0 else 1) + (0.0 if spec is None else spec.drift_nu)
-    drift = np.array([1.0, 0.0] if spec is None else [float(spec.drift_t0), float(spec.drift_zero)])
+    drift = np.array([1.0, 0.0] if spec is None else [float(spec.drift_t0), float(spec.g_zero)])
     return Pots(np.array([float(gain)]), np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1),
                 np.array([direction], np.int8), np.array([scale]), np.array([up_down]), np.array([w_max]),
                 np.array([w_min]), np.array([g_up]), np.array([g_down]), np.zeros(1, np.int8), werr, np.zeros(1),
@@ -603,16 +603,20 @@ def law_factor(law, w, direction, w_max, w_min, g_up, g_down, drive):
     * piecewise (5): ``piecewise_up`` or ``piecewise_down`` interpolated linearly between
       nodes evenly spaced from ``w_min`` to ``w_max`` (aihwkit's ``PiecewiseStepDevice``).
 
-    Never below 0 (a step does not turn back; aihwkit's ``max(y, 0)``).
+    In the linear, soft-bounds and exponential laws ``w`` and the bounds are measured from
+    ``drive.g_zero``, the device's zero (aihwkit's weight 0). Never below 0 (a step does not
+    turn back; aihwkit's ``max(y, 0)``).
     """
     if law == 0:
         return 1.0
+    g0 = drive.g_zero
     if law == 1:
-        y = 1.0 - g_up * w / drive.w_max if direction > 0 else 1.0 - g_down * w / drive.w_min
+        y = (1.0 - g_up * (w - g0) / (drive.w_max - g0) if direction > 0
+             else 1.0 - g_down * (w - g0) / (drive.w_min - g0))
     elif law == 2:
-        y = 1.0 - w / w_max if direction > 0 else 1.0 - w / w_min
+        y = 1.0 - (w - g0) / (w_max - g0) if direction > 0 else 1.0 - (w - g0) / (w_min - g0)
     elif law == 3:
-        z = 2.0 * drive.exp_a * w / (w_max - w_min) + drive.exp_b
+        z = 2.0 * drive.exp_a * (w - g0) / (w_max - w_min) + drive.exp_b
         if direction > 0:
             y = 1.0 - drive.A_up * math.exp(drive.gamma_up * z)
         else:
@@ -646,12 +650,14 @@ def law_factor_reference(law, w, direction, w_max, w_min, g_up, g_down, drive):
     """
     if law == 0:                 # ConstantStep: rpu_constantstep_device.cpp, w += scale_up
         return 1.0
+    x = w - drive.g_zero         # aihwkit's weight: measured from the device's zero
     if law == 1:                 # LinearStep: rpu_linearstep_device.cpp 63-68 (slope), 127-129 (step)
-        y = 1.0 - g_up * w / drive.w_max if direction > 0 else 1.0 - g_down * w / drive.w_min
+        y = (1.0 - g_up * x / (drive.w_max - drive.g_zero) if direction > 0
+             else 1.0 - g_down * x / (drive.w_min - drive.g_zero))
     elif law == 2:               # SoftBounds: LinearStep, gamma 1, slopes to the pot's own bounds (55-58)
-        y = 1.0 - w / w_max if direction > 0 else 1.0 - w / w_min
+        y = 1.0 - x / (w_max - drive.g_zero) if direction > 0 else 1.0 - x / (w_min - drive.g_zero)
     elif law == 3:               # ExpStep: rpu_expstep_device.cpp 36-44
-        z = 2.0 * w / (w_max - w_min) * drive.exp_a + drive.exp_b
+        z = 2.0 * x / (w_max - w_min) * drive.exp_a + drive.exp_b
         y = (1.0 - drive.A_up * math.exp(drive.gamma_up * z) if direction > 0
              else 1.0 - drive.A_down * math.exp(drive.gamma_down * -z))
     elif law == 4:               # PowStep: rpu_powstep_device.cpp 102-111
