@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 import aihwkit_reference as ref
-from mark1.machine import devices
+from mark1 import devices
 from mark1.machine._kernels.pots import LAW_CODES, drive_of, law_factor, law_factor_reference
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.specs import RackSpec
@@ -115,7 +115,7 @@ def test_every_law_follows_aihwkits_rule(case, frame):
 
 
 def preset_frame(name: str) -> tuple[float, float]:
-    """The scale ``c`` and shift of a preset's mapping onto the pot (mark1.machine.devices)."""
+    """The scale ``c`` and shift of a preset's mapping onto the pot (mark1.devices)."""
     ov = devices.PRESETS[name].overrides
     par = ref.PRESETS[name]
     c = (par["w_max"] - par["w_min"]) / (ov["rack.w_max"] - ov["rack.w_min"])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mark1 import specs
-from mark1.classroom.device_fit import (PIECEWISE_NODES, fit_table, fitted_spec, overrides_toml, pulse_table,
+from mark1.machine.device_fit import (PIECEWISE_NODES, fit_table, fitted_spec, overrides_toml, pulse_table,
                                         read_table, table_from_values, write_table)
 from mark1.cli import main
 from mark1.exceptions import InputError

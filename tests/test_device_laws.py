@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from conftest import make_cards
 from mark1 import MarkI, specs
-from mark1.machine import devices
+from mark1 import devices
 from mark1.machine._kernels.pots import LAW_CODES, drive_of, normal_draw, read_out, read_out_array
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.specs import RackSpec

@@ -15,7 +15,7 @@ from conftest import make_cards
 from mark1 import MarkI, specs
 from mark1.exceptions import SpecError
 from mark1.machine import _kernels
-from mark1.machine import devices
+from mark1 import devices
 from mark1.machine._kernels.pots import Drive, drive_of, move_duration, one_pot, plan_pot
 
 KERNELS = Path(_kernels.__file__).parent

@@ -22,7 +22,7 @@ import mark1
 PACKAGE = Path(mark1.__file__).resolve().parent
 
 #: Rooms from the bottom up: each imports only those before it (and itself).
-ROOMS = ("exceptions", "_utils", "specs", "machine", "theory", "linear_model", "stimuli", "lab", "viz",
+ROOMS = ("exceptions", "_utils", "specs", "devices", "machine", "theory", "linear_model", "stimuli", "lab", "viz",
          "classroom", "cli")
 OUTSIDE = ("mark1", "mark1.__main__")
 

@@ -37,7 +37,7 @@ import simpy
 from mark1._utils.atomic import write_text
 from mark1._utils.language import NEGATIVE, NEUTRAL, POSITIVE, duration, duration_unit, percent
 from mark1._utils.progress import progress_bar
-from mark1.classroom.device_fit import (DeviceFit, DeviceTable, fit_table, fitted_spec, law_steps, overrides_toml,
+from mark1.machine.device_fit import (DeviceFit, DeviceTable, fit_table, fitted_spec, law_steps, overrides_toml,
                                        pulse_command, replay, runs, table_from_values)
 from mark1.exceptions import InputError
 from mark1.machine.potentiometers import PotentiometerRack
@@ -654,14 +654,14 @@ def table_response(fit: DeviceFit, *, n_pots: int = 1, transfer: int = 0) -> Rac
     """The fitted law's pot driven by the measured table's pulse train (from its first reading).
 
     One pulse a machine cycle (:func:`rack_response`), the command one pulse of the fitted
-    device (:func:`~mark1.classroom.device_fit.pulse_command`), the device's noise off:
+    device (:func:`~mark1.machine.device_fit.pulse_command`), the device's noise off:
     the law's mean path, to draw the measured readings over (``rack_response_figure(...,
     measured=fit.table)``).
 
     Parameters
     ----------
     fit : DeviceFit
-        From :func:`~mark1.classroom.device_fit.fit_table`; its best law is driven.
+        From :func:`~mark1.machine.device_fit.fit_table`; its best law is driven.
     n_pots, transfer : int
         As in :func:`rack_response`.
 
@@ -672,7 +672,7 @@ def table_response(fit: DeviceFit, *, n_pots: int = 1, transfer: int = 0) -> Rac
     Examples
     --------
     >>> from mark1.specs import MARK_I
-    >>> from mark1.classroom.device_fit import fit_table, pulse_table
+    >>> from mark1.machine.device_fit import fit_table, pulse_table
     >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0, "rack.law": "soft-bounds",
     ...                               "rack.w_max": 0.5})
     >>> fit = fit_table(pulse_table(spec, (20, 10)), spec, laws=["constant", "soft-bounds"])
@@ -707,7 +707,7 @@ def fit_figure(fit: DeviceFit, *, out=None, dpi: int = 100):
     Examples
     --------
     >>> from mark1.specs import MARK_I
-    >>> from mark1.classroom.device_fit import fit_table, pulse_table
+    >>> from mark1.machine.device_fit import fit_table, pulse_table
     >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
     >>> fig = fit_figure(fit_table(pulse_table(spec, (10, 10)), spec, laws=["constant", "linear"]))
     >>> [ax.get_xlabel() for ax in fig.axes]
@@ -778,7 +778,7 @@ def write_fit(table: DeviceTable, spec: MachineSpec, out, *, laws=None, progress
     --------
     >>> import tempfile
     >>> from mark1.specs import MARK_I
-    >>> from mark1.classroom.device_fit import pulse_table
+    >>> from mark1.machine.device_fit import pulse_table
     >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     fit, paths = write_fit(pulse_table(spec, (10, 10)), spec, folder, laws=["constant"])

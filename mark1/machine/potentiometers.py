@@ -96,7 +96,7 @@ class PotentiometerRack:
     pulses : array of shape (n_units, n_inputs) int64
         Pulses each pot has received: ratchet steps or device pulses fired, one a command
         on the continuous drive (a view, read only). Energy is ``power * motor_seconds``
-        (motors) or ``pulses * energy per pulse`` (devices: :mod:`mark1.machine.devices`).
+        (motors) or ``pulses * energy per pulse`` (devices: :mod:`mark1.devices`).
 
     Examples
     --------
@@ -219,7 +219,7 @@ class PotentiometerRack:
         Ratchet: steps fired (a command of n steps fires n, fewer where the limit switch
         cuts the relay at an end stop); continuous drive: 1 a command; device laws: each
         pulse of the train. A stuck pot's pulses count. Energy of a device: these times its
-        energy per pulse (:data:`mark1.machine.devices.PRESETS`).
+        energy per pulse (:data:`mark1.devices.PRESETS`).
         """
         view = self._pulses.view()
         view.flags.writeable = False

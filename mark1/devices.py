@@ -1,5 +1,8 @@
 """Modern analog devices on the Mark I's rack: presets of the rack's device laws, cited.
 
+Data about specs, beside :mod:`mark1.specs`: a scene that names a device reads it here,
+without importing the machine.
+
 Each preset is a set of :class:`mark1.specs.RackSpec` overrides (``rack.*`` keys) that
 turns the Mark I's motor-driven pots into a family of resistive devices that researchers
 characterise pulse by pulse, so that the Mark I's pot and, say, a soft-bounds ReRAM
@@ -29,7 +32,7 @@ Energy per pulse (:attr:`DevicePreset.pulse_energy`, J) has its own source and s
 
 Examples
 --------
->>> from mark1.machine.devices import PRESETS, device_spec
+>>> from mark1.devices import PRESETS, device_spec
 >>> sorted(PRESETS)
 ['ecram', 'pcm', 'reram-es', 'reram-sb']
 >>> spec = device_spec("reram-sb")
