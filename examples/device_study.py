@@ -124,11 +124,12 @@ def main(argv=None) -> None:
     fit = fit_table(table, device.with_overrides({"rack.law": "constant"}))
     best = fit.best
     print(f"fit of {len(table.step):,} pulses of one {MEASURED} cell: best law {best.law} "
-          f"(preset: {device.rack.law}); next {fit.fits[1].law} at dBIC {fit.fits[1].bic - best.bic:.1f}")
+          f"(preset: {device.rack.law}); held-out replay error {best.heldout_rms:.3g}, next {fit.fits[1].law} "
+          f"{fit.fits[1].heldout_rms:.3g}")
     for key in ("rack.step", "rack.up_down", "rack.gamma_up", "rack.gamma_down"):
         if key in best.params:
             print(f"  {key}: fitted {best.params[key]:.4g}, preset {getattr(device.rack, key.split('.')[1]):.4g}")
-    print(f"  pulse-to-pulse noise: fitted {best.step_noise:.3f}, preset {device.rack.dw_min_std:g}")
+    print(f"  pulse-to-pulse noise: fitted {best.dw_min_std:.3f}, preset {device.rack.dw_min_std:g}")
 
     # figures: accuracy and energy side by side; the dose-response; joules on one logarithmic axis; the fit
     fig = new_figure(13, 4.4)

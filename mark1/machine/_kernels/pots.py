@@ -23,7 +23,8 @@ from mark1.specs import RackSpec
 
 __all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_pot", "drive_of", "law_factor", "law_factor_reference",
            "law_gammas", "move_duration", "normal_draw", "one_pot", "plan_device", "plan_mark_i", "plan_pot",
-           "pow_exponents", "read_out", "read_out_array", "step_scales", "stored_pot", "wiper_sums", "wiring"]
+           "pow_exponents", "read_out", "read_out_array", "replay_pulses", "step_scales", "stored_pot", "wiper_sums",
+           "wiring"]
 
 #: The step laws of ``rack.law`` and their codes in :attr:`Drive.law`.
 LAW_CODES = {"constant": 0, "linear": 1, "soft-bounds": 2, "exponential": 3, "power": 4, "piecewise": 5}
@@ -813,3 +814,21 @@ def apply_moves(flat, start, target, slack_time, duration, direction, t0, f, pot
     if len(flat):
         busy_until = max(busy_until, t0 + longest)
     return busy_until
+
+
+@compiled(refcounts=False)
+def replay_pulses(directions, start, size, pots, drive, out):
+    """Pot 0 of ``pots`` driven one pulse at a time, each of nominal ``size`` (full scale) in
+    ``directions`` (m,) +-1, from ``start``: its position before and after each pulse into
+    ``out`` (m + 1,). Each pulse is a command of its own, planned by :func:`plan_pot` (the
+    machine's law, end stops and backlash; the gears' side follows each pulse), the device's
+    noise as ``drive`` has it (the bench fits switch it off). No time passes, nothing drifts."""
+    w = start
+    out[0] = w
+    last_dir = pots.last_dir
+    for k in range(directions.shape[0]):
+        target, _, _, direction = plan_pot(directions[k] * size, w, 0, pots, drive)
+        if direction != 0:
+            last_dir[0] = direction
+        w = target
+        out[k + 1] = w
