@@ -745,7 +745,7 @@ def fit_figure(fit: DeviceFit, *, out=None, dpi: int = 100):
         ax.plot(np.arange(1, len(t.step) + 1), f.residuals, ".", ms=2, color=NEUTRAL, alpha=0.5, zorder=2,
                 label=f"constant: rms {f.rms:.3g}")
     ax.axhline(0, color="0.6", lw=0.6)
-    ax.set(xlabel="pulse number", ylabel="residual (full scale)", title="measured minus fitted change")
+    ax.set(xlabel="pulse number", ylabel="residual (full scale)", title="measured minus replayed position")
     ax.legend(fontsize=8, loc="best")
     title = f"Measured device, fitted: best law {best.law} (lowest held-out replay error of {len(fit.fits)})"
     return _finish(fig, title, out, dpi)

@@ -516,7 +516,7 @@ class LawFit:
         the rest in windows (:func:`heldout_error`; nan where not computed).
     dw_min_std, write_noise_std : float
         The noise that accumulates (cycle to cycle, relative to the step) and the noise that
-        does not (write and read, in steps), estimated from the changes' autocovariance
+        does not (write and read, in steps), estimated from the replay residuals' variogram
         (:func:`noise_terms`).
     at_bound : tuple of str
         Fitted keys that ended at their search bound (the fit may want beyond it).
@@ -701,7 +701,7 @@ def fit_law(law: Law, table: DeviceTable, spec: MachineSpec, *, fit_pulses: int 
     Returns
     -------
     LawFit
-        With the noise terms (:func:`noise_terms`) and no intervals (:func:`bootstrap`).
+        With the noise terms (:func:`noise_terms`).and no intervals (:func:`bootstrap`).
 
     Examples
     --------
@@ -1158,7 +1158,7 @@ def overrides_toml(fit: LawFit) -> str:
             lines.append("# a continuous motor's pulse travels the trainer's increment: the fitted travel of one pulse")
         if key == "rack.dw_min_std":
             lines.append("# noise that accumulates (cycle to cycle) and noise that does not (write and the meter's, "
-                         "in steps): from the changes' autocovariance")
+                         "in steps): from the replay residuals' variogram")
         lines.append(f"{key} = {_toml_value(v)}")
     return "\n".join(lines) + "\n"
 
