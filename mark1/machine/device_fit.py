@@ -978,6 +978,14 @@ def heldout_error(fit: LawFit, table: DeviceTable, spec: MachineSpec, cut: int) 
     starts where the law's own replay stands, moved by the mean residual of the
     :data:`ANCHOR` readings before it: the write and read noise of a single reading then
     hardly moves the start, and the accumulated noise is followed.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
+    >>> table = pulse_table(spec, (20, 20))
+    >>> heldout_error(fit_law(LAWS["constant"], table, spec), table, spec, 28) < 1e-9
+    True
     """
     s = fitted_spec(fit, spec)
     replayed = _replayer(table, s)(s, fit.start)              # the law's own path over the whole table
@@ -1087,6 +1095,17 @@ def bootstrap(fit: LawFit, table: DeviceTable, spec: MachineSpec, samples: int =
     -------
     LawFit
         ``fit`` with :attr:`LawFit.intervals` filled.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
+    >>> noisy = spec.with_overrides({"rack.write_noise_std": 2.0})
+    >>> table = pulse_table(noisy, (15, 15), seed=1)
+    >>> f = bootstrap(fit_law(LAWS["constant"], table, spec), table, spec, 4)
+    >>> lo, hi = f.intervals["rack.step"]
+    >>> bool(lo <= f.params["rack.step"] <= hi)
+    True
     """
     noisy = fitted_spec(fit, spec, noise=True)
     keys = [k for k, v in fit.params.items() if isinstance(v, float) and k not in _fixed_keys(fit.law)
