@@ -52,8 +52,8 @@ smartquotes = False                     # "--workers" in the Markdown findings s
 # -- API reference ------------------------------------------------------------------------
 apigen_package = "mark1"
 apigen_exclude = ["mark1.cli"]          # the command line has its own page in the guide
-apigen_order = ["mark1", "mark1.machine", "mark1.specs", "mark1.theory", "mark1.linear_model", "mark1.stimuli",
-                "mark1.lab", "mark1.stats", "mark1.viz", "mark1.classroom", "mark1.exceptions"]
+apigen_order = ["mark1", "mark1.machine", "mark1.specs", "mark1.devices", "mark1.theory", "mark1.linear_model",
+                "mark1.stimuli", "mark1.lab", "mark1.stats", "mark1.viz", "mark1.classroom", "mark1.exceptions"]
 
 autosummary_generate = True
 autosummary_imported_members = False

@@ -3,7 +3,7 @@ The Mark I's pot against modern analog devices: accuracy and energy, and a measu
 =================================================================================================
 
 A study an analog-hardware researcher would run, on the machine's own clock. The Mark I's
-motor-driven potentiometer and two modern device presets (``mark1.machine.devices``: a
+motor-driven potentiometer and two modern device presets (``mark1.devices``: a
 soft-bounds HfO2 ReRAM cell, ``reram-sb``, and a Li-ion ECRAM cell with a linear step,
 ``ecram``, their parameters IBM aihwkit's fits of published measurements) train on the
 same cards with the same patch board, seed by seed (``E vs F`` by default: 60 cards shown
@@ -23,7 +23,7 @@ difference within the end stops but near them) down to 0.05, against the constan
 Last, a measured device in and its law out: a table of 3,200 pulses is made from one
 ECRAM cell (the preset with its pot-to-pot spread off, its 30 % pulse-to-pulse noise on),
 as a researcher would measure it, and every law of the rack is fitted to it
-(``mark1.classroom.device_fit``, the same fit as ``mark1 device fit``); the best law and
+(``mark1.machine.device_fit``, the same fit as ``mark1 device fit``); the best law and
 its parameters are printed beside the preset's.
 
 Run it with ``python examples/device_study.py [--scene e_vs_f] [--seeds 16] [--out DIR]``.
@@ -36,9 +36,9 @@ import numpy as np
 
 import mark1
 from mark1.classroom.device import fit_figure
-from mark1.classroom.device_fit import fit_table, pulse_table
+from mark1.machine.device_fit import fit_table, pulse_table
 from mark1 import stats
-from mark1.machine.devices import PRESETS, device_spec
+from mark1.devices import PRESETS, device_spec
 from mark1.machine.energy import MOTOR_POWER, RELAY_POWER, run_energy, update_energy
 from mark1.stimuli.cards import scene_cards
 from mark1.viz import NEUTRAL, new_figure, save_figure, script_parser
@@ -130,11 +130,12 @@ def main(argv=None) -> None:
     fit = fit_table(table, device.with_overrides({"rack.law": "constant"}))
     best = fit.best
     print(f"fit of {len(table.step):,} pulses of one {MEASURED} cell: best law {best.law} "
-          f"(preset: {device.rack.law}); next {fit.fits[1].law} at dBIC {fit.fits[1].bic - best.bic:.1f}")
+          f"(preset: {device.rack.law}); held-out replay error {best.heldout_rms:.3g}, next {fit.fits[1].law} "
+          f"{fit.fits[1].heldout_rms:.3g}")
     for key in ("rack.step", "rack.up_down", "rack.gamma_up", "rack.gamma_down"):
         if key in best.params:
             print(f"  {key}: fitted {best.params[key]:.4g}, preset {getattr(device.rack, key.split('.')[1]):.4g}")
-    print(f"  pulse-to-pulse noise: fitted {best.step_noise:.3f}, preset {device.rack.dw_min_std:g}")
+    print(f"  pulse-to-pulse noise: fitted {best.dw_min_std:.3f}, preset {device.rack.dw_min_std:g}")
 
     # figures: accuracy and energy side by side; the dose-response; joules on one logarithmic axis; the fit
     fig = new_figure(13, 4.4)

@@ -326,9 +326,14 @@ class RackSpec(_Spec):
                      switch="device_law", device=True, on="soft-bounds",
                      kernel="Drive.law (its code), Drive.device (pots.law_factor in pots.plan_device)")
     up_down: float = param(0.0, "relative", "assumed",
-                           "up/down asymmetry of a pulse: up travels step*(1 + up_down), down step*(1 - up_down) "
-                           "(aihwkit up_down); 0 is symmetric", low=-1.0, high=1.0, switch="device_law", device=True,
-                           kernel="Pots.up_down (one shared value, or drawn per pot with up_down_dtod)")
+                           "up/down asymmetry of a pulse, one-sided as aihwkit runs it (rpu_pulsed_device.cpp, "
+                           "populate): up_down > 0 keeps the up step at step and makes the down step "
+                           "step*(1 - up_down); up_down < 0 makes the up step step*(1 + up_down) and keeps the "
+                           "down step; 0 is symmetric. aihwkit's docstring form, step*(1 +- b), is the same "
+                           "device at step*(1 + |b|) and up_down = 2b/(1 + |b|)", low=-1.0, high=1.0,
+                           switch="device_law", device=True,
+                           kernel="Pots.up_down, Pots.step_scale (one shared value, or drawn per pot with "
+                                  "up_down_dtod, pots.step_scales)")
     w_max: float = param(1.0, "full scale", "assumed",
                          "upper bound of a pot: its end stop, and the soft bound of a law (aihwkit w_max)",
                          low=0.0, low_open=True, high=1.0, switch="device_law", device=True,
@@ -339,10 +344,21 @@ class RackSpec(_Spec):
                          switch="device_law", device=True)
     gamma_up: float = param(0.0, "1", "assumed",
                             "'linear': the up step shrinks by this share at w_max (aihwkit gamma_up); "
-                            "'exponential': the up exponent", low=0.0, kernel="Drive.gamma_up")
+                            "'exponential': the up exponent", low=0.0,
+                            kernel="Drive.gamma_up, Pots.gamma_up (the linear law's, per pot)")
     gamma_down: float = param(0.0, "1", "assumed",
                               "'linear': the down step shrinks by this share at w_min (aihwkit gamma_down); "
-                              "'exponential': the down exponent", low=0.0, kernel="Drive.gamma_down")
+                              "'exponential': the down exponent", low=0.0,
+                              kernel="Drive.gamma_down, Pots.gamma_down (the linear law's, per pot)")
+    gamma_up_dtod: float = param(0.0, "1 (sigma)", "assumed",
+                                 "'linear': pot-to-pot spread of gamma_up, added: |gamma_up + gamma_up_dtod * xi| "
+                                 "(aihwkit gamma_up_dtod, rpu_linearstep_device.cpp populate)", low=0.0, high=10.0,
+                                 switch="device_spread", device=True,
+                                 outside="each pot's slope, Pots.gamma_up, drawn once when the machine is built")
+    gamma_down_dtod: float = param(0.0, "1 (sigma)", "assumed",
+                                   "'linear': pot-to-pot spread of gamma_down, as gamma_up_dtod (aihwkit "
+                                   "gamma_down_dtod)", low=0.0, high=10.0, switch="device_spread", device=True,
+                                   outside="each pot's slope, Pots.gamma_down, drawn once when the machine is built")
     A_up: float = param(0.0, "1", "assumed", "'exponential': factor A of the up step (aihwkit A_up)",
                         kernel="Drive.A_up")
     A_down: float = param(0.0, "1", "assumed", "'exponential': factor A of the down step (aihwkit A_down)",
@@ -352,10 +368,22 @@ class RackSpec(_Spec):
     exp_b: float = param(0.0, "1", "assumed", "'exponential': offset b of z (aihwkit b)", kernel="Drive.exp_b")
     pow_gamma: float = param(0.0, "1", "assumed",
                              "'power': exponent of the distance to the bound (aihwkit pow_gamma; 1 is soft bounds, "
-                             "0 constant)", low=0.0, high=100.0, kernel="Drive.pow_gamma")
+                             "0 constant)", low=0.0, high=100.0, kernel="Pots.gamma_up, Pots.gamma_down")
     pow_up_down: float = param(0.0, "relative", "assumed",
-                               "'power': up/down bias of the exponent (aihwkit pow_up_down)", low=-1.0, high=1.0,
-                               kernel="Drive.pow_up_down")
+                               "'power': up/down bias of the exponent, one-sided as up_down (aihwkit pow_up_down, "
+                               "rpu_powstep_device.cpp populate): > 0 keeps the up exponent at pow_gamma and makes "
+                               "the down one pow_gamma*(1 - pow_up_down); < 0 the reverse", low=-1.0, high=1.0,
+                               kernel="Pots.gamma_up, Pots.gamma_down")
+    pow_gamma_dtod: float = param(0.0, "relative (sigma)", "assumed",
+                                  "'power': pot-to-pot spread of pow_gamma, pow_gamma * (1 + pow_gamma_dtod * xi) "
+                                  "(aihwkit pow_gamma_dtod)", low=0.0, high=10.0, switch="device_spread", device=True,
+                                  outside="each pot's exponents, Pots.gamma_up and Pots.gamma_down, drawn once when "
+                                          "the machine is built")
+    pow_up_down_dtod: float = param(0.0, "relative (sigma)", "assumed",
+                                    "'power': pot-to-pot spread of pow_up_down (aihwkit pow_up_down_dtod)", low=0.0,
+                                    high=10.0, switch="device_spread", device=True,
+                                    outside="each pot's exponents, Pots.gamma_up and Pots.gamma_down, drawn once "
+                                            "when the machine is built")
     piecewise_up: tuple = param((1.0,), "relative to step", "assumed",
                                 "'piecewise': step factors up at nodes evenly spaced from w_min to w_max, "
                                 "interpolated linearly (aihwkit piecewise_up)", floats=True,
@@ -369,17 +397,25 @@ class RackSpec(_Spec):
                                "drawn once (aihwkit dw_min_dtod)", low=0.0, high=10.0, switch="device_spread",
                                device=True, on=0.1,
                                outside="each pot's step, Pots.step_scale, drawn once when the machine is built")
+    dw_min_dtod_log_normal: bool = param(False, "switch", "assumed",
+                                         "draw each pot's step log-normal, step * exp(dw_min_dtod * xi), rather than "
+                                         "normal (aihwkit dw_min_dtod_log_normal)",
+                                         outside="each pot's step, Pots.step_scale, drawn once when the machine is "
+                                                 "built")
     up_down_dtod: float = param(0.0, "relative (sigma)", "assumed",
                                 "pot-to-pot spread of up_down (aihwkit up_down_dtod)", low=0.0, high=10.0,
                                 switch="device_spread", device=True,
                                 outside="each pot's up/down bias, Pots.up_down, drawn once when the machine is built")
     w_max_dtod: float = param(0.0, "relative (sigma)", "assumed",
-                              "pot-to-pot spread of w_max: w_max * (1 + w_max_dtod * xi), kept in "
-                              "[w_max / 10, 1] (aihwkit w_max_dtod)", low=0.0, high=10.0, switch="device_spread",
+                              "pot-to-pot spread of w_max: w_max * (1 + w_max_dtod * xi), made positive "
+                              "(aihwkit w_max_dtod with enforce_consistency); a draw past the pot's end stop "
+                              "(1 full scale) is cut there, so a device preset's range is scaled to keep its "
+                              "bounds' mean + 4 sigma within it", low=0.0, high=10.0, switch="device_spread",
                               device=True,
                               outside="each pot's upper bound, Pots.w_max, drawn once when the machine is built")
     w_min_dtod: float = param(0.0, "relative (sigma)", "assumed",
-                              "pot-to-pot spread of w_min, as w_max_dtod (aihwkit w_min_dtod)", low=0.0, high=10.0,
+                              "pot-to-pot spread of w_min, as w_max_dtod, made negative and cut at -1 (aihwkit "
+                              "w_min_dtod)", low=0.0, high=10.0,
                               switch="device_spread", device=True,
                               outside="each pot's lower bound, Pots.w_min, drawn once when the machine is built")
     dw_min_std: float = param(0.0, "relative (sigma)", "assumed",
@@ -387,6 +423,11 @@ class RackSpec(_Spec):
                               "stream of its own (aihwkit dw_min_std)", low=0.0, high=100.0,
                               switch="step_noise", device=True, on=0.1,
                               kernel="Drive.dw_min_std, with Drive.noise_key (the rack's, from the noise stream)")
+    mult_noise: bool = param(True, "switch", "assumed",
+                             "the cycle-to-cycle noise multiplies the law's step (true: step * f(w) * (1 + "
+                             "dw_min_std * xi)) or adds to it (false: step * (f(w) + dw_min_std * xi), aihwkit "
+                             "mult_noise = False, as its ReRamSB preset)",
+                             kernel="Drive.mult_noise (pots.plan_device)")
     write_noise_std: float = param(0.0, "steps (sigma)", "assumed",
                                    "write noise: after each move the wiper reads off its persistent position by "
                                    "write_noise_std * step * xi, drawn anew at every move, a stream of its own "
@@ -395,15 +436,23 @@ class RackSpec(_Spec):
                                    low=0.0, high=1000.0, switch="write_noise", device=True, on=1.0,
                                    kernel="Drive.write_noise (times step), Pots.werr")
     corrupt_devices_prob: float = param(0.0, "share", "assumed",
-                                        "share of pots stuck where they start (at 0): their pulses fire, their "
+                                        "share of stuck pots, each at a value drawn uniformly in "
+                                        "+-corrupt_devices_range (within its bounds): their pulses fire, their "
                                         "wipers never move (aihwkit corrupt_devices_prob)", low=0.0, high=1.0,
                                         switch="stuck_pots", device=True, on=0.01,
                                         outside="which pots are stuck, Pots.stuck, drawn once when the machine is "
                                                 "built")
+    corrupt_devices_range: float = param(0.1, "full scale", "assumed",
+                                         "a stuck pot's value is drawn uniformly in +-corrupt_devices_range, cut to "
+                                         "its bounds (aihwkit corrupt_devices_range, its default 0.1)", low=0.0,
+                                         high=1.0,
+                                         outside="each stuck pot's value, Pots.w_max = Pots.w_min and its starting "
+                                                 "position, drawn once when the machine is built")
     drift_nu: float = param(0.0, "1", "assumed",
-                            "power-law drift: after its last move a wiper reads (1 + dt / drift_t0) ** -drift_nu "
-                            "of its programmed position, dt the machine seconds since (aihwkit's DriftParameter nu; "
-                            "PCM: g(t) = g0 (t / t0) ** -nu); 0 switches it off (a pot holds its value)",
+                            "power-law drift: after its last move a wiper reads g_zero + (p - g_zero) * "
+                            "max(dt / drift_t0, 1) ** -drift_nu, p its programmed position, dt the machine seconds "
+                            "since (aihwkit's DriftParameter nu and WeightDrifter; PCM: g(t) = g0 (t / t0) ** -nu); "
+                            "0 switches it off (a pot holds its value)",
                             low=0.0, high=10.0, switch="drift", on=0.05,
                             kernel="Pots.nu (pots.drift_factor in stored_pot)")
     drift_nu_dtod: float = param(0.0, "relative (sigma)", "assumed",
@@ -412,7 +461,14 @@ class RackSpec(_Spec):
                                  outside="each pot's drift exponent, Pots.nu, drawn once when the machine is built")
     drift_t0: float = param(20.0, "s", "assumed",
                             "the drift's reference time t0 (aihwkit's PCM noise model: 20 s)", low=0.0,
-                            low_open=True, kernel="Pots.drift_t0")
+                            low_open=True, kernel="Pots.drift")
+    g_zero: float = param(0.0, "full scale", "assumed",
+                          "the wiper position of the device's zero (aihwkit's weight 0, a conductance of 0 for "
+                          "one device): the linear, soft-bounds and exponential laws measure w from it, the "
+                          "bounds' spreads and a stuck pot's range are relative to it, and drift shrinks "
+                          "toward it (aihwkit's -(g_offset * wg_ratio + w_offset)); 0, the default, for a "
+                          "device centred on 0; within [w_min, w_max]", low=-1.0, high=1.0,
+                          kernel="Drive.g_zero (pots.law_factor), Pots.drift (pots.drifted)")
     out_bound: float = param(math.inf, "full scale (of a sum)", "assumed",
                              "the R-unit's read saturates at +-out_bound (of the sum it compares, the mean with "
                              "the mu-system; aihwkit out_bound); inf, the default, switches it off",
@@ -431,9 +487,14 @@ class RackSpec(_Spec):
             raise SpecError("rack.out_res", "expected a finite rack.out_bound with a resolution (levels are "
                                             f"out_res * out_bound apart), got out_res = {self.out_res:g} and "
                                             "out_bound = inf")
-        if self.law in ("linear", "soft-bounds") and self.w_min == 0:
-            # the laws divide by the lower bound: a pot with none has no down step to scale
-            raise SpecError("rack.w_min", f"expected w_min < 0 with rack.law = '{self.law}', got 0")
+        if not self.w_min <= self.g_zero <= self.w_max:
+            # aihwkit's populate: "the closed interval [w_min, w_max] needs to contain 0"
+            raise SpecError("rack.g_zero", f"expected a value within [w_min, w_max] = [{self.w_min:g}, "
+                                           f"{self.w_max:g}], got {self.g_zero:g}")
+        if self.law in ("linear", "soft-bounds") and self.w_min == self.g_zero:
+            # the laws divide by the lower bound's distance from the zero: a pot with none has no down step to scale
+            raise SpecError("rack.w_min", f"expected w_min < {self.g_zero:g} with rack.law = '{self.law}', "
+                                          f"got {self.w_min:g}")
 
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from conftest import make_cards
 from mark1 import MarkI, specs
-from mark1.machine import devices
+from mark1 import devices
 from mark1.machine._kernels.pots import LAW_CODES, drive_of, normal_draw, read_out, read_out_array
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.specs import RackSpec
@@ -90,7 +90,8 @@ def test_power_one_pulse(w, gamma, bias):
     spec = ratchet(law="power", pow_gamma=gamma, pow_up_down=bias)
     _, after = one_move(spec, [w, w], [0.01, -0.01])
     omega = (1 - w) / 2
-    up, down = omega ** (gamma * (1 + bias)), (1 - omega) ** (gamma * (1 - bias))
+    # aihwkit's PowStep: the mean bias one-sided (rpu_powstep_device.cpp, lines 32-42)
+    up, down = omega ** (gamma * (1 + min(bias, 0))), (1 - omega) ** (gamma * (1 - max(bias, 0)))
     assert after == pytest.approx([w + 0.01 * up, w - 0.01 * down], abs=1e-12)
 
 
@@ -140,10 +141,19 @@ def test_the_law_is_never_below_zero_and_the_bounds_are_end_stops():
 # -- asymmetry --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("drive", ["ratchet", "continuous"])
-def test_up_down_makes_up_and_down_steps_differ(drive):
-    spec = ratchet(drive=drive, up_down=0.2)
+@pytest.mark.parametrize(("up_down", "up", "down"), [(0.2, 1.0, 0.8), (-0.2, 0.8, 1.0)])
+def test_up_down_is_one_sided_as_aihwkit_runs_it(drive, up_down, up, down):
+    """rpu_pulsed_device.cpp, lines 603-604 and 628-629: the mean asymmetry shrinks one direction only."""
+    spec = ratchet(drive=drive, up_down=up_down)
     _, after = one_move(spec, [0.0, 0.0], [0.05, -0.05])
-    assert after == pytest.approx([0.05 * 1.2, -0.05 * 0.8], abs=1e-12)
+    assert after == pytest.approx([0.05 * up, -0.05 * down], abs=1e-12)
+
+
+def test_a_docstring_form_asymmetry_converts_to_the_one_sided_form():
+    """aihwkit's docstring, step (1 +- b), is the one-sided device at step (1 + b), up_down 2b / (1 + b)."""
+    b = 0.25
+    _, docstring = one_move(ratchet(step=0.01 * (1 + b), up_down=2 * b / (1 + b)), [0.0, 0.0], [0.0125, -0.0125])
+    assert docstring == pytest.approx([0.01 * (1 + b), -0.01 * (1 - b)], abs=1e-12)
 
 
 def test_without_up_down_a_pot_goes_back_where_it_came_from():
@@ -256,7 +266,10 @@ def test_stuck_pots_never_move_but_their_pulses_fire():
     m = _fit(spec)
     stuck = m.rack_.pots.stuck.reshape(m.rack_.p_to.shape).astype(bool)
     assert 0.15 < stuck.mean() < 0.45
-    assert (m.rack_.positions(m.machine_time_)[stuck] == 0).all()
+    # each at its own value, uniform in +-corrupt_devices_range (rpu_pulsed_device.cpp, lines 684-695)
+    values = m.rack_.positions(m.machine_time_)[stuck]
+    assert np.array_equal(values, m.rack_.pots.w_max.reshape(m.rack_.p_to.shape)[stuck])
+    assert np.abs(values).max() <= 0.1 and len(np.unique(values)) == stuck.sum()
     assert m.rack_.pulses[stuck].sum() > 0 and (m.rack_.positions(m.machine_time_)[~stuck] != 0).any()
 
 
@@ -306,7 +319,8 @@ def test_drift_is_a_power_law_from_the_end_of_the_last_move(nu, t0, dt):
     end = rack.t_end[0].copy()
     assert end.tolist() == pytest.approx([0.2, 0.12])
     t = 0.2 + dt
-    expected = np.array([0.05, -0.03]) * (1 + (t - end) / t0) ** -nu
+    # aihwkit's WeightDrifter: max(dt / t0, 1) ** -nu (weight_drifter.cpp, lines 144-145)
+    expected = np.array([0.05, -0.03]) * np.maximum((t - end) / t0, 1.0) ** -nu
     assert rack.positions(t)[0] == pytest.approx(expected, rel=1e-12, abs=1e-15)
     assert rack.sums(np.ones(2), t)[0] == pytest.approx(expected.sum(), rel=1e-9, abs=1e-15)
 
@@ -314,16 +328,24 @@ def test_drift_is_a_power_law_from_the_end_of_the_last_move(nu, t0, dt):
 def test_a_drifting_pot_is_programmed_from_where_it_has_drifted_to():
     rack, _ = one_move(ratchet(drift_nu=0.1, drift_t0=1.0), [0.0], [0.05])
     drifted = rack.positions(100.0)[0, 0]
-    assert drifted == pytest.approx(0.05 * (1 + (100.0 - 0.2)) ** -0.1)
+    assert drifted == pytest.approx(0.05 * (100.0 - 0.2) ** -0.1)
     rack.apply(*rack.plan(np.array([[0.01]]), 100.0), 100.0)
     assert rack.positions(100.04)[0, 0] == pytest.approx(drifted + 0.01)
     rack.apply(*rack.plan(np.array([[0.004]]), 200.0), 200.0)        # no pulse: the drift goes on
-    assert rack.positions(300.0)[0, 0] == pytest.approx((drifted + 0.01) * (1 + 300.0 - 100.04) ** -0.1)
+    assert rack.positions(300.0)[0, 0] == pytest.approx((drifted + 0.01) * (300.0 - 100.04) ** -0.1)
+
+
+def test_drift_shrinks_toward_its_zero():
+    """aihwkit's w0 s + a (s - 1) (weight_drifter.cpp, lines 146-147): a conductance shrinks toward 0, which
+    for one device over the pot's range is w_min."""
+    rack, _ = one_move(ratchet(drift_nu=0.1, drift_t0=1.0, g_zero=-1.0), [-1.0, 0.0], [0.0, 0.0])
+    s = 1000.0 ** -0.1
+    assert rack.positions(1000.0)[0] == pytest.approx([-1.0, -1.0 + 1.0 * s], abs=1e-12)
 
 
 def test_drift_spread_per_pot():
     nu = PotentiometerRack.device_arrays(ratchet(drift_nu=0.05, drift_nu_dtod=0.2), (1, 4000),
-                                         np.random.SeedSequence(2))[5]
+                                         np.random.SeedSequence(2))[7]
     assert abs(nu.mean() - 0.05) < 0.002 and abs(nu.std() - 0.01) < 0.002 and nu.min() >= 0
 
 
@@ -355,7 +377,8 @@ def test_a_scene_names_a_device_and_its_own_overrides_win(tmp_path):
     import mark1
     text = ('format = 1\nname = "d"\n[stimuli]\nsource = "shapes"\nclasses = ["square", "circle"]\n'
             '[train]\ncount = 4\n[machine]\npreset = "SMALL"\ndevice = "ecram"\n')
-    for extra, step in (("", 0.0017059), ('[machine.overrides]\n"rack.step" = 0.004\n', 0.004),
+    ecram_step = devices.PRESETS["ecram"].overrides["rack.step"]
+    for extra, step in (("", ecram_step), ('[machine.overrides]\n"rack.step" = 0.004\n', 0.004),
                         ("[machine.overrides]\nrack = { step = 0.004 }\n", 0.004)):
         path = tmp_path / "d.toml"
         path.write_text(text + extra)
@@ -430,9 +453,13 @@ def test_wipers_never_pass_their_own_bounds(law, drive, noise, write, seed, comm
 
 
 def test_up_down_spread_per_pot():
-    up_down = PotentiometerRack.device_arrays(ratchet(up_down=0.1, up_down_dtod=0.05), (1, 4000),
-                                              np.random.SeedSequence(8))[1]
-    assert abs(up_down.mean() - 0.1) < 0.005 and abs(up_down.std() - 0.05) < 0.005
+    """Up scale gain + r, down gain - up_down - r (rpu_pulsed_device.cpp, lines 627-629)."""
+    scale, half = PotentiometerRack.device_arrays(ratchet(up_down=0.1, up_down_dtod=0.05), (1, 4000),
+                                                  np.random.SeedSequence(8))[:2]
+    up, down = scale + half, scale - half
+    assert abs(up.mean() - 1.0) < 0.005 and abs(up.std() - 0.05) < 0.005
+    assert abs(down.mean() - 0.9) < 0.005 and abs(down.std() - 0.05) < 0.005
+    assert np.allclose(up + down, 1.9)              # r cancels: gain 1 without dw_min_dtod
 
 
 @pytest.mark.parametrize("law", ["linear", "soft-bounds"])

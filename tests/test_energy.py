@@ -140,7 +140,7 @@ def test_run_reports_energy_in_summary_and_table(tmp_path, capsys):
 
 
 def test_a_device_preset_spends_pulses_times_its_energy_a_pulse():
-    from mark1.machine.devices import PRESETS, device_spec
+    from mark1.devices import PRESETS, device_spec
     from mark1.machine.energy import device_of, pulse_energy, update_energy
 
     spec = device_spec("ecram", specs.SMALL)

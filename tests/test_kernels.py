@@ -15,7 +15,7 @@ from conftest import make_cards
 from mark1 import MarkI, specs
 from mark1.exceptions import SpecError
 from mark1.machine import _kernels
-from mark1.machine import devices
+from mark1 import devices
 from mark1.machine._kernels.pots import Drive, drive_of, move_duration, one_pot, plan_pot
 
 KERNELS = Path(_kernels.__file__).parent
@@ -49,6 +49,8 @@ CHANGES = {
     "rack.piecewise_down": ((2.0, 0.5), {"rack.law": "piecewise", "rack.drive": "ratchet",
                                          "rack.piecewise_up": (1.0, 1.0)}),
     "rack.drift_t0": (1.0, {"rack.drift_nu": 0.3}),
+    "rack.g_zero": (-0.5, {"rack.drift_nu": 0.3}),
+    "rack.mult_noise": (False, {"rack.drive": "ratchet", "rack.law": "soft-bounds", "rack.dw_min_std": 0.5}),
     "rack.out_bound": (0.05, {"trainer.rule": "lms"}),     # saturation keeps signs: LMS reads values
     "rack.out_res": (0.5, {"rack.out_bound": 0.5}),
     "timing.period": (1.5, {}),

@@ -22,8 +22,8 @@ import mark1
 PACKAGE = Path(mark1.__file__).resolve().parent
 
 #: Rooms from the bottom up: each imports only those before it (and itself).
-ROOMS = ("exceptions", "_utils", "stats", "specs", "machine", "theory", "linear_model", "stimuli", "lab", "viz",
-         "classroom", "cli")
+ROOMS = ("exceptions", "_utils", "stats", "specs", "devices", "machine", "theory", "linear_model", "stimuli", "lab",
+         "viz", "classroom", "cli")
 OUTSIDE = ("mark1", "mark1.__main__")
 
 

@@ -37,7 +37,7 @@ import simpy
 from mark1._utils.atomic import write_text
 from mark1._utils.language import NEGATIVE, NEUTRAL, POSITIVE, duration, duration_unit, percent
 from mark1._utils.progress import progress_bar
-from mark1.classroom.device_fit import (DeviceFit, DeviceTable, fit_table, fitted_spec, law_steps, overrides_toml,
+from mark1.machine.device_fit import (DeviceFit, DeviceTable, fit_table, fitted_spec, law_steps, overrides_toml,
                                        pulse_command, replay, runs, table_from_values)
 from mark1.exceptions import InputError
 from mark1.machine.potentiometers import PotentiometerRack
@@ -654,14 +654,14 @@ def table_response(fit: DeviceFit, *, n_pots: int = 1, transfer: int = 0) -> Rac
     """The fitted law's pot driven by the measured table's pulse train (from its first reading).
 
     One pulse a machine cycle (:func:`rack_response`), the command one pulse of the fitted
-    device (:func:`~mark1.classroom.device_fit.pulse_command`), the device's noise off:
+    device (:func:`~mark1.machine.device_fit.pulse_command`), the device's noise off:
     the law's mean path, to draw the measured readings over (``rack_response_figure(...,
     measured=fit.table)``).
 
     Parameters
     ----------
     fit : DeviceFit
-        From :func:`~mark1.classroom.device_fit.fit_table`; its best law is driven.
+        From :func:`~mark1.machine.device_fit.fit_table`; its best law is driven.
     n_pots, transfer : int
         As in :func:`rack_response`.
 
@@ -672,7 +672,7 @@ def table_response(fit: DeviceFit, *, n_pots: int = 1, transfer: int = 0) -> Rac
     Examples
     --------
     >>> from mark1.specs import MARK_I
-    >>> from mark1.classroom.device_fit import fit_table, pulse_table
+    >>> from mark1.machine.device_fit import fit_table, pulse_table
     >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0, "rack.law": "soft-bounds",
     ...                               "rack.w_max": 0.5})
     >>> fit = fit_table(pulse_table(spec, (20, 10)), spec, laws=["constant", "soft-bounds"])
@@ -707,7 +707,7 @@ def fit_figure(fit: DeviceFit, *, out=None, dpi: int = 100):
     Examples
     --------
     >>> from mark1.specs import MARK_I
-    >>> from mark1.classroom.device_fit import fit_table, pulse_table
+    >>> from mark1.machine.device_fit import fit_table, pulse_table
     >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
     >>> fig = fit_figure(fit_table(pulse_table(spec, (10, 10)), spec, laws=["constant", "linear"]))
     >>> [ax.get_xlabel() for ax in fig.axes]
@@ -745,19 +745,26 @@ def fit_figure(fit: DeviceFit, *, out=None, dpi: int = 100):
         ax.plot(np.arange(1, len(t.step) + 1), f.residuals, ".", ms=2, color=NEUTRAL, alpha=0.5, zorder=2,
                 label=f"constant: rms {f.rms:.3g}")
     ax.axhline(0, color="0.6", lw=0.6)
-    ax.set(xlabel="pulse number", ylabel="residual (full scale)", title="measured minus fitted change")
+    ax.set(xlabel="pulse number", ylabel="residual (full scale)", title="measured minus replayed position")
     ax.legend(fontsize=8, loc="best")
-    return _finish(fig, f"Measured device, fitted: best law {best.law} (lowest BIC of {len(fit.fits)})", out, dpi)
+    title = f"Measured device, fitted: best law {best.law} (lowest held-out replay error of {len(fit.fits)})"
+    return _finish(fig, title, out, dpi)
 
 
-def write_fit(table: DeviceTable, spec: MachineSpec, out, *, laws=None, progress: bool = False
+def _finite(x: float):
+    return float(x) if np.isfinite(x) else None
+
+
+def write_fit(table: DeviceTable, spec: MachineSpec, out, *, laws=None, progress: bool = False,
+              bootstrap_samples: int = 0
               ) -> tuple[DeviceFit, list[Path]]:
     """Fit every law to a measured table and write what the fit found into folder ``out``
     (``mark1 device fit``).
 
     Files: ``fit.toml`` (the best law as a scene's ``[machine.overrides]``), ``fit.json``
-    (every law: parameters, residual sums, AIC, BIC, k), ``fit_residuals.csv`` (each
-    pulse's measured change and each law's residual), ``fit.png`` (:func:`fit_figure`).
+    (every law: parameters with their intervals, replay errors, held-out replay errors, AIC,
+    BIC, k, noise terms), ``fit_residuals.csv`` (each pulse's measured change and each law's
+    replay residual), ``fit.png`` (:func:`fit_figure`).
     Every file is written atomically.
 
     Parameters
@@ -769,6 +776,9 @@ def write_fit(table: DeviceTable, spec: MachineSpec, out, *, laws=None, progress
     laws : sequence of str, optional
         Laws to fit (default all).
     progress : bool
+        Show a progress bar over the fits.
+    bootstrap_samples : int
+        Tables simulated for the best law's 95 % intervals (0: none; :func:`~mark1.machine.device_fit.bootstrap`).
 
     Returns
     -------
@@ -778,23 +788,19 @@ def write_fit(table: DeviceTable, spec: MachineSpec, out, *, laws=None, progress
     --------
     >>> import tempfile
     >>> from mark1.specs import MARK_I
-    >>> from mark1.classroom.device_fit import pulse_table
+    >>> from mark1.machine.device_fit import pulse_table
     >>> spec = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0})
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     fit, paths = write_fit(pulse_table(spec, (10, 10)), spec, folder, laws=["constant"])
     ...     print(fit.best.law, [p.name for p in paths])
     constant ['fit.toml', 'fit.json', 'fit_residuals.csv', 'fit.png']
     """
-    bar = progress_bar(1, "fit", show=progress)
-    try:
-        fit = fit_table(table, spec, laws)
-    finally:
-        bar.update(1)
-        bar.close()
+    fit = fit_table(table, spec, laws, bootstrap_samples=bootstrap_samples, progress=progress)
     out = Path(out)
     write_text(out / "fit.toml", overrides_toml(fit.best))
-    rows = [{"law": f.law, "k": f.k, "rss": f.rss, "rms": f.rms, "aic": f.aic, "bic": f.bic,
-             "step_noise": f.step_noise if np.isfinite(f.step_noise) else None,
+    rows = [{"law": f.law, "k": f.k, "rss": f.rss, "rms": f.rms, "heldout_rms": _finite(f.heldout_rms), "aic": f.aic,
+             "bic": f.bic, "dw_min_std": _finite(f.dw_min_std), "write_noise_std": _finite(f.write_noise_std),
+             "at_bound": list(f.at_bound), "intervals": {k: list(v) for k, v in f.intervals.items()},
              "params": {k: list(v) if isinstance(v, tuple) else v for k, v in f.params.items()}} for f in fit.fits]
     write_text(out / "fit.json", json.dumps({"table": table.source, "pulses": len(table.step),
                                              "scale": list(table.scale), "best": fit.best.law, "laws": rows},

@@ -18,7 +18,7 @@ from mark1._utils.compiled import compile_seconds, writable_cache_dir
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
 from mark1.classroom.device import rack_response_figure, table_response, write_device, write_fit
-from mark1.classroom.device_fit import LAWS, overrides_toml, read_table
+from mark1.machine.device_fit import LAWS, overrides_toml, read_table
 from mark1.classroom.explain import event_line, explain
 from mark1.classroom.lesson import build
 from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, check_budget, one_line, output_file, output_folder,
@@ -252,6 +252,10 @@ def cmd_lesson(args) -> int:
     return 0
 
 
+#: The most tables ``mark1 device fit --bootstrap`` simulates.
+MAX_BOOTSTRAP = 1000
+
+
 def cmd_device(args) -> int:
     preset = _preset("--spec", args.spec)
     overrides = {}
@@ -274,6 +278,12 @@ def cmd_device(args) -> int:
     table_path = args.table_file if args.kind == "fit" else args.table
     if args.kind == "fit" and table_path is None:
         raise UsageError("device fit: expected a table, mark1 device fit TABLE.csv (columns pulse, direction, value)")
+    if args.bootstrap < 0 or args.bootstrap > MAX_BOOTSTRAP:
+        raise UsageError(f"--bootstrap: expected 0 to {MAX_BOOTSTRAP} simulated tables, got {args.bootstrap}")
+    if args.scale and not (math.isfinite(args.scale[0]) and math.isfinite(args.scale[1])
+                           and args.scale[0] < args.scale[1]):
+        raise UsageError(f"--scale: expected LOW < HIGH, two finite values (the readings meaning full scale -1 and "
+                         f"+1), got {args.scale[0]:g} {args.scale[1]:g}")
     table = None
     if table_path is not None:
         scale = tuple(args.scale) if args.scale else (-1.0, 1.0)
@@ -287,7 +297,7 @@ def cmd_device(args) -> int:
         for path in write_device(args.kind, spec, out, progress=True):
             print(f"wrote {path}")
         return 0
-    fit, paths = write_fit(table, spec, out, laws=args.law or None, progress=True)
+    fit, paths = write_fit(table, spec, out, laws=args.law or None, progress=True, bootstrap_samples=args.bootstrap)
     print(fit.report())
     print()
     print(overrides_toml(fit.best), end="")
@@ -403,6 +413,9 @@ def add_commands(sub) -> None:
                     help="with rack: fit this measured table and draw it over the rack of its best law")
     dv.add_argument("--scale", nargs=2, type=float, metavar=("LOW", "HIGH"),
                     help="the table's values meaning full scale -1 and +1 (default -1 1: travel in full scale)")
+    dv.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                    help="95 %% intervals of the best law's parameters from N tables simulated from it (default 0: "
+                         "none; 30 is a usual choice, each as long as one law's fit)")
     dv.add_argument("--law", action="append", default=[], metavar="LAW",
                     help="fit only this law (repeatable; default every law: " + ", ".join(LAWS) + ")")
     dv.add_argument("--spec", default="MARK_I", help="MARK_I (default) or SMALL")

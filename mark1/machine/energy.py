@@ -32,7 +32,7 @@ import numpy as np
 
 from mark1.exceptions import InputError
 from mark1.machine._kernels.pots import move_duration
-from mark1.machine.devices import PRESETS
+from mark1.devices import PRESETS
 
 __all__ = ["Constant", "MOTOR_POWER", "RELAY_POWER", "Energy", "drive_power", "energy", "run_energy",
            "energy_fields", "correction_energies", "pulse_energy", "device_of", "update_energy", "joules_text"]
@@ -241,7 +241,7 @@ def energy(constant: Constant, *, motor_seconds: float, pulses: int, corrections
 
 
 def pulse_energy(device: str) -> Constant:
-    """A device preset's energy of one programming pulse (:data:`mark1.machine.devices.PRESETS`).
+    """A device preset's energy of one programming pulse (:data:`mark1.devices.PRESETS`).
 
     Examples
     --------
@@ -258,14 +258,14 @@ def pulse_energy(device: str) -> Constant:
 def device_of(spec) -> str | None:
     """The device preset whose rack ``spec`` has, or None (the Mark I's own motors).
 
-    A spec made by :func:`mark1.machine.devices.device_spec` is named ``"<base> + <device>"``;
+    A spec made by :func:`mark1.devices.device_spec` is named ``"<base> + <device>"``;
     any other spec (a scene's ``machine.device``) is that device when its rack has every
     one of the preset's overrides, or else, when the scene changed some of them, the
     preset's drive, law and pulse width (``rack.step_time``), which no other preset shares.
 
     Examples
     --------
-    >>> from mark1.machine.devices import device_spec
+    >>> from mark1.devices import device_spec
     >>> from mark1.specs import MARK_I
     >>> device_of(device_spec("reram-sb")), device_of(MARK_I)
     ('reram-sb', None)

@@ -43,8 +43,8 @@ import numpy as np
 import simpy
 
 from mark1.exceptions import SpecError
-from mark1.machine._kernels.pots import (Pots, adc_of, apply_moves, drive_of, move_duration, plan_moves, stored_at,
-                                         wiper_sums, wiring)
+from mark1.machine._kernels.pots import (Pots, adc_of, apply_moves, drive_of, law_gammas, move_duration, plan_moves,
+                                         pow_exponents, step_scales, stored_at, wiper_sums, wiring)
 from mark1.machine._kernels.presentation import Decay, Moves, Queue, serve
 from mark1.specs import RackSpec
 
@@ -96,7 +96,7 @@ class PotentiometerRack:
     pulses : array of shape (n_units, n_inputs) int64
         Pulses each pot has received: ratchet steps or device pulses fired, one a command
         on the continuous drive (a view, read only). Energy is ``power * motor_seconds``
-        (motors) or ``pulses * energy per pulse`` (devices: :mod:`mark1.machine.devices`).
+        (motors) or ``pulses * energy per pulse`` (devices: :mod:`mark1.devices`).
 
     Examples
     --------
@@ -152,8 +152,11 @@ class PotentiometerRack:
         self.last_dir = np.zeros(shape, dtype=np.int8)
         # the device's own arrays (one element where every pot shares the value) and counters
         dev = self.device_arrays(spec, shape, np.random.SeedSequence(0) if device_seed is None else device_seed)
-        self._step_scale, self._up_down, self._w_max, self._w_min, self._stuck, self._nu = dev
-        self._drift_t0 = np.array([float(spec.drift_t0)])
+        (self._step_scale, self._up_down, self._w_max, self._w_min, self._gamma_up, self._gamma_down, self._stuck,
+         self._nu) = dev
+        self._drift = np.array([float(spec.drift_t0), float(spec.g_zero)])
+        if spec.corrupt_devices_prob:                     # a stuck pot sits at its value from the start
+            self.p_from[:] = self.p_to[:] = np.where(self._stuck == 1, self._w_max, 0.0)
         self._adc = adc_of(spec)
         self._werr = np.zeros(shape if spec.write_noise_std else 0)
         self._next_err = np.zeros(self._werr.size)
@@ -180,9 +183,10 @@ class PotentiometerRack:
         return Pots(self.gain.reshape(-1), self.p_from.reshape(-1), self.p_to.reshape(-1),
                     self.t_start.reshape(-1), self.t_end.reshape(-1), self.last_dir.reshape(-1),
                     self._step_scale.reshape(-1), self._up_down.reshape(-1), self._w_max.reshape(-1),
-                    self._w_min.reshape(-1), self._stuck.reshape(-1), self._werr.reshape(-1),
+                    self._w_min.reshape(-1), self._gamma_up.reshape(-1), self._gamma_down.reshape(-1),
+                    self._stuck.reshape(-1), self._werr.reshape(-1),
                     self._motor_seconds.reshape(-1), self._pulses.reshape(-1), self._planned, self._next_err,
-                    self._nu.reshape(-1), self._drift_t0, self._adc, *self._wiring)
+                    self._nu.reshape(-1), self._drift, self._adc, *self._wiring)
 
     @property
     def adc(self) -> np.ndarray | None:
@@ -215,7 +219,7 @@ class PotentiometerRack:
         Ratchet: steps fired (a command of n steps fires n, fewer where the limit switch
         cuts the relay at an end stop); continuous drive: 1 a command; device laws: each
         pulse of the train. A stuck pot's pulses count. Energy of a device: these times its
-        energy per pulse (:data:`mark1.machine.devices.PRESETS`).
+        energy per pulse (:data:`mark1.devices.PRESETS`).
         """
         view = self._pulses.view()
         view.flags.writeable = False
@@ -233,8 +237,8 @@ class PotentiometerRack:
 
     @classmethod
     def device_arrays(cls, spec: RackSpec, shape: tuple[int, int], seed: np.random.SeedSequence
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Draw each pot's device spread: step scale, up/down bias, bounds, stuck, drift exponent.
+                      ) -> tuple[np.ndarray, ...]:
+        """Draw each pot's device spread as aihwkit's ``populate`` draws it (commit 4545f11).
 
         Each array comes from a child seed of its own, ``SeedSequence(seed.entropy,
         spawn_key=seed.spawn_key + (DEVICE_STREAM, k))``, so turning one spread on changes
@@ -243,40 +247,86 @@ class PotentiometerRack:
 
         Returns
         -------
-        step_scale : ``1 + dw_min_dtod * xi``, at least 0
-        up_down : ``up_down + up_down_dtod * xi``
-        w_max, w_min : ``w_max * (1 + w_max_dtod * xi)``, kept in [w_max / 10, 1] (w_min alike)
-        stuck : int8, 1 with probability ``corrupt_devices_prob``
+        step_scale, up_down : the mean and half the difference of each pot's up and down
+            scales, ``gain = 1 + dw_min_dtod * xi`` (``exp(dw_min_dtod * xi)`` with
+            ``dw_min_dtod_log_normal``) and ``up_down`` one-sided, ``up_down_dtod * xi``
+            added, each scale made positive (:func:`mark1.machine._kernels.pots.step_scales`;
+            rpu_pulsed_device.cpp, lines 600-634)
+        w_max, w_min : ``w_max * (1 + w_max_dtod * xi)``, ``w_min`` alike (measured from
+            ``g_zero``), swapped where they cross and put on their sides of ``g_zero``
+            (``enforce_consistency``, lines 618-640), then cut at the pot's end stops +-1; a
+            stuck pot's are both its value
+        gamma_up, gamma_down : the linear law's slopes ``|gamma + gamma_dtod * xi|``
+            (rpu_linearstep_device.cpp, lines 35-42) or the power law's exponents
+            (:func:`mark1.machine._kernels.pots.pow_exponents`)
+        stuck : int8, 1 with probability ``corrupt_devices_prob``; its value uniform in
+            ``g_zero +- corrupt_devices_range`` cut to its bounds (rpu_pulsed_device.cpp, lines 684-695)
         nu : ``drift_nu * (1 + drift_nu_dtod * xi)``, at least 0; empty without drift
 
         Examples
         --------
         >>> from mark1.specs import RackSpec
         >>> a = PotentiometerRack.device_arrays(RackSpec(dw_min_dtod=0.3), (2, 3), np.random.SeedSequence(1))
-        >>> a[0].shape, a[1].shape
+        >>> a[0].shape, a[2].shape
         ((2, 3), (1, 1))
         """
         def rng(k):
             return np.random.default_rng(np.random.SeedSequence(seed.entropy,
                                                                 spawn_key=(*seed.spawn_key, cls.DEVICE_STREAM, k)))
         one = (1, 1)
-        step_scale = (np.maximum(1.0 + spec.dw_min_dtod * rng(0).standard_normal(shape), 0.0)
-                      if spec.dw_min_dtod else np.ones(one))
-        up_down = (spec.up_down + spec.up_down_dtod * rng(1).standard_normal(shape) if spec.up_down_dtod
-                   else np.full(one, spec.up_down))
-        w_max = (np.clip(spec.w_max * (1.0 + spec.w_max_dtod * rng(2).standard_normal(shape)), spec.w_max / 10, 1.0)
-                 if spec.w_max_dtod else np.full(one, spec.w_max))
-        w_min = (np.clip(spec.w_min * (1.0 + spec.w_min_dtod * rng(3).standard_normal(shape)), -1.0, spec.w_min / 10)
-                 if spec.w_min_dtod else np.full(one, spec.w_min))
-        stuck = ((rng(4).random(shape) < spec.corrupt_devices_prob).astype(np.int8) if spec.corrupt_devices_prob
-                 else np.zeros(one, np.int8))
+        if spec.dw_min_dtod:
+            xi = rng(0).standard_normal(shape)
+            gain = np.exp(spec.dw_min_dtod * xi) if spec.dw_min_dtod_log_normal else 1.0 + spec.dw_min_dtod * xi
+        else:
+            gain = np.ones(one)
+        r = spec.up_down_dtod * rng(1).standard_normal(shape) if spec.up_down_dtod else np.zeros(one)
+        step_scale, up_down = step_scales(gain, spec.up_down, r)
+        w_max, w_min, stuck = cls._bounds(spec, shape, rng)
+        gamma_up, gamma_down = cls._law_parameters(spec, shape, rng)
         if spec.drift_nu == 0:
             nu = np.zeros((0, 0))
         elif spec.drift_nu_dtod:
             nu = np.maximum(spec.drift_nu * (1.0 + spec.drift_nu_dtod * rng(5).standard_normal(shape)), 0.0)
         else:
             nu = np.full(one, spec.drift_nu)
-        return step_scale, up_down, w_max, w_min, stuck, nu
+        arrays = (np.array(a, float) for a in (step_scale, up_down, w_max, w_min, gamma_up, gamma_down))
+        return (*arrays, stuck, nu)
+
+    @staticmethod
+    def _bounds(spec: RackSpec, shape: tuple[int, int], rng: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each pot's bounds and whether it is stuck (:meth:`device_arrays`; ``rng(k)`` its k-th stream)."""
+        one = (1, 1)
+        g0 = spec.g_zero                                  # aihwkit's weight 0: bounds spread about it
+        if spec.w_max_dtod or spec.w_min_dtod:
+            w_max = (spec.w_max - g0) * (1.0 + spec.w_max_dtod * rng(2).standard_normal(shape))
+            w_min = (spec.w_min - g0) * (1.0 + spec.w_min_dtod * rng(3).standard_normal(shape))
+            w_max, w_min = np.maximum(w_max, w_min), np.minimum(w_max, w_min)
+            w_max, w_min = np.minimum(np.abs(w_max) + g0, 1.0), np.maximum(g0 - np.abs(w_min), -1.0)
+        else:
+            w_max, w_min = np.full(one, spec.w_max), np.full(one, spec.w_min)
+        if not spec.corrupt_devices_prob:
+            return w_max, w_min, np.zeros(one, np.int8)
+        draw = rng(4)
+        stuck = (draw.random(shape) < spec.corrupt_devices_prob).astype(np.int8)
+        value = draw.random(shape)
+        lo = np.maximum(np.broadcast_to(w_min, shape), g0 - spec.corrupt_devices_range)
+        hi = np.minimum(np.broadcast_to(w_max, shape), g0 + spec.corrupt_devices_range)
+        value = lo + (hi - lo) * value
+        return (np.where(stuck == 1, value, np.broadcast_to(w_max, shape)),
+                np.where(stuck == 1, value, np.broadcast_to(w_min, shape)), stuck)
+
+    @staticmethod
+    def _law_parameters(spec: RackSpec, shape: tuple[int, int], rng: Callable) -> tuple[np.ndarray, np.ndarray]:
+        """Each pot's law parameters up and down (:meth:`device_arrays`; ``rng(k)`` its k-th stream)."""
+        g_up, g_down = law_gammas(spec)
+        if spec.law == "power" and (spec.pow_gamma_dtod or spec.pow_up_down_dtod):
+            g = 1.0 + spec.pow_gamma_dtod * rng(6).standard_normal(shape)
+            rp = spec.pow_up_down_dtod * rng(7).standard_normal(shape)
+            return pow_exponents(spec.pow_gamma, spec.pow_up_down, g, rp)
+        if spec.law == "linear" and (spec.gamma_up_dtod or spec.gamma_down_dtod):
+            return (np.abs(g_up + spec.gamma_up_dtod * rng(6).standard_normal(shape)),
+                    np.abs(g_down + spec.gamma_down_dtod * rng(7).standard_normal(shape)))
+        return np.full((1, 1), g_up), np.full((1, 1), g_down)
 
     @classmethod
     def noise_key(cls, seed: np.random.SeedSequence | None) -> np.uint64:

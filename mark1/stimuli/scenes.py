@@ -39,11 +39,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from mark1 import specs
+from mark1 import devices, specs
 from mark1._utils.html import html_table
 from mark1._utils.language import percent
 from mark1._utils.limits import check_allocation
-from mark1.machine import devices
 from mark1.exceptions import RenderError, SceneError, printable
 from mark1.stimuli.budget import COMMANDS, Resources, _estimate
 from mark1.stimuli.decks import Stimuli, _stimuli
@@ -648,7 +647,7 @@ def _machine(path, machine: Mapping, rule):
 
 
 def _with_device(path, name, overrides: Mapping) -> dict:
-    """A device preset's rack overrides (:mod:`mark1.machine.devices`) under the scene's own,
+    """A device preset's rack overrides (:mod:`mark1.devices`) under the scene's own,
     which win, in the form (dotted or nested) the scene gives its rack keys."""
     if not isinstance(name, str) or name not in devices.PRESETS:
         raise SceneError(path, "machine.device",

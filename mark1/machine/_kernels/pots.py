@@ -21,9 +21,10 @@ from mark1.machine._kernels import copied_fields, features
 from mark1.machine._kernels.features import nonzero_features
 from mark1.specs import RackSpec
 
-__all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_pot", "drive_of", "law_factor", "move_duration",
-           "normal_draw", "one_pot", "plan_device", "plan_mark_i", "plan_pot", "read_out", "read_out_array",
-           "stored_pot", "wiper_sums", "wiring"]
+__all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_pot", "drive_of", "law_factor", "law_factor_reference",
+           "law_gammas", "move_duration", "normal_draw", "one_pot", "plan_device", "plan_mark_i", "plan_pot",
+           "pow_exponents", "read_out", "read_out_array", "replay_pulses", "step_scales", "stored_pot", "wiper_sums",
+           "wiring"]
 
 #: The step laws of ``rack.law`` and their codes in :attr:`Drive.law`.
 LAW_CODES = {"constant": 0, "linear": 1, "soft-bounds": 2, "exponential": 3, "power": 4, "piecewise": 5}
@@ -40,6 +41,8 @@ MADE: tuple[tuple[str, type, str], ...] = (
                       "0.0 keeps the Mark I's own plan, bit for bit."),
     ("law", int, "The step law's code (:data:`LAW_CODES`) of ``rack.law``."),
     ("write_noise", float, "Sigma of the write noise (full scale): ``rack.write_noise_std`` times ``rack.step``."),
+    ("mult_noise", float, "1.0 where the pulse noise multiplies the law's step (``rack.mult_noise``), 0.0 where "
+                          "it adds to it."),
     ("noise_key", np.uint64, "Key of the device's noise streams (:func:`normal_draw`), from the machine's seed."),
 )
 
@@ -109,14 +112,19 @@ class Pots(NamedTuple):
     last_dir : array (n_pots,) int8
         Direction of the last move that turned the gears (0: never moved).
     step_scale, up_down : arrays (n_pots,) or (1,) float
-        Each pot's step relative to nominal (``1 + dw_min_dtod * xi``) and its up/down bias
-        (``up_down + up_down_dtod * xi``): a pulse up travels ``step * (step_scale + up_down)``,
-        down ``step * (step_scale - up_down)`` (aihwkit's ``PulsedDevice``). One element: the
-        same for every pot.
+        A pulse up travels ``step * (step_scale + up_down)``, down ``step * (step_scale -
+        up_down)``: the mean and half the difference of each pot's up and down scales as
+        aihwkit draws them (:func:`step_scales`). One element: the same for every pot.
     w_max, w_min : arrays (n_pots,) or (1,) float
-        Each pot's bounds (full scale): its end stops, and the soft bounds of a law.
+        Each pot's bounds (full scale): its end stops, and the soft bounds of a law; a
+        stuck pot's are both its stuck value.
+    gamma_up, gamma_down : arrays (n_pots,) or (1,) float
+        Each pot's own parameter of its law, up and down: the linear law's slopes at the
+        bounds (``gamma_up``, ``gamma_down`` with ``gamma_*_dtod``), the power law's
+        exponents (:func:`pow_exponents`); unused by the other laws.
     stuck : array (n_pots,) or (1,) int8
-        1 where the wiper never moves (its pulses still fire and take their time).
+        1 where the wiper never moves from its stuck value (``w_max``); its pulses still
+        fire and take their time.
     werr : array (n_pots,) or (0,) float
         The write noise's offset of each wiper from the device's persistent state, stored
         (before decay) like ``p_to``; empty when there is no write noise.
@@ -131,10 +139,11 @@ class Pots(NamedTuple):
         move's pulses (n_pots,) int64 and its new write offset (like ``werr``, true full scale).
     nu : array (n_pots,), (1,) or (0,) float
         Each pot's drift exponent: after its last move ends a wiper reads
-        ``(1 + dt / drift_t0) ** -nu`` of its programmed position, ``dt`` the machine seconds
-        since (aihwkit's power-law drift, PCM's ``g(t) = g0 (t / t0) ** -nu``); empty: no drift.
-    drift_t0 : array (1,) float
-        The drift's reference time ``t0`` (s).
+        ``zero + (p - zero) * max(dt / t0, 1) ** -nu``, ``p`` its programmed position, ``dt``
+        the machine seconds since (:func:`drift_factor`); empty: no drift.
+    drift : array (2,) float
+        The drift's reference time ``t0`` (s) and the position it shrinks toward, ``zero``
+        (full scale: the device's zero conductance, ``rack.g_zero``).
     adc : array (2,) float
         The R-unit's read of a sum (:func:`read_out`): its saturation bound (full scale; inf:
         none) and its resolution (a share of the bound; 0: none).
@@ -158,6 +167,8 @@ class Pots(NamedTuple):
     up_down: np.ndarray
     w_max: np.ndarray
     w_min: np.ndarray
+    gamma_up: np.ndarray
+    gamma_down: np.ndarray
     stuck: np.ndarray
     werr: np.ndarray
     motor_seconds: np.ndarray
@@ -165,7 +176,7 @@ class Pots(NamedTuple):
     planned: np.ndarray
     next_err: np.ndarray
     nu: np.ndarray
-    drift_t0: np.ndarray
+    drift: np.ndarray
     adc: np.ndarray
     by_unit: np.ndarray
     input_of: np.ndarray
@@ -183,17 +194,85 @@ def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
     >>> one_pot(0.5).gain.tolist(), one_pot().pulses.tolist()
     ([0.5], [0])
     """
-    up_down = 0.0 if spec is None else float(spec.up_down)
+    scale, up_down = step_scales(1.0, 0.0 if spec is None else float(spec.up_down), 0.0)
     w_max = 1.0 if spec is None else float(spec.w_max)
     w_min = -1.0 if spec is None else float(spec.w_min)
+    g_up, g_down = law_gammas(spec)
     werr = np.zeros(0 if spec is None or spec.write_noise_std == 0 else 1)
+    nu = np.zeros(0 if spec is None or spec.drift_nu == 0 else 1) + (0.0 if spec is None else spec.drift_nu)
+    drift = np.array([1.0, 0.0] if spec is None else [float(spec.drift_t0), float(spec.g_zero)])
     return Pots(np.array([float(gain)]), np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1),
-                np.array([direction], np.int8), np.ones(1), np.array([up_down]), np.array([w_max]),
-                np.array([w_min]), np.zeros(1, np.int8), werr, np.zeros(1), np.zeros(1, np.int64),
-                np.zeros(1, np.int64), np.zeros(len(werr)),
-                np.zeros(0 if spec is None or spec.drift_nu == 0 else 1) + (0.0 if spec is None else spec.drift_nu),
-                np.array([1.0 if spec is None else float(spec.drift_t0)]), adc_of(spec),
+                np.array([direction], np.int8), np.array([scale]), np.array([up_down]), np.array([w_max]),
+                np.array([w_min]), np.array([g_up]), np.array([g_down]), np.zeros(1, np.int8), werr, np.zeros(1),
+                np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(len(werr)), nu, drift, adc_of(spec),
                 *wiring(np.ones((1, 1), bool)))
+
+
+def step_scales(gain, up_down, r):
+    """A pot's step scales as aihwkit's ``PulsedRPUDevice::populate`` draws them, as
+    (:attr:`Pots.step_scale`, :attr:`Pots.up_down`): the mean and half the difference of
+    the up and down scales, so that a pulse up travels ``step * (step_scale + up_down)``.
+
+    aihwkit (src/rpucuda/rpu_pulsed_device.cpp, lines 600-604 and 627-634, commit 4545f11)
+    applies the mean asymmetry ``up_down`` one-sided: for ``up_down > 0`` the up scale is
+    ``gain + r`` and the down scale ``gain - up_down - r``; for ``up_down < 0`` up is
+    ``gain + up_down + r`` and down ``gain - r`` (``gain`` the pot's ``1 + dw_min_dtod xi``,
+    ``r`` its ``up_down_dtod xi``); each scale is then made positive (``fabs``,
+    ``enforce_consistency``). Works on floats and arrays alike.
+
+    Examples
+    --------
+    >>> step_scales(1.0, 0.2, 0.0)             # up 1.0, down 0.8
+    (0.9, 0.1)
+    >>> step_scales(1.0, -0.2, 0.0)            # up 0.8, down 1.0
+    (0.9, -0.1)
+    """
+    up_bias = np.minimum(up_down, 0.0)
+    down_bias = -np.maximum(up_down, 0.0)
+    up = np.abs(up_bias + gain + r)
+    down = np.abs(down_bias + gain - r)
+    scale, half = (up + down) / 2, (up - down) / 2
+    if np.ndim(scale) == 0:
+        return float(scale), float(half)
+    return scale, half
+
+
+def pow_exponents(pow_gamma, pow_up_down, gain, r):
+    """The power law's exponents up and down as aihwkit's ``PowStepRPUDevice::populate``
+    draws them (src/rpucuda/rpu_powstep_device.cpp, lines 27-47, commit 4545f11):
+    ``pow_gamma * |gain + up_bias + r|`` and ``pow_gamma * |gain + down_bias - r|``, the mean
+    bias ``pow_up_down`` one-sided as :func:`step_scales` (``gain`` the pot's ``1 +
+    pow_gamma_dtod xi``, ``r`` its ``pow_up_down_dtod xi``).
+
+    Examples
+    --------
+    >>> pow_exponents(2.0, 0.25, 1.0, 0.0)
+    (2.0, 1.5)
+    """
+    up_bias = np.minimum(pow_up_down, 0.0)
+    down_bias = -np.maximum(pow_up_down, 0.0)
+    up = pow_gamma * np.abs(up_bias + gain + r)
+    down = pow_gamma * np.abs(down_bias + gain - r)
+    if np.ndim(up) == 0:
+        return float(up), float(down)
+    return up, down
+
+
+def law_gammas(spec) -> tuple[float, float]:
+    """The nominal :attr:`Pots.gamma_up`, :attr:`Pots.gamma_down` of a :class:`mark1.specs.RackSpec`
+    (none: 0, 0): the power law's exponents (:func:`pow_exponents`), else ``gamma_up``, ``gamma_down``.
+
+    Examples
+    --------
+    >>> from mark1.specs import RackSpec
+    >>> law_gammas(RackSpec(law="power", pow_gamma=2.0, pow_up_down=-0.5))
+    (1.0, 2.0)
+    """
+    if spec is None:
+        return 0.0, 0.0
+    if spec.law == "power":
+        return pow_exponents(float(spec.pow_gamma), float(spec.pow_up_down), 1.0, 0.0)
+    return float(spec.gamma_up), float(spec.gamma_down)
 
 
 def wiring(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -256,6 +335,7 @@ def drive_of(spec) -> Any:
     device = any(getattr(spec, name) != off for name, off in _DEVICE_FIELDS)
     made: dict[str, Any] = dict(continuous=float(spec.drive == "continuous"), device=float(device),
                                 law=LAW_CODES[spec.law], write_noise=float(spec.write_noise_std) * float(spec.step),
+                                mult_noise=float(spec.mult_noise),
                                 noise_key=np.uint64(0))
     # the other fields whose param(kernel=...) names Drive.<their own name>, as they are (a table as an array)
     for name in copied_fields(type(spec), "Drive"):
@@ -307,7 +387,7 @@ def stored_pot(j, t, busy_until, pots):
     if t >= busy_until:
         if pots.nu.shape[0] == 0:
             return pots.p_to[j]
-        return pots.p_to[j] * drift_factor(j, t, pots)
+        return drifted(pots.p_to[j], j, t, pots)
     span = pots.t_end[j] - pots.t_start[j]
     if span > 0.0:
         frac = (t - pots.t_start[j]) / span
@@ -315,18 +395,31 @@ def stored_pot(j, t, busy_until, pots):
         frac = 1.0 if t >= pots.t_end[j] else 0.0
     frac = min(max(frac, 0.0), 1.0)
     if pots.nu.shape[0] != 0 and frac == 1.0:
-        return pots.p_to[j] * drift_factor(j, t, pots)
+        return drifted(pots.p_to[j], j, t, pots)
     return pots.p_from[j] + (pots.p_to[j] - pots.p_from[j]) * frac
 
 
 @compiled(inline="always")
 def drift_factor(j, t, pots):
-    """How much of its programmed position pot ``j`` reads at ``t``: ``(1 + dt / t0) ** -nu``,
-    ``dt = t - t_end[j]`` the machine seconds since its last move ended (1 before)."""
+    """How much of its programmed distance from the drift's zero pot ``j`` keeps at ``t``:
+    ``max(dt / t0, 1) ** -nu``, ``dt = t - t_end[j]`` the machine seconds since its last
+    move ended (1 before). aihwkit's ``WeightDrifter::apply`` (src/rpucuda/weight_drifter.cpp,
+    lines 144-145, commit 4545f11): ``delta_t = MAX(t - t_reset, 1)`` in units of ``t0``,
+    ``nu_scale = delta_t ** -nu``."""
     dt = t - pots.t_end[j]
-    if dt <= 0.0:
+    if dt <= pots.drift[0]:
         return 1.0
-    return (1.0 + dt / pots.drift_t0[0]) ** -_at(pots.nu, j)
+    return (dt / pots.drift[0]) ** -_at(pots.nu, j)
+
+
+@compiled(inline="always")
+def drifted(p, j, t, pots):
+    """Pot ``j``'s reading at ``t`` of a programmed position ``p``: ``zero + (p - zero) *``
+    :func:`drift_factor`, ``zero = pots.drift[1]``. aihwkit's ``w0 * nu_scale + a (nu_scale
+    - 1)`` (weight_drifter.cpp, lines 146-147), with ``zero = -a``: every conductance
+    shrinks toward 0."""
+    zero = pots.drift[1]
+    return zero + (p - zero) * drift_factor(j, t, pots)
 
 
 @compiled
@@ -489,45 +582,49 @@ def normal_draw(key, stream, j, n):
 
 
 @compiled(refcounts=False)
-def law_factor(law, w, direction, w_max, w_min, drive):
+def law_factor(law, w, direction, w_max, w_min, g_up, g_down, drive):
     """The step law: one pulse's travel relative to its nominal step at wiper position ``w``.
 
-    ``direction`` +1 (up) or -1 (down); ``w_max``, ``w_min`` the pot's bounds; ``drive``
-    the :class:`Drive` with the law's code and parameters (aihwkit's names, full scale):
+    ``direction`` +1 (up) or -1 (down); ``w_max``, ``w_min`` the pot's bounds; ``g_up``,
+    ``g_down`` the pot's own law parameters (:attr:`Pots.gamma_up`, :attr:`Pots.gamma_down`);
+    ``drive`` the :class:`Drive` with the law's code and parameters (aihwkit's names, full
+    scale). :func:`law_factor_reference` says the same in plain Python, with aihwkit's
+    file and line for each law:
 
     * constant (0): 1;
-    * linear (1): ``1 - gamma_up * w / w_max`` up, ``1 - gamma_down * w / w_min`` down, the
+    * linear (1): ``1 - g_up * w / w_max`` up, ``1 - g_down * w / w_min`` down, the
       slopes relative to the nominal bounds (aihwkit's ``LinearStepDevice`` with
       ``mean_bound_reference``);
     * soft-bounds (2): ``1 - w / w_max`` up, ``1 - w / w_min`` down, the pot's own bounds;
     * exponential (3): ``1 - A_up exp(gamma_up z)`` up, ``1 - A_down exp(-gamma_down z)``
       down, ``z = 2 a w / (w_max - w_min) + b`` (aihwkit's ``ExpStepDevice``);
-    * power (4): ``omega ** (pow_gamma (1 + pow_up_down))`` up,
-      ``(1 - omega) ** (pow_gamma (1 - pow_up_down))`` down, ``omega = (w_max - w) /
-      (w_max - w_min)`` (aihwkit's ``PowStepDevice``);
+    * power (4): ``omega ** g_up`` up, ``(1 - omega) ** g_down`` down, ``omega = (w_max -
+      w) / (w_max - w_min)``, the exponents as aihwkit's ``PowStepDevice`` draws them
+      (:func:`pow_exponents`);
     * piecewise (5): ``piecewise_up`` or ``piecewise_down`` interpolated linearly between
       nodes evenly spaced from ``w_min`` to ``w_max`` (aihwkit's ``PiecewiseStepDevice``).
 
-    Never below 0 (a step does not turn back; aihwkit's ``max(y, 0)``).
+    In the linear, soft-bounds and exponential laws ``w`` and the bounds are measured from
+    ``drive.g_zero``, the device's zero (aihwkit's weight 0). Never below 0 (a step does not
+    turn back; aihwkit's ``max(y, 0)``).
     """
     if law == 0:
         return 1.0
+    g0 = drive.g_zero
     if law == 1:
-        y = 1.0 - drive.gamma_up * w / drive.w_max if direction > 0 else 1.0 - drive.gamma_down * w / drive.w_min
+        y = (1.0 - g_up * (w - g0) / (drive.w_max - g0) if direction > 0
+             else 1.0 - g_down * (w - g0) / (drive.w_min - g0))
     elif law == 2:
-        y = 1.0 - w / w_max if direction > 0 else 1.0 - w / w_min
+        y = 1.0 - (w - g0) / (w_max - g0) if direction > 0 else 1.0 - (w - g0) / (w_min - g0)
     elif law == 3:
-        z = 2.0 * drive.exp_a * w / (w_max - w_min) + drive.exp_b
+        z = 2.0 * drive.exp_a * (w - g0) / (w_max - w_min) + drive.exp_b
         if direction > 0:
             y = 1.0 - drive.A_up * math.exp(drive.gamma_up * z)
         else:
             y = 1.0 - drive.A_down * math.exp(-drive.gamma_down * z)
     elif law == 4:
         omega = min(max((w_max - w) / (w_max - w_min), 0.0), 1.0)
-        if direction > 0:
-            y = omega ** (drive.pow_gamma * (1.0 + drive.pow_up_down))
-        else:
-            y = (1.0 - omega) ** (drive.pow_gamma * (1.0 - drive.pow_up_down))
+        y = omega ** g_up if direction > 0 else (1.0 - omega) ** g_down
     else:
         table = drive.piecewise_up if direction > 0 else drive.piecewise_down
         k = table.shape[0]
@@ -539,6 +636,57 @@ def law_factor(law, w, direction, w_max, w_min, drive):
             q = x - i
             y = (1.0 - q) * table[i] + q * table[i + 1]
     return max(y, 0.0)
+
+
+def law_factor_reference(law, w, direction, w_max, w_min, g_up, g_down, drive):
+    """:func:`law_factor` in plain Python, each law as aihwkit writes it (commit 4545f11; the
+    tests drive every law and preset through both, ``tests/test_aihwkit_rules.py``).
+
+    Examples
+    --------
+    >>> from mark1.specs import RackSpec
+    >>> drive = drive_of(RackSpec(law="soft-bounds"))
+    >>> law_factor_reference(2, 0.5, 1, 1.0, -1.0, 0.0, 0.0, drive)
+    0.5
+    """
+    if law == 0:                 # ConstantStep: rpu_constantstep_device.cpp, w += scale_up
+        return 1.0
+    x = w - drive.g_zero         # aihwkit's weight: measured from the device's zero
+    if law == 1:                 # LinearStep: rpu_linearstep_device.cpp 63-68 (slope), 127-129 (step)
+        y = (1.0 - g_up * x / (drive.w_max - drive.g_zero) if direction > 0
+             else 1.0 - g_down * x / (drive.w_min - drive.g_zero))
+    elif law == 2:               # SoftBounds: LinearStep, gamma 1, slopes to the pot's own bounds (55-58)
+        y = 1.0 - x / (w_max - drive.g_zero) if direction > 0 else 1.0 - x / (w_min - drive.g_zero)
+    elif law == 3:               # ExpStep: rpu_expstep_device.cpp 36-44
+        z = 2.0 * x / (w_max - w_min) * drive.exp_a + drive.exp_b
+        y = (1.0 - drive.A_up * math.exp(drive.gamma_up * z) if direction > 0
+             else 1.0 - drive.A_down * math.exp(drive.gamma_down * -z))
+    elif law == 4:               # PowStep: rpu_powstep_device.cpp 102-111
+        r = w_max - w_min
+        y = ((w_max - w) / r) ** g_up if direction > 0 else ((w - w_min) / r) ** g_down
+    else:                        # PiecewiseStep: rpu_piecewisestep_device.cpp, linear between nodes
+        table = list(drive.piecewise_up if direction > 0 else drive.piecewise_down)
+        if len(table) == 1:
+            y = table[0]
+        else:
+            x = min(max((w - w_min) / (w_max - w_min), 0.0), 1.0) * (len(table) - 1)
+            i = min(int(x), len(table) - 2)
+            y = table[i] + (x - i) * (table[i + 1] - table[i])
+    return max(y, 0.0)
+
+
+@compiled(inline="always")
+def noisy_step(size, factor, j, n, drive):
+    """The travel of pot ``j``'s ``n``-th pulse of nominal ``size`` where the law gives ``factor``:
+    ``size * factor`` times ``1 + dw_min_std * xi`` (aihwkit's ``update_once_mult``,
+    rpu_linearstep_device.cpp, lines 126-130) or, without ``mult_noise``, ``size * (factor +
+    dw_min_std * xi)`` (``update_once_add``, lines 153-157)."""
+    if drive.dw_min_std == 0.0:
+        return size * factor
+    xi = normal_draw(drive.noise_key, STEP_NOISE, j, n)
+    if drive.mult_noise != 0.0:
+        return size * factor * (1.0 + drive.dw_min_std * xi)
+    return size * (factor + drive.dw_min_std * xi)
 
 
 @compiled(refcounts=False)
@@ -556,7 +704,9 @@ def plan_device(cmd, start, j, pots, drive):
     persistent position by the write noise, ``write_noise * xi`` (a stream of its own),
     drawn anew at every move (aihwkit's ``write_noise_std``). A stuck pot never moves; its
     pulses still fire and take their time. Writes ``pots.planned[j]`` and
-    ``pots.next_err[j]`` for :func:`apply_pot`.
+    ``pots.next_err[j]`` for :func:`apply_pot`. With ``rack.mult_noise`` off the pulse's
+    noise is added to the law's factor rather than multiplying it (aihwkit's ``mult_noise
+    = False``).
     """
     direction = 1 if cmd > 0 else (-1 if cmd < 0 else 0)
     planned = pots.planned
@@ -568,12 +718,14 @@ def plan_device(cmd, start, j, pots, drive):
     if n == 0:                          # a ratchet command below half a step turns nothing
         return start, 0.0, 0.0, 0
     planned[j] = n
-    if _at(pots.stuck, j) != 0:
-        return start, 0.0, n * pulse_time, 0
+    if _at(pots.stuck, j) != 0:        # its bounds are its stuck value (aihwkit: w clipped into them)
+        return _at(pots.w_max, j), 0.0, n * pulse_time, 0
     d = float(direction)
     gear = size * max(_at(pots.step_scale, j) + d * _at(pots.up_down, j), 0.0)
     w_max = _at(pots.w_max, j)
     w_min = _at(pots.w_min, j)
+    g_up = _at(pots.gamma_up, j)
+    g_down = _at(pots.gamma_down, j)
     noisy = pots.werr.shape[0] > 0
     w = start - pots.werr[j] if noisy else start
     slack = 0.0
@@ -593,9 +745,8 @@ def plan_device(cmd, start, j, pots, drive):
             continue
         if take > 0.0:
             slack_time += take / gear * pulse_time
-        step = (gear - take) * law_factor(drive.law, w, d, w_max, w_min, drive)
-        if drive.dw_min_std != 0.0:
-            step *= 1.0 + drive.dw_min_std * normal_draw(drive.noise_key, STEP_NOISE, j, count + i)
+        step = noisy_step(gear - take, law_factor(drive.law, w, d, w_max, w_min, g_up, g_down, drive), j,
+                          count + i, drive)
         new = w + d * step
         if drive.end_stops != 0.0 and (new > w_max or new < w_min):
             stop = min(max(new, w_min), w_max)
@@ -663,3 +814,21 @@ def apply_moves(flat, start, target, slack_time, duration, direction, t0, f, pot
     if len(flat):
         busy_until = max(busy_until, t0 + longest)
     return busy_until
+
+
+@compiled(refcounts=False)
+def replay_pulses(directions, start, size, pots, drive, out):
+    """Pot 0 of ``pots`` driven one pulse at a time, each of nominal ``size`` (full scale) in
+    ``directions`` (m,) +-1, from ``start``: its position before and after each pulse into
+    ``out`` (m + 1,). Each pulse is a command of its own, planned by :func:`plan_pot` (the
+    machine's law, end stops and backlash; the gears' side follows each pulse), the device's
+    noise as ``drive`` has it (the bench fits switch it off). No time passes, nothing drifts."""
+    w = start
+    out[0] = w
+    last_dir = pots.last_dir
+    for k in range(directions.shape[0]):
+        target, _, _, direction = plan_pot(directions[k] * size, w, 0, pots, drive)
+        if direction != 0:
+            last_dir[0] = direction
+        w = target
+        out[k + 1] = w

@@ -1,0 +1,273 @@
+"""The rack's device laws against aihwkit's update rules as its C++ runs them.
+
+``aihwkit_reference`` transcribes aihwkit's ``populate`` and ``update_once`` functions
+(src/rpucuda/rpu_*_device.cpp at commit 4545f11, file and line beside each) into plain
+numpy. The rack (the compiled kernel, :mod:`mark1.machine._kernels.pots`) is driven with
+the same fixed pulse trains: without noise the trajectories agree to 1e-12 of the range;
+the spreads and the noise are compared as distributions (two-sample Kolmogorov-Smirnov
+tests at fixed seeds, so each run gives the same p-values).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import aihwkit_reference as ref
+from mark1 import devices
+from mark1.machine._kernels.pots import LAW_CODES, drive_of, law_factor, law_factor_reference
+from mark1.machine.potentiometers import PotentiometerRack
+from mark1.specs import RackSpec
+
+#: A pulse train: up to the top, all the way down, back up, then a fixed random walk.
+TRAIN = np.r_[np.ones(250), -np.ones(500), np.ones(250), np.random.default_rng(7).choice([-1, 1], 250)]
+
+#: Plain aihwkit parameter sets, one or more a law (every law's parameters of either sign).
+CASES = {
+    "constant": ref.parameters("constant", dw_min=0.004),
+    "constant-up_down+": ref.parameters("constant", dw_min=0.004, up_down=0.3),
+    "constant-up_down-": ref.parameters("constant", dw_min=0.004, up_down=-0.3),
+    "linear": ref.parameters("linear", dw_min=0.004, gamma_up=0.4, gamma_down=0.7, up_down=0.1),
+    "soft-bounds": ref.parameters("soft-bounds", dw_min=0.004, w_max=0.9, w_min=-0.5, up_down=-0.2),
+    "exponential": ref.parameters("exponential", dw_min=0.004, a=-0.5, b=-0.5, A_up=-1.2, A_down=-0.08,
+                                  gamma_up=5.0, gamma_down=5.0, up_down=0.26),
+    "exponential+": ref.parameters("exponential", dw_min=0.004, a=0.8, b=0.2, A_up=0.3, A_down=0.4, gamma_up=1.5,
+                                   gamma_down=2.0),
+    "power": ref.parameters("power", dw_min=0.004, pow_gamma=2.0, pow_up_down=0.3),
+    "power-": ref.parameters("power", dw_min=0.004, pow_gamma=1.5, pow_up_down=-0.4, up_down=0.1),
+    "piecewise": ref.parameters("piecewise", dw_min=0.004, piecewise_up=(2.0, 1.0, 0.5, 0.1),
+                                piecewise_down=(0.2, 0.6, 1.0, 1.8)),
+}
+
+
+def rack_spec(par: dict, c: float = 1.0, shift: float = 0.0) -> RackSpec:
+    """The rack of aihwkit parameters ``par``: its weights ``w`` are the pot's ``(w - shift) / c``."""
+    law = {"exponential": dict(exp_a=par["a"], exp_b=par["b"], A_up=par["A_up"],
+                               A_down=par["A_down"], gamma_up=par["gamma_up"], gamma_down=par["gamma_down"]),
+           "linear": dict(gamma_up=par["gamma_up"], gamma_down=par["gamma_down"],
+                          gamma_up_dtod=par["gamma_up_dtod"], gamma_down_dtod=par["gamma_down_dtod"]),
+           "power": dict(pow_gamma=par["pow_gamma"], pow_up_down=par["pow_up_down"],
+                         pow_gamma_dtod=par["pow_gamma_dtod"], pow_up_down_dtod=par["pow_up_down_dtod"]),
+           "piecewise": dict(piecewise_up=tuple(par["piecewise_up"]), piecewise_down=tuple(par["piecewise_down"])),
+           }.get(par["law"], {})
+    return RackSpec(drive="ratchet", backlash=0.0, motor_spread=0.0, wiper_noise=0.0, topology="all",
+                    law=par["law"], step=par["dw_min"] / c, up_down=par["up_down"],
+                    w_max=(par["w_max"] - shift) / c, w_min=(par["w_min"] - shift) / c,
+                    dw_min_dtod=par["dw_min_dtod"], dw_min_dtod_log_normal=par["dw_min_dtod_log_normal"],
+                    up_down_dtod=par["up_down_dtod"], w_max_dtod=par["w_max_dtod"], w_min_dtod=par["w_min_dtod"],
+                    corrupt_devices_prob=par["corrupt_devices_prob"],
+                    corrupt_devices_range=par["corrupt_devices_range"] / c, dw_min_std=par["dw_min_std"],
+                    mult_noise=par["mult_noise"] or par["law"] not in ("linear", "soft-bounds"),
+                    write_noise_std=par["write_noise_std"], g_zero=-shift / c, **law)
+
+
+def rack_run(spec: RackSpec, w0: np.ndarray, directions: np.ndarray, seed: int = 0):
+    """Each pot's persistent position after each pulse of ``directions``, one command a pulse:
+    array (m + 1, n), and the rack."""
+    n = len(w0)
+    ss = np.random.SeedSequence(seed)
+    rack = PotentiometerRack(spec, 1, n, 8, device_seed=ss, noise_seed=ss)
+    rack.p_from[0] = rack.p_to[0] = w0
+    out = np.empty((len(directions) + 1, n))
+    out[0] = w0
+    t = 0.0
+    for i, d in enumerate(directions):
+        rack.apply(*rack.plan(np.full((1, n), d * spec.step), t), t)
+        t = rack.busy_until + 1.0
+        out[i + 1] = rack.p_to[0] - rack.write_offset[0]
+    return out, rack
+
+
+def devices_of(rack: PotentiometerRack, par: dict, c: float = 1.0, shift: float = 0.0) -> ref.Devices:
+    """aihwkit's per-device arrays of the pots the rack drew (in aihwkit's units)."""
+    pots, n = rack.pots, rack.p_to.size
+    step = rack.spec.step * c
+
+    def each(a):
+        return np.broadcast_to(a, (n,)).astype(float)
+    up = step * np.maximum(each(pots.step_scale) + each(pots.up_down), 0.0)
+    down = step * np.maximum(each(pots.step_scale) - each(pots.up_down), 0.0)
+    stuck = each(pots.stuck).astype(bool)
+    return ref.Devices(par, np.where(stuck, 0.0, up), np.where(stuck, 0.0, down), each(pots.w_max) * c + shift,
+                       each(pots.w_min) * c + shift, each(pots.gamma_up), each(pots.gamma_down), stuck)
+
+
+def starts(par: dict, n: int = 5) -> np.ndarray:
+    return np.linspace(par["w_min"], par["w_max"], n + 2)[1:-1]
+
+
+# -- noise off: trajectories to 1e-12 -----------------------------------------------------------
+
+@pytest.mark.parametrize("frame", [(1.0, 0.0), (1.7, 0.25)], ids=["as-is", "scaled-and-shifted"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_law_follows_aihwkits_rule(case, frame):
+    """aihwkit's weight w is the pot's (w - shift) / c: scaled, and shifted so that aihwkit's 0 is
+    the pot's g_zero."""
+    c, shift = frame
+    par = ref.quiet(CASES[case])
+    w0 = starts(par)
+    expected = ref.run(ref.populate(par, len(w0), np.random.default_rng(0)), w0, TRAIN)
+    got, _ = rack_run(rack_spec(par, c, shift), (w0 - shift) / c, TRAIN)
+    assert np.abs(got * c + shift - expected).max() <= 1e-12 * (par["w_max"] - par["w_min"])
+
+
+def preset_frame(name: str) -> tuple[float, float]:
+    """The scale ``c`` and shift of a preset's mapping onto the pot (mark1.devices)."""
+    ov = devices.PRESETS[name].overrides
+    par = ref.PRESETS[name]
+    c = (par["w_max"] - par["w_min"]) / (ov["rack.w_max"] - ov["rack.w_min"])
+    return c, par["w_max"] - ov["rack.w_max"] * c
+
+
+@pytest.mark.parametrize("name", sorted(devices.PRESETS))
+def test_every_preset_follows_aihwkits_preset(name):
+    """The preset (nominal pot: no spread, no noise, no drift) against aihwkit's preset class."""
+    par = ref.quiet(ref.parameters(**ref.PRESETS[name]))
+    c, shift = preset_frame(name)
+    spec = devices.PRESETS[name].spec().rack.replace(
+        **{k: 0.0 for k in ("dw_min_dtod", "up_down_dtod", "w_max_dtod", "w_min_dtod", "gamma_up_dtod",
+                            "gamma_down_dtod", "dw_min_std", "write_noise_std", "drift_nu", "drift_nu_dtod")})
+    assert spec.step == pytest.approx(par["dw_min"] / c, rel=1e-15)
+    w0 = starts(par)
+    expected = ref.run(ref.populate(par, len(w0), np.random.default_rng(0)), w0, TRAIN)
+    got, _ = rack_run(spec, (w0 - shift) / c, TRAIN)
+    assert np.abs(got * c + shift - expected).max() <= 1e-12 * (par["w_max"] - par["w_min"])
+
+
+@pytest.mark.parametrize("name", sorted(devices.PRESETS))
+def test_every_preset_with_its_spreads_follows_aihwkits_rule_pot_by_pot(name):
+    """With the preset's pot-to-pot spreads drawn by the rack: each pot's trajectory is aihwkit's
+    rule run on that pot's parameters (the draws themselves: test_spreads_are_drawn_as_aihwkit_draws)."""
+    par = ref.quiet(ref.parameters(**ref.PRESETS[name]))
+    c, shift = preset_frame(name)
+    spec = devices.PRESETS[name].spec().rack.replace(dw_min_std=0.0, write_noise_std=0.0, drift_nu=0.0,
+                                                     drift_nu_dtod=0.0)
+    w0 = np.zeros(12) + (1.0 if name == "pcm" else 0.0)
+    got, rack = rack_run(spec, (w0 - shift) / c, TRAIN[:600], seed=3)
+    expected = ref.run(devices_of(rack, par, c, shift), w0, TRAIN[:600])
+    assert np.abs(got * c + shift - expected).max() <= 1e-12 * (par["w_max"] - par["w_min"])
+
+
+# -- spreads and noise: distributions --------------------------------------------------------------
+
+KS_ALPHA = 1e-3
+
+
+def drawn(par: dict, spec: RackSpec, n: int, c: float = 1.0, shift: float = 0.0) -> dict:
+    """The rack's draws and aihwkit's populate's, side by side, in aihwkit's units."""
+    rack = PotentiometerRack(spec, 1, n, 8, device_seed=np.random.SeedSequence(11))
+    ours = devices_of(rack, par, c, shift)
+    theirs = ref.populate(par, n, np.random.default_rng(12))
+    return {k: (getattr(ours, k), getattr(theirs, k)) for k in ("scale_up", "scale_down", "w_max", "w_min",
+                                                                "gamma_up", "gamma_down")}
+
+
+SPREAD_CASES = {
+    "pulsed": ref.parameters("constant", dw_min=0.004, up_down=0.2, dw_min_dtod=0.3, up_down_dtod=0.1,
+                             w_max_dtod=0.2, w_min_dtod=0.3, w_max=0.6, w_min=-0.4),
+    "log-normal": ref.parameters("constant", dw_min=0.004, up_down=-0.1, dw_min_dtod=0.4,
+                                 dw_min_dtod_log_normal=True),
+    "linear": ref.parameters("linear", dw_min=0.004, gamma_up=0.1, gamma_down=0.5, gamma_up_dtod=0.1,
+                             gamma_down_dtod=0.2),
+    "power": ref.parameters("power", dw_min=0.004, pow_gamma=2.0, pow_up_down=0.2, pow_gamma_dtod=0.2,
+                            pow_up_down_dtod=0.1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPREAD_CASES) + [f"preset:{p}" for p in sorted(devices.PRESETS)])
+def test_spreads_are_drawn_as_aihwkit_draws(case):
+    if case.startswith("preset:"):
+        name = case.split(":")[1]
+        par = ref.parameters(**ref.PRESETS[name])
+        c, shift = preset_frame(name)
+        spec = devices.PRESETS[name].spec().rack
+    else:
+        par, c, shift = SPREAD_CASES[case], 1.0, 0.0
+        spec = rack_spec(par)
+    for key, (ours, theirs) in drawn(par, spec, 4000, c, shift).items():
+        if np.ptp(theirs) == 0:
+            assert np.allclose(ours, theirs[0], rtol=1e-12, atol=1e-15), key
+        else:
+            assert stats.ks_2samp(ours, theirs).pvalue > KS_ALPHA, key
+
+
+def test_stuck_devices_are_drawn_as_aihwkit_draws():
+    par = ref.parameters("constant", dw_min=0.004, corrupt_devices_prob=0.3, corrupt_devices_range=0.2,
+                         w_min=-0.1)
+    rack = PotentiometerRack(rack_spec(par), 1, 4000, 8, device_seed=np.random.SeedSequence(5))
+    ours = devices_of(rack, par)
+    theirs = ref.populate(par, 4000, np.random.default_rng(6))
+    assert abs(ours.stuck.mean() - theirs.stuck.mean()) < 0.03
+    assert stats.ks_2samp(ours.w_max[ours.stuck], theirs.w_max[theirs.stuck]).pvalue > KS_ALPHA
+    assert ours.w_max[ours.stuck].min() >= -0.1 and ours.w_max[ours.stuck].max() <= 0.2
+    # a stuck pot starts at its value and stays there
+    assert np.array_equal(rack.p_to[0][ours.stuck], ours.w_max[ours.stuck])
+
+
+NOISE_CASES = {
+    "mult": ref.parameters("soft-bounds", dw_min=0.004, dw_min_std=0.8),
+    "add": ref.parameters("soft-bounds", dw_min=0.004, dw_min_std=3.0, mult_noise=False),
+    "linear-add": ref.parameters("linear", dw_min=0.004, gamma_up=0.5, gamma_down=0.5, dw_min_std=2.0,
+                                 mult_noise=False),
+    "exp": ref.parameters("exponential", dw_min=0.004, a=-0.5, b=-0.5, A_up=-1.2, A_down=-0.08, gamma_up=5.0,
+                          gamma_down=5.0, dw_min_std=0.5),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOISE_CASES))
+def test_cycle_to_cycle_noise_has_aihwkits_distribution(case):
+    """Three pulses, each a command, from the same interior point on 3,000 pots: the spread of
+    where they end is aihwkit's (multiplicative or additive)."""
+    par = NOISE_CASES[case]
+    n, train = 3000, np.array([1, 1, -1])
+    w0 = np.full(n, 0.1)
+    got, _ = rack_run(rack_spec(par), w0, train, seed=21)
+    theirs = ref.run(ref.populate(par, n, np.random.default_rng(0)), w0, train, np.random.default_rng(22))
+    for i in range(1, len(train) + 1):
+        assert stats.ks_2samp(got[i], theirs[i]).pvalue > KS_ALPHA, i
+
+
+def test_write_noise_has_aihwkits_distribution():
+    par = ref.parameters("constant", dw_min=0.004, write_noise_std=5.0)
+    n = 3000
+    spec = rack_spec(par)
+    ss = np.random.SeedSequence(31)
+    rack = PotentiometerRack(spec, 1, n, 8, device_seed=ss, noise_seed=ss)
+    rack.apply(*rack.plan(np.full((1, n), spec.step), 0.0), 0.0)
+    apparent = rack.positions(1e6)[0]
+    theirs = ref.write_noise(ref.populate(par, n, np.random.default_rng(0)), np.full(n, 0.004),
+                             np.random.default_rng(32))
+    assert stats.ks_2samp(apparent, theirs).pvalue > KS_ALPHA
+
+
+@pytest.mark.parametrize(("nu", "zero"), [(0.05, 0.0), (0.1, -0.5)])
+def test_drift_follows_aihwkits_weight_drifter(nu, zero):
+    spec = RackSpec(drive="ratchet", backlash=0.0, motor_spread=0.0, wiper_noise=0.0, topology="all",
+                    drift_nu=nu, drift_t0=20.0, g_zero=zero)
+    w0 = np.linspace(-0.4, 0.4, 5)
+    rack = PotentiometerRack(spec, 1, 5, 8)
+    rack.p_from[0] = rack.p_to[0] = w0
+    for dt in (1.0, 20.0, 55.0, 86400.0):
+        assert np.abs(rack.positions(dt)[0] - ref.drift(w0, dt / 20.0, nu, a=-zero)).max() <= 1e-15
+
+
+# -- the kernel's law and its plain-Python reference ------------------------------------------------
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_kernels_law_is_its_reference_and_aihwkits(case):
+    par = ref.quiet(CASES[case])
+    spec = rack_spec(par)
+    drive = drive_of(spec)
+    rack = PotentiometerRack(spec, 1, 1, 8)
+    g_up, g_down = float(rack.pots.gamma_up[0]), float(rack.pots.gamma_down[0])
+    dev = ref.populate(par, 1, np.random.default_rng(0))
+    for w in np.linspace(spec.w_min, spec.w_max, 41):
+        for d in (1, -1):
+            args = (LAW_CODES[spec.law], float(w), float(d), spec.w_max, spec.w_min, g_up, g_down, drive)
+            kernel, plain = law_factor(*args), law_factor_reference(*args)
+            assert kernel == pytest.approx(plain, rel=1e-14, abs=1e-15)
+            assert plain == pytest.approx(ref.step_factor(dev, 0, float(w), d), rel=1e-14, abs=1e-15)
+            assert math.isfinite(kernel)
