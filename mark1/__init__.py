@@ -15,21 +15,26 @@ Examples
 True
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
-from mark1 import exceptions, specs, theory
+from mark1 import exceptions
 from mark1._utils import html as _html
 from mark1.exceptions import InputError, Mark1Error, Mark1Warning, RenderError, SceneError, SpecError, UsageError
-from mark1.lab import (Ablation, Comparison, LearningCurves, Reenactment, Sweep, ablate, compare, learning_curves,
-                       reenact, sweep)
-from mark1.linear_model import (FisherDiscriminant, GaussianClassifier, LeastSquaresClassifier, LogisticRegression,
-                                Perceptron)
-from mark1.machine import MarkI, Patchboard
-from mark1.specs import MARK_I, NON_IDEALITIES, SMALL, MachineSpec
-from mark1.stimuli import Scene, load_scene, scene_cards
 
-# what draws each object's figure in a notebook (mark1._utils.html): named here, above every
-# room, and imported only when Jupyter asks for the HTML (import mark1 loads no matplotlib)
+# The rooms' names are imported on first use (PEP 562): ``import mark1`` and the command
+# line's ``--help`` load no numba, SciPy, SimPy or matplotlib until a name needs them.
+_LAZY = {
+    **dict.fromkeys(("Ablation", "Comparison", "LearningCurves", "Reenactment", "Sweep", "ablate", "compare",
+                     "learning_curves", "reenact", "sweep"), "mark1.lab"),
+    **dict.fromkeys(("FisherDiscriminant", "GaussianClassifier", "LeastSquaresClassifier", "LogisticRegression",
+                     "Perceptron"), "mark1.linear_model"),
+    **dict.fromkeys(("MarkI", "Patchboard"), "mark1.machine"),
+    **dict.fromkeys(("MARK_I", "NON_IDEALITIES", "SMALL", "MachineSpec"), "mark1.specs"),
+    **dict.fromkeys(("Scene", "load_scene", "scene_cards"), "mark1.stimuli"),
+}
+_ROOMS = ("specs", "theory")       # modules reached as attributes: mark1.theory.p_a(...)
+
 _html.FIGURES.update({"MarkI": "mark1.viz.training:learning_curve",
                       **{kind: f"mark1.viz.studies:{name}" for kind, name in (
                           ("Comparison", "comparison_figure"), ("Ablation", "ablation_figure"),
@@ -65,4 +70,14 @@ def __getattr__(name):
     # installed, and importing scikit-learn at `import mark1` would cost seconds
     if name == "NotFittedError":
         return exceptions.NotFittedError
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value             # found once
+        return value
+    if name in _ROOMS:
+        return import_module(f"mark1.{name}")
     raise AttributeError(f"module 'mark1' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

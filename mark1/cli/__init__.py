@@ -40,7 +40,7 @@ import re
 import sys
 
 from mark1._utils.limits import memory_cap
-from mark1.cli import _lab, _run, _theory
+from mark1.cli._names import COMMANDS
 from mark1.exceptions import InputError, UsageError, printable
 
 __all__ = ["main"]
@@ -59,12 +59,30 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, printable(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+    """The parser of ``mark1`` itself, before its commands are registered, and their subparsers."""
     parser = _Parser(prog="mark1", description="Rosenblatt's Mark I Perceptron, simulated.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    return parser, parser.add_subparsers(dest="command", required=True)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    # the commands' modules import the machine (numba, SciPy, SimPy, matplotlib): only here
+    from mark1.cli import _lab, _run, _theory
+
+    parser, sub = _top_parser()
     _run.add_commands(sub)                  # scenes, run, specs, render, explain, lesson, device
     _lab.add_commands(sub)                  # compare, ablate, curves, sweep, reenact
     _theory.add_commands(sub)               # theory
+    return parser
+
+
+def _names_parser() -> argparse.ArgumentParser:
+    """The parser of the commands' names alone, their options not registered: enough for
+    ``mark1 --help`` and for a usage error before a command is named, in a fraction of a
+    second (the same text as :func:`_build_parser`'s, tests/test_cli.py checks)."""
+    parser, sub = _top_parser()
+    for name, text in COMMANDS.items():
+        sub.add_parser(name, help=text)
     return parser
 
 
@@ -94,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     >>> main(["specs", "--preset", "MARK_II"])          # one line on stderr, nothing else
     2
     """
-    parser = _build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # no command named (mark1 --help, mark1, mark1 nonsense): answered without loading the machine
+    parser = _build_parser() if any(a in COMMANDS for a in argv) else _names_parser()
     args = parser.parse_args(argv)          # argparse itself exits 2 on bad usage
     if getattr(args, "seed", 0) is not None and getattr(args, "seed", 0) < 0:
         print("mark1: error: --seed: expected a non-negative integer", file=sys.stderr)
