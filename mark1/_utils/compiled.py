@@ -403,7 +403,7 @@ def _save_record() -> None:
     try:
         rec = json.loads(path.read_text()) if path.exists() else {}
         key = _record_key()
-        kept = rec.get(key) if isinstance(rec.get(key), list) else []
+        kept: list = rec[key] if isinstance(rec.get(key), list) else []
         rec[key] = [*kept, [round(total, 1), round(_state["busy"] or _busy(), 2)]][-_KEPT:]
         tmp = path.with_name(f"{_RECORD}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(rec, indent=1))
