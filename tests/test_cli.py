@@ -401,6 +401,8 @@ def test_the_top_help_is_the_full_parsers_without_loading_the_machine():
     # mark1 --help is built from the commands' names alone; it must read as the full parser's
     from mark1.cli import _build_parser, _names_parser
     assert _names_parser().format_help() == _build_parser().format_help()
+    for only in ("run", "compare", "theory"):      # a command builds its own module's parsers alone
+        assert _build_parser(only).format_help() == _build_parser().format_help()
     code = ("import sys, contextlib, io\n"
             "from mark1.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"

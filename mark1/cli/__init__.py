@@ -38,9 +38,10 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from importlib import import_module
 
 from mark1._utils.limits import memory_cap
-from mark1.cli._names import COMMANDS
+from mark1.cli._names import COMMANDS, MODULES
 from mark1.exceptions import InputError, UsageError, printable
 
 __all__ = ["main"]
@@ -65,14 +66,18 @@ def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     return parser, parser.add_subparsers(dest="command", required=True)
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    # the commands' modules import the machine (numba, SciPy, SimPy, matplotlib): only here
-    from mark1.cli import _lab, _run, _theory
-
+def _build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``only`` (a command's name) that command's module's commands
+    in full and the others by name alone (a command then imports its own module only)."""
     parser, sub = _top_parser()
-    _run.add_commands(sub)                  # scenes, run, specs, render, explain, lesson, device
-    _lab.add_commands(sub)                  # compare, ablate, curves, sweep, reenact
-    _theory.add_commands(sub)               # theory
+    wanted = None if only is None else MODULES[only]
+    # the commands' modules import the machine (numba, SciPy, SimPy, matplotlib): only here
+    for module in ("_run", "_lab", "_theory"):      # _run: scenes, run, specs, render, explain, lesson, device;
+        if wanted is None or module == wanted:     # _lab: compare, ablate, curves, sweep, reenact; _theory
+            import_module(f"mark1.cli.{module}").add_commands(sub)
+        else:
+            for name in (n for n, m in MODULES.items() if m == module):
+                sub.add_parser(name, help=COMMANDS[name])
     return parser
 
 
@@ -114,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     # no command named (mark1 --help, mark1, mark1 nonsense): answered without loading the machine
-    parser = _build_parser() if any(a in COMMANDS for a in argv) else _names_parser()
+    named = next((a for a in argv if a in COMMANDS), None)
+    parser = _build_parser(named) if named is not None else _names_parser()
     args = parser.parse_args(argv)          # argparse itself exits 2 on bad usage
     if getattr(args, "seed", 0) is not None and getattr(args, "seed", 0) < 0:
         print("mark1: error: --seed: expected a non-negative integer", file=sys.stderr)

@@ -3,7 +3,8 @@
 Kept apart from the commands' modules so that the top-level help (and a usage error
 before any command is named) is built without importing them: they load numba, SciPy,
 SimPy and matplotlib, seconds before a line could be printed. Each module registers its
-commands with these texts (``help=COMMANDS[name]``).
+commands with these texts (``help=COMMANDS[name]``); :data:`MODULES` says which module that is,
+so that a command loads its own module alone.
 """
 
 COMMANDS = {
@@ -22,3 +23,8 @@ COMMANDS = {
     "reenact": "every scene with a reported figure, over seeds, judged against its report (one page)",
     "theory": "the machine's patch board against Rosenblatt's P_a, P_c and recall",
 }
+
+#: The module of ``mark1.cli`` that registers each command (its ``add_commands``).
+MODULES = {**dict.fromkeys(("scenes", "run", "specs", "render", "explain", "lesson", "device"), "_run"),
+           **dict.fromkeys(("compare", "ablate", "curves", "sweep", "reenact"), "_lab"),
+           "theory": "_theory"}
