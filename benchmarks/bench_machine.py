@@ -56,7 +56,7 @@ import simpy
 import mark1
 from mark1 import MarkI, specs
 from mark1._utils.threads import one_blas_thread
-from mark1.machine import _speed
+from mark1._utils import speed as _speed
 
 DIGITS = """
 name = "benchmark: eight digits"

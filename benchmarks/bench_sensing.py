@@ -321,7 +321,8 @@ def threads(deck_name, cards, labels, repeat):
     does (the deck is imaged as the run shows it, a chunk at a time, by whichever thread is
     free: ``retina._ImagedDeck``), the sensing each does, and the caller's waits for the
     look-ahead (its time in ``_collect`` less the imaging it does there)."""
-    from mark1.machine import _speed, retina as retina_module, simulator
+    from mark1._utils import speed as _speed
+    from mark1.machine import retina as retina_module, simulator
 
     n = len(cards)
     m = MarkI(spec=specs.MARK_I, seed=1, trace="off").fit(cards[:256], labels[:256])

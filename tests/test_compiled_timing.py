@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from conftest import make_cards, same_trace
 from test_simulator import _CountingEnvironment
 from mark1 import MarkI, specs
-from mark1.machine import _speed, simulator
+from mark1._utils import speed as _speed
+from mark1.machine import simulator
 from mark1.machine._kernels.presentation import ROOM
 
 # moves of exactly one period that start and end at the reads: increment and speed 0.25

@@ -18,7 +18,7 @@ import pytest
 from mark1 import MarkI, specs
 from mark1.exceptions import InputError
 from mark1.machine import mark_i
-from mark1.machine import _speed
+from mark1._utils import speed as _speed
 from mark1.machine import retina as retina_module
 from mark1.machine import simulator
 from mark1.machine.patchboard import Patchboard

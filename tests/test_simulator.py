@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from conftest import make_cards, same_trace
 from mark1 import MarkI, specs
-from mark1.machine import _speed, simulator
+from mark1._utils import speed as _speed
+from mark1.machine import simulator
 from mark1.machine.retina import RetinaState
 from mark1.machine.simulator import Trace
 
@@ -660,7 +661,7 @@ def test_without_numbas_compiler_the_records_are_passed_each_call():
     import os
     import subprocess
     import sys
-    code = ("import numpy as np; from mark1 import MarkI, specs; from mark1.machine import _speed as s; "
+    code = ("import numpy as np; from mark1 import MarkI, specs; from mark1._utils import speed as s; "
             "print(s.HOLD_STATE and s.compiler_on()); "
             "m = MarkI(spec=specs.SMALL, seed=0, trace='off').fit(np.random.default_rng(0).random((3, 20, 20)), "
             "[0, 1, 0]); print(len(m.history_))")

@@ -1,4 +1,4 @@
-"""The speed machinery's switches (mark1.machine._speed): the plain path, every switch off,
+"""The speed machinery's switches (mark1._utils.speed): the plain path, every switch off,
 gives the same run bit for bit as each fast path alone and as all of them together."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import pytest
 
 from conftest import make_cards
 from mark1 import MarkI, specs
-from mark1.machine import _speed
+from mark1.exceptions import InputError
+from mark1._utils import speed as _speed
 
 SWITCHES = ("THREADS", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
 
@@ -61,7 +62,7 @@ def test_plain_restores_the_switches_and_refuses_a_name_it_has_not():
         assert not any(getattr(_speed, name) for name in SWITCHES)
         assert not _speed.second_thread()
     assert {name: getattr(_speed, name) for name in SWITCHES} == before
-    with pytest.raises(TypeError, match="no switch THREAD"):
+    with pytest.raises(InputError, match="no switch THREAD"):
         _speed.plain(THREAD=True)
 
 

@@ -47,7 +47,7 @@ import numpy as np
 from numba.extending import overload
 
 from mark1._utils.compiled import compiled
-from mark1.machine._speed import second_thread
+from mark1._utils.speed import second_thread
 from mark1.specs import RetinaSpec
 from mark1.exceptions import InputError, Mark1Error
 

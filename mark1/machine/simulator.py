@@ -65,8 +65,8 @@ from mark1.machine._kernels import state as kernel_state
 from mark1.machine._kernels.presentation import BLOCK_END, CODE_KINDS, PENDING, WAITS
 from mark1.machine.patchboard import Patchboard
 from mark1.machine.potentiometers import PotentiometerRack
-from mark1.machine import _speed
-from mark1.machine._speed import Direct as _Direct
+from mark1._utils import speed as _speed
+from mark1._utils.speed import Direct as _Direct
 from mark1.machine.retina import Retina, RetinaState
 from mark1.machine.rules import RULE_CODES
 from mark1.specs import MachineSpec
@@ -619,7 +619,7 @@ class _TrainingRun:
     ``p`` through the compiled step of one card (:func:`mark1.machine._kernels.presentation.train_block`):
     a whole block of them where nobody watches (up to the end of the sensed block or a card
     that waits for the motors), one card a turn where someone does (a listener, real-time
-    replay, a full trace with overlap or drivers, or :data:`~mark1.machine._speed.COMPILED_LOOP` off). SimPy keeps the
+    replay, a full trace with overlap or drivers, or :data:`~mark1._utils.speed.COMPILED_LOOP` off). SimPy keeps the
     time: one timeout to each block's last read, and with a full trace the events at their
     times (for a listener, SimPy's clock is brought to each one first). A full trace nobody
     watches, every wiper at rest at each read, runs whole blocks, written after each call

@@ -47,6 +47,8 @@ from typing import Any, cast
 
 import numba
 
+from mark1.exceptions import InputError
+
 __all__ = ["COMPILED_LOOP", "DIRECT_CALLS", "HOLD_STATE", "THREADS", "Direct", "plain", "second_thread"]
 
 #: Whether compiled loops may run in a second thread (the sensing ahead, the deck's imaging).
@@ -101,7 +103,7 @@ class plain:
 
     Examples
     --------
-    >>> from mark1.machine import _speed
+    >>> from mark1._utils import speed as _speed
     >>> with _speed.plain(DIRECT_CALLS=True):
     ...     _speed.THREADS, _speed.DIRECT_CALLS
     (False, True)
@@ -112,7 +114,7 @@ class plain:
     def __init__(self, **keep: bool) -> None:
         unknown = set(keep) - set(_SWITCHES)
         if unknown:
-            raise TypeError(f"plain: no switch {', '.join(sorted(unknown))} (expected {', '.join(_SWITCHES)})")
+            raise InputError(f"plain: no switch {', '.join(sorted(unknown))} (expected {', '.join(_SWITCHES)})")
         self.inside = {name: bool(keep.get(name, False)) for name in _SWITCHES}
         self.outside: dict[str, bool] = {}
 
