@@ -3,7 +3,7 @@
 Each switch changes how fast a run goes, never what it gives: with every switch off
 (:func:`plain`) a run takes the plain path, and tests/test_speed.py checks that each fast
 path alone, and all of them together, give that path's history, wipers and machine time
-bit for bit. Set a switch on this module (``_speed.THREADS = False``); a run reads them
+bit for bit. Set a switch on this module (``speed.THREADS = False``); a run reads them
 when it starts.
 
 The switches
