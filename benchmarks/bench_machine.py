@@ -16,7 +16,7 @@ Prints:
    overlap with 8 drivers, and MARK_I with the 1-day decay of issue 10's figures. Each
    row gives presentations per second (wall and CPU time of this process) of the
    compiled loop and of the event path (SimPy, the same kernel one card a call:
-   ``_TrainingRun.compiled_loop = False``), measured in the same run, their ratio, and
+   ``_speed.COMPILED_LOOP = False``), measured in the same run, their ratio, and
    whether both give the same history, wipers and machine time (checked on the cards
    the event path ran; it runs on ``--event-cards`` cards where it is too slow for all,
    as the row says). The aims: MARK_I >= 100,000 presentations/s, 8 drivers and overlap
@@ -56,7 +56,7 @@ import simpy
 import mark1
 from mark1 import MarkI, specs
 from mark1._utils.threads import one_blas_thread
-from mark1.machine import simulator
+from mark1._utils import speed as _speed
 
 DIGITS = """
 name = "benchmark: eight digits"
@@ -125,12 +125,8 @@ def timed(fn, repeat):
 @contextlib.contextmanager
 def event_path():
     """Fits inside run on the event path (SimPy steps every card), the compiled loop's reference."""
-    before = simulator._TrainingRun.compiled_loop
-    simulator._TrainingRun.compiled_loop = False
-    try:
+    with _speed.plain(THREADS=_speed.THREADS, HOLD_STATE=_speed.HOLD_STATE, DIRECT_CALLS=_speed.DIRECT_CALLS):
         yield
-    finally:
-        simulator._TrainingRun.compiled_loop = before
 
 
 def _same_run(a, b) -> bool:

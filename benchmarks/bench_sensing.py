@@ -316,11 +316,12 @@ def blocks(deck_name, cards, repeat, block=512):
 
 def threads(deck_name, cards, labels, repeat):
     """Where a fit's time goes with the sensing and the imaging beside the training (issue 23):
-    a MARK_I fit (trace off) with the second thread and without (``retina.THREADS``), wall per
+    a MARK_I fit (trace off) with the second thread and without (``_speed.THREADS``), wall per
     card; with it, the CPU of the caller's thread and of the sensing thread, the imaging each
     does (the deck is imaged as the run shows it, a chunk at a time, by whichever thread is
     free: ``retina._ImagedDeck``), the sensing each does, and the caller's waits for the
     look-ahead (its time in ``_collect`` less the imaging it does there)."""
+    from mark1._utils import speed as _speed
     from mark1.machine import retina as retina_module, simulator
 
     n = len(cards)
@@ -358,7 +359,7 @@ def threads(deck_name, cards, labels, repeat):
     try:
         walls = {}
         for on in (False, True):
-            retina_module.THREADS = on
+            _speed.THREADS = on
             walls[on] = min(timed_wall(lambda: m.fit(cards, labels)) for _ in range(repeat))
         best = None
         for _ in range(repeat):
@@ -371,7 +372,7 @@ def threads(deck_name, cards, labels, repeat):
     finally:
         simulator._SensoryPipeline._make, simulator._SensoryPipeline._collect = make, collect
         retina_module._ImagedDeck._image_chunk = image_chunk
-        retina_module.THREADS = True
+        _speed.THREADS = True
     w, c, p, sp = best
     us = 1e6 / n
 

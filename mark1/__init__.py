@@ -36,7 +36,8 @@ if TYPE_CHECKING:       # what the names below are, for type checkers; at run ti
 #: Where each public name lives: imported on first use (PEP 562), so that ``import mark1``
 #: and ``mark1 --version`` load neither numba nor matplotlib until something needs them.
 _WHERE = {
-    **dict.fromkeys(("specs", "theory", "machine", "stimuli", "lab", "linear_model", "viz", "classroom", "cli"), ""),
+    **dict.fromkeys(("specs", "theory", "machine", "stimuli", "lab", "linear_model", "viz", "classroom", "cli",
+                     "stats", "devices"), ""),
     **dict.fromkeys(("MARK_I", "NON_IDEALITIES", "SMALL", "MachineSpec"), "mark1.specs"),
     **dict.fromkeys(("Ablation", "Comparison", "LearningCurves", "Reenactment", "Sweep", "ablate", "compare",
                      "learning_curves", "reenact", "sweep"), "mark1.lab"),
@@ -46,8 +47,6 @@ _WHERE = {
     **dict.fromkeys(("Scene", "load_scene", "scene_cards"), "mark1.stimuli"),
 }
 
-# what draws each object's figure in a notebook (mark1._utils.html): named here, above every
-# room, and imported only when Jupyter asks for the HTML (import mark1 loads no matplotlib)
 _html.FIGURES.update({"MarkI": "mark1.viz.training:learning_curve",
                       **{kind: f"mark1.viz.studies:{name}" for kind, name in (
                           ("Comparison", "comparison_figure"), ("Ablation", "ablation_figure"),

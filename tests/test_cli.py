@@ -412,3 +412,29 @@ def test_version_is_cheap_and_exits_0(capsys):
                          cwd=Path(__file__).resolve().parents[1])
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [f"mark1 {mark1.__version__}", "0 False False"]
+
+
+def test_the_top_help_is_the_full_parsers_without_loading_the_machine():
+    # mark1 --help is built from the commands' names alone; it must read as the full parser's
+    from mark1.cli import _build_parser, _names_parser
+    assert _names_parser().format_help() == _build_parser().format_help()
+    for only in ("run", "compare", "theory"):      # a command builds its own module's parsers alone
+        assert _build_parser(only).format_help() == _build_parser().format_help()
+    code = ("import sys, contextlib, io\n"
+            "from mark1.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n"
+            "        main(['--help'])\n"
+            "    except SystemExit:\n"
+            "        pass\n"
+            "print(sorted(m for m in ('numba', 'matplotlib', 'scipy', 'simpy', 'sklearn') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_import_mark1_loads_its_rooms_on_first_use():
+    code = ("import sys, mark1\n"
+            "print('numba' in sys.modules, 'matplotlib' in sys.modules)\n"
+            "print(mark1.MarkI.__module__, mark1.theory.__name__, mark1.MARK_I is mark1.specs.MARK_I)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["False False", "mark1.machine.mark_i mark1.theory True"], out.stdout

@@ -36,10 +36,11 @@ for a in (m.predict(cards), m.decision_function(cards), m.mistakes_per_epoch_):
 print(h.hexdigest(), repr(m.machine_time_))
 """
 
-# every numba dispatcher of mark1's modules after the imports, and the signatures they hold
+# every numba dispatcher of mark1's modules after the imports (every room: `import mark1` alone
+# loads them on first use), and the signatures they hold
 COUNT = """
 import mark1, mark1.cli, sys
-import mark1.machine, mark1.lab, mark1.cli._run, mark1.cli._lab, mark1.cli._theory   # import mark1 is lazy
+import mark1.machine, mark1.lab, mark1.linear_model, mark1.cli._run, mark1.cli._lab, mark1.cli._theory   # lazy
 from numba.core.dispatcher import Dispatcher
 from mark1._utils.compiled import compile_seconds
 seen = {id(v): v for name, mod in list(sys.modules.items()) if name.startswith("mark1")

@@ -1,6 +1,6 @@
 """Timing in the compiled loop: overlapping reads and driver queues give the event path's bits.
 
-The event path (SimPy, one step per card: ``_TrainingRun.compiled_loop = False``, or a
+The event path (SimPy, one step per card: ``_speed.COMPILED_LOOP = False``, or a
 full trace) is the reference. The compiled loop (:func:`mark1.machine._kernels.presentation.train_block`)
 must give the same history (every field), the same wipers (every array of the rack), the
 same machine time and the same seconds waited, bit for bit, for every timing variant:
@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from conftest import make_cards, same_trace
 from test_simulator import _CountingEnvironment
 from mark1 import MarkI, specs
+from mark1._utils import speed as _speed
 from mark1.machine import simulator
 from mark1.machine._kernels.presentation import ROOM
 
@@ -76,7 +77,7 @@ RACK_ARRAYS = ("p_from", "p_to", "t_start", "t_end", "last_dir")
 def _fit(spec, seed, cards, labels, *, compiled, trace="off", epochs=3, monkeypatch=None):
     env = _CountingEnvironment()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(simulator._TrainingRun, "compiled_loop", compiled)
+        mp.setattr(_speed, "COMPILED_LOOP", compiled)
         m = MarkI(spec=spec, seed=seed, trace=trace).fit(cards, labels, epochs=epochs, env=env)
     return m, env.events
 

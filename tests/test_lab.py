@@ -225,7 +225,7 @@ def test_process_pool_gives_the_serial_results(tiny):
 
 
 def _second_thread() -> bool:
-    from mark1.machine.retina import second_thread
+    from mark1._utils.speed import second_thread
     return second_thread()
 
 
@@ -234,8 +234,8 @@ def test_pool_workers_train_without_a_sensing_thread():
     training (a second thread each would share the same cores); this process still may."""
     with runner._process_pool(2) as pool:
         assert pool.submit(_second_thread).result() is False
-    from mark1.machine import retina
-    assert retina.THREADS
+    from mark1._utils import speed as _speed
+    assert _speed.THREADS
 
 
 def test_resume_finishes_like_an_uninterrupted_run(tiny, tmp_path, monkeypatch):

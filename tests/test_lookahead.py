@@ -1,7 +1,7 @@
 """The sensing's look-ahead: the next block sensed in a second thread beside the training.
 
 The look-ahead computes the same function of the same inputs as the sensing in the
-caller's thread, so a run gives the same bits with it and without it (``retina.THREADS``
+caller's thread, so a run gives the same bits with it and without it (``_speed.THREADS``
 off, one CPU, no numba); a wait for the motors discards it; an exception in the second
 thread is raised in the caller; no thread outlives a run, however it ends.
 """
@@ -18,6 +18,7 @@ import pytest
 from mark1 import MarkI, specs
 from mark1.exceptions import InputError
 from mark1.machine import mark_i
+from mark1._utils import speed as _speed
 from mark1.machine import retina as retina_module
 from mark1.machine import simulator
 from mark1.machine.patchboard import Patchboard
@@ -49,7 +50,7 @@ def _fit(spec, seed, threads: bool, mp: pytest.MonkeyPatch, n_cards: int = 24, e
          take_back: bool = False, **kw) -> MarkI:
     """A fit with or without the second thread; the caller waits for every look-ahead unless
     ``take_back`` (then it may sense one itself, so whether the thread ran depends on timing)."""
-    mp.setattr(retina_module, "THREADS", threads)
+    mp.setattr(_speed, "THREADS", threads)
     mp.setattr(simulator._SensoryPipeline, "take_back", take_back)
     cards, labels = make_cards(n_cards, np.random.default_rng(seed), shapes=("x", "box", "bar"))
     return MarkI(spec=spec, seed=seed, trace="off", **kw).fit(cards, labels, epochs=epochs, order="shuffled")
@@ -79,7 +80,7 @@ def test_same_bits_with_and_without_the_second_thread(seed, spec):
         on = _fit(spec, seed, True, mp)
     _same(on, off)
     _same(taken_back, off)
-    if spec is specs.SMALL and retina_module.second_thread():
+    if spec is specs.SMALL and _speed.second_thread():
         assert "mark1-sensing" in counted.threads         # the look-ahead did run (480 presentations)
     assert not _sensing_threads()
 
@@ -104,7 +105,7 @@ def test_discarded_look_aheads_change_nothing(seed):
     _same(on, off)
     _same(taken_back, off)
     assert on.waited_ > 0
-    if retina_module.second_thread():
+    if _speed.second_thread():
         assert discarded[-1] > 0
     assert not _sensing_threads()
 
@@ -112,9 +113,9 @@ def test_discarded_look_aheads_change_nothing(seed):
 def test_without_a_second_cpu_no_thread_is_started():
     with pytest.MonkeyPatch.context() as mp:
         off = _fit(specs.SMALL, 0, False, mp)
-        mp.setattr(retina_module.os, "sched_getaffinity", lambda pid: {0}, raising=False)
-        mp.setattr(retina_module.os, "cpu_count", lambda: 1)
-        assert not retina_module.second_thread()
+        mp.setattr(_speed.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+        mp.setattr(_speed.os, "cpu_count", lambda: 1)
+        assert not _speed.second_thread()
         counted = _Counting(mp)
         one = _fit(specs.SMALL, 0, True, mp)
     _same(one, off)
@@ -122,8 +123,8 @@ def test_without_a_second_cpu_no_thread_is_started():
 
 
 def test_without_numba_no_thread_is_started(monkeypatch):
-    monkeypatch.setattr(retina_module.numba.config, "DISABLE_JIT", True)
-    assert not retina_module.second_thread()
+    monkeypatch.setattr(_speed.numba.config, "DISABLE_JIT", True)
+    assert not _speed.second_thread()
 
 
 class Boom(RuntimeError):
@@ -131,7 +132,7 @@ class Boom(RuntimeError):
 
 
 def test_an_error_in_the_second_thread_is_raised_by_the_run():
-    if not retina_module.second_thread():
+    if not _speed.second_thread():
         pytest.skip("no second thread on this machine")
     original = Patchboard.rack_inputs
 
@@ -177,7 +178,7 @@ def test_light_in_two_threads_is_the_light_in_one(seed):
     n = retina_module._SPLIT_CARDS + int(rng.integers(1, 50))
     cards = rng.integers(0, 256, (n, 24, 24)).astype(np.uint8)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(retina_module, "THREADS", False)
+        mp.setattr(_speed, "THREADS", False)
         one = [retina.light(cards), retina.light(cards / 255.0)]
     two = [retina.light(cards), retina.light(cards / 255.0)]
     for a, b in zip(one, two):
@@ -186,7 +187,7 @@ def test_light_in_two_threads_is_the_light_in_one(seed):
 
 
 def test_an_error_imaging_the_second_half_is_raised():
-    if not retina_module.second_thread():
+    if not _speed.second_thread():
         pytest.skip("no second thread on this machine")
     retina = Retina(specs.MARK_I.retina)
     cards = np.ones((retina_module._SPLIT_CARDS, 24, 24))
@@ -324,9 +325,9 @@ def test_a_fit_on_a_deck_imaged_as_it_goes_is_a_fit_on_its_light(seed):
         return MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=2, order="shuffled")
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(retina_module, "THREADS", False)
+        mp.setattr(_speed, "THREADS", False)
         imaged_here = fit()
-        mp.setattr(retina_module, "THREADS", True)
+        mp.setattr(_speed, "THREADS", True)
         imaged_beside = fit()
         mp.setattr(retina_module._ImagedDeck, "image_one", flaky_one)
         mp.setattr(Retina, "_image_any", flaky_image)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import make_cards, same_trace
 from mark1 import MarkI, specs
+from mark1._utils import speed as _speed
 from mark1.machine import simulator
 from mark1.machine.retina import RetinaState
 from mark1.machine.simulator import Trace
@@ -548,7 +549,7 @@ _WHOLE_VARIANTS = {
 def _traced(spec, seed, cards, labels, *, compiled=True, listener=None):
     env = _CountingEnvironment()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(simulator._TrainingRun, "compiled_loop", compiled)
+        mp.setattr(_speed, "COMPILED_LOOP", compiled)
         m = MarkI(spec=spec, seed=seed, trace="full").fit(cards, labels, epochs=3, env=env, on_event=listener)
     return m, env.events
 
@@ -605,7 +606,7 @@ _HELD_VARIANTS = ("default", "overlap", "slow motors wait", "two drivers", "mean
                   "spontaneous, slow motors wait", "decay folded in, waits", "binary code, spontaneous")
 
 
-@pytest.mark.skipif(not simulator._TrainingRun.hold_state, reason="numba's compiler is off (NUMBA_DISABLE_JIT)")
+@pytest.mark.skipif(not _speed.compiler_on(), reason="numba's compiler is off (NUMBA_DISABLE_JIT)")
 @pytest.mark.parametrize("compiled", [False, True], ids=["SimPy path", "compiled loop"])
 @pytest.mark.parametrize("variant", _HELD_VARIANTS)
 @settings(max_examples=2, deadline=None)
@@ -637,11 +638,11 @@ def test_the_records_held_once_a_run_give_the_records_passed_each_call(seed, var
     runs = {}
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(simulator._SensoryPipeline, "__init__", small_blocks)
-        mp.setattr(simulator._TrainingRun, "compiled_loop", compiled)
+        mp.setattr(_speed, "COMPILED_LOOP", compiled)
         for name in made:
             mp.setattr(simulator.kernel_state, name, counted(name))
         for held in (True, False):
-            mp.setattr(simulator._TrainingRun, "hold_state", held)
+            mp.setattr(_speed, "HOLD_STATE", held)
             runs[held] = MarkI(spec=spec, seed=seed, trace="off").fit(cards, labels, epochs=3)
             if held and not binary:     # 36 presentations in blocks of 4: a state for each
                 assert made["make_state"] >= 9, made
@@ -660,8 +661,8 @@ def test_without_numbas_compiler_the_records_are_passed_each_call():
     import os
     import subprocess
     import sys
-    code = ("import numpy as np; from mark1 import MarkI, specs; from mark1.machine import simulator as s; "
-            "print(s._TrainingRun.hold_state); "
+    code = ("import numpy as np; from mark1 import MarkI, specs; from mark1._utils import speed as s; "
+            "print(s.HOLD_STATE and s.compiler_on()); "
             "m = MarkI(spec=specs.SMALL, seed=0, trace='off').fit(np.random.default_rng(0).random((3, 20, 20)), "
             "[0, 1, 0]); print(len(m.history_))")
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "NUMBA_DISABLE_JIT": "1"},

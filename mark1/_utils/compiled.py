@@ -38,10 +38,11 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
 * **First compile.** Compiling every loop takes seconds, once per cache. The first compile
   in a process prints one line on stderr when stderr is a terminal or a Jupyter kernel's
   (or ``MARK1_COMPILE_NOTICE=1``): ``compiling the machine's loops, once: about N s``,
-  N the largest compile measured on this computer (kept beside the cache) or, before any,
-  the figure measured on the 2-core development machine. :func:`compile_seconds` tells a caller how long this process
-  has spent compiling,
-  so a wall time can leave it out.
+  N the median of the last cold compiles measured on this computer (kept beside the cache)
+  or, before any, the figure measured on the 2-core development machine, scaled by how
+  busy the computer is now against then (the load average per core).
+  :func:`compile_seconds` tells a caller how long this process has spent compiling, so a
+  wall time can leave it out.
 
 Nothing is compiled at import: a loop compiles (or loads from the cache) on its first call.
 
@@ -87,11 +88,14 @@ from mark1.exceptions import Mark1Warning
 __all__ = ["cache_dir", "compile_seconds", "compiled", "fallback_dir", "imported_sources", "index_key",
            "njit_calling", "record_fields", "source_digest", "writable_cache_dir"]
 
-#: Seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls took on the
-#: 2-core development machine (numba 0.68, Python 3.11), said before this computer has
-#: measured its own: 22.7, 26.2 and 33.9 s measured with other work on both cores (the
-#: whole cold run used 14.4 s of CPU, so an idle machine takes about 15 s).
-COLD_COMPILE_S = 20.0
+#: Seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls takes on the
+#: idle 2-core development machine (numba 0.68, Python 3.11), said before this computer
+#: has measured its own (scaled by the load then, see :func:`_busy`): 17.1 s for the whole
+#: cold run, 15.1 s of it compiling.
+COLD_COMPILE_S = 15.0
+
+#: How many of the last compiles the estimate takes the median of.
+_KEPT = 5
 
 _RECORD = "compile_seconds.json"
 
@@ -577,7 +581,7 @@ njit_calling = compiled
 
 _ours: set[int] = set()          # id() of mark1's dispatchers
 _lock = threading.Lock()
-_state = {"depth": 0, "t0": 0.0, "total": 0.0, "told": False}
+_state = {"depth": 0, "t0": 0.0, "total": 0.0, "told": False, "busy": 0.0}
 
 
 def _watched(dispatcher):
@@ -605,13 +609,27 @@ def compile_seconds() -> float:
         return _state["total"] + extra
 
 
+def _busy() -> float:
+    """How much longer than on an idle computer a compile takes now: the runnable tasks per
+    core, this one included (1.0 when idle or when the load cannot be read)."""
+    try:
+        return max(1.0, (os.getloadavg()[0] + 1.0) / (os.cpu_count() or 1))
+    except (OSError, AttributeError):       # no load average (Windows)
+        return 1.0
+
+
 def _estimate() -> float:
+    """Seconds the first compile is expected to take: the median of the last compiles kept
+    (each as measured, over how busy the computer was then), times how busy it is now."""
     root = _writable_dir()
     try:
         rec = json.loads((root / _RECORD).read_text()) if root is not None else {}
-        return float(rec.get(_record_key(), COLD_COMPILE_S))
+        kept = rec.get(_record_key())
+        idle = sorted(float(w) / max(1.0, float(b)) for w, b in kept) if isinstance(kept, list) and kept else []
     except (OSError, ValueError, TypeError, AttributeError):
-        return COLD_COMPILE_S
+        idle = []
+    base = (idle[(len(idle) - 1) // 2] + idle[len(idle) // 2]) / 2 if idle else COLD_COMPILE_S
+    return base * _busy()
 
 
 def _record_key() -> str:
@@ -623,6 +641,7 @@ def _record_key() -> str:
 def _tell() -> None:
     """Say once on a terminal that the loops are being compiled, and for about how long."""
     _state["told"] = True
+    _state["busy"] = _busy()            # how busy the computer was as the compile began
     stream = sys.stderr
     try:
         tty = stream is not None and stream.isatty()
@@ -639,7 +658,9 @@ def _tell() -> None:
 @atexit.register
 def _save_record() -> None:
     """Keep this process's compile time beside the cache, when it compiled much (the next
-    cold compile's estimate): the largest seen for this mark1, numba and Python."""
+    cold compile's estimate): the last few seen for this mark1, numba and Python, each with
+    how busy the computer was (the median, not the largest: one long study or test session
+    compiling dozens of variants, or a busy hour, would make every later estimate too long)."""
     total = _state["total"]
     root = _writable_dir() if _state["told"] else None
     if root is None or total < 1.0:
@@ -648,11 +669,11 @@ def _save_record() -> None:
     try:
         rec = json.loads(path.read_text()) if path.exists() else {}
         key = _record_key()
-        if total > float(rec.get(key, 0.0)):
-            rec[key] = round(total, 1)
-            tmp = path.with_name(f"{_RECORD}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(rec, indent=1))
-            os.replace(tmp, path)
+        kept: list = rec[key] if isinstance(rec.get(key), list) else []
+        rec[key] = [*kept, [round(total, 1), round(_state["busy"] or _busy(), 2)]][-_KEPT:]
+        tmp = path.with_name(f"{_RECORD}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(rec, indent=1))
+        os.replace(tmp, path)
     except (OSError, ValueError, TypeError, AttributeError):
         pass        # only an estimate: never fail a run's exit over it
 

@@ -41,12 +41,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import re
 import sys
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
 from mark1._utils.limits import memory_cap
+from mark1.cli._names import COMMANDS, MODULES
 from mark1.exceptions import InputError, UsageError, printable
 
 __all__ = ["main"]
@@ -77,18 +78,39 @@ def _version() -> str:
 _DRAWING = ("run", "render", "device", "compare", "ablate", "curves", "sweep", "reenact", "theory")
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+    """The parser of ``mark1`` itself, before its commands are registered, and their subparsers."""
     parser = _Parser(prog="mark1", description="Rosenblatt's Mark I Perceptron, simulated.")
     parser.add_argument("--version", action="version", version=f"mark1 {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    # the commands' modules load numba and matplotlib: imported here, after `mark1 --version`
-    # has been answered without them
-    for name in ("_run", "_lab", "_theory"):    # run, scenes, ...; compare, ablate, ...; theory
-        importlib.import_module(f"mark1.cli.{name}").add_commands(sub)
+    return parser, parser.add_subparsers(dest="command", required=True)
+
+
+def _build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``only`` (a command's name) that command's module's commands
+    in full and the others by name alone (a command then imports its own module only)."""
+    parser, sub = _top_parser()
+    wanted = None if only is None else MODULES[only]
+    # the commands' modules import the machine (numba, SciPy, SimPy, matplotlib): only here
+    for module in ("_run", "_lab", "_theory"):      # _run: scenes, run, specs, render, explain, lesson, device;
+        if wanted is None or module == wanted:     # _lab: compare, ablate, curves, sweep, reenact; _theory
+            import_module(f"mark1.cli.{module}").add_commands(sub)
+        else:
+            for name in (n for n, m in MODULES.items() if m == module):
+                sub.add_parser(name, help=COMMANDS[name])
     for name in _DRAWING:                   # the commands that draw figures, made for a slide on request
         sub.choices[name].add_argument("--style", choices=("page", "slides"), default="page",
                                        help="figures for a page (default) or for a projected 1280x720 slide: "
                                             "no text under 20 px there, thicker lines")
+    return parser
+
+
+def _names_parser() -> argparse.ArgumentParser:
+    """The parser of the commands' names alone, their options not registered: enough for
+    ``mark1 --help`` and for a usage error before a command is named, in a fraction of a
+    second (the same text as :func:`_build_parser`'s, tests/test_cli.py checks)."""
+    parser, sub = _top_parser()
+    for name, text in COMMANDS.items():
+        sub.add_parser(name, help=text)
     return parser
 
 
@@ -121,17 +143,20 @@ def main(argv: list[str] | None = None) -> int:
     mark1 ...
     0
     """
-    if (sys.argv[1:] if argv is None else list(argv)) == ["--version"]:     # cheap: no numba, no matplotlib
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--version"]:               # cheap: no numba, no matplotlib
         print(f"mark1 {_version()}")
         return 0
-    parser = _build_parser()
+    # no command named (mark1 --help, mark1, mark1 nonsense): answered without loading the machine
+    named = next((a for a in argv if a in COMMANDS), None)
+    parser = _build_parser(named) if named is not None else _names_parser()
     args = parser.parse_args(argv)          # argparse itself exits 2 on bad usage
     if getattr(args, "seed", 0) is not None and getattr(args, "seed", 0) < 0:
         print("mark1: error: --seed: expected a non-negative integer", file=sys.stderr)
         return 2
     try:
         # the command's --memory-limit holds the API's own refusals too (Scene.stimuli, MarkI.fit, ...)
-        style = (importlib.import_module("mark1.viz.style").slides() if getattr(args, "style", "page") == "slides"
+        style = (import_module("mark1.viz.style").slides() if getattr(args, "style", "page") == "slides"
                  else contextlib.nullcontext())          # matplotlib only for a command that draws
         with memory_cap(getattr(args, "memory_limit", None), name="--memory-limit"), style:
             return args.func(args)

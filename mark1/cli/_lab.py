@@ -23,6 +23,7 @@ from collections.abc import Callable
 from mark1 import stats
 from mark1._utils.language import duration
 from mark1._utils.records import jsonable
+from mark1.cli._names import COMMANDS
 from mark1.cli._options import (_PHYSICAL_HELP, add_common_options, check_common, check_run_options, check_scene,
                                 check_sweep_size,
                                 one_line,
@@ -311,7 +312,7 @@ _AT_HELP = ("a starting point: set a machine parameter on the scene's machine be
 
 def add_commands(sub) -> None:
     """Register ``compare``, ``ablate``, ``curves``, ``sweep`` and ``reenact`` on argparse subparsers."""
-    cp = _study_parser(sub, "compare", cmd_compare, "the machine beside the textbook classifiers, over seeds",
+    cp = _study_parser(sub, "compare", cmd_compare, COMMANDS["compare"],
                        seeds=10)
     cp.add_argument("--learners", help=f"comma-separated subset of: {','.join(LEARNERS)}")
     cp.add_argument("--features", choices=FEATURES, default="analog",
@@ -320,19 +321,15 @@ def add_commands(sub) -> None:
     _precision_options(cp, "the analog machine minus each learner")
     cp.add_argument("--json", action="store_true", help="print the summary as JSON")
 
-    ab = _study_parser(sub, "ablate", cmd_ablate, "which non-ideality costs most: each alone on, each alone off, "
-                                                  "paired seeds, Holm-adjusted 95 %% intervals",
-                       seeds=stats.MIN_SEEDS)
+    ab = _study_parser(sub, "ablate", cmd_ablate, COMMANDS["ablate"], seeds=stats.MIN_SEEDS)
     ab.add_argument("--at", action="append", default=[], metavar="KEY=VALUE", help=_AT_HELP)
     _precision_options(ab, "every arm's cost")
     ab.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    cu = _study_parser(sub, "curves", cmd_curves, "learning curves: test accuracy against cards and machine time",
-                       seeds=stats.MIN_SEEDS)
+    cu = _study_parser(sub, "curves", cmd_curves, COMMANDS["curves"], seeds=stats.MIN_SEEDS)
     cu.add_argument("--points", type=int, default=10, help="most checkpoints (whole epochs; default 10)")
 
-    sw = _study_parser(sub, "sweep", cmd_sweep, "dose-response: accuracy and machine time against one machine "
-                                                "parameter (or two), over paired seeds", seeds=stats.MIN_SEEDS,
+    sw = _study_parser(sub, "sweep", cmd_sweep, COMMANDS["sweep"], seeds=stats.MIN_SEEDS,
                        folder="sweep/<param>")
     sw.add_argument("--param", required=True, metavar="KEY", action="append",
                     help="a dotted machine parameter, e.g. rack.motor_speed (see `mark1 specs`), or "
@@ -356,8 +353,7 @@ def add_commands(sub) -> None:
     _precision_options(sw, "every value's or cell's change from the reference")
     sw.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    re_ = sub.add_parser("reenact", help="every scene with a reported figure, over seeds, "
-                                         "judged against its report (one page)")
+    re_ = sub.add_parser("reenact", help=COMMANDS["reenact"])
     re_.add_argument("scenes", nargs="*", metavar="SCENE",
                      help="built-in scenes' names or scene files (default: every built-in scene with a "
                           "reported figure or an expectation, mark1 scenes lists them)")

@@ -21,6 +21,7 @@ from mark1.classroom.device import rack_response_figure, table_response, write_d
 from mark1.machine.device_fit import LAWS, overrides_toml, read_table
 from mark1.classroom.explain import event_line, explain
 from mark1.classroom.lesson import build
+from mark1.cli._names import COMMANDS
 from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, check_budget, one_line, output_file, output_folder,
                                 scene_folder, scene_or_usage)
 from mark1.exceptions import InputError, SceneError, UsageError
@@ -356,11 +357,11 @@ def cmd_scenes(args) -> int:
 def add_commands(sub) -> None:
     """Register ``scenes``, ``run``, ``specs``, ``render``, ``explain``, ``lesson`` and ``device`` on argparse
     subparsers."""
-    sc = sub.add_parser("scenes", help="the built-in scenes: name, what each re-enacts, its report")
+    sc = sub.add_parser("scenes", help=COMMANDS["scenes"])
     sc.add_argument("--json", action="store_true", help="print the list as JSON")
     sc.set_defaults(func=cmd_scenes)
 
-    run = sub.add_parser("run", help="train and test the machine as a scene says")
+    run = sub.add_parser("run", help=COMMANDS["run"])
     run.add_argument("scene", help=SCENE_HELP)
     run.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
     run.add_argument("--out", help="output folder (default runs/<scene>/)")
@@ -375,25 +376,24 @@ def add_commands(sub) -> None:
                           f"address-space limit, the cgroup's and {_PHYSICAL_HELP} of this computer's)")
     run.set_defaults(func=cmd_run)
 
-    sp = sub.add_parser("specs", help="list every machine parameter with unit, default and status")
+    sp = sub.add_parser("specs", help=COMMANDS["specs"])
     sp.add_argument("--preset", default="MARK_I", help="MARK_I (default) or SMALL")
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_specs)
 
-    rd = sub.add_parser("render", help="contact sheet of a scene's cards and what the retina makes of them")
+    rd = sub.add_parser("render", help=COMMANDS["render"])
     rd.add_argument("scene", help=SCENE_HELP)
     rd.add_argument("--out", help="PNG path (default runs/<scene>/contact_sheet.png)")
     rd.add_argument("--seed", type=int, default=0)
     rd.set_defaults(func=cmd_render)
 
-    ex = sub.add_parser("explain", help="the machine's event log in plain words, card by card")
+    ex = sub.add_parser("explain", help=COMMANDS["explain"])
     ex.add_argument("scene", help=SCENE_HELP)
     ex.add_argument("--cards", type=int, default=5, help="presentations to narrate (default 5)")
     ex.add_argument("--seed", type=int, default=0)
     ex.set_defaults(func=cmd_explain)
 
-    ls = sub.add_parser("lesson", help="one self-contained HTML page taking mark1 run's run apart, card by card, "
-                                       "and answering your own card")
+    ls = sub.add_parser("lesson", help=COMMANDS["lesson"])
     ls.add_argument("scene", help=SCENE_HELP)
     ls.add_argument("--out", help="output folder (default runs/<scene>/lesson/)")
     ls.add_argument("--seed", type=int, default=0)
@@ -403,8 +403,7 @@ def add_commands(sub) -> None:
                                                "is cut, and the page says so)")
     ls.set_defaults(func=cmd_lesson)
 
-    dv = sub.add_parser("device", help="device response plots: a pot under a pulse train, a photocell's step; "
-                                       "fit: a measured device's table of pulses, every law fitted")
+    dv = sub.add_parser("device", help=COMMANDS["device"])
     dv.add_argument("kind", choices=("rack", "photocell", "fit"))
     dv.add_argument("table_file", nargs="?", metavar="TABLE.csv",
                     help="with fit: the measured table, columns pulse (0, 1, 2, ...), direction (start on pulse 0, "

@@ -23,6 +23,7 @@ import numpy as np
 
 from mark1._utils.atomic import check_target, write_text
 from mark1._utils.language import duration
+from mark1.cli._names import COMMANDS
 from mark1.cli._options import output_folder
 from mark1.exceptions import InputError, InputTypeError, UsageError
 from mark1._utils.progress import progress_bar
@@ -327,7 +328,7 @@ def _one_value(args) -> int:
 
 def add_commands(sub) -> None:
     """Register ``theory`` (with ``theory p_a`` and ``theory p_c``) on argparse subparsers."""
-    th = sub.add_parser("theory", help="the machine's patch board against Rosenblatt's P_a, P_c and recall",
+    th = sub.add_parser("theory", help=COMMANDS["theory"],
                         description="The machine measured against Rosenblatt's formulas (1958, 1957): P_a and "
                                     "P_c over a grid, the mu-system's recall against the number of stimuli. "
                                     "With p_a or p_c: one value of a formula.")

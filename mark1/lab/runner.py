@@ -74,7 +74,7 @@ from mark1._utils.progress import progress_bar
 from mark1._utils.records import jsonable
 from mark1._utils.threads import one_blas_thread
 from mark1.exceptions import InputError
-from mark1.machine import retina
+from mark1._utils import speed as _speed
 from mark1.stimuli.cards import scene_cards
 from mark1.stimuli.scenes import Scene, load_scene
 
@@ -505,7 +505,7 @@ def executor_for(workers: int = 1, scheduler: str | None = None) -> Iterator[Exe
     so it stops the run as Ctrl-C does; the previous handlers are restored on exit.
     A serial run, like each pool worker, uses one BLAS thread
     (:func:`mark1._utils.threads.one_blas_thread`). A pool worker also trains without the
-    sensing thread (:data:`mark1.machine.retina.THREADS`): the workers fill the cores. A
+    sensing thread (:data:`mark1._utils.speed.THREADS`): the workers fill the cores. A
     serial run keeps it; a Dask worker too (set ``THREADS`` there to change it).
 
     A process pool starts every worker at once, hands each the jobs registered with
@@ -686,7 +686,7 @@ def _worker_start(main_pid: int) -> None:
         os._exit(1)
     threading.Thread(target=_exit_when_gone, args=(main_pid,), daemon=True, name="mark1-main-watch").start()
     threadpool_limits(limits=1, user_api="blas")        # for the worker's whole life
-    retina.THREADS = False
+    _speed.THREADS = False
 
 
 def _exit_when_gone(pid: int) -> None:

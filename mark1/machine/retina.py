@@ -36,26 +36,23 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
 from collections.abc import Callable
-from typing import Any, NamedTuple, cast
+from typing import NamedTuple
 
 import numba
 import numpy as np
 from numba.extending import overload
 
 from mark1._utils.compiled import compiled
+from mark1._utils.speed import second_thread
 from mark1.specs import RetinaSpec
 from mark1.exceptions import InputError, Mark1Error
 
 __all__ = ["Retina", "RetinaState", "area_average_matrix"]
 
-#: Whether the machine may run compiled loops in a second thread (imaging a large deck's
-#: halves, sensing the next block beside the training); only speed depends on it.
-THREADS = True
 
 
 def area_average_matrix(n_in: int, n_out: int) -> np.ndarray:
@@ -465,28 +462,6 @@ _LIGHT_CHUNK_BYTES = 16 * 2**20
 #: Cards from which :meth:`Retina.light` images a deck in two threads (starting a thread
 #: costs 0.1-0.7 ms; 2,048 cards take about 13 ms to image).
 _SPLIT_CARDS = 2048
-
-
-def second_thread() -> bool:
-    """Whether a second thread can run compiled code beside this one, at the same time.
-
-    True when :data:`THREADS` is on, this process may use more than one CPU, and numba
-    compiles (under ``NUMBA_DISABLE_JIT=1`` the loops are Python and hold the GIL).
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> import os
-    >>> cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    >>> second_thread() == (THREADS and cpus > 1 and not numba.config.DISABLE_JIT)
-    True
-    """
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    # numba.config sets its settings at import, which its type hints do not declare
-    return THREADS and cpus > 1 and not cast(Any, numba.config).DISABLE_JIT
 
 
 def _beside(here: Callable[[], None], there: Callable[[], None]) -> None:

@@ -20,7 +20,7 @@ driver queue, decay, clock) is written once, compiled, in
 (``train_block``): a whole block of presentations per call and one SimPy timeout, up to
 the end of the sensed block or a card that waits for the motors, where nobody watches; one
 card per call where someone does (an ``on_event`` listener, real-time replay, a full trace
-with overlap or drivers, or ``_TrainingRun.compiled_loop = False``), SimPy's clock brought
+with overlap or drivers, or ``_speed.COMPILED_LOOP = False``), SimPy's clock brought
 to each event first. A full trace nobody watches, where every wiper is at rest at each read
 (no overlap, no drivers, no decay or drift), runs whole blocks too: the kernel keeps the
 moves it sets going in a log (``Moves``, stopping at ``ROOM`` when it is full) and the
@@ -65,7 +65,9 @@ from mark1.machine._kernels import state as kernel_state
 from mark1.machine._kernels.presentation import BLOCK_END, CODE_KINDS, PENDING, WAITS
 from mark1.machine.patchboard import Patchboard
 from mark1.machine.potentiometers import PotentiometerRack
-from mark1.machine.retina import Retina, RetinaState, second_thread
+from mark1._utils import speed as _speed
+from mark1._utils.speed import Direct as _Direct
+from mark1.machine.retina import Retina, RetinaState
 from mark1.machine.rules import RULE_CODES
 from mark1.specs import MachineSpec
 from mark1.exceptions import InputError
@@ -378,7 +380,7 @@ class _SensoryPipeline:
         self.a_active = np.zeros(len(order), np.int16)
         # the next block, sensed in a second thread: (first, stop, its future), and the
         # number of look-aheads discarded (a discarded one stops between its two loops)
-        self.threaded = second_thread()
+        self.threaded = _speed.second_thread()
         self._ahead: tuple[int, int, Future] | None = None
         self._discarded = 0
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
@@ -617,7 +619,7 @@ class _TrainingRun:
     ``p`` through the compiled step of one card (:func:`mark1.machine._kernels.presentation.train_block`):
     a whole block of them where nobody watches (up to the end of the sensed block or a card
     that waits for the motors), one card a turn where someone does (a listener, real-time
-    replay, a full trace with overlap or drivers, or ``compiled_loop`` off). SimPy keeps the
+    replay, a full trace with overlap or drivers, or :data:`~mark1._utils.speed.COMPILED_LOOP` off). SimPy keeps the
     time: one timeout to each block's last read, and with a full trace the events at their
     times (for a listener, SimPy's clock is brought to each one first). A full trace nobody
     watches, every wiper at rest at each read, runs whole blocks, written after each call
@@ -627,16 +629,6 @@ class _TrainingRun:
     moves it sets going come back in a :class:`~mark1.machine._kernels.presentation.Moves`
     log. :meth:`result` makes the history.
     """
-
-    #: Whether blocks of presentations run through the kernel a block at a time (False: one
-    #: card a turn, SimPy's clock brought to each read; the reference the tests compare).
-    compiled_loop = True
-
-    #: Whether the kernel's records are held once a run in a compiled object
-    #: (:class:`~mark1.machine._kernels.state.RunState`) where the kernel makes every
-    #: reinforcement itself (False, or without numba's compiler: passed at every call; the
-    #: same results).
-    hold_state = hasattr(kernel_state.step, "py_func")
 
     def __init__(self, *, spec, retina, patchboard, rack, light, order, label_index, code, noise_rng, trace,
                  env, progress):
@@ -649,7 +641,7 @@ class _TrainingRun:
         self.queued = rack.spec.drivers > 0              # moves wait for drivers
         # someone watches the events as they happen: each one at its time, one card a turn
         self.watched = isinstance(env, simpy.rt.RealtimeEnvironment) or trace.listener is not None
-        self.stepping = (not self.compiled_loop or self.watched
+        self.stepping = (not _speed.COMPILED_LOOP or self.watched
                          or (self.full and (tm.overlap or self.queued)))
         self.targets = code.targets.astype(float)
         self.labels = label_index[order]
@@ -700,7 +692,7 @@ class _TrainingRun:
         # the kernel's records held by compiled code once a run (a RunState, see _hold_state):
         # a call passes it and a row, not ~60 arrays to convert; not where the kernel may
         # leave a reinforcement to act_on, which takes the call's Block (self.blk)
-        self.held = self.hold_state and not self.trainer_constants.stop_to_reinforce
+        self.held = _speed.HOLD_STATE and _speed.compiler_on() and not self.trainer_constants.stop_to_reinforce
         self.state: kernel_state.RunState | None = None
         self.state_key: tuple | None = None
         self.stale = True                                # the state misses a new block, clock or queue
@@ -1071,34 +1063,6 @@ def _trainer_constants(tr, code, code_kind: int, mean: bool, full: bool) -> kern
         RULE_CODES[tr.rule], float(tr.increment), float(tr.lms_rate), float(code.tie),
         not every and tr.rule != "lms",              # the trainer acts only where a unit erred (corrective α, β, γ)
         every, tr.valence == "monovalent", mean, spontaneous, code_kind, full or (spontaneous and code_kind < 0))
-
-
-class _Direct:
-    """A compiled kernel called straight to its compiled copy for the arguments' types.
-
-    numba's dispatcher types every argument at every call (about 18 us for the records of
-    ``train_block``, more than one card's step); within a run those types change only with
-    the layout of the arrays the sensing makes, so the caller passes a ``key`` of them and
-    the copy found for a key (the dispatcher's ``overloads``, typed once) is called directly.
-    A key whose copy cannot be found is served by the dispatcher, every call.
-    """
-
-    def __init__(self, dispatcher):
-        self.dispatcher = dispatcher
-        self.entries: dict = {}
-
-    def __call__(self, key, *args):
-        entry = self.entries.get(key)
-        if entry is not None:
-            return entry(*args)
-        out = self.dispatcher(*args)              # compiles for these types if it must
-        try:
-            signature = tuple(self.dispatcher.typeof_pyval(a) for a in args)
-            found = self.dispatcher.overloads.get(signature)
-        except AttributeError:                    # a plain function (NUMBA_DISABLE_JIT), or numba changed
-            found = None
-        self.entries[key] = getattr(found, "entry_point", None) or self.dispatcher
-        return out
 
 
 def _layout_key(x: np.ndarray, divisor: np.ndarray) -> tuple:

@@ -1,0 +1,169 @@
+"""The machine's speed machinery in one place: one switch for each fast path, the plain path beside it.
+
+Each switch changes how fast a run goes, never what it gives: with every switch off
+(:func:`plain`) a run takes the plain path, and tests/test_speed.py checks that each fast
+path alone, and all of them together, give that path's history, wipers and machine time
+bit for bit. Set a switch on this module (``speed.THREADS = False``); a run reads them
+when it starts.
+
+The switches
+------------
+:data:`THREADS`
+    A second thread runs compiled loops beside the caller's: the sensing of the next
+    block of presentations (``simulator._SensoryPipeline``, the ``mark1-sensing``
+    thread), the deck's imaging ahead of the run (``retina._ImagedDeck``, done by that
+    thread when it has nothing else to do) and the two halves of a large deck's imaging
+    (``retina._beside``, ``mark1-imaging``). Plain: everything in the caller's thread.
+    Only where :func:`second_thread` says a second thread can run at all.
+:data:`COMPILED_LOOP`
+    Blocks of presentations run through the compiled step in one call where nobody
+    watches each card. Plain: one card a call, SimPy's clock brought to each read (the
+    event path; a listener, real-time replay and a full trace with overlap or drivers
+    always take it).
+:data:`HOLD_STATE`
+    The step's records (about 60 arrays) are held once a run in one compiled object
+    (``_kernels.state.RunState``, a numba ``structref``), so a call passes it and a row
+    rather than converting every array at every call (5-7 us, where a card the trainer
+    does not reinforce steps in about 1 us; it costs no compile time: the demo's cold
+    compile measured 41.7 s of CPU with it and 43.7 s without, on a loaded machine). Not
+    where the step leaves a reinforcement to the caller (a full trace stepping card by
+    card). Plain: the records passed at every call. Never without numba's compiler
+    (``NUMBA_DISABLE_JIT``).
+:data:`DIRECT_CALLS`
+    A compiled step is called straight to its compiled copy for the arguments' types
+    (:class:`Direct`), found once a run, where numba's dispatcher types every argument at
+    every call (about 18 us for the step's records). Plain: the dispatcher.
+
+Not a switch: compiled functions that allocate nothing and keep no array past their
+return are compiled without numba's reference counts (``compiled(refcounts=False)``, numba's
+private ``_nrt`` option, :mod:`mark1._utils.compiled`). It is fixed when the code is
+compiled and kept in numba's cache, so it cannot change at run time.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, cast
+
+import numba
+
+from mark1.exceptions import InputError
+
+__all__ = ["COMPILED_LOOP", "DIRECT_CALLS", "HOLD_STATE", "THREADS", "Direct", "plain", "second_thread"]
+
+#: Whether compiled loops may run in a second thread (the sensing ahead, the deck's imaging).
+THREADS = True
+
+#: Whether blocks of presentations run in one compiled call where nobody watches each card.
+COMPILED_LOOP = True
+
+#: Whether a run stepping one card a call holds the step's records in a compiled object.
+HOLD_STATE = True
+
+#: Whether compiled steps are called straight to their compiled copy (:class:`Direct`).
+DIRECT_CALLS = True
+
+_SWITCHES = ("THREADS", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
+
+
+def second_thread() -> bool:
+    """Whether a second thread can run compiled code beside this one, at the same time.
+
+    True when :data:`THREADS` is on, this process may use more than one CPU, and numba
+    compiles (under ``NUMBA_DISABLE_JIT=1`` the loops are Python and hold the GIL).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import os
+    >>> cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    >>> second_thread() == (THREADS and cpus > 1 and not numba.config.DISABLE_JIT)
+    True
+    """
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    # numba.config sets its settings at import, which its type hints do not declare
+    return THREADS and cpus > 1 and not cast(Any, numba.config).DISABLE_JIT
+
+
+def compiler_on() -> bool:
+    """Whether numba compiles (False under ``NUMBA_DISABLE_JIT=1``: the kernels are Python)."""
+    return not cast(Any, numba.config).DISABLE_JIT
+
+
+class plain:
+    """Context manager: every switch off inside (the plain path), as it was outside after.
+
+    Parameters
+    ----------
+    **keep : bool
+        Switches to set otherwise inside, by name (``plain(THREADS=True)``).
+
+    Examples
+    --------
+    >>> from mark1._utils import speed as _speed
+    >>> with _speed.plain(DIRECT_CALLS=True):
+    ...     _speed.THREADS, _speed.DIRECT_CALLS
+    (False, True)
+    >>> _speed.THREADS
+    True
+    """
+
+    def __init__(self, **keep: bool) -> None:
+        unknown = set(keep) - set(_SWITCHES)
+        if unknown:
+            raise InputError(f"plain: no switch {', '.join(sorted(unknown))} (expected {', '.join(_SWITCHES)})")
+        self.inside = {name: bool(keep.get(name, False)) for name in _SWITCHES}
+        self.outside: dict[str, bool] = {}
+
+    def __enter__(self) -> plain:
+        self.outside = {name: globals()[name] for name in _SWITCHES}
+        globals().update(self.inside)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        globals().update(self.outside)
+
+
+class Direct:
+    """A compiled kernel called straight to its compiled copy for the arguments' types.
+
+    numba's dispatcher types every argument at every call (about 18 us for the records of
+    ``train_block``, more than one card's step); within a run those types change only with
+    the layout of the arrays the sensing makes, so the caller passes a ``key`` of them and
+    the copy found for a key (the dispatcher's ``overloads``, typed once) is called directly.
+    A key whose copy cannot be found is served by the dispatcher, every call; so is every
+    call with :data:`DIRECT_CALLS` off when the object was made.
+
+    Examples
+    --------
+    >>> from mark1._utils.compiled import compiled
+    >>> @compiled
+    ... def twice(a):
+    ...     return 2 * a
+    >>> direct = Direct(twice)
+    >>> direct("int", 3), direct("int", 4)
+    (6, 8)
+    """
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+        self.entries: dict = {}
+        self.on = DIRECT_CALLS
+
+    def __call__(self, key, *args):
+        entry = self.entries.get(key)
+        if entry is not None:
+            return entry(*args)
+        out = self.dispatcher(*args)              # compiles for these types if it must
+        if not self.on:
+            return out
+        try:
+            signature = tuple(self.dispatcher.typeof_pyval(a) for a in args)
+            found = self.dispatcher.overloads.get(signature)
+        except AttributeError:                    # a plain function (NUMBA_DISABLE_JIT), or numba changed
+            found = None
+        self.entries[key] = getattr(found, "entry_point", None) or self.dispatcher
+        return out

@@ -1,0 +1,59 @@
+"""The first compile's notice: its estimate is the median of the last compiles kept, scaled by the load."""
+
+import json
+
+import pytest
+
+from mark1._utils import compiled
+
+
+@pytest.fixture
+def record(tmp_path, monkeypatch):
+    monkeypatch.setattr(compiled, "_writable_dir", lambda: tmp_path)
+    monkeypatch.setattr(compiled, "_busy", lambda: 1.0)
+    path = tmp_path / compiled._RECORD
+
+    def write(value):
+        path.write_text(json.dumps({compiled._record_key(): value}))
+    return write
+
+
+def test_before_any_record_the_development_machines_figure(record, monkeypatch):
+    assert compiled._estimate() == compiled.COLD_COMPILE_S
+    monkeypatch.setattr(compiled, "_busy", lambda: 3.0)
+    assert compiled._estimate() == 3.0 * compiled.COLD_COMPILE_S
+
+
+def test_the_median_not_the_largest(record):
+    # one session that compiled every variant (272 s) does not make the next estimate 272 s
+    record([[22.0, 1.0], [272.0, 1.0], [18.0, 1.0]])
+    assert compiled._estimate() == 22.0
+    record([[22.0, 1.0], [18.0, 1.0]])
+    assert compiled._estimate() == 20.0
+
+
+def test_each_compile_is_kept_over_the_load_then(record, monkeypatch):
+    record([[60.0, 4.0]])                   # 60 s with four tasks a core: 15 s idle
+    assert compiled._estimate() == 15.0
+    monkeypatch.setattr(compiled, "_busy", lambda: 2.0)
+    assert compiled._estimate() == 30.0
+
+
+def test_an_old_or_broken_record_falls_back(record, tmp_path):
+    record(272.0)                           # the single largest figure of earlier releases
+    assert compiled._estimate() == compiled.COLD_COMPILE_S
+    (tmp_path / compiled._RECORD).write_text("not json")
+    assert compiled._estimate() == compiled.COLD_COMPILE_S
+
+
+def test_the_last_few_are_kept(record, tmp_path, monkeypatch):
+    monkeypatch.setattr(compiled, "_state", {**compiled._state, "told": True, "busy": 2.0, "total": 30.0})
+    for _ in range(compiled._KEPT + 2):
+        compiled._save_record()
+    kept = json.loads((tmp_path / compiled._RECORD).read_text())[compiled._record_key()]
+    assert kept == [[30.0, 2.0]] * compiled._KEPT
+    assert compiled._estimate() == 15.0
+
+
+def test_busy_is_at_least_one():
+    assert compiled._busy() >= 1.0

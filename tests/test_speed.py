@@ -1,0 +1,78 @@
+"""The speed machinery's switches (mark1._utils.speed): the plain path, every switch off,
+gives the same run bit for bit as each fast path alone and as all of them together."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import make_cards
+from mark1 import MarkI, specs
+from mark1.exceptions import InputError
+from mark1._utils import speed as _speed
+
+SWITCHES = ("THREADS", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
+
+# the timing configurations a user studies: waits for the motors, drivers, overlap, read noise
+VARIANTS = {
+    "MARK_I's timing, slow motors wait": {"rack.motor_speed": 0.01, "rack.wiper_noise": 0.01},
+    "overlap, 2 drivers": {"timing.overlap": True, "rack.drivers": 2, "rack.motor_speed": 0.05},
+    "decay, 8 drivers, waits": {"rack.decay_time": 0.004, "rack.drivers": 8, "rack.motor_speed": 0.01},
+}
+
+
+def _run(spec, seed, cards, labels, trace="off", **switches):
+    with _speed.plain(**switches):
+        m = MarkI(spec=spec, seed=seed, trace=trace).fit(cards, labels, epochs=3)
+    return m
+
+
+def _same(a, b) -> None:
+    for field in a.history_.dtype.names:
+        assert np.array_equal(a.history_[field], b.history_[field]), field
+    assert a.machine_time_ == b.machine_time_ and a.waited_ == b.waited_
+    assert np.array_equal(a.weights_, b.weights_)
+    for name in ("p_from", "p_to", "t_start", "t_end", "last_dir"):
+        assert np.array_equal(getattr(a.rack_, name), getattr(b.rack_, name)), name
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("seed", [0, 7])
+def test_each_fast_path_gives_the_plain_paths_bits(variant, seed):
+    spec = specs.SMALL.with_overrides(VARIANTS[variant])
+    cards, labels = make_cards(16, np.random.default_rng(seed), shapes=("x", "box", "bar"))
+    plain = _run(spec, seed, cards, labels)
+    for name in SWITCHES:
+        _same(_run(spec, seed, cards, labels, **{name: True}), plain)
+    _same(_run(spec, seed, cards, labels, **dict.fromkeys(SWITCHES, True)), plain)
+
+
+def test_a_full_trace_is_the_same_on_the_plain_path():
+    spec = specs.SMALL.with_overrides({"rack.motor_speed": 0.01})
+    cards, labels = make_cards(8, np.random.default_rng(3))
+    plain = _run(spec, 3, cards, labels, trace="full")
+    fast = _run(spec, 3, cards, labels, trace="full", **dict.fromkeys(SWITCHES, True))
+    _same(fast, plain)
+    assert fast.trace_.events == plain.trace_.events
+
+
+def test_plain_restores_the_switches_and_refuses_a_name_it_has_not():
+    before = {name: getattr(_speed, name) for name in SWITCHES}
+    with _speed.plain():
+        assert not any(getattr(_speed, name) for name in SWITCHES)
+        assert not _speed.second_thread()
+    assert {name: getattr(_speed, name) for name in SWITCHES} == before
+    with pytest.raises(InputError, match="no switch THREAD"):
+        _speed.plain(THREAD=True)
+
+
+def test_direct_calls_off_serves_every_call_by_the_dispatcher():
+    from mark1._utils.compiled import compiled
+
+    @compiled
+    def twice(a):
+        return 2 * a
+
+    with _speed.plain():
+        direct = _speed.Direct(twice)
+    assert [direct("k", 3), direct("k", 4)] == [6, 8] and direct.entries == {}
