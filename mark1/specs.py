@@ -299,10 +299,11 @@ class RackSpec(_Spec):
     # change (seeds 0-2, test accuracy, 1 h decay -> none): square vs circle 89.0 -> 99.1 %,
     # alphabet 56.8 -> 71.4 %, typefaces 28.7 -> 37.4 %, X vs E any rotation 85.5 -> 94.5 %,
     # X vs E 89.3 -> 89.3 %, E vs F 84.5 -> 84.2 %, square vs diamond 85.8 -> 86.5 %, demo 95.0 -> 96.7 %.
-    decay_time: float = param(math.inf, "s", "single-source",
+    decay_time: float = param(math.inf, "s", "assumed",
                               "time constant of a decay of every wiper towards 0 at a rate proportional to "
-                              "its value (Rosenblatt 1958, p. 404: spontaneous learning on the IBM 704; the "
-                              "Mark I's motor-driven pots hold their value); inf, the default, switches it off",
+                              "its value (Rosenblatt 1958, p. 404: spontaneous learning on the IBM 704; for the "
+                              "Mark I unsourced, MARK1_FACTS.md: its motor-driven pots hold their value); inf, "
+                              "the default, switches it off",
                               low=0.0, low_open=True, allow_inf=True, kernel="Decay.rate, Decay.decay_time",
                               switch="decay", on=3600.0)
     drivers: int = param(0, "motors at once", "assumed",
