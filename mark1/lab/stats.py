@@ -1,4 +1,5 @@
-"""Figures over seeds: mean, spread, the 95 % t-interval of a mean (paired or not), the paired
+"""Being replaced by :mod:`mark1.stats` (intervals inside their range, "too few seeds", families
+controlled as a whole); new code uses that module. The old figures over seeds: mean, spread, the 95 % t-interval of a mean (paired or not), the paired
 t-test's p-value, Holm's adjustment of a family of them, and the seeds a difference would need.
 
 No interval here is clipped: a t-interval is a statement about a mean, and the mean of
