@@ -71,8 +71,8 @@ def test_wilson_interval_holds_its_proportion_and_narrows_with_cards(p, n):
     (0.80, 0.75, 0.85, "OUT OF BAND"),          # interval entirely below the band
     (0.93, 0.90, 0.96, "unclear"),              # mean below, interval reaches in
     (0.97, 0.93, 1.00, "unclear"),              # mean inside, interval reaches out: the same rule
-    (0.93, math.nan, math.nan, "OUT OF BAND"),  # one seed: the interval is the mean
-    (0.96, math.nan, math.nan, "within"),
+    (0.93, math.nan, math.nan, "too few seeds"),  # no interval (below the statistics' seeds): no verdict
+    (0.96, math.nan, math.nan, "too few seeds"),
 ])
 def test_verdict(mean, low, high, expected):
     assert verdict(mean, low, high, (0.95, 1.0)) == expected
@@ -88,8 +88,11 @@ def test_the_rule_is_symmetric():
 def constructed(accuracies, reported=1.0, digital=None, ideal=None, train=1.0, digital_train=1.0, ls=1.0,
                 long=1.0, machine="mark1", reading=None, scored="new", source="a source", name="made up",
                 conditions="made up", expect=None) -> SceneResult:
-    digital = accuracies if digital is None else digital
-    ideal = digital if ideal is None else ideal
+    # the statistics give an interval from 10 seeds: a short list stands for itself repeated
+    reps = -(-10 // len(accuracies))
+    accuracies = list(accuracies) * reps
+    digital = accuracies if digital is None else list(digital) * reps
+    ideal = digital if ideal is None else list(ideal) * reps
     recs = [{"scene_file": f"{name.replace(' ', '_')}.toml", "seed": i, "train_cards": 20, "test_cards": 200,
              "test_accuracy": a, "train_accuracy": train, "machine_time_s": 600.0,
              "alt_test_accuracy": a, "alt_train_accuracy": train,
@@ -114,7 +117,7 @@ def test_a_result_outside_its_band_is_flagged_and_explained():
     s = miss.summary()
     assert s["verdict"] == "OUT OF BAND" and s["meeting"] == 0.0 and s["primary"] == "analog"
     # the paired difference's interval excludes 0: the rack's cost is claimed, with its interval
-    assert "the rack costs 20.3 points [95 %: 18.7, 21.8]" in s["explanation"]
+    assert "the rack costs 20.3 points [95 %: 19.6, 20.8]" in s["explanation"]
     assert hit.summary()["verdict"] == "within" and hit.summary()["explanation"] == ""
     assert hit.summary()["meeting"] == 1.0
     result = Reenactment(scenes=[miss, constructed([1.0, 1.0, 0.995, 1.0], name="hit", source="b")],
@@ -248,9 +251,9 @@ def test_unsourced_figures_and_project_bands_are_counted_apart():
 
 def test_a_verdict_whose_halves_disagree_is_unstable():
     # the first half of the seeds inside the band, the second far below it
-    flip = constructed([1.0, 1.0, 1.0, 1.0, 0.5, 0.52, 0.5, 0.51], name="flip").summary()
+    flip = constructed([1.0] * 10 + [0.5, 0.52, 0.5, 0.51, 0.5] * 2, name="flip").summary()
     assert flip["halves"] == ("within", "OUT OF BAND") and flip["unstable"]
-    steady = constructed([1.0] * 8, name="steady").summary()
+    steady = constructed([1.0] * 20, name="steady").summary()
     assert steady["halves"] == ("within", "within") and not steady["unstable"]
 
 
@@ -278,15 +281,15 @@ def test_a_report_whose_machine_is_not_named_is_counted_on_the_mark_i_and_ibm704
 
 
 def test_the_record_as_one_machine_counts_the_seeds_in_band():
-    # band of 1.0 on 200 cards: [0.981, 1.0]; 2 of 8 machines land in it
-    sc = constructed([1.0, 0.99, 0.95, 0.94, 0.93, 0.95, 0.96, 0.90])
+    # band of 1.0 on 200 cards: [0.981, 1.0]; 2 of 10 machines land in it
+    sc = constructed([1.0, 0.99, 0.95, 0.94, 0.93, 0.95, 0.96, 0.90, 0.91, 0.92])
     sh = sc.share("")
-    assert (sh["k"], sh["n"]) == (2, 8) and sh["low"] <= 0.25 <= sh["high"]
+    assert (sh["k"], sh["n"]) == (2, 10) and sh["low"] <= 0.2 <= sh["high"]
     assert sh["verdict"] == reenact_mod.share_verdict(sh["low"], sh["high"])
     none = constructed([0.5] * 40).share("")
     assert none["k"] == 0 and none["verdict"] == "inconsistent"        # 0 of 40: the interval below 10 %
-    every = constructed([1.0] * 8).share("")
-    assert every["k"] == 8 and every["verdict"] == "consistent"
+    every = constructed([1.0] * 10).share("")
+    assert every["k"] == 10 and every["verdict"] == "consistent"
 
 
 @given(st.floats(0, 1), st.floats(0, 1), st.floats(0.01, 0.5))
@@ -310,15 +313,33 @@ def test_a_verdict_near_the_band_edge_is_marginal():
     assert reenact_mod._marginal(0.85, 0.81, 0.89, band_, "OUT OF BAND")  # ×√2 reaches 0.907: unclear
 
 
-def test_the_seeds_a_precision_needs_and_the_stopping_rule():
-    sc = constructed([0.80, 0.84, 0.82, 0.86, 0.78, 0.83])
+def test_the_seeds_a_precision_needs_and_the_family_levels():
+    sc = constructed([0.80, 0.84, 0.82, 0.86, 0.78, 0.83, 0.81, 0.85, 0.79, 0.84])
     n1 = reenact_mod._seeds_needed(sc.accuracies(""), 0.01)
     n05 = reenact_mod._seeds_needed(sc.accuracies(""), 0.005)
-    assert n1 is not None and n05 is not None and n05 > n1 > 6
-    result = Reenactment(scenes=[sc], seeds=list(range(6)), tolerance=0.0)
-    assert reenact_mod._more_seeds(result, 0.001, cap=24, batch=6) == 6     # too wide: one more batch
-    assert reenact_mod._more_seeds(result, 0.2, cap=24, batch=6) == 0       # wide enough: stop
-    assert reenact_mod._more_seeds(result, 0.001, cap=6, batch=6) == 0      # the cap: stop
+    assert n1 is not None and n05 is not None and n05 > n1 > 10
+    # Holm's step-down: the smallest p at alpha/m, the next at alpha/(m-1) while rejected, then fixed
+    assert reenact_mod._holm_levels([0.001, 0.02, 0.5, None]) == pytest.approx([1 - 0.05 / 3, 1 - 0.05 / 2,
+                                                                               1 - 0.05 / 1, 0.95])
+    # a verdict read from the interval at its Holm level agrees with Holm's decision on its p-value
+    out = constructed([0.70, 0.72, 0.71, 0.69], name="out")
+    inside = constructed([1.0, 1.0, 0.995, 1.0], name="in", source="b")
+    result = Reenactment(scenes=[out, inside], seeds=list(range(12)), tolerance=0.0)
+    fam = result.family()
+    rows = result.rows()
+    for (i, p), pv, lv in zip(fam["members"], fam["p"], fam["levels"]):
+        decided = rows[i][f"{p or 'analog_'}verdict"] in ("within", "OUT OF BAND")
+        assert decided == (pv < 1 - lv + 1e-12)
+
+
+def test_the_share_test_inverts_its_exact_interval():
+    for k, n in [(0, 40), (1, 40), (8, 12), (10, 10), (6, 20)]:
+        p = reenact_mod._share_p(k, n, 0.1)
+        assert 0 < p < 0.5
+        lo, hi = reenact_mod._proportion_iv(k, n, 1 - 1.2 * p)     # below the test's level: 0.1 outside
+        assert not lo <= 0.1 <= hi
+        lo, hi = reenact_mod._proportion_iv(k, n, 1 - 0.8 * p)     # above it: 0.1 inside
+        assert lo <= 0.1 <= hi
 
 
 def test_a_run_digest_ignores_words_and_follows_the_cards(tmp_path):

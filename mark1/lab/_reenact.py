@@ -64,7 +64,7 @@ import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 
@@ -74,21 +74,26 @@ from mark1._utils.atomic import write_text
 from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1._utils.language import percent
 from mark1._utils.records import jsonable
+from mark1._utils.tdist import beta_regularized
 from mark1.exceptions import InputError
-from mark1.lab._common import check_figure, count_option, csv_text, draw, write_json
+from mark1.lab._common import aligned, check_figure, count_option, csv_text, draw, write_json
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
                               scene_ref, seed_list)
-from mark1.lab.stats import clip_interval, mean_interval, t_quantile_975
 from mark1.machine.mark_i import MarkI
 from mark1.machine.response import OutputCode
 from mark1.stimuli.cards import experiment_seeds
 from mark1.stimuli.scenes import Reported, load_scene, shipped_scenes
+from mark1.stats import (LEVEL, METHOD as STATS_METHOD, MIN_SEEDS, Interval, adjust, correction_words,
+                         difference_interval, mean_interval, p_value, pilot_seeds, proportion_interval, seeds_needed)
 
 __all__ = ["reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog", "judged", "wilson", "sourced",
            "is_lower_bound", "share_verdict", "READINGS", "WHAT_IF", "SHARE_THRESHOLD"]
 
 #: Extra half-width added to a report's derived band (fraction of accuracy); 0 by default.
 DEFAULT_TOLERANCE = 0.0
+
+#: The verdict where the statistics module gives no interval (below its minimum seeds).
+TOO_FEW = "too few seeds"
 
 #: z of a two-sided 95 % interval.
 _Z95 = 1.959963984540054
@@ -126,6 +131,12 @@ REENACT_FIELDS = ("scene_file", "seed", "train_cards", "test_cards", "test_accur
                   "ideal_test_accuracy", "ideal_train_accuracy",
                   "ls_train_accuracy", "long_train_accuracy", "long_epochs", "wall_time_s",
                   "seed_train", "seed_test", "seed_machine", "code_kind")
+
+#: Columns of ``verdicts.csv``: one row per (scene, reading).
+VERDICT_FIELDS = ("scene_file", "reading", "counted", "reported", "band_low", "band_high", "seeds", "mean", "low",
+                  "high", "level", "p", "p_adjusted", "family", "method", "verdict", "marginal", "unstable",
+                  "machines_in_band", "share_low", "share_high", "share_level", "share_p_adjusted", "as_one_machine",
+                  "seeds_for_1_point", "seeds_for_half_point")
 
 #: Most card presentations of the long perceptron run of the separability test.
 LONG_PRESENTATIONS = 100_000
@@ -277,13 +288,13 @@ def band(reported: Reported, tolerance: float = DEFAULT_TOLERANCE, n_cards: int 
 
 
 def verdict(mean: float, low: float, high: float, band_: tuple[float, float]) -> str:
-    """``"within"``, ``"OUT OF BAND"`` or ``"unclear"``: one symmetric rule (see the module docstring).
+    """``"within"``, ``"OUT OF BAND"``, ``"unclear"`` or ``"too few seeds"``: one symmetric rule (module docstring).
 
     Parameters
     ----------
     mean, low, high : float
-        The simulated mean accuracy and its 95 % interval (fractions); NaN ends with one
-        seed, where the interval is the mean itself.
+        The simulated mean accuracy and its interval (fractions); NaN ends where the
+        statistics module gives no interval (too few seeds), and then there is no verdict.
     band_ : (float, float)
         The band of the report (:func:`band`).
 
@@ -297,11 +308,13 @@ def verdict(mean: float, low: float, high: float, band_: tuple[float, float]) ->
     'within'
     >>> verdict(0.80, 0.75, 0.85, (0.95, 1.0)), verdict(0.97, 0.93, 1.0, (0.95, 1.0))
     ('OUT OF BAND', 'unclear')
+    >>> verdict(0.97, float("nan"), float("nan"), (0.95, 1.0))
+    'too few seeds'
     """
     b_lo, b_hi = band_
     eps = 1e-12
     if math.isnan(low) or math.isnan(high):
-        low = high = mean
+        return TOO_FEW
     if b_lo - eps <= low and high <= b_hi + eps:
         return "within"
     if high < b_lo - eps or low > b_hi + eps:
@@ -310,49 +323,96 @@ def verdict(mean: float, low: float, high: float, band_: tuple[float, float]) ->
 
 
 # ----------------------------------------------------------------------------------------
-# statistics: every interval of the page comes from mark1.lab.stats
+# statistics: every interval of the page comes from mark1.stats
+
+_NO_IV = (math.nan, math.nan, math.nan)
 
 
-def _mean_iv(values: Sequence[float], bounds: tuple[float, float], level: float = 0.95):
-    """(mean, low, high) of the mean over seeds at confidence ``level``, inside ``bounds``; None for no values."""
-    return clip_interval(mean_interval(values), *bounds)
+def _triple(iv: Interval) -> tuple[float, float, float]:
+    """(mean, low, high) of an Interval, NaN ends where it has none (too few seeds)."""
+    return (iv.mean, math.nan if iv.low is None else iv.low, math.nan if iv.high is None else iv.high)
 
 
-def _difference_iv(values: Sequence[float], level: float = 0.95):
-    """(mean, low, high) of a paired difference (one value per seed); None for no values."""
-    return mean_interval(values)
+def _mean_iv(values: Sequence[float], bounds: tuple[float, float] = (0.0, 1.0), level: float = LEVEL
+             ) -> tuple[float, float, float]:
+    """(mean, low, high) of the mean over seeds (:func:`mark1.stats.mean_interval`); NaN ends below its seeds."""
+    return _triple(mean_interval(list(values), bounds, level=level)) if len(values) else _NO_IV
 
 
-def _proportion_iv(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """(low, high) of a share ``k`` of ``n``, inside [0, 1]."""
-    return wilson(k / n, n)
+def _difference_iv(a: Sequence[float | None], b: Sequence[float | None], level: float = LEVEL
+                   ) -> tuple[float, float, float]:
+    """(mean, low, high) of the paired difference a − b of two accuracies (:func:`mark1.stats.difference_interval`)."""
+    if not any(x is not None and y is not None for x, y in zip(a, b)):
+        return _NO_IV
+    return _triple(difference_interval(list(a), list(b), (0.0, 1.0), level=level))
 
 
-def _seeds_needed(values: Sequence[float], half_width: float, level: float = 0.95) -> int | None:
-    """Seeds a mean over seeds with the spread of ``values`` needs for an interval of ± ``half_width``."""
-    v = np.asarray(values, dtype=float)
-    if len(v) < 2:
+def _proportion_iv(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
+    """(low, high) of a share ``k`` of ``n`` (:func:`mark1.stats.proportion_interval`, exact)."""
+    iv = proportion_interval(k, n, level=level)
+    return cast(float, iv.low), cast(float, iv.high)
+
+
+def _seeds_needed(values: Sequence[float], half_width: float, level: float = LEVEL) -> int | None:
+    """Seeds a mean with the spread of ``values`` needs for ± ``half_width`` (:func:`mark1.stats.seeds_needed`)."""
+    return seeds_needed(list(values), half_width, level=level)
+
+
+def _band_p(values: Sequence[float], band_: tuple[float, float]) -> float | None:
+    """The p-value of a verdict on the mean against a band: the test its interval inverts.
+
+    *within* must exclude every edge of the band inside (0, 1), so its p-value is the larger
+    of theirs; *OUT OF BAND* must exclude the nearer edge. None below the method's seeds.
+    The interval at level 1 − p has the deciding edge at its end (:func:`mark1.stats.p_value`).
+    """
+    vals = [v for v in values if v is not None]
+    if len(vals) < MIN_SEEDS:
         return None
-    sd = float(v.std(ddof=1))
-    n = 2
-    while n < 100_000 and t_quantile_975(n - 1) * sd / math.sqrt(n) > half_width:
-        n += 1
-    return n
+    m = float(np.mean(vals))
+    inner = [e for e in band_ if 1e-12 < e < 1 - 1e-12]
+    if not inner:
+        return 0.0                                   # a band of every accuracy: nothing to decide
+    if band_[0] - 1e-12 <= m <= band_[1] + 1e-12:
+        ps = [p_value(vals, e) for e in inner]
+        return max(cast(float, p) for p in ps)
+    edge = band_[0] if m < band_[0] else band_[1]
+    return p_value(vals, edge)
 
 
-#: How the family's intervals are adjusted: Holm's family-wise control, as Bonferroni-adjusted
-#: intervals (the interval form of the first step of Holm's procedure): every verdict of the page
-#: is a charge against a historical report or a vindication of it, and a single false one in
-#: the family is what the page must not make (argued on the page).
-FAMILY_METHOD = "holm"
+def _share_p(k: int, n: int, threshold: float = 0.10) -> float:
+    """The exact two-sided binomial p-value of "the share is ``threshold``" (the test the Clopper-Pearson
+    interval inverts): twice the smaller tail, at most 1."""
+    below = 1.0 if k >= n else 1.0 - beta_regularized(k + 1, n - k, threshold)     # P(X <= k)
+    above = 1.0 if k <= 0 else beta_regularized(k, n - k + 1, threshold)           # P(X >= k)
+    return min(1.0, 2.0 * min(below, above))
+
+
+def _holm_levels(pvalues: Sequence[float | None], alpha: float = 0.05) -> list[float]:
+    """Each comparison's interval level under Holm's step-down at family-wise ``alpha``.
+
+    The j-th smallest p-value is tested at alpha / (m − j) while every smaller one was
+    rejected; from the first that is not, the rest keep that step's level (as
+    :func:`mark1.stats.family` sets them). A comparison without a test keeps 1 − alpha.
+    """
+    order = sorted((i for i, p in enumerate(pvalues) if p is not None), key=lambda i: cast(float, pvalues[i]))
+    m = len(order)
+    levels = [1.0 - alpha] * len(pvalues)
+    stop = None
+    for j, i in enumerate(order):
+        if stop is None and cast(float, pvalues[i]) > alpha / (m - j):
+            stop = j
+        levels[i] = 1.0 - alpha / (m - (j if stop is None else stop))
+    return levels
+
+
+#: How the family's intervals are adjusted: Holm's step-down for the family-wise error (each
+#: verdict reads its interval at the level Holm tested it at): every verdict of the page is a
+#: charge against a historical report or a vindication of it, and a single false one in the
+#: family is what the page must not make (argued on the page).
+FAMILY_METHOD: Literal["holm", "bh"] = "holm"
 
 #: The family's error rate.
 FAMILY_ALPHA = 0.05
-
-
-def _family_level(m: int) -> float:
-    """The confidence of each of ``m`` intervals so that the family's error stays within :data:`FAMILY_ALPHA`."""
-    return 1.0 - FAMILY_ALPHA / max(1, m)
 
 
 #: The share of built machines at which the record reads as one machine's: at least this share
@@ -392,7 +452,7 @@ def share_verdict(low: float, high: float, threshold: float = SHARE_THRESHOLD) -
 def _marginal(mean: float, low: float, high: float, band_: tuple[float, float], verdict_: str) -> bool:
     """Whether a verdict could change with half the seeds: the interval widened by √2 about its mean
     (the width half as many seeds would give) reaches a different verdict."""
-    if not verdict_ or math.isnan(low) or math.isnan(high):
+    if verdict_ in ("", TOO_FEW) or math.isnan(low) or math.isnan(high):
         return False
     r2 = math.sqrt(2.0)
     return verdict(mean, mean - r2 * (mean - low), mean + r2 * (high - mean), band_) != verdict_
@@ -546,6 +606,10 @@ WHAT_IF: dict[str, tuple[dict, Any, str]] = {
     "no_motor_spread": ({"rack.motor_spread": 0.0}, None, "rack.motor_spread 0.1 -> 0 (identical motors)"),
 }
 
+#: Most training cards of a scene the what-if runs are made for (a cost limit, not a judgement: square vs
+#: circle's 10,000 cards take minutes a machine on a shared computer; ``reenact(what_if_max_cards=...)`` lifts it).
+WHAT_IF_MAX_CARDS = 5_000
+
 #: Most passes a training already to its cap of 50 gets under ``passes``; cards shown once get the cap.
 _PASSES_CAP, _PASSES_MORE = 50, 200
 
@@ -617,10 +681,13 @@ def _primary(reported, code_kind: str | None = None) -> str:
 
 
 def _combine(verdicts: list[str]) -> str:
-    """One verdict of readings judged alike: theirs when they agree, else "unclear"."""
+    """One verdict of readings judged alike: theirs when they agree, else "unclear"; "too few seeds" when
+    any has no interval."""
     kept = [v for v in verdicts if v]
     if not kept:
         return ""
+    if TOO_FEW in kept:
+        return TOO_FEW
     return kept[0] if all(v == kept[0] for v in kept) else "unclear"
 
 
@@ -682,18 +749,17 @@ class SceneResult:
         key = f"{prefix}{what or self.scored}_accuracy"
         return [r[key] for r in self.records if r.get(key) is not None]
 
-    def _stat(self, prefix: str, what: str | None = None, records: list | None = None, level: float = 0.95
+    def _stat(self, prefix: str, what: str | None = None, records: list | None = None, level: float = LEVEL
               ) -> tuple[float, float, float]:
         recs = self.records if records is None else records
         vals = [r.get(f"{prefix}{what or self.scored}_accuracy") for r in recs]
-        iv = _mean_iv([v for v in vals if v is not None], (0.0, 1.0), level)
-        return (math.nan, math.nan, math.nan) if iv is None else iv
+        return _mean_iv([v for v in vals if v is not None], (0.0, 1.0), level)
 
-    def _verdict(self, prefix: str, records: list | None = None, level: float = 0.95) -> str:
+    def _verdict(self, prefix: str, records: list | None = None, level: float = LEVEL) -> str:
         mean, low, high = self._stat(prefix, records=records, level=level)
         return "" if math.isnan(mean) else verdict(mean, low, high, self.band)
 
-    def share(self, prefix: str = "", level: float = 0.95) -> dict:
+    def share(self, prefix: str = "", level: float = LEVEL) -> dict:
         """The record as one machine: the seeds whose own result under a reading lands in the band.
 
         Each seed is one machine built; its accuracy on the scene's scored cards is what it
@@ -705,45 +771,50 @@ class SceneResult:
         k = int(sum(self.band[0] - 1e-12 <= a <= self.band[1] + 1e-12 for a in acc))
         n = len(acc)
         low, high = _proportion_iv(k, n, level) if n else (math.nan, math.nan)
-        return {"k": k, "n": n, "share": k / n if n else math.nan, "low": low, "high": high,
+        return {"k": k, "n": n, "share": k / n if n else math.nan, "low": low, "high": high, "level": level,
+                "p": _share_p(k, n, SHARE_THRESHOLD) if n else None,
                 "verdict": share_verdict(low, high) if n else ""}
 
-    def summary(self, level: float = 0.95) -> dict:
+    def summary(self, levels: dict[str, float] | None = None, share_levels: dict[str, float] | None = None) -> dict:
         """Per reading: mean and interval of the judged accuracy, its verdict, its halves' verdicts and
         whether it is marginal; per counted reading, the share of machines in band; the counted verdicts
         (on the mean, and as one machine), the paired rack cost, the separability test and the
         explanation of a miss.
 
-        ``level`` is the confidence of every interval that gives a verdict (the family's
-        adjusted level, :meth:`Reenactment.rows`); the rack cost's interval stays at 95 %.
+        ``levels`` and ``share_levels`` give, per counted reading's prefix, the confidence its
+        interval is read at (the family's adjusted level, :meth:`Reenactment.family`); every other
+        interval (readings not counted, the halves, the rack cost) is at 95 %.
         """
         counted = self.counted
         p = counted[0]
+        levels, share_levels = levels or {}, share_levels or {}
         out: dict[str, Any] = {"n": len(self.records), "scored": self.scored, "project_band": self.project_band,
                                "sourced": self.sourced, "primary": LEARNERS[p], "primary_prefix": p,
-                               "counted": counted, "level": level}
+                               "counted": counted}
         first, second = _halves(self.records)
         for prefix in LEARNERS:
+            level = levels.get(prefix, LEVEL)
             mean, low, high = self._stat(prefix, level=level)
             key = prefix or "analog_"
+            out[f"{key}level"] = level
             out[f"{prefix}mean"], out[f"{prefix}low"], out[f"{prefix}high"] = mean, low, high
-            out[f"{key}verdict"] = self._verdict(prefix, level=level)
-            halves = ((self._verdict(prefix, first, level), self._verdict(prefix, second, level)) if first
-                      else ("", ""))
+            out[f"{key}verdict"] = verdict(mean, low, high, self.band) if not math.isnan(mean) else ""
+            halves = (self._verdict(prefix, first), self._verdict(prefix, second)) if first else ("", "")
             out[f"{key}halves"] = halves
-            out[f"{key}unstable"] = halves[0] != halves[1]
+            out[f"{key}unstable"] = halves[0] != halves[1] and TOO_FEW not in halves
             out[f"{key}marginal"] = _marginal(mean, low, high, self.band, out[f"{key}verdict"])
             out[f"{prefix}train_mean"] = self._stat(prefix, "train")[0]
             out[f"{prefix}test_mean"] = self._stat(prefix, "test")[0]
         for prefix in counted:
-            sh = self.share(prefix, level)
+            sh = self.share(prefix, share_levels.get(prefix, LEVEL))
+            out[f"{prefix or 'analog_'}share_level"] = sh["level"]
             for k, v in sh.items():
                 out[f"{prefix or 'analog_'}share_{k}"] = v
         acc = self._values(f"{self.scored}_accuracy")
         judged_acc = [a for a in self._values(f"{p}{self.scored}_accuracy") if a is not None]
         out["meeting"] = float(np.mean([a >= self.band[0] - 1e-12 for a in judged_acc])) if judged_acc else math.nan
-        gap = [d - a for d, a in zip(self._values(f"digital_{self.scored}_accuracy"), acc)]
-        out["rack_gap"], out["rack_gap_low"], out["rack_gap_high"] = (_difference_iv(gap) or (math.nan,) * 3)
+        out["rack_gap"], out["rack_gap_low"], out["rack_gap_high"] = _difference_iv(
+            self._values(f"digital_{self.scored}_accuracy"), acc)
         ls, long_ = self._values("ls_train_accuracy"), self._values("long_train_accuracy")
         out["ls_train_mean"], out["long_train_mean"] = float(np.mean(ls)), float(np.mean(long_))
         out["separated_seeds"] = int(sum(a >= 1.0 or b >= 1.0 for a, b in zip(ls, long_)))
@@ -892,39 +963,57 @@ class Reenactment:
     figure: Path | None = None
     what_if: list = field(default_factory=list)
     precision: float | None = None
+    pilot: dict | None = None
+    what_if_skipped: list = field(default_factory=list)
 
     @property
     def family_size(self) -> int:
         """The verdicts the page states on one family: every scene's counted readings."""
         return sum(len(sc.counted) for sc in self.scenes)
 
-    @property
-    def level(self) -> float:
-        """The confidence of each interval that gives a verdict, adjusted for the family (:data:`FAMILY_METHOD`)."""
-        return _family_level(self.family_size)
+    def family(self) -> dict:
+        """The family of verdicts and its control: each report under each reading it is counted on.
 
-    def family_half_widths(self) -> list[float]:
-        """Half-widths of the family's intervals (counted readings, at the adjusted level), fractions."""
-        out = []
-        for sc in self.scenes:
-            for p in sc.counted:
-                m, lo, hi = sc._stat(p, level=self.level)
-                out.append(math.inf if math.isnan(lo) else (hi - lo) / 2)
-        return out
+        Returns
+        -------
+        dict
+            ``members`` [(scene index, prefix)], ``p`` and ``p_adjusted`` (the verdicts on the
+            mean: :func:`_band_p`, Holm-adjusted by :func:`mark1.stats.adjust`), ``levels`` (the
+            level Holm tested each at, :func:`_holm_levels`), and the same for the shares
+            against :data:`SHARE_THRESHOLD` (``share_p``, ``share_p_adjusted``, ``share_levels``).
+        """
+        members = [(i, p) for i, sc in enumerate(self.scenes) for p in sc.counted]
+        ps = [_band_p(self.scenes[i].accuracies(p), self.scenes[i].band) for i, p in members]
+        shares = [self.scenes[i].share(p) for i, p in members]
+        share_ps = [sh["p"] for sh in shares]
+        return {"members": members, "p": ps, "p_adjusted": adjust(ps, FAMILY_METHOD),
+                "levels": _holm_levels(ps, FAMILY_ALPHA), "share_p": share_ps,
+                "share_p_adjusted": adjust(share_ps, FAMILY_METHOD),
+                "share_levels": _holm_levels(share_ps, FAMILY_ALPHA)}
 
     def rows(self) -> list[dict]:
-        """One summary row per scene (see :meth:`SceneResult.summary`), with its report; every interval
-        that gives a verdict is at the family's adjusted level (:attr:`level`)."""
+        """One summary row per scene (see :meth:`SceneResult.summary`), with its report; every interval that
+        gives a counted verdict is at the level the family's correction tested it at (:meth:`family`)."""
+        fam = self.family()
+        levels: list[dict] = [{} for _ in self.scenes]
+        share_levels: list[dict] = [{} for _ in self.scenes]
+        p_of: list[dict] = [{} for _ in self.scenes]
+        for j, (i, p) in enumerate(fam["members"]):
+            levels[i][p], share_levels[i][p] = fam["levels"][j], fam["share_levels"][j]
+            p_of[i][p] = (fam["p"][j], fam["p_adjusted"][j], fam["share_p"][j], fam["share_p_adjusted"][j])
         out = []
-        level = self.level
-        for sc in self.scenes:
+        for i, sc in enumerate(self.scenes):
             row = {"scene": sc.name, "file": sc.file, "reported": sc.reported.get("value"),
                    "source": sc.reported.get("source"), "machine": sc.reported.get("machine"),
                    "reading": sc.reported.get("reading"), "expect": sc.reported.get("expect"),
                    "band_low": sc.band[0], "band_high": sc.band[1],
-                   "lower_bound": sc.lower_bound, **sc.summary(level)}
+                   "lower_bound": sc.lower_bound, **sc.summary(levels[i], share_levels[i])}
             row["counted_verdicts"] = [row[f"{p or 'analog_'}verdict"] for p in row["counted"]]
             row["counted_share_verdicts"] = [row[f"{p or 'analog_'}share_verdict"] for p in row["counted"]]
+            for p, (pv, pa, sp, spa) in p_of[i].items():
+                key = p or "analog_"
+                row[f"{key}p"], row[f"{key}p_adjusted"] = pv, pa
+                row[f"{key}share_p"], row[f"{key}share_p_adjusted"] = sp, spa
             out.append(row)
         return out
 
@@ -983,7 +1072,8 @@ class Reenactment:
         h = self.headline(rows)
 
         def words(c: dict) -> str:
-            return f"{c['within']} within, {c['OUT OF BAND']} out of band, {c['unclear']} unclear"
+            few = f", {c[TOO_FEW]} with too few seeds for a verdict" if c.get(TOO_FEW) else ""
+            return f"{c['within']} within, {c['OUT OF BAND']} out of band, {c['unclear']} unclear{few}"
         parts = []
         if "sourced" in h:
             parts.append(f"{sum(h['sourced'].values())} reports with a sourced number, each counted once: "
@@ -1025,25 +1115,29 @@ class Reenactment:
     def _cells(self) -> tuple[tuple, list, str]:
         """The table's head, its rows (cells as text) and the line under it."""
         rows = self.rows()
-        head = ("scene", "report", "scored", "mark1-512 [95 %]", "704", "digital", "counted on", "verdict")
-        cells = [(r["scene"], _report_text(r), r["scored"], _interval(r["mean"], r["low"], r["high"]),
-                  percent(r["ideal_mean"]), percent(r["digital_mean"]), READINGS[r["primary_prefix"]][0],
-                  r["verdict"] + (" (unstable)" if r["unstable"] else "")) for r in rows]
-        under = (f"{self.headline_text()} ({len(self.seeds)} seed(s); band: the reported figure's rounding and "
-                 f"its 95 % Wilson interval on the scene's scored cards, the project's choice; within: the 95 % "
-                 f"interval of the mean inside the band, out: outside it)")
+        head = ("scene", "report", "scored", "counted on", "mean [interval]", "verdict", "as one machine")
+        cells = []
+        for r in rows:
+            p = r["counted"]
+            cells.append((r["scene"], _report_text(r), r["scored"], " + ".join(READINGS[q][0] for q in p),
+                          " / ".join(_interval(r[f"{q}mean"], r[f"{q}low"], r[f"{q}high"]) for q in p),
+                          r["verdict"] + (" (unstable)" if r["unstable"] else "") + (" (marginal)" if r["marginal"]
+                                                                                   else ""),
+                          r["share_verdict"] + " (" + ", ".join(f"{r[(q or 'analog_') + 'share_k']} of "
+                                                                 f"{r[(q or 'analog_') + 'share_n']}" for q in p)
+                          + " in band)"))
+        under = (f"On the mean: {self.headline_text(rows)}. {self.headline_one_machine(rows)}. ({len(self.seeds)} "
+                 f"seed(s); band: the reported figure's rounding and its 95 % Wilson interval on the scene's scored "
+                 f"cards, the project's choice; each counted interval at the level Holm's step-down tested it at, "
+                 f"family-wise error {FAMILY_ALPHA:.0%} over the {self.family_size} verdicts of the family, the "
+                 f"reports under their counted readings; as one machine: the share of seeds in band against "
+                 f"{SHARE_THRESHOLD:.0%}, its family alike)")
         return head, cells, under
 
     def table(self) -> str:
         """A plain-text table, one line per scene, with the verdicts."""
         head, cells, under = self._cells()
-        w = max([len(c[0]) for c in cells] + [5])
-        lines = [f"{'scene':<{w}}  {'report':>9}  {'scored':>6}  {'mark1-512 [95 %]':>25}  {'704':>7}  "
-                 f"{'digital':>8}  {'counted on':<18}  verdict"]
-        lines += [f"{c[0]:<{w}}  {c[1]:>9}  {c[2]:>6}  {c[3]:>25}  {c[4]:>7}  {c[5]:>8}  {c[6]:<18}  {c[7]}"
-                  for c in cells]
-        lines.append(under)
-        return "\n".join(lines)
+        return "\n".join(aligned(head, cells, left=(0, 3, 5, 6)) + [under])
 
     def __repr__(self) -> str:
         return clip(f"Reenactment({len(self.scenes)} scenes, {len(self.seeds)} seed(s): {self.headline_text()})")
@@ -1062,6 +1156,36 @@ class Reenactment:
     def csv_text(self) -> str:
         """``reenact.csv``: one row per (scene, seed)."""
         return csv_text([r for sc in self.scenes for r in sc.records], REENACT_FIELDS)
+
+    def verdicts_csv_text(self) -> str:
+        """``verdicts.csv``: one row per (scene, reading), each verdict with the interval it reads (at the
+        family's adjusted level, the family and its control stated in every row) and the record as one machine."""
+        rows = []
+        m = self.family_size
+        for r, sc in zip(self.rows(), self.scenes):
+            for p in READINGS:
+                key = p or "analog_"
+                if math.isnan(r[f"{p}mean"]):
+                    continue
+                counted = p in r["counted"]
+                level = r[f"{key}level"]
+                sh = sc.share(p, r.get(f"{key}share_level", LEVEL))
+                acc = sc.accuracies(p)
+                rows.append({"scene_file": Path(r["file"]).name, "reading": READINGS[p][0], "counted": counted,
+                             "reported": r["reported"], "band_low": r["band_low"], "band_high": r["band_high"],
+                             "seeds": r["n"], "mean": r[f"{p}mean"], "low": r[f"{p}low"], "high": r[f"{p}high"],
+                             "level": level, "p": r.get(f"{key}p"), "p_adjusted": r.get(f"{key}p_adjusted"),
+                             "family": (f"the reports under their counted readings ({m})" if counted
+                                        else "not counted: 95 %, outside the family"),
+                             "method": (f"{correction_words(FAMILY_METHOD, m)}, family-wise {FAMILY_ALPHA:g}; "
+                                        f"{STATS_METHOD}"),
+                             "verdict": r[f"{key}verdict"], "marginal": r[f"{key}marginal"],
+                             "unstable": r[f"{key}unstable"], "machines_in_band": sh["k"],
+                             "share_low": sh["low"], "share_high": sh["high"], "share_level": sh["level"],
+                             "share_p_adjusted": r.get(f"{key}share_p_adjusted"), "as_one_machine": sh["verdict"],
+                             "seeds_for_1_point": _seeds_needed(acc, 0.01, level),
+                             "seeds_for_half_point": _seeds_needed(acc, 0.005, level)})
+        return csv_text(rows, VERDICT_FIELDS)
 
 
 def _report_text(r: dict) -> str:
@@ -1083,7 +1207,8 @@ def reenact(scenes: Sequence[SceneLike] | None = None, *, seeds: Seeds = 5, tole
             resume: bool = False, progress: bool = False, train_count: int | None = None,
             test_count: int | None = None, page: StrPath | None = None, command: str | None = None,
             note: str = "", figure: Callable | None = None, what_if_seeds: int = 0,
-            precision: float | None = None, max_seeds: int | None = None) -> Reenactment:
+            precision: float | None = None, max_seeds: int | None = None,
+            what_if_max_cards: int = WHAT_IF_MAX_CARDS) -> Reenactment:
     """Re-enact scenes over seeds and judge each against its report.
 
     Parameters
@@ -1092,7 +1217,7 @@ def reenact(scenes: Sequence[SceneLike] | None = None, *, seeds: Seeds = 5, tole
         Scenes or scene files, each with a reported figure or an expectation (default:
         ``catalog(expected=True)``).
     seeds : int or sequence of int
-        The seeds of the first batch (all of them without ``precision``).
+        The seeds (with ``precision``: the pilot's, at least :data:`mark1.stats.MIN_SEEDS`).
     tolerance : float
         Extra half-width added to each report's derived band (fraction), in [0, 0.5].
     executor : concurrent.futures.Executor, optional
@@ -1119,12 +1244,16 @@ def reenact(scenes: Sequence[SceneLike] | None = None, *, seeds: Seeds = 5, tole
         Seeds (the first ones of the run) on which every sourced report that is out of band or
         inconsistent as one machine is run again with each single change of an assumed
         parameter (:data:`WHAT_IF`); 0 runs none.
+    what_if_max_cards : int
+        Scenes with more training cards get no what-if runs (a cost limit, said on the page).
     precision : float, optional
-        Half-width (fraction of accuracy) every interval of the family should reach: seeds are
-        added in batches of the first batch's size until it does or ``max_seeds`` is reached
-        (:func:`_more_seeds`: the rule looks at the widths only, never at a verdict).
+        Half-width (fraction of accuracy) every interval of the family should reach. Stein's
+        two-stage rule (:func:`mark1.stats.pilot_seeds`): ``seeds`` are a pilot whose spread fixes
+        how many *new* seeds the precision needs (at most ``max_seeds``); the result rests on the
+        new seeds alone, so its intervals are ordinary fixed-count intervals and keep their
+        coverage (a rule that stops when an interval first looks narrow enough would not).
     max_seeds : int, optional
-        Most seeds with ``precision`` (default: 4 times the first batch).
+        Most new seeds with ``precision`` (default: 4 times the pilot's).
 
     Returns
     -------
@@ -1159,11 +1288,12 @@ def reenact(scenes: Sequence[SceneLike] | None = None, *, seeds: Seeds = 5, tole
                              f"to re-enact (expected a scene with a reported figure or an expectation)")
     seed_ids = seed_list(seeds)
     if max_seeds is not None and (isinstance(max_seeds, bool) or not isinstance(max_seeds, int)
-                                  or max_seeds < len(seed_ids)):
-        raise InputError(f"max_seeds: expected a whole number >= the {len(seed_ids)} seed(s) of the first batch, "
-                         f"got {max_seeds!r}")
+                                  or max_seeds < MIN_SEEDS):
+        raise InputError(f"max_seeds: expected a whole number >= {MIN_SEEDS}, got {max_seeds!r}")
     if max_seeds is not None and precision is None:
         raise InputError("max_seeds: only with precision (seeds are added only to reach a precision)")
+    if precision is not None and len(seed_ids) < MIN_SEEDS:
+        raise InputError(f"seeds: a pilot for precision needs at least {MIN_SEEDS} seeds, got {len(seed_ids)}")
     train_count = count_option(train_count, "train_count")
     test_count = count_option(test_count, "test_count")
     check_figure(figure, out)
@@ -1182,26 +1312,37 @@ def reenact(scenes: Sequence[SceneLike] | None = None, *, seeds: Seeds = 5, tole
             return rec.get("change") in WHAT_IF and rec.get("seed") == int(key.rsplit("-", 1)[1])
         records = Records(Path(out) / "jobs", config, valid=valid)
         what_if_records = Records(Path(out) / "what_if", config, valid=valid_what_if)
-    first_batch = len(seed_ids)
-    cap = max_seeds if max_seeds is not None else 4 * first_batch
-    while True:
-        jobs = [(scene_ref(sc), s, train_count, test_count) for sc in scene_objs for s in seed_ids]
-        keys = [f"{stem}-seed-{s:04d}" for stem in stems for s in seed_ids]
+    def run(ids: list[int]) -> Reenactment:
+        jobs = [(scene_ref(sc), s, train_count, test_count) for sc in scene_objs for s in ids]
+        keys = [f"{stem}-seed-{s:04d}" for stem in stems for s in ids]
         results = run_jobs(_reenact_job, jobs, executor=executor, keys=keys, records=records, resume=resume,
                            progress="runs" if progress else None)
-        result = _result(scene_objs, results, seed_ids, tolerance, config)
-        more = _more_seeds(result, precision, cap, first_batch) if precision is not None else 0
-        if not more:
-            break
-        seed_ids = seed_ids + list(range(seed_ids[-1] + 1, seed_ids[-1] + 1 + more))
-        resume = True                                # the batches before are on disk (or in hand)
+        return _result(scene_objs, results, ids, tolerance, config)
+
+    result = run(seed_ids)
+    pilot = None
+    if precision is not None:
+        # Stein's two-stage rule (mark1.stats.pilot_seeds): these seeds are the pilot; their spread fixes how
+        # many new seeds the precision needs, and the page's intervals rest on the new seeds alone
+        pilot = {"seeds": seed_ids, "precision": precision}
+        fam = result.family()
+        samples = [result.scenes[i].accuracies(p) for i, p in fam["members"]]
+        level = min(fam["levels"], default=LEVEL)
+        n_new = pilot_seeds(samples, precision, max_seeds=max_seeds if max_seeds is not None else 4 * len(seed_ids),
+                            level=level)
+        new_ids = list(range(max(seed_ids) + 1, max(seed_ids) + 1 + n_new))
+        pilot["new_seeds"] = len(new_ids)
+        result = run(new_ids)
+        seed_ids = new_ids
     result.precision = precision
+    result.pilot = pilot
     if what_if_seeds:
         result.what_if = _run_what_if(result, scene_objs, stems, seed_ids[:what_if_seeds], train_count,
-                                      test_count, executor, what_if_records, resume, progress)
+                                      test_count, executor, what_if_records, resume, progress, what_if_max_cards)
     if out is not None:
         out = Path(out)
         write_text(out / "reenact.csv", result.csv_text())
+        write_text(out / "verdicts.csv", result.verdicts_csv_text())
         write_json(out / "reenact.json", result.to_json())
         result.page = Path(page) if page is not None else out / "REENACTMENT.md"
         drawn = result.page.with_name(result.page.stem.lower() + ".png")
@@ -1251,27 +1392,16 @@ def _result(scene_objs, results, seed_ids: list[int], tolerance: float, config: 
     return Reenactment(scenes=per_scene, seeds=list(seed_ids), tolerance=float(tolerance), config=config)
 
 
-def _more_seeds(result: Reenactment, precision: float, cap: int, batch: int) -> int:
-    """Seeds to add so that every interval of the family reaches ± ``precision``: 0 to stop.
-
-    The stopping rule looks only at the intervals' half-widths (set by the seeds' spread),
-    never at where a mean lies against its band, so stopping does not select for a verdict;
-    seeds come in batches of the first batch's size, at most up to ``cap``.
-    """
-    n = len(result.seeds)
-    if n >= cap:
-        return 0
-    widest = max(result.family_half_widths(), default=0.0)
-    return 0 if widest <= precision + 1e-12 else min(batch, cap - n)
-
-
 def _run_what_if(result: Reenactment, scene_objs, stems, seed_ids, train_count, test_count, executor, records,
-                 resume, progress) -> list[dict]:
+                 resume, progress, max_cards: int = WHAT_IF_MAX_CARDS) -> list[dict]:
     """Every single change of :data:`WHAT_IF` on the scenes of every sourced report out of band or
-    inconsistent as one machine, on ``seed_ids``; one row per (scene, change)."""
+    inconsistent as one machine, on ``seed_ids``; one row per (scene, change). Scenes with more than
+    ``max_cards`` training cards are left out (:attr:`Reenactment.what_if_skipped`)."""
     rows = result.rows()
-    chosen = [i for i, r in enumerate(rows) if r["sourced"] and
+    missed = [i for i, r in enumerate(rows) if r["sourced"] and
               ("OUT OF BAND" in r["counted_verdicts"] or "inconsistent" in r["counted_share_verdicts"])]
+    chosen = [i for i in missed if result.scenes[i].conditions["train_cards"] <= max_cards]
+    result.what_if_skipped = [result.scenes[i].name for i in missed if i not in chosen]
     jobs, keys, where = [], [], []
     for i in chosen:
         sc = scene_objs[i]
@@ -1295,7 +1425,7 @@ def _run_what_if(result: Reenactment, scene_objs, stems, seed_ids, train_count, 
         acc = [g[f"{sc.scored}_accuracy"] for g in group]
         base = {r["seed"]: r[f"{sc.scored}_accuracy"] for r in sc.records}
         iv = _mean_iv(acc, (0.0, 1.0))
-        diff = _difference_iv([g[f"{sc.scored}_accuracy"] - base[g["seed"]] for g in group])
+        diff = _difference_iv(acc, [base[g["seed"]] for g in group])
         k = int(sum(sc.band[0] - 1e-12 <= a <= sc.band[1] + 1e-12 for a in acc))
         lo, hi = _proportion_iv(k, len(acc))
         out.append({"scene": sc.name, "file": sc.file, "change": change, "what": WHAT_IF[change][2],
@@ -1337,7 +1467,7 @@ def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, 
     n = len(result.seeds)
     h = n // 2
     m = result.family_size
-    level = result.level
+    levels = [r[f"{p or 'analog_'}level"] for r in rows for p in r["counted"]]
     lines = [
         "# Re-enactment: each report judged under every reading of the machine",
         "",
@@ -1349,6 +1479,13 @@ def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, 
     ]
     if note:
         lines += [note, ""]
+    if result.pilot:
+        lines += [f"Seeds for a precision of ±{result.pilot['precision'] * 100:g} points (Stein's two-stage rule, "
+                  f"`mark1.stats.pilot_seeds`): seeds {result.pilot['seeds'][0]}..{result.pilot['seeds'][-1]} were "
+                  f"the pilot, whose spread fixed {result.pilot['new_seeds']} new seeds; every figure on this page "
+                  f"rests on the new seeds alone (the pilot is left out), so the intervals are ordinary "
+                  f"fixed-count intervals and keep their coverage. A rule that stops when an interval first looks "
+                  f"narrow enough would stop on lucky small spreads and lose coverage.", ""]
     lines += [
         f"**On the mean: {result.headline_text(rows)}.**",
         "",
@@ -1384,15 +1521,21 @@ def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, 
         f"entirely outside; **unclear**: otherwise.",
         "",
         f"**The family and its control.** The page states one verdict per report under each reading it is "
-        f"counted on: a family of {m} intervals of the mean (the reports under their counted readings, the "
-        f"project's bands included) and as many intervals of a share. Each family is controlled for its "
-        f"family-wise error at {FAMILY_ALPHA:.0%} (Holm; for intervals its first step, Bonferroni: each interval "
-        f"at {level:.2%}), not for a false-discovery rate: every verdict here is a claim about one historical "
-        f"report, read one by one, and a false *OUT OF BAND* is a charge against a source that no share of "
-        f"true verdicts around it excuses; the false-discovery rate (Benjamini-Hochberg) suits a screen whose "
-        f"findings are followed up, which this page is not. Every verdict on the page reads the adjusted "
-        f"interval; the intervals in the table are the adjusted ones. Below the statistics module's minimum "
-        f"seed count an interval is *too few seeds* and no verdict is given.",
+        f"counted on: a family of {m} verdicts on the mean (the reports under their counted readings, the "
+        f"project's bands included) and as many as one machine. Each family is controlled for its "
+        f"family-wise error at {FAMILY_ALPHA:.0%} by Holm's step-down, not for a false-discovery rate: every "
+        f"verdict here is a claim about one historical report, read one by one, and a false *OUT OF BAND* is a "
+        f"charge against a source that no share of true verdicts around it excuses; the false-discovery rate "
+        f"(Benjamini-Hochberg) suits a screen whose findings are followed up, which this page is not. A verdict's "
+        f"test is the one its interval inverts (against the band's edge it must clear: both inner edges for "
+        f"*within*, the nearer for *OUT OF BAND*; the threshold for a share), and each counted interval is "
+        f"drawn at the level Holm tested it at "
+        f"({min(levels, default=LEVEL):.2%} to {max(levels, default=LEVEL):.2%} here), so the verdict read from "
+        f"it is Holm's decision; the intervals of the counted readings in the table are these. Readings not "
+        f"counted are shown at 95 %, outside the family. Intervals: {STATS_METHOD} (`mark1.stats`); shares: "
+        f"exact (Clopper-Pearson). Below {MIN_SEEDS} seeds the statistics module gives no interval: *too few "
+        f"seeds*, and no verdict. `verdicts.csv` beside the records has every interval, its level, p-values "
+        f"raw and adjusted, and the family.",
         "",
         f"**Stability.** A verdict is *marginal* (‡) when the interval widened by √2 about its mean (the width "
         f"half as many seeds would give) reaches another verdict; the seeds are also split into halves "
@@ -1436,7 +1579,7 @@ def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, 
     if figure:
         lines += [f"![accuracy of every scene against its report, on each machine]({figure})", ""]
     cols = " | ".join(f"`{name}`" for name, _ in READINGS.values())
-    lines += [f"Intervals at the family's adjusted level ({level:.2%}); ▶ the readings counted.", "",
+    lines += ["Counted readings (▶) at the level Holm tested each at; the others at 95 %.", "",
               f"| scene | machine (sources) | report | scored | band (project's) | {cols} | rack cost [95 %] "
               f"| φ separable | counted | on the mean | machines in band (as one machine) |",
               "|---|---|---|---|---|" + "---:|" * len(READINGS) + "---:|---:|---|---|---|"]
@@ -1458,7 +1601,7 @@ def _reenact_markdown(result: Reenactment, *, figure: str | None, command: str, 
                 cell += (" " + ("**OUT**" if v == "OUT OF BAND" else v) + (" †" if r[f"{key}unstable"] else "")
                          + (" ‡" if r[f"{key}marginal"] else ""))
             if prefix in r["counted"]:
-                cell = f"▶ {cell}"
+                cell = f"▶ {cell} ({r[f'{key}level']:.2%})"
             cells.append(cell)
         gap = _pts(r["rack_gap"], r["rack_gap_low"], r["rack_gap_high"]) if not math.isnan(r["rack_gap"]) else "-"
         flag = "**OUT OF BAND**" if r["verdict"] == "OUT OF BAND" else r["verdict"]
@@ -1529,7 +1672,7 @@ def _codes_section(result: Reenactment, rows: list[dict]) -> list[str]:
              "[95 %] | machines in band: far-apart / 1958 |", "|---|---|---:|---:|---:|---|"]
     for r, sc in pick:
         a, b = sc.accuracies(""), sc.accuracies("bits_")
-        d = _difference_iv([y - x for x, y in zip(a, b)]) if len(a) == len(b) and b else None
+        d = _difference_iv(b, a) if len(a) == len(b) and b else None
         lines.append(f"| {r['scene']} | {_report_text(r)} | "
                      f"{_interval(r['mean'], r['low'], r['high'])} {r['analog_verdict']} | "
                      f"{_interval(r['bits_mean'], r['bits_low'], r['bits_high'])} {r['bits_verdict']} | "
@@ -1556,7 +1699,7 @@ def _outline_section(result: Reenactment) -> list[str]:
         a, b = outline.accuracies(prefix), solid.accuracies(prefix)
         if not a or len(a) != len(b):
             continue
-        d, lo, hi = _difference_iv([x - y for x, y in zip(a, b)]) or (math.nan,) * 3
+        d, lo, hi = _difference_iv(a, b)
         ma, mb = float(np.mean(a)), float(np.mean(b))
         claim = ("too few seeds" if math.isnan(lo) else "comes out" if lo > 0 else
                  "reversed" if hi < 0 else "not shown (the interval holds 0)")
@@ -1572,9 +1715,9 @@ def _what_if_section(result: Reenactment, rows: list[dict]) -> list[str]:
                                                    or "inconsistent" in r["counted_share_verdicts"])]
     if not misses:
         return lines + ["No sourced report is out of band or inconsistent as one machine.", ""]
-    if not result.what_if:
+    if not result.what_if and not result.what_if_skipped:
         return lines + ["Not run (`--what-if-seeds 0`).", ""]
-    n_w = result.what_if[0]["n"]
+    n_w = result.what_if[0]["n"] if result.what_if else 0
     lines += [
         f"For every sourced report out of band on the mean or inconsistent as one machine, each *assumed* "
         f"parameter (no source fixes it) moved alone to an end of the range the project allows it, on the first "
@@ -1598,7 +1741,7 @@ def _what_if_section(result: Reenactment, rows: list[dict]) -> list[str]:
             v = r[f"{prefix}verdict"]
             acc = sc.accuracies(prefix)
             base = sc.accuracies("")
-            d = _difference_iv([x - y for x, y in zip(acc, base)])
+            d = _difference_iv(acc, base)
             k = sum(r["band_low"] - 1e-12 <= x <= r["band_high"] + 1e-12 for x in acc)
             lines.append(f"| {r['scene']} | reading `{READINGS[prefix][0]}` | "
                          f"{_interval(r[f'{prefix}mean'], r[f'{prefix}low'], r[f'{prefix}high'])} | "
@@ -1617,6 +1760,14 @@ def _what_if_section(result: Reenactment, rows: list[dict]) -> list[str]:
         r["what_it_would_take"] = reached
     lines += ["", "In band with one change (within, on the mean):", ""]
     for r in misses:
+        if r["scene"] in result.what_if_skipped:
+            took = [f"`{READINGS[p][0]}`" for p in ("bits_", "alt_", "split64_")
+                    if p not in r["counted"] and r[f"{p}verdict"] == "within"]
+            cards = next(s for s in result.scenes if s.file == r["file"]).conditions["train_cards"]
+            lines.append(f"- **{r['scene']}**: the single changes were not run ({cards:,} training "
+                         f"cards a machine: the cost limit of this run); among the readings, "
+                         + ("; ".join(took) if took else "none") + ".")
+            continue
         took = r.get("what_it_would_take") or []
         lines.append(f"- **{r['scene']}**: " + ("; ".join(took) if took else "none within the allowed ranges")
                      + ".")
@@ -1629,13 +1780,15 @@ def _what_if_section(result: Reenactment, rows: list[dict]) -> list[str]:
 
 def _seeds_section(result: Reenactment, rows: list[dict]) -> list[str]:
     """How many seeds a ±1-point and a ±0.5-point interval would need, from each counted reading's spread."""
+    level = 1.0 - FAMILY_ALPHA / max(1, result.family_size)
     lines = ["## Seeds for a given precision", "",
-             f"From each counted reading's own spread over these {len(result.seeds)} seeds: the seeds an interval of "
-             f"the mean at the family's level would need for ±1 point and ±0.5 point (`--precision` adds seeds in "
-             f"batches until every interval of the family reaches a given half-width).", "",
+             f"From each counted reading's own spread over these {len(result.seeds)} seeds "
+             f"(`mark1.stats.seeds_needed`, a planning figure): the seeds an interval of the mean at the family's "
+             f"strictest level ({level:.2%}) would need for ±1 point and ±0.5 point. `mark1 reenact --precision P` "
+             f"runs them by Stein's two-stage rule: the seeds given are a pilot, their spread fixes the new seeds, "
+             f"and the page rests on the new seeds alone.", "",
              "| scene | reading | sd over seeds, points | half-width now, points | seeds for ±1 point | "
              "seeds for ±0.5 point |", "|---|---|---:|---:|---:|---:|"]
-    level = result.level
     for r, sc in zip(rows, result.scenes):
         for p in r["counted"]:
             acc = sc.accuracies(p)

@@ -781,7 +781,7 @@ def reenact_figure(result: Reenactment, *, out: str | os.PathLike | None = None)
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.13, 1.0))
     named = sum(r["machine"] in ("mark1", "ibm704") for r in rows)
     ax.set_title(f"each report against the readings it is counted on (the sources name one machine for {named} of "
-                 f"{len(rows)} scenes) — {len(result.seeds)} seed(s); intervals at the family's level "
-                 f"{result.level:.2%}; right: machines in band, as one machine", fontsize=9)
+                 f"{len(rows)} scenes) — {len(result.seeds)} seed(s); counted intervals at Holm's levels; "
+                 f"right: machines in band, as one machine", fontsize=9)
     fig.tight_layout()
     return _saved(fig, out, dpi=120, bbox_inches="tight")
