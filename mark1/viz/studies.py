@@ -778,7 +778,7 @@ def reenact_figure(result: Reenactment, *, out: str | os.PathLike | None = None)
     accuracy_axis(ax, accuracy_low(100.0 * np.asarray(lows, dtype=float)), which="x",
                   label="accuracy on new cards, or recall of the trained cards where the report scored recall")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.13, 1.0))
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.2, 1.0))
     named = sum(r["machine"] in ("mark1", "ibm704") for r in rows)
     ax.set_title(f"each report against the readings it is counted on (the sources name one machine for {named} of "
                  f"{len(rows)} scenes) — {len(result.seeds)} seed(s); counted intervals at Holm's levels; "
