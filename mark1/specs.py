@@ -299,10 +299,11 @@ class RackSpec(_Spec):
     # change (seeds 0-2, test accuracy, 1 h decay -> none): square vs circle 89.0 -> 99.1 %,
     # alphabet 56.8 -> 71.4 %, typefaces 28.7 -> 37.4 %, X vs E any rotation 85.5 -> 94.5 %,
     # X vs E 89.3 -> 89.3 %, E vs F 84.5 -> 84.2 %, square vs diamond 85.8 -> 86.5 %, demo 95.0 -> 96.7 %.
-    decay_time: float = param(math.inf, "s", "single-source",
+    decay_time: float = param(math.inf, "s", "assumed",
                               "time constant of a decay of every wiper towards 0 at a rate proportional to "
-                              "its value (Rosenblatt 1958, p. 404: spontaneous learning on the IBM 704; the "
-                              "Mark I's motor-driven pots hold their value); inf, the default, switches it off",
+                              "its value (Rosenblatt 1958, p. 404: spontaneous learning on the IBM 704; for the "
+                              "Mark I unsourced, MARK1_FACTS.md: its motor-driven pots hold their value); inf, "
+                              "the default, switches it off",
                               low=0.0, low_open=True, allow_inf=True, kernel="Decay.rate, Decay.decay_time",
                               switch="decay", on=3600.0)
     drivers: int = param(0, "motors at once", "assumed",
@@ -515,8 +516,10 @@ class ResponseSpec(_Spec):
                       "'auto': one unit for 2 classes, one unit per class up to n_responses, "
                       "a binary code beyond (code words on all n_responses R-units, chosen far apart; how the "
                       "Mark I read more classes than lamps is not recorded); or force 'single', 'one-per-class', "
-                      "'binary'",
-                      choices=("auto", "single", "one-per-class", "binary"))
+                      "'binary', or 'bits': Rosenblatt's binary response (1958, Psych. Rev. 65:386-408, p. 402 "
+                      "and conclusion 6, p. 405), one R-unit per bit, class i the binary number i on "
+                      "ceil(log2 k) R-units",
+                      choices=("auto", "single", "one-per-class", "binary", "bits"))
     discrimination: str = param("sum", "choice", "documented",
                                 "'sum': the R-unit responds to the sum of its pots' outputs (Rosenblatt's "
                                 "Σ-system); 'mean': to their mean, the sum divided by the number of its active "
@@ -863,8 +866,8 @@ def _check_value_system(spec: MachineSpec) -> None:
     if tr.rule == "lms" and tr.reinforcement != "corrective":
         raise SpecError("trainer.reinforcement", f"{tr.reinforcement!r} cannot go with trainer.rule = 'lms' "
                                                  "(LMS reinforces on every card by its own rule)")
-    if resp.discrimination == "mean" and resp.code == "binary":
-        raise SpecError("response.discrimination", "'mean' cannot go with response.code = 'binary' "
+    if resp.discrimination == "mean" and resp.code in ("binary", "bits"):
+        raise SpecError("response.discrimination", f"'mean' cannot go with response.code = {resp.code!r} "
                                                    "(a code word is read from lamps, not compared sums)")
 
 
@@ -1005,6 +1008,10 @@ SMALL = MachineSpec(
 # motors"; John Nagle, Usenet 1986: "relay coils driving potentiometers through rachets"):
 # the ``-ratchet`` reading. Presentation period (contradictory): ~3 s a card, which may
 # describe the 704; ``-1s`` is an assumed faster cycle, to show what the period decides.
+# The 1958 binary response (Rosenblatt 1958, p. 402 and conclusion 6, p. 405: "each response, or
+# 'bit'", one R-unit per bit) is the ``-bits`` reading: k classes as the binary numbers 0..k-1 on
+# ceil(log2 k) R-units (26 letters on 5), the A-units divided among those; the paper describes
+# the perceptron's coding, not the Mark I's wiring, so it is a reading beside the far-apart words.
 # Which machine made a report: the IBM 704 runs are digital; ``ibm704`` is the textbook
 # perceptron (every non-ideality off, ideal retina) of the Mark I's wiring and rack, sized per
 # report by a scene's override of patchboard.n_associators.
@@ -1020,6 +1027,8 @@ PRESETS: dict[str, MachineSpec] = {
                                                  "rack.topology": "split"}),
     "mark1-512-ratchet": MARK_I.with_overrides({"name": "Mark I, 512 pots, ratchet", "rack.drive": "ratchet"}),
     "mark1-512-1s": MARK_I.with_overrides({"name": "Mark I, 512 pots, 1 s a card", "timing.period": 1.0}),
+    "mark1-512-bits": MARK_I.with_overrides({"name": "Mark I, 512 pots, 1958 binary code (one R-unit per bit)",
+                                             "response.code": "bits"}),
     "ibm704": MARK_I.ideal().with_overrides({"name": "IBM 704 perceptron"}),
 }
 

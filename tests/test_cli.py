@@ -38,6 +38,16 @@ def test_specs_lists_every_parameter_with_status(capsys):
     assert len(rows) == len(specs.describe(specs.MARK_I))
 
 
+@pytest.mark.parametrize("name", list(specs.PRESETS))
+def test_specs_takes_every_named_reading(name, capsys):
+    assert main(["specs", "--preset", name, "--json"]) == 0
+    rows = {r["key"]: r for r in json.loads(capsys.readouterr().out)}
+    spec = specs.PRESETS[name]
+    for key in ("response.code", "rack.topology", "rack.drive", "timing.period", "retina.blur"):
+        group, field_ = key.split(".")
+        assert rows[key]["value"] == getattr(getattr(spec, group), field_)
+
+
 def test_specs_unknown_preset_is_one_line_and_status_2(capsys):
     assert main(["specs", "--preset", "MARK_II"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -137,6 +147,9 @@ def test_scenes_lists_every_built_in_scene_with_what_it_re_enacts_and_its_report
         if scene.reported.value is not None:
             assert f"{scene.reported.value * 100:.1f} %" in line
     assert ">80.0 %" in rows["e_vs_f"] and "(chance)" in rows["parity"] and "100.0 %  recall" in rows["alphabet"]
+    # only a lower bound is one; a figure with no source says so
+    assert ">" not in rows["alphabet"] and ">" not in rows["square_vs_circle"]
+    assert "(no source)" in rows["e_vs_x"] and "(no source)" not in rows["alphabet"]
     assert main(["scenes", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert [r["name"] for r in listed] == scene_names()

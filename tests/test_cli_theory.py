@@ -18,6 +18,8 @@ import pytest
 from PIL import Image
 
 from mark1.cli import main
+from mark1.exceptions import InputError
+from mark1.specs import PRESETS
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -152,13 +154,32 @@ def test_mu_vs_sigma(tmp_path):
     assert (tmp_path / "out" / "mu_vs_sigma.png").is_file()
 
 
+@pytest.mark.slow          # about 60 s: 17 spontaneous runs
 def test_spontaneous_concepts(tmp_path):
-    """What the machine finds (not what 1958 says): every new stimulus goes to one response."""
-    text = run_example("spontaneous_concepts.py", tmp_path, "--seeds", "3")
-    assert number(r"decay 300 s: concept score ([\d.]+)", text) < 0.6
-    assert number(r"decay 300 s: concept score [\d.]+ .*busier response ([\d.]+)", text) > 0.95
-    assert "does NOT come out" in text and "why:" in text
+    """What the machine finds (not what 1958 says): the bivalent system forms both concepts on disjoint
+    classes (seed 0, both readings, with decay and without) and not once the classes share 20 of 40 points."""
+    text = run_example("spontaneous_concepts.py", tmp_path, "--seeds", "1")
+    for machine in ("ibm704", "Mark I"):
+        for decay in ("decay 300 s", "no decay"):
+            line = f"bivalent γ, {machine:>6}, {decay:>11}"
+            assert number(re.escape(line) + r",  0 points shared: concept score ([\d.]+)", text) == 1.0
+            assert number(re.escape(line) + r", 20 points shared: concept score ([\d.]+)", text) == 0.5
+    assert number(r"monovalent α, two responses, .*concept score ([\d.]+)", text) == 0.5
+    assert "comes out" in text
     assert (tmp_path / "out" / "spontaneous_concepts.png").is_file()
+
+
+def test_spontaneous_bivalent_system_is_the_1958_setting():
+    from mark1.theory.learning import machine_spontaneous, spontaneous_spec
+    spec = spontaneous_spec(PRESETS["ibm704"], 300.0)
+    assert (spec.trainer.rule, spec.trainer.valence, spec.trainer.reinforcement, spec.response.code,
+            spec.rack.bias) == ("gamma", "bivalent", "spontaneous", "single", False)
+    # seed 0, disjoint classes: both concepts; sharing 20 of 40 points: everything to one answer
+    assert machine_spontaneous(PRESETS["ibm704"], 300.0, 0) == (1.0, 0.5)
+    score, busier = machine_spontaneous(PRESETS["ibm704"], 300.0, 0, shared=20)
+    assert score == 0.5 and busier == 1.0
+    with pytest.raises(InputError, match="shared"):
+        machine_spontaneous(PRESETS["ibm704"], 300.0, 0, shared=40)
 
 
 # -- mark1 theory curve: the machine's own trainer against the 1958 learning curves ----------

@@ -8,10 +8,12 @@ machine happens to score.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given, strategies as st
 from PIL import Image
 
 import mark1.lab._reenact as reenact_mod
@@ -69,8 +71,8 @@ def test_wilson_interval_holds_its_proportion_and_narrows_with_cards(p, n):
     (0.80, 0.75, 0.85, "OUT OF BAND"),          # interval entirely below the band
     (0.93, 0.90, 0.96, "unclear"),              # mean below, interval reaches in
     (0.97, 0.93, 1.00, "unclear"),              # mean inside, interval reaches out: the same rule
-    (0.93, math.nan, math.nan, "OUT OF BAND"),  # one seed: the interval is the mean
-    (0.96, math.nan, math.nan, "within"),
+    (0.93, math.nan, math.nan, "too few seeds"),  # no interval (below the statistics' seeds): no verdict
+    (0.96, math.nan, math.nan, "too few seeds"),
 ])
 def test_verdict(mean, low, high, expected):
     assert verdict(mean, low, high, (0.95, 1.0)) == expected
@@ -86,8 +88,11 @@ def test_the_rule_is_symmetric():
 def constructed(accuracies, reported=1.0, digital=None, ideal=None, train=1.0, digital_train=1.0, ls=1.0,
                 long=1.0, machine="mark1", reading=None, scored="new", source="a source", name="made up",
                 conditions="made up", expect=None) -> SceneResult:
-    digital = accuracies if digital is None else digital
-    ideal = digital if ideal is None else ideal
+    # the statistics give an interval from 10 seeds: a short list stands for itself repeated
+    reps = -(-10 // len(accuracies))
+    accuracies = list(accuracies) * reps
+    digital = accuracies if digital is None else list(digital) * reps
+    ideal = digital if ideal is None else list(ideal) * reps
     recs = [{"scene_file": f"{name.replace(' ', '_')}.toml", "seed": i, "train_cards": 20, "test_cards": 200,
              "test_accuracy": a, "train_accuracy": train, "machine_time_s": 600.0,
              "alt_test_accuracy": a, "alt_train_accuracy": train,
@@ -112,7 +117,7 @@ def test_a_result_outside_its_band_is_flagged_and_explained():
     s = miss.summary()
     assert s["verdict"] == "OUT OF BAND" and s["meeting"] == 0.0 and s["primary"] == "analog"
     # the paired difference's interval excludes 0: the rack's cost is claimed, with its interval
-    assert "the rack costs 20.3 points [95 %: 18.7, 21.8]" in s["explanation"]
+    assert "the rack costs 20.3 points [95 %: 19.6, 20.8]" in s["explanation"]
     assert hit.summary()["verdict"] == "within" and hit.summary()["explanation"] == ""
     assert hit.summary()["meeting"] == 1.0
     result = Reenactment(scenes=[miss, constructed([1.0, 1.0, 0.995, 1.0], name="hit", source="b")],
@@ -186,9 +191,13 @@ def test_reenact_writes_the_page_and_resumes(tmp_path, monkeypatch):
     again = reenact([a, b], seeds=2, out=out, resume=True, **SMALL_RUN)
     assert calls == [("b.toml", 1)]
     assert again.rows() == first.rows()
-    # an edited scene is run again
+    # an edited report keeps the records (its words decide the page, not the runs) ...
     a.write_text(a.read_text().replace("value = 0.99", "value = 0.98"))
     calls.clear()
+    edited = reenact([a, b], seeds=2, out=out, resume=True, **SMALL_RUN)
+    assert calls == [] and edited.rows()[0]["reported"] == 0.98
+    # ... and a scene whose cards change is run again
+    a.write_text(a.read_text().replace("shift = 0.05", "shift = 0.06"))
     reenact([a, b], seeds=2, out=out, resume=True, **SMALL_RUN)
     assert len(calls) == 4
 
@@ -221,9 +230,9 @@ def test_one_report_re_enacted_by_two_scenes_counts_once():
     assert len(reports) == 1 and [r["file"] for r in reports[0]["scenes"]] == ["outline.toml", "solid.toml"]
     # the scenes disagree (within, out), so the report is unclear: neither is picked
     assert {r["verdict"] for r in reports[0]["scenes"]} == {"within", "OUT OF BAND"}
-    assert reports[0]["verdict"] == "unclear" and result.headline() == {"sourced": {"within": 0, "OUT OF BAND": 0,
-                                                                                     "unclear": 1}}
-    # under the rule before issue 24 both scenes counted, the outline within
+    assert reports[0]["verdict"] == "unclear" and result.headline()["sourced"] == {"within": 0, "OUT OF BAND": 0,
+                                                                                    "unclear": 1}
+    # under the page's earlier rule both scenes counted, the outline within
     assert result.previous_rule_headline() == "1 of 2 scenes within band, 1 out of band, 0 unclear"
 
 
@@ -242,9 +251,9 @@ def test_unsourced_figures_and_project_bands_are_counted_apart():
 
 def test_a_verdict_whose_halves_disagree_is_unstable():
     # the first half of the seeds inside the band, the second far below it
-    flip = constructed([1.0, 1.0, 1.0, 1.0, 0.5, 0.52, 0.5, 0.51], name="flip").summary()
+    flip = constructed([1.0] * 10 + [0.5, 0.52, 0.5, 0.51, 0.5] * 2, name="flip").summary()
     assert flip["halves"] == ("within", "OUT OF BAND") and flip["unstable"]
-    steady = constructed([1.0] * 8, name="steady").summary()
+    steady = constructed([1.0] * 20, name="steady").summary()
     assert steady["halves"] == ("within", "within") and not steady["unstable"]
 
 
@@ -254,7 +263,109 @@ def test_every_reading_gets_its_verdict_and_the_counted_one_is_the_scenes():
     assert r["analog_verdict"] == r["alt_verdict"] == r["ratchet_verdict"] == "OUT OF BAND"
     assert r["split64_verdict"] == "" and math.isnan(r["split64_mean"])     # a reading that cannot be built
     assert [name for name, _ in READINGS.values()] == ["mark1-512", "mark1-4096", "mark1-512-split-64",
-                                                         "mark1-512-ratchet", "ibm704"]
+                                                         "mark1-512-ratchet", "mark1-512-bits", "ibm704"]
+
+
+def test_a_report_whose_machine_is_not_named_is_counted_on_the_mark_i_and_ibm704_alike():
+    both = constructed([0.60, 0.62, 0.61], ideal=[1.0, 0.995, 1.0], machine="not named")
+    r = both.summary()
+    assert r["counted"] == ["", "ideal_"] and r["analog_verdict"] == "OUT OF BAND"
+    assert r["ideal_verdict"] == "within" and r["verdict"] == "unclear"          # the readings disagree
+    agree = constructed([1.0, 0.995, 1.0], ideal=[1.0, 0.995, 1.0], machine="not named").summary()
+    assert agree["verdict"] == "within"
+    # far-apart binary words: the 1958 code is counted beside the Mark I reading
+    assert reenact_mod._counted({"machine": "mark1", "reading": "mark1-512"}, "binary") == ["", "bits_"]
+    assert reenact_mod._counted({"machine": "mark1", "reading": "mark1-512"}, "single") == [""]
+    assert reenact_mod._counted({"machine": "ibm704"}, "binary") == ["ideal_"]
+    assert reenact_mod._counted({"machine": "not named"}, "binary") == ["", "bits_", "ideal_"]
+
+
+def test_the_record_as_one_machine_counts_the_seeds_in_band():
+    # band of 1.0 on 200 cards: [0.981, 1.0]; 2 of 10 machines land in it
+    sc = constructed([1.0, 0.99, 0.95, 0.94, 0.93, 0.95, 0.96, 0.90, 0.91, 0.92])
+    sh = sc.share("")
+    assert (sh["k"], sh["n"]) == (2, 10) and sh["low"] <= 0.2 <= sh["high"]
+    assert sh["verdict"] == reenact_mod.share_verdict(sh["low"], sh["high"])
+    none = constructed([0.5] * 40).share("")
+    assert none["k"] == 0 and none["verdict"] == "inconsistent"        # 0 of 40: the interval below 10 %
+    every = constructed([1.0] * 10).share("")
+    assert every["k"] == 10 and every["verdict"] == "consistent"
+
+
+@given(st.floats(0, 1), st.floats(0, 1), st.floats(0.01, 0.5))
+def test_the_share_rule_is_symmetric(a, b, t):
+    low, high = min(a, b), max(a, b)
+    v = reenact_mod.share_verdict(low, high, t)
+    # mirrored about the threshold, consistent and inconsistent trade places
+    if low > t + 1e-9:
+        assert v == "consistent"
+    elif high < t - 1e-9:
+        assert v == "inconsistent"
+    elif low < t - 1e-9 < t + 1e-9 < high:
+        assert v == "unclear"
+
+
+def test_a_verdict_near_the_band_edge_is_marginal():
+    band_ = (0.9, 1.0)
+    assert reenact_mod._marginal(0.95, 0.91, 0.99, band_, "within")       # ×√2: 0.893, past the edge
+    assert not reenact_mod._marginal(0.95, 0.94, 0.96, band_, "within")
+    assert not reenact_mod._marginal(0.85, 0.82, 0.88, band_, "OUT OF BAND")  # ×√2 reaches 0.892 < 0.9: still out
+    assert reenact_mod._marginal(0.85, 0.81, 0.89, band_, "OUT OF BAND")  # ×√2 reaches 0.907: unclear
+
+
+def test_the_seeds_a_precision_needs_and_the_family_levels():
+    sc = constructed([0.80, 0.84, 0.82, 0.86, 0.78, 0.83, 0.81, 0.85, 0.79, 0.84])
+    n1 = reenact_mod._seeds_needed(sc.accuracies(""), 0.01)
+    n05 = reenact_mod._seeds_needed(sc.accuracies(""), 0.005)
+    assert n1 is not None and n05 is not None and n05 > n1 > 10
+    # Holm's step-down: the smallest p at alpha/m, the next at alpha/(m-1) while rejected, then fixed
+    assert reenact_mod._holm_levels([0.001, 0.02, 0.5, None]) == pytest.approx([1 - 0.05 / 3, 1 - 0.05 / 2,
+                                                                               1 - 0.05 / 1, 0.95])
+    # a verdict read from the interval at its Holm level agrees with Holm's decision on its p-value
+    out = constructed([0.70, 0.72, 0.71, 0.69], name="out")
+    inside = constructed([1.0, 1.0, 0.995, 1.0], name="in", source="b")
+    result = Reenactment(scenes=[out, inside], seeds=list(range(12)), tolerance=0.0)
+    fam = result.family()
+    rows = result.rows()
+    for (i, p), pv, lv in zip(fam["members"], fam["p"], fam["levels"]):
+        decided = rows[i][f"{p or 'analog_'}verdict"] in ("within", "OUT OF BAND")
+        assert decided == (pv < 1 - lv + 1e-12)
+
+
+def test_the_share_test_inverts_its_exact_interval():
+    for k, n in [(0, 40), (1, 40), (8, 12), (10, 10), (6, 20)]:
+        p = reenact_mod._share_p(k, n, 0.1)
+        assert 0 < p < 0.5
+        lo, hi = reenact_mod._proportion_iv(k, n, 1 - 1.2 * p)     # below the test's level: 0.1 outside
+        assert not lo <= 0.1 <= hi
+        lo, hi = reenact_mod._proportion_iv(k, n, 1 - 0.8 * p)     # above it: 0.1 inside
+        assert lo <= 0.1 <= hi
+
+
+def test_a_run_digest_ignores_words_and_follows_the_cards(tmp_path):
+    a = scene_with_report(tmp_path, 0.99, name="a")
+    from mark1.lab.runner import as_scene
+    before = reenact_mod._run_digest(as_scene(a))
+    a.write_text(a.read_text().replace("value = 0.99", "value = 0.5"))
+    assert reenact_mod._run_digest(as_scene(a)) == before
+    a.write_text(a.read_text().replace("stroke = 1.5", "stroke = 2.0"))
+    assert reenact_mod._run_digest(as_scene(a)) != before
+
+
+def test_what_it_would_take_changes_one_assumed_parameter_on_the_same_seed(tmp_path):
+    a = scene_with_report(tmp_path, 0.99, name="a")
+    base = reenact_mod._reenact_job(str(a), 0, 8, 8)
+    same = reenact_mod._what_if_job(str(a), 0, "wiper_noise_x4", 8, 8)
+    assert same["change"] == "wiper_noise_x4" and same["epochs"] == load_scene(a).schedule.epochs
+    assert 0.0 <= same["test_accuracy"] <= 1.0 and base["seed"] == same["seed"]
+    more = reenact_mod._what_if_job(str(a), 0, "passes", 8, 8)
+    assert more["epochs"] == 50                        # the demo shows its cards 5 times: to the cap of 50
+    from mark1 import specs
+    for overrides, _, _ in reenact_mod.WHAT_IF.values():
+        for key in overrides:                          # only assumed parameters move
+            group, name = key.split(".")
+            field_ = next(f for f in dataclasses.fields(getattr(specs.MARK_I, group)) if f.name == name)
+            assert field_.metadata["status"] == "assumed"
 
 
 def test_readings_of_a_two_class_scene_share_the_rack_where_the_code_uses_one_r_unit():
@@ -266,6 +377,7 @@ def test_readings_of_a_two_class_scene_share_the_rack_where_the_code_uses_one_r_
     assert many["alt_"].rack.topology == "all" and many["ratchet_"].rack.drive == "ratchet"
     assert _readings(specs.MARK_I.with_overrides({"patchboard.n_associators": 500}), 1)["split64_"] is None
     assert _readings(specs.MARK_I.ideal(), 1)["alt_"] is None
+    assert two["bits_"] == "same" and _readings(specs.MARK_I, 8, "binary")["bits_"].response.code == "bits"
 
 
 def test_the_shipped_page_carries_each_reports_source_as_the_scene_has_it_now():

@@ -136,3 +136,21 @@ def test_unknown_label_message_shows_the_plain_label():
         code.index(np.array(["A", "D"]))
     assert "np.str_" not in str(info.value)
     assert "labels: 'D'" in str(info.value)
+
+
+@given(st.integers(2, 256))
+def test_bits_code_is_the_class_number_in_binary(k):
+    """The 1958 binary response: class i is the binary number i, one R-unit per bit, ceil(log2 k) units."""
+    code = OutputCode(np.arange(k), ResponseSpec(code="bits"))
+    assert code.kind == "bits" and code.n_units == max(1, (k - 1).bit_length())
+    bits = (code.targets == 1).astype(int)
+    assert [int("".join(map(str, row)), 2) for row in bits] == list(range(k))
+    assert (code.decode(code.targets.astype(float)) == np.arange(k)).all()    # every word reads back
+
+
+def test_bits_code_for_26_letters_uses_5_r_units():
+    code = OutputCode(np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ")), ResponseSpec(code="bits"))
+    assert code.n_units == 5 and code.targets[25].tolist() == [1, 1, -1, -1, 1]          # Z: 25 = 11001
+    assert "one lamp per bit" in code.describe()
+    with pytest.raises(ValueError, match="binary code on 8 R-units"):
+        OutputCode(np.arange(257), ResponseSpec(code="bits"))

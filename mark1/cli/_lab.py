@@ -258,6 +258,14 @@ def cmd_reenact(args) -> int:
     check_run_options(args)
     if not 0 <= args.tolerance <= 0.5:
         raise UsageError(f"--tolerance: expected a fraction from 0 to 0.5, got {args.tolerance}")
+    if args.what_if_seeds < 0:
+        raise UsageError(f"--what-if-seeds: expected a number of seeds >= 0, got {args.what_if_seeds}")
+    if args.precision is not None and not (0 < args.precision < 50):
+        raise UsageError(f"--precision: expected a half-width in points above 0 and below 50, got {args.precision}")
+    if args.max_seeds is not None and args.precision is None:
+        raise UsageError("--max-seeds: expected only with --precision (seeds are added only to reach a precision)")
+    if args.max_seeds is not None and args.max_seeds < args.seeds:
+        raise UsageError(f"--max-seeds: expected at least --seeds ({args.seeds}), got {args.max_seeds}")
     out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "reenact"), scene=""))
     page = None
     if args.page is not None:
@@ -280,11 +288,16 @@ def cmd_reenact(args) -> int:
                        + ([f"--tolerance {args.tolerance:g}"] if args.tolerance != DEFAULT_TOLERANCE else [])
                        + [f"--{k.replace('_', '-')} {getattr(args, k)}" for k in ("train_count", "test_count")
                           if getattr(args, k) is not None]
+                       + ([f"--what-if-seeds {args.what_if_seeds}"] if args.what_if_seeds != 8 else [])
+                       + ([f"--precision {args.precision:g}"] if args.precision is not None else [])
+                       + ([f"--max-seeds {args.max_seeds}"] if args.max_seeds is not None else [])
                        + ([f"--out {shlex.quote(args.out)}"] if args.out else [])
                        + ([f"--page {shlex.quote(args.page)}"] if args.page else []))
     result, t0 = _run_study(args, workers, reenact, scenes, message=str, tolerance=args.tolerance, out=out,
                             progress=not args.json, page=page, command=command, note=args.note,
-                            figure=reenact_figure)
+                            figure=reenact_figure, what_if_seeds=min(args.what_if_seeds, args.seeds),
+                            precision=None if args.precision is None else args.precision / 100,
+                            max_seeds=args.max_seeds)
     return _print_result(args, result, t0, f"{result.page}, {result.figure}, {out}/reenact.csv, reenact.json, jobs/")
 
 
@@ -374,5 +387,14 @@ def add_commands(sub) -> None:
                      help=("memory the runs may use together (default and ceiling: the smallest of the "
                            f"address-space limit, the cgroup's and {_PHYSICAL_HELP} of this computer's)"))
     re_.add_argument("--note", default="", help="a paragraph for the page (e.g. which code version, why few seeds)")
+    re_.add_argument("--what-if-seeds", type=int, default=8, metavar="N",
+                     help="seeds (the first N) on which each sourced report that misses is run again with each "
+                          "single change of an assumed parameter, for the page's 'what it would take' (default 8, "
+                          "at most --seeds; 0 runs none)")
+    re_.add_argument("--precision", type=float, metavar="P",
+                     help="half-width in points every interval of the family should reach: seeds are added in "
+                          "batches of --seeds until it does or --max-seeds is reached")
+    re_.add_argument("--max-seeds", type=int, metavar="N",
+                     help="most seeds with --precision (default 4 times --seeds)")
     re_.add_argument("--json", action="store_true", help="print the result as JSON")
     re_.set_defaults(func=cmd_reenact)

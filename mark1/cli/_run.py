@@ -25,18 +25,18 @@ from mark1.cli._names import COMMANDS
 from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, check_budget, one_line, output_file, output_folder,
                                 scene_folder, scene_or_usage)
 from mark1.exceptions import InputError, SceneError, UsageError
-from mark1.lab import band
+from mark1.lab import is_lower_bound, sourced
 from mark1.machine.energy import run_energy
 from mark1.machine.mark_i import MarkI
-from mark1.specs import MARK_I, SMALL, describe
+from mark1.specs import MARK_I, PRESETS, SMALL, describe
 from mark1.stimuli.cards import experiment_seeds, scene_cards
 from mark1.stimuli.scenes import SCENES_DIR, load_scene, shipped_scenes
 from mark1.viz import cards as viz_cards, training as viz_training   # modules: tests may stub a figure
 
 __all__ = ["add_commands"]
 
-#: The presets ``--preset`` and ``--spec`` name.
-_PRESETS = {"MARK_I": MARK_I, "SMALL": SMALL}
+#: The presets ``--preset`` and ``--spec`` name: the two specs and every named reading (:data:`mark1.specs.PRESETS`).
+_PRESETS = {"MARK_I": MARK_I, "SMALL": SMALL, **PRESETS}
 
 #: Classes a contact sheet can show legibly (a 26-letter alphabet fits).
 MAX_SHEET_CLASSES = 60
@@ -325,11 +325,12 @@ def _setting(text: str):
 
 
 def _report_cell(reported) -> str:
-    """A scene's report as the reenact table writes it: 100.0 %, >80.0 % (a lower bound), (chance), or -."""
+    """A scene's report as the reenact page writes it: 100.0 %, >80.0 % (a lower bound), 90.0 % (no source),
+    (chance), or -."""
     if reported.value is None:
         return f"({reported.expect})" if reported.expect else "-"
-    low, high = band(reported, 0.0)                # at zero tolerance the band is the report itself
-    return (">" if high > low else "") + percent(reported.value)
+    return ((">" if is_lower_bound(reported) else "") + percent(reported.value)
+            + ("" if sourced(reported) else " (no source)"))
 
 
 def cmd_scenes(args) -> int:
@@ -377,7 +378,8 @@ def add_commands(sub) -> None:
     run.set_defaults(func=cmd_run)
 
     sp = sub.add_parser("specs", help=COMMANDS["specs"])
-    sp.add_argument("--preset", default="MARK_I", help="MARK_I (default) or SMALL")
+    sp.add_argument("--preset", default="MARK_I",
+                    help=f"MARK_I (default), SMALL or a named reading of the machine ({', '.join(PRESETS)})")
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_specs)
 

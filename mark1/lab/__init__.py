@@ -35,7 +35,8 @@ from mark1.lab._ablate import VERDICTS, Ablation, ablate, paired_cost
 from mark1.lab._common import check_precision
 from mark1.lab._compare import FEATURES, LEARNERS, Comparison, check_learners, compare, describe_learner
 from mark1.lab._curves import CURVE_VARIANTS, LearningCurves, learning_curves
-from mark1.lab._reenact import DEFAULT_TOLERANCE, Reenactment, band, catalog, judged, reenact, verdict
+from mark1.lab._reenact import (DEFAULT_TOLERANCE, Reenactment, band, catalog, is_lower_bound, judged, reenact,
+                                share_verdict, sourced, verdict)
 from mark1.lab._sweep import (SCHEDULE_PARAMS, UNTIL_CAP, GridSweep, Sweep, cliff_warning, grid_sweep, parse_at,
                               parse_value, parse_values, sweep, value_text)
 
@@ -45,6 +46,6 @@ __all__ = [
     "learning_curves", "LearningCurves", "CURVE_VARIANTS",
     "sweep", "Sweep", "grid_sweep", "GridSweep", "SCHEDULE_PARAMS", "UNTIL_CAP", "parse_value", "parse_values",
     "value_text", "parse_at", "cliff_warning",
-    "reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog", "judged",
-    "check_precision",
+    "reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog", "judged", "is_lower_bound", "sourced",
+    "share_verdict", "check_precision",
 ]

@@ -432,7 +432,7 @@ class MarkI(ParamsMixin):
         # a mean's tie zone is a sum's divided by its count: that of one pot
         code = OutputCode(classes, self.spec.response,
                           tie=tie_tolerance(self.spec.trainer.increment, 1 if mean else n_inputs))
-        if mean and code.kind == "binary":
+        if mean and code.kind in ("binary", "bits"):
             raise InputError(f"response.discrimination: 'mean' cannot go with response.code = "
                              f"{self.spec.response.code!r}, which codes these {len(classes)} classes in binary on "
                              f"{self.spec.response.n_responses} R-units (use 'one-per-class' with more R-units)")

@@ -12,6 +12,10 @@ sum is positive. Classes are coded on the R-units in one of three ways:
 ``binary``
     More classes: a code word of ±1 over the R-units per class, chosen to keep code
     words far apart; decoded to the nearest code word.
+``bits``
+    The binary response of Rosenblatt (1958, Psych. Rev. 65:386-408, p. 402 and
+    conclusion 6, p. 405): one R-unit per bit, class ``i`` (in sorted order) the binary
+    number ``i`` on ceil(log2 k) R-units; decoded to the nearest code word in use.
 
 Each R-unit has its own target (+1 or -1) for every class; the trainer corrects each
 unit that errs on its own target.
@@ -41,6 +45,19 @@ def _far_apart_codes(n_classes: int, n_bits: int) -> np.ndarray:
     return np.where(words[chosen] == 1, 1, -1).astype(np.int8)
 
 
+def _bit_codes(n_classes: int) -> np.ndarray:
+    """Class i as the binary number i, one R-unit per bit (most significant first): (n_classes, bits) in ±1.
+
+    Examples
+    --------
+    >>> _bit_codes(3).tolist()
+    [[-1, -1], [-1, 1], [1, -1]]
+    """
+    n_bits = max(1, (n_classes - 1).bit_length())          # ceil(log2 n_classes)
+    bits = (np.arange(n_classes)[:, None] >> np.arange(n_bits - 1, -1, -1)) & 1
+    return np.where(bits == 1, 1, -1).astype(np.int8)
+
+
 class OutputCode:
     """Mapping between class labels and R-unit targets.
 
@@ -57,7 +74,7 @@ class OutputCode:
     Attributes
     ----------
     kind : str
-        ``"single"``, ``"one-per-class"`` or ``"binary"``.
+        ``"single"``, ``"one-per-class"``, ``"binary"`` or ``"bits"``.
     targets : array of shape (k, n_units) int8
         Target of each used R-unit for each class, ±1.
     n_units : int
@@ -91,7 +108,7 @@ class OutputCode:
         if kind == "one-per-class" and k > n_r:
             raise InputError(f"labels: {k} classes do not fit one per R-unit on {n_r} R-units; "
                              f"use response.code = 'binary'")
-        if kind == "binary" and k > 2 ** n_r:
+        if kind in ("binary", "bits") and k > 2 ** n_r:
             raise InputError(f"labels: {k} classes do not fit a binary code on {n_r} R-units "
                              f"(at most {2 ** n_r})")
         self.kind = kind
@@ -99,6 +116,8 @@ class OutputCode:
             self.targets = np.array([[-1], [1]], dtype=np.int8)
         elif kind == "one-per-class":
             self.targets = (2 * np.eye(k, dtype=np.int8) - 1)
+        elif kind == "bits":
+            self.targets = _bit_codes(k)
         else:
             self.targets = _far_apart_codes(k, n_r)
         self.n_units = self.targets.shape[1]
@@ -111,6 +130,9 @@ class OutputCode:
         if self.kind == "one-per-class":
             return "one R-unit per class: " + ", ".join(f"R{k + 1} \"{c}\"" for k, c in enumerate(names)) \
                 + "; the largest sum wins"
+        if self.kind == "bits":
+            return (f"one lamp per bit: class i is the binary number i on {self.n_units} lamps, read as the "
+                    f"nearest code word")
         return f"a binary code of {self.n_units} lamps per class, read as the nearest code word"
 
     def encode(self, labels: np.ndarray) -> np.ndarray:

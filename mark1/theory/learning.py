@@ -54,7 +54,8 @@ from mark1.theory.probabilities import p_a as _p_a
 
 __all__ = ["Constants", "alpha_constants", "gamma_constants", "system_constants", "p_r", "p_g", "asymptote",
            "FIGURES", "P_A_FIG7", "P_A_FIG8", "N_SR_FIG9", "FIG10", "machine_spec", "machine_recall",
-           "machine_p_a", "effective_units", "random_cards", "machine_spontaneous", "S_POINTS_LIT"]
+           "machine_p_a", "effective_units", "random_cards", "machine_spontaneous", "spontaneous_spec",
+           "SPONTANEOUS_SYSTEMS", "S_POINTS_LIT"]
 
 #: Fig. 7 (p. 397): "P_r(Σ) as function of ω n_sr, for discrete subsets. (ω_c = 0, P_a = .005.
 #: Ideal environment assumed.)"
@@ -328,16 +329,53 @@ def machine_recall(spec, n_sr: int, seed: int, *, test: int = 200, lit: int = S_
     return float(machine.score(cards, labels)), float(machine.score(new, new_labels))
 
 
+#: The spontaneous systems :func:`machine_spontaneous` runs (name -> what it is).
+SPONTANEOUS_SYSTEMS = {
+    "bivalent": "1958 pp. 402-404: one binary response (one R-unit, lamp on or off) with its source-set, the "
+                "machine's bivalent γ, every answer reinforced: the active units of the source-set gain when "
+                "the response is on and lose when it is off (γ conserving the unit's total), Σ, no bias pot",
+    "monovalent": "two responses (one R-unit each, split source-sets), α monovalent (values only gain), μ, every "
+                  "answer reinforced, no bias pot: a setting the paper does not describe for spontaneous learning",
+}
+
+
+def spontaneous_spec(base, decay_time: float, system: str = "bivalent"):
+    """``base`` set up for spontaneous learning (:data:`SPONTANEOUS_SYSTEMS`) with ``rack.decay_time`` = ``decay_time``.
+
+    Examples
+    --------
+    >>> from mark1.specs import PRESETS
+    >>> spec = spontaneous_spec(PRESETS["ibm704"], 300.0)
+    >>> spec.trainer.rule, spec.trainer.valence, spec.response.code, spec.rack.decay_time
+    ('gamma', 'bivalent', 'single', 300.0)
+    """
+    if system == "bivalent":
+        spec = base.with_overrides({"response.code": "single", "rack.bias": False, "trainer.rule": "gamma",
+                                    "trainer.reinforcement": "spontaneous", "trainer.valence": "bivalent",
+                                    "response.discrimination": "sum"})
+    elif system == "monovalent":
+        spec = machine_spec(base, "alpha", "spontaneous")
+    else:
+        raise InputError(f"system: expected one of {', '.join(map(repr, SPONTANEOUS_SYSTEMS))}, got {system!r}")
+    return spec.with_overrides({"rack.decay_time": decay_time})
+
+
 def machine_spontaneous(base, decay_time: float, seed: int, *, shown: int = 400, lit: int = S_POINTS_LIT,
-                        kept: int = 30) -> tuple[float, float]:
-    """(concept score, share of the busier response) of one machine after spontaneous learning (1958 p. 404).
+                        kept: int = 30, shared: int = 0, system: str = "bivalent") -> tuple[float, float]:
+    """(concept score, share of the busier response) of one machine after spontaneous learning (1958 pp. 402-404).
 
     p. 404: with values that "decay at a rate proportional to their magnitude", a system
     "exposed to a random series of stimuli from two 'dissimilar' classes", all of whose
-    responses "are automatically reinforced", tends to answer one response for each class.
-    Here: two classes, each a random prototype of ``lit`` S-units whose members keep
-    ``kept`` of them and light ``lit - kept`` others; ``shown`` cards in random order, once;
-    α, monovalent, μ, ``trainer.reinforcement = "spontaneous"``, ``rack.decay_time`` =
+    responses "are automatically reinforced", tends to answer one response for each class;
+    the system described there is, "for each binary response", bivalent, with positive
+    feedback to the response's source-set when it is on and negative when it is off
+    (pp. 402-403), and γ is "the most efficient". ``system`` (:data:`SPONTANEOUS_SYSTEMS`):
+    ``"bivalent"``, that system on one R-unit (its two answers, on and off, are the two
+    concepts); ``"monovalent"``, the α monovalent two-response setting run before.
+
+    Two classes, each a random prototype of ``lit`` S-units, the two prototypes sharing
+    ``shared`` of them (0: disjoint); a member keeps ``kept`` of its prototype's points and
+    lights ``lit - kept`` others; ``shown`` cards in random order, once; ``rack.decay_time`` =
     ``decay_time`` seconds (the machine's decay, proportional to the value). The concept
     score is the agreement of the answers with the classes on ``shown`` new members, either
     way round (max(a, 1 - a)): 1 when concepts formed, 0.5 when not.
@@ -349,12 +387,14 @@ def machine_spontaneous(base, decay_time: float, seed: int, *, shown: int = 400,
     >>> 0.5 <= score <= 1.0 and 0.5 <= busier <= 1.0
     True
     """
-    spec = machine_spec(base, "alpha", "spontaneous").with_overrides({"rack.decay_time": decay_time})
+    if not 0 <= shared < lit:
+        raise InputError(f"shared: expected a number of points from 0 to {lit - 1}, got {shared!r}")
+    spec = spontaneous_spec(base, decay_time, system)
     rng = np.random.default_rng(seed)
     shape = tuple(spec.retina.shape)
     n = int(np.prod(shape))
     points = rng.permutation(n)
-    prototypes = (points[:lit], points[lit:2 * lit])
+    prototypes = (points[:lit], np.concatenate([points[:shared], points[lit:2 * lit - shared]]))
 
     def deck(k: int):
         classes = rng.permutation(np.repeat([0, 1], k // 2))

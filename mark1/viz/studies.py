@@ -703,16 +703,23 @@ def _outline(cell) -> Rectangle:
                      path_effects=[withStroke(linewidth=4.2, foreground="white")])
 
 
-def reenact_figure(result: Reenactment, *, out: str | os.PathLike | None = None) -> Figure:
-    """Every scene on one accuracy axis: its band, its report, and each machine's mean.
+#: How each reading of the re-enactment is drawn: prefix -> (marker, offset in rows, label).
+_REENACT_MARKS = {"": ("o", 0.0, "mark1-512"), "alt_": ("^", 0.0, "mark1-4096"),
+                  "split64_": ("v", 0.0, "mark1-512-split-64"), "ratchet_": ("P", 0.0, "mark1-512-ratchet"),
+                  "bits_": ("*", 0.0, "mark1-512-bits (1958 code)"), "ideal_": ("s", 0.0, "ibm704")}
 
-    One row per scene: the band (grey; hatched where it is the project's own, for a
-    report without a number), the reported figure (black diamond; a triangle for a
-    lower bound), the analog machine's seeds (faint dots) and mean with its 95 %
-    interval, the other rack reading's mean (open triangle), the digital learner's
-    (open circle) and the IBM 704 perceptron's with its interval (square). The machine
-    the report is judged on is drawn filled, coloured by its verdict (red out of band,
-    orange unclear, green within); the label says what was scored (new cards or recall).
+
+def reenact_figure(result: Reenactment, *, out: str | os.PathLike | None = None) -> Figure:
+    """Every scene on one accuracy axis: its band, its report, each machine built and each reading's mean.
+
+    One row per scene: the band (grey; hatched where it is the project's own, for a report
+    without a number) and the reported figure (a black tick, a triangle for a lower bound,
+    drawn under the marks so it hides none); each seed's own result (one machine built) under
+    each reading the report is counted on (dots); the mean of every reading with its interval
+    at the family's adjusted level (one marker per reading; the counted ones filled and
+    coloured by their verdict: red out of band, orange unclear, green within; the others
+    open, grey), the digital learner's mean (open circle). Written at the right: the
+    machines in band under each counted reading and the verdict as one machine.
 
     Parameters
     ----------
@@ -735,7 +742,7 @@ def reenact_figure(result: Reenactment, *, out: str | os.PathLike | None = None)
     ['X vs E, rotation up to 30 degrees, 20 training cards [new cards]']
     """
     rows = result.rows()
-    fig = new_figure(11.0, 1.6 + 0.55 * len(rows))
+    fig = new_figure(12.5, 1.8 + 0.62 * len(rows))
     ax = fig.add_subplot(1, 1, 1)
     colors = {"within": "tab:green", "unclear": "tab:orange", "OUT OF BAND": "tab:red"}
     seen: set = set()
@@ -746,49 +753,58 @@ def reenact_figure(result: Reenactment, *, out: str | os.PathLike | None = None)
         seen.add(label)
         return label
 
+    lows = []
     for i, (r, sc) in enumerate(zip(rows, result.scenes)):
         y = len(rows) - 1 - i
         own = r["project_band"]
-        ax.fill_betweenx([y - 0.34, y + 0.34], r["band_low"] * 100, r["band_high"] * 100,
-                         facecolor="0.94" if own else "0.82", hatch="///" if own else None, edgecolor="0.7",
+        ax.fill_betweenx([y - 0.36, y + 0.36], r["band_low"] * 100, r["band_high"] * 100,
+                         facecolor="0.94" if own else "0.85", hatch="///" if own else None, edgecolor="0.7",
                          linewidth=0.5 if own else 0, zorder=0,
                          label=once("the project's band (no number reported)" if own else "band of the report"))
-        key = f"{r['scored']}_accuracy"
-        acc = np.array([rec[key] for rec in sc.records]) * 100
-        ax.scatter(acc, np.full(len(acc), y - 0.2), s=8, color="0.45", alpha=0.45, zorder=1,
-                   label=once("analog machine, one seed"))
-        for prefix, dy, marker, name in (("", 0.0, "o", "analog machine"), ("ideal_", 0.2, "s", "IBM 704 perceptron")):
+        if r["reported"] is not None:
+            ax.scatter([r["reported"] * 100], [y + 0.3], marker=">" if r["lower_bound"] else "|", s=70,
+                       color="k", linewidths=1.5, zorder=1, label=once("reported"))
+        counted = r["counted"]
+        for j, prefix in enumerate(counted):
+            acc = np.array(sc.accuracies(prefix)) * 100
+            dy = -0.3 + 0.12 * j
+            ax.scatter(acc, np.full(len(acc), y + dy), s=8, color="0.35", alpha=0.5, zorder=1,
+                       label=once("one machine built (a seed), counted reading"))
+            lows += list(acc / 100)
+        present = [p for p in _REENACT_MARKS if not math.isnan(r[f"{p}mean"])]
+        for k, prefix in enumerate(present):
+            marker, _, name = _REENACT_MARKS[prefix]
             m = r[f"{prefix}mean"]
-            if math.isnan(m):
-                continue
-            judged_here = r["primary"] == ("IBM 704" if prefix else "analog")
-            c = colors[r[f"{prefix or 'analog_'}verdict"]] if judged_here else "0.35"
+            dy = -0.14 + 0.28 * k / max(1, len(present) - 1)
+            judged_here = prefix in counted
+            c = colors.get(r[f"{prefix or 'analog_'}verdict"], "0.35") if judged_here else "0.45"
             err = (None if math.isnan(r[f"{prefix}low"])
                    else [[(m - r[f"{prefix}low"]) * 100], [(r[f"{prefix}high"] - m) * 100]])
-            ax.errorbar([m * 100], [y + dy], xerr=err, fmt=marker, color=c, markersize=6 if judged_here else 5,
-                        mfc=c if judged_here else "none", capsize=3, zorder=3,
-                        label=once(f"{name}, mean and 95 % interval"))
-        if not math.isnan(r["alt_mean"]):
-            ax.scatter([r["alt_mean"] * 100], [y], s=30, marker="^", facecolors="none", edgecolors="tab:brown",
-                       zorder=3, label=once("other rack reading, mean"))
-        ax.scatter([r["digital_mean"] * 100], [y - 0.2], s=28, facecolors="none", edgecolors=LEARNER_COLOURS["digital"],
-                   zorder=3, label=once("digital learner (same retina and wiring), mean"))
-        if r["reported"] is not None:
-            ax.scatter([r["reported"] * 100], [y], marker=">" if r["lower_bound"] else "D", s=40, color="k",
-                       zorder=4, label=once("reported"))
+            ax.errorbar([m * 100], [y + dy], xerr=err, fmt=marker, color=c, markersize=7 if judged_here else 5,
+                        mfc=c if judged_here else "none", capsize=2, zorder=3, elinewidth=1.2 if judged_here else 0.7)
+            lows += [m] + ([r[f"{prefix}low"]] if not math.isnan(r[f"{prefix}low"]) else [])
+        ax.scatter([r["digital_mean"] * 100], [y - 0.2], s=22, facecolors="none", edgecolors=LEARNER_COLOURS["digital"],
+                   zorder=2, label=once("digital learner (same retina and wiring), mean"))
+        keys = [p or "analog_" for p in counted]
+        shares = "; ".join(f"{r[k + 'share_k']}/{r[k + 'share_n']}" for k in keys)
+        ax.text(1.01, y, f"{shares} in band:\n{r['share_verdict']}", transform=ax.get_yaxis_transform(),
+                fontsize=7, va="center", ha="left")
+        lows.append(r["band_low"])
+    for marker, _, name in _REENACT_MARKS.values():
+        ax.errorbar([], [], xerr=[], fmt=marker, color="0.45", mfc="none", label=f"{name}: mean, interval")
     for v, c in colors.items():
-        ax.errorbar([], [], xerr=[], fmt="o", color=c, label=f"judged machine: {v.lower()}")
+        ax.errorbar([], [], xerr=[], fmt="o", color=c, label=f"counted reading (filled): {v.lower()}")
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([f"{r['scene']} [{'recall' if r['scored'] == 'train' else 'new cards'}]"
                         for r in reversed(rows)], fontsize=8)
     ax.set_ylim(-0.6, len(rows) - 0.4)
-    lows = [r["band_low"] for r in rows] + [rec[f"{r['scored']}_accuracy"] for r, sc in zip(rows, result.scenes)
-                                           for rec in sc.records]
-    lows += [r[k] for r in rows for k in ("low", "ideal_low", "mean", "ideal_mean", "alt_mean", "digital_mean")]
     accuracy_axis(ax, accuracy_low(100.0 * np.asarray(lows, dtype=float)), which="x",
                   label="accuracy on new cards, or recall of the trained cards where the report scored recall")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.set_title(f"each report judged on the machine that made it — {len(result.seeds)} seed(s)", fontsize=9)
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.2, 1.0))
+    named = sum(r["machine"] in ("mark1", "ibm704") for r in rows)
+    ax.set_title(f"each report against the readings it is counted on (the sources name one machine for {named} of "
+                 f"{len(rows)} scenes) — {len(result.seeds)} seed(s); counted intervals at Holm's levels; "
+                 f"right: machines in band, as one machine", fontsize=9)
     fig.tight_layout()
     return _saved(fig, out, dpi=120, bbox_inches="tight")
