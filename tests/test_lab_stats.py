@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
@@ -13,8 +12,7 @@ from hypothesis import strategies as st
 
 import mark1.lab._ablate as ab
 from mark1 import stats as mstats
-from mark1.lab.stats import (SEED_CAP, holm, mean_interval, paired_p, seed_advice, seeds_to_decide, t_quantile_975,
-                             t_two_sided_p)
+from mark1.stats import holm, t_quantile_975, t_two_sided_p
 from mark1.stimuli.scenes import load_scene
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -25,20 +23,6 @@ def test_t_quantiles_match_scipy():
     stats = pytest.importorskip("scipy.stats")
     for df in (1, 2, 3, 4, 9, 29, 30, 31, 40, 100, 1000):
         assert t_quantile_975(df) == pytest.approx(stats.t.ppf(0.975, df), abs=2e-5), df
-
-
-@given(st.lists(st.floats(-1, 1), min_size=2, max_size=30))
-def test_the_interval_is_scipys_t_interval(values):
-    stats = pytest.importorskip("scipy.stats")
-    mean, low, high = mean_interval(values)
-    v = np.asarray(values)
-    assert mean == pytest.approx(v.mean(), abs=1e-12)
-    sem = v.std(ddof=1) / math.sqrt(len(v))
-    if sem == 0:                                   # scipy gives NaN for a zero-width interval
-        assert low == high == mean
-        return
-    ref = stats.t.interval(0.95, len(v) - 1, loc=v.mean(), scale=sem)
-    assert (low, high) == pytest.approx(ref, abs=3e-5 * max(1.0, sem))
 
 
 def test_paired_cost_sign_and_verdicts():
@@ -133,46 +117,3 @@ def test_t_p_value_matches_scipy():
     assert t_two_sided_p(t_quantile_975(4), 4) == pytest.approx(0.05, abs=1e-8)
 
 
-@given(st.lists(st.floats(-1, 1), min_size=2, max_size=20))
-def test_paired_p_is_scipys_one_sample_t_test(diffs):
-    stats = pytest.importorskip("scipy.stats")
-    v = np.asarray(diffs)
-    p = paired_p(diffs)
-    if v.std(ddof=1) <= 1e-12 * max(1.0, abs(v).max()):     # scipy's NaN or rounding noise: our exact rules
-        return
-    assert p == pytest.approx(stats.ttest_1samp(v, 0.0).pvalue, rel=1e-7, abs=1e-12)
-    # the interval excludes 0 exactly when the test rejects at 5 %
-    _, low, high = mean_interval(diffs)
-    if abs(p - 0.05) > 1e-6:
-        assert (p < 0.05) == (low > 0 or high < 0)
-
-
-def test_paired_p_edge_cases():
-    assert paired_p([0.0, 0.0, 0.0]) == 1.0
-    assert paired_p([0.03, 0.03]) == 0.0
-    assert paired_p([0.1]) is None and paired_p([]) is None
-
-
-@given(st.lists(st.floats(-1, 1), min_size=2, max_size=12))
-def test_seeds_to_decide_is_the_fewest_whose_half_width_falls_below_the_effect(diffs):
-    v = np.asarray(diffs)
-    n = seeds_to_decide(diffs)
-    m, sd = abs(v.mean()), v.std(ddof=1)
-
-    def half(k):
-        return t_quantile_975(k - 1) * sd / math.sqrt(k)
-    if n is None:
-        assert m == 0 or sd == 0 or half(SEED_CAP) >= m
-    else:
-        assert 2 <= n <= SEED_CAP and half(n) < m and (n == 2 or half(n - 1) >= m)
-
-
-def test_seed_advice_says_one_line_only_when_an_interval_includes_0():
-    decided = [[0.05, 0.05, 0.04], [0.0, 0.0, 0.0]]
-    assert seed_advice(decided) is None
-    assert seed_advice([[0.1]]) is None                        # one seed: no spread to reckon from
-    text = seed_advice(decided + [[0.10, -0.02, 0.06]])
-    assert "\n" not in text and "1 of 3 intervals include 0" in text and "--seeds 10" in text
-    text = seed_advice([[0.10, -0.02, 0.06], [0.1, -0.1, 0.0]])       # the second has a mean of exactly 0
-    assert "--seeds 10" in text and f"more than {SEED_CAP}" in text and "recommendation" in text
-    assert "none of them" in seed_advice([[0.1, -0.1, 0.0]])
