@@ -742,7 +742,7 @@ def reenact_figure(result: Reenactment, *, out: str | os.PathLike | None = None)
     ['X vs E, rotation up to 30 degrees, 20 training cards [new cards]']
     """
     rows = result.rows()
-    fig = new_figure(12.5, 1.8 + 0.62 * len(rows))
+    fig = new_figure(10.5, 1.8 + 0.62 * len(rows))
     ax = fig.add_subplot(1, 1, 1)
     colors = {"within": "tab:green", "unclear": "tab:orange", "OUT OF BAND": "tab:red"}
     seen: set = set()
@@ -801,10 +801,12 @@ def reenact_figure(result: Reenactment, *, out: str | os.PathLike | None = None)
     accuracy_axis(ax, accuracy_low(100.0 * np.asarray(lows, dtype=float)), which="x",
                   label="accuracy on new cards, or recall of the trained cards where the report scored recall")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.2, 1.0))
+    ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.5 / (1.8 + 0.62 * len(rows))),
+              ncol=3)                       # below the axes: the right margin holds the machines-in-band column
     named = sum(r["machine"] in ("mark1", "ibm704") for r in rows)
-    ax.set_title(f"each report against the readings it is counted on (the sources name one machine for {named} of "
-                 f"{len(rows)} scenes) — {len(result.seeds)} seed(s); counted intervals at Holm's levels; "
-                 f"right: machines in band, as one machine", fontsize=9)
+    ax.set_title("\n".join(textwrap.wrap(
+        f"each report against the readings it is counted on (the sources name one machine for {named} of "
+        f"{len(rows)} scenes) — {len(result.seeds)} seed(s); counted intervals at Holm's levels; "
+        f"right: machines in band, as one machine", 110)), fontsize=9)
     fig.tight_layout()
     return _saved(fig, out, dpi=120, bbox_inches="tight")
