@@ -2,7 +2,9 @@
 happen, covers the truth in 95 % of studies (within ±2 points) from its minimum seed count on,
 says "too few seeds" below it, and the families' corrections control what they say they do.
 
-Each coverage cell simulates 20,000 studies with known truth (the Monte Carlo standard error of
+The 10-seed cells run by default; the 40-seed cells, the heavy tails, the false-discovery
+simulation and the costliest precision run are marked slow (``pytest -m slow``). Each
+coverage cell simulates 20,000 studies with known truth (the Monte Carlo standard error of
 a coverage near 95 % is then 0.15 points). The per-seed figures are test accuracies: a true
 accuracy drawn per seed from a Beta distribution (the machine-to-machine spread; skewed near
 100 %), then scored on 1,000 test cards (binomial). The printed table in the docs
@@ -59,7 +61,7 @@ HEAVY = [
 ]
 
 
-@pytest.mark.parametrize("n", [MIN_SEEDS, 40])
+@pytest.mark.parametrize("n", [MIN_SEEDS, pytest.param(40, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("name, mean, sd", ACCURACIES)
 def test_coverage_of_a_mean_accuracy(name, mean, sd, n):
     rng = np.random.default_rng([7, n, int(mean * 1000), int(sd * 1000)])
@@ -67,6 +69,7 @@ def test_coverage_of_a_mean_accuracy(name, mean, sd, n):
     assert abs(cov - LEVEL) <= 0.02, f"{name}, {n} seeds: coverage {100 * cov:.1f} %"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [20, 40])
 @pytest.mark.parametrize("name, mean, sd", HEAVY)
 def test_coverage_with_a_heavy_tail_from_20_seeds(name, mean, sd, n):
@@ -82,7 +85,7 @@ def test_coverage_at_100_percent(n):
     assert (iv.mean, iv.low, iv.high) == (1.0, 1.0, 1.0)
 
 
-@pytest.mark.parametrize("n", [MIN_SEEDS, 40])
+@pytest.mark.parametrize("n", [MIN_SEEDS, pytest.param(40, marks=pytest.mark.slow)])
 def test_coverage_of_a_paired_difference(n):
     """The analog machine minus a digital one on the same cards: correlated, in [-1, 1]."""
     rng = np.random.default_rng([9, n])
@@ -98,7 +101,7 @@ def test_coverage_of_a_paired_difference(n):
     assert abs(cov - LEVEL) <= 0.02, f"{n} seeds: coverage {100 * cov:.1f} %"
 
 
-@pytest.mark.parametrize("n", [MIN_SEEDS, 40])
+@pytest.mark.parametrize("n", [MIN_SEEDS, pytest.param(40, marks=pytest.mark.slow)])
 def test_coverage_of_a_count(n):
     """Presentations until the last mistake in a 200-presentation run: in [0, 200], right-skewed."""
     rng = np.random.default_rng([10, n])
@@ -238,6 +241,7 @@ def test_holm_controls_the_family_wise_error():
     assert raw / 500 > 0.25
 
 
+@pytest.mark.slow
 def test_bh_controls_the_false_discovery_rate():
     """Twenty comparisons, half with a real effect: the share of false verdicts among verdicts
     averages at most 5 %."""
@@ -272,7 +276,8 @@ def test_seeds_needed_gives_the_precision_at_the_spread():
 
 
 @pytest.mark.parametrize("mean, sd, precision, share_within",
-                         [(0.9, 0.05, 0.01, 0.8), (0.98, 0.02, 0.005, 0.5), (0.98, 0.02, 0.02, 0.5)])
+                         [(0.9, 0.05, 0.01, 0.8), pytest.param(0.98, 0.02, 0.005, 0.5, marks=pytest.mark.slow),
+                          (0.98, 0.02, 0.02, 0.5)])
 def test_a_study_run_to_a_precision_keeps_its_coverage(mean, sd, precision, share_within):
     """Ten pilot seeds fix how many new seeds to run (Stein's rule); the final interval, of the new
     seeds, covers the truth in 95 % ± 2 of studies and is within the precision in most (fewer where
