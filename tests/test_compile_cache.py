@@ -80,6 +80,7 @@ def test_an_unwritable_cache_gives_one_warning_and_the_same_results(tmp_path):
         assert "Mark1Warning" not in out.stderr
         assert "compiling" not in out.stderr        # stderr is no terminal here: no notice
     blocked = _unwritable(tmp_path)
+    (tmp_path / "tmp").mkdir()              # a TMPDIR that does not exist sends tempfile to /tmp, made long ago
     out = _python(FIT, NUMBA_CACHE_DIR=str(blocked), TMPDIR=str(tmp_path / "tmp"))   # the fallback: new, said
     assert out.returncode == 0, out.stderr
     lines = [line for line in out.stderr.splitlines() if line.strip()]

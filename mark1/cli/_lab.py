@@ -130,7 +130,7 @@ def _precision_options(parser, family: str) -> None:
 def _precision_args(args) -> dict:
     """``--precision`` and ``--max-seeds`` checked (one usage line naming the option), as study keywords."""
     try:
-        check_precision(args.precision, args.max_seeds, list(range(args.seeds)))
+        check_precision(args.precision, args.max_seeds, range(args.seeds))     # a range: no list of a huge count
     except InputError as e:
         text = str(e)
         name = {"precision": "--precision", "max_seeds": "--max-seeds", "seeds": "--seeds"}[text.split(":")[0]]

@@ -147,7 +147,7 @@ _LOWER_BOUND = re.compile(r"more than|at least|lower bound", re.IGNORECASE)
 _UNSOURCED = re.compile(r"^\s*(unsourced|no source)", re.IGNORECASE)
 
 
-def is_lower_bound(reported) -> bool:
+def is_lower_bound(reported: Reported) -> bool:
     """Whether a scene's report is a lower bound ("more than 80 %": "more than", "at least" or "lower bound"
     in its note or conditions).
 
@@ -162,7 +162,7 @@ def is_lower_bound(reported) -> bool:
 
 
 
-def sourced(reported) -> bool:
+def sourced(reported: Reported) -> bool:
     """Whether a report has a number with a source (its ``source`` does not begin "unsourced" or "no source").
 
     Examples

@@ -61,6 +61,11 @@ class SlideStyle:
         The least text height on the slide, px.
     line_px : float
         The least width of a data line on the slide, px.
+
+    Examples
+    --------
+    >>> SlideStyle().size, SlideStyle(size=(1920, 1080)).min_px
+    ((1280, 720), 20.0)
     """
 
     size: tuple[int, int] = SLIDE
@@ -72,7 +77,16 @@ _ACTIVE: ContextVar[SlideStyle | None] = ContextVar("mark1_slide_style", default
 
 
 def slide_style() -> SlideStyle | None:
-    """The slide style in force (inside :func:`slides`), or None for the page style."""
+    """The slide style in force (inside :func:`slides`), or None for the page style.
+
+    Examples
+    --------
+    >>> slide_style() is None
+    True
+    >>> with slides() as style:
+    ...     slide_style() is style
+    True
+    """
     return _ACTIVE.get()
 
 
@@ -136,6 +150,15 @@ def text_px_on_slide(fig: Figure, style: SlideStyle | None = None) -> dict[str, 
     -------
     dict
         Text (its first 40 characters, numbered when repeated) to px.
+
+    Examples
+    --------
+    >>> from mark1.viz.figure import new_figure
+    >>> fig = new_figure(6.4, 4.8)
+    >>> ax = fig.add_subplot(1, 1, 1)
+    >>> _ = ax.set_title("accuracy")
+    >>> round(text_px_on_slide(fig)["accuracy"]) > 0
+    True
     """
     style = style or slide_style() or SlideStyle()
     scale = _px_per_inch(fig, style) / 72.0
@@ -165,6 +188,14 @@ def for_slide(fig: Figure, style: SlideStyle | None = None) -> Figure:
     -------
     matplotlib.figure.Figure
         ``fig`` itself.
+
+    Examples
+    --------
+    >>> from mark1.viz.figure import new_figure
+    >>> fig = new_figure(6.4, 4.8)
+    >>> _ = fig.add_subplot(1, 1, 1).plot([0, 1], [0, 1])
+    >>> bool(min(text_px_on_slide(for_slide(fig)).values()) >= 20)
+    True
     """
     style = style or slide_style() or SlideStyle()
     for _ in range(6):
