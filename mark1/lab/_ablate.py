@@ -41,7 +41,7 @@ from mark1._utils.atomic import write_text
 from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1._utils.records import jsonable
 from mark1.exceptions import InputError
-from mark1.lab._common import (aligned, check_figure, check_precision, csv_text, draw, hours_cell, pct,
+from mark1.lab._common import (Piloted, aligned, check_figure, check_precision, csv_text, draw, hours_cell, pct,
                                run_to_precision, study_inputs, write_json)
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
                               scene_ref)
@@ -131,7 +131,7 @@ def paired_cost(without: list[float], with_: list[float]) -> dict[str, Any]:
 
 
 @dataclass
-class Ablation:
+class Ablation(Piloted):
     """Each non-ideality alone on the ideal machine and alone off the full machine.
 
     Attributes
@@ -182,11 +182,6 @@ class Ablation:
     cliff: str | None = None
     pilot: list = field(default_factory=list)
     precision: float | None = None
-
-    @property
-    def counted(self) -> list:
-        """The seeds the rows' figures and intervals count: every seed, or those after a pilot."""
-        return [s for s in self.seeds if s not in self.pilot]
 
     def row(self, variant: str) -> dict:
         """The row of ``variant`` (``"full"``, ``"ideal"``, ``"on:NAME"``, ``"off:NAME"``).

@@ -38,6 +38,19 @@ def study_inputs(scene: SceneLike, seeds: Seeds, train_count: object,
             count_option(test_count, "test_count"))
 
 
+class Piloted:
+    """What a study over seeds shares with every other: its seeds, the pilot's among them (a run
+    to a precision), and the seeds its figures and intervals count."""
+
+    seeds: list
+    pilot: list
+
+    @property
+    def counted(self) -> list:
+        """The seeds the figures and intervals count: every seed, or those after a run's pilot."""
+        return [s for s in self.seeds if s not in self.pilot]
+
+
 def check_precision(precision: object, max_seeds: object, seeds: Sequence[int]) -> tuple[float | None, int]:
     """``precision`` (points, or None) and ``max_seeds`` checked against the study's pilot ``seeds``.
 

@@ -29,7 +29,7 @@ import numpy as np
 from mark1._utils.atomic import write_text
 from mark1._utils.html import TextTable, clip, figure_function, html_table, study_html
 from mark1.exceptions import ConvergenceWarning, InputError, SeparableDataWarning, SingularCovarianceWarning
-from mark1.lab._common import (aligned, check_figure, check_precision, csv_text, draw, hours_cell, num, pct,
+from mark1.lab._common import (Piloted, aligned, check_figure, check_precision, csv_text, draw, hours_cell, num, pct,
                                run_to_precision, seconds_cell, study_inputs, write_json)
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_jobs, scene_digest,
                               scene_ref)
@@ -127,7 +127,7 @@ def _cards_to_final_accuracy(history: np.ndarray, n_cards: int, final_accuracy: 
 
 
 @dataclass
-class Comparison:
+class Comparison(Piloted):
     """Learners side by side on one scene, over seeds.
 
     Attributes
@@ -167,11 +167,6 @@ class Comparison:
     reported: dict
     config: dict = field(default_factory=dict)
     pilot: list = field(default_factory=list)
-
-    @property
-    def counted(self) -> list:
-        """The seeds the intervals count: every seed, or those after the pilot of a run to a precision."""
-        return [s for s in self.seeds if s not in self.pilot]
 
     def summary(self) -> dict[str, dict[str, Any]]:
         """learner → {mean, std, n, min, max, interval} of test accuracy, plus means of the rest.

@@ -44,8 +44,8 @@ from mark1._utils.html import clip, figure_function, html_table, study_html
 from mark1._utils.language import duration
 from mark1._utils.records import jsonable
 from mark1.exceptions import CliffWarning, InputError
-from mark1.lab._common import (aligned, check_figure, check_precision, count_option, csv_text, draw, hours_cell, num,
-                               run_to_precision, study_inputs, write_json)
+from mark1.lab._common import (Piloted, aligned, check_figure, check_precision, count_option, csv_text, draw,
+                               hours_cell, num, run_to_precision, study_inputs, write_json)
 from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
                               scene_ref)
 from mark1 import stats
@@ -529,7 +529,7 @@ def _grid_job(scene_ref, seed: int, key_a: str, value_a, key_b: str, value_b, tr
 
 
 @dataclass
-class Sweep:
+class Sweep(Piloted):
     """A finished sweep: every (value, seed) record and what they say together.
 
     Attributes
@@ -574,11 +574,6 @@ class Sweep:
     correction: str = DEFAULT_CORRECTION
     pilot: list = field(default_factory=list)
     precision: float | None = None
-
-    @property
-    def counted(self) -> list:
-        """The seeds the figures and intervals count: every seed, or those after a run's pilot."""
-        return [s for s in self.seeds if s not in self.pilot]
 
     def _by_value(self, value, seeds=None) -> list[dict]:
         """The records of ``value``, of the counted seeds (or of ``seeds``), in their order."""
@@ -952,7 +947,7 @@ def sweep(scene: SceneLike, param: str, values: str | Sequence[Any], *, seeds: S
 
 
 @dataclass
-class GridSweep:
+class GridSweep(Piloted):
     """A finished two-parameter sweep: every (value_a, value_b, seed) record.
 
     Attributes
@@ -997,11 +992,6 @@ class GridSweep:
     correction: str = DEFAULT_CORRECTION
     pilot: list = field(default_factory=list)
     precision: float | None = None
-
-    @property
-    def counted(self) -> list:
-        """The seeds the figures and intervals count: every seed, or those after a run's pilot."""
-        return [s for s in self.seeds if s not in self.pilot]
 
     def _cell(self, va, vb, seeds=None) -> list[dict]:
         """The records of the cell, of the counted seeds (or of ``seeds``), in their order."""
