@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import tempfile
 import time
@@ -189,6 +190,60 @@ def analog(cards, labels, repeat, event_cards):
           " 'same' compares the compiled loop on those cards)")
 
 
+def interleaved(runs: dict, repeat: int) -> dict:
+    """Median wall and CPU seconds of each of ``runs`` (name: call), called in turn ``repeat``
+    times (each one's load the same as its neighbours'), and each one's last result."""
+    times: dict = {name: [] for name in runs}
+    out = {}
+    for _ in range(repeat):
+        for name, fn in runs.items():
+            w, c = time.perf_counter(), time.process_time()
+            out[name] = fn()
+            times[name].append((time.perf_counter() - w, time.process_time() - c))
+    return {name: (float(np.median([t[0] for t in v])), float(np.median([t[1] for t in v])), out[name])
+            for name, v in times.items()}
+
+
+def per_card(cards, labels, repeat):
+    """CPU and wall microseconds a card: MARK_I (trace off), a listener's fit and a full
+    trace, against the bare arithmetic of a presentation (``_bare.Bare``: imaging,
+    photocells, A-units, sums and the rule, no physics) measured in the same run."""
+    from _bare import Bare
+
+    n = len(cards)
+    machine = MarkI(spec=specs.MARK_I, seed=1, trace="off").fit(cards[:WARM_UP], labels[:WARM_UP])
+    traced = MarkI(spec=specs.MARK_I, seed=1, trace="full").fit(cards[:WARM_UP], labels[:WARM_UP])
+    bare = Bare(machine, cards.shape[1:])
+    bare.fit(cards[:16], labels[:16])                 # compiled (or loaded) outside the timing
+    heard: list = []
+    traced.fit(cards[:16], labels[:16], on_event=lambda *e: None, env=simpy.Environment())
+    k = min(n, 2_000)                                 # the listener in a caller's environment: slow
+
+    def listener(env=None, cards=cards, labels=labels):
+        heard.clear()
+        return traced.fit(cards, labels, on_event=lambda *e: heard.append(e), env=env)
+
+    got = interleaved({
+        "bare arithmetic (reference)": lambda: bare.fit(cards, labels),
+        "MARK_I, trace off": lambda: machine.fit(cards, labels),
+        "MARK_I, full trace": lambda: traced.fit(cards, labels),
+        "MARK_I, on_event listener": listener,
+        f"listener in a caller's env ({k:,} cards)": lambda: listener(simpy.Environment(), cards[:k], labels[:k]),
+    }, repeat)
+    ref_cpu = got["bare arithmetic (reference)"][1] / n
+    print(f"per card, {n:,} presentations, median of {repeat} interleaved; load average "
+          f"{' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    print(f"  {'':42} {'wall us':>8} {'CPU us':>8} {'per s (wall)':>13} {'per s (CPU)':>12} {'CPU x ref':>10}")
+    for name, (wall, cpu, _) in got.items():
+        m = k if name.startswith("listener in") else n
+        print(f"  {name:42} {wall / m * 1e6:8.1f} {cpu / m * 1e6:8.1f} {m / wall:13,.0f} {m / cpu:12,.0f} "
+              f"{cpu / m / ref_cpu:10.2f}")
+    same = (got["MARK_I, on_event listener"][2].trace_.events == got["MARK_I, full trace"][2].trace_.events
+            and _same_run(got["MARK_I, on_event listener"][2], got["MARK_I, full trace"][2]))
+    print(f"  (aims: MARK_I trace off within 1.5 x the reference's CPU; a listener >= 30,000/s; "
+          f"the listener's events and history those of the full trace: {same})")
+
+
 def full_trace(cards, labels, repeat, event_cards):
     """A full trace (every event, reading and move kept): compiled against the event path."""
     n = len(cards)
@@ -269,6 +324,8 @@ def main(argv=None):
         decks["hard"] = digit_cards(args.cards, deck=HARD)
     for name, (c, lab) in decks.items():
         print(f"\n=== deck: {name} ===")
+        with one_blas_thread():
+            per_card(c, lab, max(args.repeat, 3))
         analog(c, lab, args.repeat, args.event_cards)
         full_trace(c, lab, args.repeat, args.event_cards)
     if args.deck == "hard":

@@ -18,8 +18,8 @@ The switches
 :data:`COMPILED_LOOP`
     Blocks of presentations run through the compiled step in one call where nobody
     watches each card. Plain: one card a call, SimPy's clock brought to each read (the
-    event path; a listener, real-time replay and a full trace with overlap or drivers
-    always take it).
+    event path; a listener in the caller's SimPy environment, real-time replay and a full
+    trace with overlap or drivers always take it).
 :data:`HOLD_STATE`
     The step's records (about 60 arrays) are held once a run in one compiled object
     (``_kernels.state.RunState``, a numba ``structref``), so a call passes it and a row

@@ -19,9 +19,11 @@ driver queue, decay, clock) is written once, compiled, in
 :mod:`mark1.machine._kernels.presentation`; the SimPy process here drives it
 (``train_block``): a whole block of presentations per call and one SimPy timeout, up to
 the end of the sensed block or a card that waits for the motors, where nobody watches; one
-card per call where someone does (an ``on_event`` listener, real-time replay, a full trace
-with overlap or drivers, or ``_speed.COMPILED_LOOP = False``), SimPy's clock brought
-to each event first. A full trace nobody watches, where every wiper is at rest at each read
+card per call where someone does (an ``on_event`` listener in the caller's own SimPy
+environment, real-time replay, a full trace with overlap or drivers, or
+``_speed.COMPILED_LOOP = False``), SimPy's clock brought to each event first. A listener
+in the run's own environment, whose clock nobody else sees, hears the same events in the
+same order as each block is run. A full trace nobody watches, where every wiper is at rest at each read
 (no overlap, no drivers, no decay or drift), runs whole blocks too: the kernel keeps the
 moves it sets going in a log (``Moves``, stopping at ``ROOM`` when it is full) and the
 block's events, moves and readings are written after the call. Otherwise, with a full trace,
@@ -261,9 +263,12 @@ class Trace:
         """Keep events (time, event, presentation, detail), in order (and tell the listener)."""
         if self.listener is None:
             self.events.extend(events)
-        else:
-            for e in events:
-                self.log(*e)
+            return
+        keep, listener = self.events.append, self.listener
+        for t, e, p, d in events:                 # log()'s steps, its lookups made once
+            event = (float(t), e, int(p), d)
+            keep(event)
+            listener(*event)
 
     def __len__(self) -> int:
         return len(self.events)
@@ -596,13 +601,17 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
     or queued for drivers) are closed form, so a whole sensed block runs in one compiled
     loop and one timeout. A move that outlasts the period shifts the schedule (the next
     card waits for it), which ends the loop's run. The trainer steps card by card, the
-    same kernel one card a call, for a listener, in real-time replay and for a full trace
+    same kernel one card a call, for a listener in the caller's ``env``, in real-time replay and for a full trace
     with overlap or drivers. Both ways give the same history, bit for bit.
     """
+    # a listener watches the events as they happen in SimPy's time only where that time can be
+    # seen: a caller's environment (its other processes) or real time; in a run's own
+    # environment it hears the same events in the same order as each block is run
+    watched = env is not None and (isinstance(env, simpy.rt.RealtimeEnvironment) or trace.listener is not None)
     env = env if env is not None else simpy.Environment()
     run = _TrainingRun(spec=spec, retina=retina, patchboard=patchboard, rack=rack, light=light,
                        order=schedule.order, label_index=schedule.label_index, code=code, noise_rng=noise_rng,
-                       trace=trace, env=env, progress=progress)
+                       trace=trace, env=env, progress=progress, watched=watched)
     env.process(run.trainer())
     try:
         with collector_paused(trace.full):       # a full trace's many small objects, none in a cycle
@@ -618,7 +627,7 @@ class _TrainingRun:
     :meth:`trainer` is the SimPy process. Each turn of its loop runs the presentations from
     ``p`` through the compiled step of one card (:func:`mark1.machine._kernels.presentation.train_block`):
     a whole block of them where nobody watches (up to the end of the sensed block or a card
-    that waits for the motors), one card a turn where someone does (a listener, real-time
+    that waits for the motors), one card a turn where someone does (a listener in the caller's ``env``, real-time
     replay, a full trace with overlap or drivers, or :data:`~mark1._utils.speed.COMPILED_LOOP` off). SimPy keeps the
     time: one timeout to each block's last read, and with a full trace the events at their
     times (for a listener, SimPy's clock is brought to each one first). A full trace nobody
@@ -631,7 +640,7 @@ class _TrainingRun:
     """
 
     def __init__(self, *, spec, retina, patchboard, rack, light, order, label_index, code, noise_rng, trace,
-                 env, progress):
+                 env, progress, watched):
         tm, tr = spec.timing, spec.trainer
         self.spec, self.tm, self.rack, self.code, self.trace = spec, tm, rack, code, trace
         self.env, self.progress, self.order = env, progress, order
@@ -639,8 +648,8 @@ class _TrainingRun:
         self.pipeline = _SensoryPipeline(retina, patchboard, light, order, spec, rack)
         self.full = trace.full
         self.queued = rack.spec.drivers > 0              # moves wait for drivers
-        # someone watches the events as they happen: each one at its time, one card a turn
-        self.watched = isinstance(env, simpy.rt.RealtimeEnvironment) or trace.listener is not None
+        # someone watches the events as they happen (see _simulate): each one at its time, one card a turn
+        self.watched = watched
         self.stepping = (not _speed.COMPILED_LOOP or self.watched
                          or (self.full and (tm.overlap or self.queued)))
         self.targets = code.targets.astype(float)
