@@ -244,6 +244,49 @@ def per_card(cards, labels, repeat):
           f"the listener's events and history those of the full trace: {same})")
 
 
+#: The thread switches measured (mark1._utils.speed), each alone and together.
+THREAD_CONFIGS = {
+    "no second thread": {},
+    "LOOK_AHEAD (sensing ahead)": {"THREADS": True, "LOOK_AHEAD": True},
+    "TWO_HALVES (imaging halves)": {"THREADS": True, "TWO_HALVES": True},
+    "both": {"THREADS": True, "LOOK_AHEAD": True, "TWO_HALVES": True},
+}
+
+
+def threads(cards, labels, repeat):
+    """Each thread's gain: a MARK_I fit (trace off: the deck imaged, then sensed a block at a
+    time while the kernel trains) and the ideal machine's fit (the deck imaged, sensed, then
+    trained) with each thread switch on and off, interleaved, the other fast paths on."""
+    n = len(cards)
+    machine = MarkI(spec=specs.MARK_I, seed=1, trace="off").fit(cards[:WARM_UP], labels[:WARM_UP])
+    ideal = MarkI(spec=specs.MARK_I.ideal(), seed=1).fit(cards[:WARM_UP], labels[:WARM_UP])
+    fast = {"COMPILED_LOOP": True, "HOLD_STATE": True, "DIRECT_CALLS": True}
+
+    def run(model, switches):
+        def fit():
+            with _speed.plain(**fast, **switches):
+                return model.fit(cards, labels)
+        return fit
+
+    runs = {(what, name): run(model, switches) for what, model in (("MARK_I", machine), ("ideal", ideal))
+            for name, switches in THREAD_CONFIGS.items()}
+    load = os.getloadavg()
+    got = interleaved(runs, repeat)
+    print(f"threads: {n:,} presentations, median of {repeat} interleaved, us per card; load average "
+          f"{load[0]:.1f} before, {os.getloadavg()[0]:.1f} after, on {_cpus()} CPUs")
+    print(f"  {'fit':7} {'threads':30} {'wall us':>8} {'CPU us':>8} {'wall x none':>12} {'CPU x none':>11}")
+    for (what, name), (wall, cpu, _) in got.items():
+        w0, c0, _ = got[(what, "no second thread")]
+        print(f"  {what:7} {name:30} {wall / n * 1e6:8.1f} {cpu / n * 1e6:8.1f} {wall / w0:12.2f} {cpu / c0:11.2f}")
+    same = all(_same_run(got[(what, name)][2], got[(what, "no second thread")][2])
+               for what, name in runs)
+    print(f"  (same history, wipers and machine time with every switch: {same})")
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def full_trace(cards, labels, repeat, event_cards):
     """A full trace (every event, reading and move kept): compiled against the event path."""
     n = len(cards)
@@ -297,15 +340,16 @@ def ideal(cards, labels, epochs, repeat, name):
         phi = probe.associate(probe.sense(cards))
         return Perceptron(shuffle=False, tol=None, eta0=1.0, max_iter=epochs, alpha=0.0).fit(phi, labels)
 
+    n = len(cards) * epochs
     for threads in ("one BLAS thread", "default BLAS threads"):
         ctx = one_blas_thread() if threads.startswith("one") else contextlib.nullcontext()
         with ctx:
-            w_ours, c_ours, m = timed(ours, repeat)
-            w_peer, c_peer, _ = timed(peer, repeat)
+            got = interleaved({"ours": ours, "peer": peer}, repeat)
+        (w_ours, c_ours, m), (w_peer, c_peer, _) = got["ours"], got["peer"]
         mistakes = (~m.history_["correct"]).mean()
-        print(f"  {name}, {threads}: ours {w_ours * 1e3:7.1f} ms, peer {w_peer * 1e3:7.1f} ms, "
-              f"ratio {w_ours / w_peer:.2f} wall, {c_ours / c_peer:.2f} CPU "
-              f"({mistakes:.1%} of presentations wrong)")
+        print(f"  {name}, {threads}: ours {w_ours * 1e3:7.1f} ms ({c_ours / n * 1e6:5.2f} us CPU a presentation), "
+              f"peer {w_peer * 1e3:7.1f} ms ({c_peer / n * 1e6:5.2f} us), ratio {w_ours / w_peer:.2f} wall, "
+              f"{c_ours / c_peer:.2f} CPU ({mistakes:.1%} of presentations wrong)")
 
 
 def main(argv=None):
@@ -317,7 +361,10 @@ def main(argv=None):
                     help="cards the event path runs where it is too slow for all (driver limits)")
     ap.add_argument("--deck", choices=("both", "digits", "hard"), default="both",
                     help="the decks of sections 1 and 2 (3 and 4 run on the digits)")
+    ap.add_argument("--sections", default="per-card,threads,analog,trace,growth,ideal",
+                    help="the sections to run, of per-card, threads, analog, trace, growth, ideal")
     args = ap.parse_args(argv)
+    sections = set(args.sections.split(","))
     cards, labels = digit_cards(args.cards)
     decks = {"digits": (cards, labels)} if args.deck != "hard" else {}
     if args.deck != "digits":
@@ -325,19 +372,27 @@ def main(argv=None):
     for name, (c, lab) in decks.items():
         print(f"\n=== deck: {name} ===")
         with one_blas_thread():
-            per_card(c, lab, max(args.repeat, 3))
-        analog(c, lab, args.repeat, args.event_cards)
-        full_trace(c, lab, args.repeat, args.event_cards)
+            if "per-card" in sections:
+                per_card(c, lab, max(args.repeat, 3))
+            if "threads" in sections:
+                threads(c, lab, max(args.repeat, 3))
+        if "analog" in sections:
+            analog(c, lab, args.repeat, args.event_cards)
+        if "trace" in sections:
+            full_trace(c, lab, args.repeat, args.event_cards)
     if args.deck == "hard":
         return 0
-    growth(cards, labels)
+    if "growth" in sections:
+        growth(cards, labels)
+    if "ideal" not in sections:
+        return 0
     try:
         import sklearn  # noqa: F401
     except ImportError:
         print("scikit-learn not installed: no ideal-machine ratio")
         return 0
-    print(f"\nideal machine vs sensing + scikit-learn Perceptron, {args.epochs} epochs "
-          f"(goal: ratio <= 0.5)")
+    print(f"\nideal machine vs sensing + scikit-learn Perceptron, {args.epochs} epochs, median of "
+          f"{args.repeat} interleaved (aim: ratio <= 0.4); load average {os.getloadavg()[0]:.1f}")
     ideal(cards, labels, args.epochs, args.repeat, "8 digits (mistake-dense)")
     shuffled = np.random.default_rng(0).permutation(labels)
     ideal(cards, shuffled, args.epochs, args.repeat, "8 digits, labels shuffled (mistakes everywhere)")

@@ -28,7 +28,7 @@ from mark1.machine.perceptron import train_error_correction
 from mark1.machine._kernels.pots import read_out_array
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.response import OutputCode
-from mark1.machine.retina import Retina, RetinaState, _ImagedDeck
+from mark1.machine.retina import Retina, RetinaState
 from mark1.machine.rules import erring, tie_tolerance
 from mark1._utils.html import figure_function, figure_img, html_table
 from mark1._utils.language import duration
@@ -61,7 +61,7 @@ class _DeckLight:
         return self.retina.light(self.cards[index])
 
     def take(self, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The light of ``cards`` and their rows in it (as :meth:`retina._ImagedDeck.take`)."""
+        """The light of ``cards`` and their rows in it, those cards imaged now."""
         return self[cards], np.arange(len(cards))
 
 
@@ -354,13 +354,9 @@ class MarkI(ParamsMixin):
         n_cells = retina.n_cells
         kept = len(cards) * n_cells * 8 <= limits.LIGHT_KEPT_BYTES
         trace = Trace("full" if on_event is not None else self.trace, listener=on_event)
-        light: np.ndarray | _DeckLight | _ImagedDeck
-        if not kept:
-            light = _DeckLight(retina, cards)
-        elif self._ideal(trace, env):
-            light = retina.light(cards)
-        else:                              # imaged as the run shows the cards, beside the training
-            light = _ImagedDeck(retina, cards, schedule)
+        # a deck whose light is kept is imaged before the first card (in two halves beside each
+        # other where speed.beside runs a second thread); a larger one a block at a time
+        light: np.ndarray | _DeckLight = retina.light(cards) if kept else _DeckLight(retina, cards)
         self._noise_rng = self._rng("noise")
 
         bar = progress_bar(len(schedule), "card", show=progress)

@@ -48,10 +48,7 @@ import csv
 import heapq
 import io
 import os
-import queue
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass
 from itertools import chain, repeat
 from typing import NamedTuple, Protocol, cast
@@ -304,7 +301,7 @@ class Trace:
 
 
 class _DeckOfLight(Protocol):
-    """A deck's light imaged as a run asks for it (``mark_i._DeckLight``, ``retina._ImagedDeck``)."""
+    """A deck's light imaged as a run asks for it (``mark_i._DeckLight``)."""
 
     def take(self, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """An array of light and the rows of ``cards`` in it, those cards imaged."""
@@ -335,12 +332,13 @@ class _SensoryPipeline:
     and recomputed from a presentation whose lit time turned out longer (after which
     the look-ahead starts small and doubles while the schedule holds).
 
-    Where a second thread can run (:func:`~mark1.machine.retina.second_thread`) and the
-    look-ahead reaches :data:`_AHEAD_FROM` presentations, the block after the current one
-    is sensed in a second thread while the kernel trains on this one (the sensing's compiled
-    loops and the kernel release the GIL): the same function of the same inputs, so the
-    same bits. A re-timing discards it; an exception in it is raised by the :meth:`ensure`
-    that takes it; :meth:`close` ends the thread (the run calls it however it ends).
+    Where the look-ahead reaches :data:`_AHEAD_FROM` presentations, the block after the
+    current one is sensed ahead (:class:`~mark1._utils.speed.LookAhead`: in a second thread
+    while the kernel trains on this one, the sensing's compiled loops and the kernel releasing
+    the GIL, where :data:`~mark1._utils.speed.LOOK_AHEAD` is on and a second thread can run):
+    the same function of the same inputs, so the same bits. A re-timing discards it; an
+    exception in it is raised by the :meth:`ensure` that takes it; :meth:`close` ends the
+    thread (the run calls it however it ends).
 
     Attributes
     ----------
@@ -351,10 +349,6 @@ class _SensoryPipeline:
         ``start`` to ``stop`` (the current block).
     """
 
-    #: Whether the caller senses a look-ahead the second thread has not begun yet (busy with
-    #: a discarded one, or without a core on a loaded machine) rather than wait for it.
-    take_back = True
-
     # set by _take: the current block's S-units and A-units
     s: np.ndarray
     x: np.ndarray
@@ -364,8 +358,6 @@ class _SensoryPipeline:
                  order: np.ndarray, spec: MachineSpec, rack: PotentiometerRack, block: int = 512):
         self.retina, self.patchboard = retina, patchboard
         self.light, self.order = light, order
-        # a thread with nothing else to do images the deck ahead (retina._ImagedDeck)
-        self._image_one: Callable[[], bool] | None = getattr(light, "image_one", None)
         t = spec.timing
         self.card_change, self.settle = t.card_change, t.settle
         self.nominal_lit = t.period - t.card_change
@@ -383,20 +375,16 @@ class _SensoryPipeline:
         self._end: RetinaState | None = None                         # the photocells after its last card
         self.s_active = np.zeros(len(order), np.int16)
         self.a_active = np.zeros(len(order), np.int16)
-        # the next block, sensed in a second thread: (first, stop, its future), and the
-        # number of look-aheads discarded (a discarded one stops between its two loops)
-        self.threaded = _speed.second_thread()
-        self._ahead: tuple[int, int, Future] | None = None
-        self._discarded = 0
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self._worker: threading.Thread | None = None
+        # the next block, sensed ahead under its (first, stop); a discarded one stops
+        # between its two loops (_make reads the count of discards)
+        self.ahead = _speed.LookAhead(self._make, "mark1-sensing")
 
     def _sense(self, first: int, stop: int, state: RetinaState, lit: np.ndarray) -> tuple[np.ndarray, RetinaState]:
         """S-units of presentations ``first`` to ``stop`` from ``state``, and the state after."""
         cards = self.order[first:stop]
         if isinstance(self.light, np.ndarray):
             light, rows = self.light, cards
-        else:                                  # a deck imaged as the run goes (mark_i: _DeckLight, _ImagedDeck)
+        else:                                  # a large deck imaged as the run goes (mark_i._DeckLight)
             light, rows = self.light.take(cards)
         return self.retina.sense_sequence(light, rows, lit, state, card_change=self.card_change, settle=self.settle)
 
@@ -407,7 +395,7 @@ class _SensoryPipeline:
         None when the look-ahead it was made for (``discarded`` counted then) has been
         discarded since."""
         s, end = self._sense(first, stop, state, lit)
-        if discarded is not None and discarded != self._discarded:
+        if discarded is not None and discarded != self.ahead.discarded:
             return None
         # each unit's active pots (rack.active_pots(x)) counted in the same pass, when wanted
         x, counts, active = self.patchboard.rack_inputs(s, self.rack.mask if self.noise > 0 or self.mean else None)
@@ -445,7 +433,7 @@ class _SensoryPipeline:
     def ensure(self, p: int) -> int:
         """Make presentation ``p`` available; returns its row in ``x``/``noise_scale``."""
         if not (self.start <= p < self.stop):
-            sensed = self._collect(p, min(p + self.size, len(self.order)))
+            sensed = self.ahead.collect((p, min(p + self.size, len(self.order))))
             if sensed is not None:
                 self._take(sensed)
             else:
@@ -458,7 +446,7 @@ class _SensoryPipeline:
         """Presentation ``p`` stayed lit for ``lit`` seconds instead of the nominal time."""
         if abs(lit - self.nominal_lit) <= 1e-12 * max(1.0, lit):
             return
-        self._discard()                     # sensed for the nominal schedule, which no longer holds
+        self.ahead.discard()                # sensed for the nominal schedule, which no longer holds
         # waits come in runs: look ahead about as far as the running gap between them
         self.gap += _GAP_WEIGHT * (p - self.last_retimed - self.gap)
         self.last_retimed = p
@@ -466,78 +454,20 @@ class _SensoryPipeline:
         # p is in the current block (retimed after ensure(p)), so its state can be had
         self._compute(p, self._state_at(p - self.start), lit_first=lit)
 
-    # -- the look-ahead in a second thread ----------------------------------------------------
     def _look_ahead(self) -> None:
-        """Start sensing the block after the current one in the second thread, when the
-        schedule has held long enough for it to be kept."""
+        """Start sensing the block after the current one ahead, when the schedule has held
+        long enough for it to be kept."""
         first = self.stop
-        if not self.threaded or self.size < _AHEAD_FROM or first >= len(self.order):
+        if not self.ahead.on or self.size < _AHEAD_FROM or first >= len(self.order):
             return
         stop = min(first + self.size, len(self.order))
-        future: Future = Future()
-        self._ahead = (first, stop, future)
-        if self._worker is None:
-            self._worker = threading.Thread(target=self._serve, args=(self._jobs,), name="mark1-sensing",
-                                            daemon=True)
-            self._worker.start()
-        self._jobs.put((future, (first, stop, self._end, np.full(stop - first, self.nominal_lit), self._discarded)))
-
-    def _collect(self, first: int, stop: int) -> _Sensed | None:
-        """The look-ahead, when it was made for presentations ``first`` to ``stop`` and has
-        begun (its exception raised here); else None, and it is discarded."""
-        ahead = self._ahead
-        if ahead is None:
-            return None
-        if ahead[:2] != (first, stop):
-            self._discard()
-            return None
-        self._ahead = None
-        if self.take_back and ahead[2].cancel():     # not begun (the thread busy or starved): sensed here
-            return None
-        if self._image_one is not None:             # while it is sensed, image the deck ahead
-            while not ahead[2].done() and self._image_one():
-                pass
-        return ahead[2].result()
-
-    def _discard(self) -> None:
-        """Drop the look-ahead: not sensed at all if it has not begun, else stopped between
-        its two loops (:meth:`_make` compares the count of discards)."""
-        if self._ahead is not None:
-            self._discarded += 1
-            self._ahead[2].cancel()
-            self._ahead = None
-
-    def _serve(self, jobs: queue.SimpleQueue) -> None:
-        """The second thread: sense each block asked for until told to stop (None)."""
-        while (job := jobs.get()) is not None:
-            future, args = job
-            if not future.set_running_or_notify_cancel():      # taken back by the caller
-                continue
-            try:
-                future.set_result(self._make(*args))
-            except BaseException as e:          # noqa: BLE001 -- raised by the ensure that takes it
-                future.set_exception(e)
-            try:                                # until asked for more, image the deck ahead
-                while self._image_one is not None and jobs.empty() and self._image_one():
-                    pass
-            except Exception:                   # noqa: BLE001 -- its chunk is left to image again, and raises there
-                pass
+        self.ahead.start((first, stop), first, stop, self._end, np.full(stop - first, self.nominal_lit),
+                         self.ahead.discarded)
 
     def close(self) -> None:
-        """End the second thread, if one was started: a look-ahead not begun is dropped, one
-        running finishes its loop first, and the deck's imaging ends (a chunk an interrupt
-        left claimed is waited for by nobody)."""
-        self._discard()
-        abandon = getattr(self.light, "abandon", None)
-        if abandon is not None:
-            abandon()
-        worker, self._worker = self._worker, None
-        if worker is not None:
-            self._jobs.put(None)
-            try:
-                worker.join()
-            except RuntimeError:        # an interrupt in start(): not started, or ends at the None
-                pass
+        """End the look-ahead's thread, if one was started (a look-ahead not begun is
+        dropped, one running finishes its loop first)."""
+        self.ahead.close()
 
 
 @dataclass
@@ -573,9 +503,8 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
         Moved in place, by the presentation kernel (its per-pot arrays, ``rack.pots``).
     light : array (n_cards, n_cells)
         Relative illuminance of each card, or an object whose ``take(cards)`` gives an
-        array and the rows of ``cards`` in it, imaging them first (a deck imaged as the
-        run goes, ``retina._ImagedDeck``, whose ``image_one`` the sensing thread calls
-        when idle; a large deck's cards imaged on demand, ``mark_i._DeckLight``).
+        array and the rows of ``cards`` in it, imaging them first (a large deck's cards
+        imaged as the run asks for them, ``mark_i._DeckLight``).
     schedule : Presentations
         The card shown at each presentation, its epoch, and each card's class index.
     code : OutputCode
