@@ -4,10 +4,11 @@
 Per card: its imaging onto the 20x20 cells (area average, the lens blur, the lighting),
 the photocells' law and the S-units (a cell's sensitivity times light ** gamma below the
 threshold: the figure; read as its light below the cell's own threshold light, computed
-once), the A-units (each one's excitatory minus inhibitory inputs
-against its threshold), the R-unit sums (each unit's wipers of the A-units that fire, and
-the bias) and the error-correction rule (each R-unit whose sign is wrong moves its active
-inputs' weights by the increment towards the target). No physics: no photocell dynamics,
+once), the A-units (each S-unit that fires adds its row of the wiring, +1 excitatory, -1
+inhibitory, to the A-units' nets, each compared with the threshold), the R-unit sums (each
+unit's wipers of the A-units that fire, and the bias) and the error-correction rule (each
+R-unit whose sign is wrong moves its active inputs' weights by the increment towards the
+target). No physics: no photocell dynamics,
 no motors, no end stops, no read noise, no SimPy, no clock; one loop, compiled by numba,
 with the optics, wiring and code taken from a machine so the sizes are the machine's.
 """
@@ -27,13 +28,15 @@ def _bands(m: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _train(cards, order, labels, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_band, blur_c,
-           blur_c_band, gain, cell_threshold, inputs, signs, a_threshold, unit_inputs,
+def _train(cards, scale, order, labels, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_band, blur_c,
+           blur_c_band, gain, cell_threshold, wiring, a_threshold, unit_inputs,
            targets, increment, w, correct):
-    """One pass over ``order``: the card's sums read, the answer scored, the weights moved."""
+    """One pass over ``order``: the card's sums read, the answer scored, the weights moved.
+    ``cards`` float64 reflectance (``scale`` 1) or uint8 levels (``scale`` 1 / 255)."""
     n_cards, h, wd = cards.shape
     rows, cols = gain.shape
-    n_a, fan_in = inputs.shape
+    n_a = wiring.shape[1]
+    net = np.empty(n_a, np.int32)
     n_units, per_unit = unit_inputs.shape
     strip = np.empty((rows, wd))
     sharp = np.empty((rows, cols))
@@ -52,7 +55,7 @@ def _train(cards, order, labels, rows_avg, rows_band, cols_avg, cols_band, blur_
             for y in range(rows_band[r, 0], rows_band[r, 1]):
                 weight = rows_avg[r, y]
                 for c in range(wd):
-                    strip[r, c] += weight * card[y, c]
+                    strip[r, c] += weight * (scale * card[y, c])
             for c in range(cols):
                 v = 0.0
                 for j in range(cols_band[c, 0], cols_band[c, 1]):
@@ -75,12 +78,16 @@ def _train(cards, order, labels, rows_avg, rows_band, cols_avg, cols_band, blur_
         # threshold, read as the light below each cell's threshold light
         for j in range(rows * cols):
             s[j] = light[j] < cell_threshold[j]
-        # A-units
+        # A-units: each S-unit that fires adds its row of the wiring (+1, -1, 0) to the nets
         for a in range(n_a):
-            net = 0
-            for k in range(fan_in):
-                net += signs[a, k] * s[inputs[a, k]]
-            x[a] = 1.0 if net >= a_threshold else 0.0
+            net[a] = 0
+        for j in range(rows * cols):
+            if s[j]:
+                row = wiring[j]
+                for a in range(n_a):
+                    net[a] += row[a]
+        for a in range(n_a):
+            x[a] = 1.0 if net[a] >= a_threshold else 0.0
         # R-unit sums and the answer (the largest sum)
         best = 0
         for u in range(n_units):
@@ -112,17 +119,13 @@ class Bare:
         rows, cols = r.spec.shape
         ar, ac = area_average_matrix(h, rows), area_average_matrix(wd, cols)
         blur_r, _, blur_c, _ = r._blur
-        conn = machine.patchboard.connections                         # (n_s, n_a) int8
-        order = np.argsort(conn == 0, axis=0, kind="stable")          # each A-unit's inputs first
-        fan_in = int((conn != 0).sum(axis=0).max())
-        inputs = np.ascontiguousarray(order[:fan_in].T)               # (n_a, fan_in)
-        signs = np.ascontiguousarray(np.take_along_axis(conn, order[:fan_in], axis=0).T.astype(np.int64))
+        wiring = np.ascontiguousarray(machine.patchboard.connections, dtype=np.int32)   # (n_s, n_a)
         mask = machine.rack_.mask                                     # (n_units, n_a + 1), bias last
         per_unit = int(mask.sum(axis=1).max())
         unit_inputs = np.array([np.flatnonzero(row)[:per_unit] for row in mask], dtype=np.int64)
         self.args = (ar, _bands(ar), ac, _bands(ac), blur_r, _bands(blur_r), blur_c, _bands(blur_c),
                      r._gain.astype(float), (r.signal_threshold / r.sensitivity) ** (1.0 / r.spec.gamma),
-                     inputs, signs, int(spec.patchboard.a_threshold), unit_inputs,
+                     wiring, int(spec.patchboard.a_threshold), unit_inputs,
                      machine.code_.targets.astype(np.int64), float(spec.trainer.increment))
         self.classes = machine.classes_
         self.shape = (machine.code_.targets.shape[1], per_unit)
@@ -132,6 +135,7 @@ class Bare:
         index = np.searchsorted(self.classes, labels)
         w = np.zeros(self.shape)
         correct = np.zeros(len(cards), np.bool_)
-        _train(np.ascontiguousarray(cards, dtype=np.float64), np.arange(len(cards)), index, *self.args, w,
+        cards = np.ascontiguousarray(cards if cards.dtype == np.uint8 else np.asarray(cards, dtype=np.float64))
+        _train(cards, 1.0 / 255 if cards.dtype == np.uint8 else 1.0, np.arange(len(cards)), index, *self.args, w,
                correct)
         return correct

@@ -190,16 +190,19 @@ def analog(cards, labels, repeat, event_cards):
           " 'same' compares the compiled loop on those cards)")
 
 
-def interleaved(runs: dict, repeat: int) -> dict:
+def interleaved(runs: dict, repeat: int, caller: dict | None = None) -> dict:
     """Median wall and CPU seconds of each of ``runs`` (name: call), called in turn ``repeat``
-    times (each one's load the same as its neighbours'), and each one's last result."""
+    times (each one's load the same as its neighbours'), and each one's last result; the
+    median CPU seconds of the caller's own thread into ``caller`` (name: seconds), if given."""
     times: dict = {name: [] for name in runs}
     out = {}
     for _ in range(repeat):
         for name, fn in runs.items():
-            w, c = time.perf_counter(), time.process_time()
+            w, c, t = time.perf_counter(), time.process_time(), time.thread_time()
             out[name] = fn()
-            times[name].append((time.perf_counter() - w, time.process_time() - c))
+            times[name].append((time.perf_counter() - w, time.process_time() - c, time.thread_time() - t))
+    if caller is not None:
+        caller.update({name: float(np.median([t[2] for t in v])) for name, v in times.items()})
     return {name: (float(np.median([t[0] for t in v])), float(np.median([t[1] for t in v])), out[name])
             for name, v in times.items()}
 
@@ -271,13 +274,19 @@ def threads(cards, labels, repeat):
     runs = {(what, name): run(model, switches) for what, model in (("MARK_I", machine), ("ideal", ideal))
             for name, switches in THREAD_CONFIGS.items()}
     load = os.getloadavg()
-    got = interleaved(runs, repeat)
+    caller: dict = {}
+    got = interleaved(runs, repeat, caller)
     print(f"threads: {n:,} presentations, median of {repeat} interleaved, us per card; load average "
-          f"{load[0]:.1f} before, {os.getloadavg()[0]:.1f} after, on {_cpus()} CPUs")
-    print(f"  {'fit':7} {'threads':30} {'wall us':>8} {'CPU us':>8} {'wall x none':>12} {'CPU x none':>11}")
+          f"{load[0]:.1f} before, {os.getloadavg()[0]:.1f} after, on {_cpus()} CPUs. 'caller' is the CPU of "
+          f"the calling thread alone: with a core free for the second thread, the wall time a card "
+          f"costs is about the larger of it and the rest of the CPU")
+    print(f"  {'fit':7} {'threads':30} {'wall us':>8} {'CPU us':>8} {'caller us':>10} {'wall x none':>12} "
+          f"{'CPU x none':>11} {'caller x none':>14}")
     for (what, name), (wall, cpu, _) in got.items():
         w0, c0, _ = got[(what, "no second thread")]
-        print(f"  {what:7} {name:30} {wall / n * 1e6:8.1f} {cpu / n * 1e6:8.1f} {wall / w0:12.2f} {cpu / c0:11.2f}")
+        t, t0 = caller[(what, name)], caller[(what, "no second thread")]
+        print(f"  {what:7} {name:30} {wall / n * 1e6:8.1f} {cpu / n * 1e6:8.1f} {t / n * 1e6:10.1f} "
+              f"{wall / w0:12.2f} {cpu / c0:11.2f} {t / t0:14.2f}")
     same = all(_same_run(got[(what, name)][2], got[(what, "no second thread")][2])
                for what, name in runs)
     print(f"  (same history, wipers and machine time with every switch: {same})")
