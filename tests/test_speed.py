@@ -82,3 +82,26 @@ def test_direct_calls_off_serves_every_call_by_the_dispatcher():
     with _speed.plain():
         direct = _speed.Direct(twice)
     assert [direct("k", 3), direct("k", 4)] == [6, 8] and direct.entries == {}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_a_listener_in_the_runs_own_environment_hears_the_event_paths_events(variant):
+    """A listener in the run's own SimPy environment (blocks run whole, the events told as
+    each block is written) hears what a listener in a caller's environment hears (one card
+    a call, SimPy's clock brought to each event), in the same order, and the runs are the same."""
+    import simpy
+
+    spec = specs.SMALL.with_overrides(VARIANTS[variant])
+    cards, labels = make_cards(12, np.random.default_rng(5), shapes=("x", "box", "bar"))
+    heard: dict = {"own": [], "caller's": []}
+    own = MarkI(spec=spec, seed=5).fit(cards, labels, epochs=3, on_event=lambda *e: heard["own"].append(e))
+    env = simpy.Environment()
+    stepping = MarkI(spec=spec, seed=5).fit(cards, labels, epochs=3, env=env,
+                                            on_event=lambda *e: heard["caller's"].append(e))
+    _same(own, stepping)
+    assert heard["own"] == heard["caller's"] == own.trace_.events == stepping.trace_.events
+    assert len(heard["own"]) > 5 * len(own.history_)
+    assert env.now == stepping.machine_time_
+    assert len(own.trace_.readings) == len(stepping.trace_.readings) == len(own.history_)
+    for a, b in zip(own.trace_.readings, stepping.trace_.readings):
+        assert a.time == b.time and np.array_equal(a.wipers, b.wipers)

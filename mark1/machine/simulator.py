@@ -262,8 +262,7 @@ class Trace:
             self.events.extend(events)
             return
         keep, listener = self.events.append, self.listener
-        for t, e, p, d in events:                 # log()'s steps, its lookups made once
-            event = (float(t), e, int(p), d)
+        for event in events:                      # as kept without a listener, each told once kept
             keep(event)
             listener(*event)
 
@@ -533,14 +532,10 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
     same kernel one card a call, for a listener in the caller's ``env``, in real-time replay and for a full trace
     with overlap or drivers. Both ways give the same history, bit for bit.
     """
-    # a listener watches the events as they happen in SimPy's time only where that time can be
-    # seen: a caller's environment (its other processes) or real time; in a run's own
-    # environment it hears the same events in the same order as each block is run
-    watched = env is not None and (isinstance(env, simpy.rt.RealtimeEnvironment) or trace.listener is not None)
-    env = env if env is not None else simpy.Environment()
     run = _TrainingRun(spec=spec, retina=retina, patchboard=patchboard, rack=rack, light=light,
                        order=schedule.order, label_index=schedule.label_index, code=code, noise_rng=noise_rng,
-                       trace=trace, env=env, progress=progress, watched=watched)
+                       trace=trace, env=env, progress=progress)
+    env = run.env
     env.process(run.trainer())
     try:
         with collector_paused(trace.full):       # a full trace's many small objects, none in a cycle
@@ -569,16 +564,21 @@ class _TrainingRun:
     """
 
     def __init__(self, *, spec, retina, patchboard, rack, light, order, label_index, code, noise_rng, trace,
-                 env, progress, watched):
+                 env, progress):
         tm, tr = spec.timing, spec.trainer
         self.spec, self.tm, self.rack, self.code, self.trace = spec, tm, rack, code, trace
-        self.env, self.progress, self.order = env, progress, order
+        # someone watches the events as they happen, each one at its time, one card a turn: in
+        # real time, or a listener in the caller's environment (its other processes see the
+        # clock); a listener in the run's own environment hears the same events in the same
+        # order as each block is run
+        self.watched = env is not None and (isinstance(env, simpy.rt.RealtimeEnvironment)
+                                            or trace.listener is not None)
+        self.env = env if env is not None else simpy.Environment()
+        self.progress, self.order = progress, order
         self.n = n = len(order)
         self.pipeline = _SensoryPipeline(retina, patchboard, light, order, spec, rack)
         self.full = trace.full
         self.queued = rack.spec.drivers > 0              # moves wait for drivers
-        # someone watches the events as they happen (see _simulate): each one at its time, one card a turn
-        self.watched = watched
         self.stepping = (not _speed.COMPILED_LOOP or self.watched
                          or (self.full and (tm.overlap or self.queued)))
         self.targets = code.targets.astype(float)
