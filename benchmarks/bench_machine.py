@@ -247,19 +247,18 @@ def per_card(cards, labels, repeat):
           f"the listener's events and history those of the full trace: {same})")
 
 
-#: The thread switches measured (mark1._utils.speed), each alone and together.
+#: The thread switches measured (mark1._utils.speed).
 THREAD_CONFIGS = {
     "no second thread": {},
     "LOOK_AHEAD (sensing ahead)": {"THREADS": True, "LOOK_AHEAD": True},
-    "TWO_HALVES (imaging halves)": {"THREADS": True, "TWO_HALVES": True},
-    "both": {"THREADS": True, "LOOK_AHEAD": True, "TWO_HALVES": True},
 }
 
 
 def threads(cards, labels, repeat):
-    """Each thread's gain: a MARK_I fit (trace off: the deck imaged, then sensed a block at a
-    time while the kernel trains) and the ideal machine's fit (the deck imaged, sensed, then
-    trained) with each thread switch on and off, interleaved, the other fast paths on."""
+    """The look-ahead's gain: a MARK_I fit (trace off: the deck imaged, then sensed a block at
+    a time while the kernel trains) with the thread and without, interleaved, the other fast
+    paths on; and the ideal machine's fit, which no thread touches, the same way: the spread
+    of its rows is the measurement's noise."""
     n = len(cards)
     machine = MarkI(spec=specs.MARK_I, seed=1, trace="off").fit(cards[:WARM_UP], labels[:WARM_UP])
     ideal = MarkI(spec=specs.MARK_I.ideal(), seed=1).fit(cards[:WARM_UP], labels[:WARM_UP])

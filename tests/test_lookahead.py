@@ -15,10 +15,8 @@ import pytest
 
 from mark1 import MarkI, specs
 from mark1._utils import speed as _speed
-from mark1.machine import retina as retina_module
 from mark1.machine import simulator
 from mark1.machine.patchboard import Patchboard
-from mark1.machine.retina import Retina
 
 from conftest import make_cards
 
@@ -164,43 +162,6 @@ def test_an_interrupt_leaves_no_thread():
     assert not _sensing_threads()
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_light_in_two_threads_is_the_light_in_one(seed):
-    """A deck large enough to be imaged in two halves gives the same bits as one thread,
-    uint8 and float cards alike, with the cell spread on."""
-    rng = np.random.default_rng(seed)
-    spec = specs.MARK_I.retina
-    retina = Retina(spec, Retina.sensitivity_spread(spec, rng))
-    n = retina_module._SPLIT_CARDS + int(rng.integers(1, 50))
-    cards = rng.integers(0, 256, (n, 24, 24)).astype(np.uint8)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_speed, "THREADS", False)
-        one = [retina.light(cards), retina.light(cards / 255.0)]
-    two = [retina.light(cards), retina.light(cards / 255.0)]
-    for a, b in zip(one, two):
-        assert np.array_equal(a, b)
-    assert np.array_equal(one[0], one[1])
-
-
-def test_an_error_imaging_the_second_half_is_raised():
-    if not _speed.second_thread():
-        pytest.skip("no second thread on this machine")
-    retina = Retina(specs.MARK_I.retina)
-    cards = np.ones((retina_module._SPLIT_CARDS, 24, 24))
-    original = Retina._image
-
-    def failing(self, part, out, *, clip):
-        if threading.current_thread().name == "mark1-imaging":
-            raise Boom("imaging failed in the second thread")
-        original(self, part, out, clip=clip)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(Retina, "_image", failing)
-        with pytest.raises(Boom, match="second thread"):
-            retina.light(cards)
-    assert not [t for t in threading.enumerate() if t.name == "mark1-imaging"]
-
-
 def test_the_kernels_a_run_calls_release_the_gil():
     """The look-ahead overlaps the training only if every compiled kernel the run calls a
     block at a time releases the GIL (``nogil=True``): one that holds it would hold the
@@ -261,13 +222,3 @@ def test_look_ahead_gives_the_job_of_its_key_its_error_and_discards_another():
         finally:
             ahead.close()
     assert not [t for t in threading.enumerate() if t.name == "mark1-test"]
-
-
-def test_beside_runs_both_halves_in_this_thread_with_its_switch_off():
-    where = []
-    with _speed.plain(THREADS=True):
-        _speed.beside(lambda: where.append(threading.current_thread().name),
-                      lambda: where.append(threading.current_thread().name))
-    assert where == [threading.current_thread().name] * 2
-    with pytest.raises(Boom, match="there"):
-        _speed.beside(lambda: None, lambda: (_ for _ in ()).throw(Boom("there")))

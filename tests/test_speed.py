@@ -11,11 +11,10 @@ from mark1 import MarkI, specs
 from mark1.exceptions import InputError
 from mark1._utils import speed as _speed
 
-SWITCHES = ("THREADS", "LOOK_AHEAD", "TWO_HALVES", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
+SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
 
 #: Each fast path alone (a thread needs THREADS too)
 FAST_PATHS = {"LOOK_AHEAD": {"THREADS": True, "LOOK_AHEAD": True},
-              "TWO_HALVES": {"THREADS": True, "TWO_HALVES": True},
               "COMPILED_LOOP": {"COMPILED_LOOP": True}, "HOLD_STATE": {"HOLD_STATE": True},
               "DIRECT_CALLS": {"DIRECT_CALLS": True}}
 

@@ -16,9 +16,6 @@ The switches
     The sensing of the next block of presentations runs in a second thread (``mark1-sensing``)
     while the caller trains on this one (:class:`LookAhead`; ``simulator._SensoryPipeline``
     calls it). Plain: each block sensed when it is wanted, in the caller's thread.
-:data:`TWO_HALVES`
-    A large deck's light is imaged a half in each of two threads (:func:`beside`,
-    ``mark1-imaging``; ``Retina.light`` calls it). Plain: one half, then the other.
 :data:`COMPILED_LOOP`
     Blocks of presentations run through the compiled step in one call where nobody
     watches each card. Plain: one card a call, SimPy's clock brought to each read (the
@@ -57,17 +54,15 @@ import numba
 
 from mark1.exceptions import InputError
 
-__all__ = ["COMPILED_LOOP", "DIRECT_CALLS", "HOLD_STATE", "LOOK_AHEAD", "THREADS", "TWO_HALVES", "Direct",
-           "LookAhead", "beside", "plain", "second_thread"]
+__all__ = ["COMPILED_LOOP", "DIRECT_CALLS", "HOLD_STATE", "LOOK_AHEAD", "THREADS", "Direct", "LookAhead", "plain",
+           "second_thread"]
 
-#: Whether compiled loops may run in a second thread at all (:data:`LOOK_AHEAD`, :data:`TWO_HALVES`).
+#: Whether compiled loops may run in a second thread at all (:data:`LOOK_AHEAD`).
 THREADS = True
 
 #: Whether the next block of presentations is sensed in a second thread (:class:`LookAhead`).
 LOOK_AHEAD = True
 
-#: Whether a large deck's light is imaged a half in each of two threads (:func:`beside`).
-TWO_HALVES = True
 
 #: Whether blocks of presentations run in one compiled call where nobody watches each card.
 COMPILED_LOOP = True
@@ -78,7 +73,7 @@ HOLD_STATE = True
 #: Whether compiled steps are called straight to their compiled copy (:class:`Direct`).
 DIRECT_CALLS = True
 
-_SWITCHES = ("THREADS", "LOOK_AHEAD", "TWO_HALVES", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
+_SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
 
 
 def second_thread() -> bool:
@@ -185,42 +180,6 @@ class Direct:
 
 
 # -- the threads ------------------------------------------------------------------------------
-def beside(here: Callable[[], None], there: Callable[[], None], name: str = "mark1-imaging") -> None:
-    """``here()`` and ``there()``, two independent pieces of work: ``there`` in a second
-    thread (named ``name``) while ``here`` runs in this one, where :data:`TWO_HALVES` is on
-    and :func:`second_thread` says one can run; else one then the other, in this thread.
-    Both have ended when this returns (an interrupt waits for ``there`` too), and either's
-    exception is raised here.
-
-    Examples
-    --------
-    >>> done = []
-    >>> beside(lambda: done.append("here"), lambda: done.append("there"))
-    >>> sorted(done)
-    ['here', 'there']
-    """
-    if not (TWO_HALVES and second_thread()):
-        here()
-        there()
-        return
-    failed: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            there()
-        except BaseException as e:        # noqa: BLE001 -- raised again in the caller's thread
-            failed.append(e)
-
-    thread = threading.Thread(target=run, name=name, daemon=True)
-    thread.start()
-    try:
-        here()
-    finally:
-        thread.join()
-    if failed:
-        raise failed[0]
-
-
 class LookAhead:
     """The next piece of a caller's work, done in a second thread while the caller does this one.
 

@@ -369,8 +369,7 @@ class MarkI(ParamsMixin):
         n_cells = retina.n_cells
         kept = len(cards) * n_cells * 8 <= limits.LIGHT_KEPT_BYTES
         trace = Trace("full" if on_event is not None else self.trace, listener=on_event)
-        # a deck whose light is kept is imaged before the first card (in two halves beside each
-        # other where speed.beside runs a second thread); a larger one a block at a time
+        # a deck whose light is kept is imaged before the first card; a larger one a block at a time
         light: np.ndarray | _DeckLight = retina.light(cards) if kept else _DeckLight(retina, cards)
         self._noise_rng = self._rng("noise")
 

@@ -45,7 +45,6 @@ import numpy as np
 from numba.extending import overload
 
 from mark1._utils.compiled import compiled
-from mark1._utils import speed as _speed
 from mark1.specs import RetinaSpec
 from mark1.exceptions import InputError
 
@@ -133,7 +132,7 @@ def _banded_product(weights, band, src, dst):
                 dst[i, r] += weight * src[j, r]
 
 
-@compiled(nogil=True)      # two threads image a large deck's halves (Retina.light)
+@compiled(nogil=True)      # the look-ahead's thread images a large deck's blocks (mark_i._DeckLight)
 def _imaging(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_band, blur_c, blur_c_band,
              gain, clip, out):
     """Image each card onto the cells: ``gain * (B_r A_r card A_c^T B_c^T)``, card by card.
@@ -457,11 +456,6 @@ class RetinaState:
 #: float64 nor uint8 (those are imaged in place, without a copy).
 _LIGHT_CHUNK_BYTES = 16 * 2**20
 
-#: Cards from which :meth:`Retina.light` images a deck a half at a time, in two threads (starting a thread
-#: costs 0.1-0.7 ms; 2,048 cards take about 13 ms to image).
-_SPLIT_CARDS = 2048
-
-
 class Retina:
     """Camera optics, lamps and CdS photocells.
 
@@ -539,21 +533,13 @@ class Retina:
         ``cards`` (n, H, W) is reflectance in [0, 1], or uint8 meaning reflectance × 255.
         Each card is imaged on its own, so the result does not depend on the chunk;
         float64 and uint8 decks are read in place, others converted a chunk at a time,
-        never copying the whole deck as float64. A deck of at least 2,048 cards read in place is
-        imaged a half at a time, the halves in two threads where :func:`mark1._utils.speed.beside`
-        runs a second.
+        never copying the whole deck as float64.
         """
         cards = np.asarray(cards)
         n, h, w = len(cards), cards.shape[-2], cards.shape[-1]
         out = np.empty((n, self.n_cells))
         cells = out.reshape((n,) + tuple(self.spec.shape))
         in_place = cards.dtype in (np.float64, np.uint8) and cards.flags.c_contiguous
-        if in_place and n >= _SPLIT_CARDS:
-            half = n // 2
-            self._image(cards[:0], cells[:0], clip=True)       # the camera's matrices made once, here
-            _speed.beside(lambda: self._image(cards[:half], cells[:half], clip=True),
-                          lambda: self._image(cards[half:], cells[half:], clip=True), "mark1-imaging")
-            return out
         step = max(1, n if in_place else _LIGHT_CHUNK_BYTES // (8 * h * w))
         for lo in range(0, n, step):
             self._image_any(cards[lo:lo + step], cells[lo:lo + step])
