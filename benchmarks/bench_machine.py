@@ -192,12 +192,15 @@ def analog(cards, labels, repeat, event_cards):
 
 def interleaved(runs: dict, repeat: int, caller: dict | None = None) -> dict:
     """Median wall and CPU seconds of each of ``runs`` (name: call), called in turn ``repeat``
-    times (each one's load the same as its neighbours'), and each one's last result; the
-    median CPU seconds of the caller's own thread into ``caller`` (name: seconds), if given."""
+    times (each one's load the same as its neighbours'; each round starts one further along,
+    so that no call always follows the same other), and each one's last result; the median
+    CPU seconds of the caller's own thread into ``caller`` (name: seconds), if given."""
     times: dict = {name: [] for name in runs}
     out = {}
-    for _ in range(repeat):
-        for name, fn in runs.items():
+    names = list(runs)
+    for r in range(repeat):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            fn = runs[name]
             w, c, t = time.perf_counter(), time.process_time(), time.thread_time()
             out[name] = fn()
             times[name].append((time.perf_counter() - w, time.process_time() - c, time.thread_time() - t))

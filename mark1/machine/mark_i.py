@@ -347,7 +347,9 @@ class MarkI(ParamsMixin):
             training in (scaled) real time.
         on_event : callable, optional
             Called as ``on_event(time, event, presentation, detail)`` for every event as
-            it is logged (keeps the full trace).
+            it is logged (keeps the full trace), in order: with ``env``, each when SimPy's
+            clock reaches its time; without, a block of presentations' events as the
+            block is run.
 
         Returns
         -------
