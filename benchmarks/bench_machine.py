@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import tempfile
 import time
@@ -189,6 +190,114 @@ def analog(cards, labels, repeat, event_cards):
           " 'same' compares the compiled loop on those cards)")
 
 
+def interleaved(runs: dict, repeat: int, caller: dict | None = None) -> dict:
+    """Median wall and CPU seconds of each of ``runs`` (name: call), called in turn ``repeat``
+    times (each one's load the same as its neighbours'; each round starts one further along,
+    so that no call always follows the same other), and each one's last result; the median
+    CPU seconds of the caller's own thread into ``caller`` (name: seconds), if given."""
+    times: dict = {name: [] for name in runs}
+    out = {}
+    names = list(runs)
+    for r in range(repeat):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            fn = runs[name]
+            w, c, t = time.perf_counter(), time.process_time(), time.thread_time()
+            out[name] = fn()
+            times[name].append((time.perf_counter() - w, time.process_time() - c, time.thread_time() - t))
+    if caller is not None:
+        caller.update({name: float(np.median([t[2] for t in v])) for name, v in times.items()})
+    return {name: (float(np.median([t[0] for t in v])), float(np.median([t[1] for t in v])), out[name])
+            for name, v in times.items()}
+
+
+def per_card(cards, labels, repeat):
+    """CPU and wall microseconds a card: MARK_I (trace off), a listener's fit and a full
+    trace, against the bare arithmetic of a presentation (``_bare.Bare``: imaging,
+    photocells, A-units, sums and the rule, no physics) measured in the same run."""
+    from _bare import Bare
+
+    n = len(cards)
+    machine = MarkI(spec=specs.MARK_I, seed=1, trace="off").fit(cards[:WARM_UP], labels[:WARM_UP])
+    traced = MarkI(spec=specs.MARK_I, seed=1, trace="full").fit(cards[:WARM_UP], labels[:WARM_UP])
+    bare = Bare(machine, cards.shape[1:])
+    bare.fit(cards[:16], labels[:16])                 # compiled (or loaded) outside the timing
+    heard: list = []
+    traced.fit(cards[:16], labels[:16], on_event=lambda *e: None, env=simpy.Environment())
+    k = min(n, 2_000)                                 # the listener in a caller's environment: slow
+
+    def listener(env=None, cards=cards, labels=labels):
+        heard.clear()
+        return traced.fit(cards, labels, on_event=lambda *e: heard.append(e), env=env)
+
+    got = interleaved({
+        "bare arithmetic (reference)": lambda: bare.fit(cards, labels),
+        "MARK_I, trace off": lambda: machine.fit(cards, labels),
+        "MARK_I, full trace": lambda: traced.fit(cards, labels),
+        "MARK_I, on_event listener": listener,
+        f"listener in a caller's env ({k:,} cards)": lambda: listener(simpy.Environment(), cards[:k], labels[:k]),
+    }, repeat)
+    ref_cpu = got["bare arithmetic (reference)"][1] / n
+    print(f"per card, {n:,} presentations, median of {repeat} interleaved; load average "
+          f"{' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    print(f"  {'':42} {'wall us':>8} {'CPU us':>8} {'per s (wall)':>13} {'per s (CPU)':>12} {'CPU x ref':>10}")
+    for name, (wall, cpu, _) in got.items():
+        m = k if name.startswith("listener in") else n
+        print(f"  {name:42} {wall / m * 1e6:8.1f} {cpu / m * 1e6:8.1f} {m / wall:13,.0f} {m / cpu:12,.0f} "
+              f"{cpu / m / ref_cpu:10.2f}")
+    same = (got["MARK_I, on_event listener"][2].trace_.events == got["MARK_I, full trace"][2].trace_.events
+            and _same_run(got["MARK_I, on_event listener"][2], got["MARK_I, full trace"][2]))
+    print(f"  (aims: MARK_I trace off within 1.5 x the reference's CPU; a listener >= 30,000/s; "
+          f"the listener's events and history those of the full trace: {same})")
+
+
+#: The thread switches measured (mark1._utils.speed).
+THREAD_CONFIGS = {
+    "no second thread": {},
+    "LOOK_AHEAD (sensing ahead)": {"THREADS": True, "LOOK_AHEAD": True},
+}
+
+
+def threads(cards, labels, repeat):
+    """The look-ahead's gain: a MARK_I fit (trace off: the deck imaged, then sensed a block at
+    a time while the kernel trains) with the thread and without, interleaved, the other fast
+    paths on; and the ideal machine's fit, which no thread touches, the same way: the spread
+    of its rows is the measurement's noise."""
+    n = len(cards)
+    machine = MarkI(spec=specs.MARK_I, seed=1, trace="off").fit(cards[:WARM_UP], labels[:WARM_UP])
+    ideal = MarkI(spec=specs.MARK_I.ideal(), seed=1).fit(cards[:WARM_UP], labels[:WARM_UP])
+    fast = {"COMPILED_LOOP": True, "HOLD_STATE": True, "DIRECT_CALLS": True}
+
+    def run(model, switches):
+        def fit():
+            with _speed.plain(**fast, **switches):
+                return model.fit(cards, labels)
+        return fit
+
+    runs = {(what, name): run(model, switches) for what, model in (("MARK_I", machine), ("ideal", ideal))
+            for name, switches in THREAD_CONFIGS.items()}
+    load = os.getloadavg()
+    caller: dict = {}
+    got = interleaved(runs, repeat, caller)
+    print(f"threads: {n:,} presentations, median of {repeat} interleaved, us per card; load average "
+          f"{load[0]:.1f} before, {os.getloadavg()[0]:.1f} after, on {_cpus()} CPUs. 'caller' is the CPU of "
+          f"the calling thread alone: with a core free for the second thread, the wall time a card "
+          f"costs is about the larger of it and the rest of the CPU")
+    print(f"  {'fit':7} {'threads':30} {'wall us':>8} {'CPU us':>8} {'caller us':>10} {'wall x none':>12} "
+          f"{'CPU x none':>11} {'caller x none':>14}")
+    for (what, name), (wall, cpu, _) in got.items():
+        w0, c0, _ = got[(what, "no second thread")]
+        t, t0 = caller[(what, name)], caller[(what, "no second thread")]
+        print(f"  {what:7} {name:30} {wall / n * 1e6:8.1f} {cpu / n * 1e6:8.1f} {t / n * 1e6:10.1f} "
+              f"{wall / w0:12.2f} {cpu / c0:11.2f} {t / t0:14.2f}")
+    same = all(_same_run(got[(what, name)][2], got[(what, "no second thread")][2])
+               for what, name in runs)
+    print(f"  (same history, wipers and machine time with every switch: {same})")
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def full_trace(cards, labels, repeat, event_cards):
     """A full trace (every event, reading and move kept): compiled against the event path."""
     n = len(cards)
@@ -242,15 +351,16 @@ def ideal(cards, labels, epochs, repeat, name):
         phi = probe.associate(probe.sense(cards))
         return Perceptron(shuffle=False, tol=None, eta0=1.0, max_iter=epochs, alpha=0.0).fit(phi, labels)
 
+    n = len(cards) * epochs
     for threads in ("one BLAS thread", "default BLAS threads"):
         ctx = one_blas_thread() if threads.startswith("one") else contextlib.nullcontext()
         with ctx:
-            w_ours, c_ours, m = timed(ours, repeat)
-            w_peer, c_peer, _ = timed(peer, repeat)
+            got = interleaved({"ours": ours, "peer": peer}, repeat)
+        (w_ours, c_ours, m), (w_peer, c_peer, _) = got["ours"], got["peer"]
         mistakes = (~m.history_["correct"]).mean()
-        print(f"  {name}, {threads}: ours {w_ours * 1e3:7.1f} ms, peer {w_peer * 1e3:7.1f} ms, "
-              f"ratio {w_ours / w_peer:.2f} wall, {c_ours / c_peer:.2f} CPU "
-              f"({mistakes:.1%} of presentations wrong)")
+        print(f"  {name}, {threads}: ours {w_ours * 1e3:7.1f} ms ({c_ours / n * 1e6:5.2f} us CPU a presentation), "
+              f"peer {w_peer * 1e3:7.1f} ms ({c_peer / n * 1e6:5.2f} us), ratio {w_ours / w_peer:.2f} wall, "
+              f"{c_ours / c_peer:.2f} CPU ({mistakes:.1%} of presentations wrong)")
 
 
 def main(argv=None):
@@ -262,25 +372,38 @@ def main(argv=None):
                     help="cards the event path runs where it is too slow for all (driver limits)")
     ap.add_argument("--deck", choices=("both", "digits", "hard"), default="both",
                     help="the decks of sections 1 and 2 (3 and 4 run on the digits)")
+    ap.add_argument("--sections", default="per-card,threads,analog,trace,growth,ideal",
+                    help="the sections to run, of per-card, threads, analog, trace, growth, ideal")
     args = ap.parse_args(argv)
+    sections = set(args.sections.split(","))
     cards, labels = digit_cards(args.cards)
     decks = {"digits": (cards, labels)} if args.deck != "hard" else {}
     if args.deck != "digits":
         decks["hard"] = digit_cards(args.cards, deck=HARD)
     for name, (c, lab) in decks.items():
         print(f"\n=== deck: {name} ===")
-        analog(c, lab, args.repeat, args.event_cards)
-        full_trace(c, lab, args.repeat, args.event_cards)
+        with one_blas_thread():
+            if "per-card" in sections:
+                per_card(c, lab, max(args.repeat, 3))
+            if "threads" in sections:
+                threads(c, lab, max(args.repeat, 3))
+        if "analog" in sections:
+            analog(c, lab, args.repeat, args.event_cards)
+        if "trace" in sections:
+            full_trace(c, lab, args.repeat, args.event_cards)
     if args.deck == "hard":
         return 0
-    growth(cards, labels)
+    if "growth" in sections:
+        growth(cards, labels)
+    if "ideal" not in sections:
+        return 0
     try:
         import sklearn  # noqa: F401
     except ImportError:
         print("scikit-learn not installed: no ideal-machine ratio")
         return 0
-    print(f"\nideal machine vs sensing + scikit-learn Perceptron, {args.epochs} epochs "
-          f"(goal: ratio <= 0.5)")
+    print(f"\nideal machine vs sensing + scikit-learn Perceptron, {args.epochs} epochs, median of "
+          f"{args.repeat} interleaved (aim: ratio <= 0.4); load average {os.getloadavg()[0]:.1f}")
     ideal(cards, labels, args.epochs, args.repeat, "8 digits (mistake-dense)")
     shuffled = np.random.default_rng(0).permutation(labels)
     ideal(cards, shuffled, args.epochs, args.repeat, "8 digits, labels shuffled (mistakes everywhere)")

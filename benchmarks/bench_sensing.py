@@ -30,9 +30,8 @@ with a memory of the card before, an exposure writing every card's state, the ta
 bits.
 
 A third section measures where a fit's time goes with the next block sensed in a second
-thread beside the training and the deck imaged as the run shows it (issue 23): a MARK_I fit
-with the second thread and without, and with it each thread's CPU, the imaging and the
-sensing each does, and the caller's waits for the look-ahead.
+thread beside the training: a MARK_I fit with the second thread and without, and with it
+each thread's CPU, the sensing each does, and the caller's waits for the look-ahead.
 """
 
 from __future__ import annotations
@@ -315,21 +314,16 @@ def blocks(deck_name, cards, repeat, block=512):
 
 
 def threads(deck_name, cards, labels, repeat):
-    """Where a fit's time goes with the sensing and the imaging beside the training (issue 23):
-    a MARK_I fit (trace off) with the second thread and without (``_speed.THREADS``), wall per
-    card; with it, the CPU of the caller's thread and of the sensing thread, the imaging each
-    does (the deck is imaged as the run shows it, a chunk at a time, by whichever thread is
-    free: ``retina._ImagedDeck``), the sensing each does, and the caller's waits for the
-    look-ahead (its time in ``_collect`` less the imaging it does there)."""
+    """Where a fit's time goes with the sensing beside the training: a MARK_I fit (trace off)
+    with the look-ahead's thread and without (``_speed.LOOK_AHEAD``), wall per card; with it,
+    the CPU of the caller's thread and of the sensing thread, the sensing each does, and the
+    caller's waits for the look-ahead (its time in ``LookAhead.collect``)."""
     from mark1._utils import speed as _speed
-    from mark1.machine import retina as retina_module, simulator
+    from mark1.machine import simulator
 
     n = len(cards)
     m = MarkI(spec=specs.MARK_I, seed=1, trace="off").fit(cards[:256], labels[:256])
     spent: dict = {}
-    where = threading.local()
-    make, collect = simulator._SensoryPipeline._make, simulator._SensoryPipeline._collect
-    image_chunk = retina_module._ImagedDeck._image_chunk
 
     def add(key, seconds):
         thread = "sensing" if threading.current_thread().name == "mark1-sensing" else "caller"
@@ -342,24 +336,15 @@ def threads(deck_name, cards, labels, repeat):
                 return fn(*args)
             finally:
                 add(key, clock() - c)
-                if key == "imaging" and getattr(where, "collecting", False):
-                    add("imaging in waits", clock() - c)
         return run
 
-    def timed_collect(pipeline, first, stop):
-        where.collecting = True
-        try:
-            return timed(collect, "collect", time.perf_counter)(pipeline, first, stop)
-        finally:
-            where.collecting = False
-
+    make, collect = simulator._SensoryPipeline._make, _speed.LookAhead.collect
     simulator._SensoryPipeline._make = timed(make, "sensing", time.thread_time)
-    simulator._SensoryPipeline._collect = timed_collect
-    retina_module._ImagedDeck._image_chunk = timed(image_chunk, "imaging", time.thread_time)
+    _speed.LookAhead.collect = timed(collect, "collect", time.perf_counter)
     try:
         walls = {}
         for on in (False, True):
-            _speed.THREADS = on
+            _speed.LOOK_AHEAD = on
             walls[on] = min(timed_wall(lambda: m.fit(cards, labels)) for _ in range(repeat))
         best = None
         for _ in range(repeat):
@@ -370,20 +355,16 @@ def threads(deck_name, cards, labels, repeat):
             if best is None or w < best[0]:
                 best = (w, c, p, dict(spent))
     finally:
-        simulator._SensoryPipeline._make, simulator._SensoryPipeline._collect = make, collect
-        retina_module._ImagedDeck._image_chunk = image_chunk
-        _speed.THREADS = True
+        simulator._SensoryPipeline._make, _speed.LookAhead.collect = make, collect
+        _speed.LOOK_AHEAD = True
     w, c, p, sp = best
     us = 1e6 / n
 
     def get(thread, key):
         return sp.get((thread, key), 0.0) * us
 
-    # the sensing a thread does includes the imaging its blocks waited for (inside _make)
-    waits = get("caller", "collect") - get("caller", "imaging in waits")
     print(f"  {deck_name:7s} {n / walls[False]:10,.0f} {n / walls[True]:10,.0f} {c * us:8.2f} {(p - c) * us:8.2f} "
-          f"{get('caller', 'imaging'):8.2f} {get('sensing', 'imaging'):8.2f} {get('caller', 'sensing'):8.2f} "
-          f"{get('sensing', 'sensing'):8.2f} {waits:7.2f}")
+          f"{get('caller', 'sensing'):8.2f} {get('sensing', 'sensing'):8.2f} {get('caller', 'collect'):7.2f}")
 
 
 def timed_wall(fn):
@@ -461,12 +442,11 @@ def main(argv=None):
     with one_blas_thread():
         blocks("digits", cards, args.repeat)
         blocks("hard", digit_cards(args.cards, deck=HARD)[0], args.repeat)
-    print(f"\na MARK_I fit (trace off) with the sensing and imaging beside the training and without, "
+    print(f"\na MARK_I fit (trace off) with the sensing beside the training and without, "
           f"{args.cards:,} cards, best wall of {args.repeat}; with it, us per card: CPU of the caller's thread "
-          f"and of the sensing thread, imaging done by each, sensing done by each (its blocks' imaging "
-          f"included), the caller's waits for the look-ahead")
-    print(f"  {'deck':7s} {'1 thread/s':>10s} {'2 threads/s':>10s} {'CPU':>8s} {'CPU 2nd':>8s} {'imaging':>8s} "
-          f"{'img 2nd':>8s} {'sensing':>8s} {'sens 2nd':>8s} {'waits':>7s}")
+          f"and of the sensing thread, sensing done by each, the caller's waits for the look-ahead")
+    print(f"  {'deck':7s} {'1 thread/s':>10s} {'2 threads/s':>10s} {'CPU':>8s} {'CPU 2nd':>8s} "
+          f"{'sensing':>8s} {'sens 2nd':>8s} {'waits':>7s}")
     with one_blas_thread():
         threads("digits", cards, labels, args.repeat)
         threads("hard", *digit_cards(args.cards, deck=HARD), args.repeat)

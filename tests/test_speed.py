@@ -11,7 +11,12 @@ from mark1 import MarkI, specs
 from mark1.exceptions import InputError
 from mark1._utils import speed as _speed
 
-SWITCHES = ("THREADS", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
+SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
+
+#: Each fast path alone (a thread needs THREADS too)
+FAST_PATHS = {"LOOK_AHEAD": {"THREADS": True, "LOOK_AHEAD": True},
+              "COMPILED_LOOP": {"COMPILED_LOOP": True}, "HOLD_STATE": {"HOLD_STATE": True},
+              "DIRECT_CALLS": {"DIRECT_CALLS": True}}
 
 # the timing configurations a user studies: waits for the motors, drivers, overlap, read noise
 VARIANTS = {
@@ -42,8 +47,8 @@ def test_each_fast_path_gives_the_plain_paths_bits(variant, seed):
     spec = specs.SMALL.with_overrides(VARIANTS[variant])
     cards, labels = make_cards(16, np.random.default_rng(seed), shapes=("x", "box", "bar"))
     plain = _run(spec, seed, cards, labels)
-    for name in SWITCHES:
-        _same(_run(spec, seed, cards, labels, **{name: True}), plain)
+    for switches in FAST_PATHS.values():
+        _same(_run(spec, seed, cards, labels, **switches), plain)
     _same(_run(spec, seed, cards, labels, **dict.fromkeys(SWITCHES, True)), plain)
 
 
@@ -76,3 +81,26 @@ def test_direct_calls_off_serves_every_call_by_the_dispatcher():
     with _speed.plain():
         direct = _speed.Direct(twice)
     assert [direct("k", 3), direct("k", 4)] == [6, 8] and direct.entries == {}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_a_listener_in_the_runs_own_environment_hears_the_event_paths_events(variant):
+    """A listener in the run's own SimPy environment (blocks run whole, the events told as
+    each block is written) hears what a listener in a caller's environment hears (one card
+    a call, SimPy's clock brought to each event), in the same order, and the runs are the same."""
+    import simpy
+
+    spec = specs.SMALL.with_overrides(VARIANTS[variant])
+    cards, labels = make_cards(12, np.random.default_rng(5), shapes=("x", "box", "bar"))
+    heard: dict = {"own": [], "caller's": []}
+    own = MarkI(spec=spec, seed=5).fit(cards, labels, epochs=3, on_event=lambda *e: heard["own"].append(e))
+    env = simpy.Environment()
+    stepping = MarkI(spec=spec, seed=5).fit(cards, labels, epochs=3, env=env,
+                                            on_event=lambda *e: heard["caller's"].append(e))
+    _same(own, stepping)
+    assert heard["own"] == heard["caller's"] == own.trace_.events == stepping.trace_.events
+    assert len(heard["own"]) > 5 * len(own.history_)
+    assert env.now == stepping.machine_time_
+    assert len(own.trace_.readings) == len(stepping.trace_.readings) == len(own.history_)
+    for a, b in zip(own.trace_.readings, stepping.trace_.readings):
+        assert a.time == b.time and np.array_equal(a.wipers, b.wipers)

@@ -9,17 +9,18 @@ when it starts.
 The switches
 ------------
 :data:`THREADS`
-    A second thread runs compiled loops beside the caller's: the sensing of the next
-    block of presentations (``simulator._SensoryPipeline``, the ``mark1-sensing``
-    thread), the deck's imaging ahead of the run (``retina._ImagedDeck``, done by that
-    thread when it has nothing else to do) and the two halves of a large deck's imaging
-    (``retina._beside``, ``mark1-imaging``). Plain: everything in the caller's thread.
-    Only where :func:`second_thread` says a second thread can run at all.
+    Whether the machine may run compiled loops in a second thread at all (the lab's
+    process pool turns it off in its workers, which fill the cores). Plain: everything in
+    the caller's thread. Only where :func:`second_thread` says a second thread can run.
+:data:`LOOK_AHEAD`
+    The sensing of the next block of presentations runs in a second thread (``mark1-sensing``)
+    while the caller trains on this one (:class:`LookAhead`; ``simulator._SensoryPipeline``
+    calls it). Plain: each block sensed when it is wanted, in the caller's thread.
 :data:`COMPILED_LOOP`
     Blocks of presentations run through the compiled step in one call where nobody
     watches each card. Plain: one card a call, SimPy's clock brought to each read (the
-    event path; a listener, real-time replay and a full trace with overlap or drivers
-    always take it).
+    event path; a listener in the caller's SimPy environment, real-time replay and a full
+    trace with overlap or drivers always take it).
 :data:`HOLD_STATE`
     The step's records (about 60 arrays) are held once a run in one compiled object
     (``_kernels.state.RunState``, a numba ``structref``), so a call passes it and a row
@@ -43,16 +44,25 @@ compiled and kept in numba's cache, so it cannot change at run time.
 from __future__ import annotations
 
 import os
+import queue
+import threading
+from collections.abc import Callable, Hashable
+from concurrent.futures import Future
 from typing import Any, cast
 
 import numba
 
 from mark1.exceptions import InputError
 
-__all__ = ["COMPILED_LOOP", "DIRECT_CALLS", "HOLD_STATE", "THREADS", "Direct", "plain", "second_thread"]
+__all__ = ["COMPILED_LOOP", "DIRECT_CALLS", "HOLD_STATE", "LOOK_AHEAD", "THREADS", "Direct", "LookAhead", "plain",
+           "second_thread"]
 
-#: Whether compiled loops may run in a second thread (the sensing ahead, the deck's imaging).
+#: Whether compiled loops may run in a second thread at all (:data:`LOOK_AHEAD`).
 THREADS = True
+
+#: Whether the next block of presentations is sensed in a second thread (:class:`LookAhead`).
+LOOK_AHEAD = True
+
 
 #: Whether blocks of presentations run in one compiled call where nobody watches each card.
 COMPILED_LOOP = True
@@ -63,7 +73,7 @@ HOLD_STATE = True
 #: Whether compiled steps are called straight to their compiled copy (:class:`Direct`).
 DIRECT_CALLS = True
 
-_SWITCHES = ("THREADS", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
+_SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
 
 
 def second_thread() -> bool:
@@ -167,3 +177,104 @@ class Direct:
             found = None
         self.entries[key] = getattr(found, "entry_point", None) or self.dispatcher
         return out
+
+
+# -- the threads ------------------------------------------------------------------------------
+class LookAhead:
+    """The next piece of a caller's work, done in a second thread while the caller does this one.
+
+    The caller starts a job under a ``key`` (:meth:`start`, with its arguments for ``work``)
+    and later collects the one under the key it then wants (:meth:`collect`): the job's result (its exception raised
+    there), or None (the plain path: the caller works it out itself) when the job was for
+    another key, was not started, or had not begun (:attr:`take_back`). ``work`` must read
+    nothing the caller writes meanwhile except :attr:`discarded`, the count of jobs
+    discarded (:meth:`discard`), which it may compare with the count it was started under to stop
+    early (the caller ignores a discarded job's result). :meth:`close` ends the thread;
+    the caller calls it however its run ends. With :data:`LOOK_AHEAD` off, or where
+    :func:`second_thread` says no second thread can run, no thread is started and every
+    :meth:`collect` gives None.
+
+    Parameters
+    ----------
+    work : callable
+        The job: ``work(*args)`` for the ``args`` of :meth:`start`.
+    name : str
+        The thread's name.
+
+    Examples
+    --------
+    >>> ahead = LookAhead(lambda a, b: a + b, "adder")
+    >>> ahead.take_back = False               # wait for the job, even one not begun
+    >>> ahead.start("next", 2, 3)
+    >>> ahead.collect("next") == (5 if ahead.on else None)
+    True
+    >>> ahead.close()
+    """
+
+    #: Whether :meth:`collect` takes back a job the thread has not begun yet (busy with a
+    #: discarded one, or without a core on a loaded machine), rather than wait for it.
+    take_back = True
+
+    def __init__(self, work: Callable[..., Any], name: str) -> None:
+        self.work, self.name = work, name
+        self.on = LOOK_AHEAD and second_thread()
+        self.discarded = 0
+        self._ahead: tuple[Hashable, Future] | None = None
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._worker: threading.Thread | None = None
+
+    def start(self, key: Hashable, *args: Any) -> None:
+        """Start ``work(*args)`` in the second thread, to be collected under ``key``."""
+        if not self.on:
+            return
+        future: Future = Future()
+        self._ahead = (key, future)
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._serve, args=(self._jobs,), name=self.name, daemon=True)
+            self._worker.start()
+        self._jobs.put((future, args))
+
+    def collect(self, key: Hashable) -> Any:
+        """The job started under ``key`` and begun (its exception raised here); else None,
+        and any job started is discarded."""
+        ahead = self._ahead
+        if ahead is None:
+            return None
+        if ahead[0] != key:
+            self.discard()
+            return None
+        self._ahead = None
+        if self.take_back and ahead[1].cancel():     # not begun: the caller works it out
+            return None
+        return ahead[1].result()
+
+    def discard(self) -> None:
+        """Drop the job started: never done if it has not begun, else left to end (see
+        :attr:`discarded`) and its result ignored."""
+        if self._ahead is not None:
+            self.discarded += 1
+            self._ahead[1].cancel()
+            self._ahead = None
+
+    def _serve(self, jobs: queue.SimpleQueue) -> None:
+        """The second thread: each job asked for, until told to stop (None)."""
+        while (job := jobs.get()) is not None:
+            future, args = job
+            if not future.set_running_or_notify_cancel():      # taken back or discarded
+                continue
+            try:
+                future.set_result(self.work(*args))
+            except BaseException as e:          # noqa: BLE001 -- raised by the collect that takes it
+                future.set_exception(e)
+
+    def close(self) -> None:
+        """End the second thread, if one was started: a job not begun is dropped, one
+        running finishes first."""
+        self.discard()
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            self._jobs.put(None)
+            try:
+                worker.join()
+            except RuntimeError:        # an interrupt in start(): not started, or ends at the None
+                pass

@@ -28,7 +28,7 @@ from mark1.machine.perceptron import train_error_correction
 from mark1.machine._kernels.pots import read_out_array
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.response import OutputCode
-from mark1.machine.retina import Retina, RetinaState, _ImagedDeck
+from mark1.machine.retina import Retina, RetinaState
 from mark1.machine.rules import erring, tie_tolerance
 from mark1._utils.html import figure_function, figure_img, html_table
 from mark1._utils.language import duration
@@ -61,8 +61,23 @@ class _DeckLight:
         return self.retina.light(self.cards[index])
 
     def take(self, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The light of ``cards`` and their rows in it (as :meth:`retina._ImagedDeck.take`)."""
+        """The light of ``cards`` and their rows in it, those cards imaged now."""
         return self[cards], np.arange(len(cards))
+
+
+def _own_inputs(phi: np.ndarray, pots: np.ndarray) -> np.ndarray:
+    """A unit's inputs: the columns of ``phi`` (n, n_a) bool its ``pots`` (n_a + 1,) bool,
+    the bias last, take, then its bias; array (n, pots.sum()) float64, 0 or 1 (the columns
+    of ``with_bias(phi)[:, pots]``, without making the whole of it)."""
+    a_units = np.flatnonzero(pots[:-1])
+    x = np.empty((len(phi), len(a_units) + int(pots[-1])))
+    if len(a_units) and a_units[-1] - a_units[0] + 1 == len(a_units):     # a run of A-units: a slice
+        x[:, :len(a_units)] = phi[:, a_units[0]:a_units[-1] + 1]
+    else:
+        x[:, :len(a_units)] = phi[:, a_units]
+    if pots[-1]:
+        x[:, -1] = 1.0
+    return x
 
 
 _STREAMS = ("wiring", "photocells", "motors", "order", "noise")
@@ -332,7 +347,9 @@ class MarkI(ParamsMixin):
             training in (scaled) real time.
         on_event : callable, optional
             Called as ``on_event(time, event, presentation, detail)`` for every event as
-            it is logged (keeps the full trace).
+            it is logged (keeps the full trace), in order: with ``env``, each when SimPy's
+            clock reaches its time; without, a block of presentations' events as the
+            block is run.
 
         Returns
         -------
@@ -354,13 +371,8 @@ class MarkI(ParamsMixin):
         n_cells = retina.n_cells
         kept = len(cards) * n_cells * 8 <= limits.LIGHT_KEPT_BYTES
         trace = Trace("full" if on_event is not None else self.trace, listener=on_event)
-        light: np.ndarray | _DeckLight | _ImagedDeck
-        if not kept:
-            light = _DeckLight(retina, cards)
-        elif self._ideal(trace, env):
-            light = retina.light(cards)
-        else:                              # imaged as the run shows the cards, beside the training
-            light = _ImagedDeck(retina, cards, schedule)
+        # a deck whose light is kept is imaged before the first card; a larger one a block at a time
+        light: np.ndarray | _DeckLight = retina.light(cards) if kept else _DeckLight(retina, cards)
         self._noise_rng = self._rng("noise")
 
         bar = progress_bar(len(schedule), "card", show=progress)
@@ -481,29 +493,33 @@ class MarkI(ParamsMixin):
         s_states = np.concatenate([self.retina.fire(self.retina.steady_signal(light[lo:lo + limits.SENSE_CHUNK]))
                                    for lo in range(0, len(light), limits.SENSE_CHUNK)])
         phi = self.patchboard.associate(s_states)
-        x = with_bias(phi)
         targets = code.targets[label_index].astype(float)
         n, n_pres = len(phi), len(schedule)
         epochs = n_pres // n
         inc = self.spec.trainer.increment
         tie = code.tie / inc                      # the tie zone in units of increments
         if not rack.mask.all():
-            # each unit sees only its own pots (split, or no bias pot): train unit by unit on its own inputs
+            # each unit sees only its own pots (split, or no bias pot): train unit by unit on its
+            # own inputs, made from φ (its A-units' columns, then its bias), not from every input
             weights = np.zeros(rack.mask.shape)
             sums = np.zeros((n_pres, code.n_units))
+            active_pots = np.empty((n, code.n_units), np.int64)       # (n_cards, n_units)
             for k in range(code.n_units):
                 cols = rack.mask[k]
-                r = train_error_correction(x[:, cols], targets[:, k:k + 1], epochs=epochs,
+                x = _own_inputs(phi, cols)
+                active_pots[:, k] = np.count_nonzero(x, axis=1)
+                r = train_error_correction(x, targets[:, k:k + 1], epochs=epochs,
                                            order=schedule.reshape(epochs, n), tie=tie)
                 weights[k, cols] = r.weights[0]
                 sums[:, k] = r.sums[:, 0]
         else:
+            x = with_bias(phi)
             r = train_error_correction(x, targets, epochs=epochs, order=schedule.reshape(epochs, n), tie=tie)
             weights, sums = r.weights, r.sums
+            active_pots = rack.active_pots(x).astype(np.int64)              # (n_cards, n_units)
         rack.p_from[:] = rack.p_to[:] = weights * inc
         sums = sums * inc
         err = erring(targets[schedule], sums, code.tie)
-        active_pots = rack.active_pots(x).astype(np.int64)                  # (n_cards, n_units)
         hist = history(epoch_of=epoch_of, order=schedule, labels=label_index[schedule], response=code.decode(sums),
                        units_erred=err.sum(axis=1), pots_moved=(err * active_pots[schedule]).sum(axis=1),
                        start=np.arange(n_pres) * tm.period, s_active=np.count_nonzero(s_states, axis=1)[schedule],

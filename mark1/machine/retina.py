@@ -36,10 +36,8 @@ from __future__ import annotations
 
 import functools
 import math
-import threading
 from dataclasses import dataclass
 from fractions import Fraction
-from collections.abc import Callable
 from typing import NamedTuple
 
 import numba
@@ -47,9 +45,8 @@ import numpy as np
 from numba.extending import overload
 
 from mark1._utils.compiled import compiled
-from mark1._utils.speed import second_thread
 from mark1.specs import RetinaSpec
-from mark1.exceptions import InputError, Mark1Error
+from mark1.exceptions import InputError
 
 __all__ = ["Retina", "RetinaState", "area_average_matrix"]
 
@@ -135,7 +132,7 @@ def _banded_product(weights, band, src, dst):
                 dst[i, r] += weight * src[j, r]
 
 
-@compiled(nogil=True)      # two threads image a large deck's halves (Retina.light)
+@compiled(nogil=True)      # the look-ahead's thread images a large deck's blocks (mark_i._DeckLight)
 def _imaging(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_band, blur_c, blur_c_band,
              gain, clip, out):
     """Image each card onto the cells: ``gain * (B_r A_r card A_c^T B_c^T)``, card by card.
@@ -459,174 +456,6 @@ class RetinaState:
 #: float64 nor uint8 (those are imaged in place, without a copy).
 _LIGHT_CHUNK_BYTES = 16 * 2**20
 
-#: Cards from which :meth:`Retina.light` images a deck in two threads (starting a thread
-#: costs 0.1-0.7 ms; 2,048 cards take about 13 ms to image).
-_SPLIT_CARDS = 2048
-
-
-def _beside(here: Callable[[], None], there: Callable[[], None]) -> None:
-    """Run ``there()`` in a second thread while ``here()`` runs in this one; both end before
-    this returns (an interrupt waits for ``there`` too), and either's exception is raised here."""
-    failed: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            there()
-        except BaseException as e:        # noqa: BLE001 -- raised again in the caller's thread
-            failed.append(e)
-
-    thread = threading.Thread(target=run, name="mark1-imaging", daemon=True)
-    thread.start()
-    try:
-        here()
-    finally:
-        thread.join()
-    if failed:
-        raise failed[0]
-
-
-#: Cards a run images at a time (:class:`_ImagedDeck`): about 0.1 ms of work, the longest
-#: a thread imaging ahead keeps the other waiting for it.
-_IMAGING_CHUNK = 32
-
-
-class _Abandoned(Mark1Error):
-    """The run a deck was imaged for has ended (:meth:`_ImagedDeck.abandon`): raised in a
-    thread that still waited for a chunk, which nobody will image now."""
-
-
-class _ImagedDeck:
-    """A deck's light, imaged a chunk of cards at a time as a run shows them.
-
-    What ``retina.light(cards)`` gives, row for row (each card is imaged on its own, so
-    the bits are the same), but imaged in the order of ``order`` (the card shown at each
-    presentation; a card shown again is imaged once) and only as far as it is wanted:
-    :meth:`take` images what a block of presentations needs, and :meth:`image_one`, called
-    by a thread with nothing else to do, images the next chunk nobody has begun. Two
-    threads may image at once; a chunk begun by one is waited for by the other, and one
-    whose imaging raised is left to be imaged again. Cards never shown are never imaged.
-    :meth:`abandon` ends it with the run: a thread still waiting for a chunk (one whose
-    imaging an interrupt cut short) raises, and nothing more is imaged.
-
-    Parameters
-    ----------
-    retina : Retina
-    cards : array of shape (n_cards, H, W)
-        Reflectance in [0, 1], or uint8 meaning reflectance × 255.
-    order : array of shape (n_presentations,) int
-        The card shown at each presentation.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mark1.specs import MARK_I
-    >>> r = Retina(MARK_I.retina)
-    >>> cards = np.random.default_rng(0).random((100, 40, 40))
-    >>> deck = _ImagedDeck(r, cards, np.array([7, 3, 7, 50]))
-    >>> light, rows = deck.take(np.array([7, 3]))
-    >>> bool((light[rows] == r.light(cards[[7, 3]])).all())
-    True
-    >>> while deck.image_one():                       # the rest of the cards shown
-    ...     pass
-    >>> bool((deck.light[50] == r.light(cards[50:51])[0]).all())
-    True
-    """
-
-    def __init__(self, retina: Retina, cards: np.ndarray, order: np.ndarray) -> None:
-        self.retina, self.cards = retina, cards
-        self.light = np.empty((len(cards), retina.n_cells))
-        _, first = np.unique(order, return_index=True)
-        shown = np.asarray(order, dtype=np.int64)[np.sort(first)]     # each card once, as first shown
-        self._shown = shown
-        self._chunk_of = np.full(len(cards), -1, np.int64)         # -1: never shown
-        self._chunk_of[shown] = np.arange(len(shown)) // _IMAGING_CHUNK
-        # chunks whose cards are a run of the deck (first, first + 1, ...) are imaged in place
-        lo = np.arange(0, len(shown), _IMAGING_CHUNK)
-        hi = np.minimum(lo + _IMAGING_CHUNK, len(shown))
-        steps = np.concatenate([[0], np.cumsum(np.diff(shown) == 1)])
-        self._run = steps[hi - 1] - steps[lo] == hi - lo - 1
-        # each chunk 0 to image, 1 being imaged, 2 imaged; the first that may be 0; chunks
-        # before `ready` are all imaged
-        self._state = np.zeros(len(lo), np.int8)
-        self._next = self.ready = 0
-        self._abandoned = False
-        self._changed = threading.Condition()
-
-    def __len__(self) -> int:
-        return len(self.cards)
-
-    def take(self, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The deck's light and ``cards`` (rows of it), the chunks holding those cards imaged
-        first: here, those nobody has begun; those another thread images, waited for."""
-        chunks = self._chunk_of[cards]
-        if len(chunks) and chunks.min() < 0:
-            raise InputError(f"cards: expected cards the run shows, got card {int(cards[chunks.argmin()])}, "
-                             f"never shown")
-        last = int(chunks.max(initial=-1))
-        while self.ready <= last:
-            with self._changed:
-                if self.ready > last:        # the other thread finished them meanwhile
-                    break
-                if self._abandoned:
-                    raise _Abandoned("the run this deck was imaged for has ended")
-                j = self._claim(last)
-                if j is None:                # the rest is being imaged by the other thread
-                    self._changed.wait()
-                    continue
-            self._image_chunk(j)
-        return self.light, cards
-
-    def image_one(self) -> bool:
-        """Image the next chunk nobody has begun; False when there is none."""
-        with self._changed:
-            j = None if self._abandoned else self._claim(len(self._state) - 1)
-        if j is None:
-            return False
-        self._image_chunk(j)
-        return True
-
-    def abandon(self) -> None:
-        """End the imaging with the run: nothing more is imaged, and a thread waiting for a
-        chunk raises :class:`_Abandoned` (the chunk may never be imaged: its claimer was
-        interrupted between claiming and imaging it)."""
-        with self._changed:
-            self._abandoned = True
-            self._changed.notify_all()
-
-    def _claim(self, last: int) -> int | None:
-        """The first chunk up to ``last`` that nobody has begun, now begun; called holding the lock."""
-        while self._next < len(self._state) and self._state[self._next]:
-            self._next += 1
-        if self._next > last:
-            return None
-        j, self._next = self._next, self._next + 1
-        self._state[j] = 1
-        return j
-
-    def _image_chunk(self, j: int) -> None:
-        chunk = self._shown[j * _IMAGING_CHUNK:(j + 1) * _IMAGING_CHUNK]
-        rows, cols = self.retina.spec.shape
-        try:
-            if self._run[j]:
-                run = slice(int(chunk[0]), int(chunk[-1]) + 1)
-                self.retina._image_any(self.cards[run], self.light[run].reshape(-1, rows, cols))
-            else:
-                light = np.empty((len(chunk), rows, cols))
-                self.retina._image_any(self.cards[chunk], light)
-                self.light[chunk] = light.reshape(len(chunk), -1)
-        except BaseException:
-            with self._changed:
-                self._state[j] = 0
-                self._next = min(self._next, j)
-                self._changed.notify_all()
-            raise
-        with self._changed:
-            self._state[j] = 2
-            while self.ready < len(self._state) and self._state[self.ready] == 2:
-                self.ready += 1
-            self._changed.notify_all()
-
-
 class Retina:
     """Camera optics, lamps and CdS photocells.
 
@@ -704,20 +533,13 @@ class Retina:
         ``cards`` (n, H, W) is reflectance in [0, 1], or uint8 meaning reflectance × 255.
         Each card is imaged on its own, so the result does not depend on the chunk;
         float64 and uint8 decks are read in place, others converted a chunk at a time,
-        never copying the whole deck as float64. A deck of at least 2,048 cards read in place is
-        imaged in two threads, a half each, where a second can run (:func:`second_thread`).
+        never copying the whole deck as float64.
         """
         cards = np.asarray(cards)
         n, h, w = len(cards), cards.shape[-2], cards.shape[-1]
         out = np.empty((n, self.n_cells))
         cells = out.reshape((n,) + tuple(self.spec.shape))
         in_place = cards.dtype in (np.float64, np.uint8) and cards.flags.c_contiguous
-        if in_place and n >= _SPLIT_CARDS and second_thread():
-            half = n // 2
-            self._image(cards[:0], cells[:0], clip=True)       # the camera's matrices made once, here
-            _beside(lambda: self._image(cards[:half], cells[:half], clip=True),
-                    lambda: self._image(cards[half:], cells[half:], clip=True))
-            return out
         step = max(1, n if in_place else _LIGHT_CHUNK_BYTES // (8 * h * w))
         for lo in range(0, n, step):
             self._image_any(cards[lo:lo + step], cells[lo:lo + step])

@@ -19,9 +19,11 @@ driver queue, decay, clock) is written once, compiled, in
 :mod:`mark1.machine._kernels.presentation`; the SimPy process here drives it
 (``train_block``): a whole block of presentations per call and one SimPy timeout, up to
 the end of the sensed block or a card that waits for the motors, where nobody watches; one
-card per call where someone does (an ``on_event`` listener, real-time replay, a full trace
-with overlap or drivers, or ``_speed.COMPILED_LOOP = False``), SimPy's clock brought
-to each event first. A full trace nobody watches, where every wiper is at rest at each read
+card per call where someone does (an ``on_event`` listener in the caller's own SimPy
+environment, real-time replay, a full trace with overlap or drivers, or
+``_speed.COMPILED_LOOP = False``), SimPy's clock brought to each event first. A listener
+in the run's own environment, whose clock nobody else sees, hears the same events in the
+same order as each block is run. A full trace nobody watches, where every wiper is at rest at each read
 (no overlap, no drivers, no decay or drift), runs whole blocks too: the kernel keeps the
 moves it sets going in a log (``Moves``, stopping at ``ROOM`` when it is full) and the
 block's events, moves and readings are written after the call. Otherwise, with a full trace,
@@ -46,10 +48,7 @@ import csv
 import heapq
 import io
 import os
-import queue
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass
 from itertools import chain, repeat
 from typing import NamedTuple, Protocol, cast
@@ -261,9 +260,11 @@ class Trace:
         """Keep events (time, event, presentation, detail), in order (and tell the listener)."""
         if self.listener is None:
             self.events.extend(events)
-        else:
-            for e in events:
-                self.log(*e)
+            return
+        keep, listener = self.events.append, self.listener
+        for event in events:                      # as kept without a listener, each told once kept
+            keep(event)
+            listener(*event)
 
     def __len__(self) -> int:
         return len(self.events)
@@ -299,7 +300,7 @@ class Trace:
 
 
 class _DeckOfLight(Protocol):
-    """A deck's light imaged as a run asks for it (``mark_i._DeckLight``, ``retina._ImagedDeck``)."""
+    """A deck's light imaged as a run asks for it (``mark_i._DeckLight``)."""
 
     def take(self, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """An array of light and the rows of ``cards`` in it, those cards imaged."""
@@ -330,12 +331,13 @@ class _SensoryPipeline:
     and recomputed from a presentation whose lit time turned out longer (after which
     the look-ahead starts small and doubles while the schedule holds).
 
-    Where a second thread can run (:func:`~mark1.machine.retina.second_thread`) and the
-    look-ahead reaches :data:`_AHEAD_FROM` presentations, the block after the current one
-    is sensed in a second thread while the kernel trains on this one (the sensing's compiled
-    loops and the kernel release the GIL): the same function of the same inputs, so the
-    same bits. A re-timing discards it; an exception in it is raised by the :meth:`ensure`
-    that takes it; :meth:`close` ends the thread (the run calls it however it ends).
+    Where the look-ahead reaches :data:`_AHEAD_FROM` presentations, the block after the
+    current one is sensed ahead (:class:`~mark1._utils.speed.LookAhead`: in a second thread
+    while the kernel trains on this one, the sensing's compiled loops and the kernel releasing
+    the GIL, where :data:`~mark1._utils.speed.LOOK_AHEAD` is on and a second thread can run):
+    the same function of the same inputs, so the same bits. A re-timing discards it; an
+    exception in it is raised by the :meth:`ensure` that takes it; :meth:`close` ends the
+    thread (the run calls it however it ends).
 
     Attributes
     ----------
@@ -346,10 +348,6 @@ class _SensoryPipeline:
         ``start`` to ``stop`` (the current block).
     """
 
-    #: Whether the caller senses a look-ahead the second thread has not begun yet (busy with
-    #: a discarded one, or without a core on a loaded machine) rather than wait for it.
-    take_back = True
-
     # set by _take: the current block's S-units and A-units
     s: np.ndarray
     x: np.ndarray
@@ -359,8 +357,6 @@ class _SensoryPipeline:
                  order: np.ndarray, spec: MachineSpec, rack: PotentiometerRack, block: int = 512):
         self.retina, self.patchboard = retina, patchboard
         self.light, self.order = light, order
-        # a thread with nothing else to do images the deck ahead (retina._ImagedDeck)
-        self._image_one: Callable[[], bool] | None = getattr(light, "image_one", None)
         t = spec.timing
         self.card_change, self.settle = t.card_change, t.settle
         self.nominal_lit = t.period - t.card_change
@@ -378,20 +374,16 @@ class _SensoryPipeline:
         self._end: RetinaState | None = None                         # the photocells after its last card
         self.s_active = np.zeros(len(order), np.int16)
         self.a_active = np.zeros(len(order), np.int16)
-        # the next block, sensed in a second thread: (first, stop, its future), and the
-        # number of look-aheads discarded (a discarded one stops between its two loops)
-        self.threaded = _speed.second_thread()
-        self._ahead: tuple[int, int, Future] | None = None
-        self._discarded = 0
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self._worker: threading.Thread | None = None
+        # the next block, sensed ahead under its (first, stop); a discarded one stops
+        # between its two loops (_make reads the count of discards)
+        self.ahead = _speed.LookAhead(self._make, "mark1-sensing")
 
     def _sense(self, first: int, stop: int, state: RetinaState, lit: np.ndarray) -> tuple[np.ndarray, RetinaState]:
         """S-units of presentations ``first`` to ``stop`` from ``state``, and the state after."""
         cards = self.order[first:stop]
         if isinstance(self.light, np.ndarray):
             light, rows = self.light, cards
-        else:                                  # a deck imaged as the run goes (mark_i: _DeckLight, _ImagedDeck)
+        else:                                  # a large deck imaged as the run goes (mark_i._DeckLight)
             light, rows = self.light.take(cards)
         return self.retina.sense_sequence(light, rows, lit, state, card_change=self.card_change, settle=self.settle)
 
@@ -402,7 +394,7 @@ class _SensoryPipeline:
         None when the look-ahead it was made for (``discarded`` counted then) has been
         discarded since."""
         s, end = self._sense(first, stop, state, lit)
-        if discarded is not None and discarded != self._discarded:
+        if discarded is not None and discarded != self.ahead.discarded:
             return None
         # each unit's active pots (rack.active_pots(x)) counted in the same pass, when wanted
         x, counts, active = self.patchboard.rack_inputs(s, self.rack.mask if self.noise > 0 or self.mean else None)
@@ -440,7 +432,7 @@ class _SensoryPipeline:
     def ensure(self, p: int) -> int:
         """Make presentation ``p`` available; returns its row in ``x``/``noise_scale``."""
         if not (self.start <= p < self.stop):
-            sensed = self._collect(p, min(p + self.size, len(self.order)))
+            sensed = self.ahead.collect((p, min(p + self.size, len(self.order))))
             if sensed is not None:
                 self._take(sensed)
             else:
@@ -453,7 +445,7 @@ class _SensoryPipeline:
         """Presentation ``p`` stayed lit for ``lit`` seconds instead of the nominal time."""
         if abs(lit - self.nominal_lit) <= 1e-12 * max(1.0, lit):
             return
-        self._discard()                     # sensed for the nominal schedule, which no longer holds
+        self.ahead.discard()                # sensed for the nominal schedule, which no longer holds
         # waits come in runs: look ahead about as far as the running gap between them
         self.gap += _GAP_WEIGHT * (p - self.last_retimed - self.gap)
         self.last_retimed = p
@@ -461,78 +453,20 @@ class _SensoryPipeline:
         # p is in the current block (retimed after ensure(p)), so its state can be had
         self._compute(p, self._state_at(p - self.start), lit_first=lit)
 
-    # -- the look-ahead in a second thread ----------------------------------------------------
     def _look_ahead(self) -> None:
-        """Start sensing the block after the current one in the second thread, when the
-        schedule has held long enough for it to be kept."""
+        """Start sensing the block after the current one ahead, when the schedule has held
+        long enough for it to be kept."""
         first = self.stop
-        if not self.threaded or self.size < _AHEAD_FROM or first >= len(self.order):
+        if not self.ahead.on or self.size < _AHEAD_FROM or first >= len(self.order):
             return
         stop = min(first + self.size, len(self.order))
-        future: Future = Future()
-        self._ahead = (first, stop, future)
-        if self._worker is None:
-            self._worker = threading.Thread(target=self._serve, args=(self._jobs,), name="mark1-sensing",
-                                            daemon=True)
-            self._worker.start()
-        self._jobs.put((future, (first, stop, self._end, np.full(stop - first, self.nominal_lit), self._discarded)))
-
-    def _collect(self, first: int, stop: int) -> _Sensed | None:
-        """The look-ahead, when it was made for presentations ``first`` to ``stop`` and has
-        begun (its exception raised here); else None, and it is discarded."""
-        ahead = self._ahead
-        if ahead is None:
-            return None
-        if ahead[:2] != (first, stop):
-            self._discard()
-            return None
-        self._ahead = None
-        if self.take_back and ahead[2].cancel():     # not begun (the thread busy or starved): sensed here
-            return None
-        if self._image_one is not None:             # while it is sensed, image the deck ahead
-            while not ahead[2].done() and self._image_one():
-                pass
-        return ahead[2].result()
-
-    def _discard(self) -> None:
-        """Drop the look-ahead: not sensed at all if it has not begun, else stopped between
-        its two loops (:meth:`_make` compares the count of discards)."""
-        if self._ahead is not None:
-            self._discarded += 1
-            self._ahead[2].cancel()
-            self._ahead = None
-
-    def _serve(self, jobs: queue.SimpleQueue) -> None:
-        """The second thread: sense each block asked for until told to stop (None)."""
-        while (job := jobs.get()) is not None:
-            future, args = job
-            if not future.set_running_or_notify_cancel():      # taken back by the caller
-                continue
-            try:
-                future.set_result(self._make(*args))
-            except BaseException as e:          # noqa: BLE001 -- raised by the ensure that takes it
-                future.set_exception(e)
-            try:                                # until asked for more, image the deck ahead
-                while self._image_one is not None and jobs.empty() and self._image_one():
-                    pass
-            except Exception:                   # noqa: BLE001 -- its chunk is left to image again, and raises there
-                pass
+        self.ahead.start((first, stop), first, stop, self._end, np.full(stop - first, self.nominal_lit),
+                         self.ahead.discarded)
 
     def close(self) -> None:
-        """End the second thread, if one was started: a look-ahead not begun is dropped, one
-        running finishes its loop first, and the deck's imaging ends (a chunk an interrupt
-        left claimed is waited for by nobody)."""
-        self._discard()
-        abandon = getattr(self.light, "abandon", None)
-        if abandon is not None:
-            abandon()
-        worker, self._worker = self._worker, None
-        if worker is not None:
-            self._jobs.put(None)
-            try:
-                worker.join()
-            except RuntimeError:        # an interrupt in start(): not started, or ends at the None
-                pass
+        """End the look-ahead's thread, if one was started (a look-ahead not begun is
+        dropped, one running finishes its loop first)."""
+        self.ahead.close()
 
 
 @dataclass
@@ -568,9 +502,8 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
         Moved in place, by the presentation kernel (its per-pot arrays, ``rack.pots``).
     light : array (n_cards, n_cells)
         Relative illuminance of each card, or an object whose ``take(cards)`` gives an
-        array and the rows of ``cards`` in it, imaging them first (a deck imaged as the
-        run goes, ``retina._ImagedDeck``, whose ``image_one`` the sensing thread calls
-        when idle; a large deck's cards imaged on demand, ``mark_i._DeckLight``).
+        array and the rows of ``cards`` in it, imaging them first (a large deck's cards
+        imaged as the run asks for them, ``mark_i._DeckLight``).
     schedule : Presentations
         The card shown at each presentation, its epoch, and each card's class index.
     code : OutputCode
@@ -596,13 +529,13 @@ def _simulate(*, spec: MachineSpec, retina: Retina, patchboard: Patchboard, rack
     or queued for drivers) are closed form, so a whole sensed block runs in one compiled
     loop and one timeout. A move that outlasts the period shifts the schedule (the next
     card waits for it), which ends the loop's run. The trainer steps card by card, the
-    same kernel one card a call, for a listener, in real-time replay and for a full trace
+    same kernel one card a call, for a listener in the caller's ``env``, in real-time replay and for a full trace
     with overlap or drivers. Both ways give the same history, bit for bit.
     """
-    env = env if env is not None else simpy.Environment()
     run = _TrainingRun(spec=spec, retina=retina, patchboard=patchboard, rack=rack, light=light,
                        order=schedule.order, label_index=schedule.label_index, code=code, noise_rng=noise_rng,
                        trace=trace, env=env, progress=progress)
+    env = run.env
     env.process(run.trainer())
     try:
         with collector_paused(trace.full):       # a full trace's many small objects, none in a cycle
@@ -618,7 +551,7 @@ class _TrainingRun:
     :meth:`trainer` is the SimPy process. Each turn of its loop runs the presentations from
     ``p`` through the compiled step of one card (:func:`mark1.machine._kernels.presentation.train_block`):
     a whole block of them where nobody watches (up to the end of the sensed block or a card
-    that waits for the motors), one card a turn where someone does (a listener, real-time
+    that waits for the motors), one card a turn where someone does (a listener in the caller's ``env``, real-time
     replay, a full trace with overlap or drivers, or :data:`~mark1._utils.speed.COMPILED_LOOP` off). SimPy keeps the
     time: one timeout to each block's last read, and with a full trace the events at their
     times (for a listener, SimPy's clock is brought to each one first). A full trace nobody
@@ -634,13 +567,18 @@ class _TrainingRun:
                  env, progress):
         tm, tr = spec.timing, spec.trainer
         self.spec, self.tm, self.rack, self.code, self.trace = spec, tm, rack, code, trace
-        self.env, self.progress, self.order = env, progress, order
+        # someone watches the events as they happen, each one at its time, one card a turn: in
+        # real time, or a listener in the caller's environment (its other processes see the
+        # clock); a listener in the run's own environment hears the same events in the same
+        # order as each block is run
+        self.watched = env is not None and (isinstance(env, simpy.rt.RealtimeEnvironment)
+                                            or trace.listener is not None)
+        self.env = env if env is not None else simpy.Environment()
+        self.progress, self.order = progress, order
         self.n = n = len(order)
         self.pipeline = _SensoryPipeline(retina, patchboard, light, order, spec, rack)
         self.full = trace.full
         self.queued = rack.spec.drivers > 0              # moves wait for drivers
-        # someone watches the events as they happen: each one at its time, one card a turn
-        self.watched = isinstance(env, simpy.rt.RealtimeEnvironment) or trace.listener is not None
         self.stepping = (not _speed.COMPILED_LOOP or self.watched
                          or (self.full and (tm.overlap or self.queued)))
         self.targets = code.targets.astype(float)
