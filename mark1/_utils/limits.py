@@ -27,9 +27,9 @@ __all__ = ["SENSE_CHUNK", "LIGHT_KEPT_BYTES", "BASE_RESIDENT", "ADDRESS_SPACE_GR
 
 #: Cards read through the retina at once when sensing or scoring (memory for one chunk).
 SENSE_CHUNK = 4096
-#: A deck whose light (float64 per photocell) fits in this is kept, each card imaged once
-#: (up front for the ideal machine, else as the run shows it: ``retina._ImagedDeck``); a
-#: larger one is imaged a block of presentations at a time (``mark_i._DeckLight``).
+#: A deck whose light (float64 per photocell) fits in this is kept, each card imaged once,
+#: before the first card is shown; a larger one is imaged a block of presentations at a
+#: time (``mark_i._DeckLight``).
 LIGHT_KEPT_BYTES = 64 * 2**20
 
 #: Resident memory of a mark1 command before it holds any card: the interpreter, numpy,
