@@ -271,6 +271,10 @@ def cmd_device(args) -> int:
         spec = preset.with_overrides(overrides)
     except ValueError as e:
         raise UsageError(f"--set: {e}") from None
+    if args.kind == "energy":
+        return _device_energy(args, overrides)
+    if args.scene is not None or args.seeds is not None:
+        raise UsageError(f"device {args.kind}: --scene and --seeds go with device energy")
     if args.kind != "fit" and args.table_file is not None:
         raise UsageError(f"device {args.kind}: expected no positional table (mark1 device fit TABLE.csv fits one; "
                          f"device rack --table TABLE.csv draws it over its fitted law), got {args.table_file!r}")
@@ -308,6 +312,36 @@ def cmd_device(args) -> int:
         rack_response_figure(r, out=out / "rack.png", measured=table)
         paths.insert(0, out / "rack.png")
     for path in paths:
+        print(f"wrote {path}")
+    return 0
+
+
+def _device_energy(args, overrides: dict) -> int:
+    """``mark1 device energy``: the Mark I's motors and the device presets on one scene, seed by seed."""
+    from mark1.classroom.energy import energy_study, write_energy_study
+
+    if args.table_file is not None or args.table is not None or args.law or args.scale or args.bootstrap:
+        raise UsageError("device energy: a table, --table, --law, --scale and --bootstrap go with device fit and "
+                         "device rack")
+    if args.spec != "MARK_I" or overrides:
+        raise UsageError("device energy: the machine is the scene's (--spec and --set go with device rack, "
+                         "photocell and fit)")
+    seeds = 10 if args.seeds is None else args.seeds
+    if not 1 <= seeds <= 10_000:
+        raise UsageError(f"--seeds: expected 1 to 10000 paired seeds, got {seeds}")
+    name = args.scene or "e_vs_f"
+    try:
+        scene = load_scene(name)
+    except SceneError as e:
+        raise UsageError(str(e)) from None
+    out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "device"), scene=""))
+    try:
+        study = energy_study(scene, range(seeds), progress=True)
+    except ValueError as e:                       # e.g. classes that do not fit the R-units
+        raise UsageError(f"device energy {name}: {e}") from None
+    print(study.table())
+    print()
+    for path in write_energy_study(study, out):
         print(f"wrote {path}")
     return 0
 
@@ -406,7 +440,10 @@ def add_commands(sub) -> None:
     ls.set_defaults(func=cmd_lesson)
 
     dv = sub.add_parser("device", help=COMMANDS["device"])
-    dv.add_argument("kind", choices=("rack", "photocell", "fit"))
+    dv.add_argument("kind", choices=("rack", "photocell", "fit", "energy"),
+                    help="rack: a pot under a pulse train; photocell: a cell's step; fit: a measured table's law; "
+                         "energy: test accuracy, energy part by part and machine time of the Mark I's motors and "
+                         "every device preset on one scene, paired seeds")
     dv.add_argument("table_file", nargs="?", metavar="TABLE.csv",
                     help="with fit: the measured table, columns pulse (0, 1, 2, ...), direction (start on pulse 0, "
                          "then up or down) and value (travel or conductance after the pulse)")
@@ -419,8 +456,12 @@ def add_commands(sub) -> None:
                          "none; 30 is a usual choice, each as long as one law's fit)")
     dv.add_argument("--law", action="append", default=[], metavar="LAW",
                     help="fit only this law (repeatable; default every law: " + ", ".join(LAWS) + ")")
-    dv.add_argument("--spec", default="MARK_I", help="MARK_I (default) or SMALL")
+    dv.add_argument("--spec", default="MARK_I",
+                    help=f"MARK_I (default), SMALL or a named reading of the machine ({', '.join(PRESETS)})")
     dv.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="change one parameter, e.g. --set rack.drive=ratchet (repeatable)")
+    dv.add_argument("--scene", help="with energy: a built-in scene's name or a scene file (default e_vs_f)")
+    dv.add_argument("--seeds", type=int, metavar="N",
+                    help="with energy: paired seeds 0 .. N-1 (default 10: fewer give no interval)")
     dv.add_argument("--out", help="output folder (default runs/device/)")
     dv.set_defaults(func=cmd_device)
