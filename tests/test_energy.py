@@ -259,3 +259,79 @@ def test_the_reram_pulse_energy_follows_its_own_arithmetic():
     for name in ("reram-sb", "reram-es"):
         p = PRESETS[name]
         assert p.pulse_energy == pytest.approx(1.0 * 100e-6 * 50e-9) and "5 pJ" in p.pulse_energy_source
+
+
+SMALL_SCENE = ('name = "E vs F, small"\ndescription = "two letters"\n[stimuli]\nsource = "characters"\n'
+               'classes = ["E", "F"]\n[train]\ncount = 8\n[test]\ncount = 10\n[machine]\npreset = "SMALL"\n')
+
+
+def test_the_study_runs_every_machine_on_the_same_seeds_and_draws(tmp_path):
+    from mark1.classroom.energy import REFERENCE, energy_study, write_energy_study
+    from mark1.devices import PRESETS
+    from mark1.stimuli.scenes import load_scene
+
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL_SCENE)
+    study = energy_study(load_scene(path), seeds=[0, 1])
+    assert study.names == [REFERENCE, "Mark I, ratchet relays", *PRESETS]
+    for name in study.names:
+        assert len(study.accuracy[name]) == len(study.energies[name]) == 2
+        assert all(0.0 <= a <= 1.0 for a in study.accuracy[name])
+    # each run's energy: the parts add up, a device's writes are its pulses x its energy a pulse
+    for e in study.energies["ecram"]:
+        assert e.part("write pulses").joules == e.pulses * PRESETS["ecram"].pulse_energy
+        assert e.total_j == pytest.approx(sum(p.joules for p in e.parts), rel=1e-12)
+    assert study.energies[REFERENCE][0].part("write pulses").joules == 0.0
+    changes = study.changes()
+    assert set(changes) == set(study.names) - {REFERENCE}
+    assert all(c.interval.too_few and c.decided is None for c in changes.values())      # 2 seeds: no interval
+    table = str(study.table())
+    assert "too few seeds" in table and "Holm" in table
+    paths = write_energy_study(study, tmp_path / "out")
+    assert [p.name for p in paths] == ["energy.png", "energy_runs.csv", "energy.json", "energy.txt"]
+    rows = json.loads(paths[2].read_text())["machines"]
+    assert rows[0]["accuracy"]["low"] is None and rows[1]["change"]["decided"] is None
+    assert len(paths[1].read_text().splitlines()) == 1 + 2 * len(study.names)
+
+
+def test_the_figure_has_intervals_from_ten_seeds_and_holds_on_a_slide():
+    from mark1 import stats
+    from mark1.viz.energy import EnergyArm, energy_accuracy_figure
+    from mark1.viz.style import slides, text_px_on_slide
+
+    rng = np.random.default_rng(0)
+    ref = rng.uniform(0.7, 0.9, 10)
+    other = ref - rng.uniform(0.0, 0.1, 10)
+    change = stats.family([list(other - ref)], (-1.0, 1.0), correction="holm")[0]
+    arms = [EnergyArm("motors", ref, {"drivers": rng.uniform(900, 1100, 10), "reads": [450.0] * 10}, [180.0] * 10,
+                      "assumed"),
+            EnergyArm("a cell", other, {"write pulses": rng.uniform(1e-7, 2e-7, 10)}, [180.0] * 10, "assumed",
+                      change)]
+    fig = energy_accuracy_figure(arms)
+    acc_ax = fig.axes[0]
+    assert acc_ax.get_xlim() == (0.0, 100.0) and fig.axes[1].get_xscale() == "log"
+    words = [t.get_text() for t in acc_ax.texts]
+    assert any(change.interval.format(scale=100, digits=1, signed=True) in w for w in words)
+    with slides():
+        fig = energy_accuracy_figure(arms)
+        fig.canvas.draw()
+        from mark1.viz.style import for_slide
+        assert min(text_px_on_slide(for_slide(fig)).values()) >= 20.0
+    with pytest.raises(InputError, match="runs"):
+        energy_accuracy_figure([arms[0], arms[1]._replace(accuracy=ref[:3])])
+
+
+def test_device_energy_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL_SCENE)
+    assert main(["device", "energy", "--scene", str(path), "--seeds", "2", "--out", str(tmp_path / "o"),
+                 "--style", "slides"]) == 0
+    out = capsys.readouterr().out
+    assert "Mark I, DC motors" in out and "pcm" in out and "wrote" in out
+    assert (tmp_path / "o" / "energy.png").stat().st_size > 0
+    for argv, says in [(["--seeds", "0"], "--seeds"), (["--law", "linear"], "device energy"),
+                       (["--set", "rack.backlash=0"], "the scene's")]:
+        assert main(["device", "energy", "--scene", str(path), *argv, "--out", str(tmp_path / "x")]) == 2
+        assert says in capsys.readouterr().err
+    assert main(["device", "rack", "--seeds", "3", "--out", str(tmp_path / "y")]) == 2
+    assert "--seeds go with device energy" in capsys.readouterr().err

@@ -72,6 +72,15 @@ class EnergyStudy:
         Each run's energy, part by part.
     machine_time_s : dict of str to list of float
         Each run's machine time (s).
+
+    Examples
+    --------
+    >>> from mark1.stimuli.scenes import load_scene
+    >>> study = energy_study(load_scene("e_vs_f"), seeds=[0, 1], names=["ecram"], train_count=6, test_count=10)
+    >>> study.seeds, sorted(study.changes())
+    ((0, 1), ['ecram'])
+    >>> print(study.table().splitlines()[-2])              # two seeds: no interval
+    too few seeds for an interval (fewer than 10): 1 of 1 machines (n = 2); no interval and no verdict there
     """
 
     scene: str
@@ -151,7 +160,7 @@ class EnergyStudy:
         cells = []
         for n in self.names:
             iv = stats.mean_interval(self.accuracy[n], (0.0, 1.0))
-            acc = (f"{100 * iv.mean:.1f} % (too few seeds)" if iv.too_few else
+            acc = (f"{100 * iv.mean:.1f} % (too few seeds)" if iv.low is None or iv.high is None else
                    f"{100 * iv.mean:.1f} % [{100 * iv.low:.1f}, {100 * iv.high:.1f}]")
             c = changes.get(n)
             change = "-" if c is None else (f"{100 * c.interval.mean:+.1f} (too few seeds)" if c.interval.too_few
@@ -249,6 +258,15 @@ def write_energy_study(study: EnergyStudy, out) -> list[Path]:
     -------
     list of Path
         The files written, the figure first.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from mark1.stimuli.scenes import load_scene
+    >>> study = energy_study(load_scene("e_vs_f"), seeds=[0], names=["pcm"], train_count=4, test_count=4)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     print([path.name for path in write_energy_study(study, folder)])
+    ['energy.png', 'energy_runs.csv', 'energy.json', 'energy.txt']
     """
     out = Path(out)
     recs = study.records()

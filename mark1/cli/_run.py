@@ -18,6 +18,7 @@ from mark1._utils.compiled import compile_seconds, writable_cache_dir
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
 from mark1.classroom.device import rack_response_figure, table_response, write_device, write_fit
+from mark1.classroom.energy import energy_study, write_energy_study
 from mark1.machine.device_fit import LAWS, overrides_toml, read_table
 from mark1.classroom.explain import event_line, explain
 from mark1.classroom.lesson import build
@@ -318,8 +319,6 @@ def cmd_device(args) -> int:
 
 def _device_energy(args, overrides: dict) -> int:
     """``mark1 device energy``: the Mark I's motors and the device presets on one scene, seed by seed."""
-    from mark1.classroom.energy import energy_study, write_energy_study
-
     if args.table_file is not None or args.table is not None or args.law or args.scale or args.bootstrap:
         raise UsageError("device energy: a table, --table, --law, --scale and --bootstrap go with device fit and "
                          "device rack")

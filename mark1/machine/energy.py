@@ -160,14 +160,14 @@ def drive_power(spec) -> Constant:
 
 
 class Term(NamedTuple):
-    """One term of a part: a count of the run times a constant (joules = ``count * constant.value``).
+    """One term of a part: a count of the run times a constant (joules = ``quantity * constant.value``).
 
     Attributes
     ----------
-    count : float
+    quantity : float
         Pulses, seconds, reads or sums (``unit``).
     unit : str
-        What ``count`` counts.
+        What ``quantity`` counts.
     constant : Constant
         Joules a count (unit ``J``) or watts a second counted (unit ``W``).
 
@@ -177,14 +177,14 @@ class Term(NamedTuple):
     780.0
     """
 
-    count: float
+    quantity: float
     unit: str
     constant: Constant
 
     @property
     def joules(self) -> float:
-        """``count * constant.value`` (J)."""
-        return float(self.count) * float(self.constant.value)
+        """``quantity * constant.value`` (J)."""
+        return float(self.quantity) * float(self.constant.value)
 
 
 @dataclass(frozen=True)
@@ -238,14 +238,14 @@ class Part:
         >>> Part("write pulses", (), 1).text()
         'write pulses 0 J (none)'
         """
-        how = "; ".join(f"{t.count:.4g} {t.unit} x {_value_text(t.constant)}" for t in self.terms) or "none"
+        how = "; ".join(f"{t.quantity:.4g} {t.unit} x {_value_text(t.constant)}" for t in self.terms) or "none"
         return f"{self.name} {joules_text(self.joules)} ({how})"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: joules, per correction (None without one), status and each term with its constant."""
         per = self.per_correction_j
         return {"joules": self.joules, "per_correction_j": per if np.isfinite(per) else None, "status": self.status,
-                "terms": [{"count": float(t.count), "unit": t.unit, "value": t.constant.value,
+                "terms": [{"count": float(t.quantity), "unit": t.unit, "value": t.constant.value,
                            "value_unit": t.constant.unit, "status": t.constant.status, "source": t.constant.source}
                           for t in self.terms]}
 
@@ -389,8 +389,10 @@ class Energy:
 
         Examples
         --------
-        >>> energy(MOTOR_POWER, motor_seconds=390.0, pulses=4875, corrections=75).describe()
-        '1.17 kJ, 15.6 J a correction (75 corrections): write pulses 0 J, drivers 1.17 kJ, reads 0 J, periphery 0 J; constants assumed'
+        >>> print(energy(MOTOR_POWER, motor_seconds=390.0, pulses=4875, corrections=75).describe())
+        ... # doctest: +NORMALIZE_WHITESPACE
+        1.17 kJ, 15.6 J a correction (75 corrections): write pulses 0 J, drivers 1.17 kJ, reads 0 J,
+        periphery 0 J; constants assumed
         """
         per = "-" if not np.isfinite(self.per_correction_j) else joules_text(self.per_correction_j)
         parts = ", ".join(f"{p.name} {joules_text(p.joules)}" for p in self.parts)
@@ -682,8 +684,8 @@ def energy_fields(machine, per_pulse: Constant | None = None) -> dict[str, Any]:
     """
     e = run_energy(machine, per_pulse)
     per = e.learning_per_correction_j
-    out = {"energy_j": e.learning_j, "energy_per_correction_j": per if np.isfinite(per) else None,
-           "energy_total_j": e.total_j}
+    out: dict[str, Any] = {"energy_j": e.learning_j, "energy_per_correction_j": per if np.isfinite(per) else None,
+                           "energy_total_j": e.total_j}
     for p, key in zip(e.parts, ("write", "drivers", "reads", "periphery")):
         out[f"energy_{key}_j"] = p.joules
     out.update({"motor_seconds": e.motor_seconds, "pulses": e.pulses, "energy_basis": e.basis,
