@@ -10,7 +10,6 @@ stderr (``mark1: warning: ...``) before it runs.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import shlex
@@ -24,10 +23,9 @@ from mark1 import stats
 from mark1._utils.language import duration
 from mark1._utils.records import jsonable
 from mark1.cli._names import COMMANDS
-from mark1.cli._options import (_PHYSICAL_HELP, add_common_options, check_common, check_run_options, check_scene,
-                                check_sweep_size,
-                                one_line,
-                                output_folder, scene_folder, scene_or_usage, workers_for)
+from mark1.cli._options import (_PHYSICAL_HELP, add_common_options, add_overwrite, check_common, check_run_options,
+                                check_scene, check_sweep_size, one_line, output_file, output_folder, scene_folder,
+                                scene_or_usage, workers_for)
 from mark1.exceptions import CliffWarning, InputError, SceneError, SpecError, UsageError
 from mark1.lab import (CURVE_VARIANTS, DEFAULT_TOLERANCE, FEATURES, LEARNERS, SCHEDULE_PARAMS, UNTIL_CAP, ablate,
                        catalog, check_learners, check_precision, compare, grid_sweep, judged, learning_curves,
@@ -266,16 +264,10 @@ def cmd_reenact(args) -> int:
         raise UsageError("--max-seeds: expected only with --precision (seeds are added only to reach a precision)")
     if args.max_seeds is not None and args.max_seeds < args.seeds:
         raise UsageError(f"--max-seeds: expected at least --seeds ({args.seeds}), got {args.max_seeds}")
-    out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "reenact"), scene=""))
+    out = output_folder(args, default=Path("runs") / "reenact")
     page = None
     if args.page is not None:
-        page = Path(args.page)
-        if page.suffix.lower() != ".md" or page.is_dir():
-            raise UsageError(f"--page: expected a Markdown file name ending in .md, got {args.page!r}")
-        try:
-            output_folder(argparse.Namespace(out=str(page.parent), scene=""))
-        except UsageError as e:
-            raise UsageError(str(e).replace("--out", "--page", 1)) from None
+        page = output_file(args, Path(args.page), formats=("md",), option="--page")
     files = list(args.scenes) or [str(p) for p in _catalog()]
     scenes = [scene_or_usage(f) for f in files]
     workers = workers_for(args, len(scenes) * args.seeds)
@@ -382,7 +374,9 @@ def add_commands(sub) -> None:
     re_.add_argument("--scheduler", metavar="ADDRESS", help="run the jobs on a Dask cluster, e.g. tcp://host:8786")
     re_.add_argument("--train-count", type=int, help="training cards instead of each scene's")
     re_.add_argument("--test-count", type=int, help="test cards instead of each scene's")
-    re_.add_argument("--resume", action="store_true", help="skip jobs already recorded in --out")
+    re_.add_argument("--resume", action="store_true",
+                     help="skip jobs already recorded in --out, and rewrite its page")
+    add_overwrite(re_)
     re_.add_argument("--memory-limit", type=float, metavar="GB",
                      help=("memory the runs may use together (default and ceiling: the smallest of the "
                            f"address-space limit, the cgroup's and {_PHYSICAL_HELP} of this computer's)"))

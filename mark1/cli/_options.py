@@ -7,12 +7,12 @@ exits with status 2.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import os
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -30,8 +30,8 @@ SCENE_HELP = "a built-in scene's name (mark1 scenes lists them), e.g. demo, or a
 #: the share of physical memory a command may use, as argparse help writes it
 _PHYSICAL_HELP = percent(PHYSICAL_SHARE, 0).replace("%", "%%")
 
-__all__ = ["output_folder", "output_file", "scene_folder", "scene_or_usage", "add_common_options", "check_common",
-           "check_run_options", "workers_for", "check_scene", "check_budget", "one_line"]
+__all__ = ["output_folder", "output_file", "add_overwrite", "scene_folder", "scene_or_usage", "add_common_options",
+           "check_common", "check_run_options", "workers_for", "check_scene", "check_budget", "one_line"]
 
 
 def scene_folder(scene: str) -> str:
@@ -54,31 +54,133 @@ def scene_folder(scene: str) -> str:
     return stem
 
 
-def output_folder(args, *parts: str) -> Path:
-    """The folder ``--out`` names (default ``runs/<scene>/<parts>``), checked before any work."""
-    out = Path(args.out) if args.out else Path("runs").joinpath(scene_folder(args.scene), *parts)
+def _writable(out: Path, option: str = "--out") -> Path:
+    """``out``, checked: a folder or a name a folder can take, in a place this process may write."""
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out: {out} is a file; expected a folder for the results")
+        raise UsageError(f"{option}: {out} is a file; expected a folder for the results")
     parent = out
     while not parent.exists():
         parent = parent.parent
     if not parent.is_dir():                 # --out FILE/sub: the file is in the way, not a permission
-        raise UsageError(f"--out: {parent} is a file, not a folder; cannot create {out}")
+        raise UsageError(f"{option}: {parent} is a file, not a folder; cannot create {out}")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"--out: cannot create or write {out} (no write permission in {parent})")
+        raise UsageError(f"{option}: cannot create or write {out} (no write permission in {parent})")
     return out
 
 
-def output_file(args, default: Path, formats=("png", "pdf", "svg", "jpg", "jpeg")) -> Path:
-    """The file ``--out`` names, checked (format, not a folder, writable place) before any work."""
-    out = Path(args.out) if args.out else default
+def _held(out: Path, writes: Sequence[str] | None) -> list[str]:
+    """The results already in ``out``: those of ``writes`` that exist there (every entry, if ``writes`` is None)."""
+    if not out.is_dir():
+        return []
+    if writes is None:
+        return sorted(p.name for p in out.iterdir())
+    return [name for name in writes if (out / name).exists()]
+
+
+def _sibling(out: Path, k: int, file: bool) -> Path:
+    """``runs/demo`` -> ``runs/demo-2``; the file ``sheet.png`` -> ``sheet-2.png``."""
+    return out.with_name(f"{out.stem}-{k}{out.suffix}" if file else f"{out.name}-{k}")
+
+
+def _claim(args, out: Path, *, default: bool, held, file: bool = False, option: str = "--out") -> Path:
+    """``out`` if nothing there would be replaced, or ``--overwrite``/``--resume`` says so.
+
+    A default that holds results moves to the first free ``out-2``, ``out-3``, ... (said
+    on stderr; with ``--resume``, to the last one that holds results); a named one is refused.
+    """
+    if getattr(args, "overwrite", False):
+        return out
+    siblings = (_sibling(out, k, file) for k in itertools.count(2))
+    if getattr(args, "resume", False):
+        if not default:
+            return out
+        last = out
+        for candidate in siblings:
+            if not candidate.exists():
+                return last
+            if held(candidate):
+                last = candidate
+    names = held(out)
+    if not names:
+        return out
+    if default:
+        moved = next(c for c in siblings if not held(c))
+        print(f"mark1: {out} holds an earlier run's results; writing to {moved} "
+              "(--overwrite replaces them instead)", file=sys.stderr, flush=True)
+        return moved
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    resume = ", --resume to continue that run" if hasattr(args, "resume") else ""
+    raise UsageError(printable(f"{option}: {out} already holds {'a result' if file else 'results'} ({shown}); "
+                              f"add --overwrite to replace {'it' if file else 'them'}{resume}, or name another"))
+
+
+def output_folder(args, *parts: str, default: Path | None = None, writes: Sequence[str] | None = None) -> Path:
+    """The folder ``--out`` names, checked before any work; nothing in it is replaced unasked.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The command's options: ``out`` (None for the default), ``scene``, and where the
+        command has them ``overwrite`` and ``resume``.
+    *parts : str
+        The default folder ``runs/<scene>/<parts>``, unless ``default`` names it.
+    default : pathlib.Path, optional
+        The default folder, for commands without a scene.
+    writes : sequence of str, optional
+        The files the command writes there; a folder that holds none of them is free.
+        None (a study's records, a page's parts): any entry makes the folder taken.
+
+    Returns
+    -------
+    pathlib.Path
+        ``--out``; or, when ``--out`` is not given, the default folder, or the first of
+        ``<default>-2``, ``<default>-3``, ... that holds no results (said on stderr), or
+        with ``--resume`` the last of them that does.
+
+    Raises
+    ------
+    UsageError
+        ``--out`` is a file or not writable, or already holds results and neither
+        ``--overwrite`` nor ``--resume`` is given.
+
+    Examples
+    --------
+    >>> import argparse, pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> args = argparse.Namespace(out=str(root / "a"), scene="demo", overwrite=False)
+    >>> output_folder(args, writes=["summary.json"]).name
+    'a'
+    >>> (root / "a").mkdir(); _ = (root / "a" / "summary.json").write_text("{}")
+    >>> output_folder(args, writes=["summary.json"])
+    Traceback (most recent call last):
+    ...
+    mark1.exceptions.UsageError: --out: .../a already holds results (summary.json); add --overwrite ... another
+    >>> output_folder(argparse.Namespace(out=str(root / "a"), overwrite=True), writes=["summary.json"]).name
+    'a'
+    """
+    named = bool(getattr(args, "out", None))
+    if named:
+        out = Path(args.out)
+    else:
+        out = default if default is not None else Path("runs").joinpath(scene_folder(args.scene), *parts)
+    _writable(out)
+    out = _claim(args, out, default=not named, held=lambda folder: _held(folder, writes))
+    return _writable(out)
+
+
+def output_file(args, default: Path, formats=("png", "pdf", "svg", "jpg", "jpeg"), option: str = "--out") -> Path:
+    """The file ``--out`` names, checked (format, not a folder, writable place, nothing replaced unasked)
+    before any work; a default that exists moves to ``<stem>-2<suffix>``, ... (said on stderr)."""
+    given = getattr(args, option.lstrip("-").replace("-", "_"), None)
+    out = Path(given) if given else default
     if out.is_dir():
-        raise UsageError(f"--out: {out} is a folder; expected a file name such as sheet.png")
+        raise UsageError(f"{option}: {out} is a folder; expected a file name such as sheet.{formats[0]}")
     suffix = out.suffix.lstrip(".").lower()
     if suffix not in formats:
-        raise UsageError(f"--out: expected a file ending in .{', .'.join(formats)}, got {out.name!r}")
-    output_folder(argparse.Namespace(out=str(out.parent), scene=""))
-    return out
+        raise UsageError(f"{option}: expected a file ending in .{', .'.join(formats)}, got {out.name!r}")
+    _writable(out.parent, option)
+    return _claim(args, out, default=not given, held=lambda f: [f.name] if f.exists() else [], file=True,
+                  option=option)
 
 
 def scene_or_usage(path: str) -> Scene:
@@ -110,9 +212,17 @@ def add_common_options(parser, *, seeds: int, folder: str, resume: bool = True) 
                              f"its cgroup's and {_PHYSICAL_HELP} of this computer's "
                              "(the default: the smallest of these); "
                              "work estimated above it is refused before it starts")
+    add_overwrite(parser)
     if resume:
         parser.add_argument("--resume", action="store_true",
                             help="skip jobs already recorded in --out (after an interruption)")
+
+
+def add_overwrite(parser) -> None:
+    """``--overwrite``: without it a command replaces no result already in its output folder or file."""
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace results already in --out (without it a named folder that holds results is "
+                             "refused, and the default one moves to the next free name, e.g. runs/demo-2)")
 
 
 def check_common(args, n_jobs: int):

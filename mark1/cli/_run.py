@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
@@ -23,8 +22,8 @@ from mark1.machine.device_fit import LAWS, overrides_toml, read_table
 from mark1.classroom.explain import event_line, explain
 from mark1.classroom.lesson import build
 from mark1.cli._names import COMMANDS
-from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, check_budget, one_line, output_file, output_folder,
-                                scene_folder, scene_or_usage)
+from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, add_overwrite, check_budget, one_line, output_file,
+                                output_folder, scene_folder, scene_or_usage)
 from mark1.exceptions import InputError, SceneError, UsageError
 from mark1.lab import is_lower_bound, sourced
 from mark1.machine.energy import run_energy
@@ -68,10 +67,18 @@ def _realtime(args):
     return simpy.rt.RealtimeEnvironment(factor=args.realtime, strict=False), on_event
 
 
+#: what ``mark1 device KIND`` writes into its folder
+_DEVICE_FILES = {"rack": ("rack.png", "rack_pulses.csv", "rack_time.csv"),
+                 "photocell": ("photocell.png", "photocell_rise.csv", "photocell_fall.csv", "photocell_history.csv"),
+                 "fit": ("fit.toml", "fit.json", "fit_residuals.csv", "fit.png")}
+#: what ``mark1 run`` writes into its folder
+_RUN_FILES = ("summary.json", "learning_curve.png", "trace.csv")
+
+
 def cmd_run(args) -> int:
     scene = scene_or_usage(args.scene)
-    out = output_folder(args)
-    for name in ("summary.json", "learning_curve.png", "trace.csv"):
+    out = output_folder(args, writes=_RUN_FILES)
+    for name in _RUN_FILES:
         check_target(out / name)                 # a clash is found before any work
     check_budget(args, scene)
     try:
@@ -298,7 +305,10 @@ def cmd_device(args) -> int:
         unknown = [name for name in args.law if name not in LAWS]
         if unknown:
             raise UsageError(f"--law: expected one of {', '.join(LAWS)}, got {unknown[0]!r}")
-    out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "device"), scene=""))
+    writes = _DEVICE_FILES.get(args.kind)        # the kinds share a folder; each replaces only its own files
+    if args.kind == "rack" and table is not None:
+        writes = (*_DEVICE_FILES["rack"], *_DEVICE_FILES["fit"])
+    out = output_folder(args, default=Path("runs") / "device", writes=writes)
     if table is None:
         for path in write_device(args.kind, spec, out, progress=True):
             print(f"wrote {path}")
@@ -408,6 +418,7 @@ def add_commands(sub) -> None:
     run.add_argument("--memory-limit", type=float, metavar="GB",
                      help="refuse a scene estimated to need more memory (default and ceiling: the smallest of the "
                           f"address-space limit, the cgroup's and {_PHYSICAL_HELP} of this computer's)")
+    add_overwrite(run)
     run.set_defaults(func=cmd_run)
 
     sp = sub.add_parser("specs", help=COMMANDS["specs"])
@@ -420,6 +431,7 @@ def add_commands(sub) -> None:
     rd.add_argument("scene", help=SCENE_HELP)
     rd.add_argument("--out", help="PNG path (default runs/<scene>/contact_sheet.png)")
     rd.add_argument("--seed", type=int, default=0)
+    add_overwrite(rd)
     rd.set_defaults(func=cmd_render)
 
     ex = sub.add_parser("explain", help=COMMANDS["explain"])
@@ -436,6 +448,7 @@ def add_commands(sub) -> None:
                                               "run, whose first 1,000 presentations the page replays card by card)")
     ls.add_argument("--epochs", type=int, help="passes over the deck (default the scene's; a run too long to trace "
                                                "is cut, and the page says so)")
+    add_overwrite(ls)
     ls.set_defaults(func=cmd_lesson)
 
     dv = sub.add_parser("device", help=COMMANDS["device"])
@@ -463,4 +476,5 @@ def add_commands(sub) -> None:
     dv.add_argument("--seeds", type=int, metavar="N",
                     help="with energy: paired seeds 0 .. N-1 (default 10: fewer give no interval)")
     dv.add_argument("--out", help="output folder (default runs/device/)")
+    add_overwrite(dv)
     dv.set_defaults(func=cmd_device)

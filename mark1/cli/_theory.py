@@ -24,7 +24,7 @@ import numpy as np
 from mark1._utils.atomic import check_target, write_text
 from mark1._utils.language import duration
 from mark1.cli._names import COMMANDS
-from mark1.cli._options import output_folder
+from mark1.cli._options import add_overwrite, output_folder
 from mark1.exceptions import InputError, InputTypeError, UsageError
 from mark1._utils.progress import progress_bar
 from mark1.specs import MARK_I, PRESETS
@@ -139,7 +139,8 @@ def cmd_curve(args) -> int:
                          f"got {args.curve_seeds}")
     if args.curve_seed < 0:
         raise UsageError(f"--seed: expected a seed >= 0, got {args.curve_seed}")
-    out = output_folder(argparse.Namespace(out=args.curve_out or str(Path("runs") / "theory"), scene=""))
+    out = output_folder(argparse.Namespace(out=args.curve_out, overwrite=args.curve_overwrite),
+                        default=Path("runs") / "theory", writes=_CURVE_FILES)
     for name in _CURVE_FILES:
         try:
             check_target(out / name)
@@ -263,7 +264,7 @@ def cmd_theory(args) -> int:
     if not 2 <= args.seeds <= 100_000:
         raise UsageError(f"--seeds: expected a number of seeds from 2 to 100000 (an interval needs two), "
                          f"got {args.seeds}")
-    out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "theory"), scene=""))
+    out = output_folder(args, default=Path("runs") / "theory", writes=_FILES)
     for name in _FILES:                     # a folder named p_a.csv, say, is found before any work
         try:
             check_target(out / name)
@@ -336,6 +337,7 @@ def add_commands(sub) -> None:
     th.add_argument("--seed", type=int, default=0, help="seed of the grid (default 0; docs/THEORY.md uses 2024)")
     th.add_argument("--out", help="output folder (default runs/theory)")
     th.add_argument("--quick", action="store_true", help="a small grid, for a first look (seconds)")
+    add_overwrite(th)
     th.set_defaults(func=cmd_theory, formula=None)
     formulas = th.add_subparsers(dest="formula", metavar="{p_a,p_c,curve}")
     cv = formulas.add_parser("curve", help="the machine's own trainer against the 1958 learning curves",
@@ -345,6 +347,9 @@ def add_commands(sub) -> None:
     cv.add_argument("--seeds", dest="curve_seeds", type=int, default=5, help="machines per point (default 5)")
     cv.add_argument("--seed", dest="curve_seed", type=int, default=0, help="first seed (default 0)")
     cv.add_argument("--out", dest="curve_out", help="output folder (default runs/theory)")
+    cv.add_argument("--overwrite", dest="curve_overwrite", action="store_true",
+                    help="replace results already in --out (without it a named folder that holds them is refused, "
+                         "and the default one moves to the next free name)")
     cv.add_argument("--quick", dest="curve_quick", action="store_true", help="n_sr = 10, 100 only (seconds)")
     for name, extra, what in (("p_a", (), "P_a, the chance that an A-unit fires (1958 eq. 1; 1957 App. I eq. 1)"),
                               ("p_c", ("C",), "P_c, the chance that an A-unit firing to S1 fires to S2 "
