@@ -336,6 +336,13 @@ def test_device_energy_on_the_command_line(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "Mark I, DC motors" in out and "pcm" in out and "wrote" in out
     assert (tmp_path / "o" / "energy.png").stat().st_size > 0
+    # nothing replaced unasked: a named folder that holds the study's files is refused before any run
+    assert main(["device", "energy", "--scene", str(path), "--seeds", "1", "--out", str(tmp_path / "o")]) == 2
+    assert "already holds results" in capsys.readouterr().err
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "rack.png").write_bytes(b"")              # another kind's file: the folder is free
+    assert main(["device", "energy", "--scene", str(path), "--seeds", "1", "--out", str(tmp_path / "r")]) == 0
+    capsys.readouterr()
     for argv, says in [(["--seeds", "0"], "--seeds"), (["--law", "linear"], "device energy"),
                        (["--set", "rack.backlash=0"], "the scene's")]:
         assert main(["device", "energy", "--scene", str(path), *argv, "--out", str(tmp_path / "x")]) == 2

@@ -70,7 +70,8 @@ def _realtime(args):
 #: what ``mark1 device KIND`` writes into its folder
 _DEVICE_FILES = {"rack": ("rack.png", "rack_pulses.csv", "rack_time.csv"),
                  "photocell": ("photocell.png", "photocell_rise.csv", "photocell_fall.csv", "photocell_history.csv"),
-                 "fit": ("fit.toml", "fit.json", "fit_residuals.csv", "fit.png")}
+                 "fit": ("fit.toml", "fit.json", "fit_residuals.csv", "fit.png"),
+                 "energy": ("energy.png", "energy_runs.csv", "energy.json", "energy.txt")}
 #: what ``mark1 run`` writes into its folder
 _RUN_FILES = ("summary.json", "learning_curve.png", "trace.csv")
 
@@ -339,11 +340,8 @@ def _device_energy(args, overrides: dict) -> int:
     if not 1 <= seeds <= 10_000:
         raise UsageError(f"--seeds: expected 1 to 10000 paired seeds, got {seeds}")
     name = args.scene or "e_vs_f"
-    try:
-        scene = load_scene(name)
-    except SceneError as e:
-        raise UsageError(str(e)) from None
-    out = output_folder(argparse.Namespace(out=args.out or str(Path("runs") / "device"), scene=""))
+    scene = scene_or_usage(name)
+    out = output_folder(args, default=Path("runs") / "device", writes=_DEVICE_FILES["energy"])
     try:
         study = energy_study(scene, range(seeds), progress=True)
     except ValueError as e:                       # e.g. classes that do not fit the R-units
