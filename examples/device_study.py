@@ -8,9 +8,11 @@ soft-bounds HfO2 ReRAM cell, ``reram-sb``, and a Li-ion ECRAM cell with a linear
 ``ecram``, their parameters IBM aihwkit's fits of published measurements) train on the
 same cards with the same patch board, seed by seed (``E vs F`` by default: 60 cards shown
 once, 200 test cards), so every difference is paired. Each run reports its test accuracy
-and its energy of learning (``mark1.machine.energy``): the Mark I's motors as power x
-running time (2 W, an assumed figure), a device as pulses x its energy per pulse (1 pJ
-for the ReRAM cell, assumed; about 1 fJ for ECRAM, a projection in its paper). Accuracy
+and its energy of learning (``mark1.machine.energy``: the write pulses and the drivers
+of its corrections): the Mark I's motors and their amplifiers as power x running time
+(2 W + 1 W, assumed figures), a device as pulses x its energy per pulse (5 pJ for the
+ReRAM cell, assumed; about 1 fJ for ECRAM, a projection in its paper) plus its pulse
+driver's (100 fJ, assumed). ``mark1 device energy`` adds the reads and the periphery. Accuracy
 differences are paired against the Mark I's pot, the devices one family and the doses
 another, each under Holm (``mark1.stats``: intervals inside [−100, +100] points, none
 below 10 seeds); the script prints the seeds the devices' spread needs for ±1 and ±0.5
@@ -39,7 +41,8 @@ from mark1.classroom.device import fit_figure
 from mark1.machine.device_fit import fit_table, pulse_table
 from mark1 import stats
 from mark1.devices import PRESETS, device_spec
-from mark1.machine.energy import MOTOR_POWER, RELAY_POWER, run_energy, update_energy
+from mark1.machine.energy import (AMPLIFIER_POWER, MOTOR_POWER, PULSE_DRIVER_ENERGY, RELAY_POWER, run_energy,
+                                  update_energy)
 from mark1.stimuli.cards import scene_cards
 from mark1.viz import NEUTRAL, new_figure, save_figure, script_parser
 from mark1.viz.energy import EnergyRow, energy_figure
@@ -102,8 +105,8 @@ def main(argv=None) -> None:
     for name in machines:
         a = np.array(acc[name])
         es = energy[name]
-        per = float(np.median([e.per_correction_j for e in es]))
-        total = float(np.median([e.total_j for e in es]))
+        per = float(np.median([e.learning_per_correction_j for e in es]))
+        total = float(np.median([e.learning_j for e in es]))
         line = (f"{name} test accuracy: {a.mean():.1f} ± {a.std(ddof=1):.1f} %; energy per correction "
                 f"{joules(per)}, per run {joules(total)} (median; {es[0].basis}, {es[0].status})")
         if name in dev:
@@ -112,8 +115,8 @@ def main(argv=None) -> None:
                 "" if c.decided is None else " (decided)" if c.decided else " (not distinguishable from 0)")
         print(line)
     print(stats.seeds_line(dev_diffs, scale=1.0) or "one seed: no spread to plan from")
-    ratio = (np.median([e.per_correction_j for e in energy["Mark I pot"]])
-             / np.median([e.per_correction_j for e in energy["ecram"]]))
+    ratio = (np.median([e.learning_per_correction_j for e in energy["Mark I pot"]])
+             / np.median([e.learning_per_correction_j for e in energy["ecram"]]))
     print(f"the Mark I's pot spends {ratio:.1e} times the energy of an ECRAM cell per correction")
 
     dose_diffs = [list(np.array(acc[b]) - ref) for b in BOUNDS]
@@ -149,8 +152,8 @@ def main(argv=None) -> None:
         ax.errorbar([i], [iv.mean], yerr=err, fmt="o", color="0.1", capsize=4)
         if iv.too_few:
             ax.text(i, iv.mean, "  " + iv.words(), fontsize=7, va="center")
-    ax.set_xticks(range(len(names)), [f"{name}\n{joules(np.median([e.per_correction_j for e in energy[name]]))} "
-                                      "a correction" for name in names])
+    per_correction = {name: joules(np.median([e.learning_per_correction_j for e in energy[name]])) for name in names}
+    ax.set_xticks(range(len(names)), [f"{name}\n{per_correction[name]} a correction" for name in names])
     ax.set(ylim=(0, 100), ylabel="test accuracy (%)",
            title=f"{scene.name}: one dot a seed, the mean with its 95 % interval ({stats.METHOD_SHORT})")
     m_ref = ref.mean()
@@ -169,16 +172,17 @@ def main(argv=None) -> None:
 
     inc = base.trainer.increment
     rows = [EnergyRow("Mark I pot, DC motors", update_energy(base),
-                      [e.per_correction_j for e in energy["Mark I pot"]], MOTOR_POWER.status,
-                      f"{MOTOR_POWER.value:g} W x {inc / base.rack.motor_speed:g} s a pot"),
+                      [e.learning_per_correction_j for e in energy["Mark I pot"]], MOTOR_POWER.status,
+                      f"({MOTOR_POWER.value:g} W + {AMPLIFIER_POWER.value:g} W) x {inc / base.rack.motor_speed:g} s "
+                      "a pot"),
             EnergyRow("Mark I pot, ratchet relays", update_energy(base.with_overrides({"rack.drive": "ratchet"})), [],
                       RELAY_POWER.status, f"{RELAY_POWER.value:g} W x {base.rack.step_time:g} s a step")]
     for name, p in PRESETS.items():
         spec = device_spec(name, base)
-        runs = [e.per_correction_j for e in energy[name]] if name in energy else []
+        runs = [e.learning_per_correction_j for e in energy[name]] if name in energy else []
         steps = int(np.rint(inc / spec.rack.step))
         rows.append(EnergyRow(f"{name}", update_energy(spec), runs, p.pulse_energy_status,
-                              f"{steps} pulses x {joules(p.pulse_energy)}"))
+                              f"{steps} pulses x ({joules(p.pulse_energy)} + {joules(PULSE_DRIVER_ENERGY.value)})"))
     energy_figure(rows, title=f"Energy of learning, {scene.name}: one pot's update (an increment of {inc:g} full "
                               "scale)\nand a correction (each run's mean)",
                   out=args.out / "device_study_energy.png")

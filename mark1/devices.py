@@ -173,8 +173,8 @@ PRESETS: Mapping[str, DevicePreset] = MappingProxyType({p.name: p for p in (
             "rack.write_noise_std": (56.0, "aihwkit (in units of dw_min)"),
             "rack.step_time": (5e-8, "assumed: a 50 ns programming pulse (not in the aihwkit preset)"),
         },
-        1e-12, "assumed", "assumed: about 1 V x 100 uA x 50 ns = 5 pJ rounded down to the pJ order; neither the "
-                          "aihwkit preset nor the paper's abstract gives a pulse energy",
+        5e-12, "assumed", "assumed: about 1 V x 100 uA for the 50 ns pulse, 1 V x 100 uA x 50 ns = 5 pJ a pulse; "
+                          "neither the aihwkit preset nor the paper's abstract gives a pulse energy",
         notes=("aihwkit's SoftBoundsReferenceDevice subtracts a reference device (not modelled here)",)),
     _preset(
         "reram-es", "HfO2 ReRAM, exponential step", "ReRamESPresetDevice",
@@ -198,7 +198,7 @@ PRESETS: Mapping[str, DevicePreset] = MappingProxyType({p.name: p for p in (
             "rack.write_noise_std": (75.0, "aihwkit (in units of dw_min)"),
             "rack.step_time": (5e-8, "assumed: a 50 ns programming pulse (not in the aihwkit preset)"),
         },
-        1e-12, "assumed", "assumed: as reram-sb (the same device)"),
+        5e-12, "assumed", "assumed: as reram-sb (the same device), 1 V x 100 uA x 50 ns = 5 pJ"),
     _preset(
         "ecram", "Li-ion ECRAM (WO3 channel), linear step", "EcRamPresetDevice",
         {

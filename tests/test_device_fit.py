@@ -11,7 +11,7 @@ import pytest
 
 from mark1 import specs
 from mark1.machine.device_fit import (LAWS, PIECEWISE_NODES, fit_law, fit_table, fitted_spec, overrides_toml, pulse_table,
-                                        read_table, table_from_values, write_table)
+                                        kalman_noise_terms, read_table, table_from_values, write_table)
 from mark1.cli import main
 from mark1.exceptions import InputError
 
@@ -342,3 +342,28 @@ def test_bootstrap_intervals_cover_the_fit():
     lo, hi = fit.best.intervals["rack.step"]
     assert lo <= fit.best.params["rack.step"] <= hi and hi - lo < 0.005
     assert "rack.write_noise_std" in fit.best.intervals
+
+
+SOFT = BENCH.with_overrides({"rack.law": "soft-bounds", "rack.step": 0.006, "rack.w_max": 0.7, "rack.w_min": -0.6,
+                             "rack.up_down": 0.1})
+
+
+@pytest.mark.parametrize("c, low, high, each", [(0.0, 0.0, 0.1, 0.2), (0.3, 0.18, 0.375, 0.75)])
+def test_the_state_space_likelihood_weighs_a_small_accumulating_noise(c, low, high, each):
+    """Cycle-to-cycle noise small against the write noise (0 or 0.3 of a step against 10 steps): the
+    Kalman likelihood's estimate over four tables of 2,000 pulses averages near the truth (the replay's
+    variogram gave 1.7-3 times it), and the write noise within 5 %."""
+    device = SOFT.with_overrides({"rack.dw_min_std": c, "rack.write_noise_std": 10.0})
+    got = np.array([kalman_noise_terms(pulse_table(device, (250, 250) * 4, seed=seed), SOFT, 0.0)
+                    for seed in (1, 2, 3, 4)])
+    assert low <= got[:, 0].mean() <= high and got[:, 0].max() <= each
+    assert np.all(np.abs(got[:, 1] - 10.0) <= 0.5)
+
+
+def test_the_noise_model_is_additive_when_the_device_says_so():
+    """Added cycle-to-cycle noise (``mult_noise`` off): the mean over three tables within 25 % and 10 %
+    (a table that sits at its bounds, seed 1, is where the Gaussian filter is approximate: 2.6 and 4.1)."""
+    device = SOFT.with_overrides({"rack.mult_noise": False, "rack.dw_min_std": 2.0, "rack.write_noise_std": 5.0})
+    got = np.array([kalman_noise_terms(pulse_table(device, (250, 250) * 4, seed=seed), device, 0.0)
+                    for seed in (1, 2, 3)]).mean(axis=0)
+    assert got[0] == pytest.approx(2.0, rel=0.25) and got[1] == pytest.approx(5.0, rel=0.1)

@@ -1,4 +1,4 @@
-"""The energy of learning: power x running time of the rack's own moves, per correction and in total."""
+"""The energy of a run, part by part: write pulses, drivers, reads and periphery, each count x constant."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import simpy
+from hypothesis import given, settings, strategies as st
 
 from mark1 import specs
 from mark1.cli import main
 from mark1.exceptions import InputError
-from mark1.machine.energy import (MOTOR_POWER, RELAY_POWER, Constant, correction_energies, drive_power, energy,
-                                  run_energy)
+from mark1.machine.energy import (AMPLIFIER_POWER, CELL_READ_ENERGY, CONVERSION_ENERGY, MOTOR_POWER, PARTS,
+                                  POT_READ_POWER, PULSE_DRIVER_ENERGY, R_UNIT_POWER, RELAY_POWER, Constant,
+                                  correction_energies, drive_power, energy, run_counts, run_energy)
 from mark1.machine.mark_i import MarkI
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.simulator import history
@@ -21,9 +23,9 @@ from mark1.machine.simulator import history
 QUIET = specs.MARK_I.with_overrides({"rack.decay_time": "inf", "rack.motor_spread": 0.0, "rack.backlash": 0.0})
 
 
-def _hand_run(spec, commands):
+def _hand_run(spec, commands, a_active=0):
     """A hand-made run: one rack of 1 unit x 4 pots driven by ``commands`` (one a presentation),
-    wrapped as a fitted machine's results (rack, history, spec, no trace)."""
+    wrapped as a fitted machine's results (rack, history, spec, machine time, no trace)."""
     rack = PotentiometerRack(spec.rack, 1, 4, 1)
     env = simpy.Environment()
 
@@ -38,8 +40,10 @@ def _hand_run(spec, commands):
     n = len(commands)
     hist = history(epoch_of=np.zeros(n, int), order=np.arange(n), labels=np.zeros(n, int),
                    response=np.zeros(n, int), units_erred=np.array(moved) > 0, pots_moved=moved,
-                   start=np.arange(n, dtype=float), s_active=np.zeros(n, int), a_active=np.zeros(n, int))
-    return SimpleNamespace(rack_=rack, history_=hist, spec=spec, trace_=SimpleNamespace(full=False))
+                   start=np.arange(n, dtype=float), s_active=np.zeros(n, int),
+                   a_active=np.broadcast_to(a_active, n).astype(int))
+    return SimpleNamespace(rack_=rack, history_=hist, spec=spec, trace_=SimpleNamespace(full=False),
+                           machine_time_=float(env.now))
 
 
 def test_continuous_energy_is_power_times_running_seconds_exactly():
@@ -49,9 +53,12 @@ def test_continuous_energy_is_power_times_running_seconds_exactly():
     e = run_energy(m)
     assert float(np.sum(m.rack_.motor_seconds)) == pytest.approx(seconds, abs=1e-15)
     assert e.motor_seconds == float(np.sum(m.rack_.motor_seconds))
-    assert e.total_j == MOTOR_POWER.value * e.motor_seconds                 # exactly the product
-    assert e.total_j == pytest.approx(2.0 * 0.40, abs=1e-12)
+    drivers = e.part("drivers")
+    assert drivers.joules == MOTOR_POWER.value * e.motor_seconds + AMPLIFIER_POWER.value * e.motor_seconds
+    assert drivers.joules == pytest.approx(3.0 * 0.40, abs=1e-12)
+    assert e.part("write pulses").joules == 0.0 and e.learning_j == drivers.joules
     assert e.corrections == 2 and e.per_correction_j == e.total_j / 2
+    assert drivers.per_correction_j == drivers.joules / 2
     assert e.pulses == 4 and e.basis == "running time" and e.status == "assumed"
 
 
@@ -62,7 +69,7 @@ def test_ratchet_energy_is_coil_power_times_stepping_seconds():
     steps = 2 + 2 + 3
     assert e.pulses == steps
     assert e.motor_seconds == pytest.approx(steps * 0.04, abs=1e-15)
-    assert e.total_j == RELAY_POWER.value * e.motor_seconds
+    assert e.part("drivers").joules == RELAY_POWER.value * e.motor_seconds      # a coil, no amplifier
     assert drive_power(spec) is RELAY_POWER
 
 
@@ -79,16 +86,20 @@ def test_a_pot_against_its_end_stop_costs_nothing():
 def test_pulses_times_energy_a_pulse():
     cell = Constant(2.5e-12, "J", "datasheet", "a cell; its paper")
     e = energy(cell, motor_seconds=3.0, pulses=1000, corrections=8)
-    assert e.total_j == 2.5e-12 * 1000 and e.per_correction_j == e.total_j / 8
-    assert np.isnan(e.power_w) and e.basis == "pulses"
-    assert e.to_dict()["power_w"] is None
+    assert e.part("write pulses").joules == 2.5e-12 * 1000
+    assert e.part("drivers").joules == PULSE_DRIVER_ENERGY.value * 1000
+    assert e.total_j == e.learning_j and e.per_correction_j == e.total_j / 8
+    assert e.basis == "pulses" and e.status == "datasheet"
+    assert e.to_dict()["parts"]["write pulses"]["terms"][0]["status"] == "datasheet"
     json.dumps(e.to_dict())                                        # JSON-safe
 
 
 def test_no_corrections_is_no_energy_a_correction():
     e = energy(MOTOR_POWER, motor_seconds=0.0, pulses=0, corrections=0)
     assert e.total_j == 0.0 and np.isnan(e.per_correction_j)
+    assert all(np.isnan(p.per_correction_j) for p in e.parts)
     assert "0 J, - a correction" in e.describe()
+    assert e.to_dict()["parts"]["drivers"]["per_correction_j"] is None
 
 
 @pytest.mark.parametrize("kwargs, says", [
@@ -115,7 +126,7 @@ def test_a_fitted_machine_counts_its_moves_once(seed):
     assert e.pulses == sum(int(np.count_nonzero(mv.command)) for mv in m.trace_.moves)
     per = correction_energies(m)
     assert len(per) == e.corrections == int(np.count_nonzero(m.history_["pots_moved"]))
-    assert per.sum() == pytest.approx(e.total_j, rel=1e-12)
+    assert per.sum() == pytest.approx(e.part("drivers").joules, rel=1e-12)
     assert np.all(per > 0)
 
 
@@ -132,7 +143,11 @@ def test_run_reports_energy_in_summary_and_table(tmp_path, capsys):
     table = capsys.readouterr().out
     summary = json.loads((tmp_path / "summary.json").read_text())
     e = summary["energy"]
-    assert e["total_j"] == e["power_w"] * e["motor_seconds"]
+    assert e["total_j"] == pytest.approx(sum(p["joules"] for p in e["parts"].values()), rel=1e-12)
+    assert list(e["parts"]) == list(PARTS)
+    drivers = e["parts"]["drivers"]["terms"]
+    assert [t["value"] for t in drivers] == [MOTOR_POWER.value, AMPLIFIER_POWER.value]
+    assert all(t["count"] == e["motor_seconds"] for t in drivers)
     assert e["per_correction_j"] == pytest.approx(e["total_j"] / e["corrections"])
     assert e["status"] == "assumed"
     line = next(row for row in table.splitlines() if row.strip().startswith("energy"))
@@ -152,11 +167,15 @@ def test_a_device_preset_spends_pulses_times_its_energy_a_pulse():
     m = MarkI(spec=spec, seed=0).fit(cards, labels, epochs=3)
     e = run_energy(m)
     assert e.basis == "pulses" and e.pulses == int(m.rack_.pulses.sum()) > 0
-    assert e.total_j == PRESETS["ecram"].pulse_energy * e.pulses
+    assert e.part("write pulses").joules == PRESETS["ecram"].pulse_energy * e.pulses
+    assert e.part("drivers").joules == PULSE_DRIVER_ENERGY.value * e.pulses
+    c = run_counts(m)
+    assert e.part("reads").joules == CELL_READ_ENERGY.value * c.pot_reads
+    assert e.part("periphery").joules == CONVERSION_ENERGY.value * c.sums == CONVERSION_ENERGY.value * len(m.history_)
     assert e.status == PRESETS["ecram"].pulse_energy_status == pulse_energy("ecram").status
     # one pot's update: the increment's train of pulses
     steps = int(np.rint(spec.trainer.increment / spec.rack.step))
-    assert update_energy(spec) == pytest.approx(steps * PRESETS["ecram"].pulse_energy)
+    assert update_energy(spec) == pytest.approx(steps * (PRESETS["ecram"].pulse_energy + PULSE_DRIVER_ENERGY.value))
     with pytest.raises(InputError, match="by pulses"):
         correction_energies(MarkI(spec=spec, seed=0, trace="full").fit(cards, labels, epochs=1))
     with pytest.raises(InputError, match="device"):
@@ -173,3 +192,160 @@ def test_a_scenes_device_is_known_by_its_family_when_the_scene_changes_it(tmp_pa
                      'device = "ecram"\n[machine.overrides]\nrack.step = 0.002\n')
     spec = load_scene(scene).machine_spec()
     assert spec.rack.step == 0.002 and device_of(spec) == "ecram"
+
+
+def test_a_hand_made_runs_counts_and_each_part_by_its_law():
+    """1 R-unit over 3 A-units and a bias pot; the A-units active 2, 0 and 3 times."""
+    m = _hand_run(QUIET, [[0.02, 0.0, -0.02, 0.0], [0.0, 0.0, 0.0, 0.0], [0.04, 0.02, 0.0, 0.0]],
+                  a_active=[2, 0, 3])
+    c = run_counts(m)
+    shown = QUIET.timing.period - QUIET.timing.card_change                    # 2.8 s a card
+    assert (c.corrections, c.pulses, c.sums) == (2, 4, 3)
+    assert c.pot_reads == 5 + 3                                                # 5 A-unit pots, 3 bias reads
+    assert c.read_seconds == pytest.approx(8 * shown, rel=1e-12)
+    assert c.unit_seconds == m.machine_time_ > 0
+    e = run_energy(m)
+    assert e.part("reads").joules == c.read_seconds * POT_READ_POWER.value
+    assert e.part("periphery").joules == c.unit_seconds * R_UNIT_POWER.value
+    assert e.total_j == pytest.approx(sum(p.joules for p in e.parts), rel=1e-15)
+
+
+COUNTS = st.floats(0.0, 1e6, allow_nan=False)
+
+
+@given(seconds=COUNTS, pulses=st.integers(0, 10**9), corrections=st.integers(0, 10**6), reads=COUNTS,
+       read_seconds=COUNTS, sums=st.integers(0, 10**9), unit_seconds=COUNTS, device=st.booleans(),
+       drive=st.sampled_from(["continuous", "ratchet"]))
+@settings(max_examples=60, deadline=None)
+def test_the_parts_add_up_and_each_scales_as_its_law(seconds, pulses, corrections, reads, read_seconds, sums,
+                                                     unit_seconds, device, drive):
+    constant = Constant(5e-12, "J", "assumed", "a cell") if device else drive_power(
+        QUIET.with_overrides({"rack.drive": drive}))
+    kw = dict(motor_seconds=seconds, pulses=pulses, corrections=corrections, drive=drive, pot_reads=reads,
+              read_seconds=read_seconds, sums=sums, unit_seconds=unit_seconds)
+    e = energy(constant, **kw)
+    assert [p.name for p in e.parts] == list(PARTS)
+    assert e.total_j == pytest.approx(sum(p.joules for p in e.parts), rel=1e-12, abs=0)
+    assert e.learning_j == pytest.approx(e.part("write pulses").joules + e.part("drivers").joules, rel=1e-12)
+    if device:
+        laws = {"write pulses": pulses * 5e-12, "drivers": pulses * PULSE_DRIVER_ENERGY.value,
+                "reads": reads * CELL_READ_ENERGY.value, "periphery": sums * CONVERSION_ENERGY.value}
+    else:
+        power = constant.value + (AMPLIFIER_POWER.value if drive == "continuous" else 0.0)
+        laws = {"write pulses": 0.0, "drivers": seconds * power, "reads": read_seconds * POT_READ_POWER.value,
+                "periphery": unit_seconds * R_UNIT_POWER.value}
+    for name, joules in laws.items():
+        assert e.part(name).joules == pytest.approx(joules, rel=1e-12, abs=1e-300), name
+    # doubling one count doubles its part and leaves the others alone
+    doubled = energy(constant, **{**kw, "sums": 2 * sums, "unit_seconds": 2 * unit_seconds})
+    assert doubled.part("periphery").joules == pytest.approx(2 * e.part("periphery").joules, rel=1e-12)
+    assert doubled.part("drivers").joules == e.part("drivers").joules
+
+
+def test_every_constant_has_a_unit_a_status_and_a_source():
+    from mark1 import specs as s
+    from mark1.machine import energy as module
+
+    for name in module.__all__:
+        c = getattr(module, name)
+        if isinstance(c, Constant):
+            assert c.unit in ("W", "J") and c.status in s.STATUSES and c.source, name
+            assert c.status != "assumed" or "assumed" in c.source, name
+
+
+def test_the_reram_pulse_energy_follows_its_own_arithmetic():
+    from mark1.devices import PRESETS
+
+    for name in ("reram-sb", "reram-es"):
+        p = PRESETS[name]
+        assert p.pulse_energy == pytest.approx(1.0 * 100e-6 * 50e-9) and "5 pJ" in p.pulse_energy_source
+
+
+SMALL_SCENE = ('name = "E vs F, small"\ndescription = "two letters"\n[stimuli]\nsource = "characters"\n'
+               'classes = ["E", "F"]\n[train]\ncount = 8\n[test]\ncount = 10\n[machine]\npreset = "SMALL"\n')
+
+
+def test_the_study_runs_every_machine_on_the_same_seeds_and_draws(tmp_path):
+    from mark1.classroom.energy import REFERENCE, energy_study, write_energy_study
+    from mark1.devices import PRESETS
+    from mark1.stimuli.scenes import load_scene
+
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL_SCENE)
+    study = energy_study(load_scene(path), seeds=[0, 1])
+    assert study.names == [REFERENCE, "Mark I, ratchet relays", *PRESETS]
+    for name in study.names:
+        assert len(study.accuracy[name]) == len(study.energies[name]) == 2
+        assert all(0.0 <= a <= 1.0 for a in study.accuracy[name])
+    # each run's energy: the parts add up, a device's writes are its pulses x its energy a pulse
+    for e in study.energies["ecram"]:
+        assert e.part("write pulses").joules == e.pulses * PRESETS["ecram"].pulse_energy
+        assert e.total_j == pytest.approx(sum(p.joules for p in e.parts), rel=1e-12)
+    assert study.energies[REFERENCE][0].part("write pulses").joules == 0.0
+    changes = study.changes()
+    assert set(changes) == set(study.names) - {REFERENCE}
+    assert all(c.interval.too_few and c.decided is None for c in changes.values())      # 2 seeds: no interval
+    table = str(study.table())
+    assert "too few seeds" in table and "Holm" in table
+    paths = write_energy_study(study, tmp_path / "out")
+    assert [p.name for p in paths] == ["energy.png", "energy_runs.csv", "energy.json", "energy.txt"]
+    rows = json.loads(paths[2].read_text())["machines"]
+    assert rows[0]["accuracy"]["low"] is None and rows[1]["change"]["decided"] is None
+    assert len(paths[1].read_text().splitlines()) == 1 + 2 * len(study.names)
+
+
+def test_the_figure_has_intervals_from_ten_seeds_and_holds_on_a_slide(tmp_path):
+    from matplotlib.text import Text
+    from PIL import Image
+
+    from mark1 import stats
+    from mark1.viz.energy import EnergyArm, energy_accuracy_figure
+    from mark1.viz.figure import save_figure
+    from mark1.viz.style import slides
+
+    rng = np.random.default_rng(0)
+    ref = rng.uniform(0.7, 0.9, 10)
+    other = ref - rng.uniform(0.0, 0.1, 10)
+    change = stats.family([list(other - ref)], (-1.0, 1.0), correction="holm")[0]
+    arms = [EnergyArm("motors", ref, {"drivers": rng.uniform(900, 1100, 10), "reads": [450.0] * 10}, [180.0] * 10,
+                      "assumed"),
+            EnergyArm("a cell", other, {"write pulses": rng.uniform(1e-7, 2e-7, 10)}, [180.0] * 10, "assumed",
+                      change)]
+    fig = energy_accuracy_figure(arms)
+    acc_ax = fig.axes[0]
+    assert acc_ax.get_xlim() == (0.0, 100.0) and fig.axes[1].get_xscale() == "log"
+    words = [t.get_text() for t in acc_ax.texts]
+    assert any(change.interval.format(scale=100, digits=1, signed=True) in w for w in words)
+    with slides():                      # measured on the saved file, fitted to a 1280x720 slide
+        fig = energy_accuracy_figure(arms)
+        save_figure(fig, tmp_path / "slide.png", dpi=100)
+        with Image.open(tmp_path / "slide.png") as im:
+            fit = min(1280 / im.width, 720 / im.height)
+        sizes = [float(t.get_fontsize()) * 100 / 72 * fit for t in fig.findobj(Text)
+                 if t.get_visible() and t.get_text().strip()]
+        assert sizes and min(sizes) >= 20.0 - 0.05
+    with pytest.raises(InputError, match="runs"):
+        energy_accuracy_figure([arms[0], arms[1]._replace(accuracy=ref[:3])])
+
+
+def test_device_energy_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL_SCENE)
+    assert main(["device", "energy", "--scene", str(path), "--seeds", "2", "--out", str(tmp_path / "o"),
+                 "--style", "slides"]) == 0
+    out = capsys.readouterr().out
+    assert "Mark I, DC motors" in out and "pcm" in out and "wrote" in out
+    assert (tmp_path / "o" / "energy.png").stat().st_size > 0
+    # nothing replaced unasked: a named folder that holds the study's files is refused before any run
+    assert main(["device", "energy", "--scene", str(path), "--seeds", "1", "--out", str(tmp_path / "o")]) == 2
+    assert "already holds results" in capsys.readouterr().err
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "rack.png").write_bytes(b"")              # another kind's file: the folder is free
+    assert main(["device", "energy", "--scene", str(path), "--seeds", "1", "--out", str(tmp_path / "r")]) == 0
+    capsys.readouterr()
+    for argv, says in [(["--seeds", "0"], "--seeds"), (["--law", "linear"], "device energy"),
+                       (["--set", "rack.backlash=0"], "the scene's")]:
+        assert main(["device", "energy", "--scene", str(path), *argv, "--out", str(tmp_path / "x")]) == 2
+        assert says in capsys.readouterr().err
+    assert main(["device", "rack", "--seeds", "3", "--out", str(tmp_path / "y")]) == 2
+    assert "--seeds go with device energy" in capsys.readouterr().err

@@ -15,7 +15,8 @@ COMMANDS = {
     "explain": "the machine's event log in plain words, card by card",
     "lesson": "one self-contained HTML page taking mark1 run's run apart, card by card, and answering your own card",
     "device": "device response plots: a pot under a pulse train, a photocell's step; "
-              "fit: a measured device's table of pulses, every law fitted",
+              "fit: a measured device's table of pulses, every law fitted; energy: the Mark I's motors and the "
+              "device presets on one scene, accuracy, energy part by part and machine time over paired seeds",
     "compare": "the machine beside the textbook classifiers, over seeds",
     "ablate": "which non-ideality costs most: each alone on, each alone off, paired seeds, Holm-adjusted intervals",
     "curves": "learning curves: test accuracy against cards and machine time",

@@ -17,6 +17,7 @@ from mark1._utils.compiled import compile_seconds, writable_cache_dir
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
 from mark1.classroom.device import rack_response_figure, table_response, write_device, write_fit
+from mark1.classroom.energy import energy_study, write_energy_study
 from mark1.machine.device_fit import LAWS, overrides_toml, read_table
 from mark1.classroom.explain import event_line, explain
 from mark1.classroom.lesson import build
@@ -69,7 +70,8 @@ def _realtime(args):
 #: what ``mark1 device KIND`` writes into its folder
 _DEVICE_FILES = {"rack": ("rack.png", "rack_pulses.csv", "rack_time.csv"),
                  "photocell": ("photocell.png", "photocell_rise.csv", "photocell_fall.csv", "photocell_history.csv"),
-                 "fit": ("fit.toml", "fit.json", "fit_residuals.csv", "fit.png")}
+                 "fit": ("fit.toml", "fit.json", "fit_residuals.csv", "fit.png"),
+                 "energy": ("energy.png", "energy_runs.csv", "energy.json", "energy.txt")}
 #: what ``mark1 run`` writes into its folder
 _RUN_FILES = ("summary.json", "learning_curve.png", "trace.csv")
 
@@ -278,6 +280,10 @@ def cmd_device(args) -> int:
         spec = preset.with_overrides(overrides)
     except ValueError as e:
         raise UsageError(f"--set: {e}") from None
+    if args.kind == "energy":
+        return _device_energy(args, overrides)
+    if args.scene is not None or args.seeds is not None:
+        raise UsageError(f"device {args.kind}: --scene and --seeds go with device energy")
     if args.kind != "fit" and args.table_file is not None:
         raise UsageError(f"device {args.kind}: expected no positional table (mark1 device fit TABLE.csv fits one; "
                          f"device rack --table TABLE.csv draws it over its fitted law), got {args.table_file!r}")
@@ -318,6 +324,31 @@ def cmd_device(args) -> int:
         rack_response_figure(r, out=out / "rack.png", measured=table)
         paths.insert(0, out / "rack.png")
     for path in paths:
+        print(f"wrote {path}")
+    return 0
+
+
+def _device_energy(args, overrides: dict) -> int:
+    """``mark1 device energy``: the Mark I's motors and the device presets on one scene, seed by seed."""
+    if args.table_file is not None or args.table is not None or args.law or args.scale or args.bootstrap:
+        raise UsageError("device energy: a table, --table, --law, --scale and --bootstrap go with device fit and "
+                         "device rack")
+    if args.spec != "MARK_I" or overrides:
+        raise UsageError("device energy: the machine is the scene's (--spec and --set go with device rack, "
+                         "photocell and fit)")
+    seeds = 10 if args.seeds is None else args.seeds
+    if not 1 <= seeds <= 10_000:
+        raise UsageError(f"--seeds: expected 1 to 10000 paired seeds, got {seeds}")
+    name = args.scene or "e_vs_f"
+    scene = scene_or_usage(name)
+    out = output_folder(args, default=Path("runs") / "device", writes=_DEVICE_FILES["energy"])
+    try:
+        study = energy_study(scene, range(seeds), progress=True)
+    except ValueError as e:                       # e.g. classes that do not fit the R-units
+        raise UsageError(f"device energy {name}: {e}") from None
+    print(study.table())
+    print()
+    for path in write_energy_study(study, out):
         print(f"wrote {path}")
     return 0
 
@@ -419,7 +450,10 @@ def add_commands(sub) -> None:
     ls.set_defaults(func=cmd_lesson)
 
     dv = sub.add_parser("device", help=COMMANDS["device"])
-    dv.add_argument("kind", choices=("rack", "photocell", "fit"))
+    dv.add_argument("kind", choices=("rack", "photocell", "fit", "energy"),
+                    help="rack: a pot under a pulse train; photocell: a cell's step; fit: a measured table's law; "
+                         "energy: test accuracy, energy part by part and machine time of the Mark I's motors and "
+                         "every device preset on one scene, paired seeds")
     dv.add_argument("table_file", nargs="?", metavar="TABLE.csv",
                     help="with fit: the measured table, columns pulse (0, 1, 2, ...), direction (start on pulse 0, "
                          "then up or down) and value (travel or conductance after the pulse)")
@@ -432,9 +466,13 @@ def add_commands(sub) -> None:
                          "none; 30 is a usual choice, each as long as one law's fit)")
     dv.add_argument("--law", action="append", default=[], metavar="LAW",
                     help="fit only this law (repeatable; default every law: " + ", ".join(LAWS) + ")")
-    dv.add_argument("--spec", default="MARK_I", help="MARK_I (default) or SMALL")
+    dv.add_argument("--spec", default="MARK_I",
+                    help=f"MARK_I (default), SMALL or a named reading of the machine ({', '.join(PRESETS)})")
     dv.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="change one parameter, e.g. --set rack.drive=ratchet (repeatable)")
+    dv.add_argument("--scene", help="with energy: a built-in scene's name or a scene file (default e_vs_f)")
+    dv.add_argument("--seeds", type=int, metavar="N",
+                    help="with energy: paired seeds 0 .. N-1 (default 10: fewer give no interval)")
     dv.add_argument("--out", help="output folder (default runs/device/)")
     add_overwrite(dv)
     dv.set_defaults(func=cmd_device)

@@ -34,9 +34,12 @@ Other columns are ignored. For example::
     2,up,0.040
     3,down,0.022
 
-The fit is of each pulse's change, ``value[k] - value[k-1]``, against the law's step
-from ``value[k-1]`` (one-step prediction: cycle-to-cycle noise does not accumulate into
-the residuals).
+Each law is fitted by its open-loop replay through the table's pulses (:func:`fit_law`:
+noise that does not accumulate does not bias it); its two noise terms, the cycle-to-cycle
+noise that stays in the state and the write and read noise that does not, by the
+likelihood of a state-space model through an extended Kalman filter
+(:func:`kalman_noise_terms`, started from the replay residuals' variogram,
+:func:`noise_terms`).
 """
 
 from __future__ import annotations
@@ -61,7 +64,8 @@ from mark1.specs import MachineSpec, RackSpec
 __all__ = ["DeviceTable", "Law", "LAWS", "LawFit", "DeviceFit", "read_table", "table_from_values", "law_steps",
            "fit_law", "fit_table", "overrides_toml", "write_table", "pulse_table", "pulse_command", "size_key",
            "BENCH", "SIZE", "PIECEWISE_NODES", "HOLDOUT", "MAX_PULSES", "NOISE_LAGS", "fitted_spec", "runs",
-           "replay", "noise_terms", "bootstrap", "heldout_error", "WINDOW"]
+           "replay", "noise_terms", "kalman_noise_terms", "KALMAN_GRID", "KALMAN_RANGE", "bootstrap",
+           "heldout_error", "WINDOW"]
 
 _DIRECTIONS = {"up": 1, "+1": 1, "1": 1, "down": -1, "-1": -1}
 
@@ -701,7 +705,8 @@ def fit_law(law: Law, table: DeviceTable, spec: MachineSpec, *, fit_pulses: int 
     Returns
     -------
     LawFit
-        With the noise terms (:func:`noise_terms`).and no intervals (:func:`bootstrap`).
+        With the noise terms (:func:`kalman_noise_terms`, from :func:`noise_terms`'s) and no intervals
+        (:func:`bootstrap`).
 
     Examples
     --------
@@ -717,10 +722,17 @@ def fit_law(law: Law, table: DeviceTable, spec: MachineSpec, *, fit_pulses: int 
     (0.01, 0.5)
     """
     if law.name == "piecewise":
-        return _fit_piecewise(law, table, spec, _bench(law, spec))
-    signs = (1.0, -1.0) if law.name == "exponential" else (1.0,)
-    fits = [_fit_replay(law, table, spec, _bench(law, spec, a), fit_pulses) for a in signs]
-    return min(fits, key=lambda f: f.rss)
+        best = _fit_piecewise(law, table, spec, _bench(law, spec))
+    else:
+        signs = (1.0, -1.0) if law.name == "exponential" else (1.0,)
+        fits = [_fit_replay(law, table, spec, _bench(law, spec, a), fit_pulses) for a in signs]
+        best = min(fits, key=lambda f: f.rss)
+    if fit_pulses is not None or not (np.isfinite(best.dw_min_std) and np.isfinite(best.write_noise_std)):
+        return best                  # a fit to part of the table is only held out: the variogram's terms do
+    # the noise terms by the state-space model's likelihood, from the variogram's
+    dw_std, write_std = kalman_noise_terms(table, fitted_spec(best, spec), best.start,
+                                           guess=(best.dw_min_std, best.write_noise_std))
+    return replace(best, dw_min_std=dw_std, write_noise_std=write_std)
 
 
 def _fit_replay(law: Law, table: DeviceTable, spec: MachineSpec, base: MachineSpec, fit_pulses) -> LawFit:
@@ -798,7 +810,8 @@ def noise_terms(table: DeviceTable, replayed: np.ndarray, spec: MachineSpec) -> 
     does. The line is fitted over lags 1 to :data:`NOISE_LAGS` (least squares; a negative
     estimate is 0). Where the noise that accumulates is small against the noise that does
     not (0.3 of a step against 10 steps), the slope is a small share of the variogram and
-    the estimate is too high (measured: about twice); the bootstrap's interval shows it.
+    the estimate is too high (measured: 1.7-3 times); :func:`fit_law` starts
+    :func:`kalman_noise_terms` from it, which is not biased so.
     Several lags, not the first alone, keep noise that lasts a pulse or two
     from being counted as accumulating.
 
@@ -827,6 +840,163 @@ def noise_terms(table: DeviceTable, replayed: np.ndarray, spec: MachineSpec) -> 
     c2 = max(float(slope), 0.0) / float(np.mean(m ** 2))
     s_w2 = max(float(intercept), 0.0) / 2.0
     return float(math.sqrt(c2)), float(math.sqrt(s_w2) / pulse_command(spec))
+
+
+#: Points of the grid on which :func:`kalman_noise_terms` tabulates the fitted law's step (over [-1, 1]).
+KALMAN_GRID = 801
+
+
+def _step_grids(spec: MachineSpec) -> np.ndarray:
+    """The law's mean step of one pulse from each point of a grid over [-1, 1]: array (2, 2, G),
+    indexed by the pulse's direction (0 up, 1 down) and whether it reverses the last pulse
+    (0 no, 1 yes: backlash acts), from the rack's kernel (:meth:`PotentiometerRack.plan`)."""
+    grid = np.linspace(-1.0, 1.0, KALMAN_GRID)
+    out = np.zeros((2, 2, KALMAN_GRID))
+    bench = spec.with_overrides(BENCH)
+    for i, d in enumerate((1, -1)):
+        for j, last in enumerate((d, -d)):
+            rack = PotentiometerRack(bench.rack, 1, KALMAN_GRID, bench.response.n_responses)
+            rack.mask[:] = True
+            rack.p_from[0] = rack.p_to[0] = grid
+            rack.last_dir[0, :] = last
+            command = np.full((1, KALMAN_GRID), d * pulse_command(bench))
+            idx, start, target = rack.plan(command, 0.0)[:3]
+            out[i, j, idx[1]] = target - start
+    return out
+
+
+def _kalman_nll(c: float, s_w: float, y, which, grids: np.ndarray, cmd: float, mult: bool, x0: float) -> float:
+    """Minus twice the log-likelihood (up to a constant) of the readings ``y`` under the state-space
+    model of :func:`kalman_noise_terms`, by an extended Kalman filter (the law linearised at each
+    filtered state). ``which`` (n,) indexes ``grids`` reshaped to (4, G): direction and reversal."""
+    flat = [g.tolist() for g in grids.reshape(4, -1)]
+    h = 2.0 / (KALMAN_GRID - 1)
+    last = KALMAN_GRID - 2
+    r = (s_w * cmd) ** 2
+    q_add = (c * cmd) ** 2
+    c2 = c * c
+    x, p, nll = x0, r, 0.0
+    for k in range(len(which)):
+        g = flat[which[k]]
+        t = (x + 1.0) / h
+        i = min(max(int(t), 0), last)
+        slope = g[i + 1] - g[i]
+        m = g[i] + (t - i) * slope
+        xp = x + m
+        f = 1.0 + slope / h
+        pp = f * f * p + (c2 * m * m if mult else q_add)
+        s = pp + r
+        v = y[k + 1] - xp
+        nll += math.log(s) + v * v / s
+        gain = pp / s
+        x = min(max(xp + gain * v, -1.0), 1.0)
+        p = (1.0 - gain) * pp
+    return nll
+
+
+def _nelder_mead(f: Callable[[np.ndarray], float], x0, step: float = 0.5, iters: int = 200,
+                 tol: float = 1e-5) -> np.ndarray:
+    """Nelder and Mead's simplex (reflection 1, expansion 2, contraction and shrink 1/2): the minimum of
+    ``f`` near ``x0``, a few parameters, no derivatives."""
+    n = len(x0)
+    pts = [np.asarray(x0, float)] + [np.asarray(x0, float) + step * np.eye(n)[i] for i in range(n)]
+    vals = [f(p) for p in pts]
+    for _ in range(iters):
+        order = np.argsort(vals)
+        pts, vals = [pts[i] for i in order], [vals[i] for i in order]
+        if abs(vals[-1] - vals[0]) <= tol * (1.0 + abs(vals[0])) and max(
+                float(np.max(np.abs(p - pts[0]))) for p in pts[1:]) < 1e-4:
+            break
+        centre = np.mean(pts[:-1], axis=0)
+        xr = centre + (centre - pts[-1])
+        fr = f(xr)
+        if fr < vals[0]:
+            xe = centre + 2.0 * (centre - pts[-1])
+            fe = f(xe)
+            pts[-1], vals[-1] = (xe, fe) if fe < fr else (xr, fr)
+        elif fr < vals[-2]:
+            pts[-1], vals[-1] = xr, fr
+        else:
+            xc = centre + 0.5 * (pts[-1] - centre)
+            fc = f(xc)
+            if fc < vals[-1]:
+                pts[-1], vals[-1] = xc, fc
+            else:
+                pts = [pts[0]] + [pts[0] + 0.5 * (p - pts[0]) for p in pts[1:]]
+                vals = [vals[0]] + [f(p) for p in pts[1:]]
+    return pts[int(np.argmin(vals))]
+
+
+#: The range :func:`kalman_noise_terms` searches: ``dw_min_std`` and ``write_noise_std`` (steps).
+KALMAN_RANGE = ((1e-3, 100.0), (1e-2, 1e4))
+
+
+def kalman_noise_terms(table: DeviceTable, spec: MachineSpec, start: float, guess=(0.3, 3.0)
+                       ) -> tuple[float, float]:
+    """The noise that accumulates and the noise that does not, by the likelihood of a state-space model.
+
+    The device's persistent state moves by the fitted law's step from where it is, plus its
+    cycle-to-cycle noise, and each reading adds the write and read noise:
+
+    ``x_k = x_{k-1} + m(x_{k-1}, d_k) + c s_k xi_k``,  ``y_k = x_k + s_w p e_k``,
+
+    with ``m`` the law's mean step (the rack's kernel, tabulated on a grid), ``s_k = m`` when
+    the cycle-to-cycle noise is multiplicative (``rack.mult_noise``, aihwkit's default) or
+    the pulse's step ``p`` (:func:`pulse_command`) when it is added, and ``xi``, ``e``
+    independent standard normal draws. An extended Kalman filter (the law linearised at each
+    filtered state) gives the likelihood of the readings; ``c`` (``dw_min_std``) and ``s_w``
+    (``write_noise_std``, in steps) maximise it (a Nelder-Mead search over their logarithms
+    from ``guess``, within :data:`KALMAN_RANGE`). Unlike the variogram of the replay's
+    residuals (:func:`noise_terms`), the filter follows the device's state where the noise
+    carried it, so the law's pull back toward its bounds (soft bounds, exponential steps)
+    and a noise that is small against the other are both accounted for.
+
+    Parameters
+    ----------
+    table : DeviceTable
+    spec : MachineSpec
+        The fitted law (its noise terms are not read).
+    start : float
+        The fitted state before the first pulse.
+    guess : (float, float)
+        Starting ``dw_min_std`` and ``write_noise_std``.
+
+    Returns
+    -------
+    (float, float)
+        ``dw_min_std`` (relative to the law's step, or to ``p`` when added) and
+        ``write_noise_std`` (in steps ``p``; the meter's noise included).
+
+    Examples
+    --------
+    A constant step with cycle-to-cycle noise 0.5 and write noise 3 steps, 600 pulses:
+
+    >>> from mark1.specs import MARK_I
+    >>> dev = MARK_I.with_overrides({"rack.drive": "ratchet", "rack.backlash": 0.0, "rack.step": 0.002,
+    ...                              "rack.dw_min_std": 0.5, "rack.write_noise_std": 3.0})
+    >>> t = pulse_table(dev, (150, 150, 150, 150), seed=1)
+    >>> c, s_w = kalman_noise_terms(t, dev, 0.0)
+    >>> bool(0.4 < c < 0.6), bool(2.7 < s_w < 3.3)       # seeds 0-5 gave c 0.33-0.58, s_w 2.82-3.03
+    (True, True)
+    """
+    grids = _step_grids(spec)
+    d = table.direction.astype(int)
+    rev = np.r_[False, d[1:] != d[:-1]]
+    which = (2 * (d < 0) + rev).astype(int).tolist()
+    y = table.position.tolist()
+    cmd = pulse_command(spec)
+    mult = bool(spec.rack.mult_noise)
+    (c_lo, c_hi), (s_lo, s_hi) = KALMAN_RANGE
+    lo, hi = np.log([c_lo, s_lo]), np.log([c_hi, s_hi])
+
+    def nll(theta):
+        th = np.clip(theta, lo, hi)
+        penalty = float(np.sum((theta - th) ** 2)) * 1e3      # outside the range: uphill
+        return _kalman_nll(float(np.exp(th[0])), float(np.exp(th[1])), y, which, grids, cmd, mult, start) + penalty
+
+    x0 = np.clip(np.log([max(guess[0], 0.02), max(guess[1], 0.1)]), lo, hi)
+    best = np.clip(_nelder_mead(nll, x0), lo, hi)
+    return float(np.exp(best[0])), float(np.exp(best[1]))
 
 
 def _drive(spec: MachineSpec) -> dict:
