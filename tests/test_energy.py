@@ -266,13 +266,15 @@ SMALL_SCENE = ('name = "E vs F, small"\ndescription = "two letters"\n[stimuli]\n
 
 
 def test_the_study_runs_every_machine_on_the_same_seeds_and_draws(tmp_path):
-    from mark1.classroom.energy import REFERENCE, energy_study, write_energy_study
+    from mark1.lab import ENERGY_REFERENCE as REFERENCE
+    from mark1.lab import energy_study
+    from mark1.viz.energy import energy_study_figure
     from mark1.devices import PRESETS
     from mark1.stimuli.scenes import load_scene
 
     path = tmp_path / "small.toml"
     path.write_text(SMALL_SCENE)
-    study = energy_study(load_scene(path), seeds=[0, 1])
+    study = energy_study(load_scene(path), seeds=[0, 1], out=tmp_path / "out", figure=energy_study_figure)
     assert study.names == [REFERENCE, "Mark I, ratchet relays", *PRESETS]
     for name in study.names:
         assert len(study.accuracy[name]) == len(study.energies[name]) == 2
@@ -287,8 +289,12 @@ def test_the_study_runs_every_machine_on_the_same_seeds_and_draws(tmp_path):
     assert all(c.interval.too_few and c.decided is None for c in changes.values())      # 2 seeds: no interval
     table = str(study.table())
     assert "too few seeds" in table and "Holm" in table
-    paths = write_energy_study(study, tmp_path / "out")
-    assert [p.name for p in paths] == ["energy.png", "energy_runs.csv", "energy.json", "energy.txt"]
+    paths = [tmp_path / "out" / name for name in ("energy.png", "energy_runs.csv", "energy.json", "energy.txt")]
+    assert all(p.stat().st_size > 0 for p in paths)
+    # every run recorded as it finished: resumed, none is run again and the study is the same
+    again = energy_study(load_scene(path), seeds=[0, 1], out=tmp_path / "out", resume=True)
+    assert again.accuracy == study.accuracy and again.machine_time_s == study.machine_time_s
+    assert [e.total_j for e in again.energies["pcm"]] == [e.total_j for e in study.energies["pcm"]]
     rows = json.loads(paths[2].read_text())["machines"]
     assert rows[0]["accuracy"]["low"] is None and rows[1]["change"]["decided"] is None
     assert len(paths[1].read_text().splitlines()) == 1 + 2 * len(study.names)
@@ -339,13 +345,12 @@ def test_device_energy_on_the_command_line(tmp_path, capsys):
     # nothing replaced unasked: a named folder that holds the study's files is refused before any run
     assert main(["device", "energy", "--scene", str(path), "--seeds", "1", "--out", str(tmp_path / "o")]) == 2
     assert "already holds results" in capsys.readouterr().err
-    (tmp_path / "r").mkdir()
-    (tmp_path / "r" / "rack.png").write_bytes(b"")              # another kind's file: the folder is free
-    assert main(["device", "energy", "--scene", str(path), "--seeds", "1", "--out", str(tmp_path / "r")]) == 0
+    assert main(["device", "energy", "--scene", str(path), "--seeds", "2", "--out", str(tmp_path / "o"),
+                 "--resume", "--workers", "1"]) == 0             # its records read back, nothing run again
     capsys.readouterr()
     for argv, says in [(["--seeds", "0"], "--seeds"), (["--law", "linear"], "device energy"),
                        (["--set", "rack.backlash=0"], "the scene's")]:
         assert main(["device", "energy", "--scene", str(path), *argv, "--out", str(tmp_path / "x")]) == 2
         assert says in capsys.readouterr().err
     assert main(["device", "rack", "--seeds", "3", "--out", str(tmp_path / "y")]) == 2
-    assert "--seeds go with device energy" in capsys.readouterr().err
+    assert "go with device energy" in capsys.readouterr().err

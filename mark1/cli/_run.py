@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -17,20 +18,21 @@ from mark1._utils.compiled import compile_seconds, writable_cache_dir
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
 from mark1.classroom.device import rack_response_figure, table_response, write_device, write_fit
-from mark1.classroom.energy import energy_study, write_energy_study
 from mark1.machine.device_fit import LAWS, overrides_toml, read_table
 from mark1.classroom.explain import event_line, explain
 from mark1.classroom.lesson import build
 from mark1.cli._names import COMMANDS
 from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, add_overwrite, check_budget, one_line, output_file,
-                                output_folder, scene_folder, scene_or_usage)
+                                output_folder, scene_folder, scene_or_usage, workers_for)
 from mark1.exceptions import InputError, SceneError, UsageError
-from mark1.lab import is_lower_bound, sourced
+from mark1.lab import energy_study, is_lower_bound, machines, sourced
+from mark1.lab.runner import executor_for
 from mark1.machine.energy import run_energy
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MARK_I, PRESETS, SMALL, describe
 from mark1.stimuli.cards import experiment_seeds, scene_cards
 from mark1.stimuli.scenes import SCENES_DIR, load_scene, shipped_scenes
+from mark1.viz.energy import energy_study_figure
 from mark1.viz import cards as viz_cards, training as viz_training   # modules: tests may stub a figure
 
 __all__ = ["add_commands"]
@@ -70,8 +72,7 @@ def _realtime(args):
 #: what ``mark1 device KIND`` writes into its folder
 _DEVICE_FILES = {"rack": ("rack.png", "rack_pulses.csv", "rack_time.csv"),
                  "photocell": ("photocell.png", "photocell_rise.csv", "photocell_fall.csv", "photocell_history.csv"),
-                 "fit": ("fit.toml", "fit.json", "fit_residuals.csv", "fit.png"),
-                 "energy": ("energy.png", "energy_runs.csv", "energy.json", "energy.txt")}
+                 "fit": ("fit.toml", "fit.json", "fit_residuals.csv", "fit.png")}
 #: what ``mark1 run`` writes into its folder
 _RUN_FILES = ("summary.json", "learning_curve.png", "trace.csv")
 
@@ -282,8 +283,10 @@ def cmd_device(args) -> int:
         raise UsageError(f"--set: {e}") from None
     if args.kind == "energy":
         return _device_energy(args, overrides)
-    if args.scene is not None or args.seeds is not None:
-        raise UsageError(f"device {args.kind}: --scene and --seeds go with device energy")
+    if args.scene is not None or args.seeds is not None or args.workers is not None or args.resume \
+            or args.memory_limit is not None:
+        raise UsageError(f"device {args.kind}: --scene, --seeds, --workers, --resume and --memory-limit go with "
+                         "device energy")
     if args.kind != "fit" and args.table_file is not None:
         raise UsageError(f"device {args.kind}: expected no positional table (mark1 device fit TABLE.csv fits one; "
                          f"device rack --table TABLE.csv draws it over its fitted law), got {args.table_file!r}")
@@ -341,15 +344,23 @@ def _device_energy(args, overrides: dict) -> int:
         raise UsageError(f"--seeds: expected 1 to 10000 paired seeds, got {seeds}")
     name = args.scene or "e_vs_f"
     scene = scene_or_usage(name)
-    out = output_folder(args, default=Path("runs") / "device", writes=_DEVICE_FILES["energy"])
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers: expected a number of processes >= 1, got {args.workers}")
+    out = output_folder(argparse.Namespace(out=args.out, scene=name, overwrite=args.overwrite, resume=args.resume),
+                        "energy")
+    n_jobs = seeds * len(machines(scene.machine_spec()))
+    workers = workers_for(args, n_jobs)
+    check_budget(args, scene, at_once=workers)
     try:
-        study = energy_study(scene, range(seeds), progress=True)
+        with executor_for(workers) as executor:
+            study = energy_study(scene, seeds=seeds, executor=executor, out=out, resume=args.resume, progress=True,
+                                 figure=energy_study_figure)
     except ValueError as e:                       # e.g. classes that do not fit the R-units
         raise UsageError(f"device energy {name}: {e}") from None
     print(study.table())
     print()
-    for path in write_energy_study(study, out):
-        print(f"wrote {path}")
+    for file in ("energy.png", "energy_runs.csv", "energy.json", "energy.txt"):
+        print(f"wrote {out / file}")
     return 0
 
 
@@ -473,6 +484,13 @@ def add_commands(sub) -> None:
     dv.add_argument("--scene", help="with energy: a built-in scene's name or a scene file (default e_vs_f)")
     dv.add_argument("--seeds", type=int, metavar="N",
                     help="with energy: paired seeds 0 .. N-1 (default 10: fewer give no interval)")
-    dv.add_argument("--out", help="output folder (default runs/device/)")
+    dv.add_argument("--workers", type=int,
+                    help="with energy: processes on this computer (default: CPU count; 1 runs in this process)")
+    dv.add_argument("--resume", action="store_true",
+                    help="with energy: skip runs already recorded in --out (after an interruption)")
+    dv.add_argument("--memory-limit", type=float, metavar="GB",
+                    help="with energy: memory the runs may use together (default and ceiling: the smallest of the "
+                         f"address-space limit, the cgroup's and {_PHYSICAL_HELP} of this computer's)")
+    dv.add_argument("--out", help="output folder (default runs/device/; with energy runs/<scene>/energy/)")
     add_overwrite(dv)
     dv.set_defaults(func=cmd_device)

@@ -1,6 +1,6 @@
 """The lab bench: studies over seeds around one job runner.
 
-Six studies, each a function returning a result object, each run as jobs of
+Seven studies, each a function returning a result object, each run as jobs of
 :mod:`mark1.lab.runner` (serially, on a process pool or on a Dask cluster, identical
 bit for bit; one record per job written as it finishes; ``resume`` after an
 interruption):
@@ -17,6 +17,9 @@ interruption):
     Two parameters swept together, every pair of values (``mark1 sweep`` with two ``--param``).
 :func:`reenact` → :class:`Reenactment`
     Every scene with a reported figure against its report, one page (``mark1 reenact``).
+:func:`energy_study` → :class:`EnergyStudy`
+    Accuracy, energy part by part and machine time of the Mark I's drives and the device
+    presets on one scene, paired seeds, Holm (``mark1 device energy``).
 
 :mod:`mark1.lab.runner` runs the jobs; :mod:`mark1.stats` holds the intervals. The
 lab writes records, CSV, JSON and Markdown; it draws nothing and parses no command line:
@@ -34,6 +37,8 @@ Examples
 from mark1.lab._ablate import VERDICTS, Ablation, ablate, paired_cost
 from mark1.lab._common import check_precision
 from mark1.lab._compare import FEATURES, LEARNERS, Comparison, check_learners, compare, describe_learner
+from mark1.lab._energy import REFERENCE as ENERGY_REFERENCE
+from mark1.lab._energy import EnergyStudy, energy_study, machines
 from mark1.lab._curves import CURVE_VARIANTS, LearningCurves, learning_curves
 from mark1.lab._reenact import (DEFAULT_TOLERANCE, Reenactment, band, catalog, is_lower_bound, judged, reenact,
                                 share_verdict, sourced, verdict)
@@ -48,4 +53,5 @@ __all__ = [
     "value_text", "parse_at", "cliff_warning",
     "reenact", "Reenactment", "DEFAULT_TOLERANCE", "band", "verdict", "catalog", "judged", "is_lower_bound", "sourced",
     "share_verdict", "check_precision",
+    "energy_study", "EnergyStudy", "machines", "ENERGY_REFERENCE",
 ]

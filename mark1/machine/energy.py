@@ -53,7 +53,8 @@ from mark1.devices import PRESETS
 
 __all__ = ["Constant", "MOTOR_POWER", "AMPLIFIER_POWER", "RELAY_POWER", "POT_READ_POWER", "R_UNIT_POWER",
            "PULSE_DRIVER_ENERGY", "CELL_READ_ENERGY", "CONVERSION_ENERGY", "PARTS", "Term", "Part", "Counts",
-           "Energy", "drive_power", "energy", "run_counts", "run_energy", "energy_fields", "correction_energies",
+           "Energy", "drive_power", "energy", "run_counts", "run_energy", "counted_energy", "energy_fields",
+           "correction_energies",
            "pulse_energy", "device_of", "update_energy", "joules_text"]
 
 
@@ -640,14 +641,43 @@ def run_energy(machine, per_pulse: Constant | None = None) -> Energy:
     >>> bool(np.isclose(e.total_j, sum(p.joules for p in e.parts)))
     True
     """
-    c = run_counts(machine)
-    device = device_of(machine.spec)
+    return counted_energy(machine.spec, run_counts(machine), per_pulse)
+
+
+def counted_energy(spec, counts: Counts, per_pulse: Constant | None = None) -> Energy:
+    """The energy of a run of a machine of ``spec`` that did ``counts``, part by part.
+
+    What :func:`run_energy` gives for a fitted machine, from its counts alone: a study's
+    worker sends the counts (plain numbers) and the energy is made where the study collects.
+
+    Parameters
+    ----------
+    spec : MachineSpec
+        The machine; it decides the constants (a device preset's, else the Mark I's drive).
+    counts : Counts
+        What the run did (:func:`run_counts`).
+    per_pulse : Constant, optional
+        As for :func:`run_energy`.
+
+    Returns
+    -------
+    Energy
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> e = counted_energy(MARK_I, Counts(corrections=2, pulses=40, motor_seconds=3.0))
+    >>> e.part("drivers").joules                      # motors 2 W and amplifiers 1 W, 3 s
+    9.0
+    """
+    device = device_of(spec)
     if per_pulse is None and device is not None:
         per_pulse = pulse_energy(device)
     if per_pulse is not None:
         constant, drive = per_pulse, per_pulse.source.split(";")[0]
     else:
-        constant, drive = drive_power(machine.spec), machine.spec.rack.drive
+        constant, drive = drive_power(spec), spec.rack.drive
+    c = counts
     return energy(constant, motor_seconds=c.motor_seconds, pulses=c.pulses, corrections=c.corrections,
                   drive=drive, pot_reads=c.pot_reads, read_seconds=c.read_seconds, sums=c.sums,
                   unit_seconds=c.unit_seconds)

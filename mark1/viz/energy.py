@@ -15,21 +15,24 @@ run part by part (write pulses, drivers, reads, periphery) and the machine time.
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
+from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import LogLocator
 
 from mark1 import stats
 from mark1._utils.language import NEUTRAL, SILENT
 from mark1.exceptions import InputError
+from mark1.machine.energy import PARTS
 from mark1.viz.figure import new_figure, save_figure
 from mark1.viz.style import slide_style
 
-__all__ = ["EnergyRow", "energy_figure", "EnergyArm", "energy_accuracy_figure"]
+__all__ = ["EnergyRow", "energy_figure", "EnergyArm", "energy_accuracy_figure", "energy_study_figure"]
 
 
 class EnergyRow(NamedTuple):
@@ -299,3 +302,32 @@ def energy_accuracy_figure(arms, *, title: str = "Accuracy, energy and machine t
     if out is not None:
         save_figure(fig, out, dpi=dpi)
     return fig
+
+
+def energy_study_figure(study, *, out: str | os.PathLike | None = None, dpi: int = 100) -> Figure:
+    """:func:`energy_accuracy_figure` of a :class:`mark1.lab.EnergyStudy`: one row a machine.
+
+    Parameters
+    ----------
+    study : mark1.lab.EnergyStudy
+        Its runs, seed by seed; the accuracy changes are its Holm family (``study.changes()``).
+    out : str or path-like, optional
+        Where to save it (PNG, PDF or SVG).
+    dpi : int
+        Resolution of a saved raster.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from mark1.lab import energy_study
+    >>> study = energy_study("scenes/e_vs_f.toml", seeds=[0], names=["ecram"], train_count=4, test_count=4)
+    >>> [t.get_text().splitlines()[0] for t in energy_study_figure(study).axes[0].get_yticklabels()]
+    ['ecram', 'Mark I, DC motors']
+    """
+    changes = study.changes()
+    arms = [EnergyArm(n, study.accuracy[n], {p: [e.part(p).joules for e in study.energies[n]] for p in PARTS},
+                      study.machine_time_s[n], study.status(n), changes.get(n)) for n in study.names]
+    return energy_accuracy_figure(arms, title=f"{study.scene}: accuracy, energy and machine time", out=out, dpi=dpi)

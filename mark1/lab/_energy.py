@@ -9,7 +9,10 @@ machine time. The accuracy changes against the Mark I's motors are one family un
 (:func:`mark1.stats.family`); every mean has its interval from :mod:`mark1.stats` (none
 below :data:`mark1.stats.MIN_SEEDS` seeds).
 
-``mark1 device energy --scene NAME --seeds N`` writes the figure, the runs and the table.
+Each (machine, seed) run is a job of :mod:`mark1.lab.runner` (serial, a process pool or
+a Dask cluster, the same bits; recorded as it finishes, ``resume`` after an interruption).
+``mark1 device energy --scene NAME --seeds N`` writes the figure
+(:func:`mark1.viz.energy.energy_study_figure`), the runs and the table.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,17 +31,20 @@ import numpy as np
 from mark1 import stats
 from mark1._utils.atomic import write_text
 from mark1._utils.html import TextTable
-from mark1._utils.progress import progress_bar
+from mark1._utils.records import jsonable
 from mark1.devices import PRESETS, device_spec
 from mark1.exceptions import InputError
-from mark1.machine.energy import PARTS, Energy, joules_text, run_energy
+from mark1.lab._common import check_figure, draw
+from mark1.lab.runner import (Records, SceneLike, Seeds, StrPath, as_scene, job, run_cards, run_jobs, scene_digest,
+                              scene_ref, seed_list)
+from mark1.machine.energy import PARTS, Counts, Energy, counted_energy, joules_text, run_counts
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MachineSpec
-from mark1.stimuli.cards import scene_cards
-from mark1.stimuli.scenes import Scene
-from mark1.viz.energy import EnergyArm, energy_accuracy_figure
 
-__all__ = ["REFERENCE", "EnergyStudy", "machines", "energy_study", "write_energy_study"]
+__all__ = ["REFERENCE", "EnergyStudy", "machines", "energy_study"]
+
+#: Bumped when a job's record changes meaning (records of another version are run again).
+_VERSION = 1
 
 #: The machine every accuracy change is measured against.
 REFERENCE = "Mark I, DC motors"
@@ -111,17 +119,6 @@ class EnergyStudy:
         surer = [f"{p} {s}" for p, s in by_part.items() if s != least]
         return "; ".join([least, *surer])
 
-    def arms(self) -> list[EnergyArm]:
-        """The figure's rows (:class:`mark1.viz.energy.EnergyArm`)."""
-        changes = self.changes()
-        return [EnergyArm(n, self.accuracy[n], {p: [e.part(p).joules for e in self.energies[n]] for p in PARTS},
-                          self.machine_time_s[n], self.status(n), changes.get(n)) for n in self.names]
-
-    def figure(self, out=None, dpi: int = 100):
-        """:func:`mark1.viz.energy.energy_accuracy_figure` of the study."""
-        return energy_accuracy_figure(self.arms(), title=f"{self.scene}: accuracy, energy and machine time",
-                                      out=out, dpi=dpi)
-
     def rows(self) -> list[dict[str, Any]]:
         """One row a machine: accuracy, its change, the energy of a run (total and each part), machine time,
         each mean with its interval (``Interval.as_dict()``)."""
@@ -194,26 +191,60 @@ class EnergyStudy:
         return out
 
 
-def energy_study(scene: Scene, seeds=range(stats.MIN_SEEDS), *, names=None, train_count: int | None = None,
-                 test_count: int | None = None, progress: bool = False) -> EnergyStudy:
+@job
+def _energy_job(scene_ref, seed: int, spec: MachineSpec, train_count: int | None = None,
+                test_count: int | None = None) -> dict:
+    """One seed of one machine of :func:`energy_study` (top level, picklable): its accuracy,
+    machine time and what it did, counted for its energy (plain numbers)."""
+    scene = as_scene(scene_ref)
+    train, test, machine_seed = run_cards(scene, seed, train_count, test_count)
+    m = MarkI(spec=spec, seed=machine_seed).fit(train.cards, train.labels, epochs=scene.schedule.epochs,
+                                                order=scene.schedule.order)
+    return {"test_accuracy": float(m.score(test.cards, test.labels)), "machine_time_s": float(m.machine_time_),
+            "counts": {k: (int(v) if isinstance(v, (int, np.integer)) else float(v))
+                       for k, v in run_counts(m)._asdict().items()}}
+
+
+def energy_study(scene: SceneLike, *, seeds: Seeds = stats.MIN_SEEDS, names: Sequence[str] | None = None,
+                 executor: Executor | None = None,
+                 out: StrPath | None = None, resume: bool = False, progress: bool = False,
+                 train_count: int | None = None, test_count: int | None = None,
+                 figure: Callable | None = None) -> EnergyStudy:
     """Train every machine of :func:`machines` on ``scene``, seed by seed, and count its energy.
 
     Parameters
     ----------
-    scene : Scene
-        A loaded scene (:func:`mark1.stimuli.scenes.load_scene`); its rack is the Mark I's.
-    seeds : iterable of int
-        The seeds (default 0-9, :data:`mark1.stats.MIN_SEEDS`), the same for every machine.
+    scene : Scene or str
+        A scene or a scene file; its rack is the Mark I's.
+    seeds : int or sequence of int
+        ``n`` means seeds ``0 .. n-1`` (default 10, :data:`mark1.stats.MIN_SEEDS`: fewer give
+        no interval), the same for every machine (paired).
     names : sequence of str, optional
-        Only these machines (the reference is always run first).
-    train_count, test_count : int, optional
-        Cards to train on and to test on (default the scene's).
+        Only these machines (the reference is always run, first).
+    executor : concurrent.futures.Executor, optional
+        Runs the jobs (one per machine and seed); results do not depend on it.
+    out : str or path-like, optional
+        Folder: each run's record in ``out/jobs`` as it finishes, then ``energy_runs.csv`` (one
+        row a run), ``energy.json`` (one row a machine, with intervals), ``energy.txt`` (the
+        table) and, with ``figure``, ``energy.png``; every file atomically.
+    resume : bool
+        Skip the runs whose record in ``out/jobs`` matches this study.
     progress : bool
         A bar on a terminal.
+    train_count, test_count : int, optional
+        Cards to train on and to test on (default the scene's).
+    figure : callable, optional
+        Draws the study's figure, called as ``figure(study, out=out / "energy.png")``; needs
+        ``out``. ``mark1 device energy`` passes :func:`mark1.viz.energy.energy_study_figure`.
 
     Returns
     -------
     EnergyStudy
+
+    Raises
+    ------
+    InputError
+        For unknown machines, bad seeds, or ``resume``/``figure`` without ``out``.
 
     Examples
     --------
@@ -222,53 +253,44 @@ def energy_study(scene: Scene, seeds=range(stats.MIN_SEEDS), *, names=None, trai
     >>> study.names, len(study.accuracy["ecram"])
     (['Mark I, DC motors', 'ecram'], 2)
     """
-    seeds = tuple(int(s) for s in seeds)
-    if not seeds or min(seeds) < 0:
-        raise InputError(f"seeds: expected one or more non-negative seeds, got {list(seeds)!r}")
+    scene = as_scene(scene)
+    ids = seed_list(seeds)
+    check_figure(figure, out)
     every = machines(scene.machine_spec())
     wanted = list(every) if names is None else [REFERENCE, *[n for n in names if n != REFERENCE]]
     unknown = [n for n in wanted if n not in every]
     if unknown:
         raise InputError(f"names: expected some of {', '.join(every)}, got {unknown[0]!r}")
-    acc: dict[str, list[float]] = {n: [] for n in wanted}
-    energies: dict[str, list[Energy]] = {n: [] for n in wanted}
-    times: dict[str, list[float]] = {n: [] for n in wanted}
-    bar = progress_bar(len(seeds) * len(wanted), "runs", show=progress)
-    try:
-        for seed in seeds:
-            train, test, machine_seed = scene_cards(scene, seed, train_count=train_count, test_count=test_count)
-            for n in wanted:
-                m = MarkI(spec=every[n], seed=machine_seed).fit(train.cards, train.labels,
-                                                                epochs=scene.schedule.epochs,
-                                                                order=scene.schedule.order)
-                acc[n].append(float(m.score(test.cards, test.labels)))
-                energies[n].append(run_energy(m))
-                times[n].append(float(m.machine_time_))
-                bar.update(1)
-    finally:
-        bar.close()
-    return EnergyStudy(scene.name, seeds, acc, energies, times)
+    store = None
+    if out is not None:
+        config = {"study": "energy", "version": _VERSION, "scene": scene.name, "scene_sha256": scene_digest(scene),
+                  "train_count": train_count, "test_count": test_count,
+                  "machines": {n: json.dumps(jsonable(every[n].to_dict()), sort_keys=True) for n in wanted}}
+        store = Records(Path(out) / "jobs", config,
+                        valid=lambda key, r: 0.0 <= r["test_accuracy"] <= 1.0 and r["machine_time_s"] >= 0)
+    order = [(n, s) for s in ids for n in wanted]        # seed-major: a worker renders a seed's cards once
+    ref = scene_ref(scene)
+    runs = run_jobs(_energy_job, [(ref, s, every[n], train_count, test_count) for n, s in order],
+                    executor=executor, keys=[f"{_key(n)}-seed-{s:04d}" for n, s in order], records=store,
+                    resume=resume, progress="runs" if progress else None)
+    by = dict(zip(order, runs))
+    study = EnergyStudy(scene.name, tuple(ids),
+                        {n: [by[n, s]["test_accuracy"] for s in ids] for n in wanted},
+                        {n: [counted_energy(every[n], Counts(**by[n, s]["counts"])) for s in ids] for n in wanted},
+                        {n: [by[n, s]["machine_time_s"] for s in ids] for n in wanted})
+    if out is not None:
+        _write(study, Path(out), figure)
+    return study
 
 
-def write_energy_study(study: EnergyStudy, out) -> list[Path]:
-    """Write ``energy.png`` (the figure), ``energy_runs.csv`` (one row a run), ``energy.json`` (one row a
-    machine, with intervals) and ``energy.txt`` (the table) into folder ``out``; every file atomically.
+def _key(name: str) -> str:
+    """A machine's name as a record's file name (``Mark I, DC motors`` -> ``mark-i-dc-motors``)."""
+    return "-".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
 
-    Returns
-    -------
-    list of Path
-        The files written, the figure first.
 
-    Examples
-    --------
-    >>> import tempfile
-    >>> from mark1.stimuli.scenes import load_scene
-    >>> study = energy_study(load_scene("e_vs_f"), seeds=[0], names=["pcm"], train_count=4, test_count=4)
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     print([path.name for path in write_energy_study(study, folder)])
-    ['energy.png', 'energy_runs.csv', 'energy.json', 'energy.txt']
-    """
-    out = Path(out)
+def _write(study: EnergyStudy, out: Path, figure: Callable | None) -> None:
+    """``energy_runs.csv``, ``energy.json``, ``energy.txt`` and (with ``figure``) ``energy.png`` in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
     recs = study.records()
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(recs[0]), lineterminator="\n")
@@ -278,5 +300,4 @@ def write_energy_study(study: EnergyStudy, out) -> list[Path]:
     write_text(out / "energy.json", json.dumps({"scene": study.scene, "seeds": list(study.seeds),
                                                  "machines": study.rows()}, indent=2, allow_nan=False) + "\n")
     write_text(out / "energy.txt", str(study.table()) + "\n")
-    study.figure(out=out / "energy.png")
-    return [out / "energy.png", out / "energy_runs.csv", out / "energy.json", out / "energy.txt"]
+    draw(figure, study, out / "energy.png")
