@@ -169,7 +169,7 @@ def learning_curves_figure(curves: LearningCurves, *, out: str | os.PathLike | N
     """
     fig = new_figure(10.0, 3.8)
     ax_cards = fig.add_subplot(1, 2, 1)
-    ax_time = fig.add_subplot(1, 2, 2, sharey=ax_cards)
+    ax_time = fig.add_subplot(1, 2, 2, sharey=ax_cards, gid="time")        # on a slide: curves-time.png
     cards = np.asarray(curves.cards, dtype=float)
     lows: list[float] = []
     few = ""
@@ -365,7 +365,7 @@ def ablation_figure(result: Ablation, *, out: str | os.PathLike | None = None) -
     if show_time:
         grid = fig.add_gridspec(1, 2, width_ratios=(1.6, 1.0))
         ax = fig.add_subplot(grid[0, 0])
-        ax_time = fig.add_subplot(grid[0, 1], sharey=ax)
+        ax_time = fig.add_subplot(grid[0, 1], sharey=ax, gid="time")      # on a slide: ablation-time.png
     else:
         ax, ax_time = fig.add_subplot(1, 1, 1), None
     y = np.arange(len(names), dtype=float)
@@ -484,7 +484,8 @@ def sweep_figure(result: Sweep, *, out: str | os.PathLike | None = None) -> Figu
     order = np.argsort(x, kind="stable")
     rows = result.summary()
     fig = new_figure(9.0, 6.4)
-    axes = [fig.add_subplot(2, 2, i + 1) for i in range(4)]
+    # on a slide one file a panel: sweep.png (accuracy), sweep-change.png, sweep-machine-time.png, sweep-learned.png
+    axes = [fig.add_subplot(2, 2, i + 1, gid=gid) for i, gid in enumerate((None, "change", "machine-time", "learned"))]
     ref_i = [value_text(v) for v in result.values].index(value_text(result.reference))
     ref_x = x[ref_i]
 
@@ -643,7 +644,7 @@ def grid_sweep_figure(result: GridSweep, *, panels: Sequence[str] | None = None,
             unit, scale = _time_scale(result.grid(name))
             title, fmt = f"machine time ({unit})", "{:.3g}"
         grid = result.grid(name) * scale
-        ax = fig.add_subplot(1, len(panels), k + 1)
+        ax = fig.add_subplot(1, len(panels), k + 1, gid=name)          # on a slide: grid-<name>.png
         finite = grid[np.isfinite(grid)]
         # a change is signed: red up, blue down, as a weight; the others one-sided scales
         cmap = WEIGHT_CMAP if name == "change" else ("viridis" if name == "test" else "magma")
