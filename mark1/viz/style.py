@@ -306,7 +306,8 @@ def slide_panels(fig: Figure) -> list[Axes]:
     """
     bars = _colorbars(fig)
     shown = [ax for i, ax in enumerate(fig.axes) if i not in bars and ax.get_visible()
-             and (ax.axison or ax.lines or ax.collections or ax.images or ax.patches or ax.texts)]
+             and (ax.axison or ax.lines or ax.collections or ax.images or ax.patches or ax.texts
+                  or ax.get_legend() is not None)]
     if getattr(fig, "_mark1_one_message", False):
         return shown[:1]
     first = getattr(fig, "_mark1_headline", None)
@@ -333,7 +334,9 @@ def panel_figures(fig: Figure) -> list[tuple[str, Figure]]:
 
     A panel keeps what it draws, its colorbar, its axis labels (from the panel it shared an axis with,
     where it had none) and its title; a panel with no title takes the figure's suptitle, and one with
-    a title keeps the suptitle above it; the figure's legends are set beside the panel.
+    a title keeps the suptitle above it; the figure's legends are set beside the panel, and a panel
+    with none takes another panel's (the key of them all). An axes holding a legend alone, its ``gid``
+    ``"key"``, is a key too large to stand beside a panel: a slide of its own, not copied beside the others.
 
     Examples
     --------
@@ -359,7 +362,7 @@ def panel_figures(fig: Figure) -> list[tuple[str, Figure]]:
                                               if s.get_ylabel()), ""))
         # the key of the figure, where another panel carries it and this one has none
         key = None if panel.get_legend() is not None or not (panel.lines or panel.collections) else next(
-            (index[id(a)] for a in panels if a.get_legend() is not None), None)
+            (index[id(a)] for a in panels if a.get_legend() is not None and a.get_gid() != "key"), None)
         copy = pickle.loads(pickle.dumps(fig))
         FigureCanvasAgg(copy)
         copy.set_layout_engine("none")
@@ -394,7 +397,10 @@ def panel_figures(fig: Figure) -> list[tuple[str, Figure]]:
         copy.set_size_inches(*_PANEL_SIZE)
         left, bottom, width, height = _PANEL_BOX
         bar_w = len(caxes) * (_COLORBAR_GAP + _COLORBAR_W)
-        ax.set_position((left, bottom, width - bar_w, height))
+        if not ax.axison and not (ax.lines or ax.collections or ax.images or ax.patches):
+            ax.set_position((left, bottom + height - 0.02, width - bar_w, 0.02))   # words alone: no empty frame
+        else:
+            ax.set_position((left, bottom, width - bar_w, height))
         for j, cax in enumerate(caxes):
             cax.set_position((left + width - bar_w + j * (_COLORBAR_GAP + _COLORBAR_W) + _COLORBAR_GAP, bottom,
                               _COLORBAR_W, height))
