@@ -165,3 +165,17 @@ def test_the_contact_sheet_on_a_slide_is_one_large_picture(tmp_path):
         fit = min(1280 / im.width, 720 / im.height)
     card = fig.axes[0].get_window_extent()
     assert card.width * 110 / fig.dpi * fit >= 100                # each card at least 100 px on the slide
+
+
+def test_the_command_line_writes_a_panel_a_file_and_says_so(tmp_path, capsys):
+    assert main(["device", "photocell", "--style", "slides", "--out", str(tmp_path)]) == 0
+    said = capsys.readouterr().out
+    panels = sorted(p.name for p in tmp_path.glob("photocell-*.png"))
+    assert (tmp_path / "photocell.png").exists() and len(panels) == 2            # three panels, three files
+    assert "slides: one panel a file" in said and all(name in said for name in panels)
+    for name in ["photocell.png", *panels]:
+        with Image.open(tmp_path / name) as im:
+            assert 1.3 < im.width / im.height < 2.6, name                        # each about the slide's shape
+    assert main(["device", "photocell", "--out", str(tmp_path / "page")]) == 0   # the page: one file
+    assert [p.name for p in (tmp_path / "page").glob("*.png")] == ["photocell.png"]
+    assert "slides:" not in capsys.readouterr().out
