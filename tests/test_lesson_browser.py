@@ -368,6 +368,38 @@ def test_every_screen_and_the_larger_type(browser, tmp_path, scene):
     page.close()
 
 
+def test_inside_the_notebook_s_frame(browser, tmp_path):
+    """As both notebooks show the page: in an iframe 760 px high, in a column 760 and 1,100 px wide, at the
+    default type and A+ x1.5: no text under 16 px, nothing overlapping, the machine panel within the frame
+    below the controls."""
+    import html
+    path = lesson.build(ROOT / "scenes" / "e_vs_x.toml", tmp_path, seed=0, devices=False)
+    srcdoc = html.escape(path.read_text())
+    for width in (760, 1100):
+        for clicks in (0, 2):
+            page = browser.new_page(viewport={"width": width + 80, "height": 900})
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.set_content(f'<body style="margin:40px"><div style="width:{width}px"><iframe srcdoc="{srcdoc}" '
+                             'style="width:100%;height:760px;border:1px solid #ccc"></iframe></div></body>')
+            frame = page.frames[1]
+            for _ in range(100):        # the page's own CSP forbids eval, so no wait_for_function: poll
+                if frame.evaluate("() => Boolean(window.mark1 && window.mark1.seek)"):
+                    break
+                page.wait_for_timeout(100)
+            for _ in range(clicks):
+                frame.click("#bigger")
+            frame.evaluate("window.mark1.seek(1e12)")
+            smallest, where, _ = frame.evaluate(SMALLEST_TEXT)
+            assert smallest >= 16 - 1e-6, f"frame {width} A+{clicks}: {smallest} px: {where}"
+            assert frame.evaluate(OVERLAPS) == [], f"frame {width} A+{clicks}"
+            room = 760 - frame.locator("#controls").bounding_box()["height"]
+            panel = frame.locator("#machine-panel").bounding_box()["height"]
+            assert panel <= room, f"frame {width} A+{clicks}: the machine panel {panel} px in {room}"
+            assert errors == []
+            page.close()
+
+
 @pytest.mark.parametrize("case", ["demo", "binary_split"])
 def test_learning_shows_on_the_dials_and_the_learned_pictures(browser, tmp_path, case):
     """At the start every dial and every learned picture is blank (all pots at 0); at the end the faces

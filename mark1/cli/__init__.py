@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             status = args.func(args)
         panels = getattr(slide, "panels", [])
         if panels and not getattr(args, "json", False):      # a figure of panels: a file a panel, said
-            print(f"slides: one panel a file, also {', '.join(str(p) for p in panels)}")
+            print(printable(f"slides: one panel a file, also {', '.join(str(p) for p in panels)}"))
         return status
     except (UsageError, InputError) as e:   # InputError: the API's own refusals (a BudgetError, ...)
         print(f"mark1: error: {printable(str(e))}", file=sys.stderr)
