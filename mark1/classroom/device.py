@@ -468,6 +468,7 @@ def _transfer_panel(ax, r: RackResponse, colors) -> None:
 
 def _drive_key(ax, r: RackResponse) -> None:
     """The rack's drive in words, in place of a sixth panel."""
+    ax.set_gid("drive")                               # on a slide: rack-drive.png
     s, tm = r.spec.rack, r.spec.timing
     speed = f"{s.motor_speed:g} full scale/s" if np.isfinite(s.motor_speed) else "instant"
     lines = [f"drive: {s.drive}"]

@@ -158,8 +158,12 @@ def main(argv: list[str] | None = None) -> int:
         # the command's --memory-limit holds the API's own refusals too (Scene.stimuli, MarkI.fit, ...)
         style = (import_module("mark1.viz.style").slides() if getattr(args, "style", "page") == "slides"
                  else contextlib.nullcontext())          # matplotlib only for a command that draws
-        with memory_cap(getattr(args, "memory_limit", None), name="--memory-limit"), style:
-            return args.func(args)
+        with memory_cap(getattr(args, "memory_limit", None), name="--memory-limit"), style as slide:
+            status = args.func(args)
+        panels = getattr(slide, "panels", [])
+        if panels and not getattr(args, "json", False):      # a figure of panels: a file a panel, said
+            print(printable(f"slides: one panel a file, also {', '.join(str(p) for p in panels)}"))
+        return status
     except (UsageError, InputError) as e:   # InputError: the API's own refusals (a BudgetError, ...)
         print(f"mark1: error: {printable(str(e))}", file=sys.stderr)
         return 2

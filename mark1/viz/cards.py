@@ -16,6 +16,7 @@ from mark1.machine.mark_i import MarkI
 from mark1.stimuli.cards import experiment_seeds
 from mark1.stimuli.scenes import Scene
 from mark1.viz.figure import new_figure, save_figure
+from mark1.viz.style import one_message, slide_style
 
 __all__ = ["contact_sheet"]
 
@@ -33,6 +34,37 @@ def _stray_s_units(machine, cards, bar) -> tuple[np.ndarray, np.ndarray]:
         s_alone[i] = np.asarray(machine.sense(c[None]), dtype=bool).reshape(rows, cols)
         bar.update(1)
     return s_units, s_units & ~s_alone
+
+
+def _slide_sheet(scene, seed, shown, classes, picks, images, light_max, strays) -> Figure:
+    """The sheet drawn for a slide: a column a card (its class above it), a row a stage (card, light, S-units),
+    few cards, each large, and the key in one line (the page's sheet has it whole)."""
+    cards, illum, s_rgb = images
+    columns = [(c, i) for c, p in zip(shown, picks) for i in range(len(p))]
+    starts = np.cumsum([0] + [len(p) for p in picks])
+    n = len(columns)
+    fig = new_figure(max(1.5 + 2.0 * n, 8.0), 7.4)
+    grid = fig.add_gridspec(3, n, wspace=0.1, hspace=0.12, left=0.14, right=0.98, top=0.84, bottom=0.1)
+    stages: tuple[tuple[str, Any], ...] = (("card", lambda i: (cards[i], dict(cmap=CARD_CMAP, vmin=0.0, vmax=1.0))),
+              ("light", lambda i: (illum[i], dict(cmap="gray", vmin=0.0, vmax=light_max))),
+              ("S-units", lambda i: (s_rgb[i], {})))
+    for col, (c, j) in enumerate(columns):
+        i = int(starts[shown.index(c)]) + j
+        for row, (stage, image) in enumerate(stages):
+            ax = fig.add_subplot(grid[row, col])
+            ax.set_xticks([])
+            ax.set_yticks([])
+            img, kw = image(i)
+            ax.imshow(img, interpolation="nearest", **kw)
+            if row == 0:
+                ax.set_title(f"\u201c{c}\u201d")
+            if col == 0:
+                ax.set_ylabel(stage, rotation=0, ha="right", va="center")
+    fig.suptitle(f"{scene.name}: what the retina makes of a card"
+                 + (f" ({len(shown)} of {len(classes)} classes)" if len(shown) < len(classes) else ""))
+    fig.text(0.5, 0.02, "S-units: amber fires, dark is silent" + (
+        "; white fires only because of the cards before it" if strays.any() else ""), ha="center", va="bottom")
+    return one_message(fig)
 
 
 def _sheet_key(machine, strays) -> str:
@@ -73,7 +105,8 @@ def contact_sheet(scene: Scene, *, seed: int = 0, per_class: int | None = None, 
         The run's seed, as ``mark1 run --seed``: it picks the training cards and the
         machine (photocell spread).
     per_class : int, optional
-        Cards shown per class (1 to 12); default 4, or 2 beyond 9 classes.
+        Cards shown per class (1 to 12); default 4, or 2 beyond 9 classes (inside
+        :func:`mark1.viz.style.slides` half that, for at most the first six classes).
     out : str or path-like, optional
         Where to save the figure (atomically; PNG unless the file ending says otherwise).
     progress : bool
@@ -97,14 +130,16 @@ def contact_sheet(scene: Scene, *, seed: int = 0, per_class: int | None = None, 
     >>> len(fig.axes), [ax.get_title() for ax in fig.axes[:3]]       # 2 classes x 2 cards x 3 panels
     (12, ['card', 'light on cells', 'S-units'])
     """
-    if per_class is None:
-        per_class = 4 if len(scene.classes) <= 9 else 2
+    if per_class is None:                          # on a slide fewer cards, each larger: one sheet, one message
+        per_class = (4 if len(scene.classes) <= 9 else 2) // (2 if slide_style() is not None else 1)
     if isinstance(per_class, bool) or not isinstance(per_class, (int, np.integer)) or not 1 <= per_class <= 12:
         raise InputError(f"per_class: expected an integer from 1 to 12, got {per_class!r}")
     seed_train, _, seed_machine = experiment_seeds(seed)     # the cards and machine of `mark1 run --seed`
     classes = list(scene.classes)
+    # on a slide at most six classes, so that the cards stay large enough to read from the back of a room
+    shown = classes[:6] if slide_style() is not None else classes
     stim = scene.stimuli("train", seed=seed_train, count=per_class * len(classes))
-    picks = [np.flatnonzero(stim.labels == c)[:per_class] for c in classes]
+    picks = [np.flatnonzero(stim.labels == c)[:per_class] for c in shown]
     cards = stim.cards[np.concatenate(picks)]
 
     machine = MarkI(spec=scene.machine_spec(), seed=seed_machine)
@@ -117,7 +152,13 @@ def contact_sheet(scene: Scene, *, seed: int = 0, per_class: int | None = None, 
     s_rgb[strays] = STRAY
     light_max = max(1.0, float(illum.max()))
 
-    n_cls = len(classes)
+    if slide_style() is not None:
+        fig = _slide_sheet(scene, seed, shown, classes, picks, (cards, illum, s_rgb), light_max, strays)
+        if out is not None:
+            save_figure(fig, out, dpi=110)
+        bar.close()
+        return fig
+    n_cls = len(shown)
     blocks = -(-n_cls // 9)                        # side-by-side blocks of at most 9 classes
     n_rows = -(-n_cls // blocks)
     per_block = 3 * per_class + 1                  # panels of a block, plus a spacer column
@@ -129,7 +170,7 @@ def contact_sheet(scene: Scene, *, seed: int = 0, per_class: int | None = None, 
                             left=0.6 / width, right=0.99, top=1 - 0.75 / height, bottom=(key_h + 0.02) / height)
     titles = ("card", "light on cells", "S-units")
     i = 0
-    for k, (c, p) in enumerate(zip(classes, picks)):
+    for k, (c, p) in enumerate(zip(shown, picks)):
         r, col0 = k % n_rows, (k // n_rows) * per_block
         for j in range(per_class):
             panels: tuple[tuple[np.ndarray, dict[str, Any]], ...] = (
@@ -152,9 +193,11 @@ def contact_sheet(scene: Scene, *, seed: int = 0, per_class: int | None = None, 
                     ax.set_ylabel(str(c), rotation=0, ha="right", va="center", fontsize=10)
             if j < len(p):
                 i += 1
-    fig.suptitle(f"{scene.name} — training cards (seed {seed}) and what the retina makes of them",
+    fig.suptitle(f"{scene.name} — training cards (seed {seed}) and what the retina makes of them"
+                 + (f" ({len(shown)} of {len(classes)} classes)" if len(shown) < len(classes) else ""),
                  fontsize=9)
     fig.text(0.6 / width, key_h / height, _sheet_key(machine, strays), ha="left", va="top", fontsize=7, wrap=True)
+    one_message(fig)                               # a sheet of cards: one picture on a slide, not a file a card
     if out is not None:
         save_figure(fig, out, dpi=110)
     bar.close()

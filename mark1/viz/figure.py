@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 
 from mark1._utils.atomic import atomic_path
 from mark1.exceptions import InputError
-from mark1.viz.style import for_slide, slide_style
+from mark1.viz.style import for_slide, panel_figures, slide_style
 
 __all__ = ["new_figure", "save_figure", "accuracy_axis", "accuracy_low"]
 
@@ -78,14 +78,15 @@ class _ShownFigure(Figure):
     """
 
     def _repr_png_(self) -> bytes:
-        if slide_style() is not None:            # inside mark1.viz.style.slides(): made for the slide
-            for_slide(self)
+        fig: Figure = self
+        if slide_style() is not None:            # inside mark1.viz.style.slides(): the headline panel, for the slide
+            fig = for_slide(panel_figures(self)[0][1])
         buf = io.BytesIO()
-        self.savefig(buf, format="png", bbox_inches="tight")
+        fig.savefig(buf, format="png", bbox_inches="tight")
         return buf.getvalue()
 
 
-def save_figure(fig: Figure, out: str | os.PathLike, **kwargs: Any) -> None:
+def save_figure(fig: Figure, out: str | os.PathLike, **kwargs: Any) -> list[tuple[Path, Figure]]:
     """Save ``fig`` to ``out`` atomically; the format follows the file ending (PNG if none).
 
     Parameters
@@ -96,24 +97,41 @@ def save_figure(fig: Figure, out: str | os.PathLike, **kwargs: Any) -> None:
     **kwargs
         Passed on to :meth:`matplotlib.figure.Figure.savefig` (``dpi``, ``bbox_inches``). Inside
         :func:`mark1.viz.style.slides` the figure is first made for the slide
-        (:func:`~mark1.viz.style.for_slide`) and saved trimmed.
+        (:func:`~mark1.viz.style.for_slide`) and saved trimmed; a figure of several panels is
+        saved one panel a file, the headline as ``out`` and the others beside it as
+        ``<out's name>-<panel>.<ending>`` (:func:`mark1.viz.style.panel_figures`).
+
+    Returns
+    -------
+    list of (pathlib.Path, matplotlib.figure.Figure)
+        Each file written and the figure drawn in it (``[(out, fig)]`` but for a figure cut into
+        its panels for slides).
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> fig = new_figure(2, 2)
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     save_figure(fig, pathlib.Path(d) / "blank.png")
+    ...     _ = save_figure(fig, pathlib.Path(d) / "blank.png")
     ...     sorted(p.name for p in pathlib.Path(d).iterdir())
     ['blank.png']
     """
     out = Path(out)
     fmt = out.suffix.lstrip(".").lower() or "png"
-    if slide_style() is not None:                # inside mark1.viz.style.slides(): made for the slide, trimmed
-        for_slide(fig)
+    written = [(out, fig)]
+    style = slide_style()
+    if style is not None:                        # inside mark1.viz.style.slides(): one panel a file, trimmed
+        written = [(out if not name else out.with_name(f"{out.stem}-{name}{out.suffix}"), for_slide(part))
+                   for name, part in panel_figures(fig)]
         kwargs["bbox_inches"] = "tight"
-    with atomic_path(out) as tmp:
-        fig.savefig(tmp, format=fmt, **kwargs)
+    for path, part in written:
+        with atomic_path(path) as tmp:
+            part.savefig(tmp, format=fmt, **kwargs)
+        if style is not None:
+            style.written.append(path)
+            if path != out:
+                style.panels.append(path)
+    return written
 
 
 def accuracy_axis(ax: Axes, low: float = 0.0, *, which: str = "y", label: str = "accuracy") -> None:

@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from mark1._utils.language import (CARD_CMAP, FIRING, LEARNER_COLOURS, MISTAKE, NEGATIVE, NEUTRAL, POSITIVE,
                                    SILENT, WEIGHT_CMAP, duration, percent, percent_spread, unit_grid)
 from mark1.viz.figure import new_figure, save_figure
+from mark1.viz.style import one_message
 from mark1.viz.machine import _lamps
 
 __all__ = ["language_figure"]
@@ -106,6 +107,7 @@ def language_figure(*, out: str | os.PathLike | None = None) -> Figure:
     fig.suptitle(f"mark1's language — durations by size: {duration(12.34)}, {duration(199.0)}, "
                  f"{duration(6.2 * 3600)}; accuracy in %: {percent(0.975)}, over seeds {percent_spread(0.86, 0.018)}",
                  fontsize=11)
+    one_message(fig)                     # the key to every figure: one sheet on a slide
     if out is not None:
         save_figure(fig, out, dpi=110)
     return fig

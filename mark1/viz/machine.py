@@ -24,6 +24,7 @@ from mark1._utils.language import CARD_CMAP, FIRING, SILENT, WEIGHT_CMAP, unit_g
 from mark1.exceptions import InputError
 from mark1.machine.mark_i import MarkI
 from mark1.viz.figure import new_figure, save_figure
+from mark1.viz.style import one_message
 
 __all__ = ["retina_figure", "dials_figure", "weights_on_retina_figure"]
 
@@ -165,6 +166,7 @@ def retina_figure(machine: MarkI, card: ArrayLike, *, out: str | os.PathLike | N
         said = ", ".join(f"R{k + 1} {v:+.3f}" for k, v in enumerate(sums))
         title += f" — {'sums' if len(sums) > 1 else 'sum'} {said}, answer \u201c{answer}\u201d"
     fig.suptitle(title, fontsize=10)
+    one_message(fig)                     # card, light, S-units, A-units: one picture read left to right
     if out is not None:
         save_figure(fig, out, dpi=110)
     return fig

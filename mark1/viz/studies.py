@@ -34,6 +34,7 @@ from mark1 import stats
 from mark1.stats import METHOD_SHORT
 from mark1.specs import MachineSpec, describe
 from mark1.viz.figure import accuracy_axis, accuracy_low, new_figure, save_figure
+from mark1.viz.style import slide_style
 
 __all__ = ["comparison_figure", "learning_curves_figure", "ablation_figure", "sweep_figure", "grid_sweep_figure",
            "reenact_figure"]
@@ -169,7 +170,7 @@ def learning_curves_figure(curves: LearningCurves, *, out: str | os.PathLike | N
     """
     fig = new_figure(10.0, 3.8)
     ax_cards = fig.add_subplot(1, 2, 1)
-    ax_time = fig.add_subplot(1, 2, 2, sharey=ax_cards)
+    ax_time = fig.add_subplot(1, 2, 2, sharey=ax_cards, gid="time")        # on a slide: curves-time.png
     cards = np.asarray(curves.cards, dtype=float)
     lows: list[float] = []
     few = ""
@@ -365,7 +366,7 @@ def ablation_figure(result: Ablation, *, out: str | os.PathLike | None = None) -
     if show_time:
         grid = fig.add_gridspec(1, 2, width_ratios=(1.6, 1.0))
         ax = fig.add_subplot(grid[0, 0])
-        ax_time = fig.add_subplot(grid[0, 1], sharey=ax)
+        ax_time = fig.add_subplot(grid[0, 1], sharey=ax, gid="time")      # on a slide: ablation-time.png
     else:
         ax, ax_time = fig.add_subplot(1, 1, 1), None
     y = np.arange(len(names), dtype=float)
@@ -484,7 +485,8 @@ def sweep_figure(result: Sweep, *, out: str | os.PathLike | None = None) -> Figu
     order = np.argsort(x, kind="stable")
     rows = result.summary()
     fig = new_figure(9.0, 6.4)
-    axes = [fig.add_subplot(2, 2, i + 1) for i in range(4)]
+    # on a slide one file a panel: sweep.png (accuracy), sweep-change.png, sweep-machine-time.png, sweep-learned.png
+    axes = [fig.add_subplot(2, 2, i + 1, gid=gid) for i, gid in enumerate((None, "change", "machine-time", "learned"))]
     ref_i = [value_text(v) for v in result.values].index(value_text(result.reference))
     ref_x = x[ref_i]
 
@@ -643,7 +645,7 @@ def grid_sweep_figure(result: GridSweep, *, panels: Sequence[str] | None = None,
             unit, scale = _time_scale(result.grid(name))
             title, fmt = f"machine time ({unit})", "{:.3g}"
         grid = result.grid(name) * scale
-        ax = fig.add_subplot(1, len(panels), k + 1)
+        ax = fig.add_subplot(1, len(panels), k + 1, gid=name)          # on a slide: grid-<name>.png
         finite = grid[np.isfinite(grid)]
         # a change is signed: red up, blue down, as a weight; the others one-sided scales
         cmap = WEIGHT_CMAP if name == "change" else ("viridis" if name == "test" else "magma")
@@ -742,7 +744,8 @@ def reenact_figure(result: Reenactment, *, out: str | os.PathLike | None = None)
     ['X vs E, rotation up to 30 degrees, 20 training cards [new cards]']
     """
     rows = result.rows()
-    fig = new_figure(10.5, 1.8 + 0.62 * len(rows))
+    slide = slide_style() is not None             # on a slide: taller rows, the scenes' names and the title wrapped
+    fig = new_figure(10.5, 1.8 + (1.1 if slide else 0.62) * len(rows))
     ax = fig.add_subplot(1, 1, 1)
     colors = {"within": "tab:green", "unclear": "tab:orange", "OUT OF BAND": "tab:red"}
     seen: set = set()
@@ -795,18 +798,36 @@ def reenact_figure(result: Reenactment, *, out: str | os.PathLike | None = None)
     for v, c in colors.items():
         ax.errorbar([], [], xerr=[], fmt="o", color=c, label=f"counted reading (filled): {v.lower()}")
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([f"{r['scene']} [{'recall' if r['scored'] == 'train' else 'new cards'}]"
-                        for r in reversed(rows)], fontsize=8)
+    ax.set_yticklabels(["\n".join(textwrap.wrap(f"{r['scene']} [{'recall' if r['scored'] == 'train' else 'new cards'}]",
+                                                 30 if slide else 200)) for r in reversed(rows)], fontsize=8)
     ax.set_ylim(-0.6, len(rows) - 0.4)
     accuracy_axis(ax, accuracy_low(100.0 * np.asarray(lows, dtype=float)), which="x",
                   label="accuracy on new cards, or recall of the trained cards where the report scored recall")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.5 / (1.8 + 0.62 * len(rows))),
-              ncol=3)                       # below the axes: the right margin holds the machines-in-band column
+    if slide:                                   # on a slide the key is a slide of its own: reenact-key.png
+        handles, labels = ax.get_legend_handles_labels()
+        key = fig.add_axes((0.0, 0.0, 0.01, 0.01), gid="key")
+        key.set_axis_off()
+        key.legend(handles, labels, fontsize=7, frameon=False, loc="upper left")
+    else:
+        # below the axes and their label (the right margin holds the machines-in-band column), placed
+        # once the layout has set the label's place
+        legend = ax.legend(fontsize=7, frameon=False, loc="upper center", ncol=3)
     named = sum(r["machine"] in ("mark1", "ibm704") for r in rows)
     ax.set_title("\n".join(textwrap.wrap(
         f"each report against the readings it is counted on (the sources name one machine for {named} of "
         f"{len(rows)} scenes) — {len(result.seeds)} seed(s); counted intervals at Holm's levels; "
-        f"right: machines in band, as one machine", 110)), fontsize=9)
-    fig.tight_layout()
+        f"right: machines in band, as one machine", 60 if slide else 110)), fontsize=9)
+    if not slide:
+        fig.tight_layout()
+        _below_the_axis(ax, legend)
     return _saved(fig, out, dpi=120, bbox_inches="tight")
+
+
+def _below_the_axis(ax, legend) -> None:
+    """Put ``legend`` (anchored at its upper centre) just under ``ax``'s x-axis: ticks and label."""
+    renderer = ax.figure.canvas.get_renderer()
+    box = ax.xaxis.get_tightbbox(renderer)
+    bottom = box.y0 if box is not None else ax.get_window_extent(renderer).y0
+    y = ax.transAxes.inverted().transform((0.0, bottom - 4.0 * ax.figure.dpi / 72))[1]
+    legend.set_bbox_to_anchor((0.5, y), transform=ax.transAxes)

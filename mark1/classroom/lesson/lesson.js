@@ -952,8 +952,23 @@
       img.cells.forEach((r, s) => r.setAttribute("fill", weightColour(values[s], M.s_dial_max)));
     });
     if (MV.wiresFor !== i) drawWires(p, i);
-    $("machine-status").textContent = `Card ${p.c + 1} (\u201c${className(p.y)}\u201d)` +
-      (read ? `: answered \u201c${className(p.r)}\u201d, ${p.ok ? "right" : "a mistake"}. ` : ". ") + MV.wireNote;
+    $("machine-status").textContent = statusText(p.c, className(p.y), read ? className(p.r) : null, p.ok, MV.wireNote);
+  }
+  function statusText(card, shown, answer, ok, wires) {
+    return `Card ${card + 1} (\u201c${shown}\u201d)` +
+      (answer !== null ? `: answered \u201c${answer}\u201d, ${ok ? "right" : "a mistake"}. ` : ". ") + wires;
+  }
+  // the status's height held at its longest text (a mistake, the longest class names, every plug of four
+  // A-units), so the panel keeps its height as the run plays and the fit below holds at every presentation
+  function holdStatusHeight() {
+    const st = $("machine-status"), kept = st.textContent;
+    const longest = M.classes.reduce((a, b) => (String(b).length > String(a).length ? b : a), "");
+    const card = Math.max(...P.map((p) => p.c));
+    st.style.minHeight = "";
+    st.textContent = statusText(card, longest, longest, false,
+      `Wires: 4 A-units' (${M.plugs.toLocaleString("en")} of ${M.plugs.toLocaleString("en")} plugs).`);
+    st.style.minHeight = `${st.getBoundingClientRect().height}px`;
+    st.textContent = kept;
   }
   // the wires of a few A-units (those firing first), all their plugs
   function drawWires(p, i) {
@@ -986,6 +1001,7 @@
   function redrawMachine() {
     if (!MV.card) return;
     document.documentElement.style.setProperty("--nav-h", `${$("controls").offsetHeight}px`);
+    holdStatusHeight();
     buildMachine();
     // the panel to fit one screen below the controls: drawn again, shorter by what it overflows
     const room = window.innerHeight - $("controls").offsetHeight - 4;
