@@ -16,7 +16,7 @@ from mark1._utils.compiled import compiled
 from mark1.machine._kernels import features
 from mark1.machine._kernels.features import nonzero_features
 
-__all__ = ["LOOKAHEAD", "Deck", "Record", "Step", "Weights", "present", "sparse_sums"]
+__all__ = ["LOOKAHEAD", "Deck", "Record", "Step", "Weights", "present", "sparse_sums", "unit_rows"]
 
 #: Presentations of a single unit whose sums are computed together, with the weights of
 #: the first: four independent chains of additions instead of one (see
@@ -105,6 +105,72 @@ def _nonzero_rows(X):
                 val[b] = v
             b += v != 0.0
     return ptr, idx[:a], val[:a]
+
+
+@compiled
+def unit_rows(phi, feeds, unit_of, place, k):
+    """Each unit's rows of active inputs, read off binary outputs ``phi`` (n, n_a) bool:
+    ``(ptr, idx)``, unit ``u``'s card ``c`` has the inputs ``idx[ptr[u, c]:ptr[u, c + 1]]``
+    (int32, each numbered among the unit's own inputs, in order).
+
+    Output ``i`` feeds the units ``unit_of[feeds[i]:feeds[i + 1]]`` as their input
+    ``place[...]`` (a column-wise list of who sees what). Each unit's rows lie together in
+    ``idx``, unit after unit. ``phi`` is read twice without a branch (a count, then each
+    output's number written and kept by stepping past it only if it is on); the outputs
+    that are on are then dealt to their units in order, so every row keeps its inputs' order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> phi = np.array([[True, False, True], [False, True, True]])
+    >>> feeds = np.array([0, 1, 2, 4])                   # output 2 feeds both units
+    >>> unit_of, place = np.array([0, 1, 0, 1]), np.array([0, 0, 1, 1])
+    >>> ptr, idx = unit_rows(phi, feeds, unit_of, place, 2)
+    >>> ptr.tolist(), idx.tolist()
+    ([[0, 2, 3], [3, 4, 6]], [0, 1, 1, 1, 0, 1])
+    """
+    n, n_a = phi.shape
+    on = phi.view(np.uint8)
+    row = np.empty(n + 1, np.int64)                  # the outputs that are on, card by card
+    a = 0
+    for c in range(n):
+        row[c] = a
+        count = 0
+        for i in range(n_a):
+            count += on[c, i]
+        a += count
+    row[n] = a
+    which = np.empty(a + 1, np.int32)                # (one slot of slack for the last card's write)
+    for c in range(n):
+        b = row[c]
+        for i in range(n_a):
+            which[b] = i
+            b += on[c, i]
+    counts = np.zeros((n, k), np.int64)
+    for c in range(n):
+        for a in range(row[c], row[c + 1]):
+            i = which[a]
+            for f in range(feeds[i], feeds[i + 1]):
+                counts[c, unit_of[f]] += 1
+    ptr = np.empty((k, n + 1), np.int64)
+    a = 0
+    for u in range(k):
+        for c in range(n):
+            ptr[u, c] = a
+            a += counts[c, u]
+        ptr[u, n] = a
+    idx = np.empty(a, np.int32)
+    at = np.empty(k, np.int64)
+    for c in range(n):
+        for u in range(k):
+            at[u] = ptr[u, c]
+        for a in range(row[c], row[c + 1]):
+            i = which[a]
+            for f in range(feeds[i], feeds[i + 1]):
+                u = unit_of[f]
+                idx[at[u]] = place[f]
+                at[u] += 1
+    return ptr, idx
 
 
 @compiled
