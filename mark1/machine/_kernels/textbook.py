@@ -148,10 +148,18 @@ def unit_rows(phi, feeds, unit_of, place, k):
             b += on[c, i]
     counts = np.zeros((n, k), np.int64)
     for c in range(n):
+        cur, count = -1, 0                           # a unit's count kept in a register while its inputs run
         for a in range(row[c], row[c + 1]):
             i = which[a]
             for f in range(feeds[i], feeds[i + 1]):
-                counts[c, unit_of[f]] += 1
+                u = unit_of[f]
+                if u != cur:
+                    if cur >= 0:
+                        counts[c, cur] += count
+                    cur, count = u, 0
+                count += 1
+        if cur >= 0:
+            counts[c, cur] += count
     ptr = np.empty((k, n + 1), np.int64)
     a = 0
     for u in range(k):
@@ -164,12 +172,17 @@ def unit_rows(phi, feeds, unit_of, place, k):
     for c in range(n):
         for u in range(k):
             at[u] = ptr[u, c]
+        cur, b = -1, 0                               # likewise the place a unit's next input goes
         for a in range(row[c], row[c + 1]):
             i = which[a]
             for f in range(feeds[i], feeds[i + 1]):
                 u = unit_of[f]
-                idx[at[u]] = place[f]
-                at[u] += 1
+                if u != cur:
+                    if cur >= 0:
+                        at[cur] = b
+                    cur, b = u, at[u]
+                idx[b] = place[f]
+                b += 1
     return ptr, idx
 
 
