@@ -3,7 +3,10 @@
 :func:`train_error_correction` runs Rosenblatt's fixed-increment error-correction
 procedure (PRML §4.1.7) for ``k`` independent threshold units that see the same
 cards.  It is the single implementation used by :class:`mark1.linear_model.Perceptron`
-(through :func:`train_with_bias`) and by the machine's ideal digital path.
+(through :func:`train_with_bias`) and by the machine's ideal digital path (through
+:func:`train_on_outputs`, which reads each R-unit's inputs off the A-units' boolean
+outputs instead of a float copy of them, and runs a unit of a few inputs a card one card
+at a time, :func:`mark1.machine._kernels.textbook.present_one`).
 
 Exactness
 ---------
@@ -58,8 +61,8 @@ import numpy as np
 
 from mark1._utils.estimator import all_finite
 from mark1.exceptions import InputError
-from mark1.machine._kernels.textbook import (Deck, Record, Step, Weights, _nonzero_rows, present, sparse_sums,
-                                             unit_rows)
+from mark1.machine._kernels.textbook import (Deck, Record, Step, Weights, _nonzero_rows, present, present_one,
+                                             sparse_sums, unit_rows)
 # the names tests/test_perceptron.py reaches here (the loops moved to the kernels' room)
 from mark1.machine._kernels.textbook import LOOKAHEAD as _LOOKAHEAD, _sums_of_one_unit  # noqa: F401
 
@@ -387,32 +390,9 @@ def train_on_outputs(phi, mask, T, *, epochs, order=None, tie: float = 0.0):
     >>> np.array_equal(train_error_correction(X, T[:, 0], epochs=10).weights[0], r.weights[0])
     True
     """
-    phi = np.asarray(phi)
-    if phi.dtype != np.bool_ or phi.ndim != 2 or phi.shape[0] < 1:
-        raise InputError(f"phi must be a 2-D boolean array (n_cards, n_outputs); got {phi.dtype} of shape {phi.shape}")
-    n, n_a = phi.shape
-    T = _checked_targets(T, n, "phi")
-    k = T.shape[1]
-    mask = np.asarray(mask)
-    if mask.dtype != np.bool_ or mask.shape != (k, n_a + 1):
-        raise InputError(f"mask must be a boolean array of shape (n_units, n_outputs + 1) = ({k}, {n_a + 1}); "
-                         f"got {mask.dtype} of shape {mask.shape}")
-    if not mask.any(axis=1).all():
-        raise InputError(f"mask: unit {int(np.argmin(mask.any(axis=1)))} has no inputs")
-    epochs = _checked_epochs(epochs)
-    order = _checked_order(order, epochs, n)
-    if not (np.isfinite(tie) and tie >= 0):
-        raise InputError(f"tie must be finite and >= 0; got {tie!r}")
-    first: dict = {}                                                   # units with the same inputs: a group
-    group = np.array([first.setdefault(row.tobytes(), len(first)) for row in np.packbits(mask, axis=1)])
-    inputs = mask[np.unique(group, return_index=True)[1]]
-    sees = inputs[:, :-1]
-    place = np.cumsum(sees, axis=1) - 1                                # each output's number among a group's
-    output, of = np.nonzero(sees.T)                                    # who sees what, output by output
-    feeds = np.zeros(n_a + 1, np.int64)
-    np.cumsum(np.count_nonzero(sees, axis=0), out=feeds[1:])
-    ptr, idx = unit_rows(np.ascontiguousarray(phi), feeds, of.astype(np.int64), place[of, output].astype(np.int32),
-                         len(inputs))
+    phi, mask, T, epochs, order = _checked_outputs(phi, mask, T, epochs, order, tie)
+    (n, n_a), k = phi.shape, T.shape[1]
+    inputs, group, ptr, idx = _rows_of_groups(phi, mask)
     P = epochs * (n if order is None else order.shape[1])
     weights, sums = np.zeros((k, n_a + 1)), np.empty((P, k))
     errors, active = np.empty((P, k), dtype=bool), np.empty((n, k), np.int64)
@@ -430,6 +410,45 @@ def train_on_outputs(phi, mask, T, *, epochs, order=None, tie: float = 0.0):
     mistakes = errors.any(axis=1).reshape(epochs, -1).sum(axis=1).astype(np.int64)
     return ErrorCorrectionResult(weights=weights, sums=sums, errors=errors, order=r.order, mistakes_per_epoch=mistakes,
                                  converged=bool(np.any(mistakes == 0)), epochs_run=epochs), active
+
+
+def _checked_outputs(phi, mask, T, epochs, order, tie):
+    """:func:`train_on_outputs`'s arguments checked: ``phi, mask, T, epochs, order``."""
+    phi = np.asarray(phi)
+    if phi.dtype != np.bool_ or phi.ndim != 2 or phi.shape[0] < 1:
+        raise InputError(f"phi must be a 2-D boolean array (n_cards, n_outputs); got {phi.dtype} of shape {phi.shape}")
+    n, n_a = phi.shape
+    T = _checked_targets(T, n, "phi")
+    k = T.shape[1]
+    mask = np.asarray(mask)
+    if mask.dtype != np.bool_ or mask.shape != (k, n_a + 1):
+        raise InputError(f"mask must be a boolean array of shape (n_units, n_outputs + 1) = ({k}, {n_a + 1}); "
+                         f"got {mask.dtype} of shape {mask.shape}")
+    if not mask.any(axis=1).all():
+        raise InputError(f"mask: unit {int(np.argmin(mask.any(axis=1)))} has no inputs")
+    epochs = _checked_epochs(epochs)
+    order = _checked_order(order, epochs, n)
+    if not (np.isfinite(tie) and tie >= 0):
+        raise InputError(f"tie must be finite and >= 0; got {tie!r}")
+    return phi, mask, T, epochs, order
+
+
+def _rows_of_groups(phi, mask):
+    """The units with the same inputs, a group each: ``inputs`` (g, n_a + 1) their mask,
+    ``group`` (k,) each unit's, and each group's rows read off ``phi`` (``ptr`` (g, n + 1),
+    ``idx``: :func:`~mark1.machine._kernels.textbook.unit_rows`)."""
+    n_a = phi.shape[1]
+    first: dict = {}                                                   # units with the same inputs: a group
+    group = np.array([first.setdefault(row.tobytes(), len(first)) for row in np.packbits(mask, axis=1)])
+    inputs = mask[np.unique(group, return_index=True)[1]]
+    sees = inputs[:, :-1]
+    place = np.cumsum(sees, axis=1) - 1                                # each output's number among a group's
+    output, of = np.nonzero(sees.T)                                    # who sees what, output by output
+    feeds = np.zeros(n_a + 1, np.int64)
+    np.cumsum(np.count_nonzero(sees, axis=0), out=feeds[1:])
+    ptr, idx = unit_rows(np.ascontiguousarray(phi), feeds, of.astype(np.int64), place[of, output].astype(np.int32),
+                         len(inputs))
+    return inputs, group, ptr, idx
 
 
 def _scaled_run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True, tie=0.0):
@@ -500,13 +519,15 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie, 
     p, last, watch, stopped_at = 0, -1, True, None
     deck, weights = Deck(X, ptr, idx, val, sparse, T, seq, m), Weights(WT, w, k, bias)
     step = Step(mode, float(eta), counts, float(tie))
+    # rows read by the caller (a unit's few inputs, 0 or 1), one unit, steps of +-1: the naive loop itself
+    run = present_one if rows is not None and k == 1 and mode == 1 and sparse and not len(val) else present
     while p < P:
         if p == cap:                                                   # grow the record (early stop only)
             cap = min(P, 2 * cap)
             errors = _grow(errors, cap)
             if record_sums:
                 sums = _grow(sums, cap)
-        p, last = present(deck, weights, Record(sums, errors, record_sums), step, p, min(P, cap), watch, last)
+        p, last = run(deck, weights, Record(sums, errors, record_sums), step, p, min(P, cap), watch, last)
         if watch and p == (last // m + 2) * m:                          # an epoch without a mistake ended at p
             if stop:
                 stopped_at = p
