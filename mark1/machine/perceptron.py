@@ -397,14 +397,15 @@ def train_on_outputs(phi, mask, T, *, epochs, order=None, tie: float = 0.0):
     weights, sums = np.zeros((k, n_a + 1)), np.empty((P, k))
     errors, active = np.empty((P, k), dtype=bool), np.empty((n, k), np.int64)
     for g, pots in enumerate(inputs):
-        units = np.flatnonzero(group == g)
-        if len(units) == units[-1] - units[0] + 1:                     # a run of units: a slice (no copy)
-            units = slice(units[0], units[-1] + 1)
+        members = np.flatnonzero(group == g)
+        units: slice | np.ndarray = members                            # a run of units: a slice (no copy)
+        if len(members) == members[-1] - members[0] + 1:
+            units = slice(members[0], members[-1] + 1)
         bias = bool(pots[-1])
         W = np.zeros((T[:, units].shape[1], int(np.count_nonzero(pots))))
         r = _run(np.empty((0, W.shape[1] - bias)), np.ascontiguousarray(T[:, units]), epochs, 1.0, order, W,
                  False, False, bias=bias, record_sums=True, tie=float(tie), rows=(ptr[g], idx, np.zeros(0), True))
-        weights[np.ix_(np.arange(k)[units], np.flatnonzero(pots))] = r.weights
+        weights[np.ix_(members, np.flatnonzero(pots))] = r.weights
         sums[:, units], errors[:, units] = r.sums, r.errors
         active[:, units] = (np.diff(ptr[g]) + bias)[:, None]
     mistakes = errors.any(axis=1).reshape(epochs, -1).sum(axis=1).astype(np.int64)
