@@ -24,7 +24,7 @@ import simpy
 
 from mark1 import exceptions as errors
 from mark1.machine.patchboard import Patchboard, with_bias
-from mark1.machine.perceptron import train_error_correction
+from mark1.machine.perceptron import train_on_outputs
 from mark1.machine._kernels.pots import read_out_array
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.machine.response import OutputCode
@@ -63,21 +63,6 @@ class _DeckLight:
     def take(self, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The light of ``cards`` and their rows in it, those cards imaged now."""
         return self[cards], np.arange(len(cards))
-
-
-def _own_inputs(phi: np.ndarray, pots: np.ndarray) -> np.ndarray:
-    """A unit's inputs: the columns of ``phi`` (n, n_a) bool its ``pots`` (n_a + 1,) bool,
-    the bias last, take, then its bias; array (n, pots.sum()) float64, 0 or 1 (the columns
-    of ``with_bias(phi)[:, pots]``, without making the whole of it)."""
-    a_units = np.flatnonzero(pots[:-1])
-    x = np.empty((len(phi), len(a_units) + int(pots[-1])))
-    if len(a_units) and a_units[-1] - a_units[0] + 1 == len(a_units):     # a run of A-units: a slice
-        x[:, :len(a_units)] = phi[:, a_units[0]:a_units[-1] + 1]
-    else:
-        x[:, :len(a_units)] = phi[:, a_units]
-    if pots[-1]:
-        x[:, -1] = 1.0
-    return x
 
 
 _STREAMS = ("wiring", "photocells", "motors", "order", "noise")
@@ -498,25 +483,10 @@ class MarkI(ParamsMixin):
         epochs = n_pres // n
         inc = self.spec.trainer.increment
         tie = code.tie / inc                      # the tie zone in units of increments
-        if not rack.mask.all():
-            # each unit sees only its own pots (split, or no bias pot): train unit by unit on its
-            # own inputs, made from φ (its A-units' columns, then its bias), not from every input
-            weights = np.zeros(rack.mask.shape)
-            sums = np.zeros((n_pres, code.n_units))
-            active_pots = np.empty((n, code.n_units), np.int64)       # (n_cards, n_units)
-            for k in range(code.n_units):
-                cols = rack.mask[k]
-                x = _own_inputs(phi, cols)
-                active_pots[:, k] = np.count_nonzero(x, axis=1)
-                r = train_error_correction(x, targets[:, k:k + 1], epochs=epochs,
-                                           order=schedule.reshape(epochs, n), tie=tie)
-                weights[k, cols] = r.weights[0]
-                sums[:, k] = r.sums[:, 0]
-        else:
-            x = with_bias(phi)
-            r = train_error_correction(x, targets, epochs=epochs, order=schedule.reshape(epochs, n), tie=tie)
-            weights, sums = r.weights, r.sums
-            active_pots = rack.active_pots(x).astype(np.int64)              # (n_cards, n_units)
+        # each unit trained on its own inputs (its A-units' outputs, then its bias), read off φ
+        r, active_pots = train_on_outputs(phi, rack.mask, targets, epochs=epochs, order=schedule.reshape(epochs, n),
+                                          tie=tie)
+        weights, sums = r.weights, r.sums
         rack.p_from[:] = rack.p_to[:] = weights * inc
         sums = sums * inc
         err = erring(targets[schedule], sums, code.tie)

@@ -3,7 +3,10 @@
 :func:`train_error_correction` runs Rosenblatt's fixed-increment error-correction
 procedure (PRML §4.1.7) for ``k`` independent threshold units that see the same
 cards.  It is the single implementation used by :class:`mark1.linear_model.Perceptron`
-(through :func:`train_with_bias`) and by the machine's ideal digital path.
+(through :func:`train_with_bias`) and by the machine's ideal digital path (through
+:func:`train_on_outputs`, which reads each R-unit's inputs off the A-units' boolean
+outputs instead of a float copy of them, and runs a unit of a few inputs a card one card
+at a time, :func:`mark1.machine._kernels.textbook.present_one`).
 
 Exactness
 ---------
@@ -58,11 +61,13 @@ import numpy as np
 
 from mark1._utils.estimator import all_finite
 from mark1.exceptions import InputError
-from mark1.machine._kernels.textbook import Deck, Record, Step, Weights, _nonzero_rows, present, sparse_sums
+from mark1.machine._kernels.textbook import (Deck, Record, Step, Weights, _nonzero_rows, present, present_one,
+                                             sparse_sums, unit_rows)
 # the names tests/test_perceptron.py reaches here (the loops moved to the kernels' room)
 from mark1.machine._kernels.textbook import LOOKAHEAD as _LOOKAHEAD, _sums_of_one_unit  # noqa: F401
 
-__all__ = ["ErrorCorrectionResult", "train_error_correction", "train_with_bias", "averaged_weights", "sparse_sums"]
+__all__ = ["ErrorCorrectionResult", "train_error_correction", "train_with_bias", "train_on_outputs", "averaged_weights",
+           "sparse_sums"]
 
 #: A deck is read as its rows of nonzero features (:func:`_nonzero_rows`) when at most
 #: this fraction of the entries of its first rows is nonzero; else as it is.
@@ -127,6 +132,48 @@ def _as_float_matrix(value, name):
     return arr
 
 
+def _checked_targets(T, n, cards):
+    """``T`` as a C-ordered float64 (n, k) array of +-1 (a 1-D ``T`` is one unit), or an
+    InputError naming it (``cards`` names the cards' argument)."""
+    T = _as_float_matrix(T, "T")
+    if T.ndim == 1:
+        T = T[:, None]
+    if T.ndim != 2:
+        raise InputError(f"T must be 2-D (n_cards, n_units); got shape {T.shape}")
+    if T.shape[0] != n:
+        raise InputError(f"T has {T.shape[0]} rows but {cards} has {n} cards")
+    if T.shape[1] < 1:
+        raise InputError("T must have at least one unit (column)")
+    if not np.all((T == 1.0) | (T == -1.0)):
+        raise InputError("T must contain only the targets -1 and +1 (NaN is not allowed)")
+    return np.ascontiguousarray(T)
+
+
+def _checked_epochs(epochs):
+    if isinstance(epochs, (bool, np.bool_)) or not isinstance(epochs, numbers.Integral):
+        raise InputError(f"epochs must be an integer >= 1; got {epochs!r}")
+    epochs = int(epochs)
+    if epochs < 1:
+        raise InputError(f"epochs must be >= 1; got {epochs}")
+    return epochs
+
+
+def _checked_order(order, epochs, n):
+    """``order`` (epochs, m) as C-ordered card indices in [0, n), or None (cyclic)."""
+    if order is None:
+        return None
+    order = np.asarray(order)
+    if order.dtype.kind not in "iu":
+        raise InputError(f"order must be an integer array; got dtype {order.dtype}")
+    if order.ndim != 2 or order.shape[0] != epochs or order.shape[1] < 1:
+        raise InputError(
+            f"order must have shape (epochs, n_cards) = ({epochs}, {n}); got {order.shape}")
+    if order.size and (order.min() < 0 or order.max() >= n):
+        raise InputError(f"order must contain card indices in [0, {n}); "
+                         f"got values in [{order.min()}, {order.max()}]")
+    return np.ascontiguousarray(order, dtype=np.intp)
+
+
 def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule, check_finite=True):
     X = _as_float_matrix(X, "X")
     if X.ndim != 2:
@@ -138,25 +185,10 @@ def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule, c
     if check_finite and not all_finite(X):
         raise InputError("X contains NaN or infinity")
 
-    T = _as_float_matrix(T, "T")
-    if T.ndim == 1:
-        T = T[:, None]
-    if T.ndim != 2:
-        raise InputError(f"T must be 2-D (n_cards, n_units); got shape {T.shape}")
-    if T.shape[0] != n:
-        raise InputError(f"T has {T.shape[0]} rows but X has {n} cards")
-    if T.shape[1] < 1:
-        raise InputError("T must have at least one unit (column)")
-    if not np.all((T == 1.0) | (T == -1.0)):
-        raise InputError("T must contain only the targets -1 and +1 (NaN is not allowed)")
+    T = _checked_targets(T, n, "X")
     k = T.shape[1]
-    T = np.ascontiguousarray(T)
 
-    if isinstance(epochs, (bool, np.bool_)) or not isinstance(epochs, numbers.Integral):
-        raise InputError(f"epochs must be an integer >= 1; got {epochs!r}")
-    epochs = int(epochs)
-    if epochs < 1:
-        raise InputError(f"epochs must be >= 1; got {epochs}")
+    epochs = _checked_epochs(epochs)
 
     if isinstance(eta, (bool, np.bool_)) or not isinstance(eta, numbers.Real):
         raise InputError(f"eta must be a positive real number; got {eta!r}")
@@ -171,17 +203,7 @@ def _validate(X, T, epochs, eta, order, w0, stop_when_converged, eta_schedule, c
     if not isinstance(stop_when_converged, (bool, np.bool_)):
         raise InputError(f"stop_when_converged must be a bool; got {stop_when_converged!r}")
 
-    if order is not None:
-        order = np.asarray(order)
-        if order.dtype.kind not in "iu":
-            raise InputError(f"order must be an integer array; got dtype {order.dtype}")
-        if order.ndim != 2 or order.shape[0] != epochs or order.shape[1] < 1:
-            raise InputError(
-                f"order must have shape (epochs, n_cards) = ({epochs}, {n}); got {order.shape}")
-        if order.size and (order.min() < 0 or order.max() >= n):
-            raise InputError(f"order must contain card indices in [0, {n}); "
-                             f"got values in [{order.min()}, {order.max()}]")
-        order = np.ascontiguousarray(order, dtype=np.intp)
+    order = _checked_order(order, epochs, n)
 
     if w0 is None:
         W = np.zeros((k, d))
@@ -314,6 +336,122 @@ def train_with_bias(X, T, *, epochs, eta=1.0, order=None, stop_when_converged=Fa
     return _scaled_run(X, T, epochs, eta, order, W, inverse, stop, bias=True, record_sums=record_sums)
 
 
+def train_on_outputs(phi, mask, T, *, epochs, order=None, tie: float = 0.0):
+    """:func:`train_error_correction` of units that each see some of the binary outputs
+    ``phi`` and perhaps a bias input, read off ``phi`` itself (no float inputs are made).
+
+    Unit ``u``'s inputs are the columns ``i`` of ``phi`` with ``mask[u, i]``, in order,
+    then the constant input 1 if ``mask[u, -1]`` (its bias): the cards
+    ``np.c_[phi, ones][:, mask[u]]`` as 0.0 and 1.0. The result is, bit for bit, that of
+    :func:`train_error_correction` on those cards, unit by unit (``eta = 1``, from zero
+    weights); units with the same inputs are trained together. The machine's ideal path
+    trains its R-units this way on its A-units' outputs.
+
+    Parameters
+    ----------
+    phi : array_like of bool, shape (n, n_a)
+        The binary outputs of the cards.
+    mask : array_like of bool, shape (k, n_a + 1)
+        Which outputs each of the ``k`` units sees; the last column its bias input.
+    T : array_like of shape (n, k) or (n,)
+        Targets in {-1, +1}, as for :func:`train_error_correction`.
+    epochs, order, tie
+        As for :func:`train_error_correction`.
+
+    Returns
+    -------
+    result : ErrorCorrectionResult
+        ``weights`` of shape (k, n_a + 1): unit ``u``'s weights where ``mask[u]``, else 0.
+    active : ndarray of int64, shape (n, k)
+        Each card's inputs of each unit that are 1 (its bias included): the weights a
+        correction on that card changes.
+
+    Raises
+    ------
+    InputError
+        Naming the argument, for ``phi`` or ``mask`` not boolean or of the wrong shape, a
+        unit without inputs, and as :func:`train_error_correction` for the rest.
+
+    Examples
+    --------
+    The AND of two inputs, and a unit that sees the first input alone, each with its bias:
+
+    >>> import numpy as np
+    >>> phi = np.array([[False, False], [False, True], [True, False], [True, True]])
+    >>> mask = np.array([[True, True, True], [True, False, True]])
+    >>> T = np.array([[-1., -1.], [-1., -1.], [-1., 1.], [1., 1.]])
+    >>> r, active = train_on_outputs(phi, mask, T, epochs=10)
+    >>> r.weights, r.converged
+    (array([[ 3.,  2., -4.],
+           [ 2.,  0., -1.]]), True)
+    >>> active[:, 0].tolist(), active[:, 1].tolist()
+    ([1, 2, 2, 3], [1, 1, 2, 2])
+    >>> X = np.c_[phi, np.ones(4)]                        # the same as on float inputs
+    >>> np.array_equal(train_error_correction(X, T[:, 0], epochs=10).weights[0], r.weights[0])
+    True
+    """
+    phi, mask, T, epochs, order = _checked_outputs(phi, mask, T, epochs, order, tie)
+    (n, n_a), k = phi.shape, T.shape[1]
+    inputs, group, ptr, idx = _rows_of_groups(phi, mask)
+    P = epochs * (n if order is None else order.shape[1])
+    weights, sums = np.zeros((k, n_a + 1)), np.empty((P, k))
+    errors, active = np.empty((P, k), dtype=bool), np.empty((n, k), np.int64)
+    for g, pots in enumerate(inputs):
+        members = np.flatnonzero(group == g)
+        units: slice | np.ndarray = members                            # a run of units: a slice (no copy)
+        if len(members) == members[-1] - members[0] + 1:
+            units = slice(members[0], members[-1] + 1)
+        bias = bool(pots[-1])
+        W = np.zeros((T[:, units].shape[1], int(np.count_nonzero(pots))))
+        r = _run(np.empty((0, W.shape[1] - bias)), np.ascontiguousarray(T[:, units]), epochs, 1.0, order, W,
+                 False, False, bias=bias, record_sums=True, tie=float(tie), rows=(ptr[g], idx, np.zeros(0), True))
+        weights[np.ix_(members, np.flatnonzero(pots))] = r.weights
+        sums[:, units], errors[:, units] = r.sums, r.errors
+        active[:, units] = (np.diff(ptr[g]) + bias)[:, None]
+    mistakes = errors.any(axis=1).reshape(epochs, -1).sum(axis=1).astype(np.int64)
+    return ErrorCorrectionResult(weights=weights, sums=sums, errors=errors, order=r.order, mistakes_per_epoch=mistakes,
+                                 converged=bool(np.any(mistakes == 0)), epochs_run=epochs), active
+
+
+def _checked_outputs(phi, mask, T, epochs, order, tie):
+    """:func:`train_on_outputs`'s arguments checked: ``phi, mask, T, epochs, order``."""
+    phi = np.asarray(phi)
+    if phi.dtype != np.bool_ or phi.ndim != 2 or phi.shape[0] < 1:
+        raise InputError(f"phi must be a 2-D boolean array (n_cards, n_outputs); got {phi.dtype} of shape {phi.shape}")
+    n, n_a = phi.shape
+    T = _checked_targets(T, n, "phi")
+    k = T.shape[1]
+    mask = np.asarray(mask)
+    if mask.dtype != np.bool_ or mask.shape != (k, n_a + 1):
+        raise InputError(f"mask must be a boolean array of shape (n_units, n_outputs + 1) = ({k}, {n_a + 1}); "
+                         f"got {mask.dtype} of shape {mask.shape}")
+    if not mask.any(axis=1).all():
+        raise InputError(f"mask: unit {int(np.argmin(mask.any(axis=1)))} has no inputs")
+    epochs = _checked_epochs(epochs)
+    order = _checked_order(order, epochs, n)
+    if not (np.isfinite(tie) and tie >= 0):
+        raise InputError(f"tie must be finite and >= 0; got {tie!r}")
+    return phi, mask, T, epochs, order
+
+
+def _rows_of_groups(phi, mask):
+    """The units with the same inputs, a group each: ``inputs`` (g, n_a + 1) their mask,
+    ``group`` (k,) each unit's, and each group's rows read off ``phi`` (``ptr`` (g, n + 1),
+    ``idx``: :func:`~mark1.machine._kernels.textbook.unit_rows`)."""
+    n_a = phi.shape[1]
+    first: dict = {}                                                   # units with the same inputs: a group
+    group = np.array([first.setdefault(row.tobytes(), len(first)) for row in np.packbits(mask, axis=1)])
+    inputs = mask[np.unique(group, return_index=True)[1]]
+    sees = inputs[:, :-1]
+    place = np.cumsum(sees, axis=1) - 1                                # each output's number among a group's
+    output, of = np.nonzero(sees.T)                                    # who sees what, output by output
+    feeds = np.zeros(n_a + 1, np.int64)
+    np.cumsum(np.count_nonzero(sees, axis=0), out=feeds[1:])
+    ptr, idx = unit_rows(np.ascontiguousarray(phi), feeds, of.astype(np.int64), place[of, output].astype(np.int32),
+                         len(inputs))
+    return inputs, group, ptr, idx
+
+
 def _scaled_run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums=True, tie=0.0):
     """:func:`_run`, made with ``eta = 1`` and scaled where that is the same training.
 
@@ -352,17 +490,18 @@ def _rows_read(X):
     return ptr, idx, val, True
 
 
-def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie) -> ErrorCorrectionResult:
+def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie, rows=None) -> ErrorCorrectionResult:
     """One training run on validated inputs; ``W`` (k, d [+1]) is updated in place.
 
     The presentations go through :func:`~mark1.machine._kernels.textbook.present` (compiled) in segments of the record:
     the whole run, or (early stop) a record that doubles while training goes on. Without
     early stop an epoch without a mistake ends the compiled loop too: when every later
     presentation shows a card of that epoch, the rest of the run repeats it (the weights
-    no longer change) and is filled in instead of computed.
+    no longer change) and is filled in instead of computed. ``rows`` (``ptr, idx, val,
+    sparse``) are the cards' rows when the caller has read them (``X`` then gives only its
+    number of columns); else they are read from ``X`` (:func:`_rows_read`).
     """
-    n, d = X.shape
-    k = T.shape[1]
+    n, k = T.shape
     m = n if order is None else order.shape[1]                         # presentations per epoch
     P = epochs * m
     seq = np.zeros(0, np.intp) if order is None else order.ravel()
@@ -374,20 +513,22 @@ def _run(X, T, epochs, eta, order, W, inverse, stop, *, bias, record_sums, tie) 
     w = WT.reshape(-1) if kp == 1 else np.empty(0)
     mode = 2 if inverse else (1 if eta == 1.0 else 0)                  # how a step is computed
     counts = np.zeros(k, np.int64)                                     # updates per unit (eta schedule)
-    ptr, idx, val, sparse = _rows_read(X)
+    ptr, idx, val, sparse = _rows_read(X) if rows is None else rows
     cap = P if not stop else min(P, max(4 * m, 4096))
     errors = np.zeros((cap, k), dtype=bool)
     sums = np.empty((cap if record_sums else 0, k))
     p, last, watch, stopped_at = 0, -1, True, None
     deck, weights = Deck(X, ptr, idx, val, sparse, T, seq, m), Weights(WT, w, k, bias)
     step = Step(mode, float(eta), counts, float(tie))
+    # rows read by the caller (a unit's few inputs, 0 or 1), one unit, steps of +-1: the naive loop itself
+    run = present_one if rows is not None and k == 1 and mode == 1 and sparse and not len(val) else present
     while p < P:
         if p == cap:                                                   # grow the record (early stop only)
             cap = min(P, 2 * cap)
             errors = _grow(errors, cap)
             if record_sums:
                 sums = _grow(sums, cap)
-        p, last = present(deck, weights, Record(sums, errors, record_sums), step, p, min(P, cap), watch, last)
+        p, last = run(deck, weights, Record(sums, errors, record_sums), step, p, min(P, cap), watch, last)
         if watch and p == (last // m + 2) * m:                          # an epoch without a mistake ended at p
             if stop:
                 stopped_at = p
