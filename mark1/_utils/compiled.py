@@ -459,9 +459,48 @@ try:
     _Locator: Any = getattr(_caching, "_CacheLocator", None) or cast(Any, _caching).CacheLocator
     _Impl: Any = getattr(_caching, "_CompileResultCacheImpl", None) or cast(Any, _caching).CompileResultCacheImpl
     _FunctionCache = _caching.FunctionCache
+    _IndexFileBase: Any = _caching.IndexDataCacheFile
     _INTERNALS: str | None = None
 except (ImportError, AttributeError) as e:      # a numba release changed its cache classes
     _INTERNALS = f"{type(e).__name__}: {e}"
+
+
+def _unreadable(path: str, e: Exception) -> None:
+    """One warning that a cache file cannot be read back: it counts as a miss."""
+    why = f"{type(e).__name__}: {e}"
+    why = why if len(why) <= 120 else why[:117] + "..."
+    _warn_once(f"numba's cache file {path} cannot be read ({why}); compiling anew")
+
+
+def _index_file_class():
+    """numba's index and data files, where one that cannot be unpickled counts as a miss.
+
+    An index written by another build (naming a class that no longer exists), a truncated
+    or a foreign file: unpickling it may raise nearly anything (AttributeError, ImportError,
+    EOFError, UnpicklingError, ...). numba would let that fail the run; here the function
+    compiles anew, and saving it writes a fresh index over the unreadable one.
+    """
+
+    class IndexFile(_IndexFileBase):
+        def _load_index(self):
+            try:
+                return super()._load_index()
+            except OSError:
+                raise
+            except Exception as e:          # unpickling: any error of a foreign or corrupt file
+                _unreadable(self._index_path, e)
+                return {}
+
+        def _load_data(self, name):
+            try:
+                return super()._load_data(name)
+            except OSError:
+                raise                       # numba's load() counts a missing file as a miss
+            except Exception as e:          # as above, for the compiled code's file
+                _unreadable(self._data_path(name), e)
+                return None
+
+    return IndexFile
 
 
 def _cache_class(digest: str, root: Path):
@@ -489,9 +528,25 @@ def _cache_class(digest: str, root: Path):
     class Impl(_Impl):
         _locator_classes = [Locator]  # noqa: RUF012 (numba's class attribute)
 
+    index_file = _index_file_class()
+
     class Cache(_FunctionCache):
         _impl_class = Impl
         _digest = digest
+
+        def __init__(self, py_func):
+            super().__init__(py_func)
+            self._cache_file = index_file(self._cache_path, self._impl.filename_base,
+                                          self._impl.locator.get_source_stamp())
+
+        def load_overload(self, sig, target_context):
+            try:
+                return super().load_overload(sig, target_context)
+            except OSError:
+                raise
+            except Exception as e:          # code unpickled but not rebuilt: compile anew
+                _unreadable(self._cache_path, e)
+                return None
 
         def _index_key(self, sig, codegen):
             return super()._index_key(sig, codegen) + index_key(self._impl.locator._py_file, sig, digest)
