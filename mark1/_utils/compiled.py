@@ -615,9 +615,10 @@ def compiled(*modules: ModuleType | Callable[..., Any], **options: Any) -> Any:
     return decorate
 
 
-def _make(fn: Callable[..., Any], digest: str, options: dict[str, Any], tag: str = "") -> Any:
-    """The dispatcher of ``fn``, cached in our directory under our key (``tag``: a variant's)."""
-    root = _writable_dir()
+def _make(fn: Callable[..., Any], digest: str, options: dict[str, Any], tag: str = "", cache: bool = True) -> Any:
+    """The dispatcher of ``fn``, cached in our directory under our key (``tag``: a variant's;
+    ``cache`` False: not kept, for code only ever linked into a caller's, which is kept)."""
+    root = _writable_dir() if cache else None
     if root is not None and _INTERNALS is not None:
         _warn_once(f"numba's cache classes changed ({_INTERNALS}); using numba's plain cache "
                    f"in {root}, which misses changes in a called module (clear it after one)")
@@ -643,7 +644,7 @@ def _make(fn: Callable[..., Any], digest: str, options: dict[str, Any], tag: str
 
 #: id() of each dispatcher :func:`compiled` made: its Python function, sources' digest, options.
 _recipes: dict[int, tuple[Callable[..., Any], str, dict[str, Any]]] = {}
-_variants: dict[tuple[int, tuple[tuple[str, bool], ...]], Any] = {}
+_variants: dict[tuple[int, tuple[tuple[str, bool], ...], bool], Any] = {}
 _variants_lock = threading.RLock()
 
 
@@ -710,16 +711,16 @@ def specialised(dispatcher: Any, **constants: bool) -> Any:
     if unknown:
         raise ValueError(f"specialised: {fn.__qualname__} reads no constant {', '.join(sorted(unknown))}")
     with _variants_lock:
-        return _variant(dispatcher, constants)
+        return _variant(dispatcher, constants, True)
 
 
-def _variant(dispatcher: Any, constants: dict[str, bool]) -> Any:
+def _variant(dispatcher: Any, constants: dict[str, bool], root: bool) -> Any:
     fn, digest, options = _recipes[id(dispatcher)]
     own = {name: bool(v) for name, v in constants.items()
            if name in _reached(fn, frozenset(constants)) and fn.__globals__.get(name, _MISSING) is not bool(v)}
-    if not own:
+    if root and not own:
         return dispatcher
-    key = (id(dispatcher), tuple(sorted(own.items())))
+    key = (id(dispatcher), tuple(sorted(own.items())), root)
     made = _variants.get(key)
     if made is not None:
         return made
@@ -728,11 +729,18 @@ def _variant(dispatcher: Any, constants: dict[str, bool]) -> Any:
         if name in own:
             glb[name] = own[name]
     for name, callee in _callees(fn):
-        glb[name] = _variant(callee, own)
+        glb[name] = _variant(callee, own, False)
     clone = FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
     clone.__qualname__, clone.__doc__, clone.__module__ = fn.__qualname__, fn.__doc__, fn.__module__
     clone.__kwdefaults__ = fn.__kwdefaults__
     tag = "".join(f"-{name}{int(v)}" for name, v in sorted(own.items()))
+    if not root and options.get("inline", "never") == "never":
+        # called only from the variant's compiled code: no wrappers to call it from Python
+        # (a wrapper unboxes every array of the records: ~1 s of a cold start for act's)
+        # nor a cache of its own: its code is kept in its caller's, loaded whole
+        options = {**options, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+        made = _variants[key] = _make(clone, digest, options, tag, cache=False)
+        return made
     made = _variants[key] = _make(clone, digest, options, tag)
     return made
 

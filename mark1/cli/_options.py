@@ -20,7 +20,6 @@ import numpy as np
 from mark1._utils.language import duration, percent
 from mark1._utils.limits import PHYSICAL_SHARE, MemoryLimit, memory_limit
 from mark1.exceptions import InputError, SceneError, UsageError, printable
-from mark1.lab import SCHEDULE_PARAMS, check_learners, parse_values
 from mark1.machine.mark_i import check_runnable
 from mark1.machine.response import OutputCode
 from mark1.stimuli.scenes import Scene, load_scene
@@ -226,12 +225,14 @@ def _estimates(args, scene, counts: dict):
     command = getattr(args, "command", None) or "run"
     kw = dict(counts, trace=getattr(args, "trace", None) or "summary", command=command)
     if command == "compare" and getattr(args, "learners", None):
+        from mark1.lab import check_learners         # the lab: only for its own commands
         kw["learners"] = check_learners(args.learners)
     if command == "lesson":
         kw.update(lesson_cards=getattr(args, "cards", None), epochs=getattr(args, "epochs", None))
     if command == "sweep":
         params = args.param if isinstance(args.param, list) else [args.param]
         texts = args.values if isinstance(args.values, list) else [args.values]
+        from mark1.lab import SCHEDULE_PARAMS, parse_values
         values = {k: parse_values(k, t) for k, t in zip(params, texts)}
         # the most passes a run trains: --epochs, the schedule's, a swept count or an until:N cap
         passes = [getattr(args, "epochs", None) or scene.schedule.epochs]

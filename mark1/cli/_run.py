@@ -17,21 +17,19 @@ from mark1._utils.atomic import check_target, write_text
 from mark1._utils.compiled import compile_seconds, writable_cache_dir
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
-from mark1.classroom.device import rack_response_figure, table_response, write_device, write_fit
-from mark1.machine.device_fit import LAWS, overrides_toml, read_table
-from mark1.classroom.explain import event_line, explain
-from mark1.classroom.lesson import build
 from mark1.cli._names import COMMANDS
 from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, check_budget, one_line, output_file, output_folder,
                                 scene_folder, scene_or_usage)
 from mark1.exceptions import InputError, SceneError, UsageError
-from mark1.lab import is_lower_bound, sourced
+from mark1.machine._kernels.pots import LAW_CODES
 from mark1.machine.energy import run_energy
 from mark1.machine.mark_i import MarkI
 from mark1.specs import MARK_I, PRESETS, SMALL, describe
 from mark1.stimuli.cards import experiment_seeds, scene_cards
 from mark1.stimuli.scenes import SCENES_DIR, load_scene, shipped_scenes
-from mark1.viz import cards as viz_cards, training as viz_training   # modules: tests may stub a figure
+
+# Each command imports what only it needs (matplotlib, the lesson builder, the device fit, the
+# lab) when it runs: a run's first result comes without them, matplotlib only to draw.
 
 __all__ = ["add_commands"]
 
@@ -58,6 +56,7 @@ def _realtime(args):
     if args.realtime is None:
         return None, None
     import simpy.rt
+    from mark1.classroom.explain import event_line
     if not (args.realtime > 0 and math.isfinite(args.realtime)):
         raise UsageError(f"--realtime: expected a positive factor (wall seconds per machine second), "
                          f"got {args.realtime}")
@@ -117,6 +116,7 @@ def cmd_run(args) -> int:
         "reported": {"source": rep.source, "conditions": rep.conditions, "value": rep.value, "note": rep.note},
         "spec": jsonable(spec.to_dict()),
     }
+    from mark1.viz import training as viz_training     # matplotlib: only to draw
     viz_training.learning_curve(machine.history_, title=scene.name, test_accuracy=test_acc, reported=rep.value,
                                 out=out / "learning_curve.png")
     if machine.trace_.full:
@@ -214,6 +214,7 @@ def cmd_render(args) -> int:
         raise UsageError(f"{args.scene}: {key}: expected at most {MAX_SHEET_CLASSES} classes on a contact sheet, "
                          f"got {len(scene.classes)}")
     try:
+        from mark1.viz import cards as viz_cards
         viz_cards.contact_sheet(scene, seed=args.seed, out=out, progress=True)
     except ValueError as e:
         raise UsageError(str(e)) from None
@@ -227,6 +228,7 @@ def cmd_explain(args) -> int:
     seed_train, _, seed_machine = experiment_seeds(args.seed)
     try:
         train = scene.stimuli("train", seed=seed_train)
+        from mark1.classroom.explain import explain
         text = explain(scene.machine_spec(), train.cards, train.labels, n_cards=args.cards, seed=seed_machine,
                        progress=True)
     except ValueError as e:
@@ -244,6 +246,7 @@ def cmd_lesson(args) -> int:
             raise UsageError(f"--{name}: expected a positive integer, got {v}")
     check_budget(args, scene)
     try:
+        from mark1.classroom.lesson import build
         path = build(scene, out, seed=args.seed, cards=args.cards, epochs=args.epochs, progress=True)
     except SceneError as e:
         raise UsageError(f"--cards: {e.reason}" if e.key == "count" else str(e)) from None
@@ -277,6 +280,8 @@ def cmd_device(args) -> int:
     if args.kind == "photocell" and (args.table is not None or args.law or args.scale):
         raise UsageError("device photocell: --table, --law and --scale go with device fit and device rack")
     table_path = args.table_file if args.kind == "fit" else args.table
+    from mark1.classroom.device import rack_response_figure, table_response, write_device, write_fit
+    from mark1.machine.device_fit import LAWS, overrides_toml, read_table
     if args.kind == "fit" and table_path is None:
         raise UsageError("device fit: expected a table, mark1 device fit TABLE.csv (columns pulse, direction, value)")
     if args.bootstrap < 0 or args.bootstrap > MAX_BOOTSTRAP:
@@ -329,6 +334,7 @@ def _report_cell(reported) -> str:
     (chance), or -."""
     if reported.value is None:
         return f"({reported.expect})" if reported.expect else "-"
+    from mark1.lab import is_lower_bound, sourced
     return ((">" if is_lower_bound(reported) else "") + percent(reported.value)
             + ("" if sourced(reported) else " (no source)"))
 
@@ -418,7 +424,7 @@ def add_commands(sub) -> None:
                     help="95 %% intervals of the best law's parameters from N tables simulated from it (default 0: "
                          "none; 30 is a usual choice, each as long as one law's fit)")
     dv.add_argument("--law", action="append", default=[], metavar="LAW",
-                    help="fit only this law (repeatable; default every law: " + ", ".join(LAWS) + ")")
+                    help="fit only this law (repeatable; default every law: " + ", ".join(LAW_CODES) + ")")
     dv.add_argument("--spec", default="MARK_I", help="MARK_I (default) or SMALL")
     dv.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="change one parameter, e.g. --set rack.drive=ratchet (repeatable)")
