@@ -30,6 +30,15 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
   fields' types alone, so a record whose fields were reordered would otherwise load code
   that reads them in the old order. An upgrade, a reordered spec or an edited callee
   compiles anew; nothing stale is ever loaded.
+* **Variants.** :func:`specialised` makes a compiled function again with some module-level
+  constants ``False`` (``DEVICE``, ``QUEUED``, ``LOG`` in the kernels), so numba prunes the
+  branches they guard before typing them and never compiles what a run does not use; the
+  variant's index file and key hold those constants. Its callees are compiled without
+  Python wrappers and without a cache of their own (their code is kept inside the
+  variant's).
+* **Unreadable.** An index or code file that cannot be unpickled (written by another build,
+  naming a class that no longer exists, or damaged) counts as a miss: one warning, the
+  function compiles anew and a fresh index replaces it.
 * **Read-only home.** Where the per-user directory cannot be written (a read-only home)
   the cache is kept in a private directory under the system's temporary folder
   (``mark1-<user id>/numba``, mode 700, refused when another user owns it): the loops
@@ -472,7 +481,7 @@ def _unreadable(path: str, e: Exception) -> None:
     _warn_once(f"numba's cache file {path} cannot be read ({why}); compiling anew")
 
 
-def _index_file_class():
+def _index_file_class() -> Any:
     """numba's index and data files, where one that cannot be unpickled counts as a miss.
 
     An index written by another build (naming a class that no longer exists), a truncated
@@ -503,6 +512,9 @@ def _index_file_class():
     return IndexFile
 
 
+_IndexFile: Any = _index_file_class() if _INTERNALS is None else None
+
+
 def _cache_class(digest: str, root: Path, tag: str = ""):
     """numba's FunctionCache in ``root``, its index key extended by ``digest``; a
     :func:`specialised` variant's ``tag`` (its constants) names its own index file and is
@@ -530,16 +542,13 @@ def _cache_class(digest: str, root: Path, tag: str = ""):
     class Impl(_Impl):
         _locator_classes = [Locator]  # noqa: RUF012 (numba's class attribute)
 
-    index_file = _index_file_class()
-
     class Cache(_FunctionCache):
         _impl_class = Impl
         _digest = digest
 
         def __init__(self, py_func):
             super().__init__(py_func)
-            self._cache_file = index_file(self._cache_path, self._impl.filename_base,
-                                          self._impl.locator.get_source_stamp())
+            self._cache_file.__class__ = _IndexFile     # numba's, reading an unreadable file as a miss
 
         def load_overload(self, sig, target_context):
             try:
@@ -655,15 +664,16 @@ def _callees(fn: Callable[..., Any]) -> list[tuple[str, Any]]:
             if name in g and id(g[name]) in _recipes and _recipes[id(g[name])][0] is not fn]
 
 
-def _reached(fn: Callable[..., Any], names: frozenset[str], seen: set[int] | None = None) -> set[str]:
-    """Which of the constants ``names`` ``fn`` or a compiled callee of it reads (at any depth)."""
+def _reached(fn: Callable[..., Any], names: frozenset[str], seen: set[int] | None = None) -> dict[str, Any]:
+    """Which of the constants ``names`` ``fn`` or a compiled callee of it reads (at any depth),
+    each with its value in the module that reads it."""
     seen = set() if seen is None else seen
     if id(fn) in seen:
-        return set()
+        return {}
     seen.add(id(fn))
-    found = {n for n in fn.__code__.co_names if n in names and n in fn.__globals__}
+    found = {n: fn.__globals__[n] for n in fn.__code__.co_names if n in names and n in fn.__globals__}
     for _, callee in _callees(fn):
-        found |= _reached(_recipes[id(callee)][0], names, seen)
+        found = {**_reached(_recipes[id(callee)][0], names, seen), **found}
     return found
 
 
@@ -707,7 +717,7 @@ def specialised(dispatcher: Any, **constants: bool) -> Any:
     (101, 1)
     """
     fn = _recipes[id(dispatcher)][0]
-    unknown = set(constants) - _reached(fn, frozenset(constants))
+    unknown = set(constants) - set(_reached(fn, frozenset(constants)))
     if unknown:
         raise ValueError(f"specialised: {fn.__qualname__} reads no constant {', '.join(sorted(unknown))}")
     with _variants_lock:
@@ -716,8 +726,8 @@ def specialised(dispatcher: Any, **constants: bool) -> Any:
 
 def _variant(dispatcher: Any, constants: dict[str, bool], root: bool) -> Any:
     fn, digest, options = _recipes[id(dispatcher)]
-    own = {name: bool(v) for name, v in constants.items()
-           if name in _reached(fn, frozenset(constants)) and fn.__globals__.get(name, _MISSING) is not bool(v)}
+    reached = _reached(fn, frozenset(constants))
+    own = {name: bool(v) for name, v in constants.items() if name in reached and reached[name] is not bool(v)}
     if root and not own:
         return dispatcher
     key = (id(dispatcher), tuple(sorted(own.items())), root)
@@ -744,8 +754,6 @@ def _variant(dispatcher: Any, constants: dict[str, bool], root: bool) -> Any:
     made = _variants[key] = _make(clone, digest, options, tag)
     return made
 
-
-_MISSING = object()
 
 
 #: The old name (tests and code from before the one decorator).
