@@ -131,10 +131,11 @@ def test_a_variant_alone_does_not_compile_the_pruned_callee(tmp_path):
 
 def test_specialised_refuses_a_constant_nothing_reads():
     from mark1._utils.compiled import specialised
+    from mark1.exceptions import InputError
     from mark1.machine._kernels.state import step
     try:
         specialised(step, QUEUD=False)
-    except ValueError as e:
+    except InputError as e:
         assert "QUEUD" in str(e)
     else:
         raise AssertionError("a misspelt constant was accepted")

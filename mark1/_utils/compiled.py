@@ -92,7 +92,7 @@ import numba
 import numba.core.options
 
 from mark1._utils.progress import _in_kernel
-from mark1.exceptions import Mark1Warning
+from mark1.exceptions import InputError, Mark1Warning
 
 __all__ = ["cache_dir", "compile_seconds", "compiled", "fallback_dir", "imported_sources", "index_key",
            "njit_calling", "record_fields", "source_digest", "specialised", "writable_cache_dir"]
@@ -695,7 +695,8 @@ def specialised(dispatcher: Any, **constants: bool) -> Any:
     dispatcher : numba dispatcher
         Made by :func:`compiled`.
     **constants : bool
-        Module constants and their values; a name no function reaches is an error (a typo).
+        Module constants and their values; a name no function reaches is an
+        :class:`~mark1.exceptions.InputError` (a typo).
 
     Returns
     -------
@@ -719,7 +720,7 @@ def specialised(dispatcher: Any, **constants: bool) -> Any:
     fn = _recipes[id(dispatcher)][0]
     unknown = set(constants) - set(_reached(fn, frozenset(constants)))
     if unknown:
-        raise ValueError(f"specialised: {fn.__qualname__} reads no constant {', '.join(sorted(unknown))}")
+        raise InputError(f"specialised: {fn.__qualname__} reads no constant {', '.join(sorted(unknown))}")
     with _variants_lock:
         return _variant(dispatcher, constants, True)
 
