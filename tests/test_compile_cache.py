@@ -331,3 +331,44 @@ def test_reordered_fields_and_upgrades_over_one_warm_cache_give_the_fresh_result
     assert runs[2] == ["2.0", "0.08", "True"]       # the upgrade: compiled anew
     assert runs[3] == ["1.0", "0.08", "False"]      # each version loads its own
     assert runs[4] == ["2.0", "0.08", "False"]
+
+
+# ---------------------------------------------------------------------------------------
+# an index that cannot be unpickled (written by another build, or damaged): a miss, not a crash
+
+# the index of a build whose record class no longer exists: numba's own load raises
+# AttributeError ("Can't get attribute 'MarkIDrive'") from unpickling it
+_FOREIGN = b"cmark1.machine._kernels.pots\nMarkIDrive\n."
+
+
+@pytest.mark.parametrize("payload", [_FOREIGN, b"\x80\x05garbage"], ids=["names a gone class", "damaged"])
+def test_an_index_that_cannot_be_unpickled_is_a_miss_with_one_warning(tmp_path, payload):
+    import pickle
+
+    import numba
+    script = tmp_path / "tiny.py"
+    script.write_text(TINY)
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    env.update(PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(cache))
+
+    def run() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600,
+                              cwd=tmp_path, check=False)
+
+    first = run()
+    assert first.returncode == 0 and first.stdout.split()[:2] == ["42", "True"], first.stderr
+    indexes = list(cache.rglob("*.nbi"))
+    assert len(indexes) == 1
+    # numba's layout: its version pickled, then the (stamp, overloads) pickle, here unreadable
+    indexes[0].write_bytes(pickle.dumps(numba.__version__, protocol=-1) + payload)
+    with pytest.raises(Exception) as raised:                  # what numba's own load meets
+        pickle.loads(payload)
+    assert not isinstance(raised.value, OSError)
+    second, third = run(), run()
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.split()[:2] == ["42", "True"]        # compiled anew
+    lines = [line for line in second.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Mark1Warning" in lines[0] and "cannot be read" in lines[0], second.stderr
+    assert third.returncode == 0 and third.stdout.split()[:2] == ["42", "False"], third.stderr   # a fresh index
+    assert third.stderr.strip() == ""

@@ -30,6 +30,15 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
   fields' types alone, so a record whose fields were reordered would otherwise load code
   that reads them in the old order. An upgrade, a reordered spec or an edited callee
   compiles anew; nothing stale is ever loaded.
+* **Variants.** :func:`specialised` makes a compiled function again with some module-level
+  constants ``False`` (``DEVICE``, ``QUEUED``, ``LOG`` in the kernels), so numba prunes the
+  branches they guard before typing them and never compiles what a run does not use; the
+  variant's index file and key hold those constants. Its callees are compiled without
+  Python wrappers and without a cache of their own (their code is kept inside the
+  variant's).
+* **Unreadable.** An index or code file that cannot be unpickled (written by another build,
+  naming a class that no longer exists, or damaged) counts as a miss: one warning, the
+  function compiles anew and a fresh index replaces it.
 * **Read-only home.** Where the per-user directory cannot be written (a read-only home)
   the cache is kept in a private directory under the system's temporary folder
   (``mark1-<user id>/numba``, mode 700, refused when another user owns it): the loops
@@ -75,7 +84,7 @@ import time
 import warnings
 from functools import cache
 from pathlib import Path
-from types import ModuleType
+from types import FunctionType, ModuleType
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -83,10 +92,10 @@ import numba
 import numba.core.options
 
 from mark1._utils.progress import _in_kernel
-from mark1.exceptions import Mark1Warning
+from mark1.exceptions import InputError, Mark1Warning
 
 __all__ = ["cache_dir", "compile_seconds", "compiled", "fallback_dir", "imported_sources", "index_key",
-           "njit_calling", "record_fields", "source_digest", "writable_cache_dir"]
+           "njit_calling", "record_fields", "source_digest", "specialised", "writable_cache_dir"]
 
 #: Seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls takes on the
 #: idle 2-core development machine (numba 0.68, Python 3.11), said before this computer
@@ -459,13 +468,57 @@ try:
     _Locator: Any = getattr(_caching, "_CacheLocator", None) or cast(Any, _caching).CacheLocator
     _Impl: Any = getattr(_caching, "_CompileResultCacheImpl", None) or cast(Any, _caching).CompileResultCacheImpl
     _FunctionCache = _caching.FunctionCache
+    _IndexFileBase: Any = _caching.IndexDataCacheFile
     _INTERNALS: str | None = None
 except (ImportError, AttributeError) as e:      # a numba release changed its cache classes
     _INTERNALS = f"{type(e).__name__}: {e}"
 
 
-def _cache_class(digest: str, root: Path):
-    """numba's FunctionCache in ``root``, its index key extended by ``digest``."""
+def _unreadable(path: str, e: Exception) -> None:
+    """One warning that a cache file cannot be read back: it counts as a miss."""
+    why = f"{type(e).__name__}: {e}"
+    why = why if len(why) <= 120 else why[:117] + "..."
+    _warn_once(f"numba's cache file {path} cannot be read ({why}); compiling anew")
+
+
+def _index_file_class() -> Any:
+    """numba's index and data files, where one that cannot be unpickled counts as a miss.
+
+    An index written by another build (naming a class that no longer exists), a truncated
+    or a foreign file: unpickling it may raise nearly anything (AttributeError, ImportError,
+    EOFError, UnpicklingError, ...). numba would let that fail the run; here the function
+    compiles anew, and saving it writes a fresh index over the unreadable one.
+    """
+
+    class IndexFile(_IndexFileBase):
+        def _load_index(self):
+            try:
+                return super()._load_index()
+            except OSError:
+                raise
+            except Exception as e:          # unpickling: any error of a foreign or corrupt file
+                _unreadable(self._index_path, e)
+                return {}
+
+        def _load_data(self, name):
+            try:
+                return super()._load_data(name)
+            except OSError:
+                raise                       # numba's load() counts a missing file as a miss
+            except Exception as e:          # as above, for the compiled code's file
+                _unreadable(self._data_path(name), e)
+                return None
+
+    return IndexFile
+
+
+_IndexFile: Any = _index_file_class() if _INTERNALS is None else None
+
+
+def _cache_class(digest: str, root: Path, tag: str = ""):
+    """numba's FunctionCache in ``root``, its index key extended by ``digest``; a
+    :func:`specialised` variant's ``tag`` (its constants) names its own index file and is
+    in its key."""
 
     class Locator(_Locator):
         def __init__(self, py_func, py_file):
@@ -480,7 +533,7 @@ def _cache_class(digest: str, root: Path):
             return hashlib.sha256(Path(self._py_file).read_bytes()).digest()
 
         def get_disambiguator(self):
-            return str(self._lineno)
+            return f"{self._lineno}{tag}"
 
         @classmethod
         def from_function(cls, py_func, py_file):
@@ -493,8 +546,21 @@ def _cache_class(digest: str, root: Path):
         _impl_class = Impl
         _digest = digest
 
+        def __init__(self, py_func):
+            super().__init__(py_func)
+            self._cache_file.__class__ = _IndexFile     # numba's, reading an unreadable file as a miss
+
+        def load_overload(self, sig, target_context):
+            try:
+                return super().load_overload(sig, target_context)
+            except OSError:
+                raise
+            except Exception as e:          # code unpickled but not rebuilt: compile anew
+                _unreadable(self._cache_path, e)
+                return None
+
         def _index_key(self, sig, codegen):
-            return super()._index_key(sig, codegen) + index_key(self._impl.locator._py_file, sig, digest)
+            return super()._index_key(sig, codegen) + index_key(self._impl.locator._py_file, sig, digest + tag)
 
         def save_overload(self, sig, data):
             try:
@@ -553,24 +619,142 @@ def compiled(*modules: ModuleType | Callable[..., Any], **options: Any) -> Any:
     digest = source_digest(cast(tuple[ModuleType, ...], modules))    # the bare use returned above
 
     def decorate(fn):
-        root = _writable_dir()
-        if root is not None and _INTERNALS is not None:
-            _warn_once(f"numba's cache classes changed ({_INTERNALS}); using numba's plain cache "
-                       f"in {root}, which misses changes in a called module (clear it after one)")
-            cast(Any, numba.config).CACHE_DIR = str(root)
-            return _watched(numba.njit(cache=True, **options)(fn))
-        dispatcher = numba.njit(**options)(fn)
-        if not hasattr(dispatcher, "py_func"):         # NUMBA_DISABLE_JIT: the plain function
-            return dispatcher
-        if root is not None:
-            # what Dispatcher.enable_caching() does, with our directory and key
-            try:
-                dispatcher._cache = _cache_class(digest, root)(dispatcher.py_func)
-            except OSError:     # no source file to key on (python -c, a notebook cell): uncached
-                pass
-        return _watched(dispatcher)
+        return _make(fn, digest, options)
 
     return decorate
+
+
+def _make(fn: Callable[..., Any], digest: str, options: dict[str, Any], tag: str = "", cache: bool = True) -> Any:
+    """The dispatcher of ``fn``, cached in our directory under our key (``tag``: a variant's;
+    ``cache`` False: not kept, for code only ever linked into a caller's, which is kept)."""
+    root = _writable_dir() if cache else None
+    if root is not None and _INTERNALS is not None:
+        _warn_once(f"numba's cache classes changed ({_INTERNALS}); using numba's plain cache "
+                   f"in {root}, which misses changes in a called module (clear it after one)")
+        cast(Any, numba.config).CACHE_DIR = str(root)
+        # numba's own key does not hold a variant's constants: a variant is compiled uncached
+        made = numba.njit(cache=not tag, **options)(fn)
+        _recipes[id(made)] = (fn, digest, options)
+        return _watched(made)
+    dispatcher = numba.njit(**options)(fn)
+    _recipes[id(dispatcher)] = (fn, digest, options)
+    if not hasattr(dispatcher, "py_func"):         # NUMBA_DISABLE_JIT: the plain function
+        return dispatcher
+    if root is not None:
+        # what Dispatcher.enable_caching() does, with our directory and key
+        try:
+            dispatcher._cache = _cache_class(digest, root, tag)(dispatcher.py_func)
+        except OSError:     # no source file to key on (python -c, a notebook cell): uncached
+            pass
+    return _watched(dispatcher)
+
+
+# -- variants: a compiled function with some of its module's constants switched off -----
+
+#: id() of each dispatcher :func:`compiled` made: its Python function, sources' digest, options.
+_recipes: dict[int, tuple[Callable[..., Any], str, dict[str, Any]]] = {}
+_variants: dict[tuple[int, tuple[tuple[str, bool], ...], bool], Any] = {}
+_variants_lock = threading.RLock()
+
+
+def _callees(fn: Callable[..., Any]) -> list[tuple[str, Any]]:
+    """The global names of ``fn`` bound to dispatchers :func:`compiled` made (its compiled callees)."""
+    g = fn.__globals__
+    return [(name, g[name]) for name in fn.__code__.co_names
+            if name in g and id(g[name]) in _recipes and _recipes[id(g[name])][0] is not fn]
+
+
+def _reached(fn: Callable[..., Any], names: frozenset[str], seen: set[int] | None = None) -> dict[str, Any]:
+    """Which of the constants ``names`` ``fn`` or a compiled callee of it reads (at any depth),
+    each with its value in the module that reads it."""
+    seen = set() if seen is None else seen
+    if id(fn) in seen:
+        return {}
+    seen.add(id(fn))
+    found = {n: fn.__globals__[n] for n in fn.__code__.co_names if n in names and n in fn.__globals__}
+    for _, callee in _callees(fn):
+        found = {**_reached(_recipes[id(callee)][0], names, seen), **found}
+    return found
+
+
+def specialised(dispatcher: Any, **constants: bool) -> Any:
+    """A compiled function of :func:`compiled` with module constants set otherwise.
+
+    Each of ``constants`` names a module-level bool the function, or a compiled function it
+    calls (at any depth), reads in a branch (``if NAME and ...:``). The variant is the same
+    code with those names bound to the values given: numba prunes a branch on a constant
+    before typing it, so a variant with a feature's constant ``False`` never types, lowers
+    or compiles that feature's code (a run that does not use it compiles less). Its callees
+    that read a constant are made the same way; the others are shared. The variant's cache
+    has its own index file, and its key holds the constants beside :func:`index_key`'s.
+    Call a variant only where the constants set ``False`` hold for its arguments: the
+    branch they guard would not be taken.
+
+    Parameters
+    ----------
+    dispatcher : numba dispatcher
+        Made by :func:`compiled`.
+    **constants : bool
+        Module constants and their values; a name no function reaches is an
+        :class:`~mark1.exceptions.InputError` (a typo).
+
+    Returns
+    -------
+    numba dispatcher
+        The variant, made once per process for each set of values; ``dispatcher`` itself
+        where every value is the module's own.
+
+    Examples
+    --------
+    >>> from mark1._utils.compiled import compiled, specialised
+    >>> EXTRA = True
+    >>> @compiled
+    ... def count(n):
+    ...     total = n
+    ...     if EXTRA and n > 0:
+    ...         total += 100
+    ...     return total
+    >>> count(1), specialised(count, EXTRA=False)(1)
+    (101, 1)
+    """
+    fn = _recipes[id(dispatcher)][0]
+    unknown = set(constants) - set(_reached(fn, frozenset(constants)))
+    if unknown:
+        raise InputError(f"specialised: {fn.__qualname__} reads no constant {', '.join(sorted(unknown))}")
+    with _variants_lock:
+        return _variant(dispatcher, constants, True)
+
+
+def _variant(dispatcher: Any, constants: dict[str, bool], root: bool) -> Any:
+    fn, digest, options = _recipes[id(dispatcher)]
+    reached = _reached(fn, frozenset(constants))
+    own = {name: bool(v) for name, v in constants.items() if name in reached and reached[name] is not bool(v)}
+    if root and not own:
+        return dispatcher
+    key = (id(dispatcher), tuple(sorted(own.items())), root)
+    made = _variants.get(key)
+    if made is not None:
+        return made
+    glb = dict(fn.__globals__)
+    for name in fn.__code__.co_names:
+        if name in own:
+            glb[name] = own[name]
+    for name, callee in _callees(fn):
+        glb[name] = _variant(callee, own, False)
+    clone = FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
+    clone.__qualname__, clone.__doc__, clone.__module__ = fn.__qualname__, fn.__doc__, fn.__module__
+    clone.__kwdefaults__ = fn.__kwdefaults__
+    tag = "".join(f"-{name}{int(v)}" for name, v in sorted(own.items()))
+    if not root and options.get("inline", "never") == "never":
+        # called only from the variant's compiled code: no wrappers to call it from Python
+        # (a wrapper unboxes every array of the records: ~1 s of a cold start for act's)
+        # nor a cache of its own: its code is kept in its caller's, loaded whole
+        options = {**options, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+        made = _variants[key] = _make(clone, digest, options, tag, cache=False)
+        return made
+    made = _variants[key] = _make(clone, digest, options, tag)
+    return made
+
 
 
 #: The old name (tests and code from before the one decorator).

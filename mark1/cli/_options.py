@@ -13,6 +13,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,6 @@ import numpy as np
 from mark1._utils.language import duration, percent
 from mark1._utils.limits import PHYSICAL_SHARE, MemoryLimit, memory_limit
 from mark1.exceptions import InputError, SceneError, UsageError, printable
-from mark1.lab import SCHEDULE_PARAMS, check_learners, parse_values
 from mark1.machine.mark_i import check_runnable
 from mark1.machine.response import OutputCode
 from mark1.stimuli.scenes import Scene, load_scene
@@ -336,24 +336,25 @@ def _estimates(args, scene, counts: dict):
     command = getattr(args, "command", None) or "run"
     kw = dict(counts, trace=getattr(args, "trace", None) or "summary", command=command)
     if command == "compare" and getattr(args, "learners", None):
-        kw["learners"] = check_learners(args.learners)
+        kw["learners"] = import_module("mark1.lab").check_learners(args.learners)   # the lab: its commands only
     if command == "lesson":
         kw.update(lesson_cards=getattr(args, "cards", None), epochs=getattr(args, "epochs", None))
     if command == "sweep":
         params = args.param if isinstance(args.param, list) else [args.param]
         texts = args.values if isinstance(args.values, list) else [args.values]
-        values = {k: parse_values(k, t) for k, t in zip(params, texts)}
+        lab = import_module("mark1.lab")
+        values = {k: lab.parse_values(k, t) for k, t in zip(params, texts)}
         # the most passes a run trains: --epochs, the schedule's, a swept count or an until:N cap
         passes = [getattr(args, "epochs", None) or scene.schedule.epochs]
         passes += [int(v.split(":")[1]) if isinstance(v, str) else v
-                   for k in SCHEDULE_PARAMS for v in values.get(k, [])]
+                   for k in lab.SCHEDULE_PARAMS for v in values.get(k, [])]
         kw["epochs"] = max(passes)
         points = math.prod(len(vs) for vs in values.values()) * max(1, getattr(args, "seeds", 1) or 1)
         if points > MAX_SWEEP_RUNS:          # reckoned from the axes' lengths, before any point is looked at
             sizes = " x ".join(f"{len(vs):,}" for vs in values.values())
             raise UsageError(f"--values: expected a sweep of at most {MAX_SWEEP_RUNS:,} runs (each writes a job "
                              f"file), got {sizes} values x {getattr(args, 'seeds', 1)} seeds = {points:,} runs")
-        swept = [[(k, v) for v in vs] for k, vs in values.items() if k not in SCHEDULE_PARAMS]
+        swept = [[(k, v) for v in vs] for k, vs in values.items() if k not in lab.SCHEDULE_PARAMS]
         if len(swept) == 2 and len(swept[0]) * len(swept[1]) > _WALKED_GRID:
             # too many points to reckon one by one: each value on its own, then the two heaviest together
             heaviest = []

@@ -9,6 +9,7 @@ import io
 import json
 import math
 import time
+from importlib import import_module
 from pathlib import Path
 
 import numpy as np
@@ -17,23 +18,19 @@ from mark1._utils.atomic import check_target, write_text
 from mark1._utils.compiled import compile_seconds, writable_cache_dir
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
-from mark1.classroom.device import rack_response_figure, table_response, write_device, write_fit
-from mark1.machine.device_fit import LAWS, overrides_toml, read_table
-from mark1.classroom.explain import event_line, explain
-from mark1.classroom.lesson import build
 from mark1.cli._names import COMMANDS
 from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, add_overwrite, check_budget, one_line, output_file,
                                 output_folder, scene_folder, scene_or_usage, workers_for)
 from mark1.exceptions import InputError, SceneError, UsageError
-from mark1.lab import energy_study, is_lower_bound, machines, sourced
-from mark1.lab.runner import executor_for
 from mark1.machine.energy import run_energy
 from mark1.machine.mark_i import MarkI
-from mark1.specs import MARK_I, PRESETS, SMALL, describe
+from mark1.specs import MARK_I, PRESETS, SMALL, RackSpec, describe
 from mark1.stimuli.cards import experiment_seeds, scene_cards
 from mark1.stimuli.scenes import SCENES_DIR, load_scene, shipped_scenes
-from mark1.viz.energy import energy_study_figure
-from mark1.viz import cards as viz_cards, training as viz_training   # modules: tests may stub a figure
+
+# Each command imports what only it needs (matplotlib, the lesson builder, the device fit, the
+# lab) when it runs (import_module, as mark1.cli does for a command's module): a run's first
+# result comes without them, matplotlib only to draw.
 
 __all__ = ["add_commands"]
 
@@ -60,6 +57,7 @@ def _realtime(args):
     if args.realtime is None:
         return None, None
     import simpy.rt
+    event_line = import_module("mark1.classroom.explain").event_line
     if not (args.realtime > 0 and math.isfinite(args.realtime)):
         raise UsageError(f"--realtime: expected a positive factor (wall seconds per machine second), "
                          f"got {args.realtime}")
@@ -127,8 +125,9 @@ def cmd_run(args) -> int:
         "reported": {"source": rep.source, "conditions": rep.conditions, "value": rep.value, "note": rep.note},
         "spec": jsonable(spec.to_dict()),
     }
-    viz_training.learning_curve(machine.history_, title=scene.name, test_accuracy=test_acc, reported=rep.value,
-                                out=out / "learning_curve.png")
+    curve = import_module("mark1.viz.training").learning_curve          # matplotlib: only to draw
+    curve(machine.history_, title=scene.name, test_accuracy=test_acc, reported=rep.value,
+          out=out / "learning_curve.png")
     if machine.trace_.full:
         machine.trace_.to_csv(out / "trace.csv")
     else:
@@ -224,7 +223,7 @@ def cmd_render(args) -> int:
         raise UsageError(f"{args.scene}: {key}: expected at most {MAX_SHEET_CLASSES} classes on a contact sheet, "
                          f"got {len(scene.classes)}")
     try:
-        viz_cards.contact_sheet(scene, seed=args.seed, out=out, progress=True)
+        import_module("mark1.viz.cards").contact_sheet(scene, seed=args.seed, out=out, progress=True)
     except ValueError as e:
         raise UsageError(str(e)) from None
     print(f"wrote {out}")
@@ -237,6 +236,7 @@ def cmd_explain(args) -> int:
     seed_train, _, seed_machine = experiment_seeds(args.seed)
     try:
         train = scene.stimuli("train", seed=seed_train)
+        explain = import_module("mark1.classroom.explain").explain
         text = explain(scene.machine_spec(), train.cards, train.labels, n_cards=args.cards, seed=seed_machine,
                        progress=True)
     except ValueError as e:
@@ -254,6 +254,7 @@ def cmd_lesson(args) -> int:
             raise UsageError(f"--{name}: expected a positive integer, got {v}")
     check_budget(args, scene)
     try:
+        build = import_module("mark1.classroom.lesson").build
         path = build(scene, out, seed=args.seed, cards=args.cards, epochs=args.epochs, progress=True)
     except SceneError as e:
         raise UsageError(f"--cards: {e.reason}" if e.key == "count" else str(e)) from None
@@ -293,6 +294,10 @@ def cmd_device(args) -> int:
     if args.kind == "photocell" and (args.table is not None or args.law or args.scale):
         raise UsageError("device photocell: --table, --law and --scale go with device fit and device rack")
     table_path = args.table_file if args.kind == "fit" else args.table
+    device, device_fit = import_module("mark1.classroom.device"), import_module("mark1.machine.device_fit")
+    rack_response_figure, table_response = device.rack_response_figure, device.table_response
+    write_device, write_fit = device.write_device, device.write_fit
+    LAWS, overrides_toml, read_table = device_fit.LAWS, device_fit.overrides_toml, device_fit.read_table
     if args.kind == "fit" and table_path is None:
         raise UsageError("device fit: expected a table, mark1 device fit TABLE.csv (columns pulse, direction, value)")
     if args.bootstrap < 0 or args.bootstrap > MAX_BOOTSTRAP:
@@ -348,13 +353,13 @@ def _device_energy(args, overrides: dict) -> int:
         raise UsageError(f"--workers: expected a number of processes >= 1, got {args.workers}")
     out = output_folder(argparse.Namespace(out=args.out, scene=name, overwrite=args.overwrite, resume=args.resume),
                         "energy")
-    n_jobs = seeds * len(machines(scene.machine_spec()))
-    workers = workers_for(args, n_jobs)
+    lab, runner = import_module("mark1.lab"), import_module("mark1.lab.runner")
+    workers = workers_for(args, seeds * len(lab.machines(scene.machine_spec())))
     check_budget(args, scene, at_once=workers)
     try:
-        with executor_for(workers) as executor:
-            study = energy_study(scene, seeds=seeds, executor=executor, out=out, resume=args.resume, progress=True,
-                                 figure=energy_study_figure)
+        with runner.executor_for(workers) as executor:
+            study = lab.energy_study(scene, seeds=seeds, executor=executor, out=out, resume=args.resume,
+                                     progress=True, figure=import_module("mark1.viz.energy").energy_study_figure)
     except ValueError as e:                       # e.g. classes that do not fit the R-units
         raise UsageError(f"device energy {name}: {e}") from None
     print(study.table())
@@ -381,8 +386,9 @@ def _report_cell(reported) -> str:
     (chance), or -."""
     if reported.value is None:
         return f"({reported.expect})" if reported.expect else "-"
-    return ((">" if is_lower_bound(reported) else "") + percent(reported.value)
-            + ("" if sourced(reported) else " (no source)"))
+    lab = import_module("mark1.lab")
+    return ((">" if lab.is_lower_bound(reported) else "") + percent(reported.value)
+            + ("" if lab.sourced(reported) else " (no source)"))
 
 
 def cmd_scenes(args) -> int:
@@ -476,7 +482,8 @@ def add_commands(sub) -> None:
                     help="95 %% intervals of the best law's parameters from N tables simulated from it (default 0: "
                          "none; 30 is a usual choice, each as long as one law's fit)")
     dv.add_argument("--law", action="append", default=[], metavar="LAW",
-                    help="fit only this law (repeatable; default every law: " + ", ".join(LAWS) + ")")
+                    help="fit only this law (repeatable; default every law: "
+                         + ", ".join(RackSpec.field_info("law")["choices"]) + ")")
     dv.add_argument("--spec", default="MARK_I",
                     help=f"MARK_I (default), SMALL or a named reading of the machine ({', '.join(PRESETS)})")
     dv.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",

@@ -620,7 +620,10 @@ class _TrainingRun:
         # in place, never replaced), the kernel's scratch, the sums' rows (read before the next
         # call) and, without read noise, its zero kick
         self.pots = rack.pots
-        self.train_block = _Direct(kernel.train_block)
+        # the step compiled for what this run meets (no driver queue, log or device law
+        # where it has none: a cold start compiles less; the same bits)
+        step, train_block = kernel_state.run_kernels(self.queued, self.full, rack.drive_constants.device != 0.0)
+        self.train_block = _Direct(train_block)
         n_in, n_units, block = self.mask.shape[1], self.targets.shape[1], self.pipeline.block
         self.active = np.zeros(n_in, np.int64)           # the kernel's scratch: a card's active inputs
         self.sums_rows = np.empty((block, n_units))
@@ -634,7 +637,7 @@ class _TrainingRun:
         self.state: kernel_state.RunState | None = None
         self.state_key: tuple | None = None
         self.stale = True                                # the state misses a new block, clock or queue
-        self.step, self.make_state = _Direct(kernel_state.step), _Direct(kernel_state.make_state)
+        self.step, self.make_state = _Direct(step), _Direct(kernel_state.make_state)
 
     # -- the SimPy process ----------------------------------------------------------------
     def trainer(self):

@@ -21,18 +21,38 @@ colours :data:`LEARNER_COLOURS`, the neutral grey :data:`NEUTRAL` (a reference l
 is no learner's), :func:`duration`, :func:`percent` and :func:`percent_spread`.
 """
 
+from importlib import import_module
+
 from mark1._utils.language import LEARNER_COLOURS, NEUTRAL, duration, percent, percent_spread
-from mark1.viz.cards import contact_sheet
-from mark1.viz.figure import accuracy_axis, accuracy_low, new_figure, save_figure
-from mark1.viz.legend import language_figure
-from mark1.viz.machine import dials_figure, retina_figure, weights_on_retina_figure
-from mark1.viz.prml import fisher_histograms_figure, plane_figure
-from mark1.viz.script import script_parser
-from mark1.viz.style import for_slide, slides
-from mark1.viz.studies import (ablation_figure, comparison_figure, grid_sweep_figure, learning_curves_figure,
-                               reenact_figure, sweep_figure)
-from mark1.viz.theory import p_a_figure, p_c_figure, recall_figure
-from mark1.viz.training import learning_curve, training_animation
+
+# each figure's module is imported on first use (PEP 562), so that drawing one figure (a run's
+# learning curve) does not import every family's (the studies' import the lab)
+_WHERE = {
+    "contact_sheet": "cards",
+    **dict.fromkeys(("accuracy_axis", "accuracy_low", "new_figure", "save_figure"), "figure"),
+    "language_figure": "legend",
+    **dict.fromkeys(("dials_figure", "retina_figure", "weights_on_retina_figure"), "machine"),
+    **dict.fromkeys(("fisher_histograms_figure", "plane_figure"), "prml"),
+    "script_parser": "script",
+    **dict.fromkeys(("for_slide", "slides"), "style"),
+    **dict.fromkeys(("ablation_figure", "comparison_figure", "grid_sweep_figure", "learning_curves_figure",
+                     "reenact_figure", "sweep_figure"), "studies"),
+    **dict.fromkeys(("p_a_figure", "p_c_figure", "recall_figure"), "theory"),
+    **dict.fromkeys(("learning_curve", "training_animation"), "training"),
+}
+
+
+def __getattr__(name):
+    if name in _WHERE:
+        value = getattr(import_module(f"mark1.viz.{_WHERE[name]}"), name)
+        globals()[name] = value         # found once: later lookups do not come here
+        return value
+    raise AttributeError(f"module 'mark1.viz' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})
+
 
 __all__ = ["retina_figure", "dials_figure", "weights_on_retina_figure", "contact_sheet", "learning_curve",
            "training_animation", "fisher_histograms_figure", "plane_figure", "comparison_figure",

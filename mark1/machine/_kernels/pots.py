@@ -32,6 +32,11 @@ LAW_CODES = {"constant": 0, "linear": 1, "soft-bounds": 2, "exponential": 3, "po
 #: Streams of the device's noise (:func:`normal_draw`): each pulse's step, each write.
 STEP_NOISE, WRITE_NOISE = 0, 1
 
+#: Whether a pot may have a device law or variation (``Drive.device``): ``True`` here; a run
+#: without one calls a variant of the step made with it ``False``
+#: (:func:`mark1._utils.compiled.specialised`), which never compiles :func:`plan_device`.
+DEVICE = True
+
 
 #: The fields of :class:`Drive` that :func:`drive_of` makes itself rather than copying from the
 #: spec by name: ``(name, type, description)``.
@@ -467,7 +472,7 @@ def plan_pot(cmd, start, j, pots, drive):
     the move.
     Times in seconds from the command; ``direction`` -1, 0 or +1.
     """
-    if drive.device != 0.0:
+    if DEVICE and drive.device != 0.0:
         return plan_device(cmd, start, j, pots, drive)
     return plan_mark_i(cmd, start, j, pots, drive)
 

@@ -39,6 +39,14 @@ BLOCK_END, WAITS, ROOM, PENDING = 0, 1, 2, 3
 #: The output codes whose answers the kernel reads itself (:func:`answer`).
 CODE_KINDS = {"single": 0, "one-per-class": 1}
 
+#: What the step's code may meet, each ``True`` here: moves may wait for drivers (``QUEUED``:
+#: ``Schedule.queued``) and may be kept in a :class:`Moves` log of nonzero length (``LOG``). A
+#: run that meets neither calls a variant of the step made with them ``False``
+#: (:func:`mark1.machine._kernels.state.run_kernels`): numba drops the branches they guard
+#: before typing them, so a cold start compiles only the code the run uses.
+QUEUED = True
+LOG = True
+
 
 class Queue(NamedTuple):
     """The driver queue: pot (flat index), travel, time and presentation (``who``) of each
@@ -249,7 +257,7 @@ def serve(limit, queue, busy_until, t_ref, dk, pots, drive, log):
             begin = f * begin
         target, slack_time, duration, direction = plan_pot(cmd, begin, j, pots, drive)
         apply_pot(j, begin, target, slack_time, duration, direction, t, f, pots)
-        if keep:
+        if LOG and keep:
             record(log, queue.who[head], t, j, cmd, begin, target, slack_time, duration, direction)
         busy_until = max(busy_until, t + duration)
         hold_driver(free, t + duration)
@@ -359,7 +367,7 @@ def move_now(k, t_read, steps, busy_until, t_ref, blk, dk, pots, drive, log):
                 begin = f * stored_pot(j, t_read, busy_until, pots)     # f is 1.0 without decay: the same bits
                 target, slack_time, duration, direction = plan_pot(cmd, begin, j, pots, drive)
                 apply_pot(j, begin, target, slack_time, duration, direction, t_read, f, pots)
-                if keep:
+                if LOG and keep:
                     record(log, p, t_read, j, cmd, begin, target, slack_time, duration, direction)
                 longest = max(longest, duration)
     return max(busy_until, t_read + longest)
@@ -383,12 +391,12 @@ def act(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log, steps):
     pots_moved[k] = moving
     if moving == 0:
         return GO_ON, busy_until, t_ref
-    if sc.queued and len(queue.pot) - queue.ends[1] < moving:
+    if QUEUED and sc.queued and len(queue.pot) - queue.ends[1] < moving:
         return ROOM, busy_until, t_ref
-    if not log_room(log, moving + (queue.ends[1] - queue.ends[0] if sc.queued else 0)):
+    if LOG and not log_room(log, moving + (queue.ends[1] - queue.ends[0] if sc.queued else 0)):
         return ROOM, busy_until, t_ref
     t_ref = fold_decay(t_read, t_ref, dk, pots)
-    if sc.queued:
+    if QUEUED and sc.queued:
         queue_command(k, t_read, steps, blk, pots, queue)
         if not sc.overlap:                              # the trainer waits for every motor
             busy_until, t_ref = serve(np.inf, queue, busy_until, t_ref, dk, pots, drive, log)
@@ -436,7 +444,7 @@ def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
         t0 = sc.t_anchor + (blk.p_first + k - sc.p_anchor) * sc.period
         blk.start[k] = t0
         t_read = t0 + sc.read_at
-        if sc.queued and queue.ends[0] < queue.ends[1]:
+        if QUEUED and sc.queued and queue.ends[0] < queue.ends[1]:
             if not log_room(log, queue.ends[1] - queue.ends[0]):
                 return k, busy_until, t_ref, ROOM
             busy_until, t_ref = serve(t_read, queue, busy_until, t_ref, dk, pots, drive, log)

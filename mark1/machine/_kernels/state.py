@@ -19,13 +19,13 @@ from numba.core import types
 from numba.extending import intrinsic
 from numba.experimental import structref
 
-from mark1._utils.compiled import compiled
+from mark1._utils.compiled import compiled, specialised
 from mark1.machine import rules
 from mark1.machine._kernels import features, presentation
 from mark1.machine._kernels import pots as _pots
 from mark1.machine._kernels.presentation import Block, train_block
 
-__all__ = ["FIELDS", "RunState", "make_state", "step"]
+__all__ = ["FIELDS", "RunState", "make_state", "run_kernels", "step"]
 
 #: The fields of :class:`RunState`: the run's :class:`~mark1.machine._kernels.presentation.Block`
 #: (every row: see :func:`make_state`) and the other records ``train_block`` takes.
@@ -151,3 +151,39 @@ def step(st, p, row, m, busy_until, t_ref):
                 b.sums[:m], b.units_erred[p:p + m], b.pots_moved[p:p + m], b.start[p:p + m], b.response[p:p + m],
                 b.active)
     return train_block(blk, st.tr, st.sc, busy_until, t_ref, st.dk, st.pots, st.drive, st.queue, st.log)
+
+
+def run_kernels(queued: bool, log: bool, device: bool) -> tuple[Any, Any]:
+    """:func:`step` and :func:`~mark1.machine._kernels.presentation.train_block` for a run
+    that meets only what is ``True`` here: drivers (``queued``: ``Schedule.queued``), a
+    moves log of nonzero length (``log``: a full trace) and a device law or variation
+    (``device``: ``Drive.device``).
+
+    Each is a variant of the general kernel (:func:`mark1._utils.compiled.specialised`)
+    without the code of what the run does not meet (the driver queue and its server, the
+    log, :func:`~mark1.machine._kernels.pots.plan_device`): the same arithmetic on the
+    paths the run takes, so the same bits, and a cold start compiles a fraction of the
+    general step. Made once per process for each combination; every ``True``: the general
+    kernels themselves.
+
+    Parameters
+    ----------
+    queued, log, device : bool
+        Whether the run's records may need each (``True`` is always right; ``False`` only
+        where the run cannot meet it).
+
+    Returns
+    -------
+    tuple
+        (step, train_block): numba dispatchers.
+
+    Examples
+    --------
+    >>> from mark1.machine._kernels.state import run_kernels, step
+    >>> run_kernels(True, True, True)[0] is step
+    True
+    >>> run_kernels(False, False, False)[0] is run_kernels(False, False, False)[0]     # made once
+    True
+    """
+    flags = {"QUEUED": bool(queued), "LOG": bool(log), "DEVICE": bool(device)}
+    return specialised(step, **flags), specialised(train_block, **flags)
