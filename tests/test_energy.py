@@ -322,14 +322,15 @@ def test_the_figure_has_intervals_from_ten_seeds_and_holds_on_a_slide(tmp_path):
     assert acc_ax.get_xlim() == (0.0, 100.0) and fig.axes[1].get_xscale() == "log"
     words = [t.get_text() for t in acc_ax.texts]
     assert any(change.interval.format(scale=100, digits=1, signed=True) in w for w in words)
-    with slides():                      # measured on the saved file, fitted to a 1280x720 slide
-        fig = energy_accuracy_figure(arms)
-        save_figure(fig, tmp_path / "slide.png", dpi=100)
-        with Image.open(tmp_path / "slide.png") as im:
+    with slides():                      # a panel a file, each measured fitted to a 1280x720 slide
+        written = save_figure(energy_accuracy_figure(arms), tmp_path / "slide.png", dpi=100)
+    assert written[0][0].name == "slide.png" and len(written) >= 2
+    for path, part in written:
+        with Image.open(path) as im:
             fit = min(1280 / im.width, 720 / im.height)
-        sizes = [float(t.get_fontsize()) * 100 / 72 * fit for t in fig.findobj(Text)
+        sizes = [float(t.get_fontsize()) * 100 / 72 * fit for t in part.findobj(Text)
                  if t.get_visible() and t.get_text().strip()]
-        assert sizes and min(sizes) >= 20.0 - 0.05
+        assert sizes and min(sizes) >= 20.0 - 0.05, path.name
     with pytest.raises(InputError, match="runs"):
         energy_accuracy_figure([arms[0], arms[1]._replace(accuracy=ref[:3])])
 
