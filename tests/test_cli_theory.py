@@ -100,7 +100,7 @@ def test_quick_run_writes_tables_figures_and_page(tmp_path, capsys):
     recall = [float(r["measured"]) for r in rows["recall.csv"]]
     assert recall == sorted(recall, reverse=True) and recall[-1] < 0.7     # recall falls with N_s
     page = (out / "theory.md").read_text()
-    assert "`mark1 theory --seeds 3 --seed 0 --quick`" in page
+    assert "`mark1 theory --seeds 10 --seed 0 --quick`" in page
     for name in ("p_a.png", "p_c.png", "recall.png"):
         assert f"]({name})" in page
         with Image.open(out / name) as im:
