@@ -20,13 +20,13 @@ random labels. Beside the machine: the recall derived from the 1958 model,
 P = [1 - (1 - P_a)^N_A] Φ(√((1 - P_a) N_A / (2 N_s))) (:func:`mark1.theory.z_recall`).
 
 What the simulation finds (printed, and checked by ``tests/test_cli_theory.py``): the 1958
-conclusions come out. Recall falls monotonically from 0.96 at N_s = 5 to 0.56 at N_s = 1000
-(five machines per point), within 0.03 of the derived curve at every size; generalization
-stays at 0.5 (0.49 to 0.51), within 3 standard errors of chance (a score on new random
+conclusions come out. Recall falls monotonically from 0.98 at N_s = 5 to 0.56 at N_s = 1000
+(ten machines per point), within 0.02 of the derived curve at every size; generalization
+stays at 0.5 (0.48 to 0.50), within 3 standard errors of chance (a score on new random
 labels is Binomial(400, 0.5) / 400 per machine) at every size.
 Saves ``ideal_environment.png`` into ``examples/output/`` (or ``--out``).
 
-Run it with ``python examples/ideal_environment.py [--seeds 5] [--out DIR]``.
+Run it with ``python examples/ideal_environment.py [--seeds 10] [--out DIR]``.
 """
 
 from __future__ import annotations
@@ -68,21 +68,29 @@ def one_machine(n_s: int, seed: int) -> tuple[float, float]:
     return machine.score(cards, labels), machine.score(new, new_labels)
 
 
+def _bars(mean: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Error bars (points) from each mean's interval, which stays inside [0, 1]; none where there is no interval."""
+    return 100 * np.nan_to_num(np.vstack([mean - low, high - mean]))
+
+
 def main(argv=None) -> None:
     ap = script_parser(__doc__, __file__)
-    ap.add_argument("--seeds", type=int, default=5, help="machines per number of stimuli (default 5)")
+    ap.add_argument("--seeds", type=int, default=10,
+                    help="machines per number of stimuli (default 10, the fewest that give an interval)")
     args = ap.parse_args(argv)
     fires = p_a(SPEC.patchboard.excitatory, SPEC.patchboard.inhibitory, SPEC.patchboard.a_threshold, R, n=400)
     print(f"ideal environment: {N_A} A-units per response, P_a = {fires:.4f} (R = {R}), "
           f"forced α, monovalent, μ-system; {args.seeds} machines per point")
+    # ±: the larger side of the mean's 95 % interval (mark1.stats: inside [0, 1], none below 10 seeds: nan)
     print(f"{'N_s':>6} {'recall':>8} {'±95%':>6} {'derived':>8} {'general.':>9} {'±95%':>6}")
     rows = []
     for n_s in N_S:
         runs = np.array([one_machine(n_s, seed) for seed in range(args.seeds)])
-        found = [Measurement(tuple(column)) for column in runs.T]           # mean and 95 % t-interval over seeds
-        mean, half = [m.mean for m in found], [m.high - m.mean for m in found]
+        found = [Measurement(tuple(column)) for column in runs.T]           # mean and 95 % interval over seeds
+        mean, half = [m.mean for m in found], [max(m.high - m.mean, m.mean - m.low) for m in found]
         derived = (1 - (1 - fires) ** N_A) * phi(z_recall(fires, N_A, n_s))
-        rows.append((n_s, mean[0], half[0], derived, mean[1], half[1]))
+        ends = [x for m in found for x in (m.low, m.high)]
+        rows.append((n_s, mean[0], half[0], derived, mean[1], half[1], *ends))
         print(f"{n_s:>6} {mean[0]:>8.3f} {half[0]:>6.3f} {derived:>8.3f} {mean[1]:>9.3f} {half[1]:>6.3f}")
     rows = np.array(rows)
     # with random labels a machine's score on new stimuli is Binomial(TEST, 0.5) / TEST exactly: its spread is known
@@ -99,19 +107,22 @@ def main(argv=None) -> None:
     counts = np.geomspace(N_S[0] / 1.5, N_S[-1] * 1.5, 80)
     derived = np.array([100 * (1 - (1 - fires) ** N_A) * phi(z_recall(fires, N_A, n)) for n in counts])
     ax.plot(counts, derived, color="k", label="recall derived from the 1958 model")
-    ax.errorbar(rows[:, 0], 100 * rows[:, 1], yerr=100 * rows[:, 2], fmt="o", color="k", capsize=2.5,
+    ax.errorbar(rows[:, 0], 100 * rows[:, 1], yerr=_bars(rows[:, 1], rows[:, 6], rows[:, 7]), fmt="o", color="k",
+                capsize=2.5,
                 label="machine: recall of the learned stimuli")
-    ax.errorbar(rows[:, 0], 100 * rows[:, 4], yerr=100 * rows[:, 5], fmt="s", color="0.55", capsize=2.5,
+    ax.errorbar(rows[:, 0], 100 * rows[:, 4], yerr=_bars(rows[:, 4], rows[:, 8], rows[:, 9]), fmt="s", color="0.55",
+                capsize=2.5,
                 label="machine: generalization to new stimuli")
     ax.axhline(50, color="0.5", lw=0.8, ls=":")
     ax.set_xscale("log")
     ax.set_xlabel("N_s (random stimuli forced to each response)")
-    shown = np.r_[derived, 100 * (rows[:, 1] - rows[:, 2]), 100 * (rows[:, 4] - rows[:, 5])]   # bars: lower ends
+    shown = np.r_[derived, 100 * np.nan_to_num(rows[:, 1] - rows[:, 2], nan=1.0),
+                  100 * np.nan_to_num(rows[:, 4] - rows[:, 5], nan=1.0)]                            # bars: lower ends
     accuracy_axis(ax, accuracy_low(shown), label="answered right")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title("Ideal environment (Rosenblatt 1958): recall falls, generalization stays at chance\n"
-                 "(95 % t-intervals over machines)", fontsize=9)
+                 "(95 % intervals over machines; none below 10)", fontsize=9)
     save_figure(fig, args.out / "ideal_environment.png", dpi=120)
     print(f"figure: {args.out / 'ideal_environment.png'}")
 

@@ -50,7 +50,7 @@ from mark1._utils.tdist import beta_regularized, t_quantile, t_quantile_975, t_t
 from mark1.exceptions import InputError
 
 __all__ = ["LEVEL", "MIN_SEEDS", "METHOD", "METHOD_SHORT", "CORRECTIONS", "Interval", "Compared",
-           "mean_interval", "difference_interval", "p_value", "proportion_interval", "holm",
+           "mean_interval", "difference_interval", "p_value", "proportion_interval", "proportion_p_value", "holm",
            "benjamini_hochberg", "adjust", "family", "correction_words", "family_notes", "seeds_needed",
            "seeds_line", "pilot_seeds", "summarize", "t_quantile", "t_quantile_975", "t_two_sided_p", "SEED_CAP"]
 
@@ -413,6 +413,50 @@ def proportion_interval(k: int, n: int, *, level: float = LEVEL) -> Interval:
     low = 0.0 if k == 0 else _beta_quantile(alpha / 2.0, k, n - k + 1)
     high = 1.0 if k == n else _beta_quantile(1.0 - alpha / 2.0, k + 1, n - k)
     return Interval(k / n, low, high, n, (0.0, 1.0), level, "Clopper-Pearson (exact)")
+
+
+def proportion_p_value(k: int, n: int, null: float) -> float:
+    """The exact two-sided p-value of "the share is ``null``" for ``k`` of ``n``: the test
+    :func:`proportion_interval` inverts (twice the smaller tail, at most 1).
+
+    ``null`` lies outside the level-(1 − α) Clopper–Pearson interval exactly when this
+    p-value is below α, so a verdict read from either never disagrees.
+
+    Parameters
+    ----------
+    k : int
+        Successes, 0 <= k <= n.
+    n : int
+        Trials, at least 1.
+    null : float
+        The share tested, in [0, 1].
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    Raises
+    ------
+    InputError
+        For counts out of order or a share outside [0, 1].
+
+    Examples
+    --------
+    >>> round(proportion_p_value(7, 24, 0.5), 4)                    # scipy.stats.binomtest: 0.0639
+    0.0639
+    >>> proportion_p_value(10, 10, 0.9) > 0.05, proportion_p_value(100, 100, 0.9) < 0.05
+    (True, True)
+    """
+    proportion_interval(k, n)                       # the counts, checked
+    if not 0.0 <= null <= 1.0:
+        raise InputError(f"null: expected a share from 0 to 1, got {null!r}")
+    k, n = int(k), int(n)
+    if null in (0.0, 1.0):
+        return 1.0 if k == round(null * n) else 0.0
+    at_most = 1.0 if k == n else 1.0 - beta_regularized(k + 1, n - k, null)      # P(X <= k)
+    at_least = 1.0 if k == 0 else beta_regularized(k, n - k + 1, null)          # P(X >= k)
+    return min(1.0, 2.0 * min(at_most, at_least))
 
 
 def _check_ps(pvalues: Sequence[float | None]) -> list[float | None]:

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from mark1.exceptions import InputError
 from mark1.stats import (LEVEL, MIN_SEEDS, Interval, benjamini_hochberg, difference_interval, family, holm,
-                         mean_interval, p_value, proportion_interval, seeds_needed, pilot_seeds, t_quantile)
+                         mean_interval, p_value, pilot_seeds, proportion_interval, proportion_p_value, seeds_needed,
+                         t_quantile)
 
 STUDIES = 20_000
 
@@ -213,6 +214,24 @@ def test_a_share_matches_scipy():
     ref = scipy_stats.binomtest(7, 24).proportion_ci(0.95, method="exact")
     iv = proportion_interval(7, 24)
     assert (iv.low, iv.high) == pytest.approx((ref.low, ref.high), abs=1e-9)
+
+
+def test_a_share_s_p_value_is_the_test_its_interval_inverts():
+    for n in (1, 5, 24, 100):
+        for k in range(n + 1):
+            for level in (0.9, 0.95, 0.99):
+                iv = proportion_interval(k, n, level=level)
+                for null in np.linspace(0.0, 1.0, 101):
+                    if min(abs(null - iv.low), abs(null - iv.high)) < 1e-7:
+                        continue                    # at an end: either side of alpha by rounding
+                    inside = iv.low <= null <= iv.high
+                    assert inside == (proportion_p_value(k, n, float(null)) >= 1 - level), (k, n, level, null)
+
+
+def test_a_share_s_p_value_matches_scipy_where_the_tails_are_alike():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    for k, n in ((7, 24), (3, 10), (50, 100)):          # null 0.5: scipy's two-sided p is twice the smaller tail
+        assert proportion_p_value(k, n, 0.5) == pytest.approx(scipy_stats.binomtest(k, n, 0.5).pvalue, rel=1e-9)
 
 
 # -- families ----------------------------------------------------------------------------------

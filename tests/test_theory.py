@@ -14,6 +14,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from mark1 import stats
 from mark1.exceptions import InputError, InputTypeError
 from mark1.theory import (Measurement, compare_p_a, compare_p_c, compare_recall, format_table, learning_curve,
                           measure_p_a, measure_p_c, measure_recall, p_a, p_c, p_c_min, phi, z_1957, z_recall)
@@ -263,12 +264,23 @@ def test_t_quantile(df, t):
 
 
 def test_measurement_interval_and_distance():
-    m = Measurement((0.18, 0.20, 0.19, 0.17))
-    half = _t975(3) * np.std(m.values, ddof=1) / 2
-    assert (m.low, m.high) == pytest.approx((0.185 - half, 0.185 + half))
+    values = (0.18, 0.20, 0.19, 0.17, 0.18, 0.21, 0.19, 0.18, 0.20, 0.17)
+    m = Measurement(values)
+    iv = stats.mean_interval(values, (0.0, 1.0))                 # the one method every interval uses
+    assert (m.low, m.high) == (iv.low, iv.high) and iv.low < m.mean < iv.high
     assert Measurement((0.5, 0.5)).distance(0.5) == 0.0
     assert Measurement((0.5, 0.5)).distance(0.4) == math.inf
     assert math.isnan(Measurement((0.5,)).low)
+    assert math.isnan(Measurement(values[:9]).high)                    # below MIN_SEEDS: no interval
+    assert "too few seeds (n = 9)" in str(Measurement(values[:9]))
+    near_zero = Measurement((0.0,) * 9 + (0.02,))                     # a t-interval would reach below 0
+    assert near_zero.low == 0.0 < near_zero.high
+    assert Measurement((-0.02, 0.01) * 5, bounds=(-1.0, 1.0)).low < 0.0
+
+
+def test_a_table_says_too_few_seeds_rather_than_an_interval():
+    rows = compare_p_a([(10, 5, 2, 0.1)], seeds=3, stimuli=2, n_associators=16)
+    assert "too few seeds (n = 3)" in format_table(rows)
 
 
 def test_tables():

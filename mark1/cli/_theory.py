@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from mark1 import stats
 from mark1._utils.atomic import check_target, write_text
 from mark1._utils.language import duration
 from mark1.cli._names import COMMANDS
@@ -28,7 +29,7 @@ from mark1.cli._options import add_overwrite, output_folder
 from mark1.exceptions import InputError, InputTypeError, UsageError
 from mark1._utils.progress import progress_bar
 from mark1.specs import MARK_I, PRESETS
-from mark1.theory import (S_POINTS, Measurement, compare_p_a, compare_p_c, compare_recall, format_table, p_a, p_c,
+from mark1.theory import (S_POINTS, compare_p_a, compare_p_c, compare_recall, format_table, p_a, p_c,
                           p_c_min)
 from mark1.theory.learning import (FIGURES, N_SR_FIG9, S_POINTS_LIT, effective_units, machine_p_a, machine_recall,
                                    machine_spec, machine_spontaneous, p_r, system_constants)
@@ -75,7 +76,8 @@ def _page(command: str, grid: dict, seeds: int, tables: dict[str, list[dict]]) -
     lines = ["# The machine against Rosenblatt's formulas", "",
              f"Written by `{command}`: {seeds} seeds per point, each point on its own boards; "
              f"{grid['units']} A-units per board, {grid['stimuli']} random stimuli (or pairs) per board, "
-             f"{S_POINTS} S-points. The interval is the 95 % t-interval over seeds; the distance is "
+             f"{S_POINTS} S-points. The interval is the 95 % interval over seeds ({stats.METHOD}; none below "
+             f"{stats.MIN_SEEDS} seeds); the distance is "
              "(machine - formula) / standard error, against the finite (400-point) formula.", "",
              "| table | points | worst distance | worst distance, 1958 binomial form |", "|---|---|---|---|"]
     for kind, rows in tables.items():
@@ -103,40 +105,58 @@ _CURVE_FILES = ("learning.csv", "spontaneous.csv", "curve_ibm704.png", "curve_ma
                 "fig9.png")
 
 
-def _interval(values: list[float], shown: int) -> tuple[float, float, float, float]:
-    """(mean, low, high, se) over seeds: the 95 % t-interval; where every seed scored the same
-    (a zero-width interval), the 95 % Wilson interval of the pooled count over ``shown`` cards a seed."""
-    m = Measurement(tuple(values))
-    if m.se > 0:
-        return m.mean, m.low, m.high, m.se
-    n, z = shown * len(values), 1.959964
-    centre = (m.mean + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(m.mean * (1 - m.mean) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return m.mean, centre - half, centre + half, 0.0
+def _interval(values: list[float], shown: int) -> tuple[stats.Interval, int]:
+    """The mean over seeds with its 95 % interval (:func:`mark1.stats.mean_interval`); where every
+    seed scored alike (a zero-width interval), the exact interval of the pooled count over ``shown``
+    cards a seed (:func:`mark1.stats.proportion_interval`). With the pooled count's trials (0: not pooled)."""
+    iv = stats.mean_interval(values, (0.0, 1.0))
+    if iv.low is not None and iv.low == iv.high:
+        n = shown * len(values)
+        return stats.proportion_interval(round(iv.mean * n), n), n
+    return iv, 0
+
+
+def _p_value(values: list[float], pooled: int, expected: float) -> float | None:
+    """The p-value of "the machine's mean is the theory's", by the test its interval inverts."""
+    if pooled:
+        return stats.proportion_p_value(round(float(np.mean(values)) * pooled), pooled, expected)
+    return stats.p_value(values, expected)
 
 
 def _machine_rows(bar, spec, *, seeds: int, seed: int, n_srs, lit: int, theory, **labels) -> list[dict]:
-    """The machine's P_r (and P_g) at each n_sr over seeds, beside the theory's P_r."""
-    rows = []
+    """The machine's P_r (and P_g) at each n_sr over seeds, beside the theory's P_r.
+
+    The points of one curve are one family: "within" is Holm's verdict over them (the
+    adjusted p-value of "the mean is the theory's" above 0.05); None below
+    :data:`mark1.stats.MIN_SEEDS` seeds. The intervals drawn are each point's own 95 %.
+    """
+    rows, ps = [], []
     for n in n_srs:
         runs = []
         for k in range(seeds):
             runs.append(machine_recall(spec, n, seed + k, lit=lit))
             bar.update()
-        mean, low, high, se = _interval([r for r, _ in runs], 2 * n)
-        g = _interval([g for _, g in runs], 200)
+        recall = [r for r, _ in runs]
+        iv, pooled = _interval(recall, 2 * n)
+        g, _ = _interval([g for _, g in runs], 200)
         expected = theory(n)
-        rows.append({**labels, "n_sr": n, "omega_n_sr": n / 2, "lit": lit, "measured": mean, "low": low,
-                     "high": high, "theory": expected, "distance": (mean - expected) / se if se > 0 else float("nan"),
-                     "within": bool(low <= expected <= high), "p_g": g[0], "p_g_low": g[1], "p_g_high": g[2]})
+        se = float(np.std(recall, ddof=1)) / math.sqrt(len(recall)) if len(recall) > 1 else 0.0
+        ps.append(_p_value(recall, pooled, expected))
+        rows.append({**labels, "n_sr": n, "omega_n_sr": n / 2, "lit": lit, "measured": iv.mean,
+                     "low": math.nan if iv.low is None else iv.low, "high": math.nan if iv.high is None else iv.high,
+                     "theory": expected, "distance": (iv.mean - expected) / se if se > 0 else float("nan"),
+                     "p_g": g.mean, "p_g_low": math.nan if g.low is None else g.low,
+                     "p_g_high": math.nan if g.high is None else g.high})
+    for r, p, adjusted in zip(rows, ps, stats.adjust(ps, "holm")):
+        r.update(p=p, p_holm=adjusted, within=None if adjusted is None else adjusted > 1.0 - stats.LEVEL)
     return rows
 
 
 def cmd_curve(args) -> int:
     """``mark1 theory curve``: the machine's own trainer against the 1958 learning curves (eq. 4)."""
-    if not 2 <= args.curve_seeds <= 10_000:
-        raise UsageError(f"--seeds: expected a number of seeds from 2 to 10000 (an interval needs two), "
-                         f"got {args.curve_seeds}")
+    if not 1 <= args.curve_seeds <= 10_000:
+        raise UsageError(f"--seeds: expected a number of seeds from 1 to 10000 (an interval and a verdict need "
+                         f"{stats.MIN_SEEDS}), got {args.curve_seeds}")
     if args.curve_seed < 0:
         raise UsageError(f"--seed: expected a seed >= 0, got {args.curve_seed}")
     out = output_folder(argparse.Namespace(out=args.curve_out, overwrite=args.curve_overwrite),
@@ -233,20 +253,27 @@ def cmd_curve(args) -> int:
             for k in range(seeds):
                 runs.append(machine_spontaneous(base, d, seed + k))
                 bar.update()
-            mean, low, high, _ = _interval([r for r, _ in runs], 400)
-            spontaneous.append({"preset": name, "decay_time_s": d, "setting": label, "concept_score": mean,
-                                "low": low, "high": high, "formed": sum(r >= 0.9 for r, _ in runs), "machines": seeds,
+            iv, _ = _interval([r for r, _ in runs], 400)
+            spontaneous.append({"preset": name, "decay_time_s": d, "setting": label, "concept_score": iv.mean,
+                                "low": math.nan if iv.low is None else iv.low,
+                                "high": math.nan if iv.high is None else iv.high,
+                                "formed": sum(r >= 0.9 for r, _ in runs), "machines": seeds,
                                 "busier_share": float(np.mean([b for _, b in runs]))})
     bar.close()
 
     write_text(out / "spontaneous.csv", _csv(spontaneous))
     write_text(out / "learning.csv", _csv([{k: v for k, v in r.items() if k != "label"} for r in rows]))
     print(f"{'figure':<13} {'system':<6} {'reinf.':<11} {'P_a':>6} {'N_e':>4} {'n_sr':>5} {'machine':>8} "
-          f"{'95 % interval':>17} {'eq. 4':>6} {'dist.':>6}")
+          f"{'95 % interval':>17} {'eq. 4':>6} {'dist.':>6} {'Holm p':>7}")
+    verdict = {True: "", False: " OUT", None: " (too few seeds)"}
     for r in rows:
+        shown = "too few seeds" if math.isnan(r["low"]) else f"[{r['low']:.3f}, {r['high']:.3f}]"
+        p_holm = "-" if r["p_holm"] is None else f"{r['p_holm']:.3f}"
         print(f"{r['figure']:<13} {r['system']:<6} {r['reinforcement']:<11} {r['p_a']:>6.4f} {r['n_e']:>4} "
-              f"{r['n_sr']:>5} {r['measured']:>8.3f} [{r['low']:.3f}, {r['high']:.3f}] {r['theory']:>6.3f} "
-              f"{r['distance']:>+6.1f}{'' if r['within'] else ' OUT'}")
+              f"{r['n_sr']:>5} {r['measured']:>8.3f} {shown:>17} {r['theory']:>6.3f} "
+              f"{r['distance']:>+6.1f} {p_holm:>7}{verdict[r['within']]}")
+    print("OUT: the machine's mean is not the theory's, Holm over each curve's points at 5 %; intervals: each "
+          f"point's own 95 % ({stats.METHOD_SHORT}; the exact one of the pooled count where every seed scored alike)")
     for r in spontaneous:
         print(f"spontaneous   {r['preset']:<6} {r['setting']:<8} concept score {r['concept_score']:.3f} "
               f"[{r['low']:.3f}, {r['high']:.3f}], formed (>= 0.9) on {r['formed']} of {r['machines']}, "
@@ -344,7 +371,8 @@ def add_commands(sub) -> None:
                              description="Runs the machine's own trainer (alpha and gamma, forced and corrective) "
                                          "on the ibm704 reading and the Mark I, on random stimuli (the 1958 ideal "
                                          "environment), and draws P_r against n_sr over eq. 4; redraws figs. 7-9.")
-    cv.add_argument("--seeds", dest="curve_seeds", type=int, default=5, help="machines per point (default 5)")
+    cv.add_argument("--seeds", dest="curve_seeds", type=int, default=stats.MIN_SEEDS,
+                    help=f"machines per point (default {stats.MIN_SEEDS}: fewer give no interval and no verdict)")
     cv.add_argument("--seed", dest="curve_seed", type=int, default=0, help="first seed (default 0)")
     cv.add_argument("--out", dest="curve_out", help="output folder (default runs/theory)")
     cv.add_argument("--overwrite", dest="curve_overwrite", action="store_true",

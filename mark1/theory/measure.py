@@ -3,8 +3,9 @@
 Each seed wires a fresh :class:`mark1.machine.patchboard.Patchboard` (``Patchboard.random``
 with the spec's x, y, θ and a fan-out that does not bind unless asked), lights random sets
 of exactly ``round(R n)`` of its n = 400 S-units and counts the A-units that fire. The
-figure of a seed is one number; over seeds it gets a mean and a 95 % t-interval, and a
-distance to a formula in units of its standard error.
+figure of a seed is one number; over seeds it gets a mean and a 95 % interval inside
+[0, 1] (:func:`mark1.stats.mean_interval`; none below :data:`mark1.stats.MIN_SEEDS`
+seeds), and a distance to a formula in units of its standard error.
 
 Where the machine and the formulas part, and why:
 
@@ -21,7 +22,7 @@ Where the machine and the formulas part, and why:
   randomly plugged board the two cancel (two A-units with independent random inputs are
   independent given the stimulus), so the spread over seeds is that of independent
   draws: the ``design_effect`` column (variance over seeds / the binomial one) scatters
-  about 1. The t-interval over seeds does not lean on it either way.
+  about 1. The interval over seeds does not lean on it either way.
 * **The fan-out limit** only decides which S-units an A-unit may take; each A-unit's
   inputs stay distinct, so P_a and P_c are unchanged (``fan_out``). A binding limit makes
   the A-units' inputs slightly dependent (they avoid full S-units), the one way the
@@ -31,7 +32,7 @@ Where the machine and the formulas part, and why:
 
 Examples
 --------
->>> m = measure_p_a(10, 5, 2, 0.1, seeds=4, stimuli=5, n_associators=64)
+>>> m = measure_p_a(10, 5, 2, 0.1, seeds=10, stimuli=5, n_associators=64)
 >>> round(p_a(10, 5, 2, 0.1, n=400), 3), abs(m.distance(p_a(10, 5, 2, 0.1, n=400))) < 4
 (0.18, True)
 """
@@ -45,7 +46,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from mark1._utils.progress import progress_bar
-from mark1._utils.tdist import t_quantile_975
+from mark1 import stats
 from mark1.exceptions import InputError
 from mark1.machine.patchboard import Patchboard
 from mark1.specs import MachineSpec, PatchboardSpec
@@ -61,30 +62,40 @@ S_POINTS = int(np.prod(MachineSpec().retina.shape))
 
 @dataclass(frozen=True)
 class Measurement:
-    """One figure measured over seeds: the per-seed values, their mean and 95 % t-interval.
+    """One figure measured over seeds: the per-seed values, their mean and 95 % interval.
 
     Parameters
     ----------
     values : tuple of float
-        One value per seed (at least two for an interval).
+        One value per seed.
+    bounds : (float, float)
+        The least and the greatest value a seed's figure can take: ``(0, 1)`` for a
+        probability (the default), ``(-1, 1)`` for a paired difference of two.
 
     Attributes
     ----------
     mean, se : float
         Mean over seeds and its standard error (sample std / sqrt(seeds)).
+    interval : mark1.stats.Interval
+        The mean with its 95 % interval inside ``bounds`` (:func:`mark1.stats.mean_interval`:
+        the hull of Student's t and Hall's skewness-corrected t); none below
+        :data:`mark1.stats.MIN_SEEDS` seeds.
     low, high : float
-        The two-sided 95 % t-interval of the mean (NaN for one seed).
+        Its ends (NaN where there is no interval).
 
     Examples
     --------
-    >>> m = Measurement((0.18, 0.20, 0.19, 0.17))
+    >>> m = Measurement((0.18, 0.20, 0.19, 0.17, 0.18, 0.21, 0.19, 0.18, 0.20, 0.17))
     >>> round(m.mean, 3), round(m.low, 3), round(m.high, 3)
-    (0.185, 0.164, 0.206)
-    >>> round(m.distance(0.1798), 2)          # (mean - expected) / se
-    0.8
+    (0.187, 0.177, 0.197)
+    >>> round(m.distance(0.1798), 1)          # (mean - expected) / se
+    1.7
+    >>> print(Measurement((0.18, 0.20)))
+    0.1900 (too few seeds (n = 2) for an interval)
     """
 
     values: tuple[float, ...]
+    bounds: tuple[float, float] = (0.0, 1.0)
 
     @property
     def mean(self) -> float:
@@ -96,12 +107,18 @@ class Measurement:
         return float(np.std(self.values, ddof=1)) / math.sqrt(k) if k > 1 else math.nan
 
     @property
+    def interval(self) -> stats.Interval:
+        return stats.mean_interval(self.values, self.bounds)
+
+    @property
     def low(self) -> float:
-        return self.mean - t_quantile_975(len(self.values) - 1) * self.se if len(self.values) > 1 else math.nan
+        low = self.interval.low
+        return math.nan if low is None else float(low)
 
     @property
     def high(self) -> float:
-        return self.mean + t_quantile_975(len(self.values) - 1) * self.se if len(self.values) > 1 else math.nan
+        high = self.interval.high
+        return math.nan if high is None else float(high)
 
     def distance(self, expected: float) -> float:
         """(mean - expected) / se: how many standard errors the measurement lies from ``expected``."""
@@ -111,7 +128,7 @@ class Measurement:
         return 0.0 if gap == 0 else math.copysign(math.inf, gap)
 
     def __str__(self) -> str:
-        return f"{self.mean:.4f} [{self.low:.4f}, {self.high:.4f}]"
+        return self.interval.format(scale=1, digits=4)
 
 
 # -- the bench ------------------------------------------------------------------------
@@ -477,6 +494,7 @@ def format_table(rows: list[dict]) -> str:
     columns = _COLUMNS[kinds.pop()]
     lines = ["| " + " | ".join(title for _, title, _ in columns) + " |", "|" + "---|" * len(columns)]
     for r in rows:
-        cells = {**r, "interval": f"[{r['low']:.4f}, {r['high']:.4f}]"}
+        cells = {**r, "interval": f"too few seeds (n = {r['seeds']})" if math.isnan(r["low"])
+                 else f"[{r['low']:.4f}, {r['high']:.4f}]"}
         lines.append("| " + " | ".join(fmt.format(cells[key]) for key, _, fmt in columns) + " |")
     return "\n".join(lines) + "\n"

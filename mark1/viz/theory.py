@@ -35,7 +35,7 @@ def _groups(rows: list[dict], keys: tuple[str, ...]) -> dict[tuple, list[dict]]:
 
 
 def _points(ax, rows: list[dict], along: str, color, label=None) -> None:
-    """The machine: the mean over seeds with its 95 % t-interval."""
+    """The machine: the mean over seeds with its 95 % interval (:mod:`mark1.stats`; none drawn below 10 seeds)."""
     xs = [r[along] for r in rows]
     ys = np.array([r["measured"] for r in rows])
     err = np.array([ys - [r["low"] for r in rows], [r["high"] for r in rows] - ys])
@@ -185,7 +185,7 @@ def recall_figure(rows: list[dict], *, out: str | os.PathLike | None = None) -> 
 def learning_figure(rows: list[dict], curves: list[dict], *, title: str, along: str = "n_sr",
                     xlabel: str = "n_sr (stimuli associated to each response)",
                     out: str | os.PathLike | None = None) -> Figure:
-    """The 1958 learning curves as lines, the machine's own trainer as points (95 % t-intervals over seeds).
+    """The 1958 learning curves as lines, the machine's own trainer as points (95 % intervals, :mod:`mark1.stats`).
 
     Parameters
     ----------
@@ -220,7 +220,7 @@ def learning_figure(rows: list[dict], curves: list[dict], *, title: str, along: 
     for i, (key, group) in enumerate(_groups(rows, ("label",)).items()):
         xs = np.array([r[along] for r in group], float) * (1 + 0.03 * (i - 1))      # nudged apart
         ys = np.array([r["measured"] for r in group])
-        # a Wilson interval's end can sit a rounding error inside the mean: clip at 0
+        # an exact interval's end can sit a rounding error inside the mean: clip at 0
         err = np.clip(np.array([ys - [r["low"] for r in group], [r["high"] for r in group] - ys]), 0.0, None)
         ax.errorbar(xs, ys, yerr=err, fmt=markers[i % len(markers)], color=colors[i % len(colors)], ms=4,
                     capsize=2.5, label=key[0])
