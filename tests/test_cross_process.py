@@ -125,6 +125,18 @@ def test_a_workers_refusal_is_the_one_line_of_a_serial_run(tmp_path, capsys, com
     assert "bad.png" in serial[0] and "Traceback" not in serial[0]
 
 
+def test_the_energy_study_s_refusal_through_its_pool_is_one_line_naming_the_scene_once(tmp_path, capsys):
+    scene = corrupt_scene(tmp_path)
+    said = []
+    for workers in ("1", "2"):
+        rc = main(["device", "energy", "--scene", str(scene), "--seeds", "2", "--workers", workers,
+                   "--out", str(tmp_path / workers)])
+        said.append(capsys.readouterr().err.strip().splitlines())
+        assert rc == 2
+    assert said[0] == said[1] and len(said[0]) == 1 and "bad.png" in said[0][0]
+    assert said[0][0].count(str(scene)) == 1
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("command", list(STUDIES))
 def test_a_dask_workers_refusal_is_the_one_line_of_a_serial_run(tmp_path, capsys, command, dask_processes):

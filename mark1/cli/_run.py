@@ -361,7 +361,7 @@ def _device_energy(args, overrides: dict) -> int:
             study = lab.energy_study(scene, seeds=seeds, executor=executor, out=out, resume=args.resume,
                                      progress=True, figure=import_module("mark1.viz.energy").energy_study_figure)
     except ValueError as e:                       # e.g. classes that do not fit the R-units
-        raise UsageError(f"device energy {name}: {e}") from None
+        raise UsageError(one_line(argparse.Namespace(scene=name), e)) from None
     print(study.table())
     print()
     for file in ("energy.png", "energy_runs.csv", "energy.json", "energy.txt"):
