@@ -181,6 +181,26 @@ def _interval_bar(ax, iv, y: float) -> None:
                 color=SILENT, capsize=5, lw=2.2, zorder=5)
 
 
+def _phrase_lines(text: str, width: int) -> list[str]:
+    """``text``'s "; "-separated phrases packed into lines of at most ``width`` characters.
+
+    A line breaks between phrases, so none is cut in its middle; only a phrase longer than
+    ``width`` is wrapped within itself.
+
+    Examples
+    --------
+    >>> _phrase_lines("10 paired seeds; 95 % intervals; changes against the top machine, Holm-adjusted", 50)
+    ['10 paired seeds; 95 % intervals', 'changes against the top machine, Holm-adjusted']
+    """
+    lines: list[str] = []
+    for phrase in text.split("; "):
+        if lines and len(lines[-1]) + 2 + len(phrase) <= width:
+            lines[-1] += "; " + phrase
+        else:
+            lines.extend(textwrap.wrap(phrase, width) if len(phrase) > width else [phrase])
+    return lines
+
+
 def energy_accuracy_figure(arms, *, title: str = "Accuracy, energy and machine time", out=None, dpi: int = 100):
     """Test accuracy, the energy of a run part by part, and the machine time, machine by machine.
 
@@ -298,7 +318,7 @@ def energy_accuracy_figure(arms, *, title: str = "Accuracy, energy and machine t
                + (f"; every run {times[0]:.4g} s of machine time" if same_time else ""))
     if too_few:
         how += f"; {stats.mean_interval([0.0] * n, (0.0, 1.0)).words()}"
-    fig.suptitle("\n".join([title, *textwrap.wrap(how, 70 if slide else 140)]), fontsize=11)
+    fig.suptitle("\n".join([title, *_phrase_lines(how, 70 if slide else 140)]), fontsize=11)
     if out is not None:
         save_figure(fig, out, dpi=dpi)
     return fig
