@@ -902,6 +902,7 @@ class _TrainingRun:
         # the trainer's own read time (card change + read_at), not a sum taken in another order
         t_read = t0 + self.read_at
         r = range(p, q)
+        sums_format = "sums " + " ".join(["%+.4g"] * sums.shape[1])     # as f"{v:+.4g}" writes each
         cards = zip(t0.tolist(), repeat("card change"), r,
                     [f"card {c}, lamps off" for c in self.order[p:q].tolist()])   # deck index, from 0 like p
         lamps = zip(t_on.tolist(), repeat("lamps on"), r, repeat(""))
@@ -909,7 +910,6 @@ class _TrainingRun:
                       [f"{n} S-units fire" for n in pipeline.s_active[p:q].tolist()])
         a_units = zip((t_s + tm.a_delay).tolist(), repeat("A settled"), r,
                       [f"{n} A-units fire" for n in pipeline.a_active[p:q].tolist()])
-        sums_format = "sums " + " ".join(["%+.4g"] * sums.shape[1])     # as f"{v:+.4g}" writes each
         read_format = sums_format + "; answer %s, card shows %s"     # %s writes a class as f"{}" does
         reads = zip(t_read.tolist(), repeat("R read"), r, [
             read_format % (*row, answer, shows) for row, answer, shows in zip(
