@@ -356,8 +356,11 @@ class MarkI(ParamsMixin):
         n_cells = retina.n_cells
         kept = len(cards) * n_cells * 8 <= limits.LIGHT_KEPT_BYTES
         trace = Trace("full" if on_event is not None else self.trace, listener=on_event)
-        # a deck whose light is kept is imaged before the first card; a larger one a block at a time
-        light: np.ndarray | _DeckLight = retina.light(cards) if kept else _DeckLight(retina, cards)
+        # a deck whose light is kept is imaged before the first card; a larger one a block at a
+        # time, and the ideal machine's a chunk at a time as it senses them (the same bits: each
+        # card is imaged on its own), never a whole deck's light at once
+        light: np.ndarray | _DeckLight = (retina.light(cards) if kept and not self._ideal(trace, env)
+                                          else _DeckLight(retina, cards))
         self._noise_rng = self._rng("noise")
 
         bar = progress_bar(len(schedule), "card", show=progress)
@@ -477,7 +480,7 @@ class MarkI(ParamsMixin):
         tm = self.spec.timing
         s_states = np.concatenate([self.retina.fire(self.retina.steady_signal(light[lo:lo + limits.SENSE_CHUNK]))
                                    for lo in range(0, len(light), limits.SENSE_CHUNK)])
-        phi = self.patchboard.associate(s_states)
+        phi, s_active, a_active = self.patchboard.associate(s_states, counted=True)   # counted as tallied
         targets = code.targets[label_index].astype(float)
         n, n_pres = len(phi), len(schedule)
         epochs = n_pres // n
@@ -492,8 +495,7 @@ class MarkI(ParamsMixin):
         err = erring(targets[schedule], sums, code.tie)
         hist = history(epoch_of=epoch_of, order=schedule, labels=label_index[schedule], response=code.decode(sums),
                        units_erred=err.sum(axis=1), pots_moved=(err * active_pots[schedule]).sum(axis=1),
-                       start=np.arange(n_pres) * tm.period, s_active=np.count_nonzero(s_states, axis=1)[schedule],
-                       a_active=np.count_nonzero(phi, axis=1)[schedule])
+                       start=np.arange(n_pres) * tm.period, s_active=s_active[schedule], a_active=a_active[schedule])
         return _finish(hist, n_pres * tm.period, trace, 0.0)
 
     # -- answering ---------------------------------------------------------------------------

@@ -48,9 +48,11 @@ import csv
 import heapq
 import io
 import os
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import chain, repeat
+from functools import partial
+from itertools import chain, repeat, starmap
 from typing import NamedTuple, Protocol, cast
 
 import numpy as np
@@ -62,6 +64,7 @@ from mark1._utils.collector import collector_paused
 from mark1.machine._kernels import presentation as kernel
 from mark1.machine._kernels import state as kernel_state
 from mark1.machine._kernels.presentation import BLOCK_END, CODE_KINDS, PENDING, WAITS
+from mark1.machine._record import Kept
 from mark1.machine.patchboard import Patchboard
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1._utils import speed as _speed
@@ -172,10 +175,14 @@ class Trace:
         Machine time (s), the event's name, the presentation (from 0) and words.
     summary : dict
         With ``summary``: counts and times of the run, by name.
-    readings : list of Reading
+    readings : sequence of Reading
         With ``full``: one per presentation (index = presentation), what the trainer read.
-    moves : list of Move
-        With ``full``: every set of pots the rack set going, in order.
+        It reads as a list does (an index, a slice, ``len``, iteration, ``==``); a block
+        of presentations run at once keeps its readings as its arrays, made into
+        :class:`Reading` objects when first read.
+    moves : sequence of Move
+        With ``full``: every set of pots the rack set going, in order (kept as the
+        readings are).
 
     Examples
     --------
@@ -209,8 +216,8 @@ class Trace:
         self.listener = listener
         self.events: list[tuple[float, str, int, str]] = []
         self.summary: dict[str, float] = {}
-        self.readings: list[Reading] = []
-        self.moves: list[Move] = []
+        self.readings: Kept = Kept()
+        self.moves: Kept = Kept()
 
     @property
     def full(self) -> bool:
@@ -258,13 +265,9 @@ class Trace:
 
     def _log_many(self, events: list) -> None:
         """Keep events (time, event, presentation, detail), in order (and tell the listener)."""
-        if self.listener is None:
-            self.events.extend(events)
-            return
-        keep, listener = self.events.append, self.listener
-        for event in events:                      # as kept without a listener, each told once kept
-            keep(event)
-            listener(*event)
+        self.events.extend(events)
+        if self.listener is not None:             # told in order once kept, the loop in C
+            deque(starmap(self.listener, events), maxlen=0)
 
     def __len__(self) -> int:
         return len(self.events)
@@ -919,71 +922,41 @@ class _TrainingRun:
         """A full trace's record of presentations ``p`` to ``q``, run whole by the kernel: each
         card's events, and where it reinforced, what :meth:`_act` logs (its moves set going
         at once: "motors start", and "motors stop" when the longest ends, before the next
-        card since the trainer waits for it); the readings, every wiper at rest at each read,
-        from the rack's positions after the block with the moves logged undone one by one."""
+        card since the trainer waits for it); the moves and readings kept as the block's
+        arrays (:func:`_moves_of`, :func:`_readings_of`), made when the trace is first read."""
         log, n_in = self.log, self.mask.shape[1]
         n = int(log.filled[0])
         log.filled[0] = 0
-        who, time, pot, cmd, start, target, slack, duration, direction = (
-            a[:n].copy() for a in (log.who, log.time, log.pot, log.cmd, log.start, log.target, log.slack_time,
-                                   log.duration, log.direction))
-        unit, a_unit = np.divmod(pot, n_in)
+        moved = (log.who, log.time, log.pot, log.cmd, log.start, log.target, log.slack_time, log.duration,
+                 log.direction)
+        who, time, pot, cmd, start, target, slack, duration, direction = (a[:n].copy() for a in moved)
         firsts = np.flatnonzero(np.diff(who, prepend=-1)) if n else np.zeros(0, np.int64)
         bounds = list(zip(firsts.tolist(), firsts[1:].tolist() + [n]))
         # each command's longest move (durations are never negative: max(initial=0.0) of each)
-        longest = np.maximum.reduceat(duration, firsts).tolist() if n else []
+        longest = np.maximum.reduceat(duration, firsts) if n else np.zeros(0)
         commands = dict(zip(who[firsts].tolist(), bounds))
         extra: dict[int, list] = {}
-        moved = self.pots_moved[p:q + 1]
-        on = np.flatnonzero(moved)
-        for r, erred, moving, t0 in zip((on + p).tolist(), self.units_erred[p:q + 1][on].tolist(), moved[on].tolist(),
-                                        self.start[p:q + 1][on].tolist()):
+        on = np.flatnonzero(self.pots_moved[p:q + 1])
+        for r, erred, moving, t0 in zip((on + p).tolist(), self.units_erred[p:q + 1][on].tolist(),
+                                        self.pots_moved[p:q + 1][on].tolist(), self.start[p:q + 1][on].tolist()):
             extra[r] = [(t0 + self.read_at, "reinforce", r,
                          f"{erred} R-unit{'s' if erred != 1 else ''} erred, {moving} pots commanded")]
-        moves = self.trace.moves
-        for (r, (a, b)), t, most in zip(commands.items(), time[firsts].tolist(), longest):
-            moves.append(Move(r, t, unit[a:b], a_unit[a:b], cmd[a:b], start[a:b], target[a:b], slack[a:b],
-                              duration[a:b], direction[a:b]))
+        times = time[firsts]
+        for (r, (a, b)), t, most in zip(commands.items(), times.tolist(), longest.tolist()):
             extra.setdefault(r, []).extend([(t, "motors start", r, f"{b - a} pots, longest {most:.4g} s"),
                                            (t + most, "motors stop", r, f"{b - a} pots")])
+        self.trace.moves.later(len(commands), partial(
+            _moves_of, list(commands), times, bounds, n_in, pot, (cmd, start, target, slack, duration, direction)))
         sums = self.sums_rows[:q + 1 - p]
         cast(np.ndarray, self.read_sums)[p:q + 1] = sums
         self.trace._log_many(self._card_events(p, sums, extra))
-        self._whole_readings(p, q, commands, pot, start)
-
-    def _whole_readings(self, p: int, q: int, commands: dict, pot: np.ndarray, start: np.ndarray) -> None:
-        """The readings of presentations ``p`` to ``q``, last card first: the rack's positions
-        after the block, each card's moves (``commands[presentation]``: its rows of ``pot``,
-        the flat indices, and ``start``, the positions they moved from) undone, then its read."""
+        # what the readings are made of: the block's S-units and inputs, the rack's positions after it
         pipeline = self.pipeline
         rows = slice(p - pipeline.start, q + 1 - pipeline.start)
-        s, lit = pipeline.s[rows], pipeline.x[rows] > 0
-        n_s = s.shape[1]
-        s_flat, x_flat = np.flatnonzero(s), np.flatnonzero(lit)
-        s_units, inputs = s_flat % n_s, x_flat % lit.shape[1]      # each row's, as nonzero(s)[1]
-        s_ends = np.searchsorted(s_flat, np.arange(1, q - p + 2) * n_s).tolist()
-        x_ends = np.searchsorted(x_flat, np.arange(1, q - p + 2) * lit.shape[1]).tolist()
-        n_units, n_in = self.rack.p_to.shape
-        by_input = self.rack.p_to.T.copy()            # (n_in, n_units): a read's pots are whole rows
-        flat, undo = by_input.reshape(-1), pot % n_in * n_units + pot // n_in     # pot's index there
-        times = (self.start[p:q + 1] + self.read_at).tolist()
-        s_starts, x_starts = [0] + s_ends[:-1], [0] + x_ends[:-1]
-        wipers: list = [None] * (q + 1 - p)
-        # the cards from one that moved pots (excluded) to the next one (included) read the
-        # same positions: one gather each such run, last run first, undoing its moves before
-        hi = q + 1 - p
-        for k in sorted((c - p for c in commands), reverse=True) + [-1]:
-            if k + 1 < hi:
-                xs = x_starts[k + 1]
-                run = by_input.take(inputs[xs:x_ends[hi - 1]], axis=0).T
-                for c in range(k + 1, hi):
-                    wipers[c] = run[:, x_starts[c] - xs:x_ends[c] - xs]
-            if k >= 0:
-                a, b = commands[p + k]
-                flat[undo[a:b]] = start[a:b]
-            hi = k + 1
-        self.trace.readings.extend(map(Reading, times, [s_units[a:b] for a, b in zip(s_starts, s_ends)],
-                                       [inputs[a:b - 1] for a, b in zip(x_starts, x_ends)], wipers))
+        self.trace.readings.later(q + 1 - p, partial(
+            _readings_of, self.start[p:q + 1] + self.read_at, pipeline.s[rows], pipeline.x[rows] > 0,
+            self.rack.p_to.T.copy(), [commands[c] for c in sorted(commands, reverse=True)],
+            sorted(commands, reverse=True), p, pot, start))
 
     def result(self, epoch_of: np.ndarray) -> _RunResult:
         """The history of the finished run, with its per-epoch mistakes and trace summary."""
@@ -1017,6 +990,49 @@ def _moves(n: int) -> kernel.Moves:
     return kernel.Moves(np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64), np.zeros(n), np.zeros(n),
                         np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n, np.int8), np.zeros(1, np.int64))
 
+
+
+def _moves_of(who: list, times: np.ndarray, bounds: list, n_in: int, pot: np.ndarray, arrays: tuple) -> list:
+    """The :class:`Move` of each command of a block run whole: ``who`` (its presentation),
+    ``times`` (when set going), ``bounds`` (its rows of the block's move log), ``pot`` (the
+    flat pot indices, ``n_in`` pots a unit) and ``arrays`` (command, start, target, slack
+    time, duration, direction of each move)."""
+    unit, a_unit = np.divmod(pot, n_in)
+    return [Move(r, t, unit[a:b], a_unit[a:b], *(x[a:b] for x in arrays))
+            for r, t, (a, b) in zip(who, times.tolist(), bounds)]
+
+
+def _readings_of(times: np.ndarray, s: np.ndarray, lit: np.ndarray, by_input: np.ndarray, last_first: list,
+                 cards: list, p: int, pot: np.ndarray, start: np.ndarray) -> list:
+    """The readings of a block run whole, presentations ``p`` on, read at ``times`` (m,) with
+    S-units ``s`` (m, n_s) bool and inputs ``lit`` (m, n_in) bool: from ``by_input`` (n_in,
+    n_units), the rack's positions after the block (written here), last card first, each
+    card's moves undone (``cards``, the cards that moved pots last first, and ``last_first``
+    their rows of ``pot``, the flat indices, and of ``start``, the positions they moved
+    from), then its read."""
+    n_s, n_in, m = s.shape[1], lit.shape[1], len(times)
+    s_flat, x_flat = np.flatnonzero(s), np.flatnonzero(lit)
+    s_units, inputs = s_flat % n_s, x_flat % n_in      # each row's, as nonzero(s)[1]
+    s_ends = np.searchsorted(s_flat, np.arange(1, m + 1) * n_s).tolist()
+    x_ends = np.searchsorted(x_flat, np.arange(1, m + 1) * n_in).tolist()
+    n_units = by_input.shape[1]
+    flat, undo = by_input.reshape(-1), pot % n_in * n_units + pot // n_in     # pot's index there
+    s_starts, x_starts = [0] + s_ends[:-1], [0] + x_ends[:-1]
+    wipers: list = [None] * m
+    # the cards from one that moved pots (excluded) to the next one (included) read the
+    # same positions: one gather each such run, last run first, undoing its moves before
+    hi = m
+    for k, (a, b) in zip([c - p for c in cards] + [-1], last_first + [(0, 0)]):
+        if k + 1 < hi:
+            xs = x_starts[k + 1]
+            run = by_input.take(inputs[xs:x_ends[hi - 1]], axis=0).T
+            for c in range(k + 1, hi):
+                wipers[c] = run[:, x_starts[c] - xs:x_ends[c] - xs]
+        if k >= 0:
+            flat[undo[a:b]] = start[a:b]
+        hi = k + 1
+    return list(map(Reading, times.tolist(), [s_units[a:b] for a, b in zip(s_starts, s_ends)],
+                    [inputs[a:b - 1] for a, b in zip(x_starts, x_ends)], wipers))
 
 
 def history(*, epoch_of, order, labels, response, units_erred, pots_moved, start, s_active,
