@@ -86,6 +86,28 @@ def test_run_writes_summary_curve_and_trace(tmp_path, capsys):
     assert (out / "trace.csv").read_text() == (out2 / "trace.csv").read_text()
 
 
+def test_run_prints_its_results_before_drawing_the_curve(tmp_path, capsys, monkeypatch):
+    import mark1.viz.training as training
+    seen = {}
+    draw = training.learning_curve
+
+    def watched(*args, **kwargs):
+        seen["printed"] = capsys.readouterr().out          # what was on screen when drawing began
+        return draw(*args, **kwargs)
+    monkeypatch.setattr(training, "learning_curve", watched)
+    out = tmp_path / "demo"
+    assert main(["run", "demo", "--out", str(out)]) == 0
+    after = capsys.readouterr().out
+    assert re.search(r"^  test accuracy +\d+\.\d %$", seen["printed"], flags=re.M)
+    assert "written" not in seen["printed"]
+    rows = (seen["printed"] + after).splitlines()
+    assert after.startswith("  written ") and len(after.splitlines()) == 1
+    # one table: the last row's value starts where the others' do
+    starts = {len(re.match(r"^  \S+( \S+)* +", row).group(0)) for row in rows}
+    assert len(starts) == 1
+    assert (out / "learning_curve.png").exists() and (out / "summary.json").exists()
+
+
 def test_run_names_a_missing_report_in_words(tmp_path, capsys):
     scene = tmp_path / "plain.toml"
     scene.write_text('name = "plain"\n[stimuli]\nsource = "characters"\nclasses = ["X", "E"]\nsize = 20\n'
