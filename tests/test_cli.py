@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -222,6 +223,36 @@ def test_python_dash_m_has_no_traceback_on_bad_input(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+PROGRAM = """
+import atexit, sys, threading, time
+from mark1.cli import program
+late = []
+def worker():
+    time.sleep(0.3)
+    late.append("thread")
+threading.Thread(target=worker).start()                # a thread still working when main returns
+atexit.register(lambda: print("atexit after", *late))
+sys.argv = ["mark1", *sys.argv[1:]]
+print("unflushed", end=" ")                            # left in the buffer for the end to flush
+program()
+"""
+
+
+@pytest.mark.parametrize("argv, status", [(["--version"], 0), (["specs", "--preset", "MARK_II"], 2)])
+def test_the_program_ends_with_mains_status_after_threads_atexit_and_flushing(argv, status, tmp_path):
+    import mark1
+    r = subprocess.run([sys.executable, "-c", PROGRAM, *argv], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == status
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("unflushed ")            # the buffer was flushed
+    assert lines[-1].endswith("atexit after thread")      # the thread was waited for, then atexit ran
+    if status == 0:
+        assert lines[0] == f"unflushed mark1 {mark1.__version__}"
+    else:
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
 
 
 def test_realtime_replay_prints_events_and_matches_the_simulation(tmp_path, capsys):
