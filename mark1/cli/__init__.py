@@ -53,7 +53,7 @@ from mark1._utils.limits import memory_cap
 from mark1.cli._names import COMMANDS, MODULES
 from mark1.exceptions import InputError, UsageError, printable
 
-__all__ = ["main", "program"]
+__all__ = ["main"]
 
 
 class _Parser(argparse.ArgumentParser):
