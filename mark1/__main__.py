@@ -1,8 +1,6 @@
 """``python -m mark1``: the command line."""
 
-import sys
-
-from mark1.cli import main
+from mark1.cli import program
 
 if __name__ == "__main__":
-    sys.exit(main())
+    program()

@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -84,6 +85,28 @@ def test_run_writes_summary_curve_and_trace(tmp_path, capsys):
     capsys.readouterr()
     assert _summary_without_wall(out / "summary.json") == _summary_without_wall(out2 / "summary.json")
     assert (out / "trace.csv").read_text() == (out2 / "trace.csv").read_text()
+
+
+def test_run_prints_its_results_before_drawing_the_curve(tmp_path, capsys, monkeypatch):
+    import mark1.viz.training as training
+    seen = {}
+    draw = training.learning_curve
+
+    def watched(*args, **kwargs):
+        seen["printed"] = capsys.readouterr().out          # what was on screen when drawing began
+        return draw(*args, **kwargs)
+    monkeypatch.setattr(training, "learning_curve", watched)
+    out = tmp_path / "demo"
+    assert main(["run", "demo", "--out", str(out)]) == 0
+    after = capsys.readouterr().out
+    assert re.search(r"^  test accuracy +\d+\.\d %$", seen["printed"], flags=re.M)
+    assert "written" not in seen["printed"]
+    rows = (seen["printed"] + after).splitlines()
+    assert after.startswith("  written ") and len(after.splitlines()) == 1
+    # one table: the last row's value starts where the others' do
+    starts = {len(re.match(r"^  \S+( \S+)* +", row).group(0)) for row in rows}
+    assert len(starts) == 1
+    assert (out / "learning_curve.png").exists() and (out / "summary.json").exists()
 
 
 def test_run_names_a_missing_report_in_words(tmp_path, capsys):
@@ -200,6 +223,36 @@ def test_python_dash_m_has_no_traceback_on_bad_input(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+PROGRAM = """
+import atexit, sys, threading, time
+from mark1.cli import program
+late = []
+def worker():
+    time.sleep(0.3)
+    late.append("thread")
+threading.Thread(target=worker).start()                # a thread still working when main returns
+atexit.register(lambda: print("atexit after", *late))
+sys.argv = ["mark1", *sys.argv[1:]]
+print("unflushed", end=" ")                            # left in the buffer for the end to flush
+program()
+"""
+
+
+@pytest.mark.parametrize("argv, status", [(["--version"], 0), (["specs", "--preset", "MARK_II"], 2)])
+def test_the_program_ends_with_mains_status_after_threads_atexit_and_flushing(argv, status, tmp_path):
+    import mark1
+    r = subprocess.run([sys.executable, "-c", PROGRAM, *argv], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=120, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == status
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("unflushed ")            # the buffer was flushed
+    assert lines[-1].endswith("atexit after thread")      # the thread was waited for, then atexit ran
+    if status == 0:
+        assert lines[0] == f"unflushed mark1 {mark1.__version__}"
+    else:
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
 
 
 def test_realtime_replay_prints_events_and_matches_the_simulation(tmp_path, capsys):

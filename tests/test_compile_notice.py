@@ -47,12 +47,32 @@ def test_an_old_or_broken_record_falls_back(record, tmp_path):
 
 
 def test_the_last_few_are_kept(record, tmp_path, monkeypatch):
-    monkeypatch.setattr(compiled, "_state", {**compiled._state, "told": True, "busy": 2.0, "total": 30.0})
+    monkeypatch.setattr(compiled, "_state", {**compiled._state, "told": True, "busy": 2.0, "total": 30.0,
+                                             "cpu": 14.0})
     for _ in range(compiled._KEPT + 2):
         compiled._save_record()
     kept = json.loads((tmp_path / compiled._RECORD).read_text())[compiled._record_key()]
-    assert kept == [[30.0, 2.0]] * compiled._KEPT
-    assert compiled._estimate() == 15.0
+    assert kept == [[30.0, 2.0, 14.0]] * compiled._KEPT
+    assert compiled._estimate() == 14.0                 # its CPU seconds, at a busy factor of 1
+
+
+def test_a_compile_kept_with_its_cpu_seconds_is_taken_at_them(record, monkeypatch):
+    # 60 s of wall time that took 20 s of CPU: 20 s on an idle computer, whatever the load then
+    record([[60.0, 2.0, 20.0], [90.0, 4.0, 24.0], [22.0, 1.0]])     # the last kept by an earlier release
+    assert compiled._estimate() == 22.0
+    monkeypatch.setattr(compiled, "_busy", lambda: 3.0)
+    assert compiled._estimate() == 66.0
+
+
+def test_a_compile_is_timed_in_wall_and_cpu_seconds():
+    def plus_one(x):
+        return x + 1.5
+    fresh = compiled._make(plus_one, "", {}, cache=False)      # never cached: compiles in every process
+    wall, cpu = compiled._state["total"], compiled._state["cpu"]
+    assert fresh(1.0) == 2.5
+    took_wall, took_cpu = compiled._state["total"] - wall, compiled._state["cpu"] - cpu
+    assert took_wall > 0 and took_cpu > 0
+    assert took_cpu <= 2 * took_wall + 0.05                    # at most both cores for the compile's time
 
 
 def test_busy_is_at_least_one():

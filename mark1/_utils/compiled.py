@@ -39,6 +39,12 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
 * **Unreadable.** An index or code file that cannot be unpickled (written by another build,
   naming a class that no longer exists, or damaged) counts as a miss: one warning, the
   function compiles anew and a fresh index replaces it.
+* **Warm loads.** A function found in the cache is loaded after only what its machine code
+  needs (numba's runtime and the symbols it links to, :data:`LOAD_LIGHT`), not numba's
+  preparation for compiling, which imports every implementation module and SciPy's linear
+  algebra. What each source file imports is kept beside the cache (``imports.json``, keyed
+  by the file's path and bytes), so a warm run reads the sources for the key but parses
+  none of them.
 * **Read-only home.** Where the per-user directory cannot be written (a read-only home)
   the cache is kept in a private directory under the system's temporary folder
   (``mark1-<user id>/numba``, mode 700, refused when another user owns it): the loops
@@ -47,9 +53,10 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
 * **First compile.** Compiling every loop takes seconds, once per cache. The first compile
   in a process prints one line on stderr when stderr is a terminal or a Jupyter kernel's
   (or ``MARK1_COMPILE_NOTICE=1``): ``compiling the machine's loops, once: about N s``,
-  N the median of the last cold compiles measured on this computer (kept beside the cache)
-  or, before any, the figure measured on the 2-core development machine, scaled by how
-  busy the computer is now against then (the load average per core).
+  N the CPU seconds of the last cold compiles measured on this computer (their median, kept
+  beside the cache) or, before any, of one on the 2-core development machine, times how
+  busy the computer is now (the load average per core): a compile's wall time is its CPU
+  time stretched by the tasks it shares the cores with.
   :func:`compile_seconds` tells a caller how long this process has spent compiling, so a
   wall time can leave it out.
 
@@ -83,6 +90,7 @@ import threading
 import time
 import warnings
 from functools import cache
+from importlib import import_module
 from pathlib import Path
 from types import FunctionType, ModuleType
 from collections.abc import Callable
@@ -97,11 +105,11 @@ from mark1.exceptions import InputError, Mark1Warning
 __all__ = ["cache_dir", "compile_seconds", "compiled", "fallback_dir", "imported_sources", "index_key",
            "njit_calling", "record_fields", "source_digest", "specialised", "writable_cache_dir"]
 
-#: Seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls takes on the
-#: idle 2-core development machine (numba 0.68, Python 3.11), said before this computer
-#: has measured its own (scaled by the load then, see :func:`_busy`): 17.1 s for the whole
-#: cold run, 15.1 s of it compiling.
-COLD_COMPILE_S = 15.0
+#: CPU seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls takes on
+#: the 2-core development machine (numba 0.68, Python 3.11), said before this computer has
+#: measured its own, times how busy the computer is (:func:`_busy`): the median of five cold
+#: runs, 23.8-26.0 s of CPU, which took 80-126 s of wall time at a load of 6-9.
+COLD_COMPILE_S = 24.0
 
 #: How many of the last compiles the estimate takes the median of.
 _KEPT = 5
@@ -287,34 +295,105 @@ def _module_file(root: Path, name: str) -> Path | None:
     return next((c for c in candidates if c.is_file()), None)
 
 
-@cache
-def _direct_imports(path: Path, root: Path) -> tuple[Path, ...]:
-    """The mark1 source files ``path``'s ``import`` statements name (anywhere in the file).
+#: Beside the cache: each source file's imported names, keyed by a SHA-256 of its path and
+#: bytes, so that a warm run reads the sources for the key but parses none of them.
+_IMPORTS = "imports.json"
 
-    ``from P import a`` names ``P/a.py`` when ``a`` is a module, else ``P``'s own file;
-    a package's ``__init__.py`` counts only where its own names are imported.
-    """
-    try:
-        tree = ast.parse(path.read_bytes())
-    except (OSError, SyntaxError, ValueError):
-        return ()
-    found: set[Path] = set()
-    for node in ast.walk(tree):
+#: The most entries the file keeps (the newest): old versions of edited files drop out.
+_IMPORTS_KEPT = 2000
+
+_memo: dict[str, Any] = {}          # "read": what the file held; "new": found in this process
+_memo_lock = threading.Lock()
+
+
+def _imported_names(path: Path, root: Path, data: bytes) -> list[list[str]]:
+    """For each name the file's ``import`` statements import (anywhere in it), the modules
+    it may be, dotted, in the order :func:`_direct_imports` tries them."""
+    names: list[list[str]] = []
+    for node in ast.walk(ast.parse(data)):
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                f = _module_file(root, alias.name)
-                if f is not None:
-                    found.add(f)
+            names.extend([alias.name] for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:              # relative: from the file's own package up
                 pkg = ["mark1", *path.relative_to(root).parts[:-1]]
                 base = ".".join(pkg[:len(pkg) - node.level + 1] + ([node.module] if node.module else []))
             else:
                 base = node.module or ""
-            for alias in node.names:
-                f = _module_file(root, f"{base}.{alias.name}") or _module_file(root, base)
-                if f is not None:
-                    found.add(f)
+            names.extend([f"{base}.{alias.name}", base] for alias in node.names)
+    return names
+
+
+def _remembered(key: str) -> list[list[str]] | None:
+    """The names kept beside the cache for ``key``, or None (none kept, or not a list of lists of str)."""
+    with _memo_lock:
+        if "read" not in _memo:
+            where = _writable_dir()
+            try:
+                read = json.loads((where / _IMPORTS).read_text()) if where is not None else {}
+            except (OSError, ValueError):       # none yet, or damaged: parsed again
+                read = {}
+            _memo["read"], _memo["new"] = read if isinstance(read, dict) else {}, {}
+        got = _memo["new"].get(key, _memo["read"].get(key))
+    ok = isinstance(got, list) and all(isinstance(n, list) and all(isinstance(x, str) for x in n) for n in got)
+    return got if ok else None
+
+
+def _remember(key: str, names: list[list[str]]) -> None:
+    with _memo_lock:
+        _memo.setdefault("new", {})[key] = names
+
+
+def _save_memo() -> None:
+    """Add this process's newly parsed files to the file beside the cache (atomically)."""
+    with _memo_lock:
+        new = _memo.get("new")
+        if not new:
+            return
+        where = _writable_dir()
+        if where is None:
+            return
+        path = where / _IMPORTS
+        try:
+            try:
+                kept = json.loads(path.read_text())
+            except (OSError, ValueError):
+                kept = {}
+            kept = {**(kept if isinstance(kept, dict) else {}), **new}
+            kept = dict(list(kept.items())[-_IMPORTS_KEPT:])
+            tmp = path.with_name(f"{_IMPORTS}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(kept, separators=(",", ":")))
+            os.replace(tmp, path)
+            _memo["read"], _memo["new"] = kept, {}
+        except OSError:
+            pass        # only saves parsing next time: never fail over it
+
+
+@cache
+def _direct_imports(path: Path, root: Path) -> tuple[Path, ...]:
+    """The mark1 source files ``path``'s ``import`` statements name (anywhere in the file).
+
+    ``from P import a`` names ``P/a.py`` when ``a`` is a module, else ``P``'s own file;
+    a package's ``__init__.py`` counts only where its own names are imported. What the
+    statements name is kept beside the cache, keyed by the file's path and bytes: parsed
+    once per version of each file.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ()
+    key = hashlib.sha256(path.relative_to(root).as_posix().encode() + b"\0" + data).hexdigest()
+    names = _remembered(key)
+    if names is None:
+        try:
+            names = _imported_names(path, root, data)
+        except (SyntaxError, ValueError):
+            return ()
+        _remember(key, names)
+    found: set[Path] = set()
+    for candidates in names:
+        f = next((m for m in (_module_file(root, c) for c in candidates) if m is not None), None)
+        if f is not None:
+            found.add(f)
     found.discard(path)
     return tuple(sorted(found))
 
@@ -357,6 +436,7 @@ def imported_sources(path: str | os.PathLike) -> tuple[Path, ...]:
             if f not in seen:
                 seen.add(f)
                 todo.append(f)
+    _save_memo()
     return (start, *sorted(seen - {start}))
 
 
@@ -515,6 +595,29 @@ def _index_file_class() -> Any:
 _IndexFile: Any = _index_file_class() if _INTERNALS is None else None
 
 
+#: Whether cached machine code is loaded after only what running it needs: numba's runtime
+#: (its memory functions) and the symbols code links to. numba's own load first prepares
+#: to compile: it imports every implementation module (SciPy's linear algebra among them),
+#: about 0.5 s of CPU before a warm run's first result. Compiling makes that preparation
+#: anyway. Off: numba's own load (code that fails to load the light way is loaded so too).
+LOAD_LIGHT = True
+
+
+def _ready_to_load(target_context: Any) -> None:
+    """Make ready what code loaded from the cache calls or links to, without numba's
+    preparation for compiling (``BaseContext.refresh``, :data:`LOAD_LIGHT`).
+
+    Compiled code links to numba's C helpers, libm and compiler-rt (their symbols are
+    added when the target context is made), to the runtime's functions (added here) and
+    to the hash secrets (added when ``numba.cpython.hashing`` is imported); these are
+    every symbol numba adds to LLVM's table. A parallel loop's thread pool is started by
+    the cached code's own start-up hooks, as in numba's own load.
+    """
+    from numba.core.runtime import rtsys
+    rtsys.initialize(target_context)
+    import_module("numba.cpython.hashing")
+
+
 def _cache_class(digest: str, root: Path, tag: str = ""):
     """numba's FunctionCache in ``root``, its index key extended by ``digest``; a
     :func:`specialised` variant's ``tag`` (its constants) names its own index file and is
@@ -551,6 +654,15 @@ def _cache_class(digest: str, root: Path, tag: str = ""):
             self._cache_file.__class__ = _IndexFile     # numba's, reading an unreadable file as a miss
 
         def load_overload(self, sig, target_context):
+            if LOAD_LIGHT:
+                try:
+                    _ready_to_load(target_context)
+                    with self._guard_against_spurious_io_errors():
+                        return self._load_overload(sig, target_context)
+                except OSError:
+                    raise
+                except Exception:           # not rebuilt without the compiler's preparation: try numba's own
+                    pass
             try:
                 return super().load_overload(sig, target_context)
             except OSError:
@@ -765,7 +877,7 @@ njit_calling = compiled
 
 _ours: set[int] = set()          # id() of mark1's dispatchers
 _lock = threading.Lock()
-_state = {"depth": 0, "t0": 0.0, "total": 0.0, "told": False, "busy": 0.0}
+_state = {"depth": 0, "t0": 0.0, "total": 0.0, "c0": 0.0, "cpu": 0.0, "told": False, "busy": 0.0}
 
 
 def _watched(dispatcher):
@@ -802,14 +914,21 @@ def _busy() -> float:
         return 1.0
 
 
+def _idle(kept: list) -> float:
+    """The seconds one kept compile would take on an idle computer: its CPU seconds, or
+    (kept by an earlier release, without them) its wall seconds over how busy the computer was."""
+    wall, busy, *cpu = kept
+    return float(cpu[0]) if cpu and float(cpu[0]) > 0 else float(wall) / max(1.0, float(busy))
+
+
 def _estimate() -> float:
     """Seconds the first compile is expected to take: the median of the last compiles kept
-    (each as measured, over how busy the computer was then), times how busy it is now."""
+    (each as an idle computer would take it, :func:`_idle`), times how busy it is now."""
     root = _writable_dir()
     try:
         rec = json.loads((root / _RECORD).read_text()) if root is not None else {}
         kept = rec.get(_record_key())
-        idle = sorted(float(w) / max(1.0, float(b)) for w, b in kept) if isinstance(kept, list) and kept else []
+        idle = sorted(_idle(k) for k in kept) if isinstance(kept, list) and kept else []
     except (OSError, ValueError, TypeError, AttributeError):
         idle = []
     base = (idle[(len(idle) - 1) // 2] + idle[len(idle) // 2]) / 2 if idle else COLD_COMPILE_S
@@ -842,8 +961,8 @@ def _tell() -> None:
 @atexit.register
 def _save_record() -> None:
     """Keep this process's compile time beside the cache, when it compiled much (the next
-    cold compile's estimate): the last few seen for this mark1, numba and Python, each with
-    how busy the computer was (the median, not the largest: one long study or test session
+    cold compile's estimate): the last few seen for this mark1, numba and Python, each as
+    wall seconds, how busy the computer was and CPU seconds (the median, not the largest: one long study or test session
     compiling dozens of variants, or a busy hour, would make every later estimate too long)."""
     total = _state["total"]
     root = _writable_dir() if _state["told"] else None
@@ -854,7 +973,7 @@ def _save_record() -> None:
         rec = json.loads(path.read_text()) if path.exists() else {}
         key = _record_key()
         kept: list = rec[key] if isinstance(rec.get(key), list) else []
-        rec[key] = [*kept, [round(total, 1), round(_state["busy"] or _busy(), 2)]][-_KEPT:]
+        rec[key] = [*kept, [round(total, 1), round(_state["busy"] or _busy(), 2), round(_state["cpu"], 1)]][-_KEPT:]
         tmp = path.with_name(f"{_RECORD}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(rec, indent=1))
         os.replace(tmp, path)
@@ -875,7 +994,7 @@ def _install_listener() -> None:
                     disp = (ev.data or {}).get("dispatcher")
                     if id(disp) not in _ours:
                         return
-                    _state["t0"] = time.perf_counter()
+                    _state["t0"], _state["c0"] = time.perf_counter(), time.process_time()
                     if not _state["told"]:
                         _tell()
                 _state["depth"] += 1
@@ -887,6 +1006,7 @@ def _install_listener() -> None:
                 _state["depth"] -= 1
                 if _state["depth"] == 0:
                     _state["total"] += time.perf_counter() - _state["t0"]
+                    _state["cpu"] += time.process_time() - _state["c0"]
 
     try:
         event.register("numba:compile", Listener())

@@ -47,8 +47,8 @@ def _preset(option: str, name: str):
     return _PRESETS[name]
 
 
-def _format_table(rows: list[tuple[str, str]]) -> str:
-    width = max(len(k) for k, _ in rows)
+def _format_table(rows: list[tuple[str, str]], width: int = 0) -> str:
+    width = max(width, *(len(k) for k, _ in rows))
     return "\n".join(f"  {k:<{width}}  {v}" for k, v in rows)
 
 
@@ -125,15 +125,8 @@ def cmd_run(args) -> int:
         "reported": {"source": rep.source, "conditions": rep.conditions, "value": rep.value, "note": rep.note},
         "spec": jsonable(spec.to_dict()),
     }
-    curve = import_module("mark1.viz.training").learning_curve          # matplotlib: only to draw
-    curve(machine.history_, title=scene.name, test_accuracy=test_acc, reported=rep.value,
-          out=out / "learning_curve.png")
-    if machine.trace_.full:
-        machine.trace_.to_csv(out / "trace.csv")
-    else:
-        write_text(out / "trace.csv", _history_csv(machine.history_, machine.classes_))
-    write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     if args.json:
+        _write_run(out, machine, scene, test_acc, summary)
         print(json.dumps(summary, indent=2))
         return 0
     rows = [
@@ -153,8 +146,24 @@ def cmd_run(args) -> int:
             "writable cache: every run compiles)")] if compiling >= 0.05 else []),
         ("written", f"{out}/summary.json, learning_curve.png, trace.csv"),
     ]
-    print(_format_table(rows))
+    width = max(len(k) for k, _ in rows)
+    # the results first: drawing the learning curve (importing matplotlib) takes about as long as the run
+    print(_format_table(rows[:-1], width), flush=True)
+    _write_run(out, machine, scene, test_acc, summary)
+    print(_format_table(rows[-1:], width))
     return 0
+
+
+def _write_run(out: Path, machine, scene, test_acc: float, summary: dict) -> None:
+    """Write a run's three files into ``out``: the learning curve, the trace and the summary."""
+    curve = import_module("mark1.viz.training").learning_curve          # matplotlib: only to draw
+    curve(machine.history_, title=scene.name, test_accuracy=test_acc, reported=scene.reported.value,
+          out=out / "learning_curve.png")
+    if machine.trace_.full:
+        machine.trace_.to_csv(out / "trace.csv")
+    else:
+        write_text(out / "trace.csv", _history_csv(machine.history_, machine.classes_))
+    write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
 
 
 def _reported_text(value, source: str) -> str:
