@@ -606,6 +606,50 @@ def _bounds0(t: DeviceTable) -> tuple[float, float]:
     return float(np.clip(hi + 0.1 * (hi - lo), 0.05, 1.0)), float(np.clip(lo - 0.1 * (hi - lo), -1.0, -0.05))
 
 
+#: The exponential law's rates from which :func:`_exp_from_linear` starts it (each direction's).
+EXP_RATES = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+def _exp_from_linear(t: DeviceTable, s: MachineSpec) -> list[list[float]]:
+    """Starting points of the exponential law that replay the table as its best linear law does.
+
+    The linear law is fitted first (its replay, four parameters, is well posed); then for each
+    rate of :data:`EXP_RATES`, up and down, the exponential step that has the linear law's
+    value and slope at the table's mean position. An exponential of small rate is a linear
+    law, so these starts lie along the valley in which a noisy table leaves the rate loosely
+    pinned, and the search goes on from the one that replays best rather than from a grid
+    far from it. ``s`` is the exponential's bench spec (its slope sign ``exp_a``)."""
+    rack = s.rack
+    lin = _fit_replay(LAWS["linear"], t, s, _bench(LAWS["linear"], s), None).params
+    size, ud = lin[size_key(s)], lin["rack.up_down"]
+    g0, w_c, a = rack.g_zero, float(np.mean(t.position)), float(rack.exp_a)
+    up_scale, down_scale = 1.0 + min(ud, 0.0), 1.0 - max(ud, 0.0)
+    # the linear law's mean step up and down at w_c, and its slope there (kernel: law_factor)
+    v_up = size * up_scale * (1.0 - lin["rack.gamma_up"] * (w_c - g0) / (rack.w_max - g0))
+    d_up = -size * up_scale * lin["rack.gamma_up"] / (rack.w_max - g0)
+    v_dn = size * down_scale * (1.0 - lin["rack.gamma_down"] * (w_c - g0) / (rack.w_min - g0))
+    d_dn = -size * down_scale * lin["rack.gamma_down"] / (rack.w_min - g0)
+    k = 2.0 * a / (rack.w_max - rack.w_min)            # dz/dw
+    z_c = k * (w_c - g0) + rack.exp_b
+    out = []
+    for g_up in EXP_RATES:
+        # up: S_u (1 - A_u e^(g z)); value v_up, slope -S_u A_u g k e^(g z) = d_up
+        e_up = math.exp(g_up * z_c)
+        s_up = v_up + d_up / (g_up * k)
+        for g_dn in EXP_RATES:
+            # down: S_d (1 - A_d e^(-g z)); value v_dn, slope S_d A_d g k e^(-g z) = d_dn
+            e_dn = math.exp(-g_dn * z_c)
+            s_dn = v_dn - d_dn / (g_dn * k)
+            if s_up <= 0.0 or s_dn <= 0.0:
+                continue
+            a_up = -d_up / (g_up * k * e_up * s_up)
+            a_dn = d_dn / (g_dn * k * e_dn * s_dn)
+            step = max(s_up, s_dn)
+            asym = 1.0 - s_dn / s_up if s_up >= s_dn else -(1.0 - s_up / s_dn)
+            out.append([step, asym, a_up, a_dn, g_up, g_dn])
+    return out
+
+
 #: The laws the fit knows, by ``rack.law``: the keys each fits (:data:`SIZE` the pulse's
 #: nominal travel), starting points and bounds. ``piecewise`` is fitted node by node.
 LAWS: dict[str, Law] = {
@@ -621,7 +665,7 @@ LAWS: dict[str, Law] = {
                        (SIZE, "rack.up_down", "rack.A_up", "rack.A_down", "rack.gamma_up", "rack.gamma_down"),
                        lambda t, s: [[_size0(t) * k, _asym0(t), au, ad, gu, gd] for k in (0.5, 1.0, 2.0)
                                      for au in (-1.0, -0.2, 0.3) for ad in (-1.0, -0.2, 0.3)
-                                     for gu, gd in ((0.5, 0.5), (2.0, 2.0), (5.0, 5.0))],
+                                     for gu, gd in ((0.5, 0.5), (2.0, 2.0), (5.0, 5.0))] + _exp_from_linear(t, s),
                        (1e-7, -0.99, -50.0, -50.0, 0.0, 0.0), (1.0, 0.99, 50.0, 50.0, 50.0, 50.0)),
     "power": Law("power", {"rack.law": "power"}, (SIZE, "rack.up_down", "rack.pow_gamma", "rack.pow_up_down"),
                  lambda t, s: [[_size0(t), _asym0(t), g, 0.0] for g in (0.5, 2.0)],
