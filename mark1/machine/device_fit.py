@@ -520,8 +520,9 @@ class LawFit:
         the rest in windows (:func:`heldout_error`; nan where not computed).
     dw_min_std, write_noise_std : float
         The noise that accumulates (cycle to cycle, relative to the step) and the noise that
-        does not (write and read, in steps), estimated from the replay residuals' variogram
-        (:func:`noise_terms`).
+        does not (write and read, in steps): by the state-space model's likelihood
+        (:func:`kalman_noise_terms`) for a fit to the whole table, by the replay residuals'
+        variogram (:func:`noise_terms`) for a fit to part of it.
     at_bound : tuple of str
         Fitted keys that ended at their search bound (the fit may want beyond it).
     intervals : dict
@@ -776,7 +777,11 @@ def fit_law(law: Law, table: DeviceTable, spec: MachineSpec, *, fit_pulses: int 
     # the noise terms by the state-space model's likelihood, from the variogram's
     dw_std, write_std = kalman_noise_terms(table, fitted_spec(best, spec), best.start,
                                            guess=(best.dw_min_std, best.write_noise_std))
-    return replace(best, dw_min_std=dw_std, write_noise_std=write_std)
+    # a noise term at the top of the range the likelihood searches is at its search bound (at the
+    # bottom it is too small to tell from none, and written as that)
+    edge = tuple(key for key, v, (_, hi) in zip(("rack.dw_min_std", "rack.write_noise_std"), (dw_std, write_std),
+                                                KALMAN_RANGE) if v >= hi * (1 - 1e-3))
+    return replace(best, dw_min_std=dw_std, write_noise_std=write_std, at_bound=best.at_bound + edge)
 
 
 def _fit_replay(law: Law, table: DeviceTable, spec: MachineSpec, base: MachineSpec, fit_pulses) -> LawFit:
@@ -1058,11 +1063,12 @@ def _law_fit(name: str, params: dict, r: np.ndarray, k: int, predicted: np.ndarr
 
 
 def _fit_piecewise(law: Law, table: DeviceTable, spec: MachineSpec, base: MachineSpec) -> LawFit:
-    """The piecewise law's node factors by linear least squares on each pulse's change: the
-    kernel's step is linear in the nodes, so its columns are the steps of each node alone (the
-    kernel's own interpolation), up and down apart. Nodes no pulse reaches take their
-    neighbours' value. (One-step, unlike the other laws' replay fit: its many nodes are
-    linear there; its replay error is reported like theirs.)
+    """The piecewise law's node factors: started by linear least squares on each pulse's change
+    (the kernel's step is linear in the nodes, so its columns are the steps of each node alone,
+    the kernel's own interpolation, up and down apart; pulses that start or end at the travel's
+    ends are left out, an end stop cuts them; nodes no pulse reaches take their neighbours'
+    value), then fitted by their open-loop replay like every other law: the one-step fit takes
+    each pulse from a measured position the write noise has moved (an errors-in-variables bias).
 
     The nodes span the measured travel: the pot's bounds (``rack.w_max``, ``rack.w_min``, so
     its end stops too) are set to the highest and lowest reading (0 kept inside), so the
@@ -1073,8 +1079,11 @@ def _fit_piecewise(law: Law, table: DeviceTable, spec: MachineSpec, base: Machin
               "rack.w_min": float(np.clip(table.position.min(), -1.0, -1e-3))}
     base = base.with_overrides(travel)
     factors = {}
+    inside = (table.position < table.position.max()) & (table.position > table.position.min())
     for name, sign in (("rack.piecewise_up", 1), ("rack.piecewise_down", -1)):
-        rows = table.direction == sign
+        rows = (table.direction == sign) & inside[:-1] & inside[1:]
+        if not rows.any():
+            rows = table.direction == sign
         cols = np.empty((int(rows.sum()), nodes))
         for i in range(nodes):
             unit = tuple(float(v) for v in np.eye(nodes)[i])
@@ -1091,13 +1100,23 @@ def _fit_piecewise(law: Law, table: DeviceTable, spec: MachineSpec, base: Machin
         else:
             f[:] = 1.0
         factors[name] = tuple(float(v) for v in np.clip(f, 0.0, 100.0))
+    run = _replayer(table, spec)
+
+    def residual(x):
+        return table.position - run(base.with_overrides({"rack.piecewise_up": tuple(map(float, x[:nodes])),
+                                                         "rack.piecewise_down": tuple(map(float, x[nodes:-1]))}),
+                                    x[-1])
+    x0 = [*factors["rack.piecewise_up"], *factors["rack.piecewise_down"], float(table.position[0])]
+    x = _minimize(residual, x0, [0.0] * (2 * nodes) + [-1.0], [100.0] * (2 * nodes) + [1.0])[0]
+    factors = {"rack.piecewise_up": tuple(float(v) for v in x[:nodes]),
+               "rack.piecewise_down": tuple(float(v) for v in x[nodes:-1])}
     fitted = base.with_overrides(factors)
-    replayed = _replayer(table, spec)(fitted, float(table.position[0]))
+    replayed = run(fitted, float(x[-1]))
     r = table.position[1:] - replayed[1:]
     params = {**_drive(spec), **law.fixed, **travel, **factors}
     dw_std, write_std = noise_terms(table, replayed, fitted)
-    return _law_fit(law.name, params, r, 2 * nodes, replayed[1:], dw_min_std=dw_std, write_noise_std=write_std,
-                    start=float(table.position[0]))
+    return _law_fit(law.name, params, r, 2 * nodes + 1, replayed[1:], dw_min_std=dw_std, write_noise_std=write_std,
+                    start=float(x[-1]))
 
 
 @dataclass(frozen=True)
@@ -1391,7 +1410,7 @@ def overrides_toml(fit: LawFit) -> str:
             lines.append("# a continuous motor's pulse travels the trainer's increment: the fitted travel of one pulse")
         if key == "rack.dw_min_std":
             lines.append("# noise that accumulates (cycle to cycle) and noise that does not (write and the meter's, "
-                         "in steps): from the replay residuals' variogram")
+                         "in steps): by the likelihood of a state-space model")
         lines.append(f"{key} = {_toml_value(v)}")
     return "\n".join(lines) + "\n"
 
