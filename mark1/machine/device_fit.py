@@ -652,7 +652,7 @@ def _exp_from_linear(t: DeviceTable, s: MachineSpec) -> list[list[float]]:
 
 
 #: The laws the fit knows, by ``rack.law``: the keys each fits (:data:`SIZE` the pulse's
-#: nominal travel), starting points and bounds. ``piecewise`` is fitted node by node.
+#: nominal travel), starting points and bounds. ``piecewise`` is started node by node (:func:`_fit_piecewise`).
 LAWS: dict[str, Law] = {
     "constant": Law("constant", {"rack.law": "constant"}, (SIZE, "rack.up_down"),
                     lambda t, s: [[_size0(t), _asym0(t)]], (1e-7, -0.99), (1.0, 0.99)),
