@@ -481,3 +481,37 @@ def test_a_noise_term_at_the_top_of_its_search_range_is_warned_of(monkeypatch):
     assert fit.best.dw_min_std == pytest.approx(0.05)
     assert "rack.dw_min_std" in fit.best.at_bound
     assert any("rack.dw_min_std" in w and "search bound" in w for w in fit.warnings)
+
+
+@pytest.mark.parametrize("law", ["constant", "linear", "soft-bounds", "exponential", "power"])
+def test_every_fit_toml_loads_whatever_the_fit_found(law):
+    """Whatever a fit ends with (each parameter anywhere in its search range, its ends included; the noise
+    terms any float at all), the ``fit.toml`` it writes is one mark1's own loader takes (a property test)."""
+    from hypothesis import given, settings, strategies as st
+    from mark1.machine.device_fit import LawFit
+    keys = tuple("rack.step" if k == "SIZE" else k for k in LAWS[law].keys)
+    anything = st.floats(allow_nan=False, allow_infinity=False)
+    ranges = [st.one_of(st.sampled_from([lo, hi]), st.floats(lo, hi)) for lo, hi in zip(LAWS[law].low, LAWS[law].high)]
+
+    @settings(max_examples=60, deadline=None, derandomize=True)
+    @given(st.tuples(*ranges), anything, anything)
+    def check(values, dw_min_std, write_noise_std):
+        fixed = {"rack.exp_a": -1.0, "rack.exp_b": 0.0} if law == "exponential" else {}
+        params = {"rack.drive": "ratchet", "rack.backlash": 0.0, **LAWS[law].fixed, **fixed,
+                  **dict(zip(keys, map(float, values)))}
+        fit = LawFit(law, params, np.zeros(3), 0.0, len(keys), 0.0, 0.0, dw_min_std=dw_min_std,
+                     write_noise_std=write_noise_std)
+        over = tomllib.loads(overrides_toml(fit))["machine"]["overrides"]
+        assert specs.MARK_I.with_overrides(_flat(over)).rack.law == law
+    check()
+
+
+def test_a_value_below_a_field_without_an_upper_end_is_cut_to_its_lower_end():
+    """A field with a lower end and no upper one (``rack.gamma_down``: >= 0) is cut at the lower end, and
+    says so (it was written as found, -1, and refused by the loader)."""
+    from mark1.machine.device_fit import LawFit
+    fit = LawFit("linear", {"rack.drive": "ratchet", "rack.law": "linear", "rack.step": 0.01, "rack.gamma_down": -1.0},
+                 np.zeros(3), 0.0, 2, 0.0, 0.0)
+    text = overrides_toml(fit)
+    assert "rack.gamma_down -1 is outside what the spec takes; written as 0" in text
+    assert specs.MARK_I.with_overrides(_flat(tomllib.loads(text)["machine"]["overrides"])).rack.gamma_down == 0.0

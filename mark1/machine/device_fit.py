@@ -1369,7 +1369,8 @@ def _loadable(params: dict) -> tuple[dict, list[str]]:
             continue
         meta = RackSpec.field_info(name)
         lo, hi = meta["low"], meta["high"]
-        w = min(max(v, lo if lo is not None else v), hi if hi is not None else v)
+        w = v if lo is None else max(v, lo)        # (a field with no upper end: only the lower one cuts)
+        w = w if hi is None else min(w, hi)
         if meta["low_open"] and lo is not None and w <= lo:
             w = lo + 1e-12
         if w != v:
