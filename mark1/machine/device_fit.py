@@ -520,8 +520,9 @@ class LawFit:
         the rest in windows (:func:`heldout_error`; nan where not computed).
     dw_min_std, write_noise_std : float
         The noise that accumulates (cycle to cycle, relative to the step) and the noise that
-        does not (write and read, in steps), estimated from the replay residuals' variogram
-        (:func:`noise_terms`).
+        does not (write and read, in steps): by the state-space model's likelihood
+        (:func:`kalman_noise_terms`) for a fit to the whole table, by the replay residuals'
+        variogram (:func:`noise_terms`) for a fit to part of it.
     at_bound : tuple of str
         Fitted keys that ended at their search bound (the fit may want beyond it).
     intervals : dict
@@ -606,8 +607,52 @@ def _bounds0(t: DeviceTable) -> tuple[float, float]:
     return float(np.clip(hi + 0.1 * (hi - lo), 0.05, 1.0)), float(np.clip(lo - 0.1 * (hi - lo), -1.0, -0.05))
 
 
+#: The exponential law's rates from which :func:`_exp_from_linear` starts it (each direction's).
+EXP_RATES = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+def _exp_from_linear(t: DeviceTable, s: MachineSpec) -> list[list[float]]:
+    """Starting points of the exponential law that replay the table as its best linear law does.
+
+    The linear law is fitted first (its replay, four parameters, is well posed); then for each
+    rate of :data:`EXP_RATES`, up and down, the exponential step that has the linear law's
+    value and slope at the table's mean position. An exponential of small rate is a linear
+    law, so these starts lie along the valley in which a noisy table leaves the rate loosely
+    pinned, and the search goes on from the one that replays best rather than from a grid
+    far from it. ``s`` is the exponential's bench spec (its slope sign ``exp_a``)."""
+    rack = s.rack
+    lin = _fit_replay(LAWS["linear"], t, s, _bench(LAWS["linear"], s), None).params
+    size, ud = lin[size_key(s)], lin["rack.up_down"]
+    g0, w_c, a = rack.g_zero, float(np.mean(t.position)), float(rack.exp_a)
+    up_scale, down_scale = 1.0 + min(ud, 0.0), 1.0 - max(ud, 0.0)
+    # the linear law's mean step up and down at w_c, and its slope there (kernel: law_factor)
+    v_up = size * up_scale * (1.0 - lin["rack.gamma_up"] * (w_c - g0) / (rack.w_max - g0))
+    d_up = -size * up_scale * lin["rack.gamma_up"] / (rack.w_max - g0)
+    v_dn = size * down_scale * (1.0 - lin["rack.gamma_down"] * (w_c - g0) / (rack.w_min - g0))
+    d_dn = -size * down_scale * lin["rack.gamma_down"] / (rack.w_min - g0)
+    k = 2.0 * a / (rack.w_max - rack.w_min)            # dz/dw
+    z_c = k * (w_c - g0) + rack.exp_b
+    out = []
+    for g_up in EXP_RATES:
+        # up: S_u (1 - A_u e^(g z)); value v_up, slope -S_u A_u g k e^(g z) = d_up
+        e_up = math.exp(g_up * z_c)
+        s_up = v_up + d_up / (g_up * k)
+        for g_dn in EXP_RATES:
+            # down: S_d (1 - A_d e^(-g z)); value v_dn, slope S_d A_d g k e^(-g z) = d_dn
+            e_dn = math.exp(-g_dn * z_c)
+            s_dn = v_dn - d_dn / (g_dn * k)
+            if s_up <= 0.0 or s_dn <= 0.0:
+                continue
+            a_up = -d_up / (g_up * k * e_up * s_up)
+            a_dn = d_dn / (g_dn * k * e_dn * s_dn)
+            step = max(s_up, s_dn)
+            asym = 1.0 - s_dn / s_up if s_up >= s_dn else -(1.0 - s_up / s_dn)
+            out.append([step, asym, a_up, a_dn, g_up, g_dn])
+    return out
+
+
 #: The laws the fit knows, by ``rack.law``: the keys each fits (:data:`SIZE` the pulse's
-#: nominal travel), starting points and bounds. ``piecewise`` is fitted node by node.
+#: nominal travel), starting points and bounds. ``piecewise`` is started node by node (:func:`_fit_piecewise`).
 LAWS: dict[str, Law] = {
     "constant": Law("constant", {"rack.law": "constant"}, (SIZE, "rack.up_down"),
                     lambda t, s: [[_size0(t), _asym0(t)]], (1e-7, -0.99), (1.0, 0.99)),
@@ -621,7 +666,7 @@ LAWS: dict[str, Law] = {
                        (SIZE, "rack.up_down", "rack.A_up", "rack.A_down", "rack.gamma_up", "rack.gamma_down"),
                        lambda t, s: [[_size0(t) * k, _asym0(t), au, ad, gu, gd] for k in (0.5, 1.0, 2.0)
                                      for au in (-1.0, -0.2, 0.3) for ad in (-1.0, -0.2, 0.3)
-                                     for gu, gd in ((0.5, 0.5), (2.0, 2.0), (5.0, 5.0))],
+                                     for gu, gd in ((0.5, 0.5), (2.0, 2.0), (5.0, 5.0))] + _exp_from_linear(t, s),
                        (1e-7, -0.99, -50.0, -50.0, 0.0, 0.0), (1.0, 0.99, 50.0, 50.0, 50.0, 50.0)),
     "power": Law("power", {"rack.law": "power"}, (SIZE, "rack.up_down", "rack.pow_gamma", "rack.pow_up_down"),
                  lambda t, s: [[_size0(t), _asym0(t), g, 0.0] for g in (0.5, 2.0)],
@@ -732,7 +777,11 @@ def fit_law(law: Law, table: DeviceTable, spec: MachineSpec, *, fit_pulses: int 
     # the noise terms by the state-space model's likelihood, from the variogram's
     dw_std, write_std = kalman_noise_terms(table, fitted_spec(best, spec), best.start,
                                            guess=(best.dw_min_std, best.write_noise_std))
-    return replace(best, dw_min_std=dw_std, write_noise_std=write_std)
+    # a noise term at the top of the range the likelihood searches is at its search bound (at the
+    # bottom it is too small to tell from none, and written as that)
+    edge = tuple(key for key, v, (_, hi) in zip(("rack.dw_min_std", "rack.write_noise_std"), (dw_std, write_std),
+                                                KALMAN_RANGE) if v >= hi * (1 - 1e-3))
+    return replace(best, dw_min_std=dw_std, write_noise_std=write_std, at_bound=best.at_bound + edge)
 
 
 def _fit_replay(law: Law, table: DeviceTable, spec: MachineSpec, base: MachineSpec, fit_pulses) -> LawFit:
@@ -1014,11 +1063,12 @@ def _law_fit(name: str, params: dict, r: np.ndarray, k: int, predicted: np.ndarr
 
 
 def _fit_piecewise(law: Law, table: DeviceTable, spec: MachineSpec, base: MachineSpec) -> LawFit:
-    """The piecewise law's node factors by linear least squares on each pulse's change: the
-    kernel's step is linear in the nodes, so its columns are the steps of each node alone (the
-    kernel's own interpolation), up and down apart. Nodes no pulse reaches take their
-    neighbours' value. (One-step, unlike the other laws' replay fit: its many nodes are
-    linear there; its replay error is reported like theirs.)
+    """The piecewise law's node factors: started by linear least squares on each pulse's change
+    (the kernel's step is linear in the nodes, so its columns are the steps of each node alone,
+    the kernel's own interpolation, up and down apart; pulses that start or end at the travel's
+    ends are left out, an end stop cuts them; nodes no pulse reaches take their neighbours'
+    value), then fitted by their open-loop replay like every other law: the one-step fit takes
+    each pulse from a measured position the write noise has moved (an errors-in-variables bias).
 
     The nodes span the measured travel: the pot's bounds (``rack.w_max``, ``rack.w_min``, so
     its end stops too) are set to the highest and lowest reading (0 kept inside), so the
@@ -1029,8 +1079,11 @@ def _fit_piecewise(law: Law, table: DeviceTable, spec: MachineSpec, base: Machin
               "rack.w_min": float(np.clip(table.position.min(), -1.0, -1e-3))}
     base = base.with_overrides(travel)
     factors = {}
+    inside = (table.position < table.position.max()) & (table.position > table.position.min())
     for name, sign in (("rack.piecewise_up", 1), ("rack.piecewise_down", -1)):
-        rows = table.direction == sign
+        rows = (table.direction == sign) & inside[:-1] & inside[1:]
+        if not rows.any():
+            rows = table.direction == sign
         cols = np.empty((int(rows.sum()), nodes))
         for i in range(nodes):
             unit = tuple(float(v) for v in np.eye(nodes)[i])
@@ -1047,13 +1100,23 @@ def _fit_piecewise(law: Law, table: DeviceTable, spec: MachineSpec, base: Machin
         else:
             f[:] = 1.0
         factors[name] = tuple(float(v) for v in np.clip(f, 0.0, 100.0))
+    run = _replayer(table, spec)
+
+    def residual(x):
+        return table.position - run(base.with_overrides({"rack.piecewise_up": tuple(map(float, x[:nodes])),
+                                                         "rack.piecewise_down": tuple(map(float, x[nodes:-1]))}),
+                                    x[-1])
+    x0 = [*factors["rack.piecewise_up"], *factors["rack.piecewise_down"], float(table.position[0])]
+    x = _minimize(residual, x0, [0.0] * (2 * nodes) + [-1.0], [100.0] * (2 * nodes) + [1.0])[0]
+    factors = {"rack.piecewise_up": tuple(float(v) for v in x[:nodes]),
+               "rack.piecewise_down": tuple(float(v) for v in x[nodes:-1])}
     fitted = base.with_overrides(factors)
-    replayed = _replayer(table, spec)(fitted, float(table.position[0]))
+    replayed = run(fitted, float(x[-1]))
     r = table.position[1:] - replayed[1:]
     params = {**_drive(spec), **law.fixed, **travel, **factors}
     dw_std, write_std = noise_terms(table, replayed, fitted)
-    return _law_fit(law.name, params, r, 2 * nodes, replayed[1:], dw_min_std=dw_std, write_noise_std=write_std,
-                    start=float(table.position[0]))
+    return _law_fit(law.name, params, r, 2 * nodes + 1, replayed[1:], dw_min_std=dw_std, write_noise_std=write_std,
+                    start=float(x[-1]))
 
 
 @dataclass(frozen=True)
@@ -1306,7 +1369,8 @@ def _loadable(params: dict) -> tuple[dict, list[str]]:
             continue
         meta = RackSpec.field_info(name)
         lo, hi = meta["low"], meta["high"]
-        w = min(max(v, lo if lo is not None else v), hi if hi is not None else v)
+        w = v if lo is None else max(v, lo)        # (a field with no upper end: only the lower one cuts)
+        w = w if hi is None else min(w, hi)
         if meta["low_open"] and lo is not None and w <= lo:
             w = lo + 1e-12
         if w != v:
@@ -1347,7 +1411,7 @@ def overrides_toml(fit: LawFit) -> str:
             lines.append("# a continuous motor's pulse travels the trainer's increment: the fitted travel of one pulse")
         if key == "rack.dw_min_std":
             lines.append("# noise that accumulates (cycle to cycle) and noise that does not (write and the meter's, "
-                         "in steps): from the replay residuals' variogram")
+                         "in steps): by the likelihood of a state-space model")
         lines.append(f"{key} = {_toml_value(v)}")
     return "\n".join(lines) + "\n"
 
