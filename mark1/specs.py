@@ -451,9 +451,10 @@ class RackSpec(_Spec):
                                                  "position, drawn once when the machine is built")
     diffusion: float = param(0.0, "full scale (sigma)", "assumed",
                              "diffusion: once a presentation, after the trainer's turn, every pot's persistent "
-                             "position takes a random step diffusion * xi, cut to its bounds (aihwkit diffusion, "
-                             "applied once a mini-batch: a presentation is the machine's mini-batch of one card); "
-                             "a stream of its own, keyed by pot and presentation; 0 switches it off",
+                             "position takes a random step diffusion * xi, cut to its bounds by the end stops "
+                             "(aihwkit diffusion, applied once a mini-batch: a presentation is the machine's "
+                             "mini-batch of one card); a stream of its own, keyed by pot and presentation; 0 "
+                             "switches it off",
                              low=0.0, high=1.0, switch="diffusion", device=True, on=0.001,
                              kernel="Pots.diffusion (pots.diffuse_pots in presentation.train_block and act_on)")
     diffusion_dtod: float = param(0.0, "relative (sigma)", "assumed",
@@ -464,8 +465,9 @@ class RackSpec(_Spec):
     reset: float = param(0.0, "full scale (from g_zero)", "assumed",
                          "where a pot is reset to, measured from g_zero (aihwkit reset). The machine resets every "
                          "pot once, when it is built (each fit from scratch): pot j starts at g_zero + reset + "
-                         "reset_dtod * xi_j + reset_std * xi, cut to its bounds, where the Mark I's pots start at "
-                         "0; it resets nothing later", low=-2.0, high=2.0, switch="reset", on=0.05,
+                         "reset_dtod * xi_j + reset_std * xi, cut to its bounds by the end stops, where the "
+                         "Mark I's pots start at 0; it resets nothing later", low=-2.0, high=2.0, switch="reset",
+                         on=0.05,
                          outside="each pot's starting position, p_from = p_to, set when the machine is built")
     reset_dtod: float = param(0.0, "full scale (sigma)", "assumed",
                               "pot-to-pot spread of the reset value, added: reset + reset_dtod * xi, drawn once "
