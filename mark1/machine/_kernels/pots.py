@@ -295,7 +295,7 @@ def reset_positions(spec, bias, w_max, w_min, stuck, shape, key) -> tuple[np.nda
     aihwkit's ``PulsedRPUDevice::resetCols`` (src/rpucuda/rpu_pulsed_device.cpp, lines
     485-488, commit 4545f11): ``w = b + reset_std * xi``, cut to the pot's bounds, ``b`` the
     pot's reset value ``reset + reset_dtod * xi`` drawn once (``bias``, from ``g_zero``;
-    line 716); then every write offset is drawn anew (``applyUpdateWriteNoise``, line 492).
+    line 716); then every write offset is drawn anew (``applyUpdateWriteNoise``, line 493).
     Here the cut is the end stops' (none without them), ``xi`` comes from the reset's stream
     of the device's noise (:func:`normal_draw`, count 0: one reset) and the write offset
     from its own; a stuck pot lands on its value without offset. ``w_max``, ``w_min``,
