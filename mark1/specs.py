@@ -449,6 +449,35 @@ class RackSpec(_Spec):
                                          high=1.0,
                                          outside="each stuck pot's value, Pots.w_max = Pots.w_min and its starting "
                                                  "position, drawn once when the machine is built")
+    diffusion: float = param(0.0, "full scale (sigma)", "assumed",
+                             "diffusion: once a presentation, after the trainer's turn, every pot's persistent "
+                             "position takes a random step diffusion * xi, cut to its bounds by the end stops "
+                             "(aihwkit diffusion, applied once a mini-batch: a presentation is the machine's "
+                             "mini-batch of one card); a stream of its own, keyed by pot and presentation; 0 "
+                             "switches it off",
+                             low=0.0, high=1.0, switch="diffusion", device=True, on=0.001,
+                             kernel="Pots.diffusion (pots.diffuse_pots in presentation.train_block and act_on)")
+    diffusion_dtod: float = param(0.0, "relative (sigma)", "assumed",
+                                  "pot-to-pot spread of diffusion: |diffusion * (1 + diffusion_dtod * xi)|, drawn "
+                                  "once (aihwkit diffusion_dtod)", low=0.0, high=10.0,
+                                  outside="each pot's diffusion rate, Pots.diffusion, drawn once when the machine "
+                                          "is built")
+    reset: float = param(0.0, "full scale (from g_zero)", "assumed",
+                         "where a pot is reset to, measured from g_zero (aihwkit reset). The machine resets every "
+                         "pot once, when it is built (each fit from scratch): pot j starts at g_zero + reset + "
+                         "reset_dtod * xi_j + reset_std * xi, cut to its bounds by the end stops, where the "
+                         "Mark I's pots start at 0; it resets nothing later", low=-2.0, high=2.0, switch="reset",
+                         on=0.05,
+                         outside="each pot's starting position, p_from = p_to, set when the machine is built")
+    reset_dtod: float = param(0.0, "full scale (sigma)", "assumed",
+                              "pot-to-pot spread of the reset value, added: reset + reset_dtod * xi, drawn once "
+                              "(aihwkit reset_dtod)", low=0.0, high=2.0, switch="reset",
+                              outside="each pot's reset value, drawn once when the machine is built")
+    reset_std: float = param(0.0, "full scale (sigma)", "assumed",
+                             "reset-to-reset noise: each reset lands reset_std * xi off the pot's reset value, a "
+                             "stream of its own (aihwkit reset_std)", low=0.0, high=2.0, switch="reset",
+                             outside="each pot's starting position, drawn from the noise stream when the machine is "
+                                     "built")
     drift_nu: float = param(0.0, "1", "assumed",
                             "power-law drift: after its last move a wiper reads g_zero + (p - g_zero) * "
                             "max(dt / drift_t0, 1) ** -drift_nu, p its programmed position, dt the machine seconds "

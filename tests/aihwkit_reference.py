@@ -26,7 +26,8 @@ DEFAULTS = dict(dw_min=0.001, up_down=0.0, w_max=0.6, w_min=-0.6, dw_min_dtod=0.
                 corrupt_devices_range=0.1, dw_min_std=0.0, write_noise_std=0.0, mult_noise=True,
                 gamma_up=0.0, gamma_down=0.0, gamma_up_dtod=0.0, gamma_down_dtod=0.0, mean_bound_reference=True,
                 a=0.0, b=0.0, A_up=0.0, A_down=0.0, pow_gamma=1.0, pow_up_down=0.0, pow_gamma_dtod=0.0,
-                pow_up_down_dtod=0.0, piecewise_up=(1.0,), piecewise_down=(1.0,))
+                pow_up_down_dtod=0.0, piecewise_up=(1.0,), piecewise_down=(1.0,), diffusion=0.0,
+                diffusion_dtod=0.0, reset=0.0, reset_dtod=0.0, reset_std=0.0)
 
 #: aihwkit's presets (src/aihwkit/simulator/presets/devices.py at COMMIT): the values its classes set.
 PRESETS = {
@@ -51,7 +52,8 @@ PRESETS = {
 
 #: The spreads and noise of a parameter dict, to switch off for a deterministic run.
 SPREADS = ("dw_min_dtod", "up_down_dtod", "w_max_dtod", "w_min_dtod", "gamma_up_dtod", "gamma_down_dtod",
-           "pow_gamma_dtod", "pow_up_down_dtod", "corrupt_devices_prob", "dw_min_std", "write_noise_std")
+           "pow_gamma_dtod", "pow_up_down_dtod", "corrupt_devices_prob", "dw_min_std", "write_noise_std",
+           "diffusion_dtod", "reset_dtod", "reset_std")
 
 
 def parameters(law: str, **kw) -> dict:
@@ -209,3 +211,30 @@ def drift(w0: np.ndarray, dt_over_t0: float, nu: float, a: float = 0.0) -> np.nd
     max(dt / t0, 1)``, ``w0 * delta_t ** -nu + a * (delta_t ** -nu - 1)``."""
     s = max(dt_over_t0, 1.0) ** -nu
     return w0 * s + a * (s - 1.0)
+
+
+def populate_diffusion_and_reset(par: dict, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Each of n devices' diffusion rate and reset bias as ``populate`` draws them
+    (rpu_pulsed_device.cpp, lines 707-718): ``|diffusion (1 + diffusion_dtod xi)|`` and
+    ``reset + reset_dtod xi``."""
+    rate = np.abs(par["diffusion"] * (1.0 + par["diffusion_dtod"] * rng.standard_normal(n)))    # line 709
+    bias = par["reset"] + par["reset_dtod"] * rng.standard_normal(n)                             # line 716
+    return rate, bias
+
+
+def diffuse(w: np.ndarray, rate: np.ndarray, w_min: np.ndarray, w_max: np.ndarray, xi: np.ndarray) -> np.ndarray:
+    """``PulsedRPUDevice::diffuseWeights`` (rpu_pulsed_device.cpp, lines 433-446) on the
+    persistent weights: ``w += rate * xi``, then ``MIN`` with the upper bound and ``MAX`` with
+    the lower. aihwkit's tile calls it once a mini-batch, after the update
+    (src/aihwkit/simulator/tiles/rpucuda.py, lines 486-497, ``post_update_step``)."""
+    w = w + rate * xi                   # line 441
+    w = np.minimum(w, w_max)            # line 442
+    return np.maximum(w, w_min)         # line 443
+
+
+def reset(bias: np.ndarray, reset_std: float, w_min: np.ndarray, w_max: np.ndarray, xi: np.ndarray) -> np.ndarray:
+    """``PulsedRPUDevice::resetCols`` with ``reset_prob`` 1 (rpu_pulsed_device.cpp, lines
+    470-495): ``w = bias + (reset_std > 0 ? reset_std * xi : 0)``, then the bounds."""
+    w = bias + (reset_std * xi if reset_std > 0 else 0.0)     # lines 485-486
+    w = np.minimum(w, w_max)                                  # line 487
+    return np.maximum(w, w_min)                               # line 488

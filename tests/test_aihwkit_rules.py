@@ -18,7 +18,8 @@ from scipy import stats
 
 import aihwkit_reference as ref
 from mark1 import devices
-from mark1.machine._kernels.pots import LAW_CODES, drive_of, law_factor, law_factor_reference
+from mark1.machine._kernels.pots import (DIFFUSION, LAW_CODES, RESET, diffuse_pots, diffuse_reference, drive_of,
+                                         law_factor, law_factor_reference, normal_draw)
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.specs import RackSpec
 
@@ -61,7 +62,9 @@ def rack_spec(par: dict, c: float = 1.0, shift: float = 0.0) -> RackSpec:
                     corrupt_devices_prob=par["corrupt_devices_prob"],
                     corrupt_devices_range=par["corrupt_devices_range"] / c, dw_min_std=par["dw_min_std"],
                     mult_noise=par["mult_noise"] or par["law"] not in ("linear", "soft-bounds"),
-                    write_noise_std=par["write_noise_std"], g_zero=-shift / c, **law)
+                    write_noise_std=par["write_noise_std"], g_zero=-shift / c, diffusion=par["diffusion"] / c,
+                    diffusion_dtod=par["diffusion_dtod"], reset=par["reset"] / c, reset_dtod=par["reset_dtod"] / c,
+                    reset_std=par["reset_std"] / c, **law)
 
 
 def rack_run(spec: RackSpec, w0: np.ndarray, directions: np.ndarray, seed: int = 0):
@@ -271,3 +274,109 @@ def test_the_kernels_law_is_its_reference_and_aihwkits(case):
             assert kernel == pytest.approx(plain, rel=1e-14, abs=1e-15)
             assert plain == pytest.approx(ref.step_factor(dev, 0, float(w), d), rel=1e-14, abs=1e-15)
             assert math.isfinite(kernel)
+
+
+# -- diffusion and reset: aihwkit's diffuseWeights and resetCols ------------------------------------
+
+def diffused(rack: PotentiometerRack, presentations: int) -> np.ndarray:
+    """Each pot's position after each of ``presentations`` presentations' diffusion, the rack
+    at rest (the kernel's :func:`diffuse_pots`, as the presentation kernel calls it): (m + 1, n)."""
+    out = np.empty((presentations + 1, rack.p_to.size))
+    out[0] = rack.p_to.reshape(-1)
+    for p in range(presentations):
+        diffuse_pots(p, float(p), rack.busy_until, 1.0, rack.pots, rack.drive_constants)
+        out[p + 1] = rack.p_to.reshape(-1)
+    return out
+
+
+def diffusion_draws(rack: PotentiometerRack, presentations: int) -> np.ndarray:
+    """The normal numbers the rack's diffusion stream gives pot j at presentation p: (m, n)."""
+    key = rack.drive_constants.noise_key
+    return np.array([[normal_draw(key, DIFFUSION, j, p) for j in range(rack.p_to.size)]
+                     for p in range(presentations)])
+
+
+@pytest.mark.parametrize("frame", [(1.0, 0.0), (1.7, 0.25)], ids=["as-is", "scaled-and-shifted"])
+def test_diffusion_follows_aihwkits_diffuse_weights(frame):
+    """Fed the same normal numbers, the kernel's diffusion is aihwkit's random walk, bounds
+    included (a rate large enough that the walk meets both)."""
+    c, shift = frame
+    par = ref.parameters("soft-bounds", dw_min=0.004, w_max=0.6, w_min=-0.4, diffusion=0.05)
+    spec = rack_spec(par, c, shift)
+    w0 = starts(par, 7)
+    rack = PotentiometerRack(spec, 1, len(w0), 8, noise_seed=np.random.SeedSequence(3))
+    rack.p_from[0] = rack.p_to[0] = (w0 - shift) / c
+    got = diffused(rack, 400) * c + shift
+    xi = diffusion_draws(rack, 400)
+    dev = ref.populate(par, len(w0), np.random.default_rng(0))
+    rate, _ = ref.populate_diffusion_and_reset(par, len(w0), np.random.default_rng(0))
+    expected, plain = [w0.copy()], [(w0 - shift) / c]
+    for p in range(400):
+        expected.append(ref.diffuse(expected[-1], rate, dev.w_min, dev.w_max, xi[p]))
+        plain.append(np.array([diffuse_reference(w, spec.diffusion, x, spec.w_min, spec.w_max, True)
+                               for w, x in zip(plain[-1], xi[p])]))
+    expected = np.array(expected)
+    assert (expected == dev.w_max).any() and (expected == dev.w_min).any()        # the walk met both bounds
+    assert np.abs(got - expected).max() <= 1e-12 * (par["w_max"] - par["w_min"])
+    assert np.abs(got - (np.array(plain) * c + shift)).max() <= 1e-12 * (par["w_max"] - par["w_min"])
+
+
+def test_diffusion_rates_are_drawn_as_aihwkit_draws():
+    par = ref.parameters("constant", dw_min=0.004, diffusion=0.01, diffusion_dtod=0.6)
+    rack = PotentiometerRack(rack_spec(par), 1, 4000, 8, device_seed=np.random.SeedSequence(13))
+    theirs, _ = ref.populate_diffusion_and_reset(par, 4000, np.random.default_rng(14))
+    assert stats.ks_2samp(rack.pots.diffusion, theirs).pvalue > KS_ALPHA
+    assert (rack.pots.diffusion >= 0).all()                   # |...|: a draw below -1 folds back
+
+
+def test_a_diffusion_walk_has_aihwkits_distribution():
+    """3,000 pots, 60 presentations of diffusion with a pot-to-pot spread of the rate, both
+    bounds in reach: where the pots end is where aihwkit's devices end, under its own draws."""
+    par = ref.parameters("constant", dw_min=0.004, w_max=0.3, w_min=-0.2, diffusion=0.04, diffusion_dtod=0.3)
+    n = 3000
+    rack = PotentiometerRack(rack_spec(par), 1, n, 8, device_seed=np.random.SeedSequence(15),
+                             noise_seed=np.random.SeedSequence(16))
+    got = diffused(rack, 60)[-1]
+    rng = np.random.default_rng(17)
+    dev = ref.populate(par, n, rng)
+    rate, _ = ref.populate_diffusion_and_reset(par, n, rng)
+    w = np.zeros(n)
+    for _ in range(60):
+        w = ref.diffuse(w, rate, dev.w_min, dev.w_max, rng.standard_normal(n))
+    assert 0.02 < (got == 0.3).mean() < 0.5 and 0.02 < (w == 0.3).mean() < 0.5      # both walks meet a bound
+    assert stats.ks_2samp(got, w).pvalue > KS_ALPHA
+
+
+def reset_draws(rack: PotentiometerRack) -> np.ndarray:
+    key = rack.drive_constants.noise_key
+    return np.array([normal_draw(key, RESET, j, 0) for j in range(rack.p_to.size)])
+
+
+@pytest.mark.parametrize("frame", [(1.0, 0.0), (1.7, 0.25)], ids=["as-is", "scaled-and-shifted"])
+def test_reset_follows_aihwkits_reset_cols(frame):
+    """Fed the same reset values and normal numbers, where each pot starts is where aihwkit's
+    resetCols puts a device, bounds included."""
+    c, shift = frame
+    par = ref.parameters("soft-bounds", dw_min=0.004, w_max=0.6, w_min=-0.4, reset=0.3, reset_dtod=0.2,
+                         reset_std=0.15)
+    spec = rack_spec(par, c, shift)
+    n = 400
+    rack = PotentiometerRack(spec, 1, n, 8, device_seed=np.random.SeedSequence(5), noise_seed=np.random.SeedSequence(6))
+    bias = PotentiometerRack.device_arrays(spec, (1, n), np.random.SeedSequence(5))[9].reshape(-1) * c
+    dev = ref.populate(par, n, np.random.default_rng(0))
+    expected = ref.reset(bias, par["reset_std"], dev.w_min, dev.w_max, reset_draws(rack))
+    got = rack.positions(0.0)[0] * c + shift
+    assert (expected == dev.w_max).any() and (expected == dev.w_min).any()
+    assert np.abs(got - expected).max() <= 1e-12 * (par["w_max"] - par["w_min"])
+
+
+def test_reset_values_have_aihwkits_distribution():
+    par = ref.parameters("constant", dw_min=0.004, reset=0.1, reset_dtod=0.1, reset_std=0.05)
+    n = 4000
+    rack = PotentiometerRack(rack_spec(par), 1, n, 8, device_seed=np.random.SeedSequence(7),
+                             noise_seed=np.random.SeedSequence(8))
+    rng = np.random.default_rng(9)
+    dev = ref.populate(par, n, rng)
+    _, bias = ref.populate_diffusion_and_reset(par, n, rng)
+    theirs = ref.reset(bias, par["reset_std"], dev.w_min, dev.w_max, rng.standard_normal(n))
+    assert stats.ks_2samp(rack.positions(0.0)[0], theirs).pvalue > KS_ALPHA

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from conftest import make_cards
 from mark1 import MarkI, specs
 from mark1 import devices
-from mark1.machine._kernels.pots import LAW_CODES, drive_of, normal_draw, read_out, read_out_array
+from mark1.machine._kernels.pots import (DIFFUSION, LAW_CODES, RESET, drive_of, normal_draw, read_out,
+                                         read_out_array)
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.specs import RackSpec
 
@@ -356,6 +357,79 @@ def test_the_compiled_loop_and_the_event_path_agree_under_drift():
     assert np.array_equal(fast.rack_.positions(fast.machine_time_), slow.rack_.positions(slow.machine_time_))
     still = _fit(spec.with_overrides({"rack.drift_nu": 0.0}))
     assert not np.array_equal(still.rack_.positions(still.machine_time_), fast.rack_.positions(fast.machine_time_))
+
+
+# -- diffusion and reset -----------------------------------------------------------------------------
+
+#: A ratchet whose step is over twice the trainer's increment: every command rounds to no step,
+#: so only diffusion moves a pot (and every card is still reinforced where it errs).
+STILL = specs.SMALL.with_overrides({"rack.drive": "ratchet", "rack.step": 0.1, "rack.backlash": 0.0,
+                                    "rack.wiper_noise": 0.0})
+
+
+@pytest.mark.parametrize("trace", ["summary", "full"])
+def test_diffusion_is_once_a_presentation_after_the_reset(trace):
+    """Where no command moves a pot, each pot ends at its reset value plus one diffusion step a
+    presentation, the step's draw keyed by pot and presentation: the compiled loop and the
+    SimPy path (a card at a time) alike."""
+    spec = STILL.with_overrides({"rack.diffusion": 0.01, "rack.reset": 0.05, "rack.reset_std": 0.02})
+    m = _fit(spec, trace=trace)
+    rack = m.rack_
+    key = rack.drive_constants.noise_key
+    flat = np.flatnonzero(rack.mask.reshape(-1))
+    w = np.array([0.05 + 0.02 * normal_draw(key, RESET, j, 0) for j in flat])
+    for p in range(len(m.history_)):
+        w = np.clip(w + 0.01 * np.array([normal_draw(key, DIFFUSION, j, p) for j in flat]), -1.0, 1.0)
+    assert np.array_equal(rack.pulses, np.zeros_like(rack.pulses))
+    assert np.abs(rack.positions(m.machine_time_).reshape(-1)[flat] - w).max() <= 1e-15
+    assert not rack.positions(m.machine_time_).reshape(-1)[np.setdiff1d(np.arange(rack.mask.size), flat)].any()
+
+
+@pytest.mark.parametrize("extra", [{}, {"rack.drivers": 2, "timing.overlap": True},
+                                   {"rack.drift_nu": 0.2, "rack.drift_t0": 1.0, "rack.decay_time": 50.0}],
+                         ids=["device", "drivers", "drift-and-decay"])
+def test_the_compiled_loop_and_the_event_path_agree_under_diffusion_and_reset(extra):
+    spec = NOISY.with_overrides({"rack.diffusion": 0.005, "rack.diffusion_dtod": 0.3, "rack.reset": 0.02,
+                                 "rack.reset_dtod": 0.01, "rack.reset_std": 0.01, **extra})
+    fast, slow = _fit(spec), _fit(spec, trace="full")
+    assert np.array_equal(fast.history_["start"], slow.history_["start"])
+    assert np.array_equal(fast.rack_.positions(fast.machine_time_), slow.rack_.positions(slow.machine_time_))
+    assert np.array_equal(fast.rack_.write_offset, slow.rack_.write_offset)
+    still = _fit(spec.with_overrides({"rack.diffusion": 0.0}))
+    assert not np.array_equal(still.rack_.positions(still.machine_time_), fast.rack_.positions(fast.machine_time_))
+
+
+def test_diffusion_and_reset_never_rewire_the_board_nor_move_other_draws():
+    spec = NOISY.with_overrides({"rack.diffusion": 0.005, "rack.diffusion_dtod": 0.3, "rack.reset_dtod": 0.01})
+    quiet, noisy = _fit(NOISY), _fit(spec)
+    assert np.array_equal(quiet.patchboard.connections, noisy.patchboard.connections)
+    assert np.array_equal(quiet.rack_.gain, noisy.rack_.gain)
+    ss = np.random.SeedSequence(4)
+    a = PotentiometerRack.device_arrays(NOISY.rack, (2, 50), ss)
+    b = PotentiometerRack.device_arrays(spec.rack, (2, 50), ss)
+    for x, y in zip(a[:8], b[:8]):                       # the other spreads: the same draws
+        assert np.array_equal(x, y)
+
+
+def test_a_pot_diffuses_within_its_bounds_and_a_stuck_pot_not_at_all():
+    spec = STILL.with_overrides({"rack.diffusion": 0.2, "rack.corrupt_devices_prob": 0.3,
+                                 "rack.law": "soft-bounds", "rack.w_max": 0.5, "rack.w_min": -0.3})
+    m = _fit(spec)
+    rack = m.rack_
+    w = rack.positions(m.machine_time_)[rack.mask]
+    stuck = np.broadcast_to(rack.pots.stuck.reshape(rack.mask.shape) if rack.pots.stuck.size > 1
+                            else rack.pots.stuck[0], rack.mask.shape)[rack.mask] == 1
+    assert w.max() <= 0.5 and w.min() >= -0.3 and (w == 0.5).any() and (w == -0.3).any()
+    assert np.array_equal(w[stuck], rack.pots.w_max.reshape(rack.mask.shape)[rack.mask][stuck])
+
+
+def test_reset_lands_within_the_end_stops_with_its_write_offset():
+    spec = STILL.with_overrides({"rack.reset": 0.9, "rack.reset_std": 0.2, "rack.write_noise_std": 0.5})
+    rack = PotentiometerRack(spec.rack, 1, 2000, 8, noise_seed=np.random.SeedSequence(2))
+    w = rack.positions(0.0)[0]
+    assert w.max() == 1.0 and 0.1 < (w == 1.0).mean() < 0.25 and w.min() > 0.0      # P(xi > 0.5) / 2 = 0.15
+    persistent = w - rack.write_offset[0]
+    assert abs(np.std(rack.write_offset[0][persistent < 0.7]) - 0.05) < 0.005      # 0.5 steps of 0.1
 
 
 # -- device presets ---------------------------------------------------------------------------------

@@ -136,7 +136,7 @@ def test_each_device_field_alone_turns_the_device_plan_on(f):
 
 def test_the_device_fields_are_those_of_the_device_non_idealities():
     switches = {f.metadata["switch"] for f in DEVICE_FIELDS}
-    assert switches == {"device_law", "device_spread", "step_noise", "write_noise", "stuck_pots"}
+    assert switches == {"device_law", "device_spread", "step_noise", "write_noise", "stuck_pots", "diffusion"}
     others = [f.name for f in dataclasses.fields(specs.RackSpec)
               if f.metadata["switch"] in switches and not f.metadata["device"]]
     assert others == []

@@ -44,7 +44,7 @@ import simpy
 
 from mark1.exceptions import SpecError
 from mark1.machine._kernels.pots import (Pots, adc_of, apply_moves, drive_of, law_gammas, move_duration, plan_moves,
-                                         pow_exponents, step_scales, stored_at, wiper_sums, wiring)
+                                         pow_exponents, reset_positions, step_scales, stored_at, wiper_sums, wiring)
 from mark1.machine._kernels.presentation import Decay, Moves, Queue, serve
 from mark1.specs import RackSpec
 
@@ -153,12 +153,18 @@ class PotentiometerRack:
         # the device's own arrays (one element where every pot shares the value) and counters
         dev = self.device_arrays(spec, shape, np.random.SeedSequence(0) if device_seed is None else device_seed)
         (self._step_scale, self._up_down, self._w_max, self._w_min, self._gamma_up, self._gamma_down, self._stuck,
-         self._nu) = dev
+         self._nu, self._diffusion, reset_bias) = dev
         self._drift = np.array([float(spec.drift_t0), float(spec.g_zero)])
         if spec.corrupt_devices_prob:                     # a stuck pot sits at its value from the start
             self.p_from[:] = self.p_to[:] = np.where(self._stuck == 1, self._w_max, 0.0)
         self._adc = adc_of(spec)
         self._werr = np.zeros(shape if spec.write_noise_std else 0)
+        noise_key = self.noise_key(noise_seed)
+        if reset_bias.size:                 # the machine's one reset, when it is built: the pots that exist
+            start, werr = reset_positions(spec, reset_bias, self._w_max, self._w_min, self._stuck, shape, noise_key)
+            self.p_from[:] = self.p_to[:] = np.where(self.mask, start, 0.0)
+            if self._werr.size:
+                self._werr[:] = np.where(self.mask, werr, 0.0)
         self._next_err = np.zeros(self._werr.size)
         self._motor_seconds = np.zeros(shape)
         self._pulses = np.zeros(shape, np.int64)
@@ -173,7 +179,7 @@ class PotentiometerRack:
         self._next_command = 0
         self.on_move: Callable | None = None              # trace hook: f(time, event, detail)
         #: the drive's constants as the kernel reads them (:class:`mark1.machine._kernels.pots.Drive`)
-        self.drive_constants = drive_of(spec)._replace(noise_key=self.noise_key(noise_seed))
+        self.drive_constants = drive_of(spec)._replace(noise_key=noise_key)
 
     @property
     def pots(self) -> Pots:
@@ -186,7 +192,7 @@ class PotentiometerRack:
                     self._w_min.reshape(-1), self._gamma_up.reshape(-1), self._gamma_down.reshape(-1),
                     self._stuck.reshape(-1), self._werr.reshape(-1),
                     self._motor_seconds.reshape(-1), self._pulses.reshape(-1), self._planned, self._next_err,
-                    self._nu.reshape(-1), self._drift, self._adc, *self._wiring)
+                    self._nu.reshape(-1), self._drift, self._diffusion.reshape(-1), self._adc, *self._wiring)
 
     @property
     def adc(self) -> np.ndarray | None:
@@ -262,6 +268,9 @@ class PotentiometerRack:
         stuck : int8, 1 with probability ``corrupt_devices_prob``; its value uniform in
             ``g_zero +- corrupt_devices_range`` cut to its bounds (rpu_pulsed_device.cpp, lines 684-695)
         nu : ``drift_nu * (1 + drift_nu_dtod * xi)``, at least 0; empty without drift
+        diffusion : ``|diffusion * (1 + diffusion_dtod * xi)|`` (rpu_pulsed_device.cpp, line
+            709); empty without diffusion
+        reset_bias : ``reset + reset_dtod * xi`` (line 716), from ``g_zero``; empty without reset
 
         Examples
         --------
@@ -289,8 +298,20 @@ class PotentiometerRack:
             nu = np.maximum(spec.drift_nu * (1.0 + spec.drift_nu_dtod * rng(5).standard_normal(shape)), 0.0)
         else:
             nu = np.full(one, spec.drift_nu)
+        if spec.diffusion == 0:
+            diffusion = np.zeros((0, 0))
+        elif spec.diffusion_dtod:
+            diffusion = np.abs(spec.diffusion * (1.0 + spec.diffusion_dtod * rng(8).standard_normal(shape)))
+        else:
+            diffusion = np.full(one, spec.diffusion)
+        if not (spec.reset or spec.reset_dtod or spec.reset_std):
+            reset_bias = np.zeros((0, 0))
+        elif spec.reset_dtod:
+            reset_bias = spec.reset + spec.reset_dtod * rng(9).standard_normal(shape)
+        else:
+            reset_bias = np.full(one, float(spec.reset))
         arrays = (np.array(a, float) for a in (step_scale, up_down, w_max, w_min, gamma_up, gamma_down))
-        return (*arrays, stuck, nu)
+        return (*arrays, stuck, nu, diffusion, reset_bias)
 
     @staticmethod
     def _bounds(spec: RackSpec, shape: tuple[int, int], rng: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

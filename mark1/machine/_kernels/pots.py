@@ -21,16 +21,18 @@ from mark1.machine._kernels import copied_fields, features
 from mark1.machine._kernels.features import nonzero_features
 from mark1.specs import RackSpec
 
-__all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_pot", "drive_of", "law_factor", "law_factor_reference",
-           "law_gammas", "move_duration", "normal_draw", "one_pot", "plan_device", "plan_mark_i", "plan_pot",
-           "pow_exponents", "read_out", "read_out_array", "replay_pulses", "step_scales", "stored_pot", "wiper_sums",
-           "wiring"]
+__all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_pot", "diffuse_pots", "diffuse_reference", "drive_of",
+           "law_factor", "law_factor_reference", "law_gammas", "move_duration", "normal_draw", "one_pot",
+           "plan_device", "plan_mark_i", "plan_pot", "pow_exponents", "read_out", "read_out_array", "replay_pulses",
+           "reset_positions", "step_scales", "stored_pot", "wiper_sums", "wiring"]
 
 #: The step laws of ``rack.law`` and their codes in :attr:`Drive.law`.
 LAW_CODES = {"constant": 0, "linear": 1, "soft-bounds": 2, "exponential": 3, "power": 4, "piecewise": 5}
 
-#: Streams of the device's noise (:func:`normal_draw`): each pulse's step, each write.
-STEP_NOISE, WRITE_NOISE = 0, 1
+#: Streams of the device's noise (:func:`normal_draw`): each pulse's step, each write, each
+#: presentation's diffusion and the write that follows it (:func:`diffuse_pots`), the reset
+#: when the machine is built and its write (:func:`reset_positions`).
+STEP_NOISE, WRITE_NOISE, DIFFUSION, DIFFUSION_WRITE, RESET, RESET_WRITE = 0, 1, 2, 3, 4, 5
 
 #: Whether a pot may have a device law or variation (``Drive.device``): ``True`` here; a run
 #: without one calls a variant of the step made with it ``False``
@@ -149,6 +151,9 @@ class Pots(NamedTuple):
     drift : array (2,) float
         The drift's reference time ``t0`` (s) and the position it shrinks toward, ``zero``
         (full scale: the device's zero conductance, ``rack.g_zero``).
+    diffusion : array (n_pots,), (1,) or (0,) float
+        Each pot's diffusion rate (full scale, sigma a presentation: :func:`diffuse_pots`);
+        empty: no diffusion.
     adc : array (2,) float
         The R-unit's read of a sum (:func:`read_out`): its saturation bound (full scale; inf:
         none) and its resolution (a share of the bound; 0: none).
@@ -182,6 +187,7 @@ class Pots(NamedTuple):
     next_err: np.ndarray
     nu: np.ndarray
     drift: np.ndarray
+    diffusion: np.ndarray
     adc: np.ndarray
     by_unit: np.ndarray
     input_of: np.ndarray
@@ -206,10 +212,12 @@ def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
     werr = np.zeros(0 if spec is None or spec.write_noise_std == 0 else 1)
     nu = np.zeros(0 if spec is None or spec.drift_nu == 0 else 1) + (0.0 if spec is None else spec.drift_nu)
     drift = np.array([1.0, 0.0] if spec is None else [float(spec.drift_t0), float(spec.g_zero)])
+    diffusion = np.zeros(0 if spec is None or spec.diffusion == 0 else 1) + (0.0 if spec is None else spec.diffusion)
     return Pots(np.array([float(gain)]), np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1),
                 np.array([direction], np.int8), np.array([scale]), np.array([up_down]), np.array([w_max]),
                 np.array([w_min]), np.array([g_up]), np.array([g_down]), np.zeros(1, np.int8), werr, np.zeros(1),
-                np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(len(werr)), nu, drift, adc_of(spec),
+                np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(len(werr)), nu, drift, diffusion,
+                adc_of(spec),
                 *wiring(np.ones((1, 1), bool)))
 
 
@@ -278,6 +286,49 @@ def law_gammas(spec) -> tuple[float, float]:
     if spec.law == "power":
         return pow_exponents(float(spec.pow_gamma), float(spec.pow_up_down), 1.0, 0.0)
     return float(spec.gamma_up), float(spec.gamma_down)
+
+
+def reset_positions(spec, bias, w_max, w_min, stuck, shape, key) -> tuple[np.ndarray, np.ndarray]:
+    """Where each pot of a rack of ``shape`` (n_units, n_inputs) lands when it is reset, and
+    how far its wiper reads off that by write noise: two arrays of ``shape`` (full scale).
+
+    aihwkit's ``PulsedRPUDevice::resetCols`` (src/rpucuda/rpu_pulsed_device.cpp, lines
+    485-488, commit 4545f11): ``w = b + reset_std * xi``, cut to the pot's bounds, ``b`` the
+    pot's reset value ``reset + reset_dtod * xi`` drawn once (``bias``, from ``g_zero``;
+    line 716); then every write offset is drawn anew (``applyUpdateWriteNoise``, line 493).
+    Here the cut is the end stops' (none without them), ``xi`` comes from the reset's stream
+    of the device's noise (:func:`normal_draw`, count 0: one reset) and the write offset
+    from its own; a stuck pot lands on its value without offset. ``w_max``, ``w_min``,
+    ``stuck`` are the pots' (:class:`Pots`), of ``shape`` or one element; ``key`` the
+    noise key (:attr:`Drive.noise_key`).
+
+    Examples
+    --------
+    >>> from mark1.specs import RackSpec
+    >>> one = np.ones((1, 1))
+    >>> start, err = reset_positions(RackSpec(reset=1.5), 1.5 * one, one, -one, np.zeros((1, 1), np.int8),
+    ...                              (1, 2), np.uint64(0))
+    >>> start.tolist(), err.tolist()            # cut at the end stop
+    ([[1.0, 1.0]], [[0.0, 0.0]])
+    """
+    n = shape[0] * shape[1]
+
+    def draws(stream):
+        return np.array([normal_draw(key, stream, j, 0) for j in range(n)]).reshape(shape)
+    w_max, w_min = np.broadcast_to(w_max, shape), np.broadcast_to(w_min, shape)
+    stuck = np.broadcast_to(stuck, shape) != 0
+    w = float(spec.g_zero) + np.broadcast_to(bias, shape)
+    if spec.reset_std:
+        w = w + spec.reset_std * draws(RESET)
+    if spec.end_stops:
+        w = np.minimum(np.maximum(w, w_min), w_max)
+    target = w
+    if spec.write_noise_std:
+        target = w + float(spec.write_noise_std) * float(spec.step) * draws(RESET_WRITE)
+        if spec.end_stops:
+            target = np.minimum(np.maximum(target, w_min), w_max)
+    target = np.where(stuck, w_max, target)
+    return np.array(target, float), np.where(stuck, 0.0, target - w)
 
 
 def wiring(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -425,6 +476,83 @@ def drifted(p, j, t, pots):
     shrinks toward 0."""
     zero = pots.drift[1]
     return zero + (p - zero) * drift_factor(j, t, pots)
+
+
+@compiled(inline="always")
+def diffuse_pot(j, p, t, busy_until, f, pots, drive):
+    """Presentation ``p``'s diffusion of pot ``j`` at ``t`` (s), ``f`` the decay factor there.
+
+    The pot's persistent position (its wiper less its write offset, true full scale) takes a
+    step ``rate * xi`` (``xi`` from the diffusion stream, keyed by pot and presentation), cut
+    to its bounds with end stops (:func:`diffuse_reference`); then, with write noise, the
+    wiper reads off it by a fresh ``write_noise * xi`` (aihwkit redraws every write offset
+    after diffusing). A moving pot's whole move shifts with it. A drifting pot at rest
+    starts its drift again from its diffused reading (aihwkit's ``WeightDrifter`` restarts
+    the clock of a weight that changed). A stuck pot stays.
+    """
+    rate = _at(pots.diffusion, j)
+    if rate == 0.0 or _at(pots.stuck, j) != 0:
+        return
+    p_from, p_to, werr = pots.p_from, pots.p_to, pots.werr
+    w_max = _at(pots.w_max, j)
+    w_min = _at(pots.w_min, j)
+    clip = drive.end_stops != 0.0
+    noisy = werr.shape[0] > 0
+    err = f * werr[j] if noisy else 0.0
+    restart = pots.nu.shape[0] != 0 and (t >= busy_until or t >= pots.t_end[j])
+    before = f * (drifted(p_to[j], j, t, pots) if restart else p_to[j]) - err
+    after = before + rate * normal_draw(drive.noise_key, DIFFUSION, j, p)
+    if clip:
+        after = min(max(after, w_min), w_max)
+    target = after
+    if noisy:
+        target = after + drive.write_noise * normal_draw(drive.noise_key, DIFFUSION_WRITE, j, p)
+        if clip:
+            target = min(max(target, w_min), w_max)
+        werr[j] = (target - after) / f
+    if restart:
+        p_from[j] = target / f
+        t_start, t_end = pots.t_start, pots.t_end
+        t_start[j] = t
+        t_end[j] = t
+    else:
+        moved = f * p_from[j] + (after - before)
+        if clip:
+            moved = min(max(moved, w_min), w_max)
+        p_from[j] = moved / f
+    p_to[j] = target / f
+
+
+@compiled(refcounts=False)
+def diffuse_pots(p, t, busy_until, f, pots, drive):
+    """Presentation ``p``'s diffusion of every pot that exists (:func:`diffuse_pot`), at ``t``
+    (s), ``f`` the decay factor there: aihwkit's ``PulsedRPUDevice::diffuseWeights``, which
+    its tile runs once a mini-batch after the update (``post_update_step``). The machine's
+    mini-batch is one presentation: the trainer reads one card and acts on it before the
+    next. Nothing without diffusion (``pots.diffusion`` empty)."""
+    if DEVICE and pots.diffusion.shape[0] != 0:
+        n_in = pots.by_input.shape[0] - 1
+        by_unit, input_of = pots.by_unit, pots.input_of
+        for u in range(by_unit.shape[0] - 1):
+            for q in range(by_unit[u], by_unit[u + 1]):
+                diffuse_pot(u * n_in + input_of[q], p, t, busy_until, f, pots, drive)
+
+
+def diffuse_reference(w, rate, xi, w_min, w_max, clip):
+    """:func:`diffuse_pot`'s step of a persistent position ``w`` in plain Python: ``w + rate *
+    xi``, cut to ``[w_min, w_max]`` where ``clip`` (aihwkit's ``diffuseWeights``,
+    src/rpucuda/rpu_pulsed_device.cpp, lines 441-443, commit 4545f11; its rate drawn in
+    ``populate``, line 709: ``|diffusion (1 + diffusion_dtod xi)|``).
+
+    Examples
+    --------
+    >>> diffuse_reference(0.95, 0.1, 1.0, -1.0, 1.0, True)
+    1.0
+    """
+    w = w + rate * xi
+    if clip:
+        w = min(max(w, w_min), w_max)
+    return w
 
 
 @compiled

@@ -25,7 +25,7 @@ import numpy as np
 from mark1._utils.compiled import compiled
 from mark1.machine import rules
 from mark1.machine._kernels import pots as _pots
-from mark1.machine._kernels.pots import apply_pot, plan_pot, stored_pot, wiper_sums
+from mark1.machine._kernels.pots import apply_pot, diffuse_pots, plan_pot, stored_pot, wiper_sums
 from mark1.machine._kernels import features
 from mark1.machine.rules import BETA, GAMMA, unit_step
 
@@ -413,7 +413,11 @@ def act_on(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
     (:data:`PENDING`): the same step, called from the simulator after it logged the read.
     The queue must have room for the command. Returns (status, busy_until, t_ref)."""
     steps = np.empty((2, blk.sums.shape[1]))
-    return act(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log, steps)
+    status, busy_until, t_ref = act(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log, steps)
+    if status != ROOM:                  # the presentation is over: its diffusion (a device's)
+        t_read = blk.start[k] + sc.read_at
+        diffuse_pots(blk.p_first + k, t_read, busy_until, decay(t_read, t_ref, dk.rate), pots, drive)
+    return status, busy_until, t_ref
 
 
 # inlined into its compiled caller (state.step, which runs every block of a run whose records
@@ -450,6 +454,7 @@ def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
             busy_until, t_ref = serve(t_read, queue, busy_until, t_ref, dk, pots, drive, log)
         erred = read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, acc)
         if tr.error_driven and erred == 0:
+            diffuse_pots(blk.p_first + k, t_read, busy_until, decay(t_read, t_ref, dk.rate), pots, drive)
             continue
         blk.units_erred[k] = erred
         if tr.stop_to_reinforce:
@@ -459,6 +464,9 @@ def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
             # the caller makes room in the queue or log and runs this presentation again (nothing
             # of it has changed the machine yet: its read is the same)
             return k, busy_until, t_ref, ROOM
+        # a device's diffusion, once the presentation is over (a pot's own stream: the
+        # card's moves are set going or queued, so where they are does not change the draws)
+        diffuse_pots(blk.p_first + k, t_read, busy_until, decay(t_read, t_ref, dk.rate), pots, drive)
         if status == WAITS:
             return k + 1, busy_until, t_ref, WAITS
     return m, busy_until, t_ref, BLOCK_END
