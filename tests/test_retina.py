@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from conftest import make_cards, white_cards
 from mark1 import MarkI, specs
 from mark1.exceptions import InputError
+from mark1.machine import retina as retina_module
 from mark1.machine.retina import Retina, RetinaState, _blur_matrix, _power_tables, area_average_matrix
 from mark1.specs import RetinaSpec
 
@@ -380,6 +381,27 @@ def test_steady_signal_is_the_power_law(gamma, seed):
     h = rng.uniform(0, 1, (401, 8))
     np.testing.assert_allclose(r.steady_signal(light[:401], h),
                                got[:401] / (1.0 + (spec.history_ratio - 1.0) * h), rtol=1e-15)
+
+
+@settings(max_examples=40)
+@given(gamma=st.one_of(st.floats(0.01, 2.0), st.sampled_from([0.6, 0.7, 0.8, 1.0, 2.0])),
+       seed=st.integers(0, 2**32 - 1))
+def test_power_of_a_few_values_in_numpy_is_the_compiled_loop_bit_for_bit(gamma, seed):
+    """``Retina.power`` of positive normal light (numpy, nothing compiled) gives the very
+    bits of the compiled loop (``steady_signal`` of a nominal cell), over light from the
+    smallest normal float to the largest; other light takes the compiled loop itself."""
+    spec = RetinaSpec(shape=(1, 8), gamma=gamma)
+    rng = np.random.default_rng(seed)
+    r = Retina(spec)
+    light = np.concatenate([10.0 ** rng.uniform(-307, 308, 300), rng.uniform(0, 1.5, 300),
+                            [2.0 ** -1022, 1.7976931348623157e308, 1.0, 0.5, 2.0, 0.2, 51 / 255, 1e-5]])
+    compiled_loop = r.steady_signal(light.reshape(-1, 8))
+    assert retina_module._power_few(light, r._law(np.ones(len(light)))) is not None
+    assert np.array_equal(r.power(light).view(np.int64), compiled_loop.reshape(-1).view(np.int64))
+    odd = np.array([0.0, 5e-324, np.inf, np.nan, -0.5, 1.0, 0.3, 1e-310])
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        assert retina_module._power_few(odd, r._law(np.ones(8))) is None
+        np.testing.assert_array_equal(r.power(odd), r.steady_signal(odd.reshape(1, 8))[0])
 
 
 def test_a_cell_lit_exactly_at_the_threshold_reads_the_threshold():

@@ -706,6 +706,8 @@ def compiled(*modules: ModuleType | Callable[..., Any], **options: Any) -> Any:
         past its return without numba's reference counts (its private ``_nrt`` switch):
         a function that takes the rack's records then costs its arithmetic, not an
         atomic count in and out of each array it touches (~0.1 us a pot set going).
+        ``no_cfunc_wrapper`` is ``True`` unless given: nothing calls mark1's loops through a C
+        function pointer, and each wrapper is compiled code of its own.
 
     Returns
     -------
@@ -726,6 +728,7 @@ def compiled(*modules: ModuleType | Callable[..., Any], **options: Any) -> Any:
     if len(modules) == 1 and callable(modules[0]) and not isinstance(modules[0], ModuleType):
         return compiled(**options)(modules[0])
     options.setdefault("error_model", "numpy")
+    options.setdefault("no_cfunc_wrapper", True)
     if not options.pop("refcounts", True) and hasattr(numba.core.options.DefaultOptions, "_nrt"):
         options["_nrt"] = False
     digest = source_digest(cast(tuple[ModuleType, ...], modules))    # the bare use returned above

@@ -76,7 +76,9 @@ def _tally(s_states, connections, threshold, acc, net, phi, x, counts, pots, act
             counts[k, 0] = count
 
 
-@compiled
+# inlined into _tally (its one caller), as is _count_pots: a compile of its own, with its
+# wrappers, took longer than its body there
+@compiled(inline="always")
 def _tallied(acc, threshold, k, outputs, pots, active):
     """Row ``k`` of :func:`_tally`'s outputs (net, phi, x, counts; active) from the net inputs ``acc``."""
     net, phi, x, counts = outputs
@@ -104,7 +106,7 @@ def _tallied(acc, threshold, k, outputs, pots, active):
         _count_pots(pots, active[k])
 
 
-@compiled
+@compiled(inline="always")
 def _count_pots(pots, active):
     """How many of its pots each unit has turned on (an integer count: what ``x @ mask.T``
     sums, exactly), eight A-units a word: ``pots`` is (mask, bias, lit, lit_words) from

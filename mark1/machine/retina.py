@@ -239,10 +239,14 @@ _NORMAL_LOW, _NORMAL_HIGH = 0x0010000000000000, 0x7FF0000000000000
 _MANTISSA, _ONE = 0x000FFFFFFFFFFFFF, 0x3FF0000000000000
 
 
-@compiled(error_model="numpy")
-def _steady_row(light, bits, law, out, scratch):
+# inlined into its callers (_sense, _power_law): a compile of its own, with its wrappers,
+# took longer than its body inside each of them
+@compiled(inline="always")
+def _steady_row(light, bits, law, out, scratch, scratch_bits):
     """``out = sensitivity * light ** gamma`` for one card's cells (m,), by the tables of
-    :func:`_power_tables`; ``bits`` is ``light``'s memory as int64, ``scratch`` (3, m).
+    :func:`_power_tables`; ``bits`` is ``light``'s memory as int64, ``scratch`` (3, m) and
+    ``scratch_bits`` the same memory as int64 (the views are made by the caller in Python:
+    ``ndarray.view`` in compiled code compiles an overload of its own for each array type).
 
     A positive normal light ``x = m 2**k`` reads its exponent's and its subinterval's
     powers in one loop (table reads do not vectorize); the rest is exact arithmetic that
@@ -254,7 +258,7 @@ def _steady_row(light, bits, law, out, scratch):
     """
     c1, c2, c3, c4, c5, c6 = law.series[1], law.series[2], law.series[3], law.series[4], law.series[5], law.series[6]
     power, mantissa, knot_power = scratch[0], scratch[1], scratch[2]
-    mantissa_bits = mantissa.view(np.int64)
+    mantissa_bits = scratch_bits[1]
     m = light.shape[0]
     outside = 0
     for j in range(m):
@@ -277,14 +281,46 @@ def _steady_row(light, bits, law, out, scratch):
 
 
 @compiled
-def _power_law(light, law, out):
+def _power_law(light, bits, law, out, scratch, scratch_bits):
     """``out = sensitivity * light ** gamma`` for (n, m) C-ordered light, row by row
-    (:func:`_steady_row`). Measured: within 3 ulp of ``x ** gamma`` (libm), about half
-    the values bit-equal."""
-    bits = light.view(np.int64)
-    scratch = np.empty((3, light.shape[1]))
+    (:func:`_steady_row`; ``bits``, ``scratch`` and ``scratch_bits`` as there, ``bits``
+    (n, m)). Measured: within 3 ulp of ``x ** gamma`` (libm), about half the values
+    bit-equal."""
     for i in range(light.shape[0]):
-        _steady_row(light[i], bits[i], law, out[i], scratch)
+        _steady_row(light[i], bits[i], law, out[i], scratch, scratch_bits)
+
+
+def _scratch(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_steady_row`'s scratch (3, m) and the same memory seen as int64."""
+    scratch = np.empty((3, m))
+    return scratch, scratch.view(np.int64)
+
+
+def _power_rows(light: np.ndarray, law: _Law) -> np.ndarray:
+    """:func:`_power_law` of read-only C-ordered light (n, m): a new array (n, m)."""
+    out = np.empty_like(light)
+    _power_law(light, light.view(np.int64), law, out, *_scratch(light.shape[1]))
+    return out
+
+
+def _power_few(light: np.ndarray, law: _Law) -> np.ndarray | None:
+    """:func:`_steady_row` of C-ordered light (m,) in numpy, where every value is positive
+    and normal: the same operations in the same order on the same tables, so the same
+    bits, and no loop to compile (the retina's threshold signal, made with every retina).
+    None where a value is not (its ``x ** gamma`` is the compiled loop's)."""
+    bits = light.view(np.int64)
+    if not np.all((bits >= _NORMAL_LOW) & (bits < _NORMAL_HIGH)):
+        return None
+    sub = (bits >> (52 - _POWER_BITS)) & (2 ** _POWER_BITS - 1)
+    power = law.power[(bits >> 52) & 2047]
+    knot_power = law.knot_power[sub]
+    mantissa = ((bits & _MANTISSA) | _ONE).view(np.float64)
+    knot = 1.0 + sub * (1.0 / 2 ** _POWER_BITS)
+    c1, c2, c3, c4, c5, c6 = law.series[1], law.series[2], law.series[3], law.series[4], law.series[5], law.series[6]
+    t = (mantissa - knot) * (1.0 / knot)
+    p = 1.0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))))
+    with np.errstate(over="ignore", under="ignore"):        # as the loop: inf or 0 where it leaves the floats
+        return law.sensitivity * (power * knot_power * p)
 
 
 class _Cells(NamedTuple):
@@ -303,7 +339,7 @@ class _Cells(NamedTuple):
     dynamics: bool
 
 
-@compiled
+@compiled(inline="always")       # (as _steady_row)
 def _card_step(lit, cells):
     """The coefficients of one card's step of the recurrence, the card lit ``lit`` seconds:
     (c_fast, c_slow, rise, c_hist, soak, d_hist, w_fast, w_slow, a_settle)."""
@@ -319,12 +355,12 @@ def _card_step(lit, cells):
             w_fast, w_slow, a_settle)
 
 
-@compiled(error_model="numpy")
+@compiled(inline="always")       # (as _steady_row)
 def _expose_row(light, steady, step, cells, state, signal):
     """One card on the photocells (m,): writes ``signal`` at its sampling instant and moves
     ``state`` (fast, slow, history) from the end of the card before to the end of this
-    card's lit interval, in place; ``step`` from :func:`_card_step`. (``error_model="numpy"``
-    lets the loop vectorize: a division that may raise does not.)"""
+    card's lit interval, in place; ``step`` from :func:`_card_step`. (Every compiled loop's
+    ``error_model`` is ``"numpy"``: the loop vectorizes, as a division that may raise would not.)"""
     c_fast, c_slow, rise, c_hist, soak, d_hist, w_fast, w_slow, a_settle = step
     fast, slow, history = state
     ratio, dynamics = cells.history_ratio, cells.dynamics
@@ -389,25 +425,26 @@ class _Fire(NamedTuple):
 
 
 @compiled(nogil=True)      # a machine senses its next block beside the training (simulator)
-def _sense(light, rows, lit, law, cells, fire, state, s):
+def _sense(light, bits, rows, lit, law, cells, fire, state, s, scratch, scratch_bits):
     """S-units of cards shown in sequence (see :meth:`Retina.sense_sequence`), in one pass.
 
-    ``light`` (n_cards, m) C-ordered; ``rows`` (n,) the card of each presentation;
+    ``light`` (n_cards, m) C-ordered, ``bits`` its memory as int64; ``rows`` (n,) the card
+    of each presentation;
     ``lit`` (n,) seconds; ``law`` a :class:`_Law`, ``cells`` a :class:`_Cells`, ``fire`` a
     :class:`_Fire`; ``state`` (fast, slow, history), each (m,), moved in place from the
     start to the end of the last card's lit interval; writes ``s`` (n, m) bool. Each card:
     its settled signals (:func:`_steady_row`), its photocells (:func:`_expose_row`), its
     S-units; nothing of size (n, m) but ``s`` is written (the signals stay in a row).
+    ``scratch``, ``scratch_bits`` as :func:`_steady_row`'s.
     """
     m = light.shape[1]
-    bits = light.view(np.int64)
-    steady, signal, scratch = np.empty(m), np.empty(m), np.empty((3, m))
+    steady, signal = np.empty(m), np.empty(m)
     step = _card_step(lit[0], cells) if len(rows) else _card_step(1.0, cells)
     for i in range(len(rows)):
         if i and lit[i] != lit[i - 1]:
             step = _card_step(lit[i], cells)
         row = rows[i]
-        _steady_row(light[row], bits[row], law, steady, scratch)
+        _steady_row(light[row], bits[row], law, steady, scratch, scratch_bits)
         _expose_row(light[row], steady, step, cells, state, signal)
         out = s[i]
         if fire.figure:
@@ -569,9 +606,9 @@ class Retina:
         ``light`` array of shape (m,); the photocells' signals all come from this law.
         """
         light = _read_only(np.ascontiguousarray(light, dtype=float).reshape(1, -1))
-        out = np.empty_like(light)
-        _power_law(light, self._law(np.ones(light.shape[1])), out)
-        return out[0]
+        law = self._law(np.ones(light.shape[1]))
+        few = _power_few(light[0], law)
+        return few if few is not None else _power_rows(light, law)[0]
 
     def steady_signal(self, light: np.ndarray, history: np.ndarray | float = 0.0) -> np.ndarray:
         """Settled signal of each cell under constant light.
@@ -587,9 +624,7 @@ class Retina:
         light = np.asarray(light, dtype=float)
         light = np.broadcast_to(light, np.broadcast_shapes(light.shape, (self.n_cells,)))
         flat = _read_only(np.ascontiguousarray(light.reshape(-1, self.n_cells)))
-        out = np.empty_like(flat)
-        _power_law(flat, self._law(self.sensitivity), out)
-        out = out.reshape(light.shape)
+        out = _power_rows(flat, self._law(self.sensitivity)).reshape(light.shape)
         if np.any(history != 0.0):
             out = out / (1.0 + (s.history_ratio - 1.0) * history)
         return out
@@ -722,7 +757,8 @@ class Retina:
             out = np.empty((len(rows), self.n_cells), bool)
         end = tuple(np.array(x, dtype=float) for x in (state.fast, state.slow, state.history))
         fire = _Fire(float(self.signal_threshold), s.polarity == "figure")
-        _sense(light, rows, lit, self._law(self.sensitivity), self._cells(card_change, settle), fire, end, out)
+        _sense(light, light.view(np.int64), rows, lit, self._law(self.sensitivity), self._cells(card_change, settle),
+               fire, end, out, *_scratch(self.n_cells))
         if not s.dynamics:
             end = (end[0], end[0], end[2])       # as expose: instant cells keep the given fast state
         return out, RetinaState(*end)

@@ -93,7 +93,16 @@ def make_state(blk, tr, sc, dk, pots, drive, queue, log):
     See :func:`step`.
     """
     st = _new(_state_type(blk, tr, sc, dk, pots, drive, queue, log))
-    st.blk, st.tr, st.sc, st.dk, st.pots, st.drive, st.queue, st.log = blk, tr, sc, dk, pots, drive, queue, log
+    # one field at a time: a tuple of every record on the right would count a reference in
+    # and out of each of its ~60 arrays (compiled code of its own, ~1 s of a cold start)
+    st.blk = blk
+    st.tr = tr
+    st.sc = sc
+    st.dk = dk
+    st.pots = pots
+    st.drive = drive
+    st.queue = queue
+    st.log = log
     return st
 
 
