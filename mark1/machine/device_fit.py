@@ -1322,7 +1322,8 @@ def bootstrap(fit: LawFit, table: DeviceTable, spec: MachineSpec, samples: int =
     own pot, :func:`pulse_table`, the same pulse train and start), each refitted like the
     table; each interval is the 2.5th to 97.5th percentile of the refits. The pulses of a
     table are not independent (the state carries each pulse's noise to the next), which is
-    why the tables are simulated rather than resampled.
+    why the tables are simulated rather than resampled. The intervals cover less than they
+    say: on 18 generated tables of known truth, 8 samples each, 54 of 72 held the truth.
 
     Returns
     -------
