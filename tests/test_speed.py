@@ -11,7 +11,7 @@ from mark1 import MarkI, specs
 from mark1.exceptions import InputError
 from mark1._utils import speed as _speed
 
-SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
+SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS", "LOAD_LIGHT")
 
 #: Each fast path alone (a thread needs THREADS too)
 FAST_PATHS = {"LOOK_AHEAD": {"THREADS": True, "LOOK_AHEAD": True},

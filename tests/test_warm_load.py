@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 KERNEL = """
 import math, sys
 import numpy as np
-from mark1._utils import compiled
+from mark1._utils import compiled, speed
 
-compiled.LOAD_LIGHT = {light}
+speed.LOAD_LIGHT = {light}
 
 @compiled.compiled
 def work(n):

@@ -40,11 +40,11 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
   naming a class that no longer exists, or damaged) counts as a miss: one warning, the
   function compiles anew and a fresh index replaces it.
 * **Warm loads.** A function found in the cache is loaded after only what its machine code
-  needs (numba's runtime and the symbols it links to, :data:`LOAD_LIGHT`), not numba's
-  preparation for compiling, which imports every implementation module and SciPy's linear
-  algebra. What each source file imports is kept beside the cache (``imports.json``, keyed
-  by the file's path and bytes), so a warm run reads the sources for the key but parses
-  none of them.
+  needs (numba's runtime and the symbols it links to; the switch
+  :data:`mark1._utils.speed.LOAD_LIGHT`), not numba's preparation for compiling, which
+  imports every implementation module and SciPy's linear algebra. What each source file
+  imports is kept beside the cache (``imports.json``, keyed by the file's path and bytes),
+  so a warm run reads the sources for the key but parses none of them.
 * **Read-only home.** Where the per-user directory cannot be written (a read-only home)
   the cache is kept in a private directory under the system's temporary folder
   (``mark1-<user id>/numba``, mode 700, refused when another user owns it): the loops
@@ -99,6 +99,7 @@ from typing import Any, cast
 import numba
 import numba.core.options
 
+from mark1._utils import speed as _speed
 from mark1._utils.progress import _in_kernel
 from mark1.exceptions import InputError, Mark1Warning
 
@@ -595,17 +596,10 @@ def _index_file_class() -> Any:
 _IndexFile: Any = _index_file_class() if _INTERNALS is None else None
 
 
-#: Whether cached machine code is loaded after only what running it needs: numba's runtime
-#: (its memory functions) and the symbols code links to. numba's own load first prepares
-#: to compile: it imports every implementation module (SciPy's linear algebra among them),
-#: about 0.5 s of CPU before a warm run's first result. Compiling makes that preparation
-#: anyway. Off: numba's own load (code that fails to load the light way is loaded so too).
-LOAD_LIGHT = True
-
-
 def _ready_to_load(target_context: Any) -> None:
     """Make ready what code loaded from the cache calls or links to, without numba's
-    preparation for compiling (``BaseContext.refresh``, :data:`LOAD_LIGHT`).
+    preparation for compiling (``BaseContext.refresh``; the switch
+    :data:`mark1._utils.speed.LOAD_LIGHT`).
 
     Compiled code links to numba's C helpers, libm and compiler-rt (their symbols are
     added when the target context is made), to the runtime's functions (added here) and
@@ -654,7 +648,7 @@ def _cache_class(digest: str, root: Path, tag: str = ""):
             self._cache_file.__class__ = _IndexFile     # numba's, reading an unreadable file as a miss
 
         def load_overload(self, sig, target_context):
-            if LOAD_LIGHT:
+            if _speed.LOAD_LIGHT:
                 try:
                     _ready_to_load(target_context)
                     with self._guard_against_spurious_io_errors():

@@ -34,6 +34,12 @@ The switches
     A compiled step is called straight to its compiled copy for the arguments' types
     (:class:`Direct`), found once a run, where numba's dispatcher types every argument at
     every call (about 18 us for the step's records). Plain: the dispatcher.
+:data:`LOAD_LIGHT`
+    Code found in the compiled cache is loaded after only what running it needs: numba's
+    runtime and the symbols the code links to (:mod:`mark1._utils.compiled`). numba's own
+    load first prepares to compile, importing every implementation module (SciPy's linear
+    algebra among them): about 0.5 s of CPU before a warm run's first result. Plain:
+    numba's own load (code that fails to load the light way is loaded so too).
 
 Not a switch: compiled functions that allocate nothing and keep no array past their
 return are compiled without numba's reference counts (``compiled(refcounts=False)``, numba's
@@ -54,8 +60,8 @@ import numba
 
 from mark1.exceptions import InputError
 
-__all__ = ["COMPILED_LOOP", "DIRECT_CALLS", "HOLD_STATE", "LOOK_AHEAD", "THREADS", "Direct", "LookAhead", "plain",
-           "second_thread"]
+__all__ = ["COMPILED_LOOP", "DIRECT_CALLS", "HOLD_STATE", "LOAD_LIGHT", "LOOK_AHEAD", "THREADS", "Direct", "LookAhead",
+           "plain", "second_thread"]
 
 #: Whether compiled loops may run in a second thread at all (:data:`LOOK_AHEAD`).
 THREADS = True
@@ -73,7 +79,10 @@ HOLD_STATE = True
 #: Whether compiled steps are called straight to their compiled copy (:class:`Direct`).
 DIRECT_CALLS = True
 
-_SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS")
+#: Whether cached code loads without numba's preparation for compiling (:mod:`~mark1._utils.compiled`).
+LOAD_LIGHT = True
+
+_SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS", "LOAD_LIGHT")
 
 
 def second_thread() -> bool:
