@@ -385,6 +385,20 @@ def test_diffusion_is_once_a_presentation_after_the_reset(trace):
     assert not rack.positions(m.machine_time_).reshape(-1)[np.setdiff1d(np.arange(rack.mask.size), flat)].any()
 
 
+@pytest.mark.parametrize("extra", [{}, {"rack.decay_time": 1e9}], ids=["blocks", "card-by-card"])
+def test_a_full_trace_under_diffusion_keeps_no_wiper_positions_it_cannot_know(extra):
+    """Diffusion's steps are not recorded, so a reading's wipers are NaN under it (shaped as
+    ever), on both run paths; without it they are the positions read (the sums' terms)."""
+    for diffusion in (0.0, 0.01):
+        m = _fit(NOISY.with_overrides({"rack.diffusion": diffusion, **extra}), trace="full")
+        readings = m.trace_.readings
+        assert len(readings) == len(m.history_)
+        n_units = m.rack_.mask.shape[0]
+        for r in readings:
+            assert r.wipers.shape == (n_units, len(r.a_units) + 1)
+            assert np.isnan(r.wipers).all() if diffusion else np.isfinite(r.wipers).all()
+
+
 @pytest.mark.parametrize("extra", [{}, {"rack.drivers": 2, "timing.overlap": True},
                                    {"rack.drift_nu": 0.2, "rack.drift_t0": 1.0, "rack.decay_time": 50.0}],
                          ids=["device", "drivers", "drift-and-decay"])

@@ -108,9 +108,9 @@ __all__ = ["cache_dir", "compile_seconds", "compiled", "fallback_dir", "imported
 
 #: CPU seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls takes on
 #: the 2-core development machine (numba 0.68, Python 3.11), said before this computer has
-#: measured its own, times how busy the computer is (:func:`_busy`): the median of five cold
-#: runs, 23.8-26.0 s of CPU, which took 80-126 s of wall time at a load of 6-9.
-COLD_COMPILE_S = 24.0
+#: measured its own, times how busy the computer is (:func:`_busy`): two cold runs in a fresh
+#: venv on the quiet machine (load 0.9) compiled in 17.2 and 17.9 s.
+COLD_COMPILE_S = 17.5
 
 #: How many of the last compiles the estimate takes the median of.
 _KEPT = 5

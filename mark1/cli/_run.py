@@ -148,8 +148,10 @@ def cmd_run(args) -> int:
     ]
     width = max(len(k) for k, _ in rows)
     # the results first: drawing the learning curve (importing matplotlib) takes about as long as the run
-    print(_format_table(rows[:-1], width), flush=True)
-    _write_run(out, machine, scene, test_acc, summary)
+    try:
+        print(_format_table(rows[:-1], width), flush=True)
+    finally:                        # the files are written even where the output is closed
+        _write_run(out, machine, scene, test_acc, summary)
     print(_format_table(rows[-1:], width))
     return 0
 
@@ -489,7 +491,7 @@ def add_commands(sub) -> None:
                     help="the table's values meaning full scale -1 and +1 (default -1 1: travel in full scale)")
     dv.add_argument("--bootstrap", type=int, default=0, metavar="N",
                     help="95 %% intervals of the best law's parameters from N tables simulated from it (default 0: "
-                         "none; 30 is a usual choice, each as long as one law's fit)")
+                         "none; each as long as one law's fit; the intervals come near 95 %% from about 100)")
     dv.add_argument("--law", action="append", default=[], metavar="LAW",
                     help="fit only this law (repeatable; default every law: "
                          + ", ".join(RackSpec.field_info("law")["choices"]) + ")")

@@ -41,10 +41,10 @@ class Kept(Sequence):
 
     def _all(self) -> list:
         """Every item, the blocks made first (in order, once)."""
-        if self._blocks:
-            blocks, self._blocks = self._blocks, []
-            for _, make in blocks:
-                self._made.extend(make())
+        if self._blocks:             # made whole before kept: a failure leaves the blocks for the next read
+            made = [item for _, make in self._blocks for item in make()]
+            self._made.extend(made)
+            self._blocks = []
         return self._made
 
     def later(self, count: int, make: Callable[[], list]) -> None:

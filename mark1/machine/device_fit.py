@@ -634,13 +634,13 @@ def _exp_from_linear(t: DeviceTable, s: MachineSpec) -> list[list[float]]:
     z_c = k * (w_c - g0) + rack.exp_b
     out = []
     for g_up in EXP_RATES:
-        # up: S_u (1 - A_u e^(g z)); value v_up, slope -S_u A_u g k e^(g z) = d_up
+        # up: S_u (1 - A_u e^(g z)); slope -S_u A_u g k e^(g z) = d_up, so value v_up = S_u + d_up / (g k)
         e_up = math.exp(g_up * z_c)
-        s_up = v_up + d_up / (g_up * k)
+        s_up = v_up - d_up / (g_up * k)
         for g_dn in EXP_RATES:
-            # down: S_d (1 - A_d e^(-g z)); value v_dn, slope S_d A_d g k e^(-g z) = d_dn
+            # down: S_d (1 - A_d e^(-g z)); slope S_d A_d g k e^(-g z) = d_dn, so v_dn = S_d - d_dn / (g k)
             e_dn = math.exp(-g_dn * z_c)
-            s_dn = v_dn - d_dn / (g_dn * k)
+            s_dn = v_dn + d_dn / (g_dn * k)
             if s_up <= 0.0 or s_dn <= 0.0:
                 continue
             a_up = -d_up / (g_up * k * e_up * s_up)
@@ -1322,8 +1322,10 @@ def bootstrap(fit: LawFit, table: DeviceTable, spec: MachineSpec, samples: int =
     own pot, :func:`pulse_table`, the same pulse train and start), each refitted like the
     table; each interval is the 2.5th to 97.5th percentile of the refits. The pulses of a
     table are not independent (the state carries each pulse's noise to the next), which is
-    why the tables are simulated rather than resampled. The intervals cover less than they
-    say: on 18 generated tables of known truth, 8 samples each, 54 of 72 held the truth.
+    why the tables are simulated rather than resampled. Few samples make the intervals short
+    of 95 %: they enclose on average 0.95 (samples - 1) / (samples + 1) of the refits'
+    distribution (74 % for 8, 89 % for 30, 93 % for 100); on 18 generated tables of known
+    truth, 8 samples each, 54 of 72 held the truth.
 
     Returns
     -------

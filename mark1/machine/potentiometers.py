@@ -207,6 +207,12 @@ class PotentiometerRack:
         return self._nu.size > 0
 
     @property
+    def diffuses(self) -> bool:
+        """Whether the wipers diffuse (``rack.diffusion``): every pot takes a random step each
+        presentation, which no move records, so a past position cannot be rebuilt from the moves."""
+        return self._diffusion.size > 0
+
+    @property
     def motor_seconds(self) -> np.ndarray:
         """Seconds each pot's motor (or relay) has run: array (n_units, n_inputs), read only.
 

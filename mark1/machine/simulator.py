@@ -114,6 +114,8 @@ class Reading(NamedTuple):
         reads 0 (``rack_.mask`` says which exist). Without read noise, each row times
         the rack's mask adds up to the sum the trainer read (with
         ``response.discrimination = "mean"``, that sum over the unit's active pots).
+        NaN under ``rack.diffusion``: its steps are not recorded, so the positions at a
+        past read are not known (the sums, the moves and the final wipers are).
     """
 
     time: float
@@ -250,7 +252,9 @@ class Trace:
         counts = np.count_nonzero(lit, axis=1)
         x_ends = np.cumsum(counts).tolist()
         times = times.tolist()
-        if times and times[0] >= rack.busy_until and not rack.drifts:
+        if rack.diffuses:                               # see Reading.wipers
+            rows = [np.full((rack.p_to.shape[0], int(c)), np.nan) for c in counts]
+        elif times and times[0] >= rack.busy_until and not rack.drifts:
             # every wiper at rest: one gather of the pots read, each read's columns decayed to its time
             wipers = rack.p_to[:, pots]
             if rack.rate:
@@ -956,7 +960,7 @@ class _TrainingRun:
         self.trace.readings.later(q + 1 - p, partial(
             _readings_of, self.start[p:q + 1] + self.read_at, pipeline.s[rows], pipeline.x[rows] > 0,
             self.rack.p_to.T.copy(), [commands[c] for c in sorted(commands, reverse=True)],
-            sorted(commands, reverse=True), p, pot, start))
+            sorted(commands, reverse=True), p, pot, start, self.rack.diffuses))
 
     def result(self, epoch_of: np.ndarray) -> _RunResult:
         """The history of the finished run, with its per-epoch mistakes and trace summary."""
@@ -1003,13 +1007,13 @@ def _moves_of(who: list, times: np.ndarray, bounds: list, n_in: int, pot: np.nda
 
 
 def _readings_of(times: np.ndarray, s: np.ndarray, lit: np.ndarray, by_input: np.ndarray, last_first: list,
-                 cards: list, p: int, pot: np.ndarray, start: np.ndarray) -> list:
+                 cards: list, p: int, pot: np.ndarray, start: np.ndarray, diffuses: bool = False) -> list:
     """The readings of a block run whole, presentations ``p`` on, read at ``times`` (m,) with
     S-units ``s`` (m, n_s) bool and inputs ``lit`` (m, n_in) bool: from ``by_input`` (n_in,
     n_units), the rack's positions after the block (written here), last card first, each
     card's moves undone (``cards``, the cards that moved pots last first, and ``last_first``
     their rows of ``pot``, the flat indices, and of ``start``, the positions they moved
-    from), then its read."""
+    from), then its read. Where the rack ``diffuses``, no position can be rebuilt so: NaN."""
     n_s, n_in, m = s.shape[1], lit.shape[1], len(times)
     s_flat, x_flat = np.flatnonzero(s), np.flatnonzero(lit)
     s_units, inputs = s_flat % n_s, x_flat % n_in      # each row's, as nonzero(s)[1]
@@ -1019,18 +1023,21 @@ def _readings_of(times: np.ndarray, s: np.ndarray, lit: np.ndarray, by_input: np
     flat, undo = by_input.reshape(-1), pot % n_in * n_units + pot // n_in     # pot's index there
     s_starts, x_starts = [0] + s_ends[:-1], [0] + x_ends[:-1]
     wipers: list = [None] * m
-    # the cards from one that moved pots (excluded) to the next one (included) read the
-    # same positions: one gather each such run, last run first, undoing its moves before
-    hi = m
-    for k, (a, b) in zip([c - p for c in cards] + [-1], last_first + [(0, 0)]):
-        if k + 1 < hi:
-            xs = x_starts[k + 1]
-            run = by_input.take(inputs[xs:x_ends[hi - 1]], axis=0).T
-            for c in range(k + 1, hi):
-                wipers[c] = run[:, x_starts[c] - xs:x_ends[c] - xs]
-        if k >= 0:
-            flat[undo[a:b]] = start[a:b]
-        hi = k + 1
+    if diffuses:                                       # see Reading.wipers
+        wipers = [np.full((n_units, b - a), np.nan) for a, b in zip(x_starts, x_ends)]
+    else:
+        # the cards from one that moved pots (excluded) to the next one (included) read the
+        # same positions: one gather each such run, last run first, undoing its moves before
+        hi = m
+        for k, (a, b) in zip([c - p for c in cards] + [-1], last_first + [(0, 0)]):
+            if k + 1 < hi:
+                xs = x_starts[k + 1]
+                run = by_input.take(inputs[xs:x_ends[hi - 1]], axis=0).T
+                for c in range(k + 1, hi):
+                    wipers[c] = run[:, x_starts[c] - xs:x_ends[c] - xs]
+            if k >= 0:
+                flat[undo[a:b]] = start[a:b]
+            hi = k + 1
     return list(map(Reading, times.tolist(), [s_units[a:b] for a, b in zip(s_starts, s_ends)],
                     [inputs[a:b - 1] for a, b in zip(x_starts, x_ends)], wipers))
 
