@@ -615,8 +615,9 @@ def _exp_from_linear(t: DeviceTable, s: MachineSpec) -> list[list[float]]:
     """Starting points of the exponential law that replay the table as its best linear law does.
 
     The linear law is fitted first (its replay, four parameters, is well posed); then for each
-    rate of :data:`EXP_RATES`, up and down, the exponential step that has the linear law's
-    value and slope at the table's mean position. An exponential of small rate is a linear
+    rate of :data:`EXP_RATES`, up and down, an exponential step with the linear law's slope at
+    the table's mean position, its value there off the linear law's by twice the slope over
+    the rate (a start beside the linear law: the search goes on from it). An exponential of small rate is a linear
     law, so these starts lie along the valley in which a noisy table leaves the rate loosely
     pinned, and the search goes on from the one that replays best rather than from a grid
     far from it. ``s`` is the exponential's bench spec (its slope sign ``exp_a``)."""
@@ -634,13 +635,14 @@ def _exp_from_linear(t: DeviceTable, s: MachineSpec) -> list[list[float]]:
     z_c = k * (w_c - g0) + rack.exp_b
     out = []
     for g_up in EXP_RATES:
-        # up: S_u (1 - A_u e^(g z)); slope -S_u A_u g k e^(g z) = d_up, so value v_up = S_u + d_up / (g k)
+        # up: S_u (1 - A_u e^(g z)), slope -S_u A_u g k e^(g z) = d_up; S_u = v_up + d_up / (g k) puts its
+        # value at v_up + 2 d_up / (g k): a start beside the linear law, not on it (see the docstring)
         e_up = math.exp(g_up * z_c)
-        s_up = v_up - d_up / (g_up * k)
+        s_up = v_up + d_up / (g_up * k)
         for g_dn in EXP_RATES:
-            # down: S_d (1 - A_d e^(-g z)); slope S_d A_d g k e^(-g z) = d_dn, so v_dn = S_d - d_dn / (g k)
+            # down: S_d (1 - A_d e^(-g z)), slope S_d A_d g k e^(-g z) = d_dn; value v_dn - 2 d_dn / (g k)
             e_dn = math.exp(-g_dn * z_c)
-            s_dn = v_dn + d_dn / (g_dn * k)
+            s_dn = v_dn - d_dn / (g_dn * k)
             if s_up <= 0.0 or s_dn <= 0.0:
                 continue
             a_up = -d_up / (g_up * k * e_up * s_up)
