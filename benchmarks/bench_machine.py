@@ -4,7 +4,7 @@
                                        [--deck both|digits|hard]
 
 The workloads: rendered digit cards of 8 classes ("0".."7", 40 px glyphs jittered on the
-card; issue 10), and a hard deck beside it (issue 23: the same 8 classes in heavy strokes
+card), and a hard deck beside it (the same 8 classes in heavy strokes
 with heavy jitter, rotation, scale, slant, noise, blur and smudges, so that about half the
 A-units fire and the machine errs often); MARK_I with every non-ideality on, trace off.
 Sections 1 and 2 run on both decks, 3 and 4 on the digits.
@@ -12,8 +12,8 @@ Sections 1 and 2 run on both decks, 3 and 4 on the digits.
 Prints:
 
 1. the analog machine, one epoch over the cards, in the timing configurations a user
-   studies (issue 18): MARK_I as it is, ``rack.drivers = 8``, ``timing.overlap``,
-   overlap with 8 drivers, and MARK_I with the 1-day decay of issue 10's figures. Each
+   studies: MARK_I as it is, ``rack.drivers = 8``, ``timing.overlap``,
+   overlap with 8 drivers, and MARK_I with a 1-day decay. Each
    row gives presentations per second (wall and CPU time of this process) of the
    compiled loop and of the event path (SimPy, the same kernel one card a call:
    ``_speed.COMPILED_LOOP = False``), measured in the same run, their ratio, and
@@ -84,7 +84,7 @@ epochs = 1
 """
 
 
-#: The hard deck (issue 23): heavy strokes, heavy jitter and blur.
+#: The hard deck: heavy strokes, heavy jitter and blur.
 HARD = DIGITS.replace('stroke = 1.5\n[stimuli.jitter]\nshift = 0.08\n',
                       'stroke = 6.0\n[stimuli.jitter]\nshift = 0.15\nrotation = 20\nscale = [0.8, 1.2]\n'
                       'slant = 0.3\nnoise = 0.08\nblur = [0.8, 2.0]\nsmudges = [0, 2]\n')

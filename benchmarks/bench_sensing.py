@@ -3,7 +3,7 @@ against the previous numpy method measured in the same run.
 
     python benchmarks/bench_sensing.py [--cards 10000] [--repeat 5]
 
-The workload (issue 10): rendered digit cards of 8 classes, 60 × 60 px (a deck this
+The workload: rendered digit cards of 8 classes, 60 × 60 px (a deck this
 large comes from the scene as uint8 reflectance × 255; ``--float`` converts it to
 float64), MARK_I with every non-ideality on, all cards exposed in one block at the
 nominal timing, BLAS held to one thread. For each part (``Retina.light``,
@@ -19,7 +19,7 @@ affine scan per photocell component (cumulative products in chunks) and a float3
 product with the dense wiring matrix. CPU time (``time.process_time``) is less disturbed
 by other work than wall time; on a shared machine read the ratios.
 
-A second section measures the sensing a fit runs (issue 23) on both decks of
+A second section measures the sensing a fit runs on both decks of
 ``bench_machine.py`` (the digits and the hard deck, ``--cards`` of each): the imaging (once
 per fit), then one pass over the cards in blocks of 512 presentations as
 ``_SensoryPipeline`` senses them (S-units, the rack's inputs with the bias, each R-unit's
@@ -129,7 +129,7 @@ def ref_associate(board, s_states):
     return s_states.astype(np.float32) @ board.connections.astype(np.float32) >= board.a_threshold
 
 
-# -- the second reference: the machine's block sensing of 8ed480a (issue 23) -------------------
+# -- the second reference: the machine's block sensing of 8ed480a ------------------------------
 # Its kernels as they were, kept here only as the benchmark's peer: the power law with a
 # per-cell memory of the card before, the exposure writing every card's state, the tally
 # into φ (int16), then with_bias and the rack's mask product, as _SensoryPipeline._compute

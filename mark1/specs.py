@@ -290,15 +290,9 @@ class RackSpec(_Spec):
     wiper_noise: float = param(0.002, "full scale (sigma)", "assumed",
                                "read noise of one wiper, fresh at every read", low=0.0, switch="wiper_noise", off=0.0,
                                outside="the read noise, Block.kick, drawn by the simulator's noise stream")
-    # History of this default: 1 h (first choice) -> 1 day after square vs circle scored 81.4 %
-    # at 1 h (98.6 % at 1 day, one seed) -> 1 h again (issue 8), from the facts sheet's line that
-    # "a slight deliberate decay reportedly sped learning" -> off (issue 15, 2026-11-25): that line
-    # had no source and was withdrawn. Motor-driven pots hold their value even switched off; the
-    # only decay in the sources (Rosenblatt 1958, p. 404) is proportional to the value and belongs
-    # to spontaneous learning on the IBM 704, so it stays available as an option. Measured at the
-    # change (seeds 0-2, test accuracy, 1 h decay -> none): square vs circle 89.0 -> 99.1 %,
-    # alphabet 56.8 -> 71.4 %, typefaces 28.7 -> 37.4 %, X vs E any rotation 85.5 -> 94.5 %,
-    # X vs E 89.3 -> 89.3 %, E vs F 84.5 -> 84.2 %, square vs diamond 85.8 -> 86.5 %, demo 95.0 -> 96.7 %.
+    # Off by default: motor-driven pots hold their value even switched off, and the only decay in
+    # the sources (Rosenblatt 1958, p. 404) belongs to spontaneous learning on the IBM 704, so it
+    # stays available as an option. How this default came to be is in CHANGELOG.md.
     decay_time: float = param(math.inf, "s", "assumed",
                               "time constant of a decay of every wiper towards 0 at a rate proportional to "
                               "its value (Rosenblatt 1958, p. 404: spontaneous learning on the IBM 704; for the "
@@ -313,7 +307,7 @@ class RackSpec(_Spec):
                        "each R-unit has a bias pot fed by an always-on unit (no source gives the R-unit a bias "
                        "pot); false removes it: the pot never exists and contributes 0",
                        outside="whether the bias pots exist: the rack's mask, like topology")
-    # -- device laws (issue 25): how a pulse's travel depends on the wiper, and how devices vary.
+    # -- device laws: how a pulse's travel depends on the wiper, and how devices vary.
     # Names as IBM's aihwkit has them (docs/guide/devices.rst maps each); aihwkit's dw_min is
     # rack.step (the ratchet's travel a pulse). The Mark I's pot has no recorded law or
     # variation beyond motor_spread and backlash: each defaults to off, status assumed, and a
@@ -1012,8 +1006,8 @@ SMALL = MachineSpec(
 )
 
 # ----------------------------------------------------------------------------------------
-# Readings: where the sources disagree, or say nothing, each reading is a named machine
-# (issues 15 and 24). Statuses follow docs/MARK1_FACTS.md.
+# Readings: where the sources disagree, or say nothing, each reading is a named machine.
+# Statuses follow docs/MARK1_FACTS.md.
 #
 # Pot count (single-source, secondary and tertiary only). The one count stated is 512, one pot
 # per A-unit: Tappert's notes on Rosenblatt (Pace University) have "an association layer of 512

@@ -137,7 +137,7 @@ class Perceptron(_Classifier):
             # converged 4x as many again, replaying the stream from its start (the
             # same orders, so the same run as drawing all epochs up front, at most
             # 4/3 of the training work).  Before: every epoch drawn up front, 1.5 GB
-            # and 5 s for epochs=20000 on a problem that converges in 2 (issue 10).
+            # and 5 s for epochs=20000 on a problem that converges in 2.
             rng = np.random.default_rng(self.seed)
             start = rng.bit_generator.state
             n_epochs = epochs if not stop else min(epochs, 4)
