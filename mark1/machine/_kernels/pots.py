@@ -1076,10 +1076,11 @@ def apply_pot(j, start, target, slack_time, duration, direction, t0, f, pots):
 
     Adds the move's duration and pulses to the pot's counters (``motor_seconds``, ``pulses``);
     a device's pot keeps the write noise's offset of its wiper from its state (drawn by
-    :func:`plan_device`), stored like ``p_to``. With drift a command that fires no pulse
-    leaves the pot alone (its drift goes on).
+    :func:`plan_device`), stored like ``p_to``. With drift or read noise a command that fires
+    no pulse leaves the pot alone (its drift goes on; its 1/f noise counts from its last
+    programming).
     """
-    if pots.nu.shape[0] != 0 and pots.planned[j] == 0:
+    if (pots.nu.shape[0] != 0 or pots.read_noise.shape[0] != 0) and pots.planned[j] == 0:
         return
     p_from, p_to, t_start, t_end, last_dir = pots.p_from, pots.p_to, pots.t_start, pots.t_end, pots.last_dir
     p_from[j] = start / f
