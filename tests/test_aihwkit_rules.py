@@ -461,7 +461,7 @@ def test_read_noise_follows_aihwkits_pcm_model(frame):
     clamped = 0
     for p, t in enumerate((0.0, 3.0, 1000.0, 86400.0)):
         xi = np.array([normal_draw(key, READ, j, p) for j in range(n)])
-        expected = as_aihwkit(w, spec, lambda g, k: ref.read_noise(g, 0.0, t, xi, par))
+        expected = as_aihwkit(w, spec, lambda g, k, t=t, xi=xi: ref.read_noise(g, 0.0, t, xi, par))
         got = rack.sums(np.ones(1), t, presentation=p)
         assert np.abs(got - expected).max() <= 1e-12, t
         assert np.abs(rack.read_positions(t, xi[:, None])[:, 0] - expected).max() <= 1e-12, t

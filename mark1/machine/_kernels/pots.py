@@ -680,7 +680,17 @@ def diffuse_pots(p, t, busy_until, f, pots, drive):
     (s), ``f`` the decay factor there: aihwkit's ``PulsedRPUDevice::diffuseWeights``, which
     its tile runs once a mini-batch after the update (``post_update_step``). The machine's
     mini-batch is one presentation: the trainer reads one card and acts on it before the
-    next. Nothing without diffusion (``pots.diffusion`` empty)."""
+    next. Nothing without diffusion (``pots.diffusion`` empty).
+
+    Examples
+    --------
+    >>> from mark1.machine.potentiometers import PotentiometerRack
+    >>> from mark1.specs import RackSpec
+    >>> rack = PotentiometerRack(RackSpec(diffusion=0.01), 1, 3, 1)
+    >>> diffuse_pots(0, 0.0, rack.busy_until, 1.0, rack.pots, rack.drive_constants)
+    >>> rack.positions(0.0).round(4)           # presentation 0's step of each pot, sigma 0.01
+    array([[0.0105, 0.0106, 0.0059]])
+    """
     if DEVICE and pots.diffusion.shape[0] != 0:
         n_in = pots.by_input.shape[0] - 1
         by_unit, input_of = pots.by_unit, pots.input_of
