@@ -55,8 +55,8 @@ CHANGES = {
     "rack.prog_coeff_1": (-1.0, {"rack.prog_noise_scale": 1.0}),
     "rack.prog_coeff_2": (3.0, {"rack.prog_noise_scale": 1.0}),
     "rack.prog_coeff_g_max_reference": (2.0, {"rack.prog_noise_scale": 1.0}),
-    "rack.read_noise_scale": (10.0, {}),                    # 1 is too little to turn BASE's coarse sums
-    "rack.t_read": (1e-3, {"rack.read_noise_scale": 10.0}),
+    "rack.read_noise_scale": (1.0, {"trainer.rule": "lms"}),     # noise keeps the sums' signs here: LMS reads values
+    "rack.t_read": (1e-3, {"rack.read_noise_scale": 1.0, "trainer.rule": "lms"}),
     "rack.out_bound": (0.05, {"trainer.rule": "lms"}),     # saturation keeps signs: LMS reads values
     "rack.out_res": (0.5, {"rack.out_bound": 0.5}),
     "timing.period": (1.5, {}),
