@@ -244,6 +244,9 @@ PRESETS: Mapping[str, DevicePreset] = MappingProxyType({p.name: p for p in (
             "rack.drift_t0": (20.0, "aihwkit PCMLikeNoiseModel: t_0 = 20 s"),
             "rack.g_zero": (_PCM_RANGE["rack.w_min"][0], "aihwkit's weight 0 (w_min 0 of its range [0, 2]): the "
                                                          "laws measure from it, a conductance drifts toward it"),
+            "rack.prog_noise_scale": (1.0, "aihwkit PCMLikeNoiseModel: prog_noise_scale 1, its prog_coeff "
+                                           "(0.26348, 1.9650, -1.1731) uS at 25 uS (Nandakumar et al., ICECS 2019)"),
+            "rack.read_noise_scale": (1.0, "aihwkit PCMLikeNoiseModel: read_noise_scale 1, t_read 250 ns"),
             "rack.step_time": (1e-7, "assumed: a 100 ns SET pulse (not in the aihwkit preset)"),
         },
         1e-11, "assumed", "assumed: a partial-SET pulse of about 10 pJ (order of magnitude; not in the aihwkit "
@@ -251,7 +254,8 @@ PRESETS: Mapping[str, DevicePreset] = MappingProxyType({p.name: p for p in (
         notes=("aihwkit uses this device one-sided, in a pair with refresh (PCMPresetUnitCell); here it is one "
                "device over a shifted range, its down steps the fitted law's",
                "the drift's dependence on conductance (nu_k) is not modelled: nu is taken at full conductance",
-               "PCM programming noise and the 1/f read noise of aihwkit's PCMLikeNoiseModel are not modelled")),
+               "aihwkit's PCMLikeNoiseModel is for inference (programmed once, read at one time); here its "
+               "programming noise is drawn at every move's end and its 1/f read noise afresh at every read")),
 )})
 
 

@@ -493,6 +493,45 @@ class RackSpec(_Spec):
                           "toward it (aihwkit's -(g_offset * wg_ratio + w_offset)); 0, the default, for a "
                           "device centred on 0; within [w_min, w_max]", low=-1.0, high=1.0,
                           kernel="Drive.g_zero (pots.law_factor), Pots.drift (pots.drifted)")
+    prog_noise_scale: float = param(0.0, "relative", "assumed",
+                                    "PCM programming noise: a move's end (and a diffusion step's, and the reset's) "
+                                    "programs the pot's conductance g = |w - g_zero| / G (G the larger of w_max - "
+                                    "g_zero and g_zero - w_min) with a normal error of sigma prog_noise_scale * "
+                                    "(prog_coeff_0 + prog_coeff_1 g + prog_coeff_2 g ** 2) / "
+                                    "prog_coeff_g_max_reference, cut at 0 conductance, on each member of a pair "
+                                    "(the idle member at 0 too); an offset of the wiper drawn anew at each write, "
+                                    "never accumulating (aihwkit PCMLikeNoiseModel prog_noise_scale; 0 switches it "
+                                    "off, 1 is aihwkit's)", low=0.0, high=100.0, switch="prog_noise", device=True,
+                                    on=1.0, kernel="Drive.prog_noise_scale (pots.programming_offset in plan_device "
+                                                   "and diffuse_pot), Pots.werr")
+    prog_coeff_0: float = param(0.26348, "uS (at prog_coeff_g_max_reference)", "assumed",
+                                "programming noise's sigma at 0 conductance (aihwkit PCMLikeNoiseModel prog_coeff[0], "
+                                "a fit to PCM devices, Nandakumar et al., ICECS 2019)", low=-100.0, high=100.0,
+                                kernel="Drive.prog_coeff_0")
+    prog_coeff_1: float = param(1.9650, "uS (at prog_coeff_g_max_reference)", "assumed",
+                                "programming noise's sigma, the coefficient of g (aihwkit prog_coeff[1])",
+                                low=-100.0, high=100.0, kernel="Drive.prog_coeff_1")
+    prog_coeff_2: float = param(-1.1731, "uS (at prog_coeff_g_max_reference)", "assumed",
+                                "programming noise's sigma, the coefficient of g ** 2 (aihwkit prog_coeff[2])",
+                                low=-100.0, high=100.0, kernel="Drive.prog_coeff_2")
+    prog_coeff_g_max_reference: float = param(25.0, "uS", "assumed",
+                                              "the full conductance the prog_coeff were fitted at (aihwkit "
+                                              "prog_coeff_g_max_reference): sigma / G = polynomial / this",
+                                              low=0.0, low_open=True, kernel="Drive.prog_coeff_g_max_reference")
+    read_noise_scale: float = param(0.0, "relative", "assumed",
+                                    "PCM 1/f read noise: at each read a pot's conductance g reads g (1 + "
+                                    "read_noise_scale * sigma * xi), cut at 0 conductance, sigma = min(0.0088 / "
+                                    "max(g_p ** 0.65, 0.001), 0.2) * sqrt(ln((dt + drift_t0 + t_read) / (2 t_read))), "
+                                    "g_p its programmed conductance (relative to G, as prog_noise_scale), dt the "
+                                    "machine seconds since its last move ended; a fresh xi at each read, keyed by pot "
+                                    "and presentation (scoring: by card) (aihwkit PCMLikeNoiseModel read_noise_scale; "
+                                    "0 switches it off, 1 is aihwkit's)", low=0.0, high=100.0, switch="read_noise",
+                                    device=True, on=1.0,
+                                    kernel="Pots.read_noise, Pots.read_key (pots.read_noisy in wiper_sums; scoring: "
+                                           "pots.read_noise_array)")
+    t_read: float = param(250e-9, "s", "assumed",
+                          "the 1/f read noise's read time (aihwkit PCMLikeNoiseModel t_read: 250 ns)",
+                          low=0.0, low_open=True, kernel="Pots.read_noise")
     out_bound: float = param(math.inf, "full scale (of a sum)", "assumed",
                              "the R-unit's read saturates at +-out_bound (of the sum it compares, the mean with "
                              "the mu-system; aihwkit out_bound); inf, the default, switches it off",

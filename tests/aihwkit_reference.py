@@ -238,3 +238,58 @@ def reset(bias: np.ndarray, reset_std: float, w_min: np.ndarray, w_max: np.ndarr
     w = bias + (reset_std * xi if reset_std > 0 else 0.0)     # lines 485-486
     w = np.minimum(w, w_max)                                  # line 487
     return np.maximum(w, w_min)                               # line 488
+
+
+# -- aihwkit's PCM noise model for inference (Python, not C++) ----------------------------------------
+# src/aihwkit/inference/noise/pcm.py and src/aihwkit/inference/converter/conductance.py at COMMIT,
+# in aihwkit's conductance units (uS), torch written as numpy.
+
+#: PCMLikeNoiseModel's defaults (pcm.py, lines 64-98): prog_coeff at a 25 uS reference (lines 89-90),
+#: t_read 250 ns, t_0 20 s, the converter's g_max 25 uS (conductance.py, line 37).
+PCM_DEFAULTS = dict(prog_coeff=(0.26348, 1.9650, -1.1731), prog_coeff_g_max_reference=25.0, g_max=25.0,
+                    t_read=250.0e-9, t_0=20.0, prog_noise_scale=1.0, read_noise_scale=1.0)
+
+
+def to_conductances(weights: np.ndarray, g_max: float = 25.0, g_min: float = 0.0) -> tuple[list, float]:
+    """``SinglePairConductanceConverter.convert_to_conductances`` (conductance.py, lines 54-65): the
+    largest |weight| maps to ``g_max``; the positive part on the first device, the negative on the
+    second, each clamped to [0, g_max], plus ``g_min``. Returns the pair and ``scale_ratio``."""
+    abs_max = np.abs(weights).max()
+    scale_ratio = (g_max - g_min) / max(abs_max, 1e-7)                              # line 56 (_ZERO_CLIP)
+    scaled = weights * scale_ratio
+    return [np.clip(scaled, 0.0, g_max) + g_min, np.clip(-scaled, 0.0, g_max) + g_min], scale_ratio
+
+
+def from_conductances(pair: list, scale_ratio: float, g_min: float = 0.0) -> np.ndarray:
+    """``convert_back_to_weights`` (conductance.py, lines 67-78): ``(g+ - g_min - (g- - g_min)) / scale_ratio``."""
+    return ((pair[0] - g_min) - (pair[1] - g_min)) / scale_ratio
+
+
+def programming_noise(g_target: np.ndarray, xi: np.ndarray, par: dict = PCM_DEFAULTS) -> np.ndarray:
+    """``PCMLikeNoiseModel.apply_programming_noise_to_conductance`` (pcm.py, lines 101-118), the
+    normal numbers given: ``sig_prog = sum_i c_i (g / g_max) ** i``, times ``g_max / reference``;
+    ``g + prog_noise_scale sig_prog xi``, clamped at 0."""
+    coeff = par["prog_coeff"]
+    mat = 1.0
+    sig_prog = coeff[0] * np.ones_like(g_target)                     # line 109
+    for c in coeff[1:]:                                              # lines 110-112
+        mat = mat * g_target / par["g_max"]
+        sig_prog = sig_prog + mat * c
+    sig_prog = sig_prog * par["g_max"] / par["prog_coeff_g_max_reference"]          # line 114
+    return np.maximum(g_target + par["prog_noise_scale"] * sig_prog * xi, 0.0)       # lines 115-116
+
+
+def read_noise(g_prog: np.ndarray, nu: np.ndarray, t_inference: float, xi: np.ndarray,
+               par: dict = PCM_DEFAULTS) -> np.ndarray:
+    """``PCMLikeNoiseModel.apply_drift_noise_to_conductance`` (pcm.py, lines 132-158), the normal
+    numbers given: drift ``g_prog (t / t_0) ** -nu`` for ``t = t_inference + t_0 > t_0``; then the 1/f
+    noise ``g_drift + |g_drift| read_noise_scale sig_noise xi``, ``sig_noise = q_s sqrt(ln((t + t_read)
+    / (2 t_read)))``, ``q_s = min(0.0088 / max((|g_prog| / g_max) ** 0.65, 1e-3), 0.2)``; clamped at 0."""
+    t = t_inference + par["t_0"]                                                      # line 138
+    g_drift = g_prog * (t / par["t_0"]) ** (-nu) if t > par["t_0"] else g_prog       # lines 141-144
+    if not t > 0:
+        return np.maximum(g_prog, 0.0)
+    q_s = np.minimum(0.0088 / np.maximum((np.abs(g_prog) / par["g_max"]) ** 0.65, 1e-3), 0.2)     # lines 148-150
+    sig_noise = q_s * math.sqrt(math.log((t + par["t_read"]) / (2 * par["t_read"])))               # line 151
+    g_final = g_drift + np.abs(g_drift) * par["read_noise_scale"] * sig_noise * xi                 # lines 152-154
+    return np.maximum(g_final, 0.0)                                                                # line 158

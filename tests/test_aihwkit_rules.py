@@ -18,7 +18,8 @@ from scipy import stats
 
 import aihwkit_reference as ref
 from mark1 import devices
-from mark1.machine._kernels.pots import (DIFFUSION, LAW_CODES, RESET, diffuse_pots, diffuse_reference, drive_of,
+from mark1.machine._kernels.pots import (DIFFUSION, LAW_CODES, PROGRAMMING, READ, RESET, diffuse_pots,
+                                         diffuse_reference, drive_of, programming_reference,
                                          law_factor, law_factor_reference, normal_draw)
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.specs import RackSpec
@@ -380,3 +381,114 @@ def test_reset_values_have_aihwkits_distribution():
     _, bias = ref.populate_diffusion_and_reset(par, n, rng)
     theirs = ref.reset(bias, par["reset_std"], dev.w_min, dev.w_max, rng.standard_normal(n))
     assert stats.ks_2samp(rack.positions(0.0)[0], theirs).pvalue > KS_ALPHA
+
+
+# -- PCM programming and 1/f read noise: aihwkit's PCMLikeNoiseModel --------------------------------
+
+#: A signed pot (its zero mid-range, both members of the pair in use) and a one-sided one (its zero
+#: at w_min, as the pcm preset: the idle member always at 0).
+PCM_FRAMES = {"signed": dict(w_max=0.6, w_min=-0.6, g_zero=0.0),
+              "one-sided": dict(w_max=0.5, w_min=-0.5, g_zero=-0.5)}
+
+
+def pcm_spec(frame: str, **kw) -> RackSpec:
+    """A ratchet rack in ``frame`` without end stops: aihwkit's pair may read below its zero (the
+    idle member's programming noise), where the one-sided frame's end stop would cut it."""
+    return RackSpec(drive="ratchet", step=0.01, backlash=0.0, motor_spread=0.0, wiper_noise=0.0, topology="all",
+                    end_stops=False, **PCM_FRAMES[frame], **kw)
+
+
+def pcm_par(**kw) -> dict:
+    return {**ref.PCM_DEFAULTS, **kw}
+
+
+def as_aihwkit(w: np.ndarray, spec: RackSpec, each) -> np.ndarray:
+    """Pot positions ``w`` through aihwkit's pair: weights ``w - g_zero``, the largest mapped to
+    ``g_max`` being the pot's full conductance (appended, then dropped), ``each(member, k)`` applied
+    to member k's conductances, and back."""
+    full = max(spec.w_max - spec.g_zero, spec.g_zero - spec.w_min)
+    pair, ratio = ref.to_conductances(np.r_[w - spec.g_zero, full])
+    pair = [each(pair[k][:-1], k) for k in (0, 1)]
+    return spec.g_zero + ref.from_conductances(pair, ratio)
+
+
+def programmed_targets(spec: RackSpec, n: int) -> np.ndarray:
+    """n commands of whole steps spread over the middle of the pot's range, from its zero."""
+    full = max(spec.w_max - spec.g_zero, spec.g_zero - spec.w_min)
+    lo = max(spec.w_min - spec.g_zero, -0.5 * full)
+    return np.rint(np.linspace(lo, 0.5 * full, n) / spec.step) * spec.step
+
+
+@pytest.mark.parametrize("frame", sorted(PCM_FRAMES))
+def test_programming_noise_follows_aihwkits_pcm_model(frame):
+    """Fed the same normal numbers, each pot lands where aihwkit's programming noise puts the pair
+    it programs from the pot's persistent position, the clamps at 0 conductance included."""
+    spec = pcm_spec(frame, prog_noise_scale=2.0)
+    travel = programmed_targets(spec, 301)
+    n = len(travel)
+    rack = PotentiometerRack(spec, 1, n, 8, noise_seed=np.random.SeedSequence(41))
+    rack.p_from[0] = rack.p_to[0] = spec.g_zero
+    rack.apply(*rack.plan(travel[None, :].copy(), 0.0), 0.0)
+    persistent = (rack.p_to - rack.write_offset)[0]
+    assert np.abs(persistent - (spec.g_zero + travel)).max() <= 1e-12          # the move itself, noise aside
+    key = rack.drive_constants.noise_key
+    xi = np.array([[normal_draw(key, PROGRAMMING + k, j, 0) for j in range(n)] for k in (0, 1)])
+    par = pcm_par(prog_noise_scale=2.0)
+    expected = as_aihwkit(persistent, spec, lambda g, k: ref.programming_noise(g, xi[k], par))
+    got = rack.positions(rack.busy_until + 1.0)[0]
+    moved = travel != 0                                 # a pot no command moves is not programmed
+    assert (got[~moved] == spec.g_zero).all() and moved.sum() > 290
+    assert np.abs(got - expected)[moved].max() <= 1e-12
+    assert np.abs(programming_reference(persistent, xi[0], xi[1], spec) - expected).max() <= 1e-12
+    unclamped = as_aihwkit(persistent, spec, lambda g, k: g + 2.0 * (
+        par["prog_coeff"][0] + par["prog_coeff"][1] * g / 25 + par["prog_coeff"][2] * (g / 25) ** 2) * xi[k])
+    assert (np.abs(unclamped - expected) > 1e-3).sum() > 20                   # the clamps at 0 were met
+    assert np.abs(got - persistent).max() > 0.05                               # and the noise is there
+
+
+@pytest.mark.parametrize("frame", sorted(PCM_FRAMES))
+def test_read_noise_follows_aihwkits_pcm_model(frame):
+    """Fed the same normal numbers, each read of a pot programmed at t = 0 is aihwkit's 1/f read
+    noise at t_inference = the seconds since, on the compiled read and its numpy twin alike."""
+    spec = pcm_spec(frame, read_noise_scale=1.5)
+    w = spec.g_zero + programmed_targets(spec, 101)
+    w[w == spec.g_zero] += 1e-3                                               # one at a tiny conductance
+    n = len(w)
+    rack = PotentiometerRack(spec, n, 1, 8, noise_seed=np.random.SeedSequence(43))     # one pot a unit
+    rack.p_from[:, 0] = rack.p_to[:, 0] = w
+    key = rack.drive_constants.noise_key
+    par = pcm_par(read_noise_scale=1.5, t_0=spec.drift_t0)
+    clamped = 0
+    for p, t in enumerate((0.0, 3.0, 1000.0, 86400.0)):
+        xi = np.array([normal_draw(key, READ, j, p) for j in range(n)])
+        expected = as_aihwkit(w, spec, lambda g, k, t=t, xi=xi: ref.read_noise(g, 0.0, t, xi, par))
+        got = rack.sums(np.ones(1), t, presentation=p)
+        assert np.abs(got - expected).max() <= 1e-12, t
+        assert np.abs(rack.read_positions(t, xi[:, None])[:, 0] - expected).max() <= 1e-12, t
+        clamped += int((expected == spec.g_zero).sum())
+    assert clamped > 0                                                        # a reading cut at 0 conductance
+
+
+def test_programming_noise_has_aihwkits_distribution():
+    spec = pcm_spec("one-sided", prog_noise_scale=1.0)
+    n = 3000
+    rack = PotentiometerRack(spec, 1, n, 8, noise_seed=np.random.SeedSequence(45))
+    rack.p_from[0] = rack.p_to[0] = spec.g_zero
+    rack.apply(*rack.plan(np.full((1, n), 0.3), 0.0), 0.0)
+    rng = np.random.default_rng(46)
+    theirs = as_aihwkit(np.full(n, spec.g_zero + 0.3), spec,
+                        lambda g, k: ref.programming_noise(g, rng.standard_normal(n)))
+    assert stats.ks_2samp(rack.positions(rack.busy_until + 1.0)[0], theirs).pvalue > KS_ALPHA
+
+
+def test_read_noise_has_aihwkits_distribution():
+    spec = pcm_spec("signed", read_noise_scale=1.0)
+    n = 3000
+    rack = PotentiometerRack(spec, n, 1, 8, noise_seed=np.random.SeedSequence(47))
+    w = np.where(np.arange(n) % 2, 0.03, -0.2)                               # a small and a large conductance
+    rack.p_from[:, 0] = rack.p_to[:, 0] = w
+    got = rack.sums(np.ones(1), 500.0, presentation=7)
+    rng = np.random.default_rng(48)
+    theirs = as_aihwkit(w, spec, lambda g, k: ref.read_noise(g, 0.0, 500.0, rng.standard_normal(n)))
+    for part in (0, 1):
+        assert stats.ks_2samp(got[part::2], theirs[part::2]).pvalue > KS_ALPHA

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from conftest import make_cards
 from mark1 import MarkI, specs
 from mark1 import devices
-from mark1.machine._kernels.pots import (DIFFUSION, LAW_CODES, RESET, drive_of, normal_draw, read_out,
-                                         read_out_array)
+from mark1.machine._kernels.pots import (DIFFUSION, LAW_CODES, READ, RESET, diffuse_pots, drive_of, normal_draw,
+                                         programming_reference, read_out, read_out_array)
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.specs import RackSpec
 
@@ -444,6 +444,119 @@ def test_reset_lands_within_the_end_stops_with_its_write_offset():
     assert w.max() == 1.0 and 0.1 < (w == 1.0).mean() < 0.25 and w.min() > 0.0      # P(xi > 0.5) / 2 = 0.15
     persistent = w - rack.write_offset[0]
     assert abs(np.std(rack.write_offset[0][persistent < 0.7]) - 0.05) < 0.005      # 0.5 steps of 0.1
+
+
+# -- PCM programming and 1/f read noise ------------------------------------------------------------
+
+def test_programming_noise_does_not_accumulate():
+    """Each move's end programs the pot afresh from its persistent position (aihwkit programs
+    each target from the ideal weight): the persistent positions walk as without the noise, and
+    the wipers read off them by one programming's spread, not ten's."""
+    n, spec = 2000, ratchet(law="soft-bounds", prog_noise_scale=1.0)
+    noisy = PotentiometerRack(spec, 1, n, 8, noise_seed=np.random.SeedSequence(5))
+    clean = PotentiometerRack(spec.replace(prog_noise_scale=0.0), 1, n, 8)
+    for k in range(10):
+        cmd = np.full((1, n), 0.1 if k % 3 else -0.04)
+        for rack in (noisy, clean):
+            rack.apply(*rack.plan(cmd, 10.0 * k), 10.0 * k)
+    w = clean.positions(1e9)[0]
+    offset = noisy.positions(1e9)[0] - w
+    assert np.abs(offset - noisy.write_offset[0]).max() <= 1e-12
+    one = programming_reference(w, *np.random.default_rng(6).standard_normal((2, n)), spec) - w
+    assert abs(offset.std() / one.std() - 1.0) < 0.1 and abs(offset.mean() - one.mean()) < 0.003
+
+
+@settings(max_examples=40, deadline=None)
+@given(w=st.floats(-0.95, 0.95), g_zero=st.sampled_from([0.0, -0.95]), dt=st.floats(0.0, 1e6),
+       p=st.integers(0, 10**6), scale=st.floats(0.0, 20.0))
+def test_a_read_keeps_its_conductances_sign_and_repeats_for_its_presentation(w, g_zero, dt, p, scale):
+    """A read never turns a pot's conductance past 0 (aihwkit's clamp), reads the same number
+    for the same pot and presentation, and leaves the pot where it was."""
+    spec = ratchet(read_noise_scale=scale, g_zero=g_zero)
+    rack = PotentiometerRack(spec, 1, 1, 8, noise_seed=np.random.SeedSequence(7))
+    w = max(w, g_zero)
+    rack.p_from[0, 0] = rack.p_to[0, 0] = w
+    first = float(rack.sums(np.ones(1), dt, presentation=p)[0])
+    assert first == float(rack.sums(np.ones(1), dt, presentation=p)[0])
+    assert (first - g_zero) * (w - g_zero) >= 0.0
+    assert rack.positions(dt)[0, 0] == w
+    if scale == 0.0 or w == g_zero:
+        assert first == w
+
+
+def test_read_noise_grows_with_the_time_since_programming_and_shrinks_with_conductance():
+    """aihwkit's 1/f law: sigma = q_s sqrt(ln((dt + t0 + t_read) / (2 t_read))), q_s = 0.0088 /
+    g ** 0.65 up to 0.2: the readings' relative spread, over 4,000 pots, at two conductances and
+    two times (within 5 %)."""
+    n = 4000
+    rack = PotentiometerRack(ratchet(read_noise_scale=1.0), n, 1, 8, noise_seed=np.random.SeedSequence(8))
+    for g in (0.05, 0.8):
+        rack.p_from[:, 0] = rack.p_to[:, 0] = g
+        for dt in (0.0, 1e5):
+            spread = (rack.sums(np.ones(1), dt, presentation=3) / g - 1.0).std()
+            law = min(0.0088 / g ** 0.65, 0.2) * math.sqrt(math.log((dt + 20.0 + 250e-9) / (2 * 250e-9)))
+            assert spread == pytest.approx(law, rel=0.05), (g, dt)
+
+
+def test_diffusion_and_the_reset_reprogram_without_moving_the_persistent_positions():
+    """With programming noise, a diffusion step and the reset draw the offset anew (as the write
+    noise): the persistent walk is the one without it."""
+    spec = STILL.rack.replace(diffusion=0.02, reset=0.1, reset_std=0.05)
+    noisy = PotentiometerRack(spec.replace(prog_noise_scale=1.0), 1, 500, 8, noise_seed=np.random.SeedSequence(9))
+    clean = PotentiometerRack(spec, 1, 500, 8, noise_seed=np.random.SeedSequence(9))
+    assert np.abs(noisy.p_to - noisy.write_offset - clean.p_to).max() <= 1e-12
+    before = noisy.write_offset.copy()
+    for p in range(20):
+        for rack in (noisy, clean):
+            diffuse_pots(p, float(p), rack.busy_until, 1.0, rack.pots, rack.drive_constants)
+    assert np.abs(noisy.p_to - noisy.write_offset - clean.p_to).max() <= 1e-12
+    assert not np.array_equal(before, noisy.write_offset) and noisy.write_offset.std() > 0.005
+
+
+PCM = NOISY.with_overrides({"rack.prog_noise_scale": 1.0, "rack.read_noise_scale": 3.0, "rack.wiper_noise": 0.0})
+
+
+@pytest.mark.parametrize("extra", [{}, {"rack.diffusion": 0.005, "rack.drivers": 2, "timing.overlap": True}],
+                         ids=["pcm", "diffusion-drivers"])
+def test_the_compiled_loop_and_the_event_path_agree_under_pcm_noise(extra):
+    spec = PCM.with_overrides(extra)
+    fast, slow = _fit(spec), _fit(spec, trace="full")
+    for key in ("start", "units_erred", "response"):
+        assert np.array_equal(fast.history_[key], slow.history_[key]), key
+    assert np.array_equal(fast.rack_.positions(fast.machine_time_), slow.rack_.positions(slow.machine_time_))
+    assert np.array_equal(fast.rack_.write_offset, slow.rack_.write_offset)
+    quiet = _fit(spec.with_overrides({"rack.read_noise_scale": 0.0}), trace="full")
+    assert not np.array_equal(quiet.read_sums_, slow.read_sums_)
+
+
+def test_the_trainers_reads_are_the_racks_keyed_by_presentation():
+    """With only read noise (no move in the way: a step larger than any command), each sum the
+    trainer read is the rack's read of the reset pots with that presentation's draws."""
+    spec = STILL.with_overrides({"rack.read_noise_scale": 5.0, "rack.reset": 0.3, "rack.reset_std": 0.1,
+                                 "rack.topology": "all", "rack.decay_time": INF})
+    m = _fit(spec, trace="full")
+    rack, key = m.rack_, m.rack_.drive_constants.noise_key
+    assert not rack.pulses.any()
+    n_units, n_in = rack.mask.shape
+    for p, r in enumerate(m.trace_.readings):
+        x = np.zeros(n_in)
+        x[list(r.a_units)] = 1.0
+        x[-1] = 1.0
+        xi = np.array([[normal_draw(key, READ, u * n_in + i, p) for i in range(n_in)] for u in range(n_units)])
+        assert np.abs(m.read_sums_[p] - rack.read_positions(r.time, xi) @ x).max() <= 1e-12, p
+
+
+def test_scoring_reads_each_card_with_read_noise_of_its_own():
+    m = _fit(PCM)
+    cards, _ = make_cards(12, np.random.default_rng(5))
+    sums = m.decision_function(cards)
+    assert np.array_equal(sums, m.decision_function(cards))
+    clean = m.rack_.positions(m.machine_time_)
+    x = np.concatenate([np.c_[m.associate(s), np.ones(len(s))] for s in m._sensed_chunks(cards)])
+    assert not np.array_equal(sums, x @ clean.T)
+    for i, card in enumerate(cards):                     # each card's draws come from the card itself
+        xi = m._card_rng(card, 1).standard_normal(m.rack_.mask.shape)
+        assert np.abs(sums[i] - m.rack_.read_positions(m.machine_time_, xi) @ x[i]).max() <= 1e-12
 
 
 # -- device presets ---------------------------------------------------------------------------------

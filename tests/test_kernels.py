@@ -51,6 +51,12 @@ CHANGES = {
     "rack.drift_t0": (1.0, {"rack.drift_nu": 0.3}),
     "rack.g_zero": (-0.5, {"rack.drift_nu": 0.3}),
     "rack.mult_noise": (False, {"rack.drive": "ratchet", "rack.law": "soft-bounds", "rack.dw_min_std": 0.5}),
+    "rack.prog_coeff_0": (2.0, {"rack.prog_noise_scale": 1.0}),
+    "rack.prog_coeff_1": (-1.0, {"rack.prog_noise_scale": 1.0}),
+    "rack.prog_coeff_2": (3.0, {"rack.prog_noise_scale": 1.0}),
+    "rack.prog_coeff_g_max_reference": (2.0, {"rack.prog_noise_scale": 1.0}),
+    "rack.read_noise_scale": (1.0, {"trainer.rule": "lms"}),     # noise keeps the sums' signs here: LMS reads values
+    "rack.t_read": (1e-3, {"rack.read_noise_scale": 1.0, "trainer.rule": "lms"}),
     "rack.out_bound": (0.05, {"trainer.rule": "lms"}),     # saturation keeps signs: LMS reads values
     "rack.out_res": (0.5, {"rack.out_bound": 0.5}),
     "timing.period": (1.5, {}),
@@ -136,7 +142,8 @@ def test_each_device_field_alone_turns_the_device_plan_on(f):
 
 def test_the_device_fields_are_those_of_the_device_non_idealities():
     switches = {f.metadata["switch"] for f in DEVICE_FIELDS}
-    assert switches == {"device_law", "device_spread", "step_noise", "write_noise", "stuck_pots", "diffusion"}
+    assert switches == {"device_law", "device_spread", "step_noise", "write_noise", "stuck_pots", "diffusion",
+                        "prog_noise", "read_noise"}
     others = [f.name for f in dataclasses.fields(specs.RackSpec)
               if f.metadata["switch"] in switches and not f.metadata["device"]]
     assert others == []

@@ -67,6 +67,7 @@ class _DeckLight:
 
 _STREAMS = ("wiring", "photocells", "motors", "order", "noise")
 _SCORING = 0                # the read-noise stream's child for scoring (see MarkI.decision_function)
+_SCORING_PCM = 1            # its child for the wipers' 1/f read noise at scoring (rack.read_noise_scale)
 
 
 
@@ -579,9 +580,13 @@ class MarkI(ParamsMixin):
         weights, mask = self.weights_.T, self.rack_.mask.T.astype(float)
         mean = self.spec.response.discrimination == "mean"
         sums, counts = [], []
+        pcm = self._pcm_reads(cards) if self.rack_.reads_noisy else None
         for s_states in self._sensed_chunks(cards):            # memory for one chunk of cards
             x = with_bias(self.associate(s_states))
-            sums.append(x @ weights)
+            if pcm is not None:                                # each card reads its own noisy wipers
+                sums.append(np.stack([row @ next(pcm) for row in x]))
+            else:
+                sums.append(x @ weights)
             if noise > 0 or mean:
                 counts.append(x @ mask)                        # active pots of each unit
         out = np.concatenate(sums)
@@ -599,17 +604,28 @@ class MarkI(ParamsMixin):
         The seed of a card's row is the read-noise stream's child ``(_SCORING, hash of the
         card)``: training reads that stream directly and never spawns from it.
         """
-        root = self._streams()["noise"]
         noise = np.empty((len(cards), n_units))
         for i, card in enumerate(cards):
-            if card.dtype != np.float64:      # the reflectance decides the seed, not its dtype: 8-bit k is k / 255
-                card = card.astype(np.float64) / 255.0 if card.dtype == np.uint8 else card.astype(np.float64)
-            digest = hashlib.blake2b(card.tobytes(), digest_size=16)
-            digest.update(f"{card.dtype.str}{card.shape}".encode())
-            key = (*root.spawn_key, _SCORING, int.from_bytes(digest.digest(), "little"))
-            noise[i] = np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=key)).standard_normal(
-                n_units)
+            noise[i] = self._card_rng(card, _SCORING).standard_normal(n_units)
         return noise
+
+    def _card_rng(self, card, tag: int) -> np.random.Generator:
+        """A generator seeded by the card itself: the read-noise stream's child ``(tag, hash of the card)``."""
+        root = self._streams()["noise"]
+        if card.dtype != np.float64:      # the reflectance decides the seed, not its dtype: 8-bit k is k / 255
+            card = card.astype(np.float64) / 255.0 if card.dtype == np.uint8 else card.astype(np.float64)
+        digest = hashlib.blake2b(card.tobytes(), digest_size=16)
+        digest.update(f"{card.dtype.str}{card.shape}".encode())
+        key = (*root.spawn_key, tag, int.from_bytes(digest.digest(), "little"))
+        return np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=key))
+
+    def _pcm_reads(self, cards):
+        """Each card's wipers as its read sees them, with the 1/f read noise (``rack.read_noise_scale``):
+        arrays (n_inputs, n_units), one a card in order, each card's standard normal numbers drawn
+        from the card itself (child ``(_SCORING_PCM, hash of the card)``), at the machine's time."""
+        rack, t = self.rack_, self.machine_time_
+        for card in cards:
+            yield rack.read_positions(t, self._card_rng(card, _SCORING_PCM).standard_normal(rack.mask.shape)).T
 
     def predict(self, cards: npt.ArrayLike) -> np.ndarray:
         """Labels (from ``classes_``) the machine answers for each card: array (n,).

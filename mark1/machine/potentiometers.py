@@ -44,7 +44,8 @@ import simpy
 
 from mark1.exceptions import SpecError
 from mark1.machine._kernels.pots import (Pots, adc_of, apply_moves, drive_of, law_gammas, move_duration, plan_moves,
-                                         pow_exponents, reset_positions, step_scales, stored_at, wiper_sums, wiring)
+                                         pow_exponents, read_noise_array, read_noise_of, reset_positions, step_scales,
+                                         stored_at, wiper_sums, wiring)
 from mark1.machine._kernels.presentation import Decay, Moves, Queue, serve
 from mark1.specs import RackSpec
 
@@ -158,8 +159,10 @@ class PotentiometerRack:
         if spec.corrupt_devices_prob:                     # a stuck pot sits at its value from the start
             self.p_from[:] = self.p_to[:] = np.where(self._stuck == 1, self._w_max, 0.0)
         self._adc = adc_of(spec)
-        self._werr = np.zeros(shape if spec.write_noise_std else 0)
+        # the wipers' offsets from their persistent positions: write noise, programming noise
+        self._werr = np.zeros(shape if spec.write_noise_std or spec.prog_noise_scale else 0)
         noise_key = self.noise_key(noise_seed)
+        self._read_noise, self._read_key = read_noise_of(spec), np.array([noise_key], np.uint64)
         if reset_bias.size:                 # the machine's one reset, when it is built: the pots that exist
             start, werr = reset_positions(spec, reset_bias, self._w_max, self._w_min, self._stuck, shape, noise_key)
             self.p_from[:] = self.p_to[:] = np.where(self.mask, start, 0.0)
@@ -192,7 +195,8 @@ class PotentiometerRack:
                     self._w_min.reshape(-1), self._gamma_up.reshape(-1), self._gamma_down.reshape(-1),
                     self._stuck.reshape(-1), self._werr.reshape(-1),
                     self._motor_seconds.reshape(-1), self._pulses.reshape(-1), self._planned, self._next_err,
-                    self._nu.reshape(-1), self._drift, self._diffusion.reshape(-1), self._adc, *self._wiring)
+                    self._nu.reshape(-1), self._drift, self._diffusion.reshape(-1), self._adc, self._read_noise,
+                    self._read_key, *self._wiring)
 
     @property
     def adc(self) -> np.ndarray | None:
@@ -422,14 +426,18 @@ class PotentiometerRack:
             return self.decay_factor(t) * stored
         return stored.copy() if inputs is None else stored   # never the rack's own array, which moves on
 
-    def sums(self, x: np.ndarray, t: float) -> np.ndarray:
-        """Each R-unit's sum of wiper positions times the inputs, at time ``t``, without noise.
+    def sums(self, x: np.ndarray, t: float, presentation: int = 0) -> np.ndarray:
+        """Each R-unit's sum of wiper positions times the inputs, at time ``t``, without the
+        wiper noise (``rack.wiper_noise``).
 
         Parameters
         ----------
         x : array of shape (n_inputs,) float
             A-unit outputs (0 or 1), bias last.
         t : float
+        presentation : int
+            Which presentation reads: its draws of the 1/f read noise (``rack.read_noise_scale``;
+            the compiled loop's, keyed by pot and presentation).
 
         Read noise is added by the caller: for independent Gaussian noise of sigma
         ``wiper_noise`` on every wiper the sum's noise is ``wiper_noise * sqrt(active
@@ -439,10 +447,37 @@ class PotentiometerRack:
         """
         x = np.ascontiguousarray(x, dtype=float)[None, :]
         s = np.empty(self.mask.shape[0])
-        wiper_sums(x, 0, float(t), self.busy_until, self.pots, np.empty(x.shape[1], np.int64), s)
+        wiper_sums(x, 0, float(t), self.busy_until, self.pots, np.empty(x.shape[1], np.int64), s, int(presentation))
         if self.rate:
             s *= self.decay_factor(t)
         return s
+
+    @property
+    def reads_noisy(self) -> bool:
+        """Whether each read of a wiper has 1/f read noise (``rack.read_noise_scale``)."""
+        return self._read_noise.size > 0
+
+    def read_positions(self, t: float, xi: np.ndarray) -> np.ndarray:
+        """True wiper positions at ``t`` as one read sees them, with the 1/f read noise of
+        standard normal numbers ``xi`` (n_units, n_inputs) (``rack.read_noise_scale``;
+        :func:`~mark1.machine._kernels.pots.read_noise_array`, the arithmetic of the compiled
+        read): a new array; the pots that do not exist read 0. Without read noise,
+        :meth:`positions`.
+
+        Examples
+        --------
+        >>> from mark1.specs import RackSpec
+        >>> rack = PotentiometerRack(RackSpec(read_noise_scale=1.0, motor_speed=float("inf")), 1, 2, 1)
+        >>> rack.apply(*rack.plan(np.array([[0.5, 0.0]]), 0.0), 0.0)
+        >>> rack.read_positions(20.0, np.array([[1.0, 1.0]])).round(4)      # sigma 0.0589 at g 0.5, 20 s on
+        array([[0.5295, 0.    ]])
+        """
+        if not self.reads_noisy:
+            return self.positions(t)
+        stored = self._stored(t)
+        noisy = read_noise_array(stored, self.p_to, float(t) - self.t_end, xi, self._read_noise)
+        noisy = np.where(self.mask, noisy, 0.0)
+        return self.decay_factor(t) * noisy if self.rate else noisy
 
     def _renormalize(self, t: float) -> None:
         """Fold the decay into the stored positions (keeps the factor far from underflow)."""

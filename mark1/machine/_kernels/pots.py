@@ -23,7 +23,8 @@ from mark1.specs import RackSpec
 
 __all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_pot", "diffuse_pots", "diffuse_reference", "drive_of",
            "law_factor", "law_factor_reference", "law_gammas", "move_duration", "normal_draw", "one_pot",
-           "plan_device", "plan_mark_i", "plan_pot", "pow_exponents", "read_out", "read_out_array", "replay_pulses",
+           "plan_device", "plan_mark_i", "plan_pot", "pow_exponents", "programming_offset", "programming_reference",
+           "read_noise_array", "read_noise_of", "read_noisy", "read_out", "read_out_array", "replay_pulses",
            "reset_positions", "step_scales", "stored_pot", "wiper_sums", "wiring"]
 
 #: The step laws of ``rack.law`` and their codes in :attr:`Drive.law`.
@@ -31,8 +32,17 @@ LAW_CODES = {"constant": 0, "linear": 1, "soft-bounds": 2, "exponential": 3, "po
 
 #: Streams of the device's noise (:func:`normal_draw`): each pulse's step, each write, each
 #: presentation's diffusion and the write that follows it (:func:`diffuse_pots`), the reset
-#: when the machine is built and its write (:func:`reset_positions`).
+#: when the machine is built and its write (:func:`reset_positions`); the programming noise of
+#: a move, of a diffusion step and of the reset, each two streams (the pair's members:
+#: :func:`programming_offset`); each read's 1/f noise (:func:`read_noisy`).
 STEP_NOISE, WRITE_NOISE, DIFFUSION, DIFFUSION_WRITE, RESET, RESET_WRITE = 0, 1, 2, 3, 4, 5
+PROGRAMMING, DIFFUSION_PROGRAMMING, RESET_PROGRAMMING, READ = 6, 8, 10, 12
+
+#: The constants of aihwkit's 1/f read noise (``PCMLikeNoiseModel.apply_drift_noise_to_conductance``,
+#: src/aihwkit/inference/noise/pcm.py, lines 148-151, commit 4545f11): ``q_s = min(READ_Q /
+#: max(g ** READ_Q_EXP, READ_Q_FLOOR), READ_Q_MAX)``, ``g`` the programmed conductance relative to
+#: its full scale. aihwkit does not expose them.
+READ_Q, READ_Q_EXP, READ_Q_FLOOR, READ_Q_MAX = 0.0088, 0.65, 1e-3, 0.2
 
 #: Whether a pot may have a device law or variation (``Drive.device``): ``True`` here; a run
 #: without one calls a variant of the step made with it ``False``
@@ -157,6 +167,12 @@ class Pots(NamedTuple):
     adc : array (2,) float
         The R-unit's read of a sum (:func:`read_out`): its saturation bound (full scale; inf:
         none) and its resolution (a share of the bound; 0: none).
+    read_noise : array (5,) or (0,) float
+        The 1/f read noise (:func:`read_noisy`): ``rack.read_noise_scale``, ``rack.t_read``
+        (s), ``rack.drift_t0`` (s), the zero conductance's position ``g_zero`` and the full
+        conductance ``G`` (full scale); empty: no read noise (:func:`read_noise_of`).
+    read_key : array (1,) uint64
+        The key of the read noise's stream (:attr:`Drive.noise_key`).
     by_unit, input_of : arrays (n_units + 1,) and (n_wired,) int64
         The pots that exist (the rack's topology), unit by unit: unit ``u``'s pots are on
         the inputs ``input_of[by_unit[u]:by_unit[u + 1]]``, in order. A command moves
@@ -189,6 +205,8 @@ class Pots(NamedTuple):
     drift: np.ndarray
     diffusion: np.ndarray
     adc: np.ndarray
+    read_noise: np.ndarray
+    read_key: np.ndarray
     by_unit: np.ndarray
     input_of: np.ndarray
     by_input: np.ndarray
@@ -209,7 +227,7 @@ def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
     w_max = 1.0 if spec is None else float(spec.w_max)
     w_min = -1.0 if spec is None else float(spec.w_min)
     g_up, g_down = law_gammas(spec)
-    werr = np.zeros(0 if spec is None or spec.write_noise_std == 0 else 1)
+    werr = np.zeros(0 if spec is None or (spec.write_noise_std == 0 and spec.prog_noise_scale == 0) else 1)
     nu = np.zeros(0 if spec is None or spec.drift_nu == 0 else 1) + (0.0 if spec is None else spec.drift_nu)
     drift = np.array([1.0, 0.0] if spec is None else [float(spec.drift_t0), float(spec.g_zero)])
     diffusion = np.zeros(0 if spec is None or spec.diffusion == 0 else 1) + (0.0 if spec is None else spec.diffusion)
@@ -217,7 +235,7 @@ def one_pot(gain: float = 1.0, direction: int = 0, spec=None) -> Pots:
                 np.array([direction], np.int8), np.array([scale]), np.array([up_down]), np.array([w_max]),
                 np.array([w_min]), np.array([g_up]), np.array([g_down]), np.zeros(1, np.int8), werr, np.zeros(1),
                 np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(len(werr)), nu, drift, diffusion,
-                adc_of(spec),
+                adc_of(spec), read_noise_of(spec), np.zeros(1, np.uint64),
                 *wiring(np.ones((1, 1), bool)))
 
 
@@ -325,6 +343,9 @@ def reset_positions(spec, bias, w_max, w_min, stuck, shape, key) -> tuple[np.nda
     target = w
     if spec.write_noise_std:
         target = w + float(spec.write_noise_std) * float(spec.step) * draws(RESET_WRITE)
+    if spec.prog_noise_scale:
+        target = target + programming_reference(w, draws(RESET_PROGRAMMING), draws(RESET_PROGRAMMING + 1), spec) - w
+    if spec.write_noise_std or spec.prog_noise_scale:
         if spec.end_stops:
             target = np.minimum(np.maximum(target, w_min), w_max)
     target = np.where(stuck, w_max, target)
@@ -354,6 +375,133 @@ def wiring(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
 def adc_of(spec=None) -> np.ndarray:
     """:attr:`Pots.adc` of a :class:`mark1.specs.RackSpec`: [out_bound, out_res] (none: off)."""
     return np.array([math.inf, 0.0] if spec is None else [float(spec.out_bound), float(spec.out_res)])
+
+
+def full_conductance(w_max, w_min, g_zero):
+    """The full conductance ``G`` (full scale) the PCM noise measures a pot's conductance in: the
+    larger of its nominal bounds' distances from its zero (aihwkit maps ``g_max`` to the largest
+    weight; a pot's conductance is ``|w - g_zero| / G`` of one member of a pair).
+
+    Examples
+    --------
+    >>> full_conductance(1.0, -1.0, 0.0), full_conductance(0.5, -0.5, -0.5)
+    (1.0, 1.0)
+    """
+    return max(w_max - g_zero, g_zero - w_min)
+
+
+def read_noise_of(spec=None) -> np.ndarray:
+    """:attr:`Pots.read_noise` of a :class:`mark1.specs.RackSpec` (none, or no read noise: empty).
+
+    Examples
+    --------
+    >>> from mark1.specs import RackSpec
+    >>> read_noise_of(RackSpec()).size, read_noise_of(RackSpec(read_noise_scale=1.0)).tolist()
+    (0, [1.0, 2.5e-07, 20.0, 0.0, 1.0])
+    """
+    if spec is None or spec.read_noise_scale == 0:
+        return np.zeros(0)
+    return np.array([float(spec.read_noise_scale), float(spec.t_read), float(spec.drift_t0), float(spec.g_zero),
+                     full_conductance(float(spec.w_max), float(spec.w_min), float(spec.g_zero))])
+
+
+@compiled(inline="always")
+def programming_sigma(g, drive):
+    """Sigma of the programming noise (relative to the full conductance ``G``) of a member
+    programmed to conductance ``g`` (relative): aihwkit's ``(c0 + c1 g + c2 g^2) g_max /
+    g_max_reference`` (pcm.py, lines 108-114) over ``g_max``, times ``prog_noise_scale``."""
+    return drive.prog_noise_scale * (drive.prog_coeff_0 + g * drive.prog_coeff_1 + g * g * drive.prog_coeff_2) \
+        / drive.prog_coeff_g_max_reference
+
+
+@compiled(inline="always")
+def programming_offset(w, j, stream, n, drive):
+    """How far pot ``j``'s wiper lands off ``w`` (its persistent position, full scale) by the
+    programming noise of its ``n``-th write, from streams ``stream`` and ``stream + 1``.
+
+    aihwkit's ``PCMLikeNoiseModel.apply_programming_noise_to_conductance`` (src/aihwkit/
+    inference/noise/pcm.py, lines 101-118, commit 4545f11) on each member of the pair its
+    ``SinglePairConductanceConverter`` programs (inference/converter/conductance.py, lines
+    54-65): the member on the pot's side of ``g_zero`` holds ``g = |w - g_zero| / G``, the
+    other 0; each becomes ``max(g + sigma(g) xi, 0)`` (:func:`programming_sigma`), and the
+    wiper reads their difference. :func:`programming_reference` says the same in numpy.
+    """
+    g0 = drive.g_zero
+    full = max(drive.w_max - g0, g0 - drive.w_min)
+    g = (w - g0) / full
+    up = max(g, 0.0)
+    down = max(-g, 0.0)
+    up_p = max(up + programming_sigma(up, drive) * normal_draw(drive.noise_key, stream, j, n), 0.0)
+    down_p = max(down + programming_sigma(down, drive) * normal_draw(drive.noise_key, stream + 1, j, n), 0.0)
+    return full * ((up_p - down_p) - g)
+
+
+def programming_reference(w, xi_up, xi_down, spec):
+    """:func:`programming_offset` in numpy: the programmed positions (full scale) of persistent
+    positions ``w``, ``xi_up``, ``xi_down`` the pair's standard normal numbers (arrays alike).
+
+    Examples
+    --------
+    >>> from mark1.specs import RackSpec
+    >>> float(programming_reference(np.array(0.5), np.array(0.0), np.array(-1.0), RackSpec(prog_noise_scale=1.0)))
+    0.5
+    """
+    g0 = float(spec.g_zero)
+    full = full_conductance(float(spec.w_max), float(spec.w_min), g0)
+    g = (np.asarray(w, float) - g0) / full
+    up, down = np.maximum(g, 0.0), np.maximum(-g, 0.0)
+
+    def sigma(x):
+        return float(spec.prog_noise_scale) * (spec.prog_coeff_0 + x * spec.prog_coeff_1 + x * x * spec.prog_coeff_2) \
+            / spec.prog_coeff_g_max_reference
+    up_p = np.maximum(up + sigma(up) * xi_up, 0.0)
+    down_p = np.maximum(down + sigma(down) * xi_down, 0.0)
+    return g0 + full * (up_p - down_p)
+
+
+@compiled(inline="always")
+def read_noisy(w, j, p, t, pots):
+    """Pot ``j``'s reading ``w`` (full scale) at ``t`` with its 1/f read noise, presentation
+    ``p``'s draw (the read stream, keyed by pot and presentation).
+
+    aihwkit's ``PCMLikeNoiseModel.apply_drift_noise_to_conductance`` (src/aihwkit/inference/
+    noise/pcm.py, lines 138-158, commit 4545f11): the conductance ``g = |w - g_zero|`` reads
+    ``max(g + g * read_noise_scale * sigma * xi, 0)``, ``sigma = q_s sqrt(ln((t' + t_read) /
+    (2 t_read)))``, ``t' = dt + t0`` (``dt`` the seconds since the pot's last move ended, its
+    ``t_inference``), ``q_s`` from the programmed conductance ``|p_to - g_zero| / G``
+    (:data:`READ_Q`). The member on the pot's side carries it (the idle member's is left
+    out). :func:`read_noise_array` says the same in numpy.
+    """
+    rn = pots.read_noise
+    g0 = rn[3]
+    g = abs(w - g0)
+    prog = abs(pots.p_to[j] - g0) / rn[4]
+    tt = max(t - pots.t_end[j], 0.0) + rn[2]
+    q = min(READ_Q / max(prog ** READ_Q_EXP, READ_Q_FLOOR), READ_Q_MAX)
+    sig = q * math.sqrt(math.log((tt + rn[1]) / (2.0 * rn[1])))
+    a = max(g + g * rn[0] * sig * normal_draw(pots.read_key[0], READ, j, p), 0.0)
+    return g0 + a if w >= g0 else g0 - a
+
+
+def read_noise_array(w, programmed, dt, xi, read_noise):
+    """:func:`read_noisy` in numpy: readings ``w`` (full scale) of pots programmed to
+    ``programmed``, ``dt`` seconds since (each at least 0), ``xi`` standard normal numbers
+    (arrays alike), ``read_noise`` a :attr:`Pots.read_noise`: a new array.
+
+    Examples
+    --------
+    >>> rn = np.array([1.0, 2.5e-7, 20.0, 0.0, 1.0])
+    >>> read_noise_array(np.array([0.5, -0.5]), np.array([0.5, -0.5]), np.zeros(2), np.zeros(2), rn).tolist()
+    [0.5, -0.5]
+    """
+    scale, t_read, t0, g0, full = (float(v) for v in read_noise)
+    w = np.asarray(w, float)
+    g = np.abs(w - g0)
+    prog = np.abs(np.asarray(programmed, float) - g0) / full
+    q = np.minimum(READ_Q / np.maximum(prog ** READ_Q_EXP, READ_Q_FLOOR), READ_Q_MAX)
+    sig = q * np.sqrt(np.log((np.maximum(dt, 0.0) + t0 + t_read) / (2.0 * t_read)))
+    a = np.maximum(g + g * scale * sig * xi, 0.0)
+    return np.where(w >= g0, g0 + a, g0 - a)
 
 
 def read_out_array(sums: np.ndarray, adc: np.ndarray) -> np.ndarray:
@@ -506,7 +654,10 @@ def diffuse_pot(j, p, t, busy_until, f, pots, drive):
         after = min(max(after, w_min), w_max)
     target = after
     if noisy:
-        target = after + drive.write_noise * normal_draw(drive.noise_key, DIFFUSION_WRITE, j, p)
+        if drive.write_noise != 0.0:
+            target = after + drive.write_noise * normal_draw(drive.noise_key, DIFFUSION_WRITE, j, p)
+        if drive.prog_noise_scale != 0.0:
+            target = target + programming_offset(after, j, DIFFUSION_PROGRAMMING, p, drive)
         if clip:
             target = min(max(target, w_min), w_max)
         werr[j] = (target - after) / f
@@ -529,7 +680,17 @@ def diffuse_pots(p, t, busy_until, f, pots, drive):
     (s), ``f`` the decay factor there: aihwkit's ``PulsedRPUDevice::diffuseWeights``, which
     its tile runs once a mini-batch after the update (``post_update_step``). The machine's
     mini-batch is one presentation: the trainer reads one card and acts on it before the
-    next. Nothing without diffusion (``pots.diffusion`` empty)."""
+    next. Nothing without diffusion (``pots.diffusion`` empty).
+
+    Examples
+    --------
+    >>> from mark1.machine.potentiometers import PotentiometerRack
+    >>> from mark1.specs import RackSpec
+    >>> rack = PotentiometerRack(RackSpec(diffusion=0.01), 1, 3, 1)
+    >>> diffuse_pots(0, 0.0, rack.busy_until, 1.0, rack.pots, rack.drive_constants)
+    >>> rack.positions(0.0).round(4)           # presentation 0's step of each pot, sigma 0.01
+    array([[0.0105, 0.0106, 0.0059]])
+    """
     if DEVICE and pots.diffusion.shape[0] != 0:
         n_in = pots.by_input.shape[0] - 1
         by_unit, input_of = pots.by_unit, pots.input_of
@@ -563,25 +724,30 @@ def stored_at(flat, t, busy_until, pots, out):
 
 
 @compiled(features, refcounts=False)
-def wiper_sums(x, row, t, busy_until, pots, active, out):
+def wiper_sums(x, row, t, busy_until, pots, active, out, p):
     """Each unit's sum of stored wiper positions at ``t`` times row ``row`` of ``x`` (m, n_in),
     into ``out`` (n_units,), before decay; the nonzero inputs' indices into ``active``;
     returns how many. The products are added in input order over the nonzero inputs and
     the pots that exist on them (:attr:`Pots.by_input`), the units side by side, as
     :func:`mark1.machine._kernels.textbook.sparse_sums` adds weights. Where every wiper is
-    at rest and none drifts, a wiper's stored position is its ``p_to``.
+    at rest and none drifts, a wiper's stored position is its ``p_to``. With read noise
+    each position read is presentation ``p``'s (:func:`read_noisy`).
     """
     n_in = x.shape[1]
     n_act = nonzero_features(x, row, active)
     out[:] = 0.0
     by_input, unit_of, p_to = pots.by_input, pots.unit_of, pots.p_to
     resting = t >= busy_until and pots.nu.shape[0] == 0
+    noisy = DEVICE and pots.read_noise.shape[0] != 0
     for a in range(n_act):
         i = active[a]
         v = x[row, i]
         for q in range(by_input[i], by_input[i + 1]):
             j = unit_of[q] * n_in + i
-            out[unit_of[q]] += v * (p_to[j] if resting else stored_pot(j, t, busy_until, pots))
+            w = p_to[j] if resting else stored_pot(j, t, busy_until, pots)
+            if noisy:
+                w = read_noisy(w, j, p, t, pots)
+            out[unit_of[q]] += v * w
     return n_act
 
 
@@ -893,8 +1059,11 @@ def plan_device(cmd, start, j, pots, drive):
         duration += pulse_time
     planned[j] = fired
     target = w
-    if noisy:
-        target = w + drive.write_noise * normal_draw(drive.noise_key, WRITE_NOISE, j, count)
+    if noisy:                           # write noise, programming noise: offsets drawn anew at each move
+        if drive.write_noise != 0.0:
+            target = w + drive.write_noise * normal_draw(drive.noise_key, WRITE_NOISE, j, count)
+        if drive.prog_noise_scale != 0.0:
+            target = target + programming_offset(w, j, PROGRAMMING, count, drive)
         if drive.end_stops != 0.0:
             target = min(max(target, w_min), w_max)
         next_err = pots.next_err
@@ -917,10 +1086,11 @@ def apply_pot(j, start, target, slack_time, duration, direction, t0, f, pots):
 
     Adds the move's duration and pulses to the pot's counters (``motor_seconds``, ``pulses``);
     a device's pot keeps the write noise's offset of its wiper from its state (drawn by
-    :func:`plan_device`), stored like ``p_to``. With drift a command that fires no pulse
-    leaves the pot alone (its drift goes on).
+    :func:`plan_device`), stored like ``p_to``. With drift or read noise a command that fires
+    no pulse leaves the pot alone (its drift goes on; its 1/f noise counts from its last
+    programming).
     """
-    if pots.nu.shape[0] != 0 and pots.planned[j] == 0:
+    if (pots.nu.shape[0] != 0 or pots.read_noise.shape[0] != 0) and pots.planned[j] == 0:
         return
     p_from, p_to, t_start, t_end, last_dir = pots.p_from, pots.p_to, pots.t_start, pots.t_end, pots.last_dir
     p_from[j] = start / f

@@ -275,7 +275,7 @@ def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, acc):
     mid-move, decayed, plus noise, over the μ-system's divisor), its answer; returns the
     units that erred."""
     f = decay(t_read, t_ref, dk.rate)
-    wiper_sums(blk.x, k, t_read, busy_until, pots, blk.active, acc)
+    wiper_sums(blk.x, k, t_read, busy_until, pots, blk.active, acc, blk.p_first + k)
     erred = 0
     sums = blk.sums
     for u in range(sums.shape[1]):
