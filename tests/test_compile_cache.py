@@ -235,7 +235,7 @@ def _swap_drive_fields(package: Path) -> None:
 
 def _fresh_key(path: Path) -> tuple:
     from mark1._utils import compiled
-    for f in (compiled._direct_imports, compiled.imported_sources, compiled._imports_digest):
+    for f in (compiled._source_bytes, compiled._direct_imports, compiled.imported_sources, compiled._imports_digest):
         f.cache_clear()
     return compiled.index_key(path, ())
 
@@ -331,6 +331,49 @@ def test_reordered_fields_and_upgrades_over_one_warm_cache_give_the_fresh_result
     assert runs[2] == ["2.0", "0.08", "True"]       # the upgrade: compiled anew
     assert runs[3] == ["1.0", "0.08", "False"]      # each version loads its own
     assert runs[4] == ["2.0", "0.08", "False"]
+
+
+# a source edited (or an upgrade installed) while a process runs: the process compiles what it
+# imported, so that code must not be kept under the key of the files now on disk
+PROBE = """
+from mark1.machine._kernels.probe_factor import FACTOR
+from mark1._utils.compiled import compiled
+
+@compiled
+def scaled(x):
+    return x * FACTOR
+"""
+
+EDIT_THEN_CALL = """
+import sys, warnings
+warnings.simplefilter("always")
+from pathlib import Path
+from mark1.machine._kernels import probe
+Path(sys.argv[1]).write_text("FACTOR = 3.0\\n")           # edited after the import
+print(probe.scaled(1.0))
+"""
+
+
+def test_code_compiled_from_sources_edited_since_import_is_not_kept(tmp_path):
+    package = _copy(tmp_path)
+    kernels = package / "machine" / "_kernels"
+    (kernels / "probe_factor.py").write_text("FACTOR = 2.0\n")
+    (kernels / "probe.py").write_text(PROBE)
+    env = {k: v for k, v in os.environ.items() if k != "XDG_CACHE_HOME"}
+    env.update(PYTHONPATH=str(package.parent), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        out = subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, timeout=600,
+                             cwd=tmp_path, check=False)
+        assert out.returncode == 0, out.stderr
+        return out
+
+    edited = run("-c", EDIT_THEN_CALL, str(kernels / "probe_factor.py"))
+    assert edited.stdout.split() == ["2.0"]                 # the code it imported
+    assert edited.stderr.count("changed on disk since this process imported them") == 1
+    after = "from mark1.machine._kernels import probe; print(probe.scaled(1.0))"
+    assert run("-c", after).stdout.split() == ["3.0"]       # compiled from the edited sources
+    assert run("-c", after).stdout.split() == ["3.0"]       # and loaded from the cache
 
 
 # ---------------------------------------------------------------------------------------

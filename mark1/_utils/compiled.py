@@ -29,7 +29,10 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
   (named tuple) in the signature: numba types a named tuple by its class's name and its
   fields' types alone, so a record whose fields were reordered would otherwise load code
   that reads them in the old order. An upgrade, a reordered spec or an edited callee
-  compiles anew; nothing stale is ever loaded.
+  compiles anew; nothing stale is ever loaded. The sources are read for the key as the
+  module is imported, and code compiled in a process whose sources have changed on disk
+  since (an edit, or an upgrade installed while a notebook runs) is not kept: it came from
+  the sources the process imported, not from those the key would name (one warning).
 * **Variants.** :func:`specialised` makes a compiled function again with some module-level
   constants ``False`` (``DEVICE``, ``QUEUED``, ``LOG`` in the kernels), so numba prunes the
   branches they guard before typing them and never compiles what a run does not use; the
@@ -370,6 +373,28 @@ def _save_memo() -> None:
 
 
 @cache
+@cache
+def _source_bytes(path: Path) -> bytes:
+    """A source file's bytes as this process first read them for a key: the key of code
+    compiled here is the key of the sources it imported, even if the files change on disk
+    while it runs (:func:`_sources_changed`)."""
+    return path.read_bytes()
+
+
+def _sources_changed(py_file: str) -> bool:
+    """Whether a source the key of ``py_file``'s functions holds differs on disk from what this
+    process read: code compiled now comes from the sources it imported, so it is not kept
+    under the key of the files on disk (an edit, or an upgrade installed while a notebook
+    runs)."""
+    for f in imported_sources(str(Path(py_file).resolve())):
+        try:
+            if f.read_bytes() != _source_bytes(f):
+                return True
+        except OSError:
+            return True
+    return False
+
+
 def _direct_imports(path: Path, root: Path) -> tuple[Path, ...]:
     """The mark1 source files ``path``'s ``import`` statements name (anywhere in the file).
 
@@ -379,7 +404,7 @@ def _direct_imports(path: Path, root: Path) -> tuple[Path, ...]:
     once per version of each file.
     """
     try:
-        data = path.read_bytes()
+        data = _source_bytes(path)
     except OSError:
         return ()
     key = hashlib.sha256(path.relative_to(root).as_posix().encode() + b"\0" + data).hexdigest()
@@ -447,7 +472,7 @@ def _imports_digest(path: str) -> str:
     root = _root_of(Path(path)) or Path(path).parent
     for f in imported_sources(path):
         name = f.relative_to(root).as_posix() if root in f.parents else f.name
-        data = f.read_bytes()
+        data = _source_bytes(f)
         h.update(f"{name}\0{len(data)}\0".encode())
         h.update(data)
     return h.hexdigest()
@@ -627,7 +652,7 @@ def _cache_class(digest: str, root: Path, tag: str = ""):
             return self._path
 
         def get_source_stamp(self):
-            return hashlib.sha256(Path(self._py_file).read_bytes()).digest()
+            return hashlib.sha256(_source_bytes(Path(self._py_file).resolve())).digest()
 
         def get_disambiguator(self):
             return f"{self._lineno}{tag}"
@@ -669,6 +694,10 @@ def _cache_class(digest: str, root: Path, tag: str = ""):
             return super()._index_key(sig, codegen) + index_key(self._impl.locator._py_file, sig, digest + tag)
 
         def save_overload(self, sig, data):
+            if _sources_changed(self._impl.locator._py_file):
+                _warn_once("mark1's source files changed on disk since this process imported them; "
+                           "code compiled now is not kept (restart Python to use the new sources)")
+                return
             try:
                 super().save_overload(sig, data)
             except OSError as e:    # the disk filled or turned read-only since: run uncached
@@ -751,6 +780,11 @@ def _make(fn: Callable[..., Any], digest: str, options: dict[str, Any], tag: str
         return dispatcher
     if root is not None:
         # what Dispatcher.enable_caching() does, with our directory and key
+        try:
+            # read the sources for the key now, as they are imported, not at the first compile
+            _imports_digest(str(Path(fn.__code__.co_filename).resolve()))
+        except OSError:
+            pass
         try:
             dispatcher._cache = _cache_class(digest, root, tag)(dispatcher.py_func)
         except OSError:     # no source file to key on (python -c, a notebook cell): uncached
