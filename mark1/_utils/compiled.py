@@ -373,7 +373,6 @@ def _save_memo() -> None:
 
 
 @cache
-@cache
 def _source_bytes(path: Path) -> bytes:
     """A source file's bytes as this process first read them for a key: the key of code
     compiled here is the key of the sources it imported, even if the files change on disk
@@ -395,6 +394,7 @@ def _sources_changed(py_file: str) -> bool:
     return False
 
 
+@cache
 def _direct_imports(path: Path, root: Path) -> tuple[Path, ...]:
     """The mark1 source files ``path``'s ``import`` statements name (anywhere in the file).
 
