@@ -42,11 +42,14 @@ The switches
     numba's own load (code that fails to load the light way is loaded so too).
 :data:`BLOCK_EVENTS`
     A block of presentations run whole with a full trace (a fit with an ``on_event``
-    listener in the run's own SimPy environment, or a full trace nobody watches) makes its
-    events at once: their times, order and words as numpy columns, zipped into the event
-    tuples in one pass, and the sums' decimals looked up in a table of every 4-significant-digit
-    decimal's text (:func:`rows_4g`), where Python formats each float itself (0.5-0.7 us a
-    number, 8 a card). Plain: each card's events in turn, each number formatted by Python.
+    listener in the run's own SimPy environment, or a full trace nobody watches) keeps its
+    events as columns: their times, names, presentations and words made at once with numpy
+    (the sums' text laid out as bytes from a table of every 4-significant-digit decimal's
+    text, :func:`rows_4g`, where Python formats 8 floats a card at 0.3-0.7 us each; the
+    words that repeat made once a run), the listener told from the columns, the event
+    tuples made only when the trace's events are first read; a full trace nobody listens
+    to makes none of it until then. Plain: each card's event tuples made in turn, each
+    number formatted by Python, kept in the list and told.
 
 Not a switch: compiled functions that allocate nothing and keep no array past their
 return are compiled without numba's reference counts (``compiled(refcounts=False)``, numba's
@@ -309,7 +312,8 @@ class LookAhead:
 # ends a line (_END).
 _MANTISSAS = 9000
 _DECADES = range(-4, 4)
-_WIDTH = 12                                           # " -1.234e-308": the longest " %+.4g"
+_NUMBER = " %+.4g"
+_WIDTH = 12                                           # " -1.234e-308": the longest _NUMBER
 _TABLED = 2 * len(_DECADES) * _MANTISSAS
 _LEFT, _END = _TABLED, _TABLED + 1
 _BYTES = np.zeros((_TABLED + 2, _WIDTH), dtype=np.uint8)
@@ -344,7 +348,7 @@ def _decade(negative: bool, e: int) -> np.ndarray:
         lead = np.frombuffer(("0." + "0" * (-e - 1)).encode("ascii"), dtype=np.uint8)
         text[:, 2:2 + len(lead)] = lead
         text[:, 2 + len(lead):6 + len(lead)] = kept
-    else:                                              # e + 1 digits (zeros too), the point if a digit follows, the rest
+    else:                                    # e + 1 digits (zeros too), the point if a digit follows, the rest
         text[:, 2:3 + e] = digits[:, :e + 1]
         if e < 3:
             text[:, 3 + e] = np.where(last > e, ord("."), 0)
@@ -386,7 +390,7 @@ def rows_4g(head: str, values: np.ndarray) -> list[str]:
     v = np.asarray(values, dtype=float)
     m, k = v.shape
     if "\n" in head or "\x01" in head:
-        return [(head + " %+.4g" * k) % tuple(row) for row in v.tolist()]
+        return [(head + _NUMBER * k) % tuple(row) for row in v.tolist()]
     size = np.abs(v)
     place = np.searchsorted(_EDGES, size, side="right")       # decade place - 1 of the table; NaN: past the end
     scaled = size * _SCALE[place]
@@ -410,6 +414,6 @@ def rows_4g(head: str, values: np.ndarray) -> list[str]:
         for r in np.flatnonzero(~tabled.all(axis=1)).tolist():
             line = lines[r]
             for x in v[r][~tabled[r]].tolist():
-                line = line.replace("\x01", " %+.4g" % x, 1)
+                line = line.replace("\x01", _NUMBER % x, 1)
             lines[r] = line
     return lines

@@ -1096,7 +1096,7 @@ class _Words:
     PAIRED = 64
 
     def __init__(self, classes: np.ndarray) -> None:
-        self.classes = ["%s" % c for c in classes.tolist()]
+        self.classes = [str(c) for c in classes.tolist()]       # as "%s" writes it
         self.pairs: np.ndarray | None = None
         self.erred: dict[tuple[int, int], str] = {}
         self.longest: dict[int, str] = {}
