@@ -320,10 +320,10 @@ class Trace:
         return f"Trace(level={self.level!r}, {len(self.events)} events)"
 
 
-
 def _event_rows(make: Callable[[], tuple[list, list, list, list]]) -> list:
     """The events (time, event, presentation, detail) of the columns ``make()`` makes."""
     return list(zip(*make()))
+
 
 class _DeckOfLight(Protocol):
     """A deck's light imaged as a run asks for it (``mark_i._DeckLight``)."""
