@@ -77,3 +77,39 @@ def test_a_listeners_fit_makes_its_readings_and_moves_when_read():
             x, y = getattr(u, f), getattr(v, f)
             assert x.dtype == y.dtype and np.array_equal(x, y), f
     assert heard == told.trace_.events == full.trace_.events
+
+
+@pytest.mark.parametrize("classes", [["a", "b", "c"], list(range(70)), ["π", "x y", "3.5"]])
+def test_the_words_said_once_a_run_are_the_plain_paths(classes):
+    """The words a run makes once (the end of a read's words, a reinforcement's, a motors
+    start's) are those the card-by-card path writes, for few classes and for more than are
+    paired at once."""
+    from mark1.machine.simulator import _Words
+
+    rng = np.random.default_rng(0)
+    words = _Words(np.array(classes, dtype=object))
+    k = len(classes)
+    a, c = rng.integers(0, k, 200), rng.integers(0, k, 200)
+    for _ in range(2):                                     # made, then said again
+        assert words.read_ends(a, c) == [f"; answer {classes[i]}, card shows {classes[j]}" for i, j in zip(a, c)]
+    erred, moving = rng.integers(0, 4, 50), rng.integers(0, 900, 50)
+    assert words.reinforcements(erred, moving) == [
+        f"{e} R-unit{'s' if e != 1 else ''} erred, {m} pots commanded" for e, m in zip(erred.tolist(), moving.tolist())]
+    pots, longest = rng.integers(1, 900, 50), np.r_[rng.choice([0.08, 0.12, 1 / 3], 47), 0.0, -0.0, 1e-7]
+    for _ in range(2):
+        assert words.starts(pots, longest) == [
+            f"{n} pots, longest {t:.4g} s" for n, t in zip(pots.tolist(), longest.tolist())]
+
+
+def test_a_full_traces_events_are_made_when_read_and_pickle_made():
+    """A full trace nobody listens to keeps each block's events unmade; read, they are the
+    events a listener of the same fit hears; pickled, made."""
+    cards, labels = make_cards(12, np.random.default_rng(4), shapes=("x", "box", "bar"))
+    full = MarkI(spec=specs.SMALL, seed=4, trace="full").fit(cards, labels, epochs=3)
+    heard: list = []
+    MarkI(spec=specs.SMALL, seed=4).fit(cards, labels, epochs=3, on_event=lambda *e: heard.append(e))
+    events = full.trace_.events
+    assert events._blocks and len(events) == len(heard) == len(full.trace_)
+    again = pickle.loads(pickle.dumps(full.trace_))
+    assert again.events == events == heard and isinstance(again.events, Kept)
+    assert full.trace_.to_array()["time"].tolist() == [t for t, *_ in heard]

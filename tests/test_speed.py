@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from conftest import make_cards
 from mark1 import MarkI, specs
 from mark1.exceptions import InputError
 from mark1._utils import speed as _speed
 
-SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS", "LOAD_LIGHT")
+SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS", "LOAD_LIGHT", "BLOCK_EVENTS")
 
 #: Each fast path alone (a thread needs THREADS too)
 FAST_PATHS = {"LOOK_AHEAD": {"THREADS": True, "LOOK_AHEAD": True},
               "COMPILED_LOOP": {"COMPILED_LOOP": True}, "HOLD_STATE": {"HOLD_STATE": True},
-              "DIRECT_CALLS": {"DIRECT_CALLS": True}}
+              "DIRECT_CALLS": {"DIRECT_CALLS": True}, "BLOCK_EVENTS": {"COMPILED_LOOP": True, "BLOCK_EVENTS": True}}
 
 # the timing configurations a user studies: waits for the motors, drivers, overlap, read noise
 VARIANTS = {
@@ -104,3 +105,60 @@ def test_a_listener_in_the_runs_own_environment_hears_the_event_paths_events(var
     assert len(own.trace_.readings) == len(stepping.trace_.readings) == len(own.history_)
     for a, b in zip(own.trace_.readings, stepping.trace_.readings):
         assert a.time == b.time and np.array_equal(a.wipers, b.wipers)
+
+
+@pytest.mark.parametrize("variant", ["MARK_I's timing, slow motors wait", "read noise off, fast motors"])
+@pytest.mark.parametrize("listener", [False, True])
+def test_block_events_are_the_plain_paths_events(variant, listener):
+    """Blocks run whole keep (and tell) the same events with BLOCK_EVENTS as card by card
+    without it: the same tuples, their fields' types, in the same order; the same run."""
+    overrides = VARIANTS.get(variant, {"rack.wiper_noise": 0.0, "rack.motor_speed": 1.0})
+    spec = specs.SMALL.with_overrides(overrides)
+    cards, labels = make_cards(16, np.random.default_rng(11), shapes=("x", "box", "bar"))
+    runs = {}
+    for on in (False, True):
+        heard: list = []
+        with _speed.plain(COMPILED_LOOP=True, HOLD_STATE=True, DIRECT_CALLS=True, BLOCK_EVENTS=on):
+            m = MarkI(spec=spec, seed=11, trace="full").fit(
+                cards, labels, epochs=3, on_event=(lambda *e, heard=heard: heard.append(e)) if listener else None)
+        runs[on] = (m, heard)
+    (plain, heard_plain), (fast, heard_fast) = runs[False], runs[True]
+    assert fast.trace_.events._blocks                                   # kept as columns until read
+    _same(fast, plain)
+    assert heard_fast == heard_plain and fast.trace_.events == plain.trace_.events
+    assert len(fast.trace_.events) == len(plain.trace_.events) > 5 * len(plain.history_)
+    for a, b in zip(fast.trace_.events, plain.trace_.events):
+        assert [type(x) for x in a] == [type(x) for x in b] == [float, str, int, str]
+    assert fast.trace_.to_csv() == plain.trace_.to_csv()
+    assert {e for _, e, _, _ in fast.trace_} >= {"reinforce", "motors start", "motors stop", "R read"}
+
+
+#: every decimal of 4 significant digits from 0.0001 to 9999 of either sign, as a double
+_DECIMALS = (np.arange(1000, 10000) * 10.0 ** np.arange(-7, 1)[:, None]).ravel()
+
+
+def test_rows_4g_table_holds_pythons_text_of_every_4_digit_decimal():
+    v = np.concatenate([_DECIMALS, -_DECIMALS]).reshape(-1, 8)
+    assert _speed.rows_4g("sums", v) == [("sums" + " %+.4g" * 8) % tuple(row) for row in v.tolist()]
+
+
+def _near(x: float) -> st.SearchStrategy:
+    return st.sampled_from([x, float(np.nextafter(x, np.inf)), float(np.nextafter(x, -np.inf))])
+
+
+#: doubles of every kind: any double, ties of the 4th digit and powers of ten with their neighbours
+_values = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.floats(min_value=1e-5, max_value=1e5),
+    st.builds(lambda m, e, s: s * (10 * m + 5) * 10.0 ** e, st.integers(1000, 9999), st.integers(-9, 0),
+              st.sampled_from([1.0, -1.0])).flatmap(_near),
+    st.builds(lambda e, s, f: s * f * 10.0 ** e, st.integers(-6, 5), st.sampled_from([1.0, -1.0]),
+              st.sampled_from([1.0, 0.99995, 9.9995, 0.9999499999])).flatmap(_near))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 9), st.lists(_values, min_size=0, max_size=60), st.sampled_from(["sums", "", "ä x"]))
+def test_rows_4g_writes_what_python_writes(k, values, head):
+    m = len(values) // k if k else 3
+    v = np.array(values[:m * k], dtype=float).reshape(m, k)
+    assert _speed.rows_4g(head, v) == [(head + " %+.4g" * k) % tuple(row) for row in v.tolist()]

@@ -40,6 +40,16 @@ The switches
     load first prepares to compile, importing every implementation module (SciPy's linear
     algebra among them): about 0.5 s of CPU before a warm run's first result. Plain:
     numba's own load (code that fails to load the light way is loaded so too).
+:data:`BLOCK_EVENTS`
+    A block of presentations run whole with a full trace (a fit with an ``on_event``
+    listener in the run's own SimPy environment, or a full trace nobody watches) keeps its
+    events as columns: their times, names, presentations and words made at once with numpy
+    (the sums' text laid out as bytes from a table of every 4-significant-digit decimal's
+    text, :func:`rows_4g`, where Python formats 8 floats a card at 0.3-0.7 us each; the
+    words that repeat made once a run), the listener told from the columns, the event
+    tuples made only when the trace's events are first read; a full trace nobody listens
+    to makes none of it until then. Plain: each card's event tuples made in turn, each
+    number formatted by Python, kept in the list and told.
 
 Not a switch: compiled functions that allocate nothing and keep no array past their
 return are compiled without numba's reference counts (``compiled(refcounts=False)``, numba's
@@ -49,6 +59,7 @@ compiled and kept in numba's cache, so it cannot change at run time.
 
 from __future__ import annotations
 
+import functools
 import os
 import queue
 import threading
@@ -57,11 +68,12 @@ from concurrent.futures import Future
 from typing import Any, cast
 
 import numba
+import numpy as np
 
 from mark1.exceptions import InputError
 
-__all__ = ["COMPILED_LOOP", "DIRECT_CALLS", "HOLD_STATE", "LOAD_LIGHT", "LOOK_AHEAD", "THREADS", "Direct", "LookAhead",
-           "plain", "second_thread"]
+__all__ = ["BLOCK_EVENTS", "COMPILED_LOOP", "DIRECT_CALLS", "HOLD_STATE", "LOAD_LIGHT", "LOOK_AHEAD", "THREADS",
+           "Direct", "LookAhead", "plain", "rows_4g", "second_thread"]
 
 #: Whether compiled loops may run in a second thread at all (:data:`LOOK_AHEAD`).
 THREADS = True
@@ -82,7 +94,10 @@ DIRECT_CALLS = True
 #: Whether cached code loads without numba's preparation for compiling (:mod:`~mark1._utils.compiled`).
 LOAD_LIGHT = True
 
-_SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS", "LOAD_LIGHT")
+#: Whether a block run whole with a full trace makes its events at once (:func:`rows_4g`).
+BLOCK_EVENTS = True
+
+_SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS", "LOAD_LIGHT", "BLOCK_EVENTS")
 
 
 def second_thread() -> bool:
@@ -287,3 +302,118 @@ class LookAhead:
                 worker.join()
             except RuntimeError:        # an interrupt in start(): not started, or ends at the None
                 pass
+
+
+# -- the words ----------------------------------------------------------------------------------
+# The text " %+.4g" writes (a space first) for every decimal of 4 significant digits ±m·10**(e-3),
+# m = 1000..9999, between 0.0001 and 9999 (e = -4..3, where %g writes no exponent), as bytes
+# with NULs where no character is: 9,000 a sign and decade, each decade made the first time a
+# number in it is written (108 kB); then a row for a number left to Python (_LEFT) and one that
+# ends a line (_END).
+_MANTISSAS = 9000
+_DECADES = range(-4, 4)
+_NUMBER = " %+.4g"
+_WIDTH = 12                                           # " -1.234e-308": the longest _NUMBER
+_TABLED = 2 * len(_DECADES) * _MANTISSAS
+_LEFT, _END = _TABLED, _TABLED + 1
+_BYTES = np.zeros((_TABLED + 2, _WIDTH), dtype=np.uint8)
+_BYTES[_LEFT, 0], _BYTES[_END, 0] = 1, 10                  # "\x01" (a place kept), "\n"
+_MADE = np.zeros(2 * len(_DECADES), dtype=bool)
+# a value's decade by where it falls among the powers of ten (0 and len(_DECADES) + 1: outside)
+_EDGES = 10.0 ** np.arange(_DECADES[0], _DECADES[-1] + 2, dtype=float)
+# each decade's 10**(3 - e), exact doubles (1 outside the table)
+_SCALE = np.concatenate([[1.0], 10.0 ** (3 - np.array(_DECADES, dtype=float)), [1.0]])
+# a scaled value this close to a rounding tie is left to Python, whose digits are exact
+# (the scaling is off by at most 2e-12 there)
+_NEAR_TIE = 1e-9
+
+
+@functools.cache
+def _digits() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The digits of m = 1000..9999 as characters (9000, 4), the same with the trailing zeros
+    NULs, and each m's last digit not zero (its index)."""
+    digits = (np.arange(1000, 10000)[:, None] // 10 ** np.arange(3, -1, -1) % 10).astype(np.uint8)
+    last = 3 - np.argmax(digits[:, ::-1] != 0, axis=1)      # d0 is never zero
+    kept = np.where(np.arange(4) <= last[:, None], digits + ord("0"), 0).astype(np.uint8)
+    return digits + ord("0"), kept, last
+
+
+def _decade(negative: bool, e: int) -> np.ndarray:
+    """The text of ±m·10**(e-3) for m = 1000..9999, in order, as ``" %+.4g"`` writes it: (9000,
+    _WIDTH) bytes, NULs where a character is not (trailing zeros, a point with no digit after it)."""
+    digits, kept, last = _digits()
+    text = np.zeros((_MANTISSAS, _WIDTH), dtype=np.uint8)
+    text[:, 0], text[:, 1] = ord(" "), ord("-" if negative else "+")
+    if e < 0:                                          # 0.0ddd
+        lead = np.frombuffer(("0." + "0" * (-e - 1)).encode("ascii"), dtype=np.uint8)
+        text[:, 2:2 + len(lead)] = lead
+        text[:, 2 + len(lead):6 + len(lead)] = kept
+    else:                                    # e + 1 digits (zeros too), the point if a digit follows, the rest
+        text[:, 2:3 + e] = digits[:, :e + 1]
+        if e < 3:
+            text[:, 3 + e] = np.where(last > e, ord("."), 0)
+            text[:, 4 + e:7] = kept[:, e + 1:]
+    return text
+
+
+def rows_4g(head: str, values: np.ndarray) -> list[str]:
+    """Each row of ``values`` as ``(head + " %+.4g" * k) % tuple(row)`` writes it, most of
+    the numbers' text from a table.
+
+    A value between 0.0001 and 9999.5 is rounded to 4 significant digits with numpy and the
+    text of that decimal looked up (each decade's 9,000 texts made once a process, when
+    first met); one within ``1e-9`` of a rounding tie or of its decade's edge once scaled, and
+    every other value (0, NaN, infinities, those written with an exponent), is formatted by
+    Python. The text is the same either way: ``%g`` writes the correctly rounded digits, and
+    the table holds Python's text of each decimal. The lines are laid out as bytes, each
+    row's numbers gathered from the table at once.
+
+    Parameters
+    ----------
+    head : str
+        What each line starts with.
+    values : array (m, k) float
+
+    Returns
+    -------
+    list of str
+        The ``m`` lines.
+
+    Examples
+    --------
+    >>> v = np.array([[0.012345, -3.0, 1234.5], [0.0, 1e-7, -99999.0]])
+    >>> rows_4g("sums", v) == [("sums" + " %+.4g" * 3) % tuple(row) for row in v.tolist()]
+    True
+    >>> rows_4g("sums", v)[0]
+    'sums +0.01235 -3 +1234'
+    """
+    v = np.asarray(values, dtype=float)
+    m, k = v.shape
+    if "\n" in head or "\x01" in head:
+        return [(head + _NUMBER * k) % tuple(row) for row in v.tolist()]
+    size = np.abs(v)
+    place = np.searchsorted(_EDGES, size, side="right")       # decade place - 1 of the table; NaN: past the end
+    scaled = size * _SCALE[place]
+    mantissa = np.rint(scaled)
+    # in the table, within the decade after rounding (the edges' doubles are not exact), no tie
+    with np.errstate(invalid="ignore"):                       # infinities
+        tabled = ((place > 0) & (place <= len(_DECADES)) & (scaled >= 1000.0) & (scaled < 9999.5 - _NEAR_TIE)
+                  & (np.abs(scaled - mantissa) < 0.5 - _NEAR_TIE))
+    decade = np.signbit(v) * len(_DECADES) + place - 1
+    met = np.zeros(len(_MADE) + 1, dtype=bool)
+    met[np.where(tabled, decade, len(_MADE))] = True
+    for d in np.flatnonzero(met[:-1] & ~_MADE).tolist():
+        _BYTES[d * _MANTISSAS:(d + 1) * _MANTISSAS] = _decade(d >= len(_DECADES), d % len(_DECADES) + _DECADES[0])
+        _MADE[d] = True
+    places = np.empty((m, k + 1), dtype=np.intp)             # each line's rows of the table
+    places[:, :-1] = np.where(tabled, decade * _MANTISSAS + mantissa - 1000.0, _LEFT)
+    places[:, -1] = _END
+    text = _BYTES[places].tobytes().translate(None, b"\0").decode("ascii")
+    lines = (head + text.replace("\n", "\n" + head)).split("\n")[:-1]
+    if not tabled.all():
+        for r in np.flatnonzero(~tabled.all(axis=1)).tolist():
+            line = lines[r]
+            for x in v[r][~tabled[r]].tolist():
+                line = line.replace("\x01", _NUMBER % x, 1)
+            lines[r] = line
+    return lines

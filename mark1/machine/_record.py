@@ -1,9 +1,9 @@
 """What a full trace keeps a block at a time: lists made when first read.
 
-A full trace keeps every reading and move of a run. Made one by one as the run goes, their
-objects cost more than the run itself; kept as the arrays each block already has, and made
-when the trace is first read, they cost nothing to a run whose record nobody reads (a fit
-with a listener reads only the events).
+A full trace keeps every event, reading and move of a run. Made one by one as the run goes,
+their objects cost more than the run itself; kept as the arrays each block already has, and
+made when the trace is first read, they cost nothing to a run whose record nobody reads (a
+fit with a listener hears the events as they are written, and reads nothing back).
 """
 
 from __future__ import annotations

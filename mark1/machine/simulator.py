@@ -173,8 +173,11 @@ class Trace:
 
     Attributes
     ----------
-    events : list of (time, event, presentation, detail)
-        Machine time (s), the event's name, the presentation (from 0) and words.
+    events : sequence of (time, event, presentation, detail)
+        Machine time (s), the event's name, the presentation (from 0) and words. It
+        reads as a list does (as ``readings`` does); a block of presentations run at once
+        keeps its events as its arrays, made into tuples when first read (with a listener,
+        the listener hears each as the block is written).
     summary : dict
         With ``summary``: counts and times of the run, by name.
     readings : sequence of Reading
@@ -216,7 +219,7 @@ class Trace:
             raise InputError(f"trace: expected one of {', '.join(self.LEVELS)}, got {level!r}")
         self.level = level
         self.listener = listener
-        self.events: list[tuple[float, str, int, str]] = []
+        self.events: Kept = Kept()
         self.summary: dict[str, float] = {}
         self.readings: Kept = Kept()
         self.moves: Kept = Kept()
@@ -273,6 +276,17 @@ class Trace:
         if self.listener is not None:             # told in order once kept, the loop in C
             deque(starmap(self.listener, events), maxlen=0)
 
+    def _keep_block(self, count: int, make: Callable[[], tuple[list, list, list, list]]) -> None:
+        """Keep ``count`` events, in order, that ``make()`` makes as four columns (times,
+        events, presentations, details): made now and told to the listener if there is one
+        (from the columns: no tuple made for it), else made when the events are first read."""
+        if self.listener is None:
+            self.events.later(count, partial(_event_rows, make))
+        else:
+            columns = make()
+            self.events.later(count, partial(list, zip(*columns)))
+            deque(map(self.listener, *columns), maxlen=0)
+
     def __len__(self) -> int:
         return len(self.events)
 
@@ -282,7 +296,7 @@ class Trace:
     def to_array(self) -> np.ndarray:
         """The events as a structured array (time, event, presentation, detail)."""
         dt = np.dtype([("time", float), ("event", object), ("presentation", np.int64), ("detail", object)])
-        return np.array(self.events, dtype=dt)
+        return np.array(list(self.events), dtype=dt)
 
     def to_csv(self, path: str | os.PathLike | None = None) -> str | None:
         """Write the events as CSV (atomically), or return the text when ``path`` is None.
@@ -304,6 +318,11 @@ class Trace:
 
     def __repr__(self) -> str:
         return f"Trace(level={self.level!r}, {len(self.events)} events)"
+
+
+def _event_rows(make: Callable[[], tuple[list, list, list, list]]) -> list:
+    """The events (time, event, presentation, detail) of the columns ``make()`` makes."""
+    return list(zip(*make()))
 
 
 class _DeckOfLight(Protocol):
@@ -645,6 +664,9 @@ class _TrainingRun:
         self.state_key: tuple | None = None
         self.stale = True                                # the state misses a new block, clock or queue
         self.step, self.make_state = _Direct(step), _Direct(kernel_state.make_state)
+        # a block run whole keeps its events as columns (_block_events), the words that repeat made once
+        self.block_events = _speed.BLOCK_EVENTS
+        self.words = _Words(code.classes)
 
     # -- the SimPy process ----------------------------------------------------------------
     def trainer(self):
@@ -939,21 +961,35 @@ class _TrainingRun:
         # each command's longest move (durations are never negative: max(initial=0.0) of each)
         longest = np.maximum.reduceat(duration, firsts) if n else np.zeros(0)
         commands = dict(zip(who[firsts].tolist(), bounds))
-        extra: dict[int, list] = {}
-        on = np.flatnonzero(self.pots_moved[p:q + 1])
-        for r, erred, moving, t0 in zip((on + p).tolist(), self.units_erred[p:q + 1][on].tolist(),
-                                        self.pots_moved[p:q + 1][on].tolist(), self.start[p:q + 1][on].tolist()):
-            extra[r] = [(t0 + self.read_at, "reinforce", r,
-                         f"{erred} R-unit{'s' if erred != 1 else ''} erred, {moving} pots commanded")]
         times = time[firsts]
-        for (r, (a, b)), t, most in zip(commands.items(), times.tolist(), longest.tolist()):
-            extra.setdefault(r, []).extend([(t, "motors start", r, f"{b - a} pots, longest {most:.4g} s"),
-                                           (t + most, "motors stop", r, f"{b - a} pots")])
-        self.trace.moves.later(len(commands), partial(
-            _moves_of, list(commands), times, bounds, n_in, pot, (cmd, start, target, slack, duration, direction)))
         sums = self.sums_rows[:q + 1 - p]
         cast(np.ndarray, self.read_sums)[p:q + 1] = sums
-        self.trace._log_many(self._card_events(p, sums, extra))
+        setters = who[firsts]
+        if self.block_events and len(commands) == len(firsts) and np.all(setters[1:] > setters[:-1]) and (
+                not len(setters) or (setters[0] >= p and setters[-1] <= q)):
+            # the block's own arrays (copies: the run's are written again), made into events
+            # now for a listener, else when the trace is first read
+            moving, cards = self.pots_moved[p:q + 1].copy(), slice(p, q + 1)
+            on = np.flatnonzero(moving)
+            make = partial(_block_events, p, self.tm, self.read_at, self.start[cards].copy(), moving,
+                           self.units_erred[cards][on], self.order[cards].copy(), self.pipeline.s_active[cards].copy(),
+                           self.pipeline.a_active[cards].copy(), sums.copy(), self.response[cards].copy(),
+                           self.labels[cards].copy(), setters - p, times, longest, np.diff(firsts, append=n),
+                           self.words)
+            self.trace._keep_block(5 * (q + 1 - p) + len(on) + 2 * len(setters), make)
+        else:
+            extra: dict[int, list] = {}
+            on = np.flatnonzero(self.pots_moved[p:q + 1])
+            for r, erred, moving, t0 in zip((on + p).tolist(), self.units_erred[p:q + 1][on].tolist(),
+                                            self.pots_moved[p:q + 1][on].tolist(), self.start[p:q + 1][on].tolist()):
+                extra[r] = [(t0 + self.read_at, "reinforce", r,
+                             f"{erred} R-unit{'s' if erred != 1 else ''} erred, {moving} pots commanded")]
+            for (r, (a, b)), t, most in zip(commands.items(), times.tolist(), longest.tolist()):
+                extra.setdefault(r, []).extend([(t, "motors start", r, f"{b - a} pots, longest {most:.4g} s"),
+                                               (t + most, "motors stop", r, f"{b - a} pots")])
+            self.trace._log_many(self._card_events(p, sums, extra))
+        self.trace.moves.later(len(commands), partial(
+            _moves_of, list(commands), times, bounds, n_in, pot, (cmd, start, target, slack, duration, direction)))
         # what the readings are made of: the block's S-units and inputs, the rack's positions after it
         pipeline = self.pipeline
         rows = slice(p - pipeline.start, q + 1 - pipeline.start)
@@ -1041,6 +1077,126 @@ def _readings_of(times: np.ndarray, s: np.ndarray, lit: np.ndarray, by_input: np
     return list(map(Reading, times.tolist(), [s_units[a:b] for a, b in zip(s_starts, s_ends)],
                     [inputs[a:b - 1] for a, b in zip(x_starts, x_ends)], wipers))
 
+
+class _Words:
+    """The words of a run's events that repeat, each made once a run (for :func:`_block_events`).
+
+    The end of a read's words for each answer and card's class, a reinforcement's words
+    for each count of R-units erred and pots commanded, a motors start's for each count of
+    pots and longest move; the same text as :meth:`_TrainingRun._card_events` and
+    :meth:`_TrainingRun._log_whole` write.
+
+    Parameters
+    ----------
+    classes : array (k,)
+        The run's classes; each written as ``"%s"`` writes it.
+    """
+
+    #: Classes up to which every (answer, class) pair's words are made at once (k² of them).
+    PAIRED = 64
+
+    def __init__(self, classes: np.ndarray) -> None:
+        self.classes = [str(c) for c in classes.tolist()]       # as "%s" writes it
+        self.pairs: np.ndarray | None = None
+        self.erred: dict[tuple[int, int], str] = {}
+        self.longest: dict[int, str] = {}
+
+    def read_ends(self, answers: np.ndarray, shown: np.ndarray) -> list:
+        """"; answer a, card shows c" for each answer and card's class (class indices)."""
+        k = len(self.classes)
+        if k > self.PAIRED:
+            return [f"; answer {self.classes[a]}, card shows {self.classes[c]}"
+                    for a, c in zip(answers.tolist(), shown.tolist())]
+        if self.pairs is None:
+            self.pairs = np.array([f"; answer {a}, card shows {c}" for a in self.classes for c in self.classes],
+                                  dtype=object)
+        return self.pairs[answers * k + shown].tolist()
+
+    def reinforcements(self, erred: np.ndarray, moving: np.ndarray) -> list:
+        """A reinforcement's words for each count of R-units erred and of pots commanded."""
+        known = self.erred
+
+        def made(key: tuple[int, int]) -> str:
+            e, m = key
+            said = known[key] = f"{e} R-unit{'s' if e != 1 else ''} erred, {m} pots commanded"
+            return said
+
+        return [known.get(key) or made(key) for key in zip(erred.tolist(), moving.tolist())]
+
+    def starts(self, pots: np.ndarray, longest: np.ndarray) -> list:
+        """A motors start's words for each count of pots and longest move (s), each move's
+        time written once (told apart by its bits, as ``-0.0`` and ``0.0`` are written apart)."""
+        known = self.longest
+
+        def made(key: int, most: float) -> str:
+            said = known[key] = f"{most:.4g}"
+            return said
+
+        return [f"{c} pots, longest {known.get(key) or made(key, most)} s" for c, key, most in
+                zip(pots.tolist(), longest.view(np.int64).tolist(), longest.tolist())]
+
+def _block_events(p: int, tm, read_at: float, t0: np.ndarray, moving: np.ndarray, erred: np.ndarray,
+                  order: np.ndarray, s_active: np.ndarray, a_active: np.ndarray, sums: np.ndarray,
+                  answers: np.ndarray, shown: np.ndarray, setting: np.ndarray, set_at: np.ndarray,
+                  longest: np.ndarray, pots: np.ndarray, said: _Words) -> tuple[list, list, list, list]:
+    """The events of presentations ``p`` to ``p + m - 1``, run whole, as four columns
+    (times, names, presentations, words): the tuples :meth:`_TrainingRun._card_events` makes
+    with :meth:`_TrainingRun._log_whole`'s events after each read, in the same order
+    (:data:`~mark1._utils.speed.BLOCK_EVENTS`).
+
+    Each card's five events (card change at ``t0`` (m,) s, the timing ``tm``'s instants
+    after it, the read at ``t0 + read_at``), then where it moved pots (``moving`` (m,), of
+    which ``erred`` gives the R-units that erred, one a card that moved) "reinforce", then
+    where its moves were set going (``setting``, the cards in increasing order, at ``set_at``,
+    ``pots`` of them, the ``longest`` taking that long, s) "motors start" and "motors stop".
+    Its words: the deck's card (``order``), the S- and A-units that fired (``s_active``,
+    ``a_active``), the sums read (``sums`` (m, n_units)), the answer's and the card's class
+    (``answers``, ``shown``, class indices); the words that repeat are ``said``'s. The sums'
+    text is :func:`~mark1._utils.speed.rows_4g`'s."""
+    m = len(t0)
+    t_on = t0 + tm.card_change
+    t_s = t_on + tm.settle
+    on = np.flatnonzero(moving)                        # the cards that reinforced
+    count = np.full(m, 5)
+    count[on] += 1
+    count[setting] += 2
+    first = np.cumsum(count) - count                   # each card's first event
+    n = int(count.sum())
+    times, names, words = np.empty(n), np.empty(n, dtype=object), np.empty(n, dtype=object)
+    # the trainer's own read time (card change + read_at), not a sum taken in another order
+    t_read = t0 + read_at
+    for k, (t, name) in enumerate(((t0, "card change"), (t_on, "lamps on"), (t_s, "S sampled"),
+                                   (t_s + tm.a_delay, "A settled"), (t_read, "R read"))):
+        times[first + k], names[first + k] = t, name
+    words[first] = list(map("card %d, lamps off".__mod__, order.tolist()))   # deck index, from 0 like p
+    words[first + 1] = ""
+    words[first + 2] = _count_words("%d S-units fire", s_active)
+    words[first + 3] = _count_words("%d A-units fire", a_active)
+    words[first + 4] = list(map(str.__add__, _speed.rows_4g("sums", sums), said.read_ends(answers, shown)))
+    at = first[on] + 5
+    times[at], names[at] = t_read[on], "reinforce"
+    words[at] = said.reinforcements(erred, moving[on])
+    at = first[setting] + 5 + (moving[setting] != 0)
+    times[at], names[at], times[at + 1], names[at + 1] = set_at, "motors start", set_at + longest, "motors stop"
+    words[at] = said.starts(pots, longest)
+    words[at + 1] = _count_words("%d pots", pots)
+    cards = np.empty(m, dtype=object)                  # one int a card, shared by its events
+    cards[:] = range(p, p + m)
+    return times.tolist(), names.tolist(), np.repeat(cards, count).tolist(), words.tolist()
+
+
+#: ``form % count`` for counts from 0, a table a form, grown as larger counts come (_count_words)
+_COUNTED: dict[str, np.ndarray] = {}
+
+
+def _count_words(form: str, counts: np.ndarray) -> np.ndarray:
+    """``form % count`` for each of ``counts`` (ints >= 0), an object array, from a table."""
+    table = _COUNTED.get(form)
+    top = int(counts.max(initial=0))
+    if table is None or top >= len(table):
+        size = max(top + 1, 2 * len(table) if table is not None else 64)
+        table = _COUNTED[form] = np.array([form % c for c in range(size)], dtype=object)
+    return table[counts]
 
 def history(*, epoch_of, order, labels, response, units_erred, pots_moved, start, s_active,
             a_active) -> np.ndarray:
