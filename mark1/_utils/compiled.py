@@ -56,9 +56,10 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
   in a process prints one line on stderr when stderr is a terminal or a Jupyter kernel's
   (or ``MARK1_COMPILE_NOTICE=1``): ``compiling the machine's loops, once: about N s``,
   N the CPU seconds of the last cold compiles measured on this computer (the compiling
-  thread's, not a sensing thread's beside it; their median, kept beside the cache) or, before any, of one on the 2-core development machine, times how
-  busy the computer is now (the load average per core): a compile's wall time is its CPU
-  time stretched by the tasks it shares the cores with.
+  thread's, not a sensing thread's beside it; their median, kept beside the cache) or,
+  before any, of one on the 2-core development machine, times how busy the computer is now
+  (the load average per core): a compile's wall time is its CPU time stretched by the tasks
+  it shares the cores with.
   :func:`compile_seconds` tells a caller how long this process has spent compiling, so a
   wall time can leave it out.
 
