@@ -495,27 +495,3 @@ def test_sense_sequence_is_fire_of_expose(seed, dynamics, ratio, polarity, n):
     assert np.array_equal(state.history, ends.history[0])          # the given state is not moved
     with pytest.raises(InputError, match="rows: expected card indices"):
         r.sense_sequence(light, np.array([5]), lit[:1] if n else np.ones(1), state, card_change=0.2, settle=0.3)
-
-
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), h=st.integers(3, 70), w=st.integers(1, 70),
-       shape=st.sampled_from([(20, 20), (10, 15), (3, 1)]), blur=st.sampled_from([0.0, 0.3, 1.7]),
-       n=st.sampled_from([1, 7, retina_module._IMAGING_CHUNK + 3]), levels=st.booleans(), clip=st.booleans())
-def test_imaging_in_numpy_is_the_compiled_loop_bit_for_bit(seed, h, w, shape, blur, n, levels, clip):
-    """The retina's imaging in numpy (nothing compiled) gives the very bits of the compiled
-    loop, card by card: float reflectance (some of it negative, -0.0 and above 1) or uint8
-    levels, any card size, blur, a deck longer than a chunk, clipped or not."""
-    h, w = max(h, shape[0]), max(w, shape[1])
-    rng = np.random.default_rng(seed)
-    r = Retina(RetinaSpec(shape=shape, blur=blur, uneven_lighting=0.3))
-    if levels:
-        cards = rng.integers(0, 256, (n, h, w)).astype(np.uint8)
-    else:
-        cards = rng.uniform(-0.2, 1.2, (n, h, w)) * (rng.random((n, h, w)) < 0.6)
-        cards[rng.random((n, h, w)) < 0.05] = -0.0
-    ar, ac = area_average_matrix(h, shape[0]), area_average_matrix(w, shape[1])
-    args = (ar, retina_module._band(ar), ac, retina_module._band(ac), *r._blur, r._gain, clip)
-    compiled_loop, ours = np.full((n, *shape), np.nan), np.full((n, *shape), np.nan)
-    retina_module._imaging(cards, *args, compiled_loop)
-    retina_module._imaged(cards, *args, ours)
-    assert np.array_equal(ours.view(np.int64), compiled_loop.view(np.int64))

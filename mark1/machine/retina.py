@@ -144,8 +144,7 @@ def _imaging(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_ban
     that contribute (a 60-pixel card on 20 cells: each pixel once). ``gain`` (rows,
     cols); ``clip`` sets negative light to 0; writes ``out`` (n, rows, cols). The
     column steps work on the transposed image so that every inner loop runs along
-    memory (and vectorizes). The retina images with its numpy twin :func:`_imaged` (the same
-    bits, nothing to compile on a first run); this loop is the reference it is tested against.
+    memory (and vectorizes).
     """
     n, _, w = cards.shape
     rows, cols = gain.shape
@@ -176,44 +175,6 @@ def _imaging(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_ban
             for c in range(cols):
                 v = o[c] * gain[r, c]
                 o[c] = 0.0 if clip and v < 0.0 else v
-
-
-#: Cards :func:`_imaged` takes at a time: its float copies of a chunk stay near 1 MB for a
-#: 60-pixel card on 20 cells, and each numpy operation still covers many cards.
-_IMAGING_CHUNK = 256
-
-
-def _banded_rows(weights, band, src, dst):
-    """``dst[:, i] = sum over j in band i of weights[i, j] * src[:, j]`` for every card at once:
-    :func:`_banded_product`'s sums, from 0.0 and in its order (so the same bits), the cards
-    (axis 0) and the last axis in each numpy operation."""
-    dst[...] = 0.0
-    for i in range(dst.shape[1]):
-        acc = dst[:, i]
-        for j in range(band[i, 0], band[i, 1]):
-            acc += weights[i, j] * src[:, j]
-
-
-def _imaged(cards, rows_avg, rows_band, cols_avg, cols_band, blur_r, blur_r_band, blur_c, blur_c_band,
-            gain, clip, out):
-    """:func:`_imaging` in numpy, many cards at a time: the same products, each sum from 0.0 in
-    the same order, so the same bits (numpy neither reorders a sum of two arrays nor fuses a
-    multiply into an add). What :class:`Retina` images with: nothing to compile on a first run."""
-    for lo in range(0, len(cards), _IMAGING_CHUNK):
-        chunk = cards[lo:lo + _IMAGING_CHUNK]
-        card = _LEVELS[chunk] if chunk.dtype == np.uint8 else chunk      # (c, H, W) reflectance
-        n, rows, cols = len(chunk), gain.shape[0], gain.shape[1]
-        strip = np.empty((n, rows, card.shape[2]))       # the card's rows averaged onto the cell rows
-        _banded_rows(rows_avg, rows_band, card, strip)
-        sharp = np.empty((n, cols, rows))                # ... and its columns, transposed (c, cols, rows)
-        _banded_rows(cols_avg, cols_band, strip.transpose(0, 2, 1), sharp)
-        half = np.empty((n, cols, rows))                 # blurred along the rows of cells
-        _banded_rows(blur_c, blur_c_band, sharp, half)
-        cells = out[lo:lo + n]
-        _banded_rows(blur_r, blur_r_band, half.transpose(0, 2, 1), cells)
-        np.multiply(cells, gain, out=cells)
-        if clip:
-            cells[cells < 0.0] = 0.0
 
 
 #: Subintervals of [1, 2) in the power law's table (the top mantissa bits index them).
@@ -628,8 +589,7 @@ class Retina:
                     out, clip=True)
 
     def _image(self, cards: np.ndarray, out: np.ndarray, *, clip: bool) -> None:
-        """Image C-ordered float64 cards or uint8 cards (reflectance × 255) into ``out``
-        (:func:`_imaged`, the numpy twin of the compiled :func:`_imaging`)."""
+        """Run :func:`_imaging` on C-ordered float64 cards or uint8 cards (reflectance × 255)."""
         cards = np.ascontiguousarray(cards)
         h, w = cards.shape[-2:]
         if (h, w) not in self._camera_cache:
@@ -637,8 +597,7 @@ class Retina:
             ar, ac = area_average_matrix(h, rows), area_average_matrix(w, cols)
             self._camera_cache[(h, w)] = (ar, _band(ar), ac, _band(ac))
         if len(cards):
-            ar, ar_band, ac, ac_band = self._camera_cache[(h, w)]
-            _imaged(cards, ar, ar_band, ac, ac_band, *self._blur, self._gain, clip, out)
+            _imaging(cards, *self._camera_cache[(h, w)], *self._blur, self._gain, clip, out)
 
     # -- photocells -----------------------------------------------------------------
     def power(self, light: np.ndarray) -> np.ndarray:
