@@ -112,12 +112,9 @@ __all__ = ["cache_dir", "compile_seconds", "compiled", "fallback_dir", "imported
 
 #: CPU seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls takes on
 #: the 2-core development machine (numba 0.68, Python 3.11), said before this computer has
-#: measured its own, times how busy the computer is (:func:`_busy`). Two cold runs in a fresh
-#: venv on the quiet machine (load 0.9) compiled in 17.2 and 17.9 s before the step ran
-#: without reference counts and the retina imaged in numpy; after, three cold runs on the
-#: busy machine (load 4-9) compiled in 16.3-19.9 s (median 17.1) against 19.8-23.0 (median
-#: 20.3) for the code before, interleaved: 0.84 of 17.5 s.
-COLD_COMPILE_S = 15.0
+#: measured its own, times how busy the computer is (:func:`_busy`): two cold runs in a fresh
+#: venv on the quiet machine (load 0.9) compiled in 17.2 and 17.9 s.
+COLD_COMPILE_S = 17.5
 
 #: Cached loops this process loaded: ``"light"`` without numba's preparation for compiling
 #: (:data:`mark1._utils.speed.LOAD_LIGHT`), ``"fallback"`` with numba's own load after the
