@@ -380,6 +380,47 @@ def test_code_compiled_from_sources_edited_since_import_is_not_kept(tmp_path):
 # an index that cannot be unpickled (written by another build, or damaged): a miss, not a crash
 
 # the index of a build whose record class no longer exists: numba's own load raises
+# a cached loop loaded light, or (the light load made to fail) by numba's own load: counted and logged
+LOADED = """
+import logging, sys
+from mark1._utils import compiled as c
+if sys.argv[1:] == ["fail"]:
+    def _fails(target_context):
+        raise RuntimeError("a symbol the light load does not know")
+    c._ready_to_load = _fails
+log = logging.getLogger("mark1._utils.compiled")
+handler = logging.StreamHandler(sys.stdout)
+handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+log.addHandler(handler)
+log.setLevel(logging.DEBUG)
+@c.compiled
+def twice(x):
+    return 2 * x
+print(twice(21), c.compile_seconds() > 0, c.LOADS["light"], c.LOADS["fallback"])
+"""
+
+
+def test_a_light_load_that_fails_falls_back_to_numba_s_own_counted_and_logged_not_warned(tmp_path):
+    script = tmp_path / "loaded.py"
+    script.write_text(LOADED)
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    env.update(PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(script), *args], env=env, capture_output=True, text=True,
+                              timeout=600, cwd=tmp_path, check=False)
+
+    first, light, fell_back = run(), run(), run("fail")
+    assert [r.returncode for r in (first, light, fell_back)] == [0, 0, 0], fell_back.stderr
+    assert first.stdout.split() == ["42", "True", "0", "0"]         # compiled and kept
+    assert light.stdout.split() == ["42", "False", "1", "0"]        # loaded light, nothing logged
+    *said, last = fell_back.stdout.strip().splitlines()
+    assert last.split() == ["42", "False", "0", "1"]                # loaded by numba's own load: no compile
+    assert len(said) == 1 and said[0].startswith("DEBUG cached twice in ") and "RuntimeError" in said[0]
+    assert "a symbol the light load does not know" in said[0]
+    assert fell_back.stderr.strip() == ""                           # no warning: it costs well under a second
+
+
 # AttributeError ("Can't get attribute 'MarkIDrive'") from unpickling it
 _FOREIGN = b"cmark1.machine._kernels.pots\nMarkIDrive\n."
 

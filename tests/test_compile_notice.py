@@ -1,7 +1,10 @@
 """The first compile's notice: its estimate is the median of the last compiles kept, scaled by the load."""
 
 import json
+import threading
+import time
 
+import numpy as np
 import pytest
 
 from mark1._utils import compiled
@@ -73,6 +76,33 @@ def test_a_compile_is_timed_in_wall_and_cpu_seconds():
     took_wall, took_cpu = compiled._state["total"] - wall, compiled._state["cpu"] - cpu
     assert took_wall > 0 and took_cpu > 0
     assert took_cpu <= 2 * took_wall + 0.05                    # at most both cores for the compile's time
+
+
+def test_a_compile_s_cpu_is_its_own_thread_s_not_a_busy_thread_s_beside_it():
+    # numpy's sort lets go of the GIL: the other thread takes a core of its own while the loop
+    # compiles, as sensing does beside the first step; the process's CPU would count both
+    def plus_two(x):
+        return x + 2.5
+    stop, burnt = threading.Event(), []
+
+    def burn():
+        rng = np.random.default_rng(0)
+        while not stop.is_set():
+            burnt.append(float(np.sort(rng.random(200_000))[0]))
+    busy = threading.Thread(target=burn)
+    busy.start()
+    try:
+        fresh = compiled._make(plus_two, "", {}, cache=False)
+        wall, cpu = compiled._state["total"], compiled._state["cpu"]
+        own, process = time.thread_time(), time.process_time()
+        assert fresh(1.0) == 3.5
+        own, process = time.thread_time() - own, time.process_time() - process
+        took_wall, took_cpu = compiled._state["total"] - wall, compiled._state["cpu"] - cpu
+    finally:
+        stop.set()
+        busy.join()
+    assert burnt and process > own                             # the other thread ran meanwhile
+    assert 0 < took_cpu <= min(own, took_wall) + 0.002         # this thread's, within the call's
 
 
 def test_busy_is_at_least_one():

@@ -45,7 +45,9 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
 * **Warm loads.** A function found in the cache is loaded after only what its machine code
   needs (numba's runtime and the symbols it links to; the switch
   :data:`mark1._utils.speed.LOAD_LIGHT`), not numba's preparation for compiling, which
-  imports every implementation module and SciPy's linear algebra. What each source file
+  imports every implementation module and SciPy's linear algebra. Where that light load
+  fails, numba's own load is used instead (about half a second once); it is logged at
+  DEBUG on the ``mark1._utils.compiled`` logger and counted (:data:`LOADS`). What each source file
   imports is kept beside the cache (``imports.json``, keyed by the file's path and bytes),
   so a warm run reads the sources for the key but parses none of them.
 * **Read-only home.** Where the per-user directory cannot be written (a read-only home)
@@ -56,10 +58,11 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
 * **First compile.** Compiling every loop takes seconds, once per cache. The first compile
   in a process prints one line on stderr when stderr is a terminal or a Jupyter kernel's
   (or ``MARK1_COMPILE_NOTICE=1``): ``compiling the machine's loops, once: about N s``,
-  N the CPU seconds of the last cold compiles measured on this computer (their median, kept
-  beside the cache) or, before any, of one on the 2-core development machine, times how
-  busy the computer is now (the load average per core): a compile's wall time is its CPU
-  time stretched by the tasks it shares the cores with.
+  N the CPU seconds of the last cold compiles measured on this computer (the compiling
+  thread's, not a sensing thread's beside it; their median, kept beside the cache) or,
+  before any, of one on the 2-core development machine, times how busy the computer is now
+  (the load average per core): a compile's wall time is its CPU time stretched by the tasks
+  it shares the cores with.
   :func:`compile_seconds` tells a caller how long this process has spent compiling, so a
   wall time can leave it out.
 
@@ -85,6 +88,7 @@ import ast
 import atexit
 import hashlib
 import json
+import logging
 import os
 import stat
 import sys
@@ -114,6 +118,13 @@ __all__ = ["cache_dir", "compile_seconds", "compiled", "fallback_dir", "imported
 #: measured its own, times how busy the computer is (:func:`_busy`): two cold runs in a fresh
 #: venv on the quiet machine (load 0.9) compiled in 17.2 and 17.9 s.
 COLD_COMPILE_S = 17.5
+
+#: Cached loops this process loaded: ``"light"`` without numba's preparation for compiling
+#: (:data:`mark1._utils.speed.LOAD_LIGHT`), ``"fallback"`` with numba's own load after the
+#: light one failed (each fallback is also logged at DEBUG).
+LOADS = {"light": 0, "fallback": 0}
+
+_log = logging.getLogger(__name__)
 
 #: How many of the last compiles the estimate takes the median of.
 _KEPT = 5
@@ -677,11 +688,16 @@ def _cache_class(digest: str, root: Path, tag: str = ""):
                 try:
                     _ready_to_load(target_context)
                     with self._guard_against_spurious_io_errors():
-                        return self._load_overload(sig, target_context)
+                        data = self._load_overload(sig, target_context)
                 except OSError:
                     raise
-                except Exception:           # not rebuilt without the compiler's preparation: try numba's own
-                    pass
+                except Exception as e:      # not rebuilt without the compiler's preparation: try numba's own
+                    LOADS["fallback"] += 1
+                    _log.debug("cached %s in %s not loaded light (%s: %s); loading it with numba's own load",
+                               self._py_func.__qualname__, self._cache_path, type(e).__name__, e)
+                else:
+                    LOADS["light"] += data is not None
+                    return data
             try:
                 return super().load_overload(sig, target_context)
             except OSError:
@@ -1025,7 +1041,9 @@ def _install_listener() -> None:
                     disp = (ev.data or {}).get("dispatcher")
                     if id(disp) not in _ours:
                         return
-                    _state["t0"], _state["c0"] = time.perf_counter(), time.process_time()
+                    # this thread's CPU: the compile runs on the thread that called the loop, under
+                    # numba's lock; the process's would count the sensing thread beside it too
+                    _state["t0"], _state["c0"] = time.perf_counter(), time.thread_time()
                     if not _state["told"]:
                         _tell()
                 _state["depth"] += 1
@@ -1037,7 +1055,7 @@ def _install_listener() -> None:
                 _state["depth"] -= 1
                 if _state["depth"] == 0:
                     _state["total"] += time.perf_counter() - _state["t0"]
-                    _state["cpu"] += time.process_time() - _state["c0"]
+                    _state["cpu"] += time.thread_time() - _state["c0"]
 
     try:
         event.register("numba:compile", Listener())

@@ -651,7 +651,8 @@ class _TrainingRun:
         step, train_block = kernel_state.run_kernels(self.queued, self.full, rack.drive_constants.device != 0.0)
         self.train_block = _Direct(train_block)
         n_in, n_units, block = self.mask.shape[1], self.targets.shape[1], self.pipeline.block
-        self.active = np.zeros(n_in, np.int64)           # the kernel's scratch: a card's active inputs
+        self.active = np.zeros(n_in, np.int64)           # the kernel's scratch: a card's active inputs,
+        self.acc, self.steps = np.zeros(n_units), np.zeros((2, n_units))      # its sums and the rule's command
         self.sums_rows = np.empty((block, n_units))
         self.no_kick = np.zeros((block, n_units))
         self.sensed: np.ndarray | None = None          # the sensed block's x its kicks were made for
@@ -778,7 +779,8 @@ class _TrainingRun:
             divisor = pipeline.divisor[row:row + (hi - p)] if self.mean else pipeline.divisor
             sums = self.sums_rows[:hi - p]
             self.blk = blk = kernel.Block(p, x, kick, targets, divisor, self.targets, sums, self.units_erred[p:hi],
-                                          self.pots_moved[p:hi], self.start[p:hi], self.response[p:hi], self.active)
+                                          self.pots_moved[p:hi], self.start[p:hi], self.response[p:hi], self.active,
+                                          self.acc, self.steps)
             done, rack.busy_until, rack.t_ref, status = self.train_block(
                 _layout_key(x, divisor), blk, self.trainer_constants, self.schedule, float(rack.busy_until),
                 float(rack.t_ref), self.decay, self.pots, rack.drive_constants, self.queue, self.log)
@@ -802,7 +804,8 @@ class _TrainingRun:
         x, divisor = self.pipeline.x, self.pipeline.divisor
         self.state_key = _layout_key(x, divisor)
         run = kernel.Block(0, x, self.kicks, self.block_targets, divisor, self.targets, self.sums_rows,
-                           self.units_erred, self.pots_moved, self.start, self.response, self.active)
+                           self.units_erred, self.pots_moved, self.start, self.response, self.active, self.acc,
+                           self.steps)
         self.state = self.make_state(self.state_key, run, self.trainer_constants, self.schedule, self.decay,
                                      self.pots, self.rack.drive_constants, self.queue, self.log)
         self.stale = False

@@ -131,8 +131,10 @@ class Block(NamedTuple):
     ``code_targets`` (k, n_units) every class's targets (the pots that exist are the rack's
     wiring, :attr:`~mark1.machine._kernels.pots.Pots.by_unit`). Outputs: ``sums``
     (m, n_units), ``units_erred``, ``pots_moved``, ``start``, ``response`` (m,); scratch:
-    ``active`` (n_in,) int64 (the last card read's active inputs). ``p_first`` the first
-    row's presentation.
+    ``active`` (n_in,) int64 (the last card read's active inputs), ``acc`` (n_units,) (a
+    card's sums before decay and noise) and ``steps`` (2, n_units) (the rule's command, see
+    :func:`command_pots`): made by the caller, so the kernels allocate nothing and run
+    without reference counts. ``p_first`` the first row's presentation.
     """
 
     p_first: int
@@ -148,6 +150,8 @@ class Block(NamedTuple):
     start: np.ndarray
     response: np.ndarray
     active: np.ndarray
+    acc: np.ndarray
+    steps: np.ndarray
 
 
 _kernel = compiled(rules, _pots, features, nogil=True)    # the next block is sensed beside it (simulator)
@@ -412,8 +416,7 @@ def act_on(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log):
     """:func:`act` on presentation ``k`` of a block the loop read and left to the caller
     (:data:`PENDING`): the same step, called from the simulator after it logged the read.
     The queue must have room for the command. Returns (status, busy_until, t_ref)."""
-    steps = np.empty((2, blk.sums.shape[1]))
-    status, busy_until, t_ref = act(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log, steps)
+    status, busy_until, t_ref = act(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log, blk.steps)
     if status != ROOM:                  # the presentation is over: its diffusion (a device's)
         t_read = blk.start[k] + sc.read_at
         diffuse_pots(blk.p_first + k, t_read, busy_until, decay(t_read, t_ref, dk.rate), pots, drive)
@@ -442,8 +445,7 @@ def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
     read, not reinforced: ``tr.stop_to_reinforce``; :func:`act_on` does it)).
     """
     m = blk.x.shape[0]
-    acc = np.empty(blk.sums.shape[1])
-    steps = np.empty((2, blk.sums.shape[1]))
+    acc, steps = blk.acc, blk.steps         # the caller's scratch: nothing allocated here
     for k in range(m):
         t0 = sc.t_anchor + (blk.p_first + k - sc.p_anchor) * sc.period
         blk.start[k] = t0

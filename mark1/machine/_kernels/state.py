@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from numba.core import types
-from numba.extending import intrinsic
+from numba.core import cgutils, types
+from numba.core.runtime import nrtdynmod
+from numba.extending import NativeValue, box, intrinsic, unbox
 from numba.experimental import structref
 
 from mark1._utils.compiled import compiled, specialised
@@ -46,7 +47,34 @@ class RunState(structref.StructRefProxy):
     the kernels here."""
 
 
-structref.define_boxing(RunStateType, RunState)
+@box(RunStateType)
+def _box_state(typ, val, c):
+    """A :class:`RunState` of the state's MemInfo (numba's structref boxing)."""
+    meminfo = cgutils.create_struct_proxy(typ)(c.context, c.builder, value=val).meminfo
+    boxed = c.box(types.MemInfoPointer(types.voidptr), meminfo)
+    make = c.pyapi.unserialize(c.pyapi.serialize_object(RunState._numba_box_))
+    kind = c.pyapi.unserialize(c.pyapi.serialize_object(typ))
+    out = c.pyapi.call_function_objargs(make, [kind, boxed])
+    for obj in (make, kind, boxed):
+        c.pyapi.decref(obj)
+    return out
+
+
+@unbox(RunStateType)
+def _unbox_state(typ, obj, c):
+    """The state's MemInfo, as numba's structref unboxing takes it (a reference counted in,
+    which a caller compiled with reference counts gives back after the call). For a caller
+    compiled without them (:func:`step`), which would never give it back and so keep every
+    state alive, it is given back at once: the Python object holds the state during the call."""
+    held = c.pyapi.object_getattr_string(obj, "_meminfo")
+    meminfo = c.unbox(types.MemInfoPointer(types.voidptr), held).value
+    if not c.context.enable_nrt:
+        gone = c.pyapi.call_method(held, "release", ())
+        c.pyapi.decref(gone)
+    st = cgutils.create_struct_proxy(typ)(c.context, c.builder)
+    st.meminfo = meminfo
+    c.pyapi.decref(held)
+    return NativeValue(st._getvalue())
 
 
 def _state_type_of(typingctx, blk, tr, sc, dk, pots, drive, queue, log):
@@ -57,11 +85,66 @@ def _state_type_of(typingctx, blk, tr, sc, dk, pots, drive, queue, log):
     return sig, lambda context, builder, signature, args: context.get_dummy_value()
 
 
+def _records_of(typingctx, st):
+    """Every record a :class:`RunState` holds (:data:`FIELDS`, in order), read at once.
+
+    numba's own field access asks for its reference-counting runtime to find the state's
+    payload; this reads the payload's address as that runtime does (``NRT_MemInfo_data_fast``:
+    the fourth word of the state's MemInfo), so :func:`step` compiles without reference
+    counts. Compiled with them, each record is counted in, as a field read counts it.
+    """
+    kinds = tuple(st.field_dict[name] for name in FIELDS)
+    sig = types.Tuple(kinds)(st)
+
+    def codegen(context, builder, signature, args):
+        meminfo = cgutils.create_struct_proxy(st)(context, builder, value=args[0]).meminfo
+        info = builder.bitcast(meminfo, nrtdynmod._meminfo_struct_type.as_pointer())
+        payload = builder.load(cgutils.gep(builder, info, 0, 3))
+        data = st.get_data_type()
+        payload = builder.bitcast(payload, context.data_model_manager[data].get_value_type().as_pointer())
+        fields = cgutils.create_struct_proxy(data)(context, builder, ref=payload)
+        values = [getattr(fields, name) for name in FIELDS]
+        if context.enable_nrt:
+            for kind, value in zip(kinds, values):
+                context.nrt.incref(builder, kind, value)
+        return context.make_tuple(builder, signature.return_type, values)
+
+    return sig, codegen
+
+
+def _fill_of(typingctx, st, blk, tr, sc, dk, pots, drive, queue, log):
+    """Put the records in a new :class:`RunState`'s fields, each counted in once. numba's
+    assignment of a field would also count out the field's old value (none in a new state):
+    code for each of the ~60 arrays, compiled for nothing (about 0.4 s of a cold start)."""
+    records = (blk, tr, sc, dk, pots, drive, queue, log)
+    sig = types.none(st, *records)
+
+    def codegen(context, builder, signature, args):
+        meminfo = cgutils.create_struct_proxy(st)(context, builder, value=args[0]).meminfo
+        data = st.get_data_type()
+        payload = builder.bitcast(context.nrt.meminfo_data(builder, meminfo),
+                                  context.data_model_manager[data].get_value_type().as_pointer())
+        fields = cgutils.create_struct_proxy(data)(context, builder, ref=payload)
+        for name, kind, value in zip(FIELDS, records, args[1:]):
+            context.nrt.incref(builder, kind, value)
+            setattr(fields, name, value)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 # Any: mypy would read the intrinsics' signatures with numba's typing context first
 _state_type: Any = intrinsic(_state_type_of)
+_records: Any = intrinsic(_records_of)
+_fill: Any = intrinsic(_fill_of)
 _new: Any = structref.new
 
 _kernel = compiled(presentation, rules, _pots, features, nogil=True)   # the next block is sensed beside it
+# the step allocates nothing (its scratch is the block's) and keeps no array past its return:
+# no reference counts (see mark1._utils.compiled.compiled), which cold is less code to compile
+# (each assignment of a record counts every one of its arrays in and out); the state it takes
+# is given back as it is unboxed (_unbox_state) and read without the runtime (_records)
+_uncounted = compiled(presentation, rules, _pots, features, nogil=True, refcounts=False)
 
 
 @_kernel
@@ -93,20 +176,11 @@ def make_state(blk, tr, sc, dk, pots, drive, queue, log):
     See :func:`step`.
     """
     st = _new(_state_type(blk, tr, sc, dk, pots, drive, queue, log))
-    # one field at a time: a tuple of every record on the right would count a reference in
-    # and out of each of its ~60 arrays (compiled code of its own, ~1 s of a cold start)
-    st.blk = blk
-    st.tr = tr
-    st.sc = sc
-    st.dk = dk
-    st.pots = pots
-    st.drive = drive
-    st.queue = queue
-    st.log = log
+    _fill(st, blk, tr, sc, dk, pots, drive, queue, log)
     return st
 
 
-@_kernel
+@_uncounted
 def step(st, p, row, m, busy_until, t_ref):
     """``train_block`` on presentations ``p`` to ``p + m - 1``, rows ``row`` on of the sensed
     block in ``st`` (a :class:`RunState`): the same call the records make, the same results.
@@ -146,7 +220,7 @@ def step(st, p, row, m, busy_until, t_ref):
     ...               np.zeros(1, np.int64))
     >>> erred, moved = np.zeros(1, np.int16), np.zeros(1, np.int32)
     >>> blk = k.Block(0, x, np.zeros((1, 2)), targets, np.ones((1, 1)), targets, np.zeros((1, 2)), erred, moved,
-    ...               np.zeros(1), np.zeros(1, np.int64), np.zeros(3, np.int64))
+    ...               np.zeros(1), np.zeros(1, np.int64), np.zeros(3, np.int64), np.zeros(2), np.zeros((2, 2)))
     >>> st = make_state(blk, tr, sc, dk, rack.pots, rack.drive_constants, queue, log)
     >>> step(st, 0, 0, 1, 0.0, 0.0)[0], int(erred[0]), int(moved[0])
     (1, 2, 3)
@@ -154,12 +228,12 @@ def step(st, p, row, m, busy_until, t_ref):
     array([[ 0.1,  0. ,  0.1],
            [ 0. ,  0. , -0.1]])
     """
-    b = st.blk
-    divisor = b.divisor[row:row + m] if st.tr.mean else b.divisor
+    b, tr, sc, dk, pots, drive, queue, log = _records(st)
+    divisor = b.divisor[row:row + m] if tr.mean else b.divisor
     blk = Block(p, b.x[row:row + m], b.kick[row:row + m], b.targets[row:row + m], divisor, b.code_targets,
                 b.sums[:m], b.units_erred[p:p + m], b.pots_moved[p:p + m], b.start[p:p + m], b.response[p:p + m],
-                b.active)
-    return train_block(blk, st.tr, st.sc, busy_until, t_ref, st.dk, st.pots, st.drive, st.queue, st.log)
+                b.active, b.acc, b.steps)
+    return train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log)
 
 
 def run_kernels(queued: bool, log: bool, device: bool) -> tuple[Any, Any]:
