@@ -65,7 +65,7 @@ __all__ = ["DeviceTable", "Law", "LAWS", "LawFit", "DeviceFit", "read_table", "t
            "fit_law", "fit_table", "overrides_toml", "write_table", "pulse_table", "pulse_command", "size_key",
            "BENCH", "SIZE", "PIECEWISE_NODES", "HOLDOUT", "MAX_PULSES", "NOISE_LAGS", "fitted_spec", "runs",
            "replay", "noise_terms", "kalman_noise_terms", "KALMAN_GRID", "KALMAN_RANGE", "bootstrap",
-           "heldout_error", "WINDOW", "TIE_RMS", "ties", "rank_fits"]
+           "heldout_error", "WINDOW", "TIE_RMS", "ties", "rank_fits", "STILL", "still_pulses"]
 
 _DIRECTIONS = {"up": 1, "+1": 1, "1": 1, "down": -1, "-1": -1}
 
@@ -982,10 +982,12 @@ def _step_grids(spec: MachineSpec) -> np.ndarray:
     return out
 
 
-def _kalman_nll(c: float, s_w: float, y, which, grids: np.ndarray, cmd: float, mult: bool, x0: float) -> float:
+def _kalman_nll(c: float, s_w: float, y, which, grids: np.ndarray, cmd: float, mult: bool, x0: float,
+                skip=None) -> float:
     """Minus twice the log-likelihood (up to a constant) of the readings ``y`` under the state-space
     model of :func:`kalman_noise_terms`, by an extended Kalman filter (the law linearised at each
-    filtered state). ``which`` (n,) indexes ``grids`` reshaped to (4, G): direction and reversal."""
+    filtered state). ``which`` (n,) indexes ``grids`` reshaped to (4, G): direction and reversal.
+    ``skip`` (n,) marks pulses that did not write (:func:`_cut_pulses`): no move, no reading."""
     flat = [g.tolist() for g in grids.reshape(4, -1)]
     h = 2.0 / (KALMAN_GRID - 1)
     last = KALMAN_GRID - 2
@@ -994,6 +996,8 @@ def _kalman_nll(c: float, s_w: float, y, which, grids: np.ndarray, cmd: float, m
     c2 = c * c
     x, p, nll = x0, r, 0.0
     for k in range(len(which)):
+        if skip is not None and skip[k]:
+            continue
         g = flat[which[k]]
         t = (x + 1.0) / h
         i = min(max(int(t), 0), last)
@@ -1047,6 +1051,41 @@ def _nelder_mead(f: Callable[[np.ndarray], float], x0, step: float = 0.5, iters:
 #: The range :func:`kalman_noise_terms` searches: ``dw_min_std`` and ``write_noise_std`` (steps).
 KALMAN_RANGE = ((1e-3, 100.0), (1e-2, 1e4))
 
+#: Readings in a row, each exactly the one before, that say the device did not move (:func:`still_pulses`).
+STILL = 3
+
+
+def still_pulses(position: np.ndarray) -> np.ndarray:
+    """The pulses after which the device did not move: array (n,) bool, the pulses of each run of
+    :data:`STILL` or more readings exactly alike.
+
+    A pulse that an end stop cuts whole does not move the pot, and the rack writes nothing: its
+    reading is the last one again, write noise and all. A device held at its stop thus leaves
+    runs of equal readings that are not new draws of the write noise, and the state-space model
+    (:func:`kalman_noise_terms`) leaves those pulses out. Two equal readings are not enough: a
+    meter of few digits repeats a reading now and then (the Gong et al. trace: 41 pairs, and
+    runs of three and four readings once each, in 2,000).
+
+    Examples
+    --------
+    >>> still_pulses(np.array([0.0, 0.1, 0.1, 0.2, 0.3, 0.3, 0.3, 0.3, 0.2])).astype(int).tolist()
+    [0, 0, 0, 0, 1, 1, 1, 0]
+    """
+    same = np.diff(np.asarray(position, float)) == 0
+    out = np.zeros(len(same), bool)
+    k = 0
+    while k < len(same):
+        if same[k]:
+            j = k
+            while j < len(same) and same[j]:
+                j += 1
+            if j - k + 1 >= STILL:
+                out[k:j] = True
+            k = j
+        else:
+            k += 1
+    return out
+
 
 def kalman_noise_terms(table: DeviceTable, spec: MachineSpec, start: float, guess=(0.3, 3.0)
                        ) -> tuple[float, float]:
@@ -1057,7 +1096,8 @@ def kalman_noise_terms(table: DeviceTable, spec: MachineSpec, start: float, gues
 
     ``x_k = x_{k-1} + m(x_{k-1}, d_k) + c s_k xi_k``,  ``y_k = x_k + s_w p e_k``,
 
-    with ``m`` the law's mean step (the rack's kernel, tabulated on a grid), ``s_k = m`` when
+    with ``m`` the law's mean step (the rack's kernel, tabulated on a grid; pulses after which the
+    device did not move, held at an end stop, left out: :func:`still_pulses`), ``s_k = m`` when
     the cycle-to-cycle noise is multiplicative (``rack.mult_noise``, aihwkit's default) or
     the pulse's step ``p`` (:func:`pulse_command`) when it is added, and ``xi``, ``e``
     independent standard normal draws. An extended Kalman filter (the law linearised at each
@@ -1103,13 +1143,15 @@ def kalman_noise_terms(table: DeviceTable, spec: MachineSpec, start: float, gues
     y = table.position.tolist()
     cmd = pulse_command(spec)
     mult = bool(spec.rack.mult_noise)
+    skip = still_pulses(table.position).tolist()
     (c_lo, c_hi), (s_lo, s_hi) = KALMAN_RANGE
     lo, hi = np.log([c_lo, s_lo]), np.log([c_hi, s_hi])
 
     def nll(theta):
         th = np.clip(theta, lo, hi)
         penalty = float(np.sum((theta - th) ** 2)) * 1e3      # outside the range: uphill
-        return _kalman_nll(float(np.exp(th[0])), float(np.exp(th[1])), y, which, grids, cmd, mult, start) + penalty
+        return _kalman_nll(float(np.exp(th[0])), float(np.exp(th[1])), y, which, grids, cmd, mult, start,
+                           skip) + penalty
 
     x0 = np.clip(np.log([max(guess[0], 0.02), max(guess[1], 0.1)]), lo, hi)
     best = np.clip(_nelder_mead(nll, x0), lo, hi)
