@@ -426,8 +426,11 @@ def test_the_canonical_exponential_is_the_same_device():
 @pytest.mark.parametrize("seed", range(3))
 def test_each_law_is_recovered_from_a_design_that_identifies_it(law, seed):
     """Parameters within 10 % (``up_down`` within :data:`UP_DOWN_TOL`), write noise (full scale) within
-    30 % (seeds 0-2: 0-26 %); the cycle-to-cycle noise, small against the write noise here, within a
-    factor of 2.5 (seeds 0-2: 3-49 %, a log-spread of about 0.25: 2.5 is over 3.5 of it)."""
+    10 % (seeds 0-2: 0-3.5 %; its Cramer-Rao deviation is 1.0-1.7 %); the cycle-to-cycle noise, small
+    against the write noise here, within a factor of 2.5 (seeds 0-2: 0-49 % off): its Cramer-Rao
+    deviation on this design is 12-27 % (:data:`NOISY`), so 25 % cannot be asked of it, and 2.5 is
+    3.4 of the largest. :func:`test_both_noise_terms_are_recovered_where_the_design_can_tell_them`
+    holds both to 25 % where the table can tell them."""
     truth = TRUTH[law]
     device = BENCH.with_overrides({**truth, "rack.dw_min_std": 0.1, "rack.write_noise_std": 3.0})
     fit = fit_law(LAWS[truth["rack.law"]], pulse_table(device, DESIGN, seed=seed), BENCH)
@@ -444,7 +447,7 @@ def test_each_law_is_recovered_from_a_design_that_identifies_it(law, seed):
             assert fit.params[key] == value
         else:
             assert fit.params[key] == pytest.approx(value, rel=0.1), key
-    assert fit.write_noise_std * step == pytest.approx(3.0 * truth["rack.step"], rel=0.3)
+    assert fit.write_noise_std * step == pytest.approx(3.0 * truth["rack.step"], rel=0.1)
     assert 0.04 <= fit.dw_min_std <= 0.25
 
 
@@ -452,8 +455,8 @@ def test_each_law_is_recovered_from_a_design_that_identifies_it(law, seed):
 #: bound (the state-space likelihood's information at the truth, the law known, seeds 0-2) the relative
 #: standard deviation of ``dw_min_std`` is 12-27 % at 0.1 against 3 steps of write noise (power law 27 %,
 #: soft bounds 24 %: 25 % is one of them; it falls as the square root of the pulses, so 15,000-50,000
-#: pulses would be needed), and 4.0-7.4 % at 1.0 against 3 steps (25 % is over 3.4 of them); the write
-#: noise's is 1.0-1.4 % at both.
+#: pulses would be needed), and 4.2-7.4 % at 1.0 against 3 steps (25 % is over 3.4 of them); the write
+#: noise's is 1.0-1.7 % at both.
 NOISY = {"rack.dw_min_std": 1.0, "rack.write_noise_std": 3.0}
 
 
@@ -462,7 +465,7 @@ NOISY = {"rack.dw_min_std": 1.0, "rack.write_noise_std": 3.0}
 @pytest.mark.parametrize("seed", range(3))
 def test_both_noise_terms_are_recovered_where_the_design_can_tell_them(law, seed):
     """Each law's own fit on the design at :data:`NOISY`: cycle-to-cycle and write noise within 25 %
-    (seeds 0-2: SEEN_C and SEEN_W)."""
+    (seeds 0-2: cycle-to-cycle 0-18 % off, write noise 0-4 %)."""
     truth = TRUTH[law]
     fit = fit_law(LAWS[truth["rack.law"]], pulse_table(BENCH.with_overrides({**truth, **NOISY}), DESIGN, seed=seed),
                   BENCH)
