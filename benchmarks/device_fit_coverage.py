@@ -8,7 +8,8 @@ percentile interval (Efron's BC: the percentiles shifted by how far the refits' 
 from the fit) and the basic interval (the percentile interval reflected about the fit). Prints
 each one's coverage with its binomial 95 % range and a line a table as it goes.
 
-Run it with ``python benchmarks/device_fit_coverage.py [--tables 50] [--samples 100]``.
+Run it with ``python benchmarks/device_fit_coverage.py [--tables 40] [--samples 100] [--pulses 40 40]
+[--dw-min-std 0.3] [--write-noise 3]``.
 """
 
 from __future__ import annotations
@@ -47,15 +48,20 @@ def intervals(estimate: float, draws: np.ndarray, level: float = 0.95) -> dict[s
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tables", type=int, default=50)
-    ap.add_argument("--samples", type=int, default=100)
+    ap.add_argument("--tables", type=int, default=40, help="generated tables (seeds 1000, 1001, ...)")
+    ap.add_argument("--samples", type=int, default=100, help="bootstrap refits of each")
+    ap.add_argument("--pulses", type=int, nargs="+", default=list(PULSES), help="pulses up, down, up, ...")
+    ap.add_argument("--dw-min-std", type=float, default=DEVICE["rack.dw_min_std"], help="cycle-to-cycle noise")
+    ap.add_argument("--write-noise", type=float, default=DEVICE["rack.write_noise_std"], help="write noise (steps)")
     args = ap.parse_args()
-    device = BENCH.with_overrides(DEVICE)
-    truth = [DEVICE[k] for k in KEYS]
+    dev = {**DEVICE, "rack.dw_min_std": args.dw_min_std, "rack.write_noise_std": args.write_noise}
+    pulses = tuple(args.pulses)
+    device = BENCH.with_overrides(dev)
+    truth = [dev[k] for k in KEYS]
     hits = {m: np.zeros((0, len(KEYS)), bool) for m in ("percentile", "bias-corrected", "basic")}
     t0 = time.time()
     for t in range(args.tables):
-        table = pulse_table(device, PULSES, seed=1000 + t)
+        table = pulse_table(device, pulses, seed=1000 + t)
         fit = fit_law(LAWS["constant"], table, BENCH)
         noisy = fitted_spec(fit, BENCH, noise=True)
         draws = np.array([refit_values(fit_law(LAWS["constant"], pulse_table(
@@ -70,7 +76,7 @@ def main() -> None:
         print(f"table {t}: " + "; ".join(f"{m} {''.join('x' if h else '.' for h in row[m])}" for m in hits)
               + f"  ({time.time() - t0:.0f} s)", flush=True)
     n = args.tables
-    print(f"\n{n} tables of {sum(PULSES)} pulses ({DEVICE}), {args.samples} bootstrap refits each; "
+    print(f"\n{n} tables of {sum(pulses)} pulses ({dev}), {args.samples} bootstrap refits each; "
           "coverage of the 95 % intervals (binomial 95 % range)")
     print(f"{'key':22s} " + " ".join(f"{m:>24s}" for m in hits))
     for i, k in enumerate(KEYS):
