@@ -987,7 +987,7 @@ def _kalman_nll(c: float, s_w: float, y, which, grids: np.ndarray, cmd: float, m
     """Minus twice the log-likelihood (up to a constant) of the readings ``y`` under the state-space
     model of :func:`kalman_noise_terms`, by an extended Kalman filter (the law linearised at each
     filtered state). ``which`` (n,) indexes ``grids`` reshaped to (4, G): direction and reversal.
-    ``skip`` (n,) marks pulses that did not write (:func:`_cut_pulses`): no move, no reading."""
+    ``skip`` (n,) marks pulses that did not move the device (:func:`still_pulses`): no move, no reading."""
     flat = [g.tolist() for g in grids.reshape(4, -1)]
     h = 2.0 / (KALMAN_GRID - 1)
     last = KALMAN_GRID - 2
