@@ -1439,7 +1439,9 @@ def bootstrap(fit: LawFit, table: DeviceTable, spec: MachineSpec, samples: int =
     cycle-to-cycle noise of 10 of the first 12 was fitted at the bottom of its range, and
     refits simulated with the true noise terms held the step on all 12 and ``up_down`` on 11.
     Read the intervals as a lower bound of the uncertainty where a noise term is loosely
-    pinned.
+    pinned. Where both are pinned (40 tables of 400 pulses, cycle-to-cycle 1.0 against 1 step)
+    they held the step 100 % of the time, ``up_down`` 95 %, ``dw_min_std`` 87.5 % and the write
+    noise 97.5 %.
 
     Returns
     -------
