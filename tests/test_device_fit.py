@@ -426,8 +426,11 @@ def test_the_canonical_exponential_is_the_same_device():
 @pytest.mark.parametrize("seed", range(3))
 def test_each_law_is_recovered_from_a_design_that_identifies_it(law, seed):
     """Parameters within 10 % (``up_down`` within :data:`UP_DOWN_TOL`), write noise (full scale) within
-    30 % (seeds 0-2: 0-26 %); the cycle-to-cycle noise, small against the write noise here, within a
-    factor of 2.5 (seeds 0-2: 3-49 %, a log-spread of about 0.25: 2.5 is over 3.5 of it)."""
+    10 % (seeds 0-2: 0-3.5 %; its Cramer-Rao deviation is 1.0-1.7 %); the cycle-to-cycle noise, small
+    against the write noise here, within a factor of 2.5 (seeds 0-2: 0-49 % off): its Cramer-Rao
+    deviation on this design is 12-27 % (:data:`NOISY`), so 25 % cannot be asked of it, and 2.5 is
+    3.4 of the largest. :func:`test_both_noise_terms_are_recovered_where_the_design_can_tell_them`
+    holds both to 25 % where the table can tell them."""
     truth = TRUTH[law]
     device = BENCH.with_overrides({**truth, "rack.dw_min_std": 0.1, "rack.write_noise_std": 3.0})
     fit = fit_law(LAWS[truth["rack.law"]], pulse_table(device, DESIGN, seed=seed), BENCH)
@@ -444,8 +447,31 @@ def test_each_law_is_recovered_from_a_design_that_identifies_it(law, seed):
             assert fit.params[key] == value
         else:
             assert fit.params[key] == pytest.approx(value, rel=0.1), key
-    assert fit.write_noise_std * step == pytest.approx(3.0 * truth["rack.step"], rel=0.3)
+    assert fit.write_noise_std * step == pytest.approx(3.0 * truth["rack.step"], rel=0.1)
     assert 0.04 <= fit.dw_min_std <= 0.25
+
+
+#: The noise levels at which the design can tell the cycle-to-cycle noise to 25 %. At the Cramer-Rao
+#: bound (the state-space likelihood's information at the truth, the law known, seeds 0-2) the relative
+#: standard deviation of ``dw_min_std`` is 12-27 % at 0.1 against 3 steps of write noise (power law 27 %,
+#: soft bounds 24 %: 25 % is one of them; it falls as the square root of the pulses, so 15,000-50,000
+#: pulses would be needed), and 4.2-7.4 % at 1.0 against 3 steps (25 % is over 3.4 of them); the write
+#: noise's is 1.0-1.7 % at both.
+NOISY = {"rack.dw_min_std": 1.0, "rack.write_noise_std": 3.0}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("law", list(TRUTH))
+@pytest.mark.parametrize("seed", range(3))
+def test_both_noise_terms_are_recovered_where_the_design_can_tell_them(law, seed):
+    """Each law's own fit on the design at :data:`NOISY`: cycle-to-cycle and write noise within 25 %
+    (seeds 0-2: cycle-to-cycle 0-18 % off, write noise 0-4 %)."""
+    truth = TRUTH[law]
+    fit = fit_law(LAWS[truth["rack.law"]], pulse_table(BENCH.with_overrides({**truth, **NOISY}), DESIGN, seed=seed),
+                  BENCH)
+    step = fitted_spec(fit, BENCH).rack.step
+    assert fit.dw_min_std == pytest.approx(NOISY["rack.dw_min_std"], rel=0.25)
+    assert fit.write_noise_std * step == pytest.approx(NOISY["rack.write_noise_std"] * truth["rack.step"], rel=0.25)
 
 
 @pytest.mark.slow
@@ -515,3 +541,112 @@ def test_a_value_below_a_field_without_an_upper_end_is_cut_to_its_lower_end():
     text = overrides_toml(fit)
     assert "rack.gamma_down -1 is outside what the spec takes; written as 0" in text
     assert specs.MARK_I.with_overrides(_flat(tomllib.loads(text)["machine"]["overrides"])).rack.gamma_down == 0.0
+
+
+# -- the exponential's starts and the one rule for ties -----------------------------------------
+
+def test_the_exponential_starts_have_the_linear_laws_value_and_slope():
+    """Each start from the best linear law (:func:`_exp_from_linear`) steps as that law does at the table's
+    mean position, up and down: the same value (1e-9 relative) and slope (1e-4 relative, a difference
+    quotient over 1e-4 full scale)."""
+    from mark1.machine.device_fit import _bench, _exp_from_linear, _fit_replay, law_steps
+    device = BENCH.with_overrides({**TRUTH["linear"], "rack.write_noise_std": 3.0})
+    table = pulse_table(device, (300, 300), seed=0)
+    lin = _fit_replay(LAWS["linear"], table, BENCH, _bench(LAWS["linear"], BENCH), None)
+    w_c, h = float(np.mean(table.position)), 1e-4
+    probe = table_from_values([w_c - h, w_c, w_c + h, 0.0, w_c - h, w_c, w_c + h, 0.0], [1, 1, 1, -1, -1, -1, -1])
+
+    def steps(spec):                # value and slope of one pulse up and one down at w_c
+        m = law_steps(spec, probe)
+        return np.array([m[1], (m[2] - m[0]) / (2 * h), m[5], (m[6] - m[4]) / (2 * h)])
+    want = steps(BENCH.with_overrides({**LAWS["linear"].fixed, **lin.params}))
+    for a in (1.0, -1.0):
+        base = _bench(LAWS["exponential"], BENCH, a)
+        starts = _exp_from_linear(table, base)
+        assert len(starts) >= 8             # (of 36 rates: those whose step stays positive)
+        keys = ("rack.step", "rack.up_down", "rack.A_up", "rack.A_down", "rack.gamma_up", "rack.gamma_down")
+        for x in starts:
+            got = steps(base.with_overrides(dict(zip(keys, x))))
+            assert got[[0, 2]] == pytest.approx(want[[0, 2]], rel=1e-9)
+            assert got[[1, 3]] == pytest.approx(want[[1, 3]], rel=1e-4, abs=1e-12)
+
+
+def _scored(law, k, held, whole):
+    from mark1.machine.device_fit import LawFit
+    return LawFit(law, {}, np.full(4, whole), 4 * whole ** 2, k, 0.0, 0.0, heldout_rms=held)
+
+
+def test_a_law_of_many_parameters_that_follows_the_whole_table_does_not_empty_the_tie():
+    """The ECRAM example's table (``examples/device_study.py``: 3,200 pulses, 30 % cycle-to-cycle noise):
+    the linear and exponential laws tie on the held-out pulses (0.0022495 and 0.0022463) and on the whole
+    table (0.002845, 0.002897); the piecewise law's 19 parameters follow the whole table's accumulated
+    noise (0.001977) but not the held-out pulses (0.00682). The tie is the linear law's, not a race of
+    0.14 % between the two (which named the exponential once its starts matched the linear law)."""
+    from mark1.machine.device_fit import rank_fits
+    fits = [_scored("exponential", 7, 0.0022463, 0.0028968), _scored("linear", 5, 0.0022495, 0.0028453),
+            _scored("power", 5, 0.0028680, 0.0049921), _scored("piecewise", 19, 0.0068186, 0.0019771),
+            _scored("constant", 3, 0.0138554, 0.0553519)]
+    assert [f.law for f in rank_fits(fits)] == ["linear", "exponential", "power", "piecewise", "constant"]
+
+
+def test_two_laws_within_the_tolerance_name_the_one_with_fewer_parameters():
+    """The one rule for ties (a property test): two laws whose held-out and whole-table errors are each within
+    :data:`TIE_RMS` of each other are the same fit, and the one with fewer parameters is named, whichever
+    is the better and by however little; a law beyond the tolerance on held-out pulses is never named
+    before one within it; and the named law's held-out error is within the tolerance of the best."""
+    from hypothesis import given, settings, strategies as st
+    from mark1.machine.device_fit import PREFERENCE, TIE_RMS, rank_fits, ties
+    error = st.floats(1e-6, 1.0)
+    share = st.floats(0.0, TIE_RMS * (1 - 1e-9))
+    laws = st.lists(st.sampled_from(PREFERENCE), min_size=2, max_size=2, unique=True)
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(laws, st.integers(1, 20), st.integers(1, 20), error, error, share, share, st.booleans(), st.booleans())
+    def pair(names, k1, k2, held, whole, s_held, s_whole, first_held, first_whole):
+        held2, whole2 = held * (1 + s_held), whole * (1 + s_whole)
+        a = _scored(names[0], k1, held if first_held else held2, whole if first_whole else whole2)
+        b = _scored(names[1], k2, held2 if first_held else held, whole2 if first_whole else whole)
+        named = rank_fits([a, b])[0]
+        if k1 != k2:
+            assert named.k == min(k1, k2)
+        else:
+            assert named.law == min(names, key=PREFERENCE.index)
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(st.lists(st.tuples(st.sampled_from(PREFERENCE), st.integers(1, 20), error, error), min_size=1,
+                    max_size=6))
+    def many(rows):
+        fits = [_scored(*row) for row in rows]
+        ranked = rank_fits(fits)
+        assert sorted(map(id, ranked)) == sorted(map(id, fits))
+        best = min(f.heldout_rms for f in fits)
+        assert ties(ranked[0].heldout_rms, best)
+        within = [ties(f.heldout_rms, best) for f in ranked]
+        assert within == sorted(within, reverse=True)      # every law within the tolerance before any beyond it
+    pair()
+    many()
+
+
+# -- the noise terms where a device is held at its end stop ---------------------------------------
+
+def test_pulses_the_stop_cut_whole_are_left_out_of_the_likelihood():
+    """A run of equal readings (the pot held at its stop, the rack writing nothing) counts as if those
+    pulses were not in the table: the noise terms are the same to the last bit."""
+    from mark1.machine.device_fit import still_pulses
+    device = BENCH.with_overrides({"rack.step": 0.01, "rack.dw_min_std": 0.5, "rack.write_noise_std": 3.0})
+    table = pulse_table(device, (150, 250, 250, 150), seed=0)
+    still = still_pulses(table.position)
+    assert still.sum() > 100
+    keep = np.r_[True, ~still]
+    short = table_from_values(table.position[keep], table.direction[~still])
+    assert kalman_noise_terms(table, device, 0.0) == kalman_noise_terms(short, device, 0.0)
+
+
+def test_a_device_held_at_its_stop_has_its_write_noise_recovered():
+    """A constant step that spends about a third of its 800 pulses at an end stop (cycle-to-cycle 0.5,
+    write noise 3 steps): the write noise over seeds 0-3 within 5 % on average and 10 % each (seen:
+    2.79-3.00, mean 2.93); with the still pulses counted as readings it was 2.39-2.83, mean 2.64."""
+    device = BENCH.with_overrides({"rack.step": 0.01, "rack.dw_min_std": 0.5, "rack.write_noise_std": 3.0})
+    got = np.array([kalman_noise_terms(pulse_table(device, (150, 250, 250, 150), seed=seed), device, 0.0)[1]
+                    for seed in range(4)])
+    assert got.mean() == pytest.approx(3.0, rel=0.05) and np.all(np.abs(got - 3.0) <= 0.3)

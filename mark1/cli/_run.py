@@ -491,7 +491,10 @@ def add_commands(sub) -> None:
                     help="the table's values meaning full scale -1 and +1 (default -1 1: travel in full scale)")
     dv.add_argument("--bootstrap", type=int, default=0, metavar="N",
                     help="95 %% intervals of the best law's parameters from N tables simulated from it (default 0: "
-                         "none; each as long as one law's fit; the intervals come near 95 %% from about 100)")
+                         "none; each as long as one law's fit; use 100 or more, and read them as a lower bound where a "
+                         "noise term is loosely pinned, as on short tables: on tables of 80 pulses those of the law "
+                         "and the write noise held the truth 55-80 %% of the time, the cycle-to-cycle noise's "
+                         "7.5 %%; on 400 pulses with both noise terms pinned, 87.5-100 %%)")
     dv.add_argument("--law", action="append", default=[], metavar="LAW",
                     help="fit only this law (repeatable; default every law: "
                          + ", ".join(RackSpec.field_info("law")["choices"]) + ")")
