@@ -558,6 +558,10 @@ class RackSpec(_Spec):
             # the laws divide by the lower bound's distance from the zero: a pot with none has no down step to scale
             raise SpecError("rack.w_min", f"expected w_min < {self.g_zero:g} with rack.law = '{self.law}', "
                                           f"got {self.w_min:g}")
+        if self.read_noise_scale != 0 and self.t_read > self.drift_t0:
+            # sigma's sqrt(ln((dt + drift_t0 + t_read) / (2 t_read))) is a number from dt = 0 on only then
+            raise SpecError("rack.t_read", f"expected a value <= rack.drift_t0 = {self.drift_t0:g} s with "
+                                           f"rack.read_noise_scale on, got {self.t_read:g}")
 
 
 

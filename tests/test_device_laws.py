@@ -484,6 +484,24 @@ def test_a_read_keeps_its_conductances_sign_and_repeats_for_its_presentation(w, 
         assert first == w
 
 
+@settings(max_examples=40, deadline=None)
+@given(t_read=st.floats(1e-9, 1e3), t0=st.floats(1e-9, 1e3), dt=st.floats(0.0, 10.0))
+def test_a_read_noise_spec_the_rack_accepts_reads_a_number(t_read, t0, dt):
+    """sigma's sqrt(ln((dt + drift_t0 + t_read) / (2 t_read))) is a number from dt = 0 on only where
+    t_read <= drift_t0: a spec with a longer read time is refused, naming rack.t_read; every spec
+    accepted reads finite sums at every time."""
+    try:
+        spec = ratchet(read_noise_scale=1.0, t_read=t_read, drift_t0=t0, motor_speed=INF)
+    except specs.SpecError as e:
+        assert t_read > t0 and str(e).startswith("rack.t_read: expected a value <= rack.drift_t0")
+        return
+    assert t_read <= t0
+    rack = PotentiometerRack(spec, 1, 2, 8, noise_seed=np.random.SeedSequence(3))
+    rack.apply(*rack.plan(np.array([[0.5, -0.3]]), 0.0), 0.0)
+    assert np.isfinite(rack.sums(np.ones(2), dt, presentation=1)).all()
+    assert np.isfinite(rack.read_positions(dt, np.ones((1, 2)))).all()
+
+
 def test_read_noise_grows_with_the_time_since_programming_and_shrinks_with_conductance():
     """aihwkit's 1/f law: sigma = q_s sqrt(ln((dt + t0 + t_read) / (2 t_read))), q_s = 0.0088 /
     g ** 0.65 up to 0.2: the readings' relative spread, over 4,000 pots, at two conductances and
