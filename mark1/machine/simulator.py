@@ -974,11 +974,12 @@ class _TrainingRun:
             # now for a listener, else when the trace is first read
             moving, cards = self.pots_moved[p:q + 1].copy(), slice(p, q + 1)
             on = np.flatnonzero(moving)
-            make = partial(_block_events, p, self.tm, self.read_at, self.start[cards].copy(), moving,
-                           self.units_erred[cards][on], self.order[cards].copy(), self.pipeline.s_active[cards].copy(),
-                           self.pipeline.a_active[cards].copy(), sums.copy(), self.response[cards].copy(),
-                           self.labels[cards].copy(), setters - p, times, longest, np.diff(firsts, append=n),
-                           self.words)
+            block = _BlockCards(self.start[cards].copy(), self.order[cards].copy(),
+                                self.pipeline.s_active[cards].copy(), self.pipeline.a_active[cards].copy(),
+                                sums.copy(), self.response[cards].copy(), self.labels[cards].copy())
+            set_going = _BlockMoves(moving, self.units_erred[cards][on], setters - p, times, longest,
+                                    np.diff(firsts, append=n))
+            make = partial(_block_events, p, self.tm, self.read_at, block, set_going, self.words)
             self.trace._keep_block(5 * (q + 1 - p) + len(on) + 2 * len(setters), make)
         else:
             extra: dict[int, list] = {}
@@ -1138,24 +1139,48 @@ class _Words:
         return [f"{c} pots, longest {known.get(key) or made(key, most)} s" for c, key, most in
                 zip(pots.tolist(), longest.view(np.int64).tolist(), longest.tolist())]
 
-def _block_events(p: int, tm, read_at: float, t0: np.ndarray, moving: np.ndarray, erred: np.ndarray,
-                  order: np.ndarray, s_active: np.ndarray, a_active: np.ndarray, sums: np.ndarray,
-                  answers: np.ndarray, shown: np.ndarray, setting: np.ndarray, set_at: np.ndarray,
-                  longest: np.ndarray, pots: np.ndarray, said: _Words) -> tuple[list, list, list, list]:
+class _BlockCards(NamedTuple):
+    """What :func:`_block_events` says of each card of a block (m cards): its card change
+    ``t0`` (s), the deck's card ``order``, the S- and A-units that fired (``s_active``,
+    ``a_active``), the sums read ``sums`` (m, n_units), the answer's and the card's class
+    (``answers``, ``shown``, class indices)."""
+
+    t0: np.ndarray
+    order: np.ndarray
+    s_active: np.ndarray
+    a_active: np.ndarray
+    sums: np.ndarray
+    answers: np.ndarray
+    shown: np.ndarray
+
+
+class _BlockMoves(NamedTuple):
+    """What :func:`_block_events` says of a block's moves: the pots each card moved
+    (``moving`` (m,)), the R-units that erred (``erred``, one a card that moved), the cards
+    whose moves were set going (``setting``, in increasing order), when (``set_at``, s), how
+    many pots (``pots``) and the longest move of each (``longest``, s)."""
+
+    moving: np.ndarray
+    erred: np.ndarray
+    setting: np.ndarray
+    set_at: np.ndarray
+    longest: np.ndarray
+    pots: np.ndarray
+
+
+def _block_events(p: int, tm, read_at: float, cards: _BlockCards, moves: _BlockMoves,
+                  said: _Words) -> tuple[list, list, list, list]:
     """The events of presentations ``p`` to ``p + m - 1``, run whole, as four columns
     (times, names, presentations, words): the tuples :meth:`_TrainingRun._card_events` makes
     with :meth:`_TrainingRun._log_whole`'s events after each read, in the same order
     (:data:`~mark1._utils.speed.BLOCK_EVENTS`).
 
-    Each card's five events (card change at ``t0`` (m,) s, the timing ``tm``'s instants
-    after it, the read at ``t0 + read_at``), then where it moved pots (``moving`` (m,), of
-    which ``erred`` gives the R-units that erred, one a card that moved) "reinforce", then
-    where its moves were set going (``setting``, the cards in increasing order, at ``set_at``,
-    ``pots`` of them, the ``longest`` taking that long, s) "motors start" and "motors stop".
-    Its words: the deck's card (``order``), the S- and A-units that fired (``s_active``,
-    ``a_active``), the sums read (``sums`` (m, n_units)), the answer's and the card's class
-    (``answers``, ``shown``, class indices); the words that repeat are ``said``'s. The sums'
-    text is :func:`~mark1._utils.speed.rows_4g`'s."""
+    Each card's five events (card change at ``cards.t0``, the timing ``tm``'s instants
+    after it, the read at ``t0 + read_at``), then where it moved pots "reinforce", then
+    where its moves were set going "motors start" and "motors stop"; the words that repeat
+    are ``said``'s. The sums' text is :func:`~mark1._utils.speed.rows_4g`'s."""
+    t0, order, s_active, a_active, sums, answers, shown = cards
+    moving, erred, setting, set_at, longest, pots = moves
     m = len(t0)
     t_on = t0 + tm.card_change
     t_s = t_on + tm.settle
