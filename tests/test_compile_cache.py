@@ -235,8 +235,7 @@ def _swap_drive_fields(package: Path) -> None:
 
 def _fresh_key(path: Path) -> tuple:
     from mark1._utils import compiled
-    for f in (compiled._source_bytes, compiled._direct_imports, compiled.imported_sources, compiled._imports_digest):
-        f.cache_clear()
+    compiled._forget_sources()
     return compiled.index_key(path, ())
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import mark1.machine._kernels.pots as pots
+import mark1.machine._kernels.presentation as presentation
 from mark1._utils import compiled
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,8 +71,7 @@ def test_numbas_own_load_gives_the_same_values(tmp_path):
 # the imported sources: parsed once per version of a file, kept beside the cache
 
 def _fresh_sources(path):
-    for f in (compiled._direct_imports, compiled.imported_sources, compiled._imports_digest):
-        f.cache_clear()
+    compiled._forget_sources()
     compiled._memo.clear()
     return compiled.imported_sources(path)
 
@@ -79,13 +80,11 @@ def _fresh_sources(path):
 def memo_dir(tmp_path, monkeypatch):
     monkeypatch.setattr(compiled, "_writable_dir", lambda: tmp_path)
     yield tmp_path
-    for f in (compiled._direct_imports, compiled.imported_sources, compiled._imports_digest):
-        f.cache_clear()
+    compiled._forget_sources()
     compiled._memo.clear()
 
 
 def test_the_kept_names_give_the_parsed_sources(memo_dir, monkeypatch):
-    import mark1.machine._kernels.presentation as presentation
     parsed = _fresh_sources(presentation.__file__)
     kept = json.loads((memo_dir / compiled._IMPORTS).read_text())
     assert len(kept) == len(parsed)                      # one entry a file reached
@@ -95,7 +94,6 @@ def test_the_kept_names_give_the_parsed_sources(memo_dir, monkeypatch):
 
 
 def test_a_damaged_or_foreign_file_of_names_is_parsed_again(memo_dir):
-    import mark1.machine._kernels.pots as pots
     parsed = _fresh_sources(pots.__file__)
     path = memo_dir / compiled._IMPORTS
     for text in ("not json", json.dumps(["a list"]),

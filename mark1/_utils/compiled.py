@@ -405,6 +405,12 @@ def _sources_changed(py_file: str) -> bool:
     return False
 
 
+def _forget_sources() -> None:
+    """Forget the sources read for keys, as a new process would (for tests that edit them)."""
+    for f in (_source_bytes, _direct_imports, imported_sources, _imports_digest):
+        f.cache_clear()
+
+
 @cache
 def _direct_imports(path: Path, root: Path) -> tuple[Path, ...]:
     """The mark1 source files ``path``'s ``import`` statements name (anywhere in the file).
