@@ -1208,9 +1208,9 @@ def _block_events(p: int, tm, read_at: float, cards: _BlockCards, moves: _BlockM
     times[at], names[at], times[at + 1], names[at + 1] = set_at, "motors start", set_at + longest, "motors stop"
     words[at] = said.starts(pots, longest)
     words[at + 1] = _count_words("%d pots", pots)
-    cards = np.empty(m, dtype=object)                  # one int a card, shared by its events
-    cards[:] = range(p, p + m)
-    return times.tolist(), names.tolist(), np.repeat(cards, count).tolist(), words.tolist()
+    presentation = np.empty(m, dtype=object)           # one int a card, shared by its events
+    presentation[:] = range(p, p + m)
+    return times.tolist(), names.tolist(), np.repeat(presentation, count).tolist(), words.tolist()
 
 
 #: ``form % count`` for counts from 0, a table a form, grown as larger counts come (_count_words)
