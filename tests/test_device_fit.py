@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mark1 import specs
 from mark1.machine.device_fit import (LAWS, PIECEWISE_NODES, fit_law, fit_table, fitted_spec, overrides_toml, pulse_table,
@@ -640,6 +643,18 @@ def test_pulses_the_stop_cut_whole_are_left_out_of_the_likelihood():
     keep = np.r_[True, ~still]
     short = table_from_values(table.position[keep], table.direction[~still])
     assert kalman_noise_terms(table, device, 0.0) == kalman_noise_terms(short, device, 0.0)
+
+
+@given(st.lists(st.integers(0, 2), max_size=60))
+def test_still_pulses_are_the_runs_of_three_or_more_equal_readings(levels):
+    """Against the definition read off run by run (itertools.groupby)."""
+    from mark1.machine.device_fit import STILL, still_pulses
+    position = np.array(levels, float) / 10
+    want: list[bool] = []
+    for _, run in itertools.groupby(np.diff(position) == 0):
+        run = list(run)
+        want += [run[0] and len(run) + 1 >= STILL] * len(run)
+    assert still_pulses(position).tolist() == want
 
 
 def test_a_device_held_at_its_stop_has_its_write_noise_recovered():

@@ -1072,19 +1072,13 @@ def still_pulses(position: np.ndarray) -> np.ndarray:
     [0, 0, 0, 0, 1, 1, 1, 0]
     """
     same = np.diff(np.asarray(position, float)) == 0
-    out = np.zeros(len(same), bool)
-    k = 0
-    while k < len(same):
-        if same[k]:
-            j = k
-            while j < len(same) and same[j]:
-                j += 1
-            if j - k + 1 >= STILL:
-                out[k:j] = True
-            k = j
-        else:
-            k += 1
-    return out
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], same.astype(np.int8), [0]))))
+    starts, ends = edges[::2], edges[1::2]              # each run of equal readings: same[start:end]
+    long = ends - starts + 1 >= STILL
+    mark = np.zeros(len(same) + 1, np.int64)
+    mark[starts[long]] += 1
+    mark[ends[long]] -= 1
+    return np.cumsum(mark[:-1]) > 0
 
 
 def kalman_noise_terms(table: DeviceTable, spec: MachineSpec, start: float, guess=(0.3, 3.0)
