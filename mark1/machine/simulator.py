@@ -733,8 +733,7 @@ class _TrainingRun:
         moving = int(self.pots_moved[q])
         if moving and self.full:
             erred = int(self.units_erred[q])
-            trace.log(t_read, "reinforce", q,
-                      f"{erred} R-unit{'s' if erred != 1 else ''} erred, {moving} pots commanded")
+            trace.log(t_read, "reinforce", q, _reinforce_words(erred, moving))
             if self.queued:
                 trace.log(t_read, "motors queued", q, f"{moving} pots on {rack.spec.drivers} drivers")
                 self.commands[q] = [moving, -np.inf]
@@ -874,7 +873,7 @@ class _TrainingRun:
                                          log.slack_time[a:b].copy(), duration, log.direction[a:b].copy()))
             if not self.queued:
                 longest = float(duration.max(initial=0.0))
-                self.trace.log(t, "motors start", who, f"{b - a} pots, longest {longest:.4g} s")
+                self.trace.log(t, "motors start", who, _start_words(b - a, f"{longest:.4g}"))
                 self._later(t + longest, "motors stop", who, f"{b - a} pots")
                 continue
             command = self.commands[who]
@@ -939,7 +938,7 @@ class _TrainingRun:
                       [f"{n} S-units fire" for n in pipeline.s_active[p:q].tolist()])
         a_units = zip((t_s + tm.a_delay).tolist(), repeat("A settled"), r,
                       [f"{n} A-units fire" for n in pipeline.a_active[p:q].tolist()])
-        read_format = sums_format + "; answer %s, card shows %s"     # %s writes a class as f"{}" does
+        read_format = sums_format + _READ_END                        # %s writes a class as f"{}" does
         reads = zip(t_read.tolist(), repeat("R read"), r, [
             read_format % (*row, answer, shows) for row, answer, shows in zip(
                 sums.tolist(), code.classes[self.response[p:q]].tolist(), code.classes[self.labels[p:q]].tolist())])
@@ -986,10 +985,9 @@ class _TrainingRun:
             on = np.flatnonzero(self.pots_moved[p:q + 1])
             for r, erred, moving, t0 in zip((on + p).tolist(), self.units_erred[p:q + 1][on].tolist(),
                                             self.pots_moved[p:q + 1][on].tolist(), self.start[p:q + 1][on].tolist()):
-                extra[r] = [(t0 + self.read_at, "reinforce", r,
-                             f"{erred} R-unit{'s' if erred != 1 else ''} erred, {moving} pots commanded")]
+                extra[r] = [(t0 + self.read_at, "reinforce", r, _reinforce_words(erred, moving))]
             for (r, (a, b)), t, most in zip(commands.items(), times.tolist(), longest.tolist()):
-                extra.setdefault(r, []).extend([(t, "motors start", r, f"{b - a} pots, longest {most:.4g} s"),
+                extra.setdefault(r, []).extend([(t, "motors start", r, _start_words(b - a, f"{most:.4g}")),
                                                (t + most, "motors stop", r, f"{b - a} pots")])
             self.trace._log_many(self._card_events(p, sums, extra))
         self.trace.moves.later(len(commands), partial(
@@ -1082,6 +1080,20 @@ def _readings_of(times: np.ndarray, s: np.ndarray, lit: np.ndarray, by_input: np
                     [inputs[a:b - 1] for a, b in zip(x_starts, x_ends)], wipers))
 
 
+#: The end of a read's words: the answer's class and the card's (``%`` with the two).
+_READ_END = "; answer %s, card shows %s"
+
+
+def _reinforce_words(erred: int, moving: int) -> str:
+    """A reinforcement's words: the R-units that erred and the pots commanded."""
+    return f"{erred} R-unit{'s' if erred != 1 else ''} erred, {moving} pots commanded"
+
+
+def _start_words(pots: int, longest: str) -> str:
+    """A motors start's words: the pots set going and the longest move's text (s)."""
+    return f"{pots} pots, longest {longest} s"
+
+
 class _Words:
     """The words of a run's events that repeat, each made once a run (for :func:`_block_events`).
 
@@ -1109,11 +1121,9 @@ class _Words:
         """"; answer a, card shows c" for each answer and card's class (class indices)."""
         k = len(self.classes)
         if k > self.PAIRED:
-            return [f"; answer {self.classes[a]}, card shows {self.classes[c]}"
-                    for a, c in zip(answers.tolist(), shown.tolist())]
+            return [_READ_END % (self.classes[a], self.classes[c]) for a, c in zip(answers.tolist(), shown.tolist())]
         if self.pairs is None:
-            self.pairs = np.array([f"; answer {a}, card shows {c}" for a in self.classes for c in self.classes],
-                                  dtype=object)
+            self.pairs = np.array([_READ_END % (a, c) for a in self.classes for c in self.classes], dtype=object)
         return self.pairs[answers * k + shown].tolist()
 
     def reinforcements(self, erred: np.ndarray, moving: np.ndarray) -> list:
@@ -1122,7 +1132,7 @@ class _Words:
 
         def made(key: tuple[int, int]) -> str:
             e, m = key
-            said = known[key] = f"{e} R-unit{'s' if e != 1 else ''} erred, {m} pots commanded"
+            said = known[key] = _reinforce_words(e, m)
             return said
 
         return [known.get(key) or made(key) for key in zip(erred.tolist(), moving.tolist())]
@@ -1136,7 +1146,7 @@ class _Words:
             said = known[key] = f"{most:.4g}"
             return said
 
-        return [f"{c} pots, longest {known.get(key) or made(key, most)} s" for c, key, most in
+        return [_start_words(c, known.get(key) or made(key, most)) for c, key, most in
                 zip(pots.tolist(), longest.view(np.int64).tolist(), longest.tolist())]
 
 class _BlockCards(NamedTuple):
