@@ -37,7 +37,7 @@ from typing import Any, ClassVar, Self, cast
 from collections.abc import Iterable, Mapping
 
 from mark1._utils.html import html_table
-from mark1.exceptions import SpecError
+from mark1.exceptions import InputError, SpecError
 
 __all__ = [
     "RetinaSpec",
@@ -55,6 +55,8 @@ __all__ = [
     "BEST_READING",
     "describe",
     "parameter_keys",
+    "check_runnable",
+    "MIN_RATCHET_STEP",
 ]
 
 STATUSES = ("documented", "single-source", "contradictory", "datasheet", "assumed")
@@ -594,6 +596,48 @@ class ResponseSpec(_Spec):
                                 "(Rosenblatt 1958, Psych. Rev. 65:386-408)",
                                 choices=("sum", "mean"))
 
+    def code_for(self, n_classes: int) -> tuple[str, int]:
+        """How ``n_classes`` classes are coded on these R-units: the code's kind and the R-units it uses.
+
+        Parameters
+        ----------
+        n_classes : int
+            Distinct class labels, at least 2.
+
+        Returns
+        -------
+        kind : str
+            ``"single"``, ``"one-per-class"``, ``"binary"`` or ``"bits"`` (``"auto"`` resolved).
+        n_units : int
+            R-units in use: 1, ``n_classes``, ``n_responses`` or ``ceil(log2 n_classes)``.
+
+        Raises
+        ------
+        mark1.exceptions.InputError
+            Naming ``labels``, where the classes do not fit the code.
+
+        Examples
+        --------
+        >>> from mark1.specs import MARK_I
+        >>> MARK_I.response.code_for(2), MARK_I.response.code_for(5), MARK_I.response.code_for(26)
+        (('single', 1), ('one-per-class', 5), ('binary', 8))
+        """
+        k, n_r, kind = n_classes, self.n_responses, self.code
+        if kind == "auto":
+            kind = "single" if k == 2 else ("one-per-class" if k <= n_r else "binary")
+        if k < 2:
+            raise InputError(f"labels: expected at least 2 classes, got {k}")
+        if kind == "single" and k != 2:
+            raise InputError(f"labels: a single R-unit codes exactly 2 classes, got {k}")
+        if kind == "one-per-class" and k > n_r:
+            raise InputError(f"labels: {k} classes do not fit one per R-unit on {n_r} R-units; "
+                             f"use response.code = 'binary'")
+        if kind in ("binary", "bits") and k > 2 ** n_r:
+            raise InputError(f"labels: {k} classes do not fit a binary code on {n_r} R-units "
+                             f"(at most {2 ** n_r})")
+        units = {"single": 1, "one-per-class": k, "binary": n_r, "bits": max(1, (k - 1).bit_length())}
+        return kind, units[kind]
+
 
 @dataclass(frozen=True)
 class TimingSpec(_Spec):
@@ -1000,6 +1044,42 @@ def parameter_keys() -> list[str]:
     """
     spec = MachineSpec()
     return [f"{g}.{f.name}" for g in _GROUPS for f in dataclasses.fields(getattr(spec, g))]
+
+
+#: The least ratchet step (full scale) a run takes: 2^-52, float64's resolution of a wiper's
+#: position near full scale. A smaller step moves no wiper, and one full-scale travel would
+#: count more pulses than the rack's 64-bit counters hold (1e-300: 1e300 pulses).
+MIN_RATCHET_STEP = 2.0 ** -52
+
+
+def check_runnable(spec: MachineSpec, prefix: str = "") -> None:
+    """Refuse, before any work, a machine that can be plotted but not run: a ratchet whose
+    step is below :data:`MIN_RATCHET_STEP` (its pulses would overflow the counters).
+
+    Parameters
+    ----------
+    spec : MachineSpec
+    prefix : str
+        Put before the key in the message (``"spec."`` for the API, a scene's key path).
+
+    Raises
+    ------
+    mark1.exceptions.InputError
+        Naming ``rack.step``.
+
+    Examples
+    --------
+    >>> from mark1.specs import MARK_I
+    >>> check_runnable(MARK_I.with_overrides({"rack.drive": "ratchet", "rack.step": 1e-300}))
+    Traceback (most recent call last):
+    ...
+    mark1.exceptions.InputError: rack.step: expected a ratchet step of at least 2.2e-16 full scale for a run ...
+    """
+    rack = getattr(spec, "rack", None)
+    if rack is not None and rack.drive == "ratchet" and rack.step < MIN_RATCHET_STEP:
+        raise InputError(f"{prefix}rack.step: expected a ratchet step of at least {MIN_RATCHET_STEP:.2g} full scale "
+                         f"for a run (below it a step moves no wiper, and one full-scale travel would count "
+                         f"{1 / rack.step:.3g} pulses), got {rack.step:g}")
 
 
 def describe(spec: MachineSpec) -> list[dict[str, Any]]:

@@ -91,6 +91,7 @@ import json
 import logging
 import os
 import stat
+import subprocess
 import sys
 import tempfile
 import threading
@@ -110,8 +111,9 @@ from mark1._utils import speed as _speed
 from mark1._utils.progress import _in_kernel
 from mark1.exceptions import InputError, Mark1Warning
 
-__all__ = ["cache_dir", "compile_seconds", "compiled", "fallback_dir", "imported_sources", "index_key",
-           "njit_calling", "record_fields", "source_digest", "specialised", "writable_cache_dir"]
+__all__ = ["ahead_finished", "cache_dir", "compile_ahead", "compile_estimate", "compile_seconds", "compiled",
+           "fallback_dir", "imported_sources", "index_key", "njit_calling", "python_when_cold", "record_fields",
+           "source_digest", "specialised", "warm", "writable_cache_dir"]
 
 #: CPU seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls takes on
 #: the 2-core development machine (numba 0.68, Python 3.11), said before this computer has
@@ -974,6 +976,26 @@ def _idle(kept: list) -> float:
     return float(cpu[0]) if cpu and float(cpu[0]) > 0 else float(wall) / max(1.0, float(busy))
 
 
+def compile_estimate() -> float:
+    """Seconds a cold compile of a run's loops is expected to take on this computer now.
+
+    The median of the last compiles kept beside the cache (each as an idle computer would
+    take it), or before any of :data:`COLD_COMPILE_S`, times how busy the computer is.
+
+    Returns
+    -------
+    float
+        Wall seconds.
+
+    Examples
+    --------
+    >>> from mark1._utils.compiled import compile_estimate
+    >>> compile_estimate() > 0
+    True
+    """
+    return _estimate()
+
+
 def _estimate() -> float:
     """Seconds the first compile is expected to take: the median of the last compiles kept
     (each as an idle computer would take it, :func:`_idle`), times how busy it is now."""
@@ -986,6 +1008,163 @@ def _estimate() -> float:
         idle = []
     base = (idle[(len(idle) - 1) // 2] + idle[len(idle) // 2]) / 2 if idle else COLD_COMPILE_S
     return base * _busy()
+
+
+#: Seconds a card costs the loops run as Python, at most, beside its pixels' imaging
+#: (:data:`PYTHON_PIXEL_S`): measured 8.5-16 ms a presentation and 15-20 ms a scored card on
+#: the SMALL and MARK_I machines, 40 x 40 cards, on the 2-core development machine.
+PYTHON_CARD_S = 0.02
+
+#: Seconds a card's pixel costs the loops run as Python (the retina's imaging, about 1.4 us).
+PYTHON_PIXEL_S = 2e-6
+
+
+def warm() -> bool:
+    """Whether this cache has compiled loops for this mark1, numba and Python (a compile kept).
+
+    Returns
+    -------
+    bool
+        True when a compile of this mark1, numba and Python version was recorded beside
+        the cache (:func:`_save_record`), so a run's loops are most likely there to load.
+
+    Examples
+    --------
+    >>> from mark1._utils.compiled import warm
+    >>> warm() in (True, False)
+    True
+    """
+    root = _writable_dir()
+    try:
+        rec = json.loads((root / _RECORD).read_text()) if root is not None else {}
+        return isinstance(rec, dict) and bool(rec.get(_record_key()))
+    except (OSError, ValueError):
+        return False
+
+
+def python_when_cold(cards: int, pixels: int) -> bool:
+    """Run this process's loops as Python, uncompiled, if the cache is cold and the run short.
+
+    The loops then run as the very functions numba would compile (numba's
+    ``DISABLE_JIT``), so a run gives the same bits either way; only the time differs.
+    Taken when :data:`mark1._utils.speed.PYTHON_WHEN_COLD` is on, no loop module has been
+    imported yet (the choice holds for the whole process), the cache is not :func:`warm`,
+    and the run as Python (``cards`` x :data:`PYTHON_CARD_S` + ``pixels`` x
+    :data:`PYTHON_PIXEL_S`) is estimated at under half the compile (:func:`_estimate`).
+
+    Parameters
+    ----------
+    cards : int
+        Cards the run shows the machine: presentations while training plus cards scored.
+    pixels : int
+        Their pixels, summed (each card's height x width).
+
+    Returns
+    -------
+    bool
+        Whether the loops will run as Python in this process.
+
+    Examples
+    --------
+    >>> import sys
+    >>> from mark1._utils.compiled import python_when_cold
+    >>> "mark1.machine._kernels" in sys.modules or not python_when_cold(10 ** 9, 0)   # too long a run
+    True
+    """
+    config = cast(Any, numba.config)
+    if config.DISABLE_JIT:
+        return True
+    if not _speed.PYTHON_WHEN_COLD or "mark1.machine._kernels" in sys.modules:
+        return False
+    python = cards * PYTHON_CARD_S + pixels * PYTHON_PIXEL_S
+    if python * _busy() > _estimate() / 2 or warm():
+        return False
+    os.environ["NUMBA_DISABLE_JIT"] = "1"       # numba reloads its settings from the environment
+    config.DISABLE_JIT = True
+    return True
+
+
+#: Beside the cache: the process id of a background compile under way (:func:`compile_ahead`).
+_AHEAD = "compiling_ahead.pid"
+
+#: A background compile's mark older than this (seconds) is taken as left by a process that died.
+_AHEAD_STALE_S = 3600.0
+
+
+def compile_ahead(code: str, *argv: str) -> bool:
+    """Compile the loops for later runs in a background process: ``python -c code *argv``.
+
+    The process runs at low priority, detached from this one (it goes on after this
+    process exits, like ``git gc --auto``), with its output discarded, the loops compiled
+    (``MARK1_PYTHON_WHEN_COLD=0``, ``NUMBA_DISABLE_JIT`` unset) and kept in this cache.
+    One at a time per cache: a mark beside the cache holds its process id until it ends
+    (:func:`ahead_finished`).
+
+    Parameters
+    ----------
+    code : str
+        What the process runs: a run like this one, whose loops it compiles.
+    *argv : str
+        Its arguments (``sys.argv[1:]`` in ``code``).
+
+    Returns
+    -------
+    bool
+        Whether a process was started (False: no writable cache, one already under way,
+        or it could not start).
+
+    Examples
+    --------
+    >>> from mark1._utils.compiled import compile_ahead
+    >>> compile_ahead("pass") in (True, False)          # a process that compiles nothing
+    True
+    """
+    root = _writable_dir()
+    if root is None:
+        return False
+    mark = root / _AHEAD
+    try:
+        if mark.exists() and time.time() - mark.stat().st_mtime < _AHEAD_STALE_S and _alive(int(mark.read_text())):
+            return False
+    except (OSError, ValueError):
+        pass
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["MARK1_PYTHON_WHEN_COLD"] = "0"
+    detached: dict[str, Any] = ({"start_new_session": True} if os.name == "posix" else
+                                {"creationflags": getattr(subprocess, "DETACHED_PROCESS", 0)
+                                 | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)})
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", code, *argv], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, **detached)
+        mark.write_text(str(proc.pid))
+    except OSError:
+        return False
+    return True
+
+
+def ahead_finished() -> None:
+    """A background compile's end: its mark beside the cache removed (when it is this process's)."""
+    root = _writable_dir()
+    if root is None:
+        return
+    try:
+        if int((root / _AHEAD).read_text()) == os.getpid():
+            (root / _AHEAD).unlink()
+    except (OSError, ValueError):
+        pass
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` is running (POSIX; elsewhere taken as running)."""
+    if os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:                     # another user's process: running
+        return True
+    return True
 
 
 def _record_key() -> str:

@@ -51,6 +51,16 @@ The switches
     to makes none of it until then. Plain: each card's event tuples made in turn, each
     number formatted by Python, kept in the list and told.
 
+:data:`PYTHON_WHEN_COLD`
+    ``mark1 run`` on a cold cache (no loops compiled yet for this mark1, numba and Python)
+    runs the loops as Python, uncompiled, when compiling them would take longer than the
+    run (:func:`mark1._utils.compiled.python_when_cold`): the demo's first run takes
+    seconds, not the compile's ~18 s, with the same bits (numba compiles the very functions
+    Python runs). From a terminal the run then compiles them in a background process for
+    the next run. Decided before the loops are first imported, so it holds for the whole
+    process; set ``MARK1_PYTHON_WHEN_COLD=0`` in the environment to turn it off. Plain:
+    the loops compile on their first call.
+
 Not a switch: compiled functions that allocate nothing and keep no array past their
 return are compiled without numba's reference counts (``compiled(refcounts=False)``, numba's
 private ``_nrt`` option, :mod:`mark1._utils.compiled`). It is fixed when the code is
@@ -72,7 +82,8 @@ import numpy as np
 
 from mark1.exceptions import InputError
 
-__all__ = ["BLOCK_EVENTS", "COMPILED_LOOP", "DIRECT_CALLS", "HOLD_STATE", "LOAD_LIGHT", "LOOK_AHEAD", "THREADS",
+__all__ = ["BLOCK_EVENTS", "COMPILED_LOOP", "DIRECT_CALLS", "HOLD_STATE", "LOAD_LIGHT", "LOOK_AHEAD",
+           "PYTHON_WHEN_COLD", "THREADS",
            "Direct", "LookAhead", "plain", "rows_4g", "second_thread"]
 
 #: Whether compiled loops may run in a second thread at all (:data:`LOOK_AHEAD`).
@@ -97,7 +108,11 @@ LOAD_LIGHT = True
 #: Whether a block run whole with a full trace makes its events at once (:func:`rows_4g`).
 BLOCK_EVENTS = True
 
-_SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS", "LOAD_LIGHT", "BLOCK_EVENTS")
+#: Whether ``mark1 run`` runs the loops as Python on a cold cache where compiling costs more than the run.
+PYTHON_WHEN_COLD = os.environ.get("MARK1_PYTHON_WHEN_COLD", "1") != "0"
+
+_SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS", "LOAD_LIGHT", "BLOCK_EVENTS",
+             "PYTHON_WHEN_COLD")
 
 
 def second_thread() -> bool:

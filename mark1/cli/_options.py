@@ -16,13 +16,11 @@ from collections.abc import Sequence
 from importlib import import_module
 from pathlib import Path
 
-import numpy as np
 
 from mark1._utils.language import duration, percent
 from mark1._utils.limits import PHYSICAL_SHARE, MemoryLimit, memory_limit
 from mark1.exceptions import InputError, SceneError, UsageError, printable
-from mark1.machine.mark_i import check_runnable
-from mark1.machine.response import OutputCode
+from mark1.specs import check_runnable
 from mark1.stimuli.scenes import Scene, load_scene
 
 #: what a command's SCENE argument takes, as argparse help writes it
@@ -325,7 +323,7 @@ def _check_code(args, scene, where: str | None) -> None:
     if any("response." in str(a) for a in asked):
         return
     try:
-        OutputCode(np.arange(len(scene.classes)), spec.response)
+        spec.response.code_for(len(scene.classes))
     except ValueError as e:                                 # the code's InputError: "labels: ..."
         text = str(e).removeprefix("labels: ")
         raise UsageError(f"{where or args.scene}: stimuli.classes: {text}") from None

@@ -8,6 +8,8 @@ import csv
 import io
 import json
 import math
+import os
+import sys
 import time
 from importlib import import_module
 from pathlib import Path
@@ -15,22 +17,22 @@ from pathlib import Path
 import numpy as np
 
 from mark1._utils.atomic import check_target, write_text
-from mark1._utils.compiled import compile_seconds, writable_cache_dir
+from mark1._utils.compiled import compile_ahead, compile_estimate, compile_seconds, python_when_cold, writable_cache_dir
+from mark1._utils.progress import _in_kernel
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
 from mark1.cli._names import COMMANDS
 from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, add_overwrite, check_budget, one_line, output_file,
                                 output_folder, scene_folder, scene_or_usage, workers_for)
 from mark1.exceptions import InputError, SceneError, UsageError
-from mark1.machine.energy import run_energy
-from mark1.machine.mark_i import MarkI
 from mark1.specs import MARK_I, PRESETS, SMALL, RackSpec, describe
 from mark1.stimuli.cards import experiment_seeds, scene_cards
 from mark1.stimuli.scenes import SCENES_DIR, load_scene, shipped_scenes
 
-# Each command imports what only it needs (matplotlib, the lesson builder, the device fit, the
-# lab) when it runs (import_module, as mark1.cli does for a command's module): a run's first
-# result comes without them, matplotlib only to draw.
+# Each command imports what only it needs (the machine, matplotlib, the lesson builder, the
+# device fit, the lab) when it runs (import_module, as mark1.cli does for a command's module):
+# a run's first result comes without them, matplotlib only to draw, and ``mark1 run`` decides
+# whether its loops compile before the machine's modules are imported.
 
 __all__ = ["add_commands"]
 
@@ -87,6 +89,11 @@ def cmd_run(args) -> int:
     except ValueError as e:                       # SceneError and SpecError are ValueErrors
         raise UsageError(one_line(args, e)) from None
     schedule = scene.schedule
+    shown = (schedule.epochs + 1) * len(train.cards) + len(test.cards)
+    as_python = python_when_cold(shown, (schedule.epochs + 1) * _pixels(train.cards) + _pixels(test.cards))
+    if as_python:
+        _say_python(args)
+    MarkI = import_module("mark1.machine.mark_i").MarkI
     machine = MarkI(spec=spec, seed=seed_machine, trace="full" if args.trace == "full" else "summary")
     env, on_event = _realtime(args)
     t0, c0 = time.perf_counter(), compile_seconds()
@@ -100,7 +107,7 @@ def cmd_run(args) -> int:
         test_acc = machine.score(test.cards, test.labels)
     except ValueError as e:                       # e.g. classes that do not fit the R-units
         raise UsageError(one_line(args, e)) from None
-    energy = run_energy(machine)
+    energy = import_module("mark1.machine.energy").run_energy(machine)
     rep = scene.reported
     summary = {
         "scene": scene.name,
@@ -127,6 +134,8 @@ def cmd_run(args) -> int:
     }
     if args.json:
         _write_run(out, machine, scene, test_acc, summary)
+        if as_python:
+            _ahead(args)
         print(json.dumps(summary, indent=2))
         return 0
     rows = [
@@ -144,6 +153,7 @@ def cmd_run(args) -> int:
         *([("compiling", f"{duration(compiling)}  (the machine's loops, once: kept in {kept})"
             if (kept := writable_cache_dir()) else f"{duration(compiling)}  (the machine's loops; no "
             "writable cache: every run compiles)")] if compiling >= 0.05 else []),
+        *([("loops", _ahead(args))] if as_python else []),
         ("written", f"{out}/summary.json, learning_curve.png, trace.csv"),
     ]
     width = max(len(k) for k, _ in rows)
@@ -154,6 +164,57 @@ def cmd_run(args) -> int:
         _write_run(out, machine, scene, test_acc, summary)
     print(_format_table(rows[-1:], width))
     return 0
+
+
+#: What a background compile runs (:func:`mark1._utils.compiled.compile_ahead`): the same run at
+#: low priority, its files in a temporary folder, so that its loops compile into the cache.
+_AHEAD_RUN = """
+import os, sys, tempfile
+from mark1._utils.compiled import ahead_finished
+from mark1.cli import main
+try:
+    if hasattr(os, "nice"):
+        os.nice(10)
+    with tempfile.TemporaryDirectory() as folder:
+        main(["run", *sys.argv[1:], "--out", os.path.join(folder, "run"), "--json"])
+finally:
+    ahead_finished()
+"""
+
+
+def _pixels(cards: np.ndarray) -> int:
+    """The pixels of a deck of cards (n, H, W), summed."""
+    return int(np.prod(np.shape(cards)[:3]))
+
+
+def _interactive() -> bool:
+    """Whether a person watches stderr: a terminal, or a Jupyter kernel's output."""
+    try:
+        return sys.stderr is not None and sys.stderr.isatty() or _in_kernel()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _say_python(args) -> None:
+    """Say on a terminal (or with ``MARK1_COMPILE_NOTICE=1``) why this run's loops run as Python."""
+    if args.json or not (_interactive() or os.environ.get("MARK1_COMPILE_NOTICE") == "1"):
+        return
+    sys.stderr.write("no compiled loops yet, and compiling them would take longer than this run: "
+                     "they run as Python this time (the same results)\n")
+    sys.stderr.flush()
+
+
+def _ahead(args) -> str:
+    """Start compiling the loops for later runs in the background, from a terminal (or with
+    ``MARK1_COMPILE_AHEAD=1``; never with ``MARK1_COMPILE_AHEAD=0``): what the table says of it."""
+    wanted = os.environ.get("MARK1_COMPILE_AHEAD", "")
+    if wanted == "0" or not (wanted == "1" or _interactive()):
+        return "run as Python this time (no compiled loops yet; compiling would have taken longer than the run)"
+    argv = [str(args.scene), "--seed", str(args.seed), *(["--trace", "full"] if args.trace == "full" else [])]
+    if compile_ahead(_AHEAD_RUN, *argv):
+        return ("run as Python this time; compiling them for later runs in the background, "
+                f"once (about {duration(compile_estimate())}, at low priority)")
+    return "run as Python this time (no compiled loops yet)"
 
 
 def _write_run(out: Path, machine, scene, test_acc: float, summary: dict) -> None:

@@ -34,7 +34,7 @@ from mark1._utils.html import figure_function, figure_img, html_table
 from mark1._utils.language import duration
 from mark1._utils.progress import progress_bar
 from mark1.machine.simulator import Presentations, Trace, _finish, _RunResult, _simulate, history
-from mark1.specs import MARK_I, MachineSpec
+from mark1.specs import MARK_I, MachineSpec, check_runnable
 from mark1._utils import limits
 from mark1._utils.estimator import ParamsMixin
 from mark1._utils.threads import one_blas_thread
@@ -69,42 +69,6 @@ _STREAMS = ("wiring", "photocells", "motors", "order", "noise")
 _SCORING = 0                # the read-noise stream's child for scoring (see MarkI.decision_function)
 _SCORING_PCM = 1            # its child for the wipers' 1/f read noise at scoring (rack.read_noise_scale)
 
-
-
-#: The least ratchet step (full scale) a run takes: 2^-52, float64's resolution of a wiper's
-#: position near full scale. A smaller step moves no wiper, and one full-scale travel would
-#: count more pulses than the rack's 64-bit counters hold (1e-300: 1e300 pulses).
-MIN_RATCHET_STEP = 2.0 ** -52
-
-
-def check_runnable(spec: MachineSpec, prefix: str = "") -> None:
-    """Refuse, before any work, a machine that can be plotted but not run: a ratchet whose
-    step is below :data:`MIN_RATCHET_STEP` (its pulses would overflow the counters).
-
-    Parameters
-    ----------
-    spec : MachineSpec
-    prefix : str
-        Put before the key in the message (``"spec."`` for the API, a scene's key path).
-
-    Raises
-    ------
-    mark1.exceptions.InputError
-        Naming ``rack.step``.
-
-    Examples
-    --------
-    >>> from mark1.specs import MARK_I
-    >>> check_runnable(MARK_I.with_overrides({"rack.drive": "ratchet", "rack.step": 1e-300}))
-    Traceback (most recent call last):
-    ...
-    mark1.exceptions.InputError: rack.step: expected a ratchet step of at least 2.2e-16 full scale for a run ...
-    """
-    rack = getattr(spec, "rack", None)
-    if rack is not None and rack.drive == "ratchet" and rack.step < MIN_RATCHET_STEP:
-        raise InputError(f"{prefix}rack.step: expected a ratchet step of at least {MIN_RATCHET_STEP:.2g} full scale "
-                         f"for a run (below it a step moves no wiper, and one full-scale travel would count "
-                         f"{1 / rack.step:.3g} pulses), got {rack.step:g}")
 
 
 class MarkI(ParamsMixin):

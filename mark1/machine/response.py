@@ -97,21 +97,7 @@ class OutputCode:
         self.classes = np.asarray(classes)
         self.tie = float(tie)
         k = len(self.classes)
-        n_r = spec.n_responses
-        kind = spec.code
-        if kind == "auto":
-            kind = "single" if k == 2 else ("one-per-class" if k <= n_r else "binary")
-        if k < 2:
-            raise InputError(f"labels: expected at least 2 classes, got {k}")
-        if kind == "single" and k != 2:
-            raise InputError(f"labels: a single R-unit codes exactly 2 classes, got {k}")
-        if kind == "one-per-class" and k > n_r:
-            raise InputError(f"labels: {k} classes do not fit one per R-unit on {n_r} R-units; "
-                             f"use response.code = 'binary'")
-        if kind in ("binary", "bits") and k > 2 ** n_r:
-            raise InputError(f"labels: {k} classes do not fit a binary code on {n_r} R-units "
-                             f"(at most {2 ** n_r})")
-        self.kind = kind
+        self.kind = kind = spec.code_for(k)[0]
         if kind == "single":
             self.targets = np.array([[-1], [1]], dtype=np.int8)
         elif kind == "one-per-class":
@@ -119,7 +105,7 @@ class OutputCode:
         elif kind == "bits":
             self.targets = _bit_codes(k)
         else:
-            self.targets = _far_apart_codes(k, n_r)
+            self.targets = _far_apart_codes(k, spec.n_responses)
         self.n_units = self.targets.shape[1]
 
     def describe(self) -> str:

@@ -31,10 +31,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from mark1._utils.limits import BASE_RESIDENT, LIGHT_KEPT_BYTES, SENSE_CHUNK, lesson_deck
-from mark1.machine.response import OutputCode
 from mark1.stimuli.decks import _deck_bytes, _drawing_bytes
 
 __all__ = ["Resources", "RATES", "COMMANDS"]
@@ -194,7 +192,7 @@ def _estimate(scene, *, train_count: int | None = None, test_count: int | None =
     rows, cols = spec.retina.shape
     cells, n_a = rows * cols, spec.patchboard.n_associators
     n_classes = len(scene._classes_of("train"))
-    n_units = OutputCode(np.arange(max(2, n_classes)), spec.response).n_units    # the machine's own code
+    n_units = spec.response.code_for(max(2, n_classes))[1]      # the machine's own code
     pots = n_units * (n_a + 1)
     # the pots a unit can move: its own group of A-units on a split rack
     per_unit = n_a // spec.response.n_responses if spec.rack.topology == "split" else n_a

@@ -1,0 +1,181 @@
+"""The first run on a cold cache: its loops run as Python where compiling them would take
+longer than the run, with the same bits as compiled; from a terminal they then compile in a
+background process for later runs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mark1._utils import compiled, speed
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "scenes" / "demo.toml"
+
+#: Machines whose loops differ: the specs' own, timing and value systems, and each device preset.
+VARIANTS = {
+    "SMALL": ("SMALL", {}),
+    "MARK_I": ("MARK_I", {}),
+    "noise, overlap, slow motors": ("SMALL", {"rack.wiper_noise": 0.01, "timing.overlap": True,
+                                              "rack.motor_speed": 0.01}),
+    "ratchet, two drivers": ("SMALL", {"rack.drive": "ratchet", "rack.drivers": 2}),
+    "gamma": ("SMALL", {"trainer.rule": "gamma"}),
+    "lms, mean": ("SMALL", {"trainer.rule": "lms", "response.discrimination": "mean"}),
+    "binary, spontaneous": ("SMALL", {"response.code": "binary", "trainer.reinforcement": "spontaneous"}),
+    "decay": ("SMALL", {"rack.decay_time": 30.0}),
+    "pcm": ("pcm", {}),
+    "reram-es": ("reram-es", {}),
+    "reram-sb": ("reram-sb", {}),
+    "ecram": ("ecram", {}),
+}
+
+#: The few run in the default suite (each ~1 s as Python); the rest are marked slow.
+QUICK = ("SMALL", "MARK_I", "pcm", "binary, spontaneous")
+
+
+def _spec(base: str, overrides: dict):
+    from mark1 import devices, specs
+    spec = getattr(specs, base) if base in ("SMALL", "MARK_I") else devices.device_spec(base, specs.SMALL)
+    return spec.with_overrides(overrides) if overrides else spec
+
+
+def digests(names: list[str], seed: int) -> dict[str, str]:
+    """A SHA-256 of each machine's run (history, weights, machine time, sums on new cards and,
+    for the full trace, every event) on a small random deck."""
+    from mark1 import MarkI
+    rng = np.random.default_rng(seed)
+    cards = rng.random((12, 20, 20))
+    fresh = rng.random((6, 20, 20))
+    out = {}
+    for name in names:
+        base, overrides = VARIANTS[name]
+        labels = np.array(["a", "b", "c"] * 4 if "binary" in name else ["a", "b"] * 6)
+        m = MarkI(spec=_spec(base, overrides), seed=seed, trace="full").fit(cards, labels, epochs=3)
+        h = hashlib.sha256()
+        for field in m.history_.dtype.names:
+            h.update(np.ascontiguousarray(m.history_[field]).tobytes())
+        h.update(np.ascontiguousarray(m.weights_).tobytes())
+        h.update(np.float64([m.machine_time_, m.waited_]).tobytes())
+        h.update(np.ascontiguousarray(m.decision_function(fresh)).tobytes())
+        h.update(repr(m.trace_.events).encode())
+        out[name] = h.hexdigest()
+    return out
+
+
+def _as_python(names: list[str], seed: int) -> dict[str, str]:
+    code = (f"import json, runpy; ns = runpy.run_path({str(Path(__file__))!r}); "
+            f"print(json.dumps(ns['digests']({names!r}, {seed})))")
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+@pytest.mark.skipif(not speed.compiler_on(), reason="numba's compiler is off: nothing to compare with")
+@pytest.mark.parametrize("seed", [0, 7])
+@pytest.mark.parametrize("names", [pytest.param(list(QUICK), id="quick"),
+                                   pytest.param([n for n in VARIANTS if n not in QUICK], id="the rest",
+                                                marks=pytest.mark.slow)])
+def test_the_loops_as_python_give_the_compiled_loops_bits(names, seed):
+    """numba compiles the very functions Python runs (no fast-math, numpy's error model):
+    each machine's run, with its full trace, is the same to the bit either way."""
+    assert _as_python(names, seed) == digests(names, seed)
+
+
+def _cli(args: list[str], cache: Path, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    environ = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg",
+               "MARK1_COMPILE_NOTICE": "1", **env}
+    for name in ("NUMBA_DISABLE_JIT", "MARK1_PYTHON_WHEN_COLD", "MARK1_COMPILE_AHEAD"):
+        if name not in env:
+            environ.pop(name, None)
+    return subprocess.run([sys.executable, "-m", "mark1", *args], cwd=cwd, env=environ, capture_output=True,
+                          text=True, timeout=900)
+
+
+def _summary(folder: Path) -> dict:
+    summary = json.loads((folder / "summary.json").read_text())
+    summary.pop("wall_time_s")
+    return summary
+
+
+@pytest.mark.skipif(not speed.compiler_on(), reason="numba's compiler is off")
+def test_a_short_run_on_a_cold_cache_runs_as_python_and_gives_the_compiled_results(tmp_path):
+    from mark1.cli import main
+    cache = tmp_path / "cache"
+    cold = _cli(["run", str(DEMO), "--out", "cold"], cache, tmp_path)
+    assert cold.returncode == 0, cold.stderr
+    assert "they run as Python this time" in cold.stderr and "compiling the machine's loops" not in cold.stderr
+    assert "run as Python this time (no compiled loops yet" in cold.stdout
+    assert not any(cache.rglob("*.nbi")) and not (cache / compiled._RECORD).exists()     # nothing compiled
+    assert main(["run", str(DEMO), "--out", str(tmp_path / "compiled")]) == 0      # this process: compiled
+    assert _summary(tmp_path / "cold") == _summary(tmp_path / "compiled")
+    assert (tmp_path / "cold" / "trace.csv").read_bytes() == (tmp_path / "compiled" / "trace.csv").read_bytes()
+
+
+def _decides(cache: Path, cards: int, pixels: int, first: str = "", **env: str) -> str:
+    code = (f"{first}; from mark1._utils import compiled; "
+            f"print(compiled.python_when_cold({cards}, {pixels}))")
+    environ = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), **env}
+    environ.pop("NUMBA_DISABLE_JIT", None)
+    if "MARK1_PYTHON_WHEN_COLD" not in env:
+        environ.pop("MARK1_PYTHON_WHEN_COLD", None)
+    out = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()[-1]
+
+
+@pytest.mark.skipif(not speed.compiler_on(), reason="numba's compiler is off")
+def test_python_only_on_a_cold_cache_for_a_short_run_before_any_loop_is_imported(tmp_path):
+    cache = tmp_path / "cache"
+    assert _decides(cache, 280, 280 * 1600, "import sys") == "True"
+    long_run = int(compiled.COLD_COMPILE_S / compiled.PYTHON_CARD_S)     # as long as the compile, idle
+    assert _decides(cache, long_run, 0, "import sys") == "False"
+    assert _decides(cache, 280, 280 * 1600, "import sys", MARK1_PYTHON_WHEN_COLD="0") == "False"
+    assert _decides(cache, 280, 280 * 1600, "import mark1.machine") == "False"     # too late to choose
+    cache.mkdir(exist_ok=True)
+    (cache / compiled._RECORD).write_text(json.dumps({compiled._record_key(): [[18.0, 1.0, 17.0]]}))
+    assert _decides(cache, 280, 280 * 1600, "import sys") == "False"              # compiled before
+
+
+def test_one_background_compile_at_a_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(compiled, "_writable_dir", lambda: tmp_path)
+    mark = tmp_path / compiled._AHEAD
+    mark.write_text(str(os.getpid()))                     # one under way: this process, alive
+    assert compiled.compile_ahead("pass") is False
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    mark.write_text(str(dead.pid))                        # its process ended without removing it
+    assert compiled.compile_ahead("import time; time.sleep(0.2)") is True
+    pid = int(mark.read_text())
+    assert pid != dead.pid
+    monkeypatch.setattr(os, "getpid", lambda: pid)        # the background process's own end
+    compiled.ahead_finished()
+    assert not mark.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not speed.compiler_on(), reason="numba's compiler is off")
+def test_from_a_terminal_the_loops_compile_in_the_background_for_the_next_run(tmp_path):
+    cache = tmp_path / "cache"
+    first = _cli(["run", str(DEMO), "--out", "first"], cache, tmp_path, MARK1_COMPILE_AHEAD="1")
+    assert first.returncode == 0, first.stderr
+    assert "compiling them for later runs in the background" in first.stdout
+    deadline = time.monotonic() + 900
+    while (cache / compiled._AHEAD).exists() and time.monotonic() < deadline:
+        time.sleep(1)
+    assert not (cache / compiled._AHEAD).exists()
+    assert any(cache.rglob("*.nbi"))
+    assert not any(tmp_path.glob("**/run/summary.json"))            # its own files went with its folder
+    second = _cli(["run", str(DEMO), "--out", "second"], cache, tmp_path, MARK1_COMPILE_AHEAD="1")
+    assert second.returncode == 0, second.stderr
+    out = second.stdout + second.stderr
+    assert "as Python" not in out and "compiling" not in out          # loaded from the cache
+    assert _summary(tmp_path / "second") == _summary(tmp_path / "first")
