@@ -120,9 +120,8 @@ def test_a_short_run_on_a_cold_cache_runs_as_python_and_gives_the_compiled_resul
     assert (tmp_path / "cold" / "trace.csv").read_bytes() == (tmp_path / "compiled" / "trace.csv").read_bytes()
 
 
-def _decides(cache: Path, cards: int, pixels: int, first: str = "", **env: str) -> str:
-    code = (f"{first}; from mark1._utils import compiled; "
-            f"print(compiled.python_when_cold({cards}, {pixels}))")
+def _decides(cache: Path, seconds: float, first: str = "import sys", **env: str) -> str:
+    code = f"{first}; from mark1._utils import compiled; print(compiled.python_when_cold({seconds}))"
     environ = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), **env}
     environ.pop("NUMBA_DISABLE_JIT", None)
     if "MARK1_PYTHON_WHEN_COLD" not in env:
@@ -133,16 +132,50 @@ def _decides(cache: Path, cards: int, pixels: int, first: str = "", **env: str) 
 
 
 @pytest.mark.skipif(not speed.compiler_on(), reason="numba's compiler is off")
-def test_python_only_on_a_cold_cache_for_a_short_run_before_any_loop_is_imported(tmp_path):
+def test_python_only_on_a_cold_cache_for_a_short_run_before_any_loop_is_imported(tmp_path, monkeypatch):
+    monkeypatch.setattr(compiled, "_busy", lambda: 1.0)
     cache = tmp_path / "cache"
-    assert _decides(cache, 280, 280 * 1600, "import sys") == "True"
-    long_run = int(compiled.COLD_COMPILE_S / compiled.PYTHON_CARD_S)     # as long as the compile, idle
-    assert _decides(cache, long_run, 0, "import sys") == "False"
-    assert _decides(cache, 280, 280 * 1600, "import sys", MARK1_PYTHON_WHEN_COLD="0") == "False"
-    assert _decides(cache, 280, 280 * 1600, "import mark1.machine") == "False"     # too late to choose
+    assert _decides(cache, 1.0) == "True"
+    assert _decides(cache, compiled.COLD_COMPILE_S) == "False"                   # as long as the compile
+    assert _decides(cache, 1.0, MARK1_PYTHON_WHEN_COLD="0") == "False"
+    assert _decides(cache, 1.0, "import mark1.machine") == "False"               # too late to choose
     cache.mkdir(exist_ok=True)
     (cache / compiled._RECORD).write_text(json.dumps({compiled._record_key(): [[18.0, 1.0, 17.0]]}))
-    assert _decides(cache, 280, 280 * 1600, "import sys") == "False"              # compiled before
+    assert _decides(cache, 1.0) == "False"                                       # compiled before
+
+
+def test_the_estimate_as_python_counts_what_the_command_shows_and_scores():
+    from mark1 import load_scene
+    from mark1.stimuli.budget import PYTHON_COSTS
+    scene = load_scene(DEMO)                 # 40 + 40 cards, 5 epochs
+    run, explain = scene.resources(), scene.resources(command="explain")
+    side = scene.stimuli("train", seed=0).cards.shape[1]
+    per_card = PYTHON_COSTS["card"] + side * side * PYTHON_COSTS["pixel"]
+    assert run.python_seconds == pytest.approx((200 + 80) * per_card, rel=0.05)
+    assert explain.python_seconds == pytest.approx(40 * per_card, rel=0.05)       # one epoch, nothing scored
+    assert scene.resources(command="render").python_seconds == 0.0
+
+
+@pytest.mark.skipif(not speed.compiler_on(), reason="numba's compiler is off")
+@pytest.mark.parametrize("command", [["explain", str(DEMO), "--cards", "2"],
+                                     ["lesson", str(DEMO), "--cards", "6", "--epochs", "1", "--out", "lesson"]])
+def test_explain_and_lesson_on_a_cold_cache_run_as_python_with_the_compiled_output(command, tmp_path):
+    from mark1.cli import main
+    cold = _cli(command, tmp_path / "cache", tmp_path)
+    assert cold.returncode == 0, cold.stderr
+    assert "they run as Python this time" in cold.stderr and "compiling the machine" not in cold.stderr
+    assert not any((tmp_path / "cache").rglob("*.nbi"))
+    if command[0] == "lesson":
+        page = (tmp_path / "lesson" / "lesson.html").read_bytes()
+        assert main([*command[:-1], str(tmp_path / "compiled")]) == 0
+        assert (tmp_path / "compiled" / "lesson.html").read_bytes() == page
+    else:
+        import contextlib
+        import io
+        text = io.StringIO()
+        with contextlib.redirect_stdout(text):
+            assert main(command) == 0
+        assert text.getvalue() == cold.stdout
 
 
 def test_one_background_compile_at_a_time(tmp_path, monkeypatch):

@@ -1010,15 +1010,6 @@ def _estimate() -> float:
     return base * _busy()
 
 
-#: Seconds a card costs the loops run as Python, at most, beside its pixels' imaging
-#: (:data:`PYTHON_PIXEL_S`): measured 8.5-16 ms a presentation and 15-20 ms a scored card on
-#: the SMALL and MARK_I machines, 40 x 40 cards, on the 2-core development machine.
-PYTHON_CARD_S = 0.02
-
-#: Seconds a card's pixel costs the loops run as Python (the retina's imaging, about 1.4 us).
-PYTHON_PIXEL_S = 2e-6
-
-
 def warm() -> bool:
     """Whether this cache has compiled loops for this mark1, numba and Python (a compile kept).
 
@@ -1042,22 +1033,20 @@ def warm() -> bool:
         return False
 
 
-def python_when_cold(cards: int, pixels: int) -> bool:
+def python_when_cold(seconds: float) -> bool:
     """Run this process's loops as Python, uncompiled, if the cache is cold and the run short.
 
     The loops then run as the very functions numba would compile (numba's
     ``DISABLE_JIT``), so a run gives the same bits either way; only the time differs.
     Taken when :data:`mark1._utils.speed.PYTHON_WHEN_COLD` is on, no loop module has been
     imported yet (the choice holds for the whole process), the cache is not :func:`warm`,
-    and the run as Python (``cards`` x :data:`PYTHON_CARD_S` + ``pixels`` x
-    :data:`PYTHON_PIXEL_S`) is estimated at under half the compile (:func:`_estimate`).
+    and the run as Python is estimated at under half the compile (:func:`compile_estimate`).
 
     Parameters
     ----------
-    cards : int
-        Cards the run shows the machine: presentations while training plus cards scored.
-    pixels : int
-        Their pixels, summed (each card's height x width).
+    seconds : float
+        The run's estimated seconds as Python on an idle computer
+        (:attr:`mark1.stimuli.budget.Resources.python_seconds`).
 
     Returns
     -------
@@ -1068,7 +1057,7 @@ def python_when_cold(cards: int, pixels: int) -> bool:
     --------
     >>> import sys
     >>> from mark1._utils.compiled import python_when_cold
-    >>> "mark1.machine._kernels" in sys.modules or not python_when_cold(10 ** 9, 0)   # too long a run
+    >>> "mark1.machine._kernels" in sys.modules or not python_when_cold(3600.0)     # too long a run
     True
     """
     config = cast(Any, numba.config)
@@ -1076,8 +1065,7 @@ def python_when_cold(cards: int, pixels: int) -> bool:
         return True
     if not _speed.PYTHON_WHEN_COLD or "mark1.machine._kernels" in sys.modules:
         return False
-    python = cards * PYTHON_CARD_S + pixels * PYTHON_PIXEL_S
-    if python * _busy() > _estimate() / 2 or warm():
+    if seconds * _busy() > _estimate() / 2 or warm():       # both stretched alike by a busy computer
         return False
     os.environ["NUMBA_DISABLE_JIT"] = "1"       # numba reloads its settings from the environment
     config.DISABLE_JIT = True

@@ -395,12 +395,13 @@ def check_sweep_size(args, params: list, texts: list) -> None:
                          f"seeds = {runs:,} runs")
 
 
-def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **counts) -> None:
+def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **counts):
     """Refuse, in one line naming the key, work that cannot fit in memory; say so when it will be long.
 
     The command (``args.command``) is reckoned as it runs (:meth:`Scene.resources`), for
     every size the scene, the options and a sweep's values set; ``at_once`` runs (jobs on
     this computer's workers) share the limit, unless it is each process's own address space.
+    Returns the largest run's :class:`~mark1.stimuli.budget.Resources` (None: nothing reckoned).
     """
     _check_code(args, scene, where)
     try:
@@ -408,7 +409,7 @@ def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **c
     except (SceneError, ValueError) as e:
         raise UsageError(str(e)) from None
     if res is None:
-        return
+        return None
     lim = _memory_limit(args)
     share = max(1, at_once) if lim.shared else 1
     limit = lim.bytes // share
@@ -434,6 +435,7 @@ def check_budget(args, scene, *, at_once: int = 1, where: str | None = None, **c
         pots = res.pot_updates // max(1, res.presentations)
         print(f"mark1: {res.presentations:,} presentations x {pots:,} pots: this may take about "
               f"{duration(res.seconds)} (about {res.memory / 2**20:,.0f} MiB of memory)", file=sys.stderr, flush=True)
+    return res
 
 
 #: ``scheme://anything`` (tcp, tls, ucx, inproc...) or a bare ``host:port``

@@ -82,15 +82,14 @@ def cmd_run(args) -> int:
     out = output_folder(args, writes=_RUN_FILES)
     for name in _RUN_FILES:
         check_target(out / name)                 # a clash is found before any work
-    check_budget(args, scene)
+    res = check_budget(args, scene)
     try:
         train, test, seed_machine = scene_cards(scene, args.seed)
         spec = scene.machine_spec()
     except ValueError as e:                       # SceneError and SpecError are ValueErrors
         raise UsageError(one_line(args, e)) from None
     schedule = scene.schedule
-    shown = (schedule.epochs + 1) * len(train.cards) + len(test.cards)
-    as_python = python_when_cold(shown, (schedule.epochs + 1) * _pixels(train.cards) + _pixels(test.cards))
+    as_python = res is not None and python_when_cold(res.python_seconds)
     if as_python:
         _say_python(args)
     MarkI = import_module("mark1.machine.mark_i").MarkI
@@ -182,11 +181,6 @@ finally:
 """
 
 
-def _pixels(cards: np.ndarray) -> int:
-    """The pixels of a deck of cards (n, H, W), summed."""
-    return int(np.prod(np.shape(cards)[:3]))
-
-
 def _interactive() -> bool:
     """Whether a person watches stderr: a terminal, or a Jupyter kernel's output."""
     try:
@@ -197,7 +191,7 @@ def _interactive() -> bool:
 
 def _say_python(args) -> None:
     """Say on a terminal (or with ``MARK1_COMPILE_NOTICE=1``) why this run's loops run as Python."""
-    if args.json or not (_interactive() or os.environ.get("MARK1_COMPILE_NOTICE") == "1"):
+    if getattr(args, "json", False) or not (_interactive() or os.environ.get("MARK1_COMPILE_NOTICE") == "1"):
         return
     sys.stderr.write("no compiled loops yet, and compiling them would take longer than this run: "
                      "they run as Python this time (the same results)\n")
@@ -304,7 +298,9 @@ def cmd_render(args) -> int:
 
 def cmd_explain(args) -> int:
     scene = scene_or_usage(args.scene)
-    check_budget(args, scene)
+    res = check_budget(args, scene)
+    if res is not None and python_when_cold(res.python_seconds):
+        _say_python(args)
     seed_train, _, seed_machine = experiment_seeds(args.seed)
     try:
         train = scene.stimuli("train", seed=seed_train)
@@ -324,7 +320,9 @@ def cmd_lesson(args) -> int:
         v = getattr(args, name)
         if v is not None and v < 1:
             raise UsageError(f"--{name}: expected a positive integer, got {v}")
-    check_budget(args, scene)
+    res = check_budget(args, scene)
+    if res is not None and python_when_cold(res.python_seconds):
+        _say_python(args)
     try:
         build = import_module("mark1.classroom.lesson").build
         path = build(scene, out, seed=args.seed, cards=args.cards, epochs=args.epochs, progress=True)

@@ -42,6 +42,12 @@ __all__ = ["Resources", "RATES", "COMMANDS"]
 #: simulated (their fixed cost) and pots updated.
 RATES = {"pixels": 2e6, "a_units": 1e4, "presentations": 5e3, "pot_updates": 2e7}
 
+#: Seconds behind :attr:`Resources.python_seconds`, at most, with the machine's loops run as
+#: Python (uncompiled): a card shown or scored (measured 8.5-16 ms a presentation and 15-20 ms
+#: a scored card on the SMALL and MARK_I machines, 40 x 40 cards, 2-core development machine),
+#: and a pixel imaged onto the retina (about 1.4 us).
+PYTHON_COSTS = {"card": 0.02, "pixel": 2e-6}
+
 #: The commands a budget is reckoned for.
 COMMANDS = ("run", "render", "explain", "lesson", "compare", "ablate", "curves", "sweep", "reenact", "device")
 
@@ -109,6 +115,10 @@ class Resources:
     seconds : float
         Rough wall time: rendering, wiring and presentations at the rates of
         :data:`RATES` (measured on a loaded 2-core machine; the order of magnitude only).
+    python_seconds : float
+        At most the seconds the machine's part takes with its loops run as Python, uncompiled
+        (:data:`PYTHON_COSTS` a card presented or scored and a pixel imaged): weighed against
+        compiling them on a cold cache (:func:`mark1._utils.compiled.python_when_cold`).
     command : str
         The command reckoned, one of :data:`COMMANDS`.
     notes : dict of str to str
@@ -136,6 +146,7 @@ class Resources:
     seconds: float = 0.0
     command: str = "run"
     notes: dict = field(default_factory=dict)
+    python_seconds: float = 0.0
 
     def largest(self) -> str:
         """The key whose part of the memory is largest."""
@@ -255,9 +266,13 @@ def _estimate(scene, *, train_count: int | None = None, test_count: int | None =
     pot_updates = presentations * pots
     seconds = (pixels / RATES["pixels"] + (n_a / RATES["a_units"] if presentations else 0.0)
                + presentations / RATES["presentations"] + pot_updates / RATES["pot_updates"])
+    scored = (n_tr, n_te) if command in ("run", "lesson") else (0, 0)    # a run scores both decks after training
+    shown = presentations + sum(scored)
+    imaged = presentations * side_tr ** 2 + scored[0] * side_tr ** 2 + scored[1] * side_te ** 2
+    python = shown * PYTHON_COSTS["card"] + imaged * PYTHON_COSTS["pixel"]
     return Resources(memory=int(memory), parts=dict(p.bytes), presentations=int(presentations),
                      pot_updates=int(pot_updates), seconds=float(seconds), command=command,
-                     notes={k: ", ".join(v) for k, v in p.notes.items()})
+                     notes={k: ", ".join(v) for k, v in p.notes.items()}, python_seconds=float(python))
 
 
 def _machine_run(p: _Parts, command, spec, full, n_tr, n_te, sides, presentations, cells, n_a, n_units, pots,
