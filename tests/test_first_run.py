@@ -4,6 +4,7 @@ background process for later runs."""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
@@ -142,6 +143,26 @@ def test_python_only_on_a_cold_cache_for_a_short_run_before_any_loop_is_imported
     cache.mkdir(exist_ok=True)
     (cache / compiled._RECORD).write_text(json.dumps({compiled._record_key(): [[18.0, 1.0, 17.0]]}))
     assert _decides(cache, 1.0) == "False"                                       # compiled before
+
+
+@pytest.mark.skipif(not speed.compiler_on(), reason="numba's compiler is off")
+def test_main_called_from_a_notebook_or_script_never_turns_its_process_to_python(tmp_path):
+    """Only the ``mark1`` program's own process may run as Python: ``main()`` in a notebook's
+    kernel would otherwise leave every later fit there uncompiled."""
+    from mark1 import load_scene
+    from mark1.cli import _run
+    res = load_scene(DEMO).resources()
+    code = ("import argparse, numba; from mark1 import load_scene; from mark1.cli import _names, _run; "
+            f"res = load_scene({str(DEMO)!r}).resources(); args = argparse.Namespace(json=True); "
+            "print(_run._as_python(args, res), numba.config.DISABLE_JIT); "
+            "_names.OWNS_PROCESS = True; print(_run._as_python(args, res), numba.config.DISABLE_JIT)")
+    environ = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    for name in ("NUMBA_DISABLE_JIT", "MARK1_PYTHON_WHEN_COLD"):
+        environ.pop(name, None)
+    out = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "0", "True", "True"]
+    assert res.python_seconds > 0 and not _run._as_python(argparse.Namespace(json=True), res)   # nor here
 
 
 def test_the_estimate_as_python_counts_what_the_command_shows_and_scores():

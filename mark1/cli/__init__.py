@@ -50,6 +50,7 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
 from mark1._utils.limits import memory_cap
+from mark1.cli import _names
 from mark1.cli._names import COMMANDS, MODULES
 from mark1.exceptions import InputError, UsageError, printable
 
@@ -196,6 +197,7 @@ def program() -> None:
     output is flushed first. An exception :func:`main` does not turn into a status ends the
     process the normal way, with its traceback.
     """
+    _names.OWNS_PROCESS = True
     status = main()
     shutdown = getattr(threading, "_shutdown", None)      # what the interpreter calls at exit
     finish = getattr(atexit, "_run_exitfuncs", None)

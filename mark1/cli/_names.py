@@ -29,3 +29,9 @@ COMMANDS = {
 MODULES = {**dict.fromkeys(("scenes", "run", "specs", "render", "explain", "lesson", "device"), "_run"),
            **dict.fromkeys(("compare", "ablate", "curves", "sweep", "reenact"), "_lab"),
            "theory": "_theory"}
+
+#: Whether this process is the ``mark1`` program itself (:func:`mark1.cli.program` sets it): only
+#: then may a command choose for the whole process that its loops run as Python
+#: (:func:`mark1._utils.compiled.python_when_cold`); :func:`mark1.cli.main` called from a
+#: notebook or a script leaves that process's loops compiled.
+OWNS_PROCESS = False

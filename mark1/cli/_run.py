@@ -21,6 +21,7 @@ from mark1._utils.compiled import compile_ahead, compile_estimate, compile_secon
 from mark1._utils.progress import _in_kernel
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
+from mark1.cli import _names
 from mark1.cli._names import COMMANDS
 from mark1.cli._options import (_PHYSICAL_HELP, SCENE_HELP, add_overwrite, check_budget, one_line, output_file,
                                 output_folder, scene_folder, scene_or_usage, workers_for)
@@ -89,9 +90,7 @@ def cmd_run(args) -> int:
     except ValueError as e:                       # SceneError and SpecError are ValueErrors
         raise UsageError(one_line(args, e)) from None
     schedule = scene.schedule
-    as_python = res is not None and python_when_cold(res.python_seconds)
-    if as_python:
-        _say_python(args)
+    as_python = _as_python(args, res)
     MarkI = import_module("mark1.machine.mark_i").MarkI
     machine = MarkI(spec=spec, seed=seed_machine, trace="full" if args.trace == "full" else "summary")
     env, on_event = _realtime(args)
@@ -189,13 +188,17 @@ def _interactive() -> bool:
         return False
 
 
-def _say_python(args) -> None:
-    """Say on a terminal (or with ``MARK1_COMPILE_NOTICE=1``) why this run's loops run as Python."""
-    if getattr(args, "json", False) or not (_interactive() or os.environ.get("MARK1_COMPILE_NOTICE") == "1"):
-        return
-    sys.stderr.write("no compiled loops yet, and compiling them would take longer than this run: "
-                     "they run as Python this time (the same results)\n")
-    sys.stderr.flush()
+def _as_python(args, res) -> bool:
+    """Whether the command's loops run as Python (:func:`~mark1._utils.compiled.python_when_cold`
+    on the budget ``res``; only in the ``mark1`` program's own process), said on a terminal
+    (or with ``MARK1_COMPILE_NOTICE=1``)."""
+    if res is None or not _names.OWNS_PROCESS or not python_when_cold(res.python_seconds):
+        return False
+    if not getattr(args, "json", False) and (_interactive() or os.environ.get("MARK1_COMPILE_NOTICE") == "1"):
+        sys.stderr.write("no compiled loops yet, and compiling them would take longer than this run: "
+                         "they run as Python this time (the same results)\n")
+        sys.stderr.flush()
+    return True
 
 
 def _ahead(args) -> str:
@@ -298,9 +301,7 @@ def cmd_render(args) -> int:
 
 def cmd_explain(args) -> int:
     scene = scene_or_usage(args.scene)
-    res = check_budget(args, scene)
-    if res is not None and python_when_cold(res.python_seconds):
-        _say_python(args)
+    _as_python(args, check_budget(args, scene))
     seed_train, _, seed_machine = experiment_seeds(args.seed)
     try:
         train = scene.stimuli("train", seed=seed_train)
@@ -320,9 +321,7 @@ def cmd_lesson(args) -> int:
         v = getattr(args, name)
         if v is not None and v < 1:
             raise UsageError(f"--{name}: expected a positive integer, got {v}")
-    res = check_budget(args, scene)
-    if res is not None and python_when_cold(res.python_seconds):
-        _say_python(args)
+    _as_python(args, check_budget(args, scene))
     try:
         build = import_module("mark1.classroom.lesson").build
         path = build(scene, out, seed=args.seed, cards=args.cards, epochs=args.epochs, progress=True)
