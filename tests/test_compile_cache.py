@@ -512,3 +512,46 @@ def test_variants_compiled_in_two_processes_each_call_their_own_callee_when_load
     assert float(on[0]) - float(off[0]) == pytest.approx(100.0 * 3 * 101, rel=1e-9)    # FLAG's 100 a value
     both = run("off", "on")                                    # the first loaded defined its inner first
     assert both == {"off": [off[0], "cached", "1"], "on": [on[0], "cached", "1"]}
+
+
+# ---------------------------------------------------------------------------------------
+# an index naming a data file that holds another key's code (two processes saving at once)
+
+HALVES = """
+import sys
+import numpy as np
+from mark1._utils.compiled import compiled
+@compiled
+def half(x):
+    return x // 2
+for kind in sys.argv[1:]:
+    before = sum(half.stats.cache_hits.values())
+    value = half(np.int64(7) if kind == "int" else np.float64(7.0))
+    print(kind, repr(value), "cached" if sum(half.stats.cache_hits.values()) > before else "compiled")
+"""
+
+
+def test_a_data_file_holding_another_key_s_code_is_a_miss(tmp_path):
+    # numba's save takes the first data file name its index does not list: two processes
+    # saving two signatures at once may both take it, the index naming one's file while
+    # the file holds the other's code (here made so by swapping the two files)
+    script = tmp_path / "halves.py"
+    script.write_text(HALVES)
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    env.update(PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(cache))
+
+    def run() -> list[str]:
+        out = subprocess.run([sys.executable, str(script), "int", "float"], env=env, capture_output=True, text=True,
+                             timeout=600, cwd=tmp_path, check=False)
+        assert out.returncode == 0, out.stderr
+        assert out.stderr.strip() == "", out.stderr
+        return out.stdout.splitlines()
+
+    assert run() == ["int 3 compiled", "float 3.0 compiled"]
+    first, second = sorted(cache.rglob("*.nbc"))                # one a signature
+    swapped = first.read_bytes()
+    first.write_bytes(second.read_bytes())
+    second.write_bytes(swapped)
+    assert run() == ["int 3 compiled", "float 3.0 compiled"]    # neither loaded the other's code
+    assert run() == ["int 3 cached", "float 3.0 cached"]        # and each file holds its own again

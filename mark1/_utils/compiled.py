@@ -637,7 +637,27 @@ def _index_file_class() -> Any:
                 _unreadable(self._data_path(name), e)
                 return None
 
+        # numba's save reads the index, takes the first file name it does not list, then
+        # writes the index and the file: two processes saving two keys at once may take
+        # one name, the index then naming one key's file and the file holding the other's
+        # code. The key is kept in the file too, and code kept for another key is a miss.
+        def save(self, key, data):
+            super().save(key, (_KEYED, key, data))
+
+        def load(self, key):
+            got = super().load(key)
+            if isinstance(got, tuple) and len(got) == 3 and got[0] == _KEYED and got[1] == key:
+                return got[2]
+            if got is not None:
+                _log.debug("numba's cache file for %s holds code kept for another key; compiling anew",
+                           self._index_path)
+            return None
+
     return IndexFile
+
+
+#: What a data file kept by :func:`_index_file_class` starts with, before its key.
+_KEYED = "mark1 keyed"
 
 
 _IndexFile: Any = _index_file_class() if _INTERNALS is None else None
