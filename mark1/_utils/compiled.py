@@ -671,8 +671,8 @@ class _RandomIds:
     argument types and this id, and code loaded from the cache calls its callees by those
     names: the first definition of a name in a process serves every later call of it. Two
     processes that compile different variants of a function (:func:`specialised`) in the
-    same order count the same ids and give them the same name; a third that loaded both
-    from the cache called the first one's callees from the second (numba issue #10486).
+    same order count the same ids and give them the same name; a third that loads both
+    from the cache calls the first one's callees from the second (numba issue #10486).
     Random ids give two functions one name with a chance of about n**2 / 2**64 for n
     compiled, in forked processes too, and whatever a program seeds.
     """
