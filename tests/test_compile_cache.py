@@ -455,3 +455,103 @@ def test_an_index_that_cannot_be_unpickled_is_a_miss_with_one_warning(tmp_path, 
     assert len(lines) == 1 and "Mark1Warning" in lines[0] and "cannot be read" in lines[0], second.stderr
     assert third.returncode == 0 and third.stdout.split()[:2] == ["42", "False"], third.stderr   # a fresh index
     assert third.stderr.strip() == ""
+
+
+# ---------------------------------------------------------------------------------------
+# two variants of one function compiled in two processes, both loaded in a third: each its own callees
+
+def _variants_module() -> str:
+    """A module whose ``outer`` calls ``inner`` (big enough that LLVM keeps it a function of
+    its own, as the step keeps ``wiper_sums``) and reads ``OTHER``; ``inner`` reads ``FLAG``."""
+    branches = "".join(f"        {'if' if j == 0 else 'elif'} v < {-5 + j * 0.25}:\n"
+                       f"            out[i] += np.sin(v * {j + 1}) * np.cos(v + {j}) + np.exp(-abs(v) * {j + 1})\n"
+                       for j in range(16))
+    return ("import numpy as np\nfrom mark1._utils.compiled import compiled\n\nFLAG = True\nOTHER = True\n\n\n"
+            "@compiled(refcounts=False)\ndef inner(x, k, out):\n    for i in range(x.shape[0]):\n"
+            f"        v = x[i] * k\n{branches}"
+            "        if FLAG:\n            out[i] += 100.0\n\n\n"
+            "@compiled\ndef outer(x):\n    out = np.zeros_like(x)\n    inner(x, 0.5, out)\n    inner(x, 1.5, out)\n"
+            "    inner(x, -1.0, out)\n    if OTHER:\n        out[0] += 1.0\n    return out.sum()\n")
+
+
+# each variant named on the command line, in turn: its sum and whether it came from the cache
+# (and how many functions named inner its code defines: 1 where LLVM kept inner whole)
+VARIANTS = """
+import sys
+import numpy as np
+import variants_probe as v
+from mark1._utils.compiled import specialised
+x = np.linspace(-5.0, 5.0, 101)
+for name in sys.argv[1:]:
+    f = specialised(v.outer, OTHER=False, **({"FLAG": False} if name == "off" else {}))
+    total = f(x)
+    lib = next(iter(f.overloads.values())).library
+    mod = getattr(lib, "_shared_module", None) or getattr(lib, "_final_module", None)
+    inners = "?" if mod is None else sum("5inner" in fn.name and not fn.is_declaration for fn in mod.functions)
+    print(name, repr(total), "cached" if f.stats.cache_hits else "compiled", inners)
+"""
+
+
+def test_variants_compiled_in_two_processes_each_call_their_own_callee_when_loaded_in_one(tmp_path):
+    # numba names code by an id it counted from 1 in each process: two processes compiling two
+    # variants alike gave their callees one name, and a third loading both linked the first
+    # one's callee into the second (its FLAG branch dropped, or kept where dropped)
+    (tmp_path / "variants_probe.py").write_text(_variants_module())
+    (tmp_path / "variants.py").write_text(VARIANTS)
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    env.update(PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run(*names: str) -> dict[str, list[str]]:
+        out = subprocess.run([sys.executable, str(tmp_path / "variants.py"), *names], env=env, capture_output=True,
+                             text=True, timeout=600, cwd=tmp_path, check=False)
+        assert out.returncode == 0, out.stderr
+        return {line.split()[0]: line.split()[1:] for line in out.stdout.splitlines()}
+
+    off, on = run("off")["off"], run("on")["on"]               # each compiled alone, in its own process
+    assert off[1:] == on[1:] == ["compiled", "1"]              # inner kept a function of its own
+    assert float(on[0]) - float(off[0]) == pytest.approx(100.0 * 3 * 101, rel=1e-9)    # FLAG's 100 a value
+    both = run("off", "on")                                    # the first loaded defined its inner first
+    assert both == {"off": [off[0], "cached", "1"], "on": [on[0], "cached", "1"]}
+
+
+# ---------------------------------------------------------------------------------------
+# an index naming a data file that holds another key's code (two processes saving at once)
+
+HALVES = """
+import sys
+import numpy as np
+from mark1._utils.compiled import compiled
+@compiled
+def half(x):
+    return x // 2
+for kind in sys.argv[1:]:
+    before = sum(half.stats.cache_hits.values())
+    value = half(np.int64(7) if kind == "int" else np.float64(7.0))
+    print(kind, repr(value), "cached" if sum(half.stats.cache_hits.values()) > before else "compiled")
+"""
+
+
+def test_a_data_file_holding_another_key_s_code_is_a_miss(tmp_path):
+    # numba's save takes the first data file name its index does not list: two processes
+    # saving two signatures at once may both take it, the index naming one's file while
+    # the file holds the other's code (here made so by swapping the two files)
+    script = tmp_path / "halves.py"
+    script.write_text(HALVES)
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    env.update(PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(cache))
+
+    def run() -> list[str]:
+        out = subprocess.run([sys.executable, str(script), "int", "float"], env=env, capture_output=True, text=True,
+                             timeout=600, cwd=tmp_path, check=False)
+        assert out.returncode == 0, out.stderr
+        assert out.stderr.strip() == "", out.stderr
+        return out.stdout.splitlines()
+
+    assert run() == ["int 3 compiled", "float 3.0 compiled"]
+    first, second = sorted(cache.rglob("*.nbc"))                # one a signature
+    swapped = first.read_bytes()
+    first.write_bytes(second.read_bytes())
+    second.write_bytes(swapped)
+    assert run() == ["int 3 compiled", "float 3.0 compiled"]    # neither loaded the other's code
+    assert run() == ["int 3 cached", "float 3.0 cached"]        # and each file holds its own again

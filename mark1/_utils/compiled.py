@@ -39,6 +39,10 @@ where its machine code is kept, and what happens when it cannot be kept, is deci
   variant's index file and key hold those constants. Its callees are compiled without
   Python wrappers and without a cache of their own (their code is kept inside the
   variant's).
+* **Names.** numba names compiled code by an id it counts from 1 in each process, and a
+  process that loads two cached functions of one name calls the first one's code from both:
+  two processes compiling two variants alike would give their callees one name. Here the
+  ids are drawn at random (:class:`_RandomIds`), so no two compiled functions share a name.
 * **Unreadable.** An index or code file that cannot be unpickled (written by another build,
   naming a class that no longer exists, or damaged) counts as a miss: one warning, the
   function compiles anew and a fresh index replaces it.
@@ -87,6 +91,7 @@ from __future__ import annotations
 import ast
 import atexit
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -634,10 +639,59 @@ def _index_file_class() -> Any:
                 _unreadable(self._data_path(name), e)
                 return None
 
+        # numba's save reads the index, takes the first file name it does not list, then
+        # writes the index and the file: two processes saving two keys at once may take
+        # one name, the index then naming one key's file and the file holding the other's
+        # code. The key is kept in the file too, and code kept for another key is a miss.
+        def save(self, key, data):
+            super().save(key, (_KEYED, key, data))
+
+        def load(self, key):
+            got = super().load(key)
+            if isinstance(got, tuple) and len(got) == 3 and got[0] == _KEYED and got[1] == key:
+                return got[2]
+            if got is not None:
+                _log.debug("numba's cache file for %s holds code kept for another key; compiling anew",
+                           self._index_path)
+            return None
+
     return IndexFile
 
 
+#: What a data file kept by :func:`_index_file_class` starts with, before its key.
+_KEYED = "mark1 keyed"
+
+
 _IndexFile: Any = _index_file_class() if _INTERNALS is None else None
+
+
+class _RandomIds:
+    """numba's ids of the functions it compiles, drawn at random (63 bits from the
+    operating system) rather than counted from 1 in each process.
+
+    numba names a compiled function's machine code by its module, qualified name,
+    argument types and this id, and code loaded from the cache calls its callees by those
+    names: the first definition of a name in a process serves every later call of it. Two
+    processes that compile different variants of a function (:func:`specialised`) in the
+    same order count the same ids and give them the same name; a third that loads both
+    from the cache calls the first one's callees from the second (numba issue #10486).
+    Random ids give two functions one name with a chance of about n**2 / 2**64 for n
+    compiled, in forked processes too, and whatever a program seeds.
+    """
+
+    def __iter__(self) -> _RandomIds:
+        return self
+
+    def __next__(self) -> int:
+        return int.from_bytes(os.urandom(8), "little") >> 1
+
+
+try:
+    from numba.core.bytecode import FunctionIdentity as _FunctionIdentity
+    if isinstance(getattr(_FunctionIdentity, "_unique_ids", None), itertools.count):
+        _FunctionIdentity._unique_ids = _RandomIds()    # type: ignore[assignment]
+except ImportError:     # a numba without it names its code otherwise
+    pass
 
 
 def _ready_to_load(target_context: Any) -> None:
