@@ -151,7 +151,7 @@ def cmd_run(args) -> int:
         *([("compiling", f"{duration(compiling)}  (the machine's loops, once: kept in {kept})"
             if (kept := writable_cache_dir()) else f"{duration(compiling)}  (the machine's loops; no "
             "writable cache: every run compiles)")] if compiling >= 0.05 else []),
-        *([("loops", _ahead(args))] if as_python else []),
+        *([("loops", _ahead(args) or _PYTHON_ONLY)] if as_python else []),
         ("written", f"{out}/summary.json, learning_curve.png, trace.csv"),
     ]
     width = max(len(k) for k, _ in rows)
@@ -201,17 +201,32 @@ def _as_python(args, res) -> bool:
     return True
 
 
-def _ahead(args) -> str:
+def _ahead(args, full: bool = False) -> str | None:
     """Start compiling the loops for later runs in the background, from a terminal (or with
-    ``MARK1_COMPILE_AHEAD=1``; never with ``MARK1_COMPILE_AHEAD=0``): what the table says of it."""
+    ``MARK1_COMPILE_AHEAD=1``; never with ``MARK1_COMPILE_AHEAD=0``): what to tell of it, or
+    None where none was started. The background run is ``mark1 run`` on the same scene and
+    seed, with the full trace when ``full`` (explain and lesson) or asked for."""
     wanted = os.environ.get("MARK1_COMPILE_AHEAD", "")
     if wanted == "0" or not (wanted == "1" or _interactive()):
-        return "run as Python this time (no compiled loops yet; compiling would have taken longer than the run)"
-    argv = [str(args.scene), "--seed", str(args.seed), *(["--trace", "full"] if args.trace == "full" else [])]
-    if compile_ahead(_AHEAD_RUN, *argv):
-        return ("run as Python this time; compiling them for later runs in the background, "
-                f"once (about {duration(compile_estimate())}, at low priority)")
-    return "run as Python this time (no compiled loops yet)"
+        return None
+    full = full or getattr(args, "trace", None) == "full"
+    argv = [str(args.scene), "--seed", str(args.seed), *(["--trace", "full"] if full else [])]
+    if not compile_ahead(_AHEAD_RUN, *argv):
+        return None
+    return ("run as Python this time; compiling them for later runs in the background, "
+            f"once (about {duration(compile_estimate())}, at low priority)")
+
+
+#: The table's ``loops`` line for a run as Python that started no background compile.
+_PYTHON_ONLY = "run as Python this time (no compiled loops yet; compiling would have taken longer than the run)"
+
+
+def _tell_ahead(args) -> None:
+    """After a command that ran its loops as Python (explain, lesson): their compile for later
+    runs started in the background, said on stderr."""
+    text = _ahead(args, full=True)
+    if text is not None:
+        print(f"the machine's loops {text}", file=sys.stderr)
 
 
 def _write_run(out: Path, machine, scene, test_acc: float, summary: dict) -> None:
@@ -301,7 +316,7 @@ def cmd_render(args) -> int:
 
 def cmd_explain(args) -> int:
     scene = scene_or_usage(args.scene)
-    _as_python(args, check_budget(args, scene))
+    as_python = _as_python(args, check_budget(args, scene))
     seed_train, _, seed_machine = experiment_seeds(args.seed)
     try:
         train = scene.stimuli("train", seed=seed_train)
@@ -311,6 +326,8 @@ def cmd_explain(args) -> int:
     except ValueError as e:
         raise UsageError(one_line(args, e)) from None
     print(text)
+    if as_python:
+        _tell_ahead(args)
     return 0
 
 
@@ -321,7 +338,7 @@ def cmd_lesson(args) -> int:
         v = getattr(args, name)
         if v is not None and v < 1:
             raise UsageError(f"--{name}: expected a positive integer, got {v}")
-    _as_python(args, check_budget(args, scene))
+    as_python = _as_python(args, check_budget(args, scene))
     try:
         build = import_module("mark1.classroom.lesson").build
         path = build(scene, out, seed=args.seed, cards=args.cards, epochs=args.epochs, progress=True)
@@ -330,6 +347,8 @@ def cmd_lesson(args) -> int:
     except ValueError as e:                       # e.g. classes that do not fit the R-units
         raise UsageError(one_line(args, e)) from None
     print(f"wrote {path} ({path.stat().st_size / 1024:.0f} kB); open it in a browser")
+    if as_python:
+        _tell_ahead(args)
     return 0
 
 
