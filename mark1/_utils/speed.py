@@ -52,9 +52,9 @@ The switches
     number formatted by Python, kept in the list and told.
 
 :data:`PYTHON_WHEN_COLD`
-    ``mark1 run`` on a cold cache (no loops compiled yet for this mark1, numba and Python)
-    runs the loops as Python, uncompiled, when compiling them would take longer than the
-    run (:func:`mark1._utils.compiled.python_when_cold`): the demo's first run takes
+    ``mark1 run``, ``explain`` and ``lesson`` on a cold cache (no loops compiled yet for this
+    mark1, numba and Python) run the loops as Python, uncompiled, when compiling them would
+    take longer than the run (:func:`mark1._utils.compiled.python_when_cold`): the demo's first run takes
     seconds, not the compile's ~18 s, with the same bits (numba compiles the very functions
     Python runs). From a terminal the run then compiles them in a background process for
     the next run. Decided before the loops are first imported, so it holds for the whole
@@ -108,7 +108,7 @@ LOAD_LIGHT = True
 #: Whether a block run whole with a full trace makes its events at once (:func:`rows_4g`).
 BLOCK_EVENTS = True
 
-#: Whether ``mark1 run`` runs the loops as Python on a cold cache where compiling costs more than the run.
+#: Whether ``mark1 run`` (explain, lesson) runs the loops as Python on a cold cache where compiling costs more.
 PYTHON_WHEN_COLD = os.environ.get("MARK1_PYTHON_WHEN_COLD", "1") != "0"
 
 _SWITCHES = ("THREADS", "LOOK_AHEAD", "COMPILED_LOOP", "HOLD_STATE", "DIRECT_CALLS", "LOAD_LIGHT", "BLOCK_EVENTS",
