@@ -15,10 +15,21 @@ import tempfile
 from pathlib import Path
 from mark1.exceptions import ResultPathError
 
-__all__ = ["atomic_path", "write_text", "check_target"]
+__all__ = ["alive", "atomic_path", "write_text", "check_target"]
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (POSIX; elsewhere every process is taken as running:
+    Windows' ``os.kill`` would end it).
+
+    Examples
+    --------
+    >>> import os
+    >>> alive(os.getpid())
+    True
+    """
+    if os.name != "posix" or pid <= 0:
+        return os.name != "posix"
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -45,7 +56,7 @@ def _scan_leftovers(folder: str) -> dict[str, list[str]]:
         if len(parts) != 3 or not parts[1].isdigit():
             continue
         pid = int(parts[1])
-        if pid != os.getpid() and not _alive(pid):
+        if pid != os.getpid() and not alive(pid):
             found.setdefault(parts[0], []).append(e.path)
     return found
 

@@ -113,12 +113,13 @@ import numba
 import numba.core.options
 
 from mark1._utils import speed as _speed
+from mark1._utils.atomic import alive as _alive
 from mark1._utils.progress import _in_kernel
 from mark1.exceptions import InputError, Mark1Warning
 
-__all__ = ["ahead_finished", "cache_dir", "compile_ahead", "compile_estimate", "compile_seconds", "compiled",
-           "fallback_dir", "imported_sources", "index_key", "njit_calling", "python_when_cold", "record_fields",
-           "source_digest", "specialised", "warm", "writable_cache_dir"]
+__all__ = ["ahead_finished", "ahead_started", "cache_dir", "compile_ahead", "compile_estimate", "compile_seconds",
+           "compiled", "fallback_dir", "imported_sources", "index_key", "njit_calling", "python_when_cold",
+           "record_fields", "source_digest", "specialised", "warm", "writable_cache_dir"]
 
 #: CPU seconds a cold compile of every loop ``mark1 run scenes/demo.toml`` calls takes on
 #: the 2-core development machine (numba 0.68, Python 3.11), said before this computer has
@@ -782,6 +783,8 @@ def _cache_class(digest: str, root: Path, tag: str = ""):
                 _warn_once(f"cannot write numba's cache in {root} ({e.strerror or e}); "
                            "compiled code is not kept")
                 self.disable()
+            else:
+                _mark_warm(root)
 
     return Cache
 
@@ -1064,14 +1067,38 @@ def _estimate() -> float:
     return base * _busy()
 
 
+#: Beside the cache: the mark1, numba and Python versions it has kept compiled code for.
+_WARM = "warm.json"
+
+_marked: set[str] = set()
+
+
+def _mark_warm(root: Path) -> None:
+    """Note beside the cache, once a process, that it keeps code for this mark1, numba and Python."""
+    key = _record_key()
+    if key in _marked:
+        return
+    _marked.add(key)
+    path = root / _WARM
+    try:
+        kept = json.loads(path.read_text()) if path.exists() else []
+        if key not in kept:
+            tmp = path.with_name(f"{_WARM}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps([*kept, key][-8:]))
+            os.replace(tmp, path)
+    except (OSError, ValueError, TypeError):
+        pass        # then a later short run may run as Python again: never fail a save over it
+
+
 def warm() -> bool:
-    """Whether this cache has compiled loops for this mark1, numba and Python (a compile kept).
+    """Whether this cache keeps compiled loops for this mark1, numba and Python.
 
     Returns
     -------
     bool
-        True when a compile of this mark1, numba and Python version was recorded beside
-        the cache (:func:`_save_record`), so a run's loops are most likely there to load.
+        True once any process (a run, a lab worker, a test session) has saved compiled
+        code of this mark1, numba and Python version in the cache, so that a run's loops
+        are most likely there to load.
 
     Examples
     --------
@@ -1081,8 +1108,8 @@ def warm() -> bool:
     """
     root = _writable_dir()
     try:
-        rec = json.loads((root / _RECORD).read_text()) if root is not None else {}
-        return isinstance(rec, dict) and bool(rec.get(_record_key()))
+        kept = json.loads((root / _WARM).read_text()) if root is not None else []
+        return isinstance(kept, list) and _record_key() in kept
     except (OSError, ValueError):
         return False
 
@@ -1105,7 +1132,8 @@ def python_when_cold(seconds: float) -> bool:
     Returns
     -------
     bool
-        Whether the loops will run as Python in this process.
+        Whether this call chose Python for the loops of this process (False where they
+        compile, or run as Python by the user's own ``NUMBA_DISABLE_JIT``).
 
     Examples
     --------
@@ -1115,10 +1143,8 @@ def python_when_cold(seconds: float) -> bool:
     True
     """
     config = cast(Any, numba.config)
-    if config.DISABLE_JIT:
-        return True
-    if not _speed.PYTHON_WHEN_COLD or "mark1.machine._kernels" in sys.modules:
-        return False
+    if config.DISABLE_JIT or not _speed.PYTHON_WHEN_COLD or "mark1.machine._kernels" in sys.modules:
+        return False            # the user's own NUMBA_DISABLE_JIT, or too late to choose
     if seconds * _busy() > _estimate() / 2 or warm():       # both stretched alike by a busy computer
         return False
     os.environ["NUMBA_DISABLE_JIT"] = "1"       # numba reloads its settings from the environment
@@ -1139,13 +1165,16 @@ def compile_ahead(code: str, *argv: str) -> bool:
     The process runs at low priority, detached from this one (it goes on after this
     process exits, like ``git gc --auto``), with its output discarded, the loops compiled
     (``MARK1_PYTHON_WHEN_COLD=0``, ``NUMBA_DISABLE_JIT`` unset) and kept in this cache.
-    One at a time per cache: a mark beside the cache holds its process id until it ends
-    (:func:`ahead_finished`).
+    One at a time per cache: a mark beside the cache, claimed before the process starts,
+    holds its process id (written by the process itself, :func:`ahead_started`) until it
+    ends (:func:`ahead_finished`); a mark whose process is gone, or older than an hour,
+    is taken as left by one that died.
 
     Parameters
     ----------
     code : str
-        What the process runs: a run like this one, whose loops it compiles.
+        What the process runs: a run like this one, whose loops it compiles; it calls
+        :func:`ahead_started` first and :func:`ahead_finished` last.
     *argv : str
         Its arguments (``sys.argv[1:]`` in ``code``).
 
@@ -1165,23 +1194,57 @@ def compile_ahead(code: str, *argv: str) -> bool:
     if root is None:
         return False
     mark = root / _AHEAD
-    try:
-        if mark.exists() and time.time() - mark.stat().st_mtime < _AHEAD_STALE_S and _alive(int(mark.read_text())):
+    for _ in range(2):
+        try:
+            fd = os.open(mark, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            try:
+                if time.time() - mark.stat().st_mtime < _AHEAD_STALE_S and _alive(int(mark.read_text() or 0)):
+                    return False
+                mark.unlink()       # its process is gone: claim it afresh
+            except (OSError, ValueError):
+                return False
+            continue
+        except OSError:
             return False
-    except (OSError, ValueError):
-        pass
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))       # this process's until the child writes its own
+        break
+    else:
+        return False
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
     env["MARK1_PYTHON_WHEN_COLD"] = "0"
     detached: dict[str, Any] = ({"start_new_session": True} if os.name == "posix" else
                                 {"creationflags": getattr(subprocess, "DETACHED_PROCESS", 0)
-                                 | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)})
+                                 | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+                                 | getattr(subprocess, "BELOW_NORMAL_PRIORITY_CLASS", 0)})
     try:
-        proc = subprocess.Popen([sys.executable, "-c", code, *argv], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, **detached)
-        mark.write_text(str(proc.pid))
+        _children.append(subprocess.Popen([sys.executable, "-c", code, *argv], stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                                          **detached))
     except OSError:
+        mark.unlink(missing_ok=True)
         return False
     return True
+
+
+#: The background processes started (kept so that none is reported as a leaked handle).
+_children: list[subprocess.Popen] = []
+
+
+def ahead_started() -> None:
+    """A background compile's start: its own process id in the mark beside the cache, at low priority."""
+    root = _writable_dir()
+    if hasattr(os, "nice"):
+        os.nice(10)
+    if root is None:
+        return
+    try:
+        tmp = root / f"{_AHEAD}.{os.getpid()}.tmp"
+        tmp.write_text(str(os.getpid()))
+        os.replace(tmp, root / _AHEAD)
+    except OSError:
+        pass
 
 
 def ahead_finished() -> None:
@@ -1194,19 +1257,6 @@ def ahead_finished() -> None:
             (root / _AHEAD).unlink()
     except (OSError, ValueError):
         pass
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` is running (POSIX; elsewhere taken as running)."""
-    if os.name != "posix":
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:                     # another user's process: running
-        return True
-    return True
 
 
 def _record_key() -> str:

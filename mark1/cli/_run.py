@@ -167,17 +167,44 @@ def cmd_run(args) -> int:
 #: What a background compile runs (:func:`mark1._utils.compiled.compile_ahead`): the same run at
 #: low priority, its files in a temporary folder, so that its loops compile into the cache.
 _AHEAD_RUN = """
-import os, sys, tempfile
-from mark1._utils.compiled import ahead_finished
-from mark1.cli import main
+import sys
+from mark1._utils.compiled import ahead_finished, ahead_started
+from mark1.cli._run import compile_for
+ahead_started()
 try:
-    if hasattr(os, "nice"):
-        os.nice(10)
-    with tempfile.TemporaryDirectory() as folder:
-        main(["run", *sys.argv[1:], "--out", os.path.join(folder, "run"), "--json"])
+    compile_for(sys.argv[1], int(sys.argv[2]), sys.argv[3] == "full")
 finally:
     ahead_finished()
 """
+
+#: Cards a class the background compile fits and scores: its loops are those of the whole run
+#: (the spec, the trace and the cards' types decide them), not its length.
+_AHEAD_CARDS = 2
+
+
+def compile_for(scene_name: str, seed: int, full: bool) -> None:
+    """What a background compile runs: the scene's machine fitted for one epoch on a few of its
+    cards (two a class) and scored on as many, nothing written, so that the loops its run
+    calls are compiled into the cache. A scene that cannot be read any more compiles nothing.
+
+    Parameters
+    ----------
+    scene_name : str
+        The scene, as the command line was given it.
+    seed : int
+        The run's seed.
+    full : bool
+        Whether the run keeps the full trace (explain, lesson, ``--trace full``).
+    """
+    try:
+        scene = load_scene(scene_name)
+        count = _AHEAD_CARDS * len(scene.classes)
+        train, test, seed_machine = scene_cards(scene, seed, train_count=count, test_count=count)
+        machine = import_module("mark1.machine.mark_i").MarkI(spec=scene.machine_spec(), seed=seed_machine,
+                                                             trace="full" if full else "summary")
+        machine.fit(train.cards, train.labels, order=scene.schedule.order).score(test.cards, test.labels)
+    except (ValueError, OSError):          # edited or removed since the run: nothing to compile for
+        return
 
 
 def _interactive() -> bool:
@@ -204,14 +231,13 @@ def _as_python(args, res) -> bool:
 def _ahead(args, full: bool = False) -> str | None:
     """Start compiling the loops for later runs in the background, from a terminal (or with
     ``MARK1_COMPILE_AHEAD=1``; never with ``MARK1_COMPILE_AHEAD=0``): what to tell of it, or
-    None where none was started. The background run is ``mark1 run`` on the same scene and
-    seed, with the full trace when ``full`` (explain and lesson) or asked for."""
+    None where none was started. The background run (:func:`compile_for`) is the same scene's
+    machine and seed, with the full trace when ``full`` (explain and lesson) or asked for."""
     wanted = os.environ.get("MARK1_COMPILE_AHEAD", "")
     if wanted == "0" or not (wanted == "1" or _interactive()):
         return None
     full = full or getattr(args, "trace", None) == "full"
-    argv = [str(args.scene), "--seed", str(args.seed), *(["--trace", "full"] if full else [])]
-    if not compile_ahead(_AHEAD_RUN, *argv):
+    if not compile_ahead(_AHEAD_RUN, str(args.scene), str(args.seed), "full" if full else "summary"):
         return None
     return ("run as Python this time; compiling them for later runs in the background, "
             f"once (about {duration(compile_estimate())}, at low priority)")

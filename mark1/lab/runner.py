@@ -69,7 +69,7 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from mark1._utils.atomic import write_text
+from mark1._utils.atomic import alive, write_text
 from mark1._utils.progress import progress_bar
 from mark1._utils.records import jsonable
 from mark1._utils.threads import one_blas_thread
@@ -658,7 +658,7 @@ def _stop_now(pool) -> None:
         for p in procs:
             with contextlib.suppress(Exception):
                 p.join(2.0)
-                if p.is_alive():
+                if p.isalive():
                     p.kill()
                     p.join(1.0)
         with contextlib.suppress(Exception):
@@ -682,7 +682,7 @@ def _worker_start(main_pid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
-    if not _alive(main_pid):                         # died before we could ask
+    if not alive(main_pid):                         # died before we could ask
         os._exit(1)
     threading.Thread(target=_exit_when_gone, args=(main_pid,), daemon=True, name="mark1-main-watch").start()
     threadpool_limits(limits=1, user_api="blas")        # for the worker's whole life
@@ -698,19 +698,9 @@ def _exit_when_gone(pid: int) -> None:
     if fd is not None:
         select.select([fd], [], [])              # readable when the process has ended
     else:
-        while _alive(pid):
+        while alive(pid):
             time.sleep(0.5)
     os._exit(1)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _die_with_parent() -> None:

@@ -42,11 +42,13 @@ __all__ = ["Resources", "RATES", "COMMANDS"]
 #: simulated (their fixed cost) and pots updated.
 RATES = {"pixels": 2e6, "a_units": 1e4, "presentations": 5e3, "pot_updates": 2e7}
 
-#: Seconds behind :attr:`Resources.python_seconds`, at most, with the machine's loops run as
-#: Python (uncompiled): a card shown or scored (measured 8.5-16 ms a presentation and 15-20 ms
-#: a scored card on the SMALL and MARK_I machines, 40 x 40 cards, 2-core development machine),
-#: and a pixel imaged onto the retina (about 1.4 us).
-PYTHON_COSTS = {"card": 0.02, "pixel": 2e-6}
+#: Seconds behind :attr:`Resources.python_seconds`, with the machine's loops run as Python
+#: (uncompiled): a card presented or scored costs ``card`` plus ``a_unit`` an A-unit, ``cell``
+#: a photocell and ``pixel`` a pixel of the card imaged. Fitted, to err long, to CPU times on
+#: the 2-core development machine: SMALL 8 ms a card (64 A-units, 20 x 20 cells, 40 x 40
+#: cards), MARK_I 21-31 ms (512), 2,000 A-units 79 ms, 80 x 80 cards 19 ms, 40 x 40 cells
+#: 47 ms, 60 x 60 cells 99 ms; the R-units in use change it little (8 classes: 25 ms).
+PYTHON_COSTS = {"card": 0.002, "a_unit": 37e-6, "cell": 25e-6, "pixel": 2.4e-6}
 
 #: The commands a budget is reckoned for.
 COMMANDS = ("run", "render", "explain", "lesson", "compare", "ablate", "curves", "sweep", "reenact", "device")
@@ -116,9 +118,10 @@ class Resources:
         Rough wall time: rendering, wiring and presentations at the rates of
         :data:`RATES` (measured on a loaded 2-core machine; the order of magnitude only).
     python_seconds : float
-        At most the seconds the machine's part takes with its loops run as Python, uncompiled
-        (:data:`PYTHON_COSTS` a card presented or scored and a pixel imaged): weighed against
-        compiling them on a cold cache (:func:`mark1._utils.compiled.python_when_cold`).
+        About the seconds (erring long) the machine's part takes with its loops run as Python,
+        uncompiled (:data:`PYTHON_COSTS`, by the cards presented and scored, the A-units, the
+        photocells and the cards' pixels): weighed against compiling them on a cold cache
+        (:func:`mark1._utils.compiled.python_when_cold`).
     command : str
         The command reckoned, one of :data:`COMMANDS`.
     notes : dict of str to str
@@ -267,9 +270,9 @@ def _estimate(scene, *, train_count: int | None = None, test_count: int | None =
     seconds = (pixels / RATES["pixels"] + (n_a / RATES["a_units"] if presentations else 0.0)
                + presentations / RATES["presentations"] + pot_updates / RATES["pot_updates"])
     scored = (n_tr, n_te) if command in ("run", "lesson") else (0, 0)    # a run scores both decks after training
-    shown = presentations + sum(scored)
-    imaged = presentations * side_tr ** 2 + scored[0] * side_tr ** 2 + scored[1] * side_te ** 2
-    python = shown * PYTHON_COSTS["card"] + imaged * PYTHON_COSTS["pixel"]
+    card = PYTHON_COSTS["card"] + n_a * PYTHON_COSTS["a_unit"] + cells * PYTHON_COSTS["cell"]
+    python = ((presentations + scored[0]) * (card + side_tr ** 2 * PYTHON_COSTS["pixel"])
+              + scored[1] * (card + side_te ** 2 * PYTHON_COSTS["pixel"]))
     return Resources(memory=int(memory), parts=dict(p.bytes), presentations=int(presentations),
                      pot_updates=int(pot_updates), seconds=float(seconds), command=command,
                      notes={k: ", ".join(v) for k, v in p.notes.items()}, python_seconds=float(python))

@@ -11,9 +11,16 @@ and the textbook perceptron (:mod:`mark1.machine.perceptron`) share them.
 
 import dataclasses
 import re
+import warnings
 
 from mark1.exceptions import SpecError
 from mark1.specs import RackSpec, TimingSpec
+
+# The noise streams' counter-based hash (pots.normal_draw) multiplies 64-bit words modulo 2**64
+# on purpose: compiled, numba wraps them silently; run as Python (NUMBA_DISABLE_JIT), numpy's
+# scalars wrap them too, with the same bits, but warn.
+warnings.filterwarnings("ignore", message="overflow encountered in scalar", category=RuntimeWarning,
+                        module=r"mark1\.machine\._kernels\.")
 
 
 def placement(cls) -> dict[str, tuple[bool, str]]:
