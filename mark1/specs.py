@@ -424,9 +424,10 @@ class RackSpec(_Spec):
                              "mult_noise = False, as its ReRamSB preset)",
                              kernel="Drive.mult_noise (pots.plan_device)")
     write_noise_std: float = param(0.0, "steps (sigma)", "assumed",
-                                   "write noise: after each move the wiper reads off its persistent position by "
-                                   "write_noise_std * step * xi, drawn anew at every move, a stream of its own "
-                                   "(aihwkit write_noise_std, in units of dw_min = step); with a finite decay_time a "
+                                   "write noise: after each write (a move that fires a pulse, a diffusion step, the "
+                                   "reset) the wiper reads off its persistent position by write_noise_std * step * "
+                                   "xi, drawn anew and not clipped at the end stops, a stream of its own (aihwkit "
+                                   "write_noise_std, in units of dw_min = step); with a finite decay_time a "
                                    "move takes the offset as last written, undecayed (an approximation)",
                                    low=0.0, high=1000.0, switch="write_noise", device=True, on=1.0,
                                    kernel="Drive.write_noise (times step), Pots.werr")
