@@ -250,7 +250,7 @@ def test_write_noise_has_aihwkits_distribution():
 
 #: Write-noise updates: a law with bounds inside the end stops, pots from below the middle to
 #: near the top, 4 updates in which each pot gets 0 to 6 pulses, up or down (about 1 in 7 none).
-WRITE = ref.parameters("soft-bounds", dw_min=0.02, w_max=0.5, w_min=-0.4, write_noise_std=1.5)
+WRITE = ref.parameters("soft-bounds", dw_min=0.02, w_max=0.5, w_min=-0.4, write_noise_std=5.0)
 
 
 def write_updates(n: int, seed: int):
@@ -301,7 +301,7 @@ def test_write_noise_is_drawn_as_aihwkits_update_draws_it():
         assert np.array_equal(apparent[u][still], (apparent[u - 1] if u else w0)[still])
         beyond += int(((seen > WRITE["w_max"]) | (seen < WRITE["w_min"])).sum())
         untouched += int((counts[u] == 0).sum())
-    assert beyond > 5 and untouched > 100
+    assert beyond > 10 and untouched > 100          # 30-50 and about 230 on seeds 3, 4, 5, 11
 
 
 def test_write_noise_at_the_bound_has_aihwkits_unclipped_distribution():
