@@ -512,10 +512,10 @@ def read_noisy(w, j, p, t, pots):
     aihwkit's ``PCMLikeNoiseModel.apply_drift_noise_to_conductance`` (src/aihwkit/inference/
     noise/pcm.py, lines 138-158, commit 4545f11): the conductance ``g = |w - g_zero|`` reads
     ``max(g + g * read_noise_scale * sigma * xi, 0)``, ``sigma = q_s sqrt(ln((t' + t_read) /
-    (2 t_read)))``, ``t' = dt + t0`` (``dt`` the seconds since the pot's last move ended, its
-    ``t_inference``), ``q_s`` from the programmed conductance ``|p_to - g_zero| / G``
-    (:data:`READ_Q`). The member on the pot's side carries it (the idle member's is left
-    out). :func:`read_noise_array` says the same in numpy.
+    (2 t_read)))``, ``t' = dt + t0`` (``dt`` the seconds since the pot was last programmed, at
+    its last move's end or diffusion step: its ``t_inference``), ``q_s`` from the programmed
+    conductance ``|p_to - g_zero| / G`` (:data:`READ_Q`). The member on the pot's side carries
+    it (the idle member's is left out). :func:`read_noise_array` says the same in numpy.
     """
     rn = pots.read_noise
     g0 = rn[3]
