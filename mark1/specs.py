@@ -426,9 +426,10 @@ class RackSpec(_Spec):
                              "mult_noise = False, as its ReRamSB preset)",
                              kernel="Drive.mult_noise (pots.plan_device)")
     write_noise_std: float = param(0.0, "steps (sigma)", "assumed",
-                                   "write noise: after each move the wiper reads off its persistent position by "
-                                   "write_noise_std * step * xi, drawn anew at every move, a stream of its own "
-                                   "(aihwkit write_noise_std, in units of dw_min = step); with a finite decay_time a "
+                                   "write noise: after each write (a move that fires a pulse, a diffusion step, the "
+                                   "reset) the wiper reads off its persistent position by write_noise_std * step * "
+                                   "xi, drawn anew and not clipped at the end stops, a stream of its own (aihwkit "
+                                   "write_noise_std, in units of dw_min = step); with a finite decay_time a "
                                    "move takes the offset as last written, undecayed (an approximation)",
                                    low=0.0, high=1000.0, switch="write_noise", device=True, on=1.0,
                                    kernel="Drive.write_noise (times step), Pots.werr")
@@ -525,9 +526,10 @@ class RackSpec(_Spec):
                                     "read_noise_scale * sigma * xi), cut at 0 conductance, sigma = min(0.0088 / "
                                     "max(g_p ** 0.65, 0.001), 0.2) * sqrt(ln((dt + drift_t0 + t_read) / (2 t_read))), "
                                     "g_p its programmed conductance (relative to G, as prog_noise_scale), dt the "
-                                    "machine seconds since its last move ended; a fresh xi at each read, keyed by pot "
-                                    "and presentation (scoring: by card) (aihwkit PCMLikeNoiseModel read_noise_scale; "
-                                    "0 switches it off, 1 is aihwkit's)", low=0.0, high=100.0, switch="read_noise",
+                                    "machine seconds since it was last programmed (its last move's end or diffusion "
+                                    "step); a fresh xi at each read, keyed by pot and presentation (scoring: by card) "
+                                    "(aihwkit PCMLikeNoiseModel read_noise_scale; 0 switches it off, 1 is aihwkit's)",
+                                    low=0.0, high=100.0, switch="read_noise",
                                     device=True, on=1.0,
                                     kernel="Pots.read_noise, Pots.read_key (pots.read_noisy in wiper_sums; scoring: "
                                            "pots.read_noise_array)")

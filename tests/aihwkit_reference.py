@@ -206,6 +206,34 @@ def write_noise(dev: Devices, w: np.ndarray, rng: np.random.Generator) -> np.nda
     return w + dev.par["write_noise_std"] * dev.par["dw_min"] * rng.standard_normal(len(w))
 
 
+def update(dev: Devices, w: np.ndarray, apparent: np.ndarray, counts: np.ndarray, directions: np.ndarray,
+           xi_write: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One update of every device, as ``doDenseUpdate`` runs it (PULSED_UPDATE_W_LOOP_DENSE,
+    src/rpucuda/rpu_pulsed_device.h, lines 461-473): device ``k`` gets ``counts[k]`` coincidences
+    in direction ``directions[k]``; a device without one is not visited. Each coincidence is
+    one ``update_once`` on the persistent weight ``w`` (clipped to the bounds), then, with write
+    noise, the apparent weight is drawn anew from it, unclipped: ``w_apparent = w +
+    write_noise_std * dw_min * xi`` (rpu_expstep_device.cpp, lines 51-52; rpu_linearstep_device.cpp,
+    lines 134-135 and 161-162), ``xi = xi_write[k, i]`` at its ``i``-th pulse, the last standing.
+    No cycle-to-cycle noise here. Returns new arrays (w, apparent)."""
+    w, apparent = np.array(w, float), np.array(apparent, float)
+    std = dev.par["write_noise_std"] * dev.par["dw_min"]        # getScaledWriteNoise, rpu_pulsed_device.h 104
+    for k in range(len(w)):
+        for i in range(int(counts[k])):
+            w[k] = update_once(dev, k, w[k], int(directions[k]))
+            if std > 0.0:
+                apparent[k] = w[k] + std * xi_write[k, i]
+    return w, apparent
+
+
+def apply_update_write_noise(dev: Devices, w: np.ndarray, xi: np.ndarray) -> np.ndarray:
+    """``PulsedRPUDevice::applyUpdateWriteNoise`` (rpu_pulsed_device.cpp, lines 573-585): every
+    apparent weight drawn anew from its persistent weight, unclipped, moved or not. Called after
+    ``decayWeights`` (lines 388, 419), ``driftWeights`` (428), ``diffuseWeights`` (445),
+    ``clipWeights`` (466), ``resetCols`` (493) and ``onSetWeights`` (565), never by an update."""
+    return np.asarray(w, float) + dev.par["write_noise_std"] * dev.par["dw_min"] * np.asarray(xi, float)
+
+
 def drift(w0: np.ndarray, dt_over_t0: float, nu: float, a: float = 0.0) -> np.ndarray:
     """``WeightDrifter::apply`` (src/rpucuda/weight_drifter.cpp, lines 144-147): ``delta_t =
     max(dt / t0, 1)``, ``w0 * delta_t ** -nu + a * (delta_t ** -nu - 1)``."""

@@ -18,7 +18,8 @@ from scipy import stats
 
 import aihwkit_reference as ref
 from mark1 import devices
-from mark1.machine._kernels.pots import (DIFFUSION, LAW_CODES, PROGRAMMING, READ, RESET, diffuse_pots,
+from mark1.machine._kernels.pots import (DIFFUSION, DIFFUSION_WRITE, LAW_CODES, PROGRAMMING, READ, RESET,
+                                         WRITE_NOISE, diffuse_pots,
                                          diffuse_reference, drive_of, programming_reference,
                                          law_factor, law_factor_reference, normal_draw)
 from mark1.machine.potentiometers import PotentiometerRack
@@ -245,6 +246,100 @@ def test_write_noise_has_aihwkits_distribution():
     theirs = ref.write_noise(ref.populate(par, n, np.random.default_rng(0)), np.full(n, 0.004),
                              np.random.default_rng(32))
     assert stats.ks_2samp(apparent, theirs).pvalue > KS_ALPHA
+
+
+#: Write-noise updates: a law with bounds inside the end stops, pots from below the middle to
+#: near the top, 4 updates in which each pot gets 0 to 6 pulses, up or down (about 1 in 7 none).
+WRITE = ref.parameters("soft-bounds", dw_min=0.02, w_max=0.5, w_min=-0.4, write_noise_std=5.0)
+
+
+def write_updates(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    w0 = rng.uniform(-0.1, 0.49, n)
+    counts = rng.integers(0, 7, (4, n))
+    return w0, counts, rng.choice([-1, 1], (4, n)) * np.where(rng.random((4, n)) < 0.8, 1, -1)
+
+
+def rack_updates(spec: RackSpec, w0, counts, directions, seed: int = 0):
+    """Each update a command of every pot (``counts`` pulses, 0: none); the rack's persistent
+    positions, readings and its write-noise draws (each move's, as its counter keys it)."""
+    n = len(w0)
+    ss = np.random.SeedSequence(seed)
+    rack = PotentiometerRack(spec, 1, n, 8, device_seed=ss, noise_seed=ss)
+    rack.p_from[0] = rack.p_to[0] = w0
+    key = rack.drive_constants.noise_key
+    xi, persistent, apparent, t = [], [], [], 0.0
+    for c, d in zip(counts, directions):
+        xi.append([normal_draw(key, WRITE_NOISE, j, int(rack.pulses[0, j])) for j in range(n)])
+        rack.apply(*rack.plan((c * d * spec.step)[None, :], t), t)
+        t = rack.busy_until + 1.0
+        apparent.append(rack.positions(t)[0])
+        persistent.append(apparent[-1] - rack.write_offset[0])
+    return np.array(persistent), np.array(apparent), np.array(xi)
+
+
+def test_write_noise_is_drawn_as_aihwkits_update_draws_it():
+    """Fed the same normal numbers, every pot's persistent and apparent weight after each update
+    is aihwkit's (``update``: a new unclipped draw at each pulse that touches a device, the
+    last standing; a device no pulse touches keeps its apparent weight), to 1e-12; some
+    readings pass the bound by the noise, as aihwkit's apparent weights do."""
+    n = 400
+    w0, counts, directions = write_updates(n, 3)
+    spec = rack_spec(WRITE)
+    persistent, apparent, xi = rack_updates(spec, w0, counts, directions)
+    dev = ref.populate(WRITE, n, np.random.default_rng(0))
+    w, seen = w0.copy(), w0.copy()
+    beyond = untouched = 0
+    for u in range(len(counts)):
+        last = np.where(counts[u] > 0, counts[u] - 1, 0)
+        draws = np.random.default_rng(u).standard_normal((n, 7))
+        draws[np.arange(n), last] = xi[u]                     # the rack's draw is the last pulse's
+        w, seen = ref.update(dev, w, seen, counts[u], directions[u], draws)
+        assert np.abs(persistent[u] - w).max() <= 1e-12
+        assert np.abs(apparent[u] - seen).max() <= 1e-12
+        still = counts[u] == 0                                # the scope: not touched, not redrawn (bit for bit)
+        assert np.array_equal(apparent[u][still], (apparent[u - 1] if u else w0)[still])
+        beyond += int(((seen > WRITE["w_max"]) | (seen < WRITE["w_min"])).sum())
+        untouched += int((counts[u] == 0).sum())
+    assert beyond > 10 and untouched > 100          # 30-50 and about 230 on seeds 3, 4, 5, 11
+
+
+def test_write_noise_at_the_bound_has_aihwkits_unclipped_distribution():
+    """3,000 pots pushed against their upper bound: the readings are the bound plus the write
+    noise on both sides (aihwkit's apparent weight), not cut there; their spread is the sigma
+    law's, ``write_noise_std * dw_min``, within sampling error (5 %)."""
+    n = 3000
+    par = ref.parameters("constant", dw_min=0.004, w_max=0.6, w_min=-0.6, write_noise_std=8.0)
+    counts, d = np.full((1, n), 30), np.ones((1, n), int)
+    w0 = np.full(n, 0.55)
+    _, apparent, _ = rack_updates(rack_spec(par), w0, counts, d, seed=41)
+    dev = ref.populate(par, n, np.random.default_rng(0))
+    _, theirs = ref.update(dev, w0, w0, counts[0], d[0], np.random.default_rng(42).standard_normal((n, 30)))
+    assert stats.ks_2samp(apparent[0], theirs).pvalue > KS_ALPHA
+    assert (apparent[0] > 0.6).mean() == pytest.approx(0.5, abs=0.04)
+    assert np.std(apparent[0] - 0.6) == pytest.approx(8.0 * 0.004, rel=0.05)
+
+
+def test_diffusion_redraws_every_pots_write_noise_as_apply_update_write_noise():
+    """A diffusion step writes every pot, moved or not: its reading is aihwkit's
+    ``applyUpdateWriteNoise`` of the diffused persistent weight, fed the same numbers, unclipped."""
+    par = ref.parameters("constant", dw_min=0.01, w_max=0.5, w_min=-0.5, write_noise_std=3.0, diffusion=0.02)
+    n = 300
+    spec = rack_spec(par)
+    rack = PotentiometerRack(spec, 1, n, 8)
+    w0 = np.linspace(-0.5, 0.5, n)
+    rack.p_from[0] = rack.p_to[0] = w0
+    key = rack.drive_constants.noise_key
+    dev = ref.populate(par, n, np.random.default_rng(0))
+    w = w0
+    for p in range(3):
+        diffuse_pots(p, float(p), rack.busy_until, 1.0, rack.pots, rack.drive_constants)
+        step = np.array([normal_draw(key, DIFFUSION, j, p) for j in range(n)])
+        w = ref.diffuse(w, np.full(n, 0.02), dev.w_min, dev.w_max, step)
+        seen = ref.apply_update_write_noise(dev, w, [normal_draw(key, DIFFUSION_WRITE, j, p) for j in range(n)])
+        assert np.abs(rack.p_to[0] - seen).max() <= 1e-12
+        assert np.abs(rack.p_to[0] - rack.write_offset[0] - w).max() <= 1e-12
+    assert (rack.p_to[0] > 0.5).any() and (rack.p_to[0] < -0.5).any()
 
 
 @pytest.mark.parametrize(("nu", "zero"), [(0.05, 0.0), (0.1, -0.5)])

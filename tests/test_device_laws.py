@@ -15,7 +15,7 @@ from conftest import make_cards
 from mark1 import MarkI, specs
 from mark1 import devices
 from mark1.machine._kernels.pots import (DIFFUSION, LAW_CODES, READ, RESET, diffuse_pots, drive_of, normal_draw,
-                                         programming_reference, read_out, read_out_array)
+                                         programming_reference, read_noise_array, read_out, read_out_array)
 from mark1.machine.potentiometers import PotentiometerRack
 from mark1.specs import RackSpec
 
@@ -385,18 +385,25 @@ def test_diffusion_is_once_a_presentation_after_the_reset(trace):
     assert not rack.positions(m.machine_time_).reshape(-1)[np.setdiff1d(np.arange(rack.mask.size), flat)].any()
 
 
-@pytest.mark.parametrize("extra", [{}, {"rack.decay_time": 1e9}], ids=["blocks", "card-by-card"])
-def test_a_full_trace_under_diffusion_keeps_no_wiper_positions_it_cannot_know(extra):
-    """Diffusion's steps are not recorded, so a reading's wipers are NaN under it (shaped as
-    ever), on both run paths; without it they are the positions read (the sums' terms)."""
+@pytest.mark.parametrize("extra", [{}, {"rack.decay_time": 1e9}, {"rack.drivers": 2, "timing.overlap": True}],
+                         ids=["blocks", "card-by-card", "drivers"])
+def test_a_full_trace_under_diffusion_keeps_the_wipers_each_read_saw(extra):
+    """Diffusion's steps are not among the moves, so the kernel keeps each read's wipers as it
+    reads them: on every run path each reading's wipers (shaped as ever, 0 where no pot is)
+    times the card's inputs are the sum the trainer read (no read noise here), to 1e-12; a
+    rack without diffusion keeps them as before, the same sums."""
+    spec = NOISY.with_overrides({"rack.wiper_noise": 0.0, **extra})
     for diffusion in (0.0, 0.01):
-        m = _fit(NOISY.with_overrides({"rack.diffusion": diffusion, **extra}), trace="full")
+        m = _fit(spec.with_overrides({"rack.diffusion": diffusion}), trace="full")
         readings = m.trace_.readings
         assert len(readings) == len(m.history_)
-        n_units = m.rack_.mask.shape[0]
-        for r in readings:
-            assert r.wipers.shape == (n_units, len(r.a_units) + 1)
-            assert np.isnan(r.wipers).all() if diffusion else np.isfinite(r.wipers).all()
+        n_units, mask = m.rack_.mask.shape[0], m.rack_.mask
+        assert spec.response.discrimination == "sum"
+        for p, r in enumerate(readings):
+            assert r.wipers.shape == (n_units, len(r.a_units) + 1) and np.isfinite(r.wipers).all()
+            inputs = np.r_[r.a_units, mask.shape[1] - 1]
+            assert not r.wipers[~mask[:, inputs]].any()
+            assert np.abs(r.wipers.sum(axis=1) - m.read_sums_[p]).max() <= 1e-12, p
 
 
 @pytest.mark.parametrize("extra", [{}, {"rack.drivers": 2, "timing.overlap": True},
@@ -438,12 +445,15 @@ def test_a_pot_diffuses_within_its_bounds_and_a_stuck_pot_not_at_all():
 
 
 def test_reset_lands_within_the_end_stops_with_its_write_offset():
+    """The reset's persistent positions are cut at the end stops; the write noise drawn after it
+    is not (aihwkit's applyUpdateWriteNoise after resetCols), so readings pass the stop by it."""
     spec = STILL.with_overrides({"rack.reset": 0.9, "rack.reset_std": 0.2, "rack.write_noise_std": 0.5})
     rack = PotentiometerRack(spec.rack, 1, 2000, 8, noise_seed=np.random.SeedSequence(2))
     w = rack.positions(0.0)[0]
-    assert w.max() == 1.0 and 0.1 < (w == 1.0).mean() < 0.25 and w.min() > 0.0      # P(xi > 0.5) / 2 = 0.15
     persistent = w - rack.write_offset[0]
-    assert abs(np.std(rack.write_offset[0][persistent < 0.7]) - 0.05) < 0.005      # 0.5 steps of 0.1
+    assert persistent.max() == 1.0 and 0.25 < (persistent == 1.0).mean() < 0.36    # P(xi > 0.5) = 0.31
+    assert w.max() > 1.0 and abs((w > 1.0).mean() - 0.5 * (persistent == 1.0).mean()) < 0.04
+    assert abs(np.std(rack.write_offset[0]) - 0.05) < 0.005                        # 0.5 steps of 0.1, everywhere
 
 
 # -- PCM programming and 1/f read noise ------------------------------------------------------------
@@ -531,6 +541,31 @@ def test_diffusion_and_the_reset_reprogram_without_moving_the_persistent_positio
     assert not np.array_equal(before, noisy.write_offset) and noisy.write_offset.std() > 0.005
 
 
+@pytest.mark.parametrize("prog", [0.0, 1.0], ids=["read-noise", "read-and-programming-noise"])
+def test_a_diffusion_step_restarts_the_read_noise_clock(prog):
+    """A diffusion step programs a pot at rest anew (its programming error drawn again): its 1/f
+    read noise counts from the step, as aihwkit's counts from the programming (t_inference from
+    program_weights), the spread of a fresh programming; a pot still moving keeps its move's end.
+    Without drift or read noise the step leaves the clock alone."""
+    spec = ratchet(read_noise_scale=1.0, prog_noise_scale=prog, diffusion=0.01, step_time=0.1)
+    n = 200
+    rack = PotentiometerRack(spec, 1, n, 8, noise_seed=np.random.SeedSequence(6))
+    rack.apply(*rack.plan(np.full((1, n), 0.3), 0.0), 0.0)           # 30 pulses: moving until 3 s
+    moving = rack.t_end.copy()
+    diffuse_pots(0, 1.0, rack.busy_until, 1.0, rack.pots, rack.drive_constants)
+    assert np.array_equal(rack.t_end, moving)                        # still moving: its programming is its move's end
+    diffuse_pots(1, 500.0, rack.busy_until, 1.0, rack.pots, rack.drive_constants)
+    assert (rack.t_end == 500.0).all() and (rack.t_start == 500.0).all()
+    xi = np.random.default_rng(3).standard_normal((1, n))
+    fresh = read_noise_array(rack.p_to, rack.p_to, np.zeros((1, n)), xi, rack.pots.read_noise)
+    assert np.abs(rack.read_positions(500.0, xi) - fresh).max() <= 1e-15
+    still = PotentiometerRack(spec.replace(read_noise_scale=0.0, prog_noise_scale=0.0), 1, n, 8)
+    still.apply(*still.plan(np.full((1, n), 0.3), 0.0), 0.0)
+    ends = still.t_end.copy()
+    diffuse_pots(1, 500.0, still.busy_until, 1.0, still.pots, still.drive_constants)
+    assert np.array_equal(still.t_end, ends)
+
+
 PCM = NOISY.with_overrides({"rack.prog_noise_scale": 1.0, "rack.read_noise_scale": 3.0, "rack.wiper_noise": 0.0})
 
 
@@ -589,7 +624,8 @@ def test_each_preset_is_a_cited_set_of_rack_overrides_that_trains(name):
     assert spec.rack.drive == "ratchet" and drive_of(spec.rack).device == 1.0
     m = _fit(spec)
     assert m.rack_.pulses.sum() > 0
-    assert np.abs(m.rack_.positions(m.machine_time_)).max() <= 1.0
+    persistent = m.rack_.positions(m.machine_time_) - m.rack_.write_offset    # readings may pass by write noise
+    assert np.abs(persistent).max() <= 1.0 + 1e-12
 
 
 def test_a_scene_names_a_device_and_its_own_overrides_win(tmp_path):
@@ -655,6 +691,8 @@ def test_the_machine_reads_and_scores_through_the_adc():
        noise=st.floats(0.0, 3.0), write=st.floats(0.0, 20.0), seed=st.integers(0, 2 ** 32 - 1),
        commands=st.lists(st.floats(-0.5, 0.5), min_size=1, max_size=6))
 def test_wipers_never_pass_their_own_bounds(law, drive, noise, write, seed, commands):
+    """The persistent positions stay within each pot's bounds; a reading passes them by no more
+    than its write offset (drawn unclipped, as aihwkit's)."""
     spec = ratchet(drive=drive, law=law, dw_min_std=noise, write_noise_std=write, w_max=0.8, w_min=-0.6,
                    w_max_dtod=0.2, w_min_dtod=0.2, dw_min_dtod=0.3, up_down=0.2, up_down_dtod=0.1, pow_gamma=1.5,
                    gamma_up=0.5, gamma_down=0.5, piecewise_up=(2.0, 0.5), piecewise_down=(0.5, 2.0), backlash=0.01)
@@ -666,8 +704,9 @@ def test_wipers_never_pass_their_own_bounds(law, drive, noise, write, seed, comm
     for c in commands:
         rack.apply(*rack.plan(np.full((1, n), c), t), t)
         t = rack.busy_until + 1.0
-        w = rack.positions(t)[0]
+        w = rack.positions(t)[0] - rack.write_offset[0]
         assert (w <= w_max + 1e-12).all() and (w >= w_min - 1e-12).all()
+        assert np.abs(rack.write_offset).max() <= write * spec.step * 9.0       # a normal draw within 9 sigma
     assert (rack.motor_seconds >= 0).all() and (rack.pulses >= 0).all()
 
 

@@ -114,8 +114,8 @@ class Reading(NamedTuple):
         reads 0 (``rack_.mask`` says which exist). Without read noise, each row times
         the rack's mask adds up to the sum the trainer read (with
         ``response.discrimination = "mean"``, that sum over the unit's active pots).
-        NaN under ``rack.diffusion``: its steps are not recorded, so the positions at a
-        past read are not known (the sums, the moves and the final wipers are).
+        Under ``rack.diffusion`` each read is kept as it is read (its steps are not among
+        the moves, so no past read could be rebuilt from them).
     """
 
     time: float
@@ -245,9 +245,11 @@ class Trace:
         if self.listener is not None:
             self.listener(float(time), event, int(presentation), detail)
 
-    def _keep_readings(self, times: np.ndarray, s: np.ndarray, x: np.ndarray, rack: PotentiometerRack) -> None:
+    def _keep_readings(self, times: np.ndarray, s: np.ndarray, x: np.ndarray, rack: PotentiometerRack,
+                       kept: np.ndarray | None = None) -> None:
         """The next presentations' reads at ``times`` (m,): S-units ``s`` (m, n_s) bool,
-        inputs ``x`` (m, n_a + 1) with the bias last, and the rack's wipers then."""
+        inputs ``x`` (m, n_a + 1) with the bias last, and the rack's wipers then (``kept``:
+        as the kernel kept them at each read, :attr:`~mark1.machine._kernels.presentation.Moves.wipers`)."""
         s_units = np.nonzero(s)[1]
         s_ends = np.cumsum(np.count_nonzero(s, axis=1)).tolist()
         lit = x > 0
@@ -255,8 +257,8 @@ class Trace:
         counts = np.count_nonzero(lit, axis=1)
         x_ends = np.cumsum(counts).tolist()
         times = times.tolist()
-        if rack.diffuses:                               # see Reading.wipers
-            rows = [np.full((rack.p_to.shape[0], int(c)), np.nan) for c in counts]
+        if kept is not None:                            # see Reading.wipers
+            rows = _kept_rows(kept, counts, rack.p_to.shape[0])
         elif times and times[0] >= rack.busy_until and not rack.drifts:
             # every wiper at rest: one gather of the pots read, each read's columns decayed to its time
             wipers = rack.p_to[:, pots]
@@ -635,8 +637,9 @@ class _TrainingRun:
         # and when each driver is free); its arrays get room as needed (_make_room)
         self.queue = kernel.Queue(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0, np.int64),
                                   np.zeros(2, np.int64), np.zeros(max(rack.spec.drivers, 1)))
-        # the moves a call sets going (a full trace); a whole block's, up to ROOM
-        self.log = _moves(max(self.mask.size, _WHOLE_LOG) if self.whole else self.mask.size if self.full else 0)
+        # the moves a call sets going (a full trace; a whole block's, up to ROOM), and each read where the rack diffuses
+        room = max(self.mask.size, _WHOLE_LOG) if self.whole else self.mask.size if self.full else 0
+        self.log = _moves(room, 4 * room if rack.diffuses else 0)
         self.pending: list = []                          # the motors' events still to come (a heap)
         self.commands: dict[int, list] = {}              # queued commands: [pots not yet stopped, end]
         self.blk: kernel.Block | None = None
@@ -840,7 +843,7 @@ class _TrainingRun:
                 a[:live] = a[head:tail]
         q.ends[:] = (0, live)
         if self.full and len(self.log.pot) < len(self.queue.pot) + self.mask.size:
-            self.log = _moves(len(self.queue.pot) + self.mask.size)
+            self.log = _moves(len(self.queue.pot) + self.mask.size, len(self.log.wipers))
             self.stale = True
 
     def _serve_queue(self, limit: float) -> None:
@@ -917,7 +920,8 @@ class _TrainingRun:
         events = self._card_events(p, sums)
         yield from self._emit(events, events[-1][0])
         # the trainer's own read time (card change + read_at), not a sum taken in another order
-        self.trace._keep_readings(self.start[p:q] + self.read_at, pipeline.s[rows], pipeline.x[rows], rack)
+        self.trace._keep_readings(self.start[p:q] + self.read_at, pipeline.s[rows], pipeline.x[rows], rack,
+                                  self._kept_wipers())
 
     def _card_events(self, p: int, sums: np.ndarray, extra: dict | None = None) -> list:
         """The events of presentations ``p`` to ``p + len(sums) - 1`` (card change to R read,
@@ -998,7 +1002,16 @@ class _TrainingRun:
         self.trace.readings.later(q + 1 - p, partial(
             _readings_of, self.start[p:q + 1] + self.read_at, pipeline.s[rows], pipeline.x[rows] > 0,
             self.rack.p_to.T.copy(), [commands[c] for c in sorted(commands, reverse=True)],
-            sorted(commands, reverse=True), p, pot, start, self.rack.diffuses))
+            sorted(commands, reverse=True), p, pot, start, self._kept_wipers()))
+
+    def _kept_wipers(self) -> np.ndarray | None:
+        """The reads the kernel kept since this was last called (a copy; None where it keeps none)."""
+        log = self.log
+        if not len(log.wipers):
+            return None
+        n = int(log.wipers_filled[0])
+        log.wipers_filled[0] = 0
+        return log.wipers[:n].copy()
 
     def result(self, epoch_of: np.ndarray) -> _RunResult:
         """The history of the finished run, with its per-epoch mistakes and trace summary."""
@@ -1027,10 +1040,12 @@ def _layout_key(x: np.ndarray, divisor: np.ndarray) -> tuple:
     return (x.dtype.num, x.ndim, x.flags.num, divisor.dtype.num, divisor.ndim, divisor.flags.num)
 
 
-def _moves(n: int) -> kernel.Moves:
-    """A :class:`~mark1.machine._kernels.presentation.Moves` log with room for ``n`` moves (0: keeps none)."""
+def _moves(n: int, wipers: int = 0) -> kernel.Moves:
+    """A :class:`~mark1.machine._kernels.presentation.Moves` log with room for ``n`` moves (0: keeps none)
+    and ``wipers`` numbers of the reads (0: keeps none)."""
     return kernel.Moves(np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64), np.zeros(n), np.zeros(n),
-                        np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n, np.int8), np.zeros(1, np.int64))
+                        np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n, np.int8), np.zeros(1, np.int64),
+                        np.zeros(wipers), np.zeros(1, np.int64))
 
 
 
@@ -1044,14 +1059,23 @@ def _moves_of(who: list, times: np.ndarray, bounds: list, n_in: int, pot: np.nda
             for r, t, (a, b) in zip(who, times.tolist(), bounds)]
 
 
+def _kept_rows(kept: np.ndarray, counts, n_units: int) -> list:
+    """Each card's wipers (n_units, its active inputs) from the kernel's reads kept card after
+    card (:attr:`~mark1.machine._kernels.presentation.Moves.wipers`: each active input's
+    pots, unit by unit), ``counts`` each card's active inputs."""
+    ends = np.cumsum(np.asarray(counts, np.int64) * n_units).tolist()
+    return [kept[a:b].reshape(-1, n_units).T for a, b in zip([0] + ends[:-1], ends)]
+
+
 def _readings_of(times: np.ndarray, s: np.ndarray, lit: np.ndarray, by_input: np.ndarray, last_first: list,
-                 cards: list, p: int, pot: np.ndarray, start: np.ndarray, diffuses: bool = False) -> list:
+                 cards: list, p: int, pot: np.ndarray, start: np.ndarray, kept: np.ndarray | None = None) -> list:
     """The readings of a block run whole, presentations ``p`` on, read at ``times`` (m,) with
     S-units ``s`` (m, n_s) bool and inputs ``lit`` (m, n_in) bool: from ``by_input`` (n_in,
     n_units), the rack's positions after the block (written here), last card first, each
     card's moves undone (``cards``, the cards that moved pots last first, and ``last_first``
     their rows of ``pot``, the flat indices, and of ``start``, the positions they moved
-    from), then its read. Where the rack ``diffuses``, no position can be rebuilt so: NaN."""
+    from), then its read. Where the rack diffuses no position can be rebuilt so: the reads
+    the kernel ``kept`` as it read them (:func:`_kept_rows`)."""
     n_s, n_in, m = s.shape[1], lit.shape[1], len(times)
     s_flat, x_flat = np.flatnonzero(s), np.flatnonzero(lit)
     s_units, inputs = s_flat % n_s, x_flat % n_in      # each row's, as nonzero(s)[1]
@@ -1061,8 +1085,8 @@ def _readings_of(times: np.ndarray, s: np.ndarray, lit: np.ndarray, by_input: np
     flat, undo = by_input.reshape(-1), pot % n_in * n_units + pot // n_in     # pot's index there
     s_starts, x_starts = [0] + s_ends[:-1], [0] + x_ends[:-1]
     wipers: list = [None] * m
-    if diffuses:                                       # see Reading.wipers
-        wipers = [np.full((n_units, b - a), np.nan) for a, b in zip(x_starts, x_ends)]
+    if kept is not None:                               # see Reading.wipers
+        wipers = _kept_rows(kept, np.subtract(x_ends, x_starts), n_units)
     else:
         # the cards from one that moved pots (excluded) to the next one (included) read the
         # same positions: one gather each such run, last run first, undoing its moves before

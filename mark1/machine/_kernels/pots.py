@@ -25,7 +25,7 @@ __all__ = ["Drive", "LAW_CODES", "Pots", "adc_of", "apply_pot", "diffuse_pots", 
            "law_factor", "law_factor_reference", "law_gammas", "move_duration", "normal_draw", "one_pot",
            "plan_device", "plan_mark_i", "plan_pot", "pow_exponents", "programming_offset", "programming_reference",
            "read_noise_array", "read_noise_of", "read_noisy", "read_out", "read_out_array", "replay_pulses",
-           "reset_positions", "step_scales", "stored_pot", "wiper_sums", "wiring"]
+           "reset_positions", "step_scales", "stored_pot", "wiper_sums", "wiring", "written", "written_reference"]
 
 #: The step laws of ``rack.law`` and their codes in :attr:`Drive.law`.
 LAW_CODES = {"constant": 0, "linear": 1, "soft-bounds": 2, "exponential": 3, "power": 4, "piecewise": 5}
@@ -144,7 +144,8 @@ class Pots(NamedTuple):
         fire and take their time.
     werr : array (n_pots,) or (0,) float
         The write noise's offset of each wiper from the device's persistent state, stored
-        (before decay) like ``p_to``; empty when there is no write noise.
+        (before decay) like ``p_to``; empty when there is no write noise. Not clipped: a
+        wiper's reading may pass its end stop by it (:func:`written`).
     motor_seconds : array (n_pots,) float
         Seconds each pot's motor (or relay) has run, backlash included: the sum of its moves'
         durations (written by :func:`apply_pot`).
@@ -341,13 +342,11 @@ def reset_positions(spec, bias, w_max, w_min, stuck, shape, key) -> tuple[np.nda
     if spec.end_stops:
         w = np.minimum(np.maximum(w, w_min), w_max)
     target = w
-    if spec.write_noise_std:
-        target = w + float(spec.write_noise_std) * float(spec.step) * draws(RESET_WRITE)
-    if spec.prog_noise_scale:
-        target = target + programming_reference(w, draws(RESET_PROGRAMMING), draws(RESET_PROGRAMMING + 1), spec) - w
-    if spec.write_noise_std or spec.prog_noise_scale:
-        if spec.end_stops:
-            target = np.minimum(np.maximum(target, w_min), w_max)
+    if spec.write_noise_std or spec.prog_noise_scale:            # a write (written, in numpy)
+        zero = np.zeros(shape)
+        target = written_reference(w, draws(RESET_WRITE) if spec.write_noise_std else zero,
+                                   draws(RESET_PROGRAMMING) if spec.prog_noise_scale else zero,
+                                   draws(RESET_PROGRAMMING + 1) if spec.prog_noise_scale else zero, w_min, w_max, spec)
     target = np.where(stuck, w_max, target)
     return np.array(target, float), np.where(stuck, 0.0, target - w)
 
@@ -460,6 +459,52 @@ def programming_reference(w, xi_up, xi_down, spec):
 
 
 @compiled(inline="always")
+def written(w, j, write_stream, prog_stream, n, w_min, w_max, drive):
+    """Where pot ``j``'s wiper reads once a write leaves its persistent position at ``w`` (full
+    scale): the one rule of every write (a move that fires a pulse, a diffusion step, the
+    reset), its ``n``-th draw of streams ``write_stream`` and ``prog_stream``.
+
+    The programming noise first (:func:`programming_offset`, cut at the end stops: a pot is
+    one device), then the write noise, ``write_noise * xi``, added unclipped: aihwkit adds it
+    to the bounded persistent weight and clips only that (``update_once``,
+    src/rpucuda/rpu_expstep_device.cpp, lines 47-53, commit 4545f11; ``applyUpdateWriteNoise``,
+    rpu_pulsed_device.cpp, lines 580-584), so a reading may pass an end stop by the noise.
+    ``w_min``, ``w_max`` are the pot's bounds. :func:`written_reference` says the same in numpy.
+    """
+    target = w
+    if drive.prog_noise_scale != 0.0:
+        target = w + programming_offset(w, j, prog_stream, n, drive)
+        if drive.end_stops != 0.0:
+            target = min(max(target, w_min), w_max)
+    if drive.write_noise != 0.0:
+        target = target + drive.write_noise * normal_draw(drive.noise_key, write_stream, j, n)
+    return target
+
+
+def written_reference(w, xi_write, xi_up, xi_down, w_min, w_max, spec):
+    """:func:`written` in numpy: the readings (full scale) of persistent positions ``w`` after a
+    write, ``xi_write`` the write noise's standard normal numbers, ``xi_up``, ``xi_down`` the
+    programming noise's (arrays alike; ``w_min``, ``w_max`` the pots' bounds).
+
+    Examples
+    --------
+    >>> from mark1.specs import RackSpec
+    >>> spec = RackSpec(write_noise_std=10.0, step=0.01)       # sigma 0.1 full scale
+    >>> float(written_reference(np.array(1.0), np.array(1.0), 0.0, 0.0, -1.0, 1.0, spec))   # past the stop
+    1.1
+    """
+    w = np.asarray(w, float)
+    target = w
+    if spec.prog_noise_scale:
+        target = target + programming_reference(w, xi_up, xi_down, spec) - w      # an offset, as the kernel adds it
+        if spec.end_stops:
+            target = np.minimum(np.maximum(target, w_min), w_max)
+    if spec.write_noise_std:
+        target = target + float(spec.write_noise_std) * float(spec.step) * np.asarray(xi_write, float)
+    return target
+
+
+@compiled(inline="always")
 def read_noisy(w, j, p, t, pots):
     """Pot ``j``'s reading ``w`` (full scale) at ``t`` with its 1/f read noise, presentation
     ``p``'s draw (the read stream, keyed by pot and presentation).
@@ -467,10 +512,10 @@ def read_noisy(w, j, p, t, pots):
     aihwkit's ``PCMLikeNoiseModel.apply_drift_noise_to_conductance`` (src/aihwkit/inference/
     noise/pcm.py, lines 138-158, commit 4545f11): the conductance ``g = |w - g_zero|`` reads
     ``max(g + g * read_noise_scale * sigma * xi, 0)``, ``sigma = q_s sqrt(ln((t' + t_read) /
-    (2 t_read)))``, ``t' = dt + t0`` (``dt`` the seconds since the pot's last move ended, its
-    ``t_inference``), ``q_s`` from the programmed conductance ``|p_to - g_zero| / G``
-    (:data:`READ_Q`). The member on the pot's side carries it (the idle member's is left
-    out). :func:`read_noise_array` says the same in numpy.
+    (2 t_read)))``, ``t' = dt + t0`` (``dt`` the seconds since the pot was last programmed, at
+    its last move's end or diffusion step: its ``t_inference``), ``q_s`` from the programmed
+    conductance ``|p_to - g_zero| / G`` (:data:`READ_Q`). The member on the pot's side carries
+    it (the idle member's is left out). :func:`read_noise_array` says the same in numpy.
     """
     rn = pots.read_noise
     g0 = rn[3]
@@ -632,11 +677,17 @@ def diffuse_pot(j, p, t, busy_until, f, pots, drive):
 
     The pot's persistent position (its wiper less its write offset, true full scale) takes a
     step ``rate * xi`` (``xi`` from the diffusion stream, keyed by pot and presentation), cut
-    to its bounds with end stops (:func:`diffuse_reference`); then, with write noise, the
-    wiper reads off it by a fresh ``write_noise * xi`` (aihwkit redraws every write offset
-    after diffusing). A moving pot's whole move shifts with it. A drifting pot at rest
-    starts its drift again from its diffused reading (aihwkit's ``WeightDrifter`` restarts
-    the clock of a weight that changed). A stuck pot stays.
+    to its bounds with end stops (:func:`diffuse_reference`); then it is written
+    (:func:`written`): with write noise the wiper reads off it by a fresh, unclipped
+    ``write_noise * xi`` (aihwkit redraws every write offset after diffusing,
+    ``applyUpdateWriteNoise``). A moving pot's whole move shifts with it. A pot at rest is
+    programmed anew, so the clock its drift and its 1/f read noise count from starts again at
+    ``t``: a drifting pot drifts again from its diffused reading (aihwkit's ``WeightDrifter``
+    restarts the clock of a weight that changed), and the read noise's spread starts again
+    from that of a fresh programming (aihwkit's 1/f noise counts from the programming that
+    drew its programming error: ``InferenceTileWithPeriphery.program_weights`` and
+    ``drift_weights``, src/aihwkit/simulator/tiles/inference.py, lines 162-229). A stuck pot
+    stays.
     """
     rate = _at(pots.diffusion, j)
     if rate == 0.0 or _at(pots.stuck, j) != 0:
@@ -647,19 +698,17 @@ def diffuse_pot(j, p, t, busy_until, f, pots, drive):
     clip = drive.end_stops != 0.0
     noisy = werr.shape[0] > 0
     err = f * werr[j] if noisy else 0.0
-    restart = pots.nu.shape[0] != 0 and (t >= busy_until or t >= pots.t_end[j])
-    before = f * (drifted(p_to[j], j, t, pots) if restart else p_to[j]) - err
+    # a pot at rest is programmed anew by the step: the clock its drift and 1/f read noise count
+    # from starts again (the drift from the diffused reading)
+    clocked = pots.nu.shape[0] != 0 or pots.read_noise.shape[0] != 0
+    restart = clocked and (t >= busy_until or t >= pots.t_end[j])
+    before = f * (drifted(p_to[j], j, t, pots) if restart and pots.nu.shape[0] != 0 else p_to[j]) - err
     after = before + rate * normal_draw(drive.noise_key, DIFFUSION, j, p)
     if clip:
         after = min(max(after, w_min), w_max)
     target = after
     if noisy:
-        if drive.write_noise != 0.0:
-            target = after + drive.write_noise * normal_draw(drive.noise_key, DIFFUSION_WRITE, j, p)
-        if drive.prog_noise_scale != 0.0:
-            target = target + programming_offset(after, j, DIFFUSION_PROGRAMMING, p, drive)
-        if clip:
-            target = min(max(target, w_min), w_max)
+        target = written(after, j, DIFFUSION_WRITE, DIFFUSION_PROGRAMMING, p, w_min, w_max, drive)
         werr[j] = (target - after) / f
     if restart:
         p_from[j] = target / f
@@ -998,10 +1047,13 @@ def plan_device(cmd, start, j, pots, drive):
     nominal travel times ``step_scale +- up_down`` (the pot's own); backlash takes up the
     first of it; the rest turns the wiper by that much times :func:`law_factor` at the
     wiper's persistent position, times ``1 + dw_min_std * xi`` (xi from the pot's step
-    noise stream, counted by its pulses). End stops at the pot's bounds cut the move (its
-    duration shows it, as in the Mark I's plan). After the move the wiper reads off its
-    persistent position by the write noise, ``write_noise * xi`` (a stream of its own),
-    drawn anew at every move (aihwkit's ``write_noise_std``). A stuck pot never moves; its
+    noise stream, counted by its pulses). End stops at the pot's bounds cut the persistent
+    position (the move's duration shows it, as in the Mark I's plan). A move that fires a
+    pulse is a write (:func:`written`): the wiper reads off its persistent position by the
+    write noise, ``write_noise * xi`` (a stream of its own), drawn anew and not clipped
+    (aihwkit's ``write_noise_std``, drawn at each pulse that touches the device, the last
+    draw standing); a command that fires none (its pot against its stop) writes nothing and
+    leaves the reading as it was. A stuck pot never moves; its
     pulses still fire and take their time. Writes ``pots.planned[j]`` and
     ``pots.next_err[j]`` for :func:`apply_pot`. With ``rack.mult_noise`` off the pulse's
     noise is added to the law's factor rather than multiplying it (aihwkit's ``mult_noise
@@ -1058,16 +1110,13 @@ def plan_device(cmd, start, j, pots, drive):
         w = new
         duration += pulse_time
     planned[j] = fired
-    target = w
-    if noisy:                           # write noise, programming noise: offsets drawn anew at each move
-        if drive.write_noise != 0.0:
-            target = w + drive.write_noise * normal_draw(drive.noise_key, WRITE_NOISE, j, count)
-        if drive.prog_noise_scale != 0.0:
-            target = target + programming_offset(w, j, PROGRAMMING, count, drive)
-        if drive.end_stops != 0.0:
-            target = min(max(target, w_min), w_max)
-        next_err = pots.next_err
-        next_err[j] = target - w
+    if not noisy:
+        return w, slack_time, duration, direction
+    if fired == 0:                      # no pulse reached the device: nothing written, its reading stays
+        return start, slack_time, duration, direction
+    target = written(w, j, WRITE_NOISE, PROGRAMMING, count, w_min, w_max, drive)
+    next_err = pots.next_err
+    next_err[j] = target - w
     return target, slack_time, duration, direction
 
 
@@ -1086,9 +1135,9 @@ def apply_pot(j, start, target, slack_time, duration, direction, t0, f, pots):
 
     Adds the move's duration and pulses to the pot's counters (``motor_seconds``, ``pulses``);
     a device's pot keeps the write noise's offset of its wiper from its state (drawn by
-    :func:`plan_device`), stored like ``p_to``. With drift or read noise a command that fires
-    no pulse leaves the pot alone (its drift goes on; its 1/f noise counts from its last
-    programming).
+    :func:`plan_device`), stored like ``p_to``, where a pulse fired (a write). With drift or
+    read noise a command that fires no pulse leaves the pot alone (its drift goes on; its 1/f
+    noise counts from its last programming).
     """
     if (pots.nu.shape[0] != 0 or pots.read_noise.shape[0] != 0) and pots.planned[j] == 0:
         return
@@ -1099,7 +1148,7 @@ def apply_pot(j, start, target, slack_time, duration, direction, t0, f, pots):
     t_end[j] = t0 + duration
     if direction != 0:                      # a ratchet command too small to step keeps the gears' side
         last_dir[j] = direction
-        if pots.werr.shape[0] > 0:
+        if pots.werr.shape[0] > 0 and pots.planned[j] != 0:     # a write: a pulse reached the device
             werr = pots.werr
             werr[j] = pots.next_err[j] / f
     seconds, pulses = pots.motor_seconds, pots.pulses

@@ -70,6 +70,13 @@ class Moves(NamedTuple):
     length 0 keep nothing (no trace). A log that is full stops the kernel before a card
     whose moves it has no room for (:data:`ROOM`): the caller takes the moves kept, empties
     ``filled`` (or gives more room) and runs that card again.
+
+    ``wipers`` (nonzero length where the rack diffuses, so that no read can be rebuilt from
+    the moves after) keeps each card's read as it is read: ``wipers_filled[0]`` numbers, card
+    after card, for each of the card's active inputs in order the true wiper position (full
+    scale, without read noise) of its pot on each unit, 0 where the pot does not exist
+    (:func:`keep_wipers`). A card whose read finds no room for every pot's stops the kernel
+    before it (:data:`ROOM`), as a full log of moves does.
     """
 
     who: np.ndarray
@@ -82,6 +89,8 @@ class Moves(NamedTuple):
     duration: np.ndarray
     direction: np.ndarray
     filled: np.ndarray
+    wipers: np.ndarray = np.zeros(0)
+    wipers_filled: np.ndarray = np.zeros(1, np.int64)     # written only with room in wipers
 
 
 class Trainer(NamedTuple):
@@ -295,6 +304,27 @@ def read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, acc):
 
 
 @_inline
+def keep_wipers(k, t_read, busy_until, t_ref, dk, pots, blk, log):
+    """Keep presentation ``k``'s read in ``log.wipers`` (a :class:`Moves`): for each active
+    input of the card, in order, the true position of its pot on each unit at ``t_read``
+    (decayed, without read noise; 0 where the pot does not exist), after those kept before."""
+    f = decay(t_read, t_ref, dk.rate)
+    x, active, wipers, filled = blk.x, blk.active, log.wipers, log.wipers_filled
+    n_in, n_units = x.shape[1], blk.sums.shape[1]
+    n_act = features.nonzero_features(x, k, active)
+    at = filled[0]
+    by_input, unit_of = pots.by_input, pots.unit_of
+    for a in range(n_act):
+        i = active[a]
+        base = at + a * n_units
+        for u in range(n_units):
+            wipers[base + u] = 0.0
+        for q in range(by_input[i], by_input[i + 1]):
+            wipers[base + unit_of[q]] = f * stored_pot(unit_of[q] * n_in + i, t_read, busy_until, pots)
+    filled[0] = at + n_act * n_units
+
+
+@_inline
 def command_pots(k, blk, tr, pots, steps):
     """The rule's command for presentation ``k``: each unit's step and back
     (:func:`~mark1.machine.rules.unit_step`, the arithmetic of
@@ -450,11 +480,17 @@ def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
         t0 = sc.t_anchor + (blk.p_first + k - sc.p_anchor) * sc.period
         blk.start[k] = t0
         t_read = t0 + sc.read_at
+        keeps = LOG and len(log.wipers) > 0       # every read kept as it is read (the rack diffuses)
+        if keeps and len(log.wipers) - log.wipers_filled[0] < len(pots.p_to):
+            return k, busy_until, t_ref, ROOM
         if QUEUED and sc.queued and queue.ends[0] < queue.ends[1]:
             if not log_room(log, queue.ends[1] - queue.ends[0]):
                 return k, busy_until, t_ref, ROOM
             busy_until, t_ref = serve(t_read, queue, busy_until, t_ref, dk, pots, drive, log)
         erred = read_card(k, t_read, busy_until, t_ref, dk, pots, blk, tr, acc)
+        kept = log.wipers_filled[0] if keeps else 0
+        if keeps:
+            keep_wipers(k, t_read, busy_until, t_ref, dk, pots, blk, log)
         if tr.error_driven and erred == 0:
             diffuse_pots(blk.p_first + k, t_read, busy_until, decay(t_read, t_ref, dk.rate), pots, drive)
             continue
@@ -464,7 +500,9 @@ def train_block(blk, tr, sc, busy_until, t_ref, dk, pots, drive, queue, log):
         status, busy_until, t_ref = act(k, busy_until, t_ref, blk, tr, sc, dk, pots, drive, queue, log, steps)
         if status == ROOM:
             # the caller makes room in the queue or log and runs this presentation again (nothing
-            # of it has changed the machine yet: its read is the same)
+            # of it has changed the machine yet: its read is the same, kept again then)
+            if keeps:
+                log.wipers_filled[0] = kept
             return k, busy_until, t_ref, ROOM
         # a device's diffusion, once the presentation is over (a pot's own stream: the
         # card's moves are set going or queued, so where they are does not change the draws)
