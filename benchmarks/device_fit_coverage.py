@@ -10,7 +10,7 @@ the truth, ``.`` one that did not, ``u`` where the term was reported not pinned)
 parameter's coverage with its binomial 95 % range, and how often each was reported not pinned.
 
 Run it with ``python benchmarks/device_fit_coverage.py [--law constant] [--tables 100]
-[--pulses 40 40] [--dw-min-std 0.3] [--write-noise 3] [--method profile]``; it takes about
+[--pulses 40 40] [--dw-min-std 0.3] [--write-noise 3] [--step 0.01] [--method profile]``; it takes about
 2-20 s a table (longer tables and more parameters take longer).
 """
 
@@ -41,10 +41,13 @@ def main() -> None:
     ap.add_argument("--pulses", type=int, nargs="+", default=list(PULSES), help="pulses up, down, up, ...")
     ap.add_argument("--dw-min-std", type=float, default=0.3, help="cycle-to-cycle noise")
     ap.add_argument("--write-noise", type=float, default=3.0, help="write noise (steps)")
+    ap.add_argument("--step", type=float, default=0.01,
+                    help="the device's step (full scale; 0.005 keeps 400 pulses from 0 off the end stops)")
     ap.add_argument("--method", choices=("profile", "bootstrap"), default="profile", help="the intervals")
     ap.add_argument("--samples", type=int, default=100, help="with bootstrap: refits a table")
     args = ap.parse_args()
-    dev = {**DEVICES[args.law], "rack.dw_min_std": args.dw_min_std, "rack.write_noise_std": args.write_noise}
+    dev = {**DEVICES[args.law], "rack.step": args.step, "rack.dw_min_std": args.dw_min_std,
+           "rack.write_noise_std": args.write_noise}
     keys = [k for k in dev if k != "rack.law"]
     pulses = tuple(args.pulses)
     device = BENCH.with_overrides(dev)
