@@ -1768,8 +1768,13 @@ def profile_intervals(fit: LawFit, table: DeviceTable, spec: MachineSpec) -> Law
                     w = u.copy()
                     w[other] = z[0]
                     return stat(w)
-                start = last_other.get(value > u_hat[j], float(u_hat[other]))
-                u[other] = float(np.clip(_parabola_min(lambda z: along([z]), start), low[other], high[other]))
+                # the other term's best: its last best on this side and a coarse grid over its whole
+                # range (the statistic can be flat in a noise term near none and its best far off),
+                # then the parabola's steps from the lowest
+                starts = [last_other.get(value > u_hat[j], float(u_hat[other])),
+                          *np.arange(low[other], high[other], 1.0)]
+                start = min(starts, key=lambda z: along([z]))
+                u[other] = float(np.clip(_parabola_min(lambda z: along([z]), start, h=0.25), low[other], high[other]))
                 last_other[value > u_hat[j]] = u[other]
                 cache[value] = stat(u) - best
                 if cache[value] <= LR_95 + 1e-6:
