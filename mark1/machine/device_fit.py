@@ -537,6 +537,8 @@ class LawFit:
         Keys the table cannot pin (:func:`profile_intervals`): their interval reaches the end of
         the range searched (a noise term not told from none), so it is a bound, not a verdict
         (:func:`unpinned_words`).
+    interval_note : str
+        Why some intervals are missing, where :func:`profile_intervals` could not give them.
 
     Examples
     --------
@@ -562,6 +564,7 @@ class LawFit:
     intervals: dict = field(default_factory=dict)
     start: float = 0.0
     unpinned: tuple = ()
+    interval_note: str = ""
 
     @property
     def rms(self) -> float:
@@ -1289,6 +1292,8 @@ class DeviceFit:
         if noise:
             lines.append(f"{b.law}'s noise terms, 95 % intervals: " + "; ".join(noise))
         lines += [f"not pinned: {w}" for w in unpinned_words(b)]
+        if b.interval_note:
+            lines.append(f"intervals: {b.interval_note}")
         lines += [f"warning: {w}" for w in self.warnings]
         return "\n".join(lines)
 
@@ -1566,7 +1571,7 @@ def _restricted_nll(c: float, s_w: float, y, which, g0: np.ndarray, jac: np.ndar
     q_add = (c * cmd) ** 2
     c2 = c * c
     flat = g0.reshape(4, -1)
-    jf = jac.reshape(k, 4, -1).transpose(1, 0, 2)               # (4, k, G)
+    jf = jac.reshape(k, 4, g0.shape[-1]).transpose(1, 0, 2)     # (4, k, G)
     a = np.zeros(k + 1)
     a[0] = y[0]
     p = np.diag(np.r_[r, np.square(prior_sd)])
@@ -1731,62 +1736,87 @@ def profile_intervals(fit: LawFit, table: DeviceTable, spec: MachineSpec) -> Law
     low, high = np.log([c_lo, s_lo]), np.log([c_hi, s_hi])
     c0 = min(max(fit.dw_min_std, 2 * c_lo), c_hi) if np.isfinite(fit.dw_min_std) else 0.3
     s0 = min(max(fit.write_noise_std, 2 * s_lo), s_hi) if np.isfinite(fit.write_noise_std) else 3.0
-    # the prior: wide against each parameter's standard error at the fit's noise terms (first the
-    # width of its range, then DIFFUSE standard errors where that is less: a prior far wider than
-    # the data's precision loses the covariance to rounding)
-    prior = np.array([hi - lo for _, lo, hi in keys], float)
-    _, _, cov = _restricted_nll(c0, s0, y, which, g0, jac, cmd, mult, skip, prior)
-    se = np.sqrt(np.diag(cov)) if k and np.all(np.diag(cov) > 0) else prior
-    prior = np.minimum(prior, DIFFUSE * se)
-    seen: dict[tuple, tuple] = {}
+    def profiles(keys_used, jac_used):
+        """The noise terms' profile intervals, with the law's parameters ``keys_used`` in the filter's
+        state: (intervals, unpinned, the points inside, every point's filter, whether it settled)."""
+        # the prior: wide against each parameter's standard error at the fit's noise terms (first the
+        # width of its range, then DIFFUSE standard errors where that is less: a prior far wider than
+        # the data's precision loses the covariance to rounding)
+        prior = np.array([hi - lo for _, lo, hi in keys_used], float)
+        _, _, cov = _restricted_nll(c0, s0, y, which, g0, jac_used, cmd, mult, skip, prior)
+        se = np.sqrt(np.diag(cov)) if len(prior) and np.all(np.diag(cov) > 0) else prior
+        prior = np.minimum(prior, DIFFUSE * se)
+        seen: dict[tuple, tuple] = {}
 
-    def stat(u) -> float:
-        v = np.clip(u, low, high)
-        key = (float(v[0]), float(v[1]))
-        if key not in seen:
-            seen[key] = _restricted_nll(math.exp(v[0]), math.exp(v[1]), y, which, g0, jac, cmd, mult, skip, prior)
-        return seen[key][0] + float(np.sum((u - v) ** 2)) * 1e3       # outside the range: uphill
+        def stat(u) -> float:
+            v = np.clip(u, low, high)
+            key = (float(v[0]), float(v[1]))
+            if key not in seen:
+                seen[key] = _restricted_nll(math.exp(v[0]), math.exp(v[1]), y, which, g0, jac_used, cmd, mult,
+                                             skip, prior)
+            return seen[key][0] + float(np.sum((u - v) ** 2)) * 1e3       # outside the range: uphill
 
-    u_hat = np.clip(np.log([c0, s0]), low, high)
-    for _ in range(2):                                  # a restart from the minimum found
-        u_hat = np.clip(_nelder_mead(stat, u_hat, step=0.5, iters=200, tol=1e-3 / (1.0 + abs(stat(u_hat))),
-                                     xtol=0.01), low, high)
-    best = stat(u_hat)
-    inside = [(float(u_hat[0]), float(u_hat[1]))]
-    intervals, unpinned = {}, []
-    for j, name in enumerate(("rack.dw_min_std", "rack.write_noise_std")):
-        other = 1 - j
-        cache: dict[float, float] = {}
-        last_other: dict[bool, float] = {}             # the other term's best at the last value on each side
+        u_hat = np.clip(np.log([c0, s0]), low, high)
+        for _ in range(2):                                  # a restart from the minimum found
+            u_hat = np.clip(_nelder_mead(stat, u_hat, step=0.5, iters=200, tol=1e-3 / (1.0 + abs(stat(u_hat))),
+                                         xtol=0.01), low, high)
+        best = stat(u_hat)
+        # a filter that settles gives a smooth statistic with its least at the search's end; one
+        # whose state the law's parameters carry off does not (a step off it lower, or an interval
+        # of no width below)
+        near = [stat(u_hat + e) for e in (0.05 * np.eye(2)[0], -0.05 * np.eye(2)[0], 0.05 * np.eye(2)[1],
+                                          -0.05 * np.eye(2)[1])]
+        settled = min(near) > best - 0.5
+        if not settled:
+            return {}, [], [], seen, False
+        inside = [(float(u_hat[0]), float(u_hat[1]))]
+        intervals, unpinned = {}, []
+        for j, name in enumerate(("rack.dw_min_std", "rack.write_noise_std")):
+            other = 1 - j
+            cache: dict[float, float] = {}
+            last_other: dict[bool, float] = {}             # the other term's best at the last value on each side
 
-        def prof(value: float, j=j, other=other, cache=cache, last_other=last_other) -> float:
-            if value not in cache:
-                u = u_hat.copy()
-                u[j] = value
+            def prof(value: float, j=j, other=other, cache=cache, last_other=last_other) -> float:
+                if value not in cache:
+                    u = u_hat.copy()
+                    u[j] = value
 
-                def along(z, u=u):
-                    w = u.copy()
-                    w[other] = z[0]
-                    return stat(w)
-                # the other term's best: its last best on this side and a coarse grid over its whole
-                # range (the statistic can be flat in a noise term near none and its best far off),
-                # then the parabola's steps from the lowest
-                starts = [last_other.get(value > u_hat[j], float(u_hat[other])),
-                          *np.arange(low[other], high[other], 1.0)]
-                start = min(starts, key=lambda z: along([z]))
-                u[other] = float(np.clip(_parabola_min(lambda z: along([z]), start, h=0.25), low[other], high[other]))
-                last_other[value > u_hat[j]] = u[other]
-                cache[value] = stat(u) - best
-                if cache[value] <= LR_95 + 1e-6:
-                    inside.append((float(u[0]), float(u[1])))
-            return cache[value]
+                    def along(z, u=u):
+                        w = u.copy()
+                        w[other] = z[0]
+                        return stat(w)
+                    # the other term's best: its last best on this side and a coarse grid over its whole
+                    # range (the statistic can be flat in a noise term near none and its best far off),
+                    # then the parabola's steps from the lowest
+                    starts = [last_other.get(value > u_hat[j], float(u_hat[other])),
+                              *np.arange(low[other], high[other], 1.0)]
+                    start = min(starts, key=lambda z: along([z]))
+                    z_best = _parabola_min(lambda z: along([z]), start, h=0.25)
+                    u[other] = float(np.clip(z_best, low[other], high[other]))
+                    last_other[value > u_hat[j]] = u[other]
+                    cache[value] = stat(u) - best
+                    if cache[value] <= LR_95 + 1e-6:
+                        inside.append((float(u[0]), float(u[1])))
+                return cache[value]
 
-        sd = 0.3
-        ends = _ends(prof, float(u_hat[j]), sd, float(low[j]), float(high[j]))
-        (lo_end, lo_edge), (hi_end, hi_edge) = ends
-        if lo_edge or hi_edge:
-            unpinned.append(name)
-        intervals[name] = (0.0 if lo_edge else float(math.exp(lo_end)), float(math.exp(hi_end)))
+            sd = 0.3
+            ends = _ends(prof, float(u_hat[j]), sd, float(low[j]), float(high[j]))
+            (lo_end, lo_edge), (hi_end, hi_edge) = ends
+            if lo_edge or hi_edge:
+                unpinned.append(name)
+            intervals[name] = (0.0 if lo_edge else float(math.exp(lo_end)), float(math.exp(hi_end)))
+            settled = settled and not (0.0 < intervals[name][0] and intervals[name][1] < intervals[name][0] * 1.001)
+        return intervals, unpinned, inside, seen, settled
+
+    intervals, unpinned, inside, seen, settled = profiles(keys, jac)
+    note = ""
+    if k and not settled:
+        # the law's parameters carried the filter off (a law far from the device, a large noise):
+        # the noise terms with the law held at its fit, and no interval of the law's parameters
+        intervals, unpinned, inside, seen, settled = profiles([], jac[:0])
+        note = ("the law's parameters could not be integrated out on this table (the filter does not settle): the "
+                "noise terms' intervals hold the law at its fit, and the law's parameters have none")
+        k = 0
     if k:
         lows, highs = np.full(k, np.inf), np.full(k, -np.inf)
         for point in inside:
@@ -1798,9 +1828,9 @@ def profile_intervals(fit: LawFit, table: DeviceTable, spec: MachineSpec) -> Law
             if cut[0] > lows[i] or cut[1] < highs[i]:
                 unpinned.append(key)
             intervals[key] = cut
-    order = [key for key, _, _ in keys] + list(NOISE_WORDS)
+    order = [key for key, _, _ in keys if key in intervals] + list(NOISE_WORDS)
     return replace(fit, intervals={key: intervals[key] for key in order},
-                   unpinned=tuple(key for key in order if key in unpinned))
+                   unpinned=tuple(key for key in order if key in unpinned), interval_note=note)
 
 def _loadable(params: dict) -> tuple[dict, list[str]]:
     """``params`` with each number cut to the range its spec field takes: (values, what was cut)."""
@@ -1849,6 +1879,8 @@ def overrides_toml(fit: LawFit) -> str:
     lines = [f"# fitted law: {fit.law} (replay rms {fit.rms:.3g} full scale over {len(fit.residuals)} pulses)"]
     lines += [f"# note: {c}" for c in cut]
     lines += [f"# not pinned: {w}" for w in unpinned_words(fit)]
+    if fit.interval_note:
+        lines.append(f"# intervals: {fit.interval_note}")
     if fit.intervals:
         lines.append("# 95 % intervals: " + ", ".join(f"{k} [{lo:.4g}, {hi:.4g}]"
                                                       for k, (lo, hi) in fit.intervals.items()))
