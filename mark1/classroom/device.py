@@ -806,7 +806,7 @@ def write_fit(table: DeviceTable, spec: MachineSpec, out, *, laws=None, progress
     rows = [{"law": f.law, "k": f.k, "rss": f.rss, "rms": f.rms, "heldout_rms": _finite(f.heldout_rms), "aic": f.aic,
              "bic": f.bic, "dw_min_std": _finite(f.dw_min_std), "write_noise_std": _finite(f.write_noise_std),
              "at_bound": list(f.at_bound), "intervals": {k: list(v) for k, v in f.intervals.items()},
-             "unpinned": list(f.unpinned),
+             "unpinned": list(f.unpinned), "interval_note": f.interval_note,
              "params": {k: list(v) if isinstance(v, tuple) else v for k, v in f.params.items()}} for f in fit.fits]
     write_text(out / "fit.json", json.dumps({"table": table.source, "pulses": len(table.step),
                                              "scale": list(table.scale), "best": fit.best.law, "laws": rows},
