@@ -486,9 +486,9 @@ def add_commands(sub) -> None:
                     help="with fit: the measured table, columns pulse (0, 1, 2, ...), direction (start on pulse 0, "
                          "then up or down) and value (travel or conductance after the pulse); the report gives the "
                          "best law's 95 %% intervals from the restricted likelihood and names each term the table "
-                         "cannot pin, with the bound it gives (on 100 generated tables of 80 pulses each, constant "
-                         "step and soft bounds, the intervals held the law's parameters and the cycle-to-cycle noise "
-                         "95-100 %% of the time, the write noise 74-87 %%; see the device guide)")
+                         "cannot pin, with the bound it gives (on 100 generated tables each of 80 and of 400 pulses, "
+                         "constant step and soft bounds, the intervals held the law's parameters 95-100 %% of the "
+                         "time, the cycle-to-cycle noise 93-100 %%, the write noise 74-92 %%; see the device guide)")
     dv.add_argument("--table", metavar="TABLE.csv",
                     help="with rack: fit this measured table and draw it over the rack of its best law")
     dv.add_argument("--scale", nargs=2, type=float, metavar=("LOW", "HIGH"),
