@@ -757,15 +757,15 @@ def _finite(x: float):
 
 
 def write_fit(table: DeviceTable, spec: MachineSpec, out, *, laws=None, progress: bool = False,
-              bootstrap_samples: int = 0
+              bootstrap_samples: int = 0, intervals: bool = True
               ) -> tuple[DeviceFit, list[Path]]:
     """Fit every law to a measured table and write what the fit found into folder ``out``
     (``mark1 device fit``).
 
     Files: ``fit.toml`` (the best law as a scene's ``[machine.overrides]``), ``fit.json``
-    (every law: parameters with their intervals, replay errors, held-out replay errors, AIC,
-    BIC, k, noise terms), ``fit_residuals.csv`` (each pulse's measured change and each law's
-    replay residual), ``fit.png`` (:func:`fit_figure`).
+    (every law: parameters with their intervals, the terms the table cannot pin, replay errors,
+    held-out replay errors, AIC, BIC, k, noise terms), ``fit_residuals.csv`` (each pulse's
+    measured change and each law's replay residual), ``fit.png`` (:func:`fit_figure`).
     Every file is written atomically.
 
     Parameters
@@ -779,7 +779,11 @@ def write_fit(table: DeviceTable, spec: MachineSpec, out, *, laws=None, progress
     progress : bool
         Show a progress bar over the fits.
     bootstrap_samples : int
-        Tables simulated for the best law's 95 % intervals (0: none; :func:`~mark1.machine.device_fit.bootstrap`).
+        Tables simulated for the best law's 95 % intervals (0: none; :func:`~mark1.machine.device_fit.bootstrap`),
+        in place of the restricted likelihood's.
+    intervals : bool
+        The best law's 95 % intervals from the restricted likelihood, and the terms the table cannot
+        pin (:func:`~mark1.machine.device_fit.profile_intervals`).
 
     Returns
     -------
@@ -796,12 +800,13 @@ def write_fit(table: DeviceTable, spec: MachineSpec, out, *, laws=None, progress
     ...     print(fit.best.law, [p.name for p in paths])
     constant ['fit.toml', 'fit.json', 'fit_residuals.csv', 'fit.png']
     """
-    fit = fit_table(table, spec, laws, bootstrap_samples=bootstrap_samples, progress=progress)
+    fit = fit_table(table, spec, laws, bootstrap_samples=bootstrap_samples, progress=progress, intervals=intervals)
     out = Path(out)
     write_text(out / "fit.toml", overrides_toml(fit.best))
     rows = [{"law": f.law, "k": f.k, "rss": f.rss, "rms": f.rms, "heldout_rms": _finite(f.heldout_rms), "aic": f.aic,
              "bic": f.bic, "dw_min_std": _finite(f.dw_min_std), "write_noise_std": _finite(f.write_noise_std),
              "at_bound": list(f.at_bound), "intervals": {k: list(v) for k, v in f.intervals.items()},
+             "unpinned": list(f.unpinned), "interval_note": f.interval_note,
              "params": {k: list(v) if isinstance(v, tuple) else v for k, v in f.params.items()}} for f in fit.fits]
     write_text(out / "fit.json", json.dumps({"table": table.source, "pulses": len(table.step),
                                              "scale": list(table.scale), "best": fit.best.law, "laws": rows},
