@@ -411,7 +411,7 @@ def pulse_table(spec: MachineSpec, pulses=(60, 60), *, start: float = 0.0, seed:
         position[k + 1] = rack.positions(now)[0, 0]
     if read_noise:
         position = position + read_noise * np.random.default_rng(meter).standard_normal(len(position))
-        position = np.clip(position, -1.0, 1.0)
+    position = np.clip(position, -1.0, 1.0)     # the meter's full scale (write noise may read past an end stop)
     return table_from_values(position, direction, source=f"{spec.name}, seed {seed}")
 
 
