@@ -55,6 +55,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from mark1._utils.compiled import compiled
 from mark1._utils.progress import progress_bar
 from mark1.exceptions import InputError, SpecError
 from mark1.machine._kernels.pots import drive_of, one_pot, replay_pulses
@@ -1563,21 +1564,38 @@ def _restricted_nll(c: float, s_w: float, y, which, g0: np.ndarray, jac: np.ndar
     fitted law's grid ``g0`` plus ``jac`` (its derivative in each parameter) times their offsets
     from the fit, which start at 0 with standard deviations ``prior_sd`` (wide: nearly flat), so
     the filter integrates them out. Returns the statistic, the offsets' estimate (k,) and its
-    covariance (k, k) given ``c`` and ``s_w``."""
+    covariance (k, k) given ``c`` and ``s_w`` (the filter compiled: :func:`_restricted_filter`)."""
     k = len(prior_sd)
+    flat = np.ascontiguousarray(np.reshape(g0, (4, -1)), dtype=np.float64)
+    jf = np.ascontiguousarray(np.reshape(jac, (k, 4, flat.shape[1])), dtype=np.float64)
+    nll, a, p = _restricted_filter(float(c), float(s_w), np.asarray(y, np.float64), np.asarray(which, np.int64),
+                                   flat, jf, float(cmd), bool(mult), np.asarray(skip, np.bool_),
+                                   np.asarray(prior_sd, np.float64))
+    return float(nll), a, p
+
+
+@compiled
+def _restricted_filter(c, s_w, y, which, flat, jf, cmd, mult, skip, prior_sd):
+    """:func:`_restricted_nll`'s filter over the pulses: ``flat`` (4, G) the step grids, ``jf``
+    (k, 4, G) their derivatives in the law's k parameters; the transition differs from the
+    identity in its first row only (``f``), so F P F' changes that row and column alone."""
+    k = prior_sd.shape[0]
     h = 2.0 / (KALMAN_GRID - 1)
     last = KALMAN_GRID - 2
     r = (s_w * cmd) ** 2
     q_add = (c * cmd) ** 2
     c2 = c * c
-    flat = g0.reshape(4, -1)
-    jf = jac.reshape(k, 4, g0.shape[-1]).transpose(1, 0, 2)     # (4, k, G)
     a = np.zeros(k + 1)
     a[0] = y[0]
-    p = np.diag(np.r_[r, np.square(prior_sd)])
+    p = np.zeros((k + 1, k + 1))
+    p[0, 0] = r
+    for j in range(k):
+        p[j + 1, j + 1] = prior_sd[j] * prior_sd[j]
     f = np.zeros(k + 1)
+    u = np.zeros(k + 1)
+    gain = np.zeros(k + 1)
     nll = 0.0
-    for t in range(len(which)):
+    for t in range(which.shape[0]):
         if skip[t]:
             continue
         w = which[t]
@@ -1585,29 +1603,42 @@ def _restricted_nll(c: float, s_w: float, y, which, g0: np.ndarray, jac: np.ndar
         pos = (x + 1.0) / h
         i = min(max(int(pos), 0), last)
         frac = pos - i
-        g = flat[w]
-        slope = g[i + 1] - g[i]
-        jrow = jf[w][:, i] + frac * (jf[w][:, i + 1] - jf[w][:, i])
-        m = g[i] + frac * slope + float(jrow @ a[1:])
+        slope = flat[w, i + 1] - flat[w, i]
+        dot = 0.0
+        for j in range(k):
+            f[j + 1] = jf[j, w, i] + frac * (jf[j, w, i + 1] - jf[j, w, i])
+            dot += f[j + 1] * a[j + 1]
+        m = flat[w, i] + frac * slope + dot
         a[0] = x + m
-        # the transition differs from the identity in its first row only (f): F P F' changes that row
-        # and column alone, to P f and f' P f
         f[0] = 1.0 + slope / h
-        f[1:] = jrow
-        u = p @ f
-        p[0, :] = u
-        p[:, 0] = u
-        p[0, 0] = float(f @ u) + (c2 * m * m if mult else q_add)
+        for row in range(k + 1):
+            acc = 0.0
+            for col in range(k + 1):
+                acc += p[row, col] * f[col]
+            u[row] = acc
+        fu = 0.0
+        for row in range(k + 1):
+            fu += f[row] * u[row]
+        for row in range(k + 1):
+            p[0, row] = u[row]
+            p[row, 0] = u[row]
+        p[0, 0] = fu + (c2 * m * m if mult else q_add)
         s = p[0, 0] + r
         if not s > 0.0:                 # the covariance lost to rounding: no likelihood
-            return math.inf, a[1:], p[1:, 1:]
+            return np.inf, a[1:].copy(), p[1:, 1:].copy()
         v = y[t + 1] - a[0]
         nll += math.log(s) + v * v / s
-        gain = p[:, 0] / s
-        a += gain * v
+        for row in range(k + 1):
+            gain[row] = p[row, 0] / s
+        for row in range(k + 1):
+            a[row] += gain[row] * v
         a[0] = min(max(a[0], -1.0), 1.0)
-        p -= np.outer(gain, p[0, :])
-    return nll, a[1:], p[1:, 1:]
+        for col in range(k + 1):
+            u[col] = p[0, col]
+        for row in range(k + 1):
+            for col in range(k + 1):
+                p[row, col] -= gain[row] * u[col]
+    return nll, a[1:].copy(), p[1:, 1:].copy()
 
 
 def _parabola_min(f: Callable[[float], float], x: float, h: float = 0.1, iters: int = 8, xtol: float = 0.005
