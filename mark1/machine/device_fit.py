@@ -994,6 +994,18 @@ def _step_grids(spec: MachineSpec) -> np.ndarray:
     return out
 
 
+def _filter_inputs(table: DeviceTable, spec: MachineSpec) -> tuple[list, list, list, float, bool]:
+    """What the state-space filters read of a table: the readings, each pulse's step grid (0 up,
+    1 up just after a reversal, 2 down, 3 down just after a reversal), the pulses left out
+    (:func:`still_pulses`), the travel a pulse commands and whether the accumulating noise scales
+    with the step."""
+    d = table.direction.astype(int)
+    rev = np.r_[False, d[1:] != d[:-1]]
+    which = (2 * (d < 0) + rev).astype(int).tolist()
+    return (table.position.tolist(), which, still_pulses(table.position).tolist(), pulse_command(spec),
+            bool(spec.rack.mult_noise))
+
+
 def _kalman_nll(c: float, s_w: float, y, which, grids: np.ndarray, cmd: float, mult: bool, x0: float,
                 skip=None) -> float:
     """Minus twice the log-likelihood (up to a constant) of the readings ``y`` under the state-space
@@ -1144,13 +1156,7 @@ def kalman_noise_terms(table: DeviceTable, spec: MachineSpec, start: float, gues
     (True, True)
     """
     grids = _step_grids(spec)
-    d = table.direction.astype(int)
-    rev = np.r_[False, d[1:] != d[:-1]]
-    which = (2 * (d < 0) + rev).astype(int).tolist()
-    y = table.position.tolist()
-    cmd = pulse_command(spec)
-    mult = bool(spec.rack.mult_noise)
-    skip = still_pulses(table.position).tolist()
+    y, which, skip, cmd, mult = _filter_inputs(table, spec)
     (c_lo, c_hi), (s_lo, s_hi) = KALMAN_RANGE
     lo, hi = np.log([c_lo, s_lo]), np.log([c_hi, s_hi])
 
@@ -1756,13 +1762,7 @@ def profile_intervals(fit: LawFit, table: DeviceTable, spec: MachineSpec) -> Law
                 break
             except SpecError:
                 continue
-    d = table.direction.astype(int)
-    rev = np.r_[False, d[1:] != d[:-1]]
-    which = (2 * (d < 0) + rev).astype(int).tolist()
-    y = table.position.tolist()
-    cmd = pulse_command(base)
-    mult = bool(base.rack.mult_noise)
-    skip = still_pulses(table.position).tolist()
+    y, which, skip, cmd, mult = _filter_inputs(table, base)
     (c_lo, c_hi), (s_lo, s_hi) = KALMAN_RANGE
     low, high = np.log([c_lo, s_lo]), np.log([c_hi, s_hi])
     c0 = min(max(fit.dw_min_std, 2 * c_lo), c_hi) if np.isfinite(fit.dw_min_std) else 0.3
