@@ -114,7 +114,7 @@ import numba.core.options
 
 from mark1._utils import speed as _speed
 from mark1._utils.atomic import alive as _alive
-from mark1._utils.progress import _in_kernel
+from mark1._utils.progress import watched
 from mark1.exceptions import InputError, Mark1Warning
 
 __all__ = ["ahead_finished", "ahead_started", "cache_dir", "compile_ahead", "compile_estimate", "compile_seconds",
@@ -472,7 +472,7 @@ def imported_sources(path: str | os.PathLike) -> tuple[Path, ...]:
     >>> import mark1.machine._kernels.pots as pots
     >>> from mark1._utils.compiled import imported_sources
     >>> sorted(p.name for p in imported_sources(pots.__file__))[:4]
-    ['__init__.py', 'compiled.py', 'exceptions.py', 'features.py']
+    ['__init__.py', 'atomic.py', 'compiled.py', 'exceptions.py']
     >>> any(p.name == "specs.py" for p in imported_sources(pots.__file__))
     True
     """
@@ -1270,12 +1270,7 @@ def _tell() -> None:
     _state["told"] = True
     _state["busy"] = _busy()            # how busy the computer was as the compile began
     stream = sys.stderr
-    try:
-        tty = stream is not None and stream.isatty()
-    except (AttributeError, ValueError):
-        tty = False
-    if not tty:                 # a Jupyter kernel shows stderr in the cell, as it shows bars
-        tty = _in_kernel()
+    tty = watched()             # a Jupyter kernel shows stderr in the cell, as it shows bars
     if tty or os.environ.get("MARK1_COMPILE_NOTICE") == "1":
         once = "once" if _writable_dir() is not None else "no writable cache, so in every run"
         stream.write(f"compiling the machine's loops, {once}: about {_estimate():.0f} s\n")

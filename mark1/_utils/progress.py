@@ -12,7 +12,7 @@ import importlib.util
 import os
 import sys
 
-__all__ = ["progress_bar"]
+__all__ = ["progress_bar", "watched"]
 
 
 class _NoBar:
@@ -36,6 +36,25 @@ def _in_kernel() -> bool:
     except Exception:       # an IPython half torn down at exit
         return False
     return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def watched() -> bool:
+    """Whether a person watches stderr: a terminal, or a Jupyter kernel's cell output.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import sys
+    >>> watched() == (sys.stderr.isatty() or _in_kernel())
+    True
+    """
+    try:
+        return sys.stderr is not None and sys.stderr.isatty() or _in_kernel()
+    except (AttributeError, ValueError):        # no stream, or a closed one
+        return False
 
 
 def _has_widgets() -> bool:

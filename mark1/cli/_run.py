@@ -18,7 +18,7 @@ import numpy as np
 
 from mark1._utils.atomic import check_target, write_text
 from mark1._utils.compiled import compile_ahead, compile_estimate, compile_seconds, python_when_cold, writable_cache_dir
-from mark1._utils.progress import _in_kernel
+from mark1._utils.progress import watched
 from mark1._utils.language import duration, percent
 from mark1._utils.records import jsonable
 from mark1.cli import _names
@@ -207,21 +207,13 @@ def compile_for(scene_name: str, seed: int, full: bool) -> None:
         return
 
 
-def _interactive() -> bool:
-    """Whether a person watches stderr: a terminal, or a Jupyter kernel's output."""
-    try:
-        return sys.stderr is not None and sys.stderr.isatty() or _in_kernel()
-    except (AttributeError, ValueError):
-        return False
-
-
 def _as_python(args, res) -> bool:
     """Whether the command's loops run as Python (:func:`~mark1._utils.compiled.python_when_cold`
     on the budget ``res``; only in the ``mark1`` program's own process), said on a terminal
     (or with ``MARK1_COMPILE_NOTICE=1``)."""
     if res is None or not _names.OWNS_PROCESS or not python_when_cold(res.python_seconds):
         return False
-    if not getattr(args, "json", False) and (_interactive() or os.environ.get("MARK1_COMPILE_NOTICE") == "1"):
+    if not getattr(args, "json", False) and (watched() or os.environ.get("MARK1_COMPILE_NOTICE") == "1"):
         sys.stderr.write("no compiled loops yet, and compiling them would take longer than this run: "
                          "they run as Python this time (the same results)\n")
         sys.stderr.flush()
@@ -234,7 +226,7 @@ def _ahead(args, full: bool = False) -> str | None:
     None where none was started. The background run (:func:`compile_for`) is the same scene's
     machine and seed, with the full trace when ``full`` (explain and lesson) or asked for."""
     wanted = os.environ.get("MARK1_COMPILE_AHEAD", "")
-    if wanted == "0" or not (wanted == "1" or _interactive()):
+    if wanted == "0" or not (wanted == "1" or watched()):
         return None
     full = full or getattr(args, "trace", None) == "full"
     if not compile_ahead(_AHEAD_RUN, str(args.scene), str(args.seed), "full" if full else "summary"):

@@ -1706,10 +1706,8 @@ def profile_intervals(fit: LawFit, table: DeviceTable, spec: MachineSpec) -> Law
     The state-space model is :func:`kalman_noise_terms`'s, with the law's parameters added to the
     filter's state (its step grid moving with them to first order: the kernel's grid and its
     derivative in each parameter, by differences) under a nearly flat prior: the filter integrates
-    them out, and its likelihood of the noise terms is the restricted (REML) one. The plain
-    likelihood, with the law's parameters at their best, takes a share of the accumulated noise
-    for the law and so finds the cycle-to-cycle noise too small; on short tables its profile
-    intervals held the truth 77-90 % of the time on tables drawn from the model itself.
+    them out, and its likelihood of the noise terms is the restricted (REML) one (the plain one
+    lends the law a share of the accumulated noise: its intervals held the truth 77-90 % of the time).
 
     * **Noise terms**: profile-likelihood intervals of the restricted likelihood (each term's
       value with the other at its best; every value within :data:`LR_95` of the maximum, Wilks).
@@ -1750,101 +1748,19 @@ def profile_intervals(fit: LawFit, table: DeviceTable, spec: MachineSpec) -> Law
     base = fitted_spec(fit, spec)
     theta0 = np.array([fit.params[key] for key, _, _ in keys], float)
     g0 = _step_grids(base)
-    jac = np.zeros((k,) + g0.shape)
-    for i, (key, lo, hi) in enumerate(keys):
-        h = 1e-3 * max(abs(theta0[i]), 1e-3)
-        for sign in (1.0, -1.0):
-            v = theta0[i] + sign * h
-            if not lo <= v <= hi:
-                continue
-            try:
-                jac[i] = (_step_grids(base.with_overrides({key: float(v)})) - g0) / (sign * h)
-                break
-            except SpecError:
-                continue
+    jac = _law_jacobian(base, keys, theta0, g0)
     y, which, skip, cmd, mult = _filter_inputs(table, base)
     (c_lo, c_hi), (s_lo, s_hi) = KALMAN_RANGE
     low, high = np.log([c_lo, s_lo]), np.log([c_hi, s_hi])
     c0 = min(max(fit.dw_min_std, 2 * c_lo), c_hi) if np.isfinite(fit.dw_min_std) else 0.3
     s0 = min(max(fit.write_noise_std, 2 * s_lo), s_hi) if np.isfinite(fit.write_noise_std) else 3.0
-    def profiles(keys_used, jac_used):
-        """The noise terms' profile intervals, with the law's parameters ``keys_used`` in the filter's
-        state: (intervals, unpinned, the points inside, every point's filter, whether it settled)."""
-        # the prior: wide against each parameter's standard error at the fit's noise terms (first the
-        # width of its range, then DIFFUSE standard errors where that is less: a prior far wider than
-        # the data's precision loses the covariance to rounding)
-        prior = np.array([hi - lo for _, lo, hi in keys_used], float)
-        _, _, cov = _restricted_nll(c0, s0, y, which, g0, jac_used, cmd, mult, skip, prior)
-        se = np.sqrt(np.diag(cov)) if len(prior) and np.all(np.diag(cov) > 0) else prior
-        prior = np.minimum(prior, DIFFUSE * se)
-        seen: dict[tuple, tuple] = {}
-
-        def stat(u) -> float:
-            v = np.clip(u, low, high)
-            key = (float(v[0]), float(v[1]))
-            if key not in seen:
-                seen[key] = _restricted_nll(math.exp(v[0]), math.exp(v[1]), y, which, g0, jac_used, cmd, mult,
-                                             skip, prior)
-            return seen[key][0] + float(np.sum((u - v) ** 2)) * 1e3       # outside the range: uphill
-
-        u_hat = np.clip(np.log([c0, s0]), low, high)
-        for _ in range(2):                                  # a restart from the minimum found
-            u_hat = np.clip(_nelder_mead(stat, u_hat, step=0.5, iters=200, tol=1e-3 / (1.0 + abs(stat(u_hat))),
-                                         xtol=0.01), low, high)
-        best = stat(u_hat)
-        # a filter that settles gives a smooth statistic with its least at the search's end; one
-        # whose state the law's parameters carry off does not (a step off it lower, or an interval
-        # of no width below)
-        near = [stat(u_hat + e) for e in (0.05 * np.eye(2)[0], -0.05 * np.eye(2)[0], 0.05 * np.eye(2)[1],
-                                          -0.05 * np.eye(2)[1])]
-        settled = min(near) > best - 0.5
-        if not settled:
-            return {}, [], [], seen, False
-        inside = [(float(u_hat[0]), float(u_hat[1]))]
-        intervals, unpinned = {}, []
-        for j, name in enumerate(("rack.dw_min_std", "rack.write_noise_std")):
-            other = 1 - j
-            cache: dict[float, float] = {}
-            last_other: dict[bool, float] = {}             # the other term's best at the last value on each side
-
-            def prof(value: float, j=j, other=other, cache=cache, last_other=last_other) -> float:
-                if value not in cache:
-                    u = u_hat.copy()
-                    u[j] = value
-
-                    def along(z, u=u):
-                        w = u.copy()
-                        w[other] = z[0]
-                        return stat(w)
-                    # the other term's best: its last best on this side and a coarse grid over its whole
-                    # range (the statistic can be flat in a noise term near none and its best far off),
-                    # then the parabola's steps from the lowest
-                    starts = [last_other.get(value > u_hat[j], float(u_hat[other])),
-                              *np.arange(low[other], high[other], 1.0)]
-                    start = min(starts, key=lambda z: along([z]))
-                    z_best = _parabola_min(lambda z: along([z]), start, h=0.25)
-                    u[other] = float(np.clip(z_best, low[other], high[other]))
-                    last_other[value > u_hat[j]] = u[other]
-                    cache[value] = stat(u) - best
-                    if cache[value] <= LR_95 + 1e-6:
-                        inside.append((float(u[0]), float(u[1])))
-                return cache[value]
-
-            sd = 0.3
-            ends = _ends(prof, float(u_hat[j]), sd, float(low[j]), float(high[j]))
-            (lo_end, lo_edge), (hi_end, hi_edge) = ends
-            if lo_edge or hi_edge:
-                unpinned.append(name)
-            intervals[name] = (0.0 if lo_edge else float(math.exp(lo_end)), float(math.exp(hi_end)))
-            settled = settled and not (0.0 < intervals[name][0] and intervals[name][1] < intervals[name][0] * 1.001)
-        return intervals, unpinned, inside, seen, settled
-
-    intervals, unpinned, inside, seen, settled = profiles(keys, jac)
+    inputs = (y, which, skip, cmd, mult, g0, low, high, c0, s0)
+    intervals, unpinned, inside, seen, settled = _noise_profiles(inputs, keys, jac)
     note = ""
     if k and not settled:
         # the law's parameters carried the filter off (a law far from the device, a large noise):
         # the noise terms with the law held at its fit, and no interval of the law's parameters
-        intervals, unpinned, inside, seen, settled = profiles([], jac[:0])
+        intervals, unpinned, inside, seen, settled = _noise_profiles(inputs, [], jac[:0])
         note = ("the law's parameters could not be integrated out on this table (the filter does not settle): the "
                 "noise terms' intervals hold the law at its fit, and the law's parameters have none")
         k = 0
@@ -1862,6 +1778,101 @@ def profile_intervals(fit: LawFit, table: DeviceTable, spec: MachineSpec) -> Law
     order = [key for key, _, _ in keys if key in intervals] + list(NOISE_WORDS)
     return replace(fit, intervals={key: intervals[key] for key in order},
                    unpinned=tuple(key for key in order if key in unpinned), interval_note=note)
+
+
+def _law_jacobian(base: MachineSpec, keys: list, theta0: np.ndarray, g0: np.ndarray) -> np.ndarray:
+    """The fitted law's step grids' derivative in each of its parameters ``keys`` (k, *g0.shape), by
+    a difference of 1e-3 relative, forwards or, at the top of a parameter's range, backwards."""
+    jac = np.zeros((len(keys),) + g0.shape)
+    for i, (key, lo, hi) in enumerate(keys):
+        h = 1e-3 * max(abs(theta0[i]), 1e-3)
+        for sign in (1.0, -1.0):
+            v = theta0[i] + sign * h
+            if not lo <= v <= hi:
+                continue
+            try:
+                jac[i] = (_step_grids(base.with_overrides({key: float(v)})) - g0) / (sign * h)
+                break
+            except SpecError:
+                continue
+    return jac
+
+
+def _noise_profiles(inputs: tuple, keys_used: list, jac_used: np.ndarray) -> tuple:
+    """The noise terms' profile intervals (:func:`profile_intervals`), with the law's parameters
+    ``keys_used`` in the filter's state: (intervals, unpinned, the points inside, every point's
+    filter, whether it settled). ``inputs``: the filter's readings, grids, pulses left out, command,
+    noise kind, the fitted law's grids, the log range of the noise terms and their start."""
+    y, which, skip, cmd, mult, g0, low, high, c0, s0 = inputs
+    # the prior: wide against each parameter's standard error at the fit's noise terms (first the
+    # width of its range, then DIFFUSE standard errors where that is less: a prior far wider than
+    # the data's precision loses the covariance to rounding)
+    prior = np.array([hi - lo for _, lo, hi in keys_used], float)
+    _, _, cov = _restricted_nll(c0, s0, y, which, g0, jac_used, cmd, mult, skip, prior)
+    se = np.sqrt(np.diag(cov)) if len(prior) and np.all(np.diag(cov) > 0) else prior
+    prior = np.minimum(prior, DIFFUSE * se)
+    seen: dict[tuple, tuple] = {}
+
+    def stat(u) -> float:
+        v = np.clip(u, low, high)
+        key = (float(v[0]), float(v[1]))
+        if key not in seen:
+            seen[key] = _restricted_nll(math.exp(v[0]), math.exp(v[1]), y, which, g0, jac_used, cmd, mult,
+                                         skip, prior)
+        return seen[key][0] + float(np.sum((u - v) ** 2)) * 1e3       # outside the range: uphill
+
+    u_hat = np.clip(np.log([c0, s0]), low, high)
+    for _ in range(2):                                  # a restart from the minimum found
+        u_hat = np.clip(_nelder_mead(stat, u_hat, step=0.5, iters=200, tol=1e-3 / (1.0 + abs(stat(u_hat))),
+                                     xtol=0.01), low, high)
+    best = stat(u_hat)
+    # a filter that settles gives a smooth statistic with its least at the search's end; one
+    # whose state the law's parameters carry off does not (a step off it lower, or an interval
+    # of no width below)
+    near = [stat(u_hat + e) for e in (0.05 * np.eye(2)[0], -0.05 * np.eye(2)[0], 0.05 * np.eye(2)[1],
+                                      -0.05 * np.eye(2)[1])]
+    settled = min(near) > best - 0.5
+    if not settled:
+        return {}, [], [], seen, False
+    inside = [(float(u_hat[0]), float(u_hat[1]))]
+    intervals, unpinned = {}, []
+    for j, name in enumerate(("rack.dw_min_std", "rack.write_noise_std")):
+        other = 1 - j
+        cache: dict[float, float] = {}
+        last_other: dict[bool, float] = {}             # the other term's best at the last value on each side
+
+        def prof(value: float, j=j, other=other, cache=cache, last_other=last_other) -> float:
+            if value not in cache:
+                u = u_hat.copy()
+                u[j] = value
+
+                def along(z, u=u):
+                    w = u.copy()
+                    w[other] = z[0]
+                    return stat(w)
+                # the other term's best: its last best on this side and a coarse grid over its whole
+                # range (the statistic can be flat in a noise term near none and its best far off),
+                # then the parabola's steps from the lowest
+                starts = [last_other.get(value > u_hat[j], float(u_hat[other])),
+                          *np.arange(low[other], high[other], 1.0)]
+                start = min(starts, key=lambda z: along([z]))
+                z_best = _parabola_min(lambda z: along([z]), start, h=0.25)
+                u[other] = float(np.clip(z_best, low[other], high[other]))
+                last_other[value > u_hat[j]] = u[other]
+                cache[value] = stat(u) - best
+                if cache[value] <= LR_95 + 1e-6:
+                    inside.append((float(u[0]), float(u[1])))
+            return cache[value]
+
+        sd = 0.3
+        ends = _ends(prof, float(u_hat[j]), sd, float(low[j]), float(high[j]))
+        (lo_end, lo_edge), (hi_end, hi_edge) = ends
+        if lo_edge or hi_edge:
+            unpinned.append(name)
+        intervals[name] = (0.0 if lo_edge else float(math.exp(lo_end)), float(math.exp(hi_end)))
+        settled = settled and not (0.0 < intervals[name][0] and intervals[name][1] < intervals[name][0] * 1.001)
+    return intervals, unpinned, inside, seen, settled
+
 
 def _loadable(params: dict) -> tuple[dict, list[str]]:
     """``params`` with each number cut to the range its spec field takes: (values, what was cut)."""
