@@ -1754,9 +1754,8 @@ def profile_intervals(fit: LawFit, table: DeviceTable, spec: MachineSpec) -> Law
     low, high = np.log([c_lo, s_lo]), np.log([c_hi, s_hi])
     c0 = min(max(fit.dw_min_std, 2 * c_lo), c_hi) if np.isfinite(fit.dw_min_std) else 0.3
     s0 = min(max(fit.write_noise_std, 2 * s_lo), s_hi) if np.isfinite(fit.write_noise_std) else 3.0
-    # as arrays once: the compiled filter reads them at every point of the profiles
     inputs = (np.asarray(y, np.float64), np.asarray(which, np.int64), np.asarray(skip, np.bool_), cmd, mult, g0,
-              low, high, c0, s0)
+              low, high, c0, s0)        # arrays once: the compiled filter reads them at every point of the profiles
     intervals, unpinned, inside, seen, settled = _noise_profiles(inputs, keys, jac)
     note = ""
     if k and not settled:
